@@ -1,0 +1,84 @@
+/* bench_estimate.c — configurations estimated per second over a large sweep (every layout of 16
+ * GPUs x mtp 1..8 x SGLang's max_bs grid x three dispatch settings), with the terms-only estimate
+ * the TUI runs on every drag event and the full one (budget + wall scan). Prints a checksum of
+ * the totals so bench_estimate.py can prove it computed the same thing.
+ * Usage: bench_estimate [PRESET] [SECONDS] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "engine.h"
+#include "preset.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One pass over the sweep; returns the number of configurations and adds totals to *checksum. */
+static size_t sweep(const engine_deployment *base, bool full, uint64_t *checksum)
+{
+    static engine_deployment d;
+    static engine_estimate e;
+    static const uint32_t dispatch[] = {0 /* auto */, 128, 256};
+    size_t count = 0;
+    d = *base;
+    d.knobs.world = 16;
+    d.knobs.buckets_auto = true;
+    for (uint32_t dp = 1; dp <= 16; dp *= 2) {
+        for (uint32_t dcp = 1; dcp <= 16 / dp; dcp *= 2) {
+            for (uint32_t mtp = 1; mtp <= 8; mtp++) {
+                uint32_t grid[ENGINE_MAX_BUCKETS];
+                size_t n = engine_bucket_grid(1024, mtp > 1, grid, ENGINE_MAX_BUCKETS);
+                for (size_t i = 0; i < n; i++) {
+                    for (size_t k = 0; k < 3; k++) {
+                        d.knobs.dp = dp;
+                        d.knobs.dcp = dcp;
+                        d.knobs.mtp = mtp;
+                        d.knobs.max_bs = grid[i];
+                        d.knobs.max_dispatch_auto = dispatch[k] == 0;
+                        d.knobs.max_dispatch = dispatch[k];
+                        if (full)
+                            engine_estimate_compute(&d, NULL, &e);
+                        else
+                            engine_estimate_terms(&d, NULL, &e);
+                        *checksum += e.total_bytes;
+                        count++;
+                    }
+                }
+            }
+        }
+    }
+    return count;
+}
+
+int main(int argc, char **argv)
+{
+    const char *preset = argc > 1 ? argv[1] : "k3-dp16";
+    double seconds = argc > 2 ? atof(argv[2]) : 2.0;
+    preset_catalog *cat = preset_catalog_open();
+    static engine_deployment base;
+    char err[512];
+    if (preset_load_deployment(cat, preset, &base, err, sizeof err) != 0) {
+        fprintf(stderr, "bench_estimate: %s\n", err);
+        return 1;
+    }
+    preset_catalog_free(cat);
+    for (int full = 0; full <= 1; full++) {
+        uint64_t checksum = 0;
+        size_t per_pass = sweep(&base, full, &checksum); /* warm-up, and the checksum of one pass */
+        size_t total = 0;
+        uint64_t scratch = 0;
+        double t0 = now(), t1 = t0;
+        do {
+            total += sweep(&base, full, &scratch);
+            t1 = now();
+        } while (t1 - t0 < seconds / 2);
+        printf("%s: %zu configurations per pass, %.0f configurations/s (%.2f us each), checksum %llu\n",
+               full ? "full (budget + wall)" : "terms (per drag event)", per_pass, (double)total / (t1 - t0),
+               1e6 * (t1 - t0) / (double)total, (unsigned long long)checksum);
+    }
+    return 0;
+}

@@ -1,0 +1,97 @@
+/* cli.h — what the subcommands share: parsed options, error reporting, loading a deployment
+ * with --preset/--set, and the exit codes of CLI.md (0 ok, 1 the work failed, 2 usage). */
+#ifndef CGPLAN_CLI_H
+#define CGPLAN_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "engine.h"
+#include "preset.h"
+
+enum { EXIT_OK = 0, EXIT_WORK = 1, EXIT_USAGE = 2 };
+
+#define CLI_MAX_SETS 64
+#define CLI_MAX_ARGS 256
+
+typedef enum { FORMAT_TABLE, FORMAT_JSON, FORMAT_CSV } cli_format;
+
+/* Flags a command accepts (bit set). */
+enum {
+    OPT_PRESET = 1 << 0,
+    OPT_SET = 1 << 1,
+    OPT_DB = 1 << 2,
+    OPT_FORMAT = 1 << 3,
+    OPT_VARY = 1 << 4,
+    OPT_COMPARE = 1 << 5,
+    OPT_ASCII = 1 << 6,
+    OPT_SNAPSHOT = 1 << 7,
+    OPT_KEYS = 1 << 8,
+    OPT_LABEL = 1 << 9,
+    OPT_DRY_RUN = 1 << 10,
+    OPT_YES = 1 << 11,
+};
+
+typedef struct {
+    const char *command;
+    const char *preset;
+    const char *sets[CLI_MAX_SETS];
+    int n_sets;
+    const char *db;
+    cli_format format;
+    bool format_given;
+    const char *vary;
+    const char *compare;
+    bool ascii;
+    const char *snapshot;
+    const char *keys;
+    const char *label;
+    bool dry_run;
+    bool yes;
+    const char *args[CLI_MAX_ARGS]; /* positional arguments */
+    int n_args;
+} cli_opts;
+
+/* Prints "cgplan: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parses argv[first..] for COMMAND, accepting the flags in ALLOWED. Returns 0 or EXIT_USAGE
+ * (after printing the error). --help is handled by the caller before this. */
+int cli_parse(int argc, char **argv, int first, const char *command, unsigned allowed, cli_opts *o);
+
+/* Loads --preset (DEFAULT when absent and DEFAULT is non-NULL) and applies every --set in
+ * order; knob adjustments are added to ADJ. Returns EXIT_OK, EXIT_WORK (a bad preset file) or
+ * EXIT_USAGE (unknown preset, unknown knob, value out of range), having printed the error. */
+int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char *default_preset,
+                        engine_deployment *d, engine_warnings *adj);
+/* Applies one "KEY=VALUE" to D (knobs of MODEL.md, gpu by preset name). Same return codes. */
+int cli_apply_set(const preset_catalog *cat, engine_deployment *d, const char *assignment,
+                  engine_warnings *adj);
+
+/* The store path: --db, else $CGPLAN_DB, else $XDG_DATA_HOME/cgplan/runs.db, else
+ * ~/.local/share/cgplan/runs.db. */
+const char *cli_db_path(const cli_opts *o, char *buf, size_t len);
+
+/* Looks up a stored calibration for D's model and GPU (false when there is none or the store
+ * does not exist; never creates one). */
+bool cli_find_calibration(const cli_opts *o, const engine_deployment *d, engine_calibration *cal);
+
+/* Output helpers shared by estimate, sweep, runs show and the TUI snapshot. */
+double cli_gib(uint64_t bytes);
+void cli_depends_text(uint32_t mask, char *buf, size_t len);
+void cli_write_estimate_json(FILE *out, const char *preset, const engine_deployment *d,
+                             const engine_estimate *e, const engine_warnings *adj);
+void cli_write_estimate_table(FILE *out, const char *preset, const engine_deployment *d,
+                              const engine_estimate *e, const engine_warnings *adj);
+void cli_write_estimate_csv(FILE *out, const char *preset, const engine_estimate *e);
+
+int cmd_estimate(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_presets(int argc, char **argv);
+int cmd_launch(int argc, char **argv);
+int cmd_ingest(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_tui(int argc, char **argv);
+
+#endif

@@ -1,0 +1,450 @@
+/* cmd_estimate.c — `cgplan estimate` and `cgplan sweep`, and the writers of an estimate. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "jsonw.h"
+
+double cli_gib(uint64_t bytes) { return (double)bytes / (double)ENGINE_GIB; }
+
+void cli_depends_text(uint32_t mask, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < KNOB_COUNT && used < len; k++)
+        if (mask & KNOB_BIT(k))
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "", engine_knobs[k].name);
+    if (!used)
+        snprintf(buf, len, "-");
+}
+
+static void write_warning_list(jsonw *w, const engine_warnings *a, const engine_warnings *b)
+{
+    jsonw_key(w, "warnings");
+    jsonw_array_begin(w);
+    const engine_warnings *lists[2] = {a, b};
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; lists[l] && i < lists[l]->n; i++) {
+            jsonw_object_begin(w);
+            jsonw_kstring(w, "code", lists[l]->items[i].code);
+            jsonw_kstring(w, "message", lists[l]->items[i].message);
+            jsonw_object_end(w);
+        }
+    jsonw_array_end(w);
+}
+
+static void write_estimate_object(jsonw *w, const char *preset, const engine_deployment *d,
+                                  const engine_estimate *e, const engine_warnings *adj)
+{
+    const engine_knobs_state *k = &d->knobs;
+    jsonw_object_begin(w);
+    jsonw_kstring(w, "preset", preset);
+    jsonw_kstring(w, "model", d->model.name);
+    jsonw_kstring(w, "gpu", d->gpu.name);
+
+    jsonw_key(w, "knobs");
+    jsonw_object_begin(w);
+    jsonw_ku64(w, "world", k->world);
+    jsonw_ku64(w, "dp", k->dp);
+    jsonw_ku64(w, "dcp", k->dcp);
+    jsonw_ku64(w, "max_bs", k->max_bs);
+    jsonw_ku64(w, "mtp", k->mtp);
+    jsonw_ku64(w, "max_dispatch", e->max_dispatch);
+    jsonw_kbool(w, "max_dispatch_auto", e->max_dispatch_auto);
+    jsonw_key(w, "buckets");
+    jsonw_array_begin(w);
+    for (uint32_t i = 0; i < e->n_buckets; i++)
+        jsonw_u64(w, e->buckets[i]);
+    jsonw_array_end(w);
+    jsonw_kbool(w, "buckets_auto", k->buckets_auto);
+    jsonw_ku64(w, "context_len", k->context_len);
+    jsonw_kdouble(w, "mem_fraction_static", k->mem_fraction_static, 3);
+    jsonw_kstring(w, "attention_backend", engine_backend_names[d->backend]);
+    jsonw_kstring(w, "a2a", d->a2a == A2A_DEEPEP ? "deepep" : "none");
+    jsonw_object_end(w);
+
+    jsonw_key(w, "rows");
+    jsonw_object_begin(w);
+    jsonw_ku64(w, "bs_max", e->bs_max);
+    jsonw_ku64(w, "attn", e->attn_rows);
+    jsonw_ku64(w, "moe", e->moe_rows);
+    jsonw_ku64(w, "logits", e->logits_rows);
+    jsonw_ku64(w, "heads_per_gpu", e->heads_per_gpu);
+    jsonw_ku64(w, "attn_tp", e->attn_tp);
+    jsonw_object_end(w);
+
+    jsonw_key(w, "terms");
+    jsonw_array_begin(w);
+    for (int i = 0; i < TERM_COUNT; i++) {
+        const engine_term *t = &e->terms[i];
+        jsonw_object_begin(w);
+        jsonw_kstring(w, "id", engine_term_keys[i]);
+        jsonw_kstring(w, "group", engine_group_names[t->group]);
+        jsonw_kstring(w, "layer", engine_layer_names[t->layer]);
+        jsonw_kstring(w, "source", engine_source_names[t->source]);
+        jsonw_ku64(w, "bytes", t->bytes);
+        jsonw_key(w, "depends_on");
+        jsonw_array_begin(w);
+        for (int kb = 0; kb < KNOB_COUNT; kb++)
+            if (t->depends_on & KNOB_BIT(kb))
+                jsonw_string(w, engine_knobs[kb].name);
+        jsonw_array_end(w);
+        jsonw_key(w, "runs");
+        jsonw_array_begin(w);
+        for (int r = 0; r < t->n_runs; r++)
+            jsonw_i64(w, t->runs[r]);
+        jsonw_array_end(w);
+        jsonw_kstring(w, "label", engine_term_labels[i]);
+        jsonw_kstring(w, "formula", t->formula);
+        jsonw_kstring(w, "origin", t->origin);
+        if (t->alt_label) {
+            jsonw_key(w, "alternative");
+            jsonw_object_begin(w);
+            jsonw_kstring(w, "label", t->alt_label);
+            jsonw_ku64(w, "bytes", t->alt_bytes);
+            jsonw_object_end(w);
+        }
+        jsonw_object_end(w);
+    }
+    jsonw_array_end(w);
+
+    jsonw_key(w, "layers");
+    jsonw_object_begin(w);
+    jsonw_key(w, "target");
+    jsonw_object_begin(w);
+    jsonw_ku64(w, "static_bytes", e->layer_bytes[LAYER_STATIC]);
+    jsonw_ku64(w, "largest_bytes", e->layer_bytes[LAYER_LARGEST]);
+    jsonw_ku64(w, "buckets_bytes", e->layer_bytes[LAYER_BUCKETS]);
+    jsonw_ku64(w, "total_bytes", e->target_total_bytes);
+    jsonw_object_end(w);
+    jsonw_key(w, "draft");
+    jsonw_object_begin(w);
+    jsonw_ku64(w, "total_bytes", e->draft_total_bytes);
+    jsonw_object_end(w);
+    jsonw_object_end(w);
+    jsonw_ku64(w, "total_bytes", e->total_bytes);
+
+    jsonw_key(w, "heuristic");
+    jsonw_object_begin(w);
+    jsonw_ku64(w, "graph_bytes", e->heuristic_graph_bytes);
+    jsonw_ku64(w, "deepep_bytes", e->heuristic_deepep_bytes);
+    jsonw_ku64(w, "total_bytes", e->heuristic_total_bytes);
+    jsonw_kdouble(w, "share_of_prediction",
+                  e->total_bytes ? (double)e->heuristic_total_bytes / (double)e->total_bytes : NAN, 3);
+    jsonw_object_end(w);
+
+    const engine_budget *b = &e->budget;
+    jsonw_key(w, "budget");
+    jsonw_object_begin(w);
+    jsonw_ku64(w, "pre_load_free_bytes", b->pre_load_free_bytes);
+    jsonw_ku64(w, "weights_bytes", b->weights_bytes);
+    jsonw_ku64(w, "state_pool_bytes", b->state_pool_bytes);
+    jsonw_ku64(w, "other_runtime_bytes", b->other_runtime_bytes);
+    jsonw_ku64(w, "static_budget_bytes", b->static_budget_bytes);
+    jsonw_ki64(w, "kv_pool_bytes", b->kv_pool_bytes);
+    jsonw_ki64(w, "headroom_bytes", b->headroom_bytes);
+    jsonw_kdouble(w, "recommended_mem_fraction_static", b->recommended_mem_fraction_static, 4);
+    jsonw_ku64(w, "kv_cell_bytes", b->kv_cell_bytes);
+    jsonw_ku64(w, "kv_tokens_per_gib", b->kv_tokens_per_gib);
+    jsonw_ku64(w, "wall_max_bs", b->wall_max_bs);
+    jsonw_kbool(w, "wall_beyond_range", b->wall_beyond_range);
+    jsonw_kstring(w, "wall_term", engine_term_keys[b->wall_term]);
+    jsonw_object_end(w);
+
+    write_warning_list(w, adj, &e->warnings);
+    jsonw_object_end(w);
+}
+
+void cli_write_estimate_json(FILE *out, const char *preset, const engine_deployment *d, const engine_estimate *e,
+                             const engine_warnings *adj)
+{
+    jsonw w;
+    jsonw_init(&w, out, true);
+    write_estimate_object(&w, preset, d, e, adj);
+}
+
+void cli_write_estimate_csv(FILE *out, const char *preset, const engine_estimate *e)
+{
+    fprintf(out, "preset,group,layer,id,source,bytes\n");
+    for (int i = 0; i < TERM_COUNT; i++) {
+        const engine_term *t = &e->terms[i];
+        fprintf(out, "%s,%s,%s,%s,%s,%llu\n", preset, engine_group_names[t->group], engine_layer_names[t->layer],
+                engine_term_keys[i], engine_source_names[t->source], (unsigned long long)t->bytes);
+    }
+    fprintf(out, "%s,,,total,,%llu\n", preset, (unsigned long long)e->total_bytes);
+    fprintf(out, "%s,,,heuristic,,%llu\n", preset, (unsigned long long)e->heuristic_total_bytes);
+}
+
+void cli_write_estimate_table(FILE *out, const char *preset, const engine_deployment *d, const engine_estimate *e,
+                              const engine_warnings *adj)
+{
+    const engine_knobs_state *k = &d->knobs;
+    char buf[ENGINE_TEXT_MAX * 4];
+    fprintf(out, "%s · %s · %u x %s (%.2f GiB) · DP%u", preset, d->model.name, k->world, d->gpu.name,
+            cli_gib(d->gpu.cuda_total_bytes), k->dp);
+    if (k->dcp > 1)
+        fprintf(out, " x DCP%u", k->dcp);
+    fprintf(out, k->mtp > 1 ? " · MTP %u\n" : " · no speculation\n", k->mtp);
+    engine_knob_format(d, KNOB_MAX_DISPATCH, buf, sizeof buf);
+    fprintf(out, "knobs   world %u  dp %u  dcp %u  max_bs %u  mtp %u  max_dispatch %s  context_len %llu  "
+                 "mem_fraction_static %.3f\n",
+            k->world, k->dp, k->dcp, k->max_bs, k->mtp, buf, (unsigned long long)k->context_len,
+            k->mem_fraction_static);
+    size_t used = 0;
+    for (uint32_t i = 0; i < e->n_buckets && used + 16 < sizeof buf; i++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%u", i ? ", " : "", e->buckets[i]);
+    fprintf(out, "buckets %u captured (%s): [%s]\n", e->n_buckets, k->buckets_auto ? "auto" : "explicit", buf);
+    fprintf(out, "rows    bs_max %u · attention %u · MoE %u · logits %u · heads/GPU %u (attn_tp %u)\n\n",
+            e->bs_max, e->attn_rows, e->moe_rows, e->logits_rows, e->heads_per_gpu, e->attn_tp);
+
+    fprintf(out, "%-8s %-18s %9s %6s  %-11s  %s\n", "layer", "term", "GiB", "share", "source", "depends on");
+    for (int l = 0; l < LAYER_COUNT; l++) {
+        bool first = true;
+        for (int i = 0; i < TERM_COUNT; i++) {
+            const engine_term *t = &e->terms[i];
+            if ((int)t->layer != l)
+                continue;
+            cli_depends_text(t->depends_on, buf, sizeof buf);
+            fprintf(out, "%-8s %-18s %9.3f %5.1f%%  %-11s  %s\n", first ? engine_layer_names[l] : "",
+                    engine_term_labels[i], cli_gib(t->bytes),
+                    e->total_bytes ? 100.0 * (double)t->bytes / (double)e->total_bytes : 0.0,
+                    engine_source_names[t->source], buf);
+            if (t->alt_label && t->alt_bytes)
+                fprintf(out, "%-8s   (%s: %.3f GiB)\n", "", t->alt_label, cli_gib(t->alt_bytes));
+            first = false;
+        }
+    }
+    fprintf(out, "%-27s %9.3f GiB (target %.3f + draft %.3f)\n", "total", cli_gib(e->total_bytes),
+            cli_gib(e->target_total_bytes), cli_gib(e->draft_total_bytes));
+    fprintf(out, "%-27s %9.3f GiB (%.0f%% of the prediction)\n\n", "SGLang heuristic",
+            cli_gib(e->heuristic_total_bytes),
+            e->total_bytes ? 100.0 * (double)e->heuristic_total_bytes / (double)e->total_bytes : 0.0);
+
+    const engine_budget *b = &e->budget;
+    fprintf(out, "budget  pre-load free %.2f GiB · weights %.2f · state %.2f · P x (1 - f) %.2f\n",
+            cli_gib(b->pre_load_free_bytes), cli_gib(b->weights_bytes), cli_gib(b->state_pool_bytes),
+            cli_gib(b->static_budget_bytes));
+    fprintf(out, "        KV pool %.2f GiB · headroom %.2f GiB · recommended --mem-fraction-static %.3f\n",
+            (double)b->kv_pool_bytes / (double)ENGINE_GIB, (double)b->headroom_bytes / (double)ENGINE_GIB,
+            floor(b->recommended_mem_fraction_static * 1000) / 1000);
+    fprintf(out, "        KV cell %llu B/token · 1 GiB of graph memory = %llu tokens of KV\n",
+            (unsigned long long)b->kv_cell_bytes, (unsigned long long)b->kv_tokens_per_gib);
+    if (b->wall_beyond_range)
+        fprintf(out, "wall    every max_bs up to 1024 fits at mem_fraction_static %.3f\n", k->mem_fraction_static);
+    else
+        fprintf(out, "wall    largest max_bs that fits: %u; %s grows most on the way\n", b->wall_max_bs,
+                engine_term_keys[b->wall_term]);
+    int n_warn = (adj ? adj->n : 0) + e->warnings.n;
+    if (n_warn) {
+        fprintf(out, "\nwarnings\n");
+        for (int i = 0; adj && i < adj->n; i++)
+            fprintf(out, "  ! %s: %s\n", adj->items[i].code, adj->items[i].message);
+        for (int i = 0; i < e->warnings.n; i++)
+            fprintf(out, "  ! %s: %s\n", e->warnings.items[i].code, e->warnings.items[i].message);
+    }
+}
+
+static const char *preset_label(const cli_opts *o, const engine_deployment *d)
+{
+    return d->name[0] ? d->name : (o->preset ? o->preset : "");
+}
+
+int cmd_estimate(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(argc, argv, 2, "estimate", OPT_PRESET | OPT_SET | OPT_DB | OPT_FORMAT, &o);
+    if (rc)
+        return rc;
+    if (o.n_args) {
+        cli_error("estimate: unexpected argument '%s' (knobs go in --set KEY=VALUE)", o.args[0]);
+        return EXIT_USAGE;
+    }
+    preset_catalog *cat = preset_catalog_open();
+    static engine_deployment d;
+    engine_warnings adj = {0};
+    rc = cli_load_deployment(&o, cat, NULL, &d, &adj);
+    if (rc == EXIT_OK) {
+        engine_calibration cal;
+        bool calibrated = cli_find_calibration(&o, &d, &cal);
+        static engine_estimate e;
+        engine_estimate_compute(&d, calibrated ? &cal : NULL, &e);
+        const char *label = preset_label(&o, &d);
+        if (o.format == FORMAT_JSON)
+            cli_write_estimate_json(stdout, label, &d, &e, &adj);
+        else if (o.format == FORMAT_CSV)
+            cli_write_estimate_csv(stdout, label, &e);
+        else
+            cli_write_estimate_table(stdout, label, &d, &e, &adj);
+    }
+    preset_catalog_free(cat);
+    return rc;
+}
+
+/* --vary KNOB=FROM:TO[:STEP] */
+static int parse_vary(const char *spec, const engine_knob_info **knob, double *from, double *to, double *step)
+{
+    const char *eq = strchr(spec, '=');
+    char name[64];
+    if (!eq || (size_t)(eq - spec) >= sizeof name) {
+        cli_error("sweep: --vary %s: expected KNOB=FROM:TO[:STEP], e.g. --vary max_bs=8:256", spec);
+        return EXIT_USAGE;
+    }
+    snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
+    *knob = engine_knob_find(name);
+    if (!*knob || ((*knob)->type != KNOB_TYPE_INT && (*knob)->type != KNOB_TYPE_INT_OR_AUTO &&
+                   (*knob)->type != KNOB_TYPE_FRACTION)) {
+        cli_error("sweep: --vary %s: '%s' is not a numeric knob (max_bs, dp, dcp, max_dispatch, mtp, world, "
+                  "context_len, mem_fraction_static)",
+                  spec, name);
+        return EXIT_USAGE;
+    }
+    char *end;
+    *from = strtod(eq + 1, &end);
+    if (end == eq + 1 || *end != ':') {
+        cli_error("sweep: --vary %s: expected FROM:TO after '='", spec);
+        return EXIT_USAGE;
+    }
+    const char *p = end + 1;
+    *to = strtod(p, &end);
+    if (end == p || (*end && *end != ':')) {
+        cli_error("sweep: --vary %s: expected a number for TO", spec);
+        return EXIT_USAGE;
+    }
+    *step = 0;
+    if (*end == ':') {
+        p = end + 1;
+        *step = strtod(p, &end);
+        if (end == p || *end || !(*step > 0)) {
+            cli_error("sweep: --vary %s: STEP must be a positive number", spec);
+            return EXIT_USAGE;
+        }
+    }
+    if (!(*from >= (*knob)->min && *to <= (*knob)->max && *from <= *to)) {
+        cli_error("sweep: --vary %s: FROM:TO must lie within %s and FROM <= TO", spec, (*knob)->range);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+#define SWEEP_MAX_POINTS 4096
+
+int cmd_sweep(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(argc, argv, 2, "sweep", OPT_PRESET | OPT_SET | OPT_DB | OPT_FORMAT | OPT_VARY, &o);
+    if (rc)
+        return rc;
+    if (!o.vary) {
+        cli_error("sweep: --vary KNOB=FROM:TO[:STEP] is required");
+        return EXIT_USAGE;
+    }
+    const engine_knob_info *knob;
+    double from, to, step;
+    if ((rc = parse_vary(o.vary, &knob, &from, &to, &step)))
+        return rc;
+    preset_catalog *cat = preset_catalog_open();
+    static engine_deployment base;
+    engine_warnings adj = {0};
+    rc = cli_load_deployment(&o, cat, NULL, &base, &adj);
+    if (rc) {
+        preset_catalog_free(cat);
+        return rc;
+    }
+    /* The values: FROM, FROM+STEP, ... or the knob's own steps inside [FROM, TO]. */
+    static double values[SWEEP_MAX_POINTS];
+    size_t n = 0;
+    if (step > 0) {
+        for (double v = from; v <= to + 1e-9 && n < SWEEP_MAX_POINTS; v += step)
+            values[n++] = knob->type == KNOB_TYPE_FRACTION ? v : floor(v + 0.5);
+    } else {
+        static double steps[SWEEP_MAX_POINTS];
+        size_t m = engine_knob_steps(&base, knob->id, steps, SWEEP_MAX_POINTS);
+        for (size_t i = 0; i < m; i++)
+            if (steps[i] >= from - 1e-9 && steps[i] <= to + 1e-9)
+                values[n++] = steps[i];
+    }
+    if (n == 0) {
+        cli_error("sweep: --vary %s selects no value of %s", o.vary, knob->name);
+        preset_catalog_free(cat);
+        return EXIT_USAGE;
+    }
+    engine_calibration cal;
+    bool calibrated = cli_find_calibration(&o, &base, &cal);
+    jsonw w;
+    if (o.format == FORMAT_JSON) {
+        jsonw_init(&w, stdout, true);
+        jsonw_object_begin(&w);
+        jsonw_kstring(&w, "preset", preset_label(&o, &base));
+        jsonw_kstring(&w, "vary", knob->name);
+        jsonw_key(&w, "points");
+        jsonw_array_begin(&w);
+    } else if (o.format == FORMAT_CSV) {
+        printf("%s", knob->name);
+        for (int i = 0; i < TERM_COUNT; i++)
+            printf(",%s", engine_term_keys[i]);
+        printf(",total_bytes,heuristic_bytes,headroom_bytes\n");
+    } else {
+        printf("%s · sweep of %s\n%12s %8s %8s %8s %8s %9s %9s %9s  %s\n", preset_label(&o, &base), knob->name,
+               knob->name, "static", "largest", "buckets", "draft", "total", "heuristic", "headroom", "warnings");
+    }
+    for (size_t i = 0; i < n; i++) {
+        static engine_deployment d;
+        static engine_estimate e;
+        d = base;
+        char err[ENGINE_TEXT_MAX];
+        engine_warnings point_adj = {0};
+        if (engine_knob_set_value(&d, knob->id, values[i], &point_adj, err, sizeof err) != 0) {
+            cli_error("sweep: %s", err);
+            rc = EXIT_USAGE;
+            break;
+        }
+        engine_estimate_compute(&d, calibrated ? &cal : NULL, &e);
+        char value_text[32];
+        if (knob->type == KNOB_TYPE_FRACTION)
+            snprintf(value_text, sizeof value_text, "%.3f", values[i]);
+        else
+            snprintf(value_text, sizeof value_text, "%.0f", values[i]);
+        if (o.format == FORMAT_JSON) {
+            jsonw_object_begin(&w);
+            jsonw_key(&w, "value");
+            if (knob->type == KNOB_TYPE_FRACTION)
+                jsonw_double(&w, values[i], 3);
+            else
+                jsonw_u64(&w, (uint64_t)values[i]);
+            jsonw_key(&w, "terms");
+            jsonw_object_begin(&w);
+            for (int t = 0; t < TERM_COUNT; t++)
+                jsonw_ku64(&w, engine_term_keys[t], e.terms[t].bytes);
+            jsonw_object_end(&w);
+            jsonw_ku64(&w, "total_bytes", e.total_bytes);
+            jsonw_ku64(&w, "heuristic_bytes", e.heuristic_total_bytes);
+            jsonw_ki64(&w, "headroom_bytes", e.budget.headroom_bytes);
+            write_warning_list(&w, &point_adj, &e.warnings);
+            jsonw_object_end(&w);
+        } else if (o.format == FORMAT_CSV) {
+            printf("%s", value_text);
+            for (int t = 0; t < TERM_COUNT; t++)
+                printf(",%llu", (unsigned long long)e.terms[t].bytes);
+            printf(",%llu,%llu,%lld\n", (unsigned long long)e.total_bytes,
+                   (unsigned long long)e.heuristic_total_bytes, (long long)e.budget.headroom_bytes);
+        } else {
+            char codes[128] = "";
+            for (int q = 0; q < e.warnings.n; q++) {
+                strncat(codes, q ? " " : "", sizeof codes - strlen(codes) - 1);
+                strncat(codes, e.warnings.items[q].code, sizeof codes - strlen(codes) - 1);
+            }
+            printf("%12s %8.3f %8.3f %8.3f %8.3f %9.3f %9.3f %9.3f  %s\n", value_text,
+                   cli_gib(e.layer_bytes[LAYER_STATIC]), cli_gib(e.layer_bytes[LAYER_LARGEST]),
+                   cli_gib(e.layer_bytes[LAYER_BUCKETS]), cli_gib(e.layer_bytes[LAYER_DRAFT]), cli_gib(e.total_bytes),
+                   cli_gib(e.heuristic_total_bytes), (double)e.budget.headroom_bytes / (double)ENGINE_GIB, codes);
+        }
+    }
+    if (o.format == FORMAT_JSON) {
+        jsonw_array_end(&w);
+        jsonw_object_end(&w);
+    }
+    preset_catalog_free(cat);
+    return rc;
+}

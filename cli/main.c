@@ -1,0 +1,298 @@
+/* main.c — the one binary: dispatch to a subcommand, shared option parsing, --help. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cgplan: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static const struct {
+    const char *name;
+    unsigned bit;
+    bool takes_value;
+} flags[] = {
+    {"--preset", OPT_PRESET, true},   {"--set", OPT_SET, true},         {"--db", OPT_DB, true},
+    {"--format", OPT_FORMAT, true},   {"--vary", OPT_VARY, true},       {"--compare", OPT_COMPARE, true},
+    {"--ascii", OPT_ASCII, false},    {"--snapshot", OPT_SNAPSHOT, true}, {"--keys", OPT_KEYS, true},
+    {"--label", OPT_LABEL, true},     {"--dry-run", OPT_DRY_RUN, false}, {"--yes", OPT_YES, false},
+};
+
+int cli_parse(int argc, char **argv, int first, const char *command, unsigned allowed, cli_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->command = command;
+    for (int i = first; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
+            if (strcmp(arg, "--") == 0) { /* everything after is positional */
+                for (i++; i < argc; i++)
+                    if (o->n_args < CLI_MAX_ARGS)
+                        o->args[o->n_args++] = argv[i];
+                break;
+            }
+            if (o->n_args >= CLI_MAX_ARGS) {
+                cli_error("%s: more than %d arguments", command, CLI_MAX_ARGS);
+                return EXIT_USAGE;
+            }
+            o->args[o->n_args++] = arg;
+            continue;
+        }
+        const char *eq = strchr(arg, '=');
+        size_t name_len = eq ? (size_t)(eq - arg) : strlen(arg);
+        int f = -1;
+        for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+            if (strlen(flags[k].name) == name_len && strncmp(flags[k].name, arg, name_len) == 0)
+                f = (int)k;
+        if (f < 0 || !(allowed & flags[f].bit)) {
+            cli_error("%s: unknown option '%.*s' (see cgplan %s --help)", command, (int)name_len, arg, command);
+            return EXIT_USAGE;
+        }
+        const char *value = NULL;
+        if (flags[f].takes_value) {
+            if (eq)
+                value = eq + 1;
+            else if (i + 1 < argc)
+                value = argv[++i];
+            else {
+                cli_error("%s: %s needs a value", command, flags[f].name);
+                return EXIT_USAGE;
+            }
+        } else if (eq) {
+            cli_error("%s: %s takes no value", command, flags[f].name);
+            return EXIT_USAGE;
+        }
+        switch (flags[f].bit) {
+        case OPT_PRESET: o->preset = value; break;
+        case OPT_SET:
+            if (o->n_sets >= CLI_MAX_SETS) {
+                cli_error("%s: more than %d --set options", command, CLI_MAX_SETS);
+                return EXIT_USAGE;
+            }
+            o->sets[o->n_sets++] = value;
+            break;
+        case OPT_DB: o->db = value; break;
+        case OPT_FORMAT:
+            o->format_given = true;
+            if (strcmp(value, "table") == 0)
+                o->format = FORMAT_TABLE;
+            else if (strcmp(value, "json") == 0)
+                o->format = FORMAT_JSON;
+            else if (strcmp(value, "csv") == 0)
+                o->format = FORMAT_CSV;
+            else {
+                cli_error("%s: --format %s: expected table, json or csv", command, value);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_VARY: o->vary = value; break;
+        case OPT_COMPARE: o->compare = value; break;
+        case OPT_ASCII: o->ascii = true; break;
+        case OPT_SNAPSHOT: o->snapshot = value; break;
+        case OPT_KEYS: o->keys = value; break;
+        case OPT_LABEL: o->label = value; break;
+        case OPT_DRY_RUN: o->dry_run = true; break;
+        case OPT_YES: o->yes = true; break;
+        }
+    }
+    return 0;
+}
+
+int cli_apply_set(const preset_catalog *cat, engine_deployment *d, const char *assignment, engine_warnings *adj)
+{
+    const char *eq = strchr(assignment, '=');
+    if (!eq || eq == assignment) {
+        cli_error("--set %s: expected KEY=VALUE, e.g. --set max_bs=64", assignment);
+        return EXIT_USAGE;
+    }
+    char key[64];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - assignment), assignment);
+    const char *value = eq + 1;
+    const engine_knob_info *knob = engine_knob_find(key);
+    if (!knob) {
+        char names[256] = "";
+        for (int i = 0; i < KNOB_COUNT; i++) {
+            strncat(names, engine_knobs[i].name, sizeof names - strlen(names) - 1);
+            if (i + 1 < KNOB_COUNT)
+                strncat(names, ", ", sizeof names - strlen(names) - 1);
+        }
+        cli_error("--set %s: unknown knob '%s' (knobs: %s)", assignment, key, names);
+        return EXIT_USAGE;
+    }
+    char err[ENGINE_TEXT_MAX];
+    if (knob->id == KNOB_GPU) {
+        int rc = preset_load_gpu(cat, value, &d->gpu, err, sizeof err);
+        if (rc) {
+            cli_error("--set %s: %s", assignment, err);
+            return rc == 1 ? EXIT_WORK : EXIT_USAGE;
+        }
+        return EXIT_OK;
+    }
+    if (engine_knob_set_text(d, knob->id, value, adj, err, sizeof err) != 0) {
+        cli_error("--set %s: %s", assignment, err);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char *default_preset,
+                        engine_deployment *d, engine_warnings *adj)
+{
+    const char *name = o->preset ? o->preset : default_preset;
+    if (!name) {
+        cli_error("%s: --preset is required (cgplan presets lists them)", o->command);
+        return EXIT_USAGE;
+    }
+    char err[ENGINE_TEXT_MAX * 2];
+    int rc = preset_load_deployment(cat, name, d, err, sizeof err);
+    if (rc != 0) {
+        cli_error("%s", err);
+        return rc == 1 ? EXIT_WORK : EXIT_USAGE;
+    }
+    for (int i = 0; i < o->n_sets; i++) {
+        rc = cli_apply_set(cat, d, o->sets[i], adj);
+        if (rc != EXIT_OK)
+            return rc;
+    }
+    return EXIT_OK;
+}
+
+const char *cli_db_path(const cli_opts *o, char *buf, size_t len)
+{
+    if (o && o->db)
+        return o->db;
+    const char *env = getenv("CGPLAN_DB");
+    if (env && *env)
+        return env;
+    const char *xdg = getenv("XDG_DATA_HOME");
+    if (xdg && *xdg)
+        snprintf(buf, len, "%s/cgplan/runs.db", xdg);
+    else
+        snprintf(buf, len, "%s/.local/share/cgplan/runs.db", getenv("HOME") ? getenv("HOME") : ".");
+    return buf;
+}
+
+static void print_knob_table(FILE *out)
+{
+    fprintf(out, "Knobs (--set KEY=VALUE):\n");
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        const engine_knob_info *k = &engine_knobs[i];
+        fprintf(out, "  %-20s %-18s %s\n", k->name, k->range, k->help);
+    }
+}
+
+static const struct {
+    const char *name;
+    int (*run)(int, char **);
+    const char *usage;
+    const char *summary;
+} commands[] = {
+    {"tui", cmd_tui, "cgplan [tui] [--preset P] [--compare P2] [--db PATH] [--ascii]\n"
+                     "       cgplan tui --snapshot WxH [--preset P] [--db PATH] [--ascii] [--keys \"K1 K2 ...\"]",
+     "the interactive planner (the default command)"},
+    {"estimate", cmd_estimate, "cgplan estimate --preset P [--set KEY=VALUE]... [--db PATH] [--format table|json|csv]",
+     "every memory term for one deployment"},
+    {"sweep", cmd_sweep,
+     "cgplan sweep --preset P --vary KNOB=FROM:TO[:STEP] [--set ...] [--db PATH] [--format table|json|csv]",
+     "the terms across a range of one knob (without STEP: the knob's own steps)"},
+    {"presets", cmd_presets, "cgplan presets [--format table|json|csv]", "the presets found, with model, GPU and layout"},
+    {"ingest", cmd_ingest,
+     "cgplan ingest [--db PATH] [--label TEXT] [--preset P] [--set KEY=VALUE]... [--dry-run] [--format ...] LOG...",
+     "parse SGLang start-up logs and store each run"},
+    {"runs", cmd_runs, "cgplan runs [list | show ID | rm ID] [--db PATH] [--format ...] [--yes]",
+     "the stored runs; show puts measured layers beside the estimate"},
+    {"calibrate", cmd_calibrate, "cgplan calibrate [--preset P] [--db PATH] [--format ...]",
+     "fit the per-model coefficients from stored runs and store them"},
+    {"launch", cmd_launch, "cgplan launch --preset P [--set ...] [--db PATH]",
+     "the SGLang flags and environment that realise the plan"},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void print_main_help(FILE *out)
+{
+    fprintf(out,
+            "cgplan — plan the GPU memory that CUDA graphs keep resident in SGLang decode deployments\n\n"
+            "Usage: cgplan [COMMAND] [OPTIONS]   (no command: the interactive planner on k3-dp16)\n\n"
+            "Commands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out,
+            "\nEvery command takes --help. Presets are names (see cgplan presets) or paths to YAML files;\n"
+            "user presets in $XDG_CONFIG_HOME/cgplan/presets override built-in ones.\n"
+            "The store of measured runs is --db, else $CGPLAN_DB, else ~/.local/share/cgplan/runs.db.\n"
+            "Exit codes: 0 ok (also with warnings), 1 the work failed, 2 usage.\n\n");
+    print_knob_table(out);
+    fprintf(out, "\nExamples:\n"
+                 "  cgplan estimate --preset k3-dp16 --set max_bs=64\n"
+                 "  cgplan sweep --preset k3-dp2-dcp8 --vary max_bs=16:256\n"
+                 "  cgplan ingest --preset k3-dp16 server.log && cgplan calibrate --preset k3-dp16\n"
+                 "  cgplan launch --preset k3-dp16\n");
+}
+
+static bool wants_help(int argc, char **argv, int first)
+{
+    for (int i = first; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return false;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return true;
+    }
+    return false;
+}
+
+int main(int argc, char **argv)
+{
+    bool options_only = argc >= 2 && strncmp(argv[1], "--", 2) == 0 && strcmp(argv[1], "--help") != 0 &&
+                        strcmp(argv[1], "--version") != 0;
+    if (argc < 2 || options_only) {
+        /* `cgplan` or `cgplan --preset ...`: the planner */
+        if (wants_help(argc, argv, 1)) {
+            print_main_help(stdout);
+            return EXIT_OK;
+        }
+        return cmd_tui(argc, argv);
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        if (argc > 2 && strcmp(name, "help") == 0)
+            name = argv[2];
+        else {
+            print_main_help(stdout);
+            return EXIT_OK;
+        }
+        for (size_t i = 0; i < N_COMMANDS; i++)
+            if (strcmp(commands[i].name, name) == 0) {
+                printf("Usage: %s\n\n%s.\n", commands[i].usage, commands[i].summary);
+                return EXIT_OK;
+            }
+    }
+    if (strcmp(name, "--version") == 0) {
+        printf("cgplan %s\n", CGPLAN_VERSION);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(commands[i].name, name) != 0)
+            continue;
+        if (wants_help(argc, argv, 2)) {
+            printf("Usage: %s\n\n%s.\n", commands[i].usage, commands[i].summary);
+            if (strcmp(name, "estimate") == 0 || strcmp(name, "sweep") == 0 || strcmp(name, "launch") == 0 ||
+                strcmp(name, "ingest") == 0) {
+                printf("\n");
+                print_knob_table(stdout);
+            }
+            return EXIT_OK;
+        }
+        return commands[i].run(argc, argv);
+    }
+    cli_error("unknown command '%s' (cgplan --help lists them)", name);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,301 @@
+/* engine.h — the pure estimator of CUDA-graph memory in SGLang decode deployments.
+ *
+ * No curses, YAML, SQLite or global mutable state here: every function takes what it needs and
+ * writes into caller-owned structs of fixed size, so the TUI can recompute on every drag event.
+ * All sizes are per GPU in bytes (uint64_t); GiB = 2^30. The formulas and their sources are in
+ * ../shared/design/MODEL.md and are cited again at each term in estimate.c. */
+#ifndef CGPLAN_ENGINE_H
+#define CGPLAN_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ENGINE_GIB ((uint64_t)1 << 30)
+#define ENGINE_MIB ((uint64_t)1 << 20)
+#define ENGINE_NAME_MAX 64
+#define ENGINE_TEXT_MAX 256
+#define ENGINE_MAX_HF_NAMES 8
+#define ENGINE_MAX_BUCKETS 1024
+#define ENGINE_MAX_WARNINGS 16
+#define ENGINE_MAX_CAL_RUNS 32
+
+/* ---- Knobs: one table read by the sliders, --set, the YAML loader and --help. ---- */
+
+typedef enum {
+    KNOB_MAX_BS,
+    KNOB_DP,
+    KNOB_DCP,
+    KNOB_MAX_DISPATCH,
+    KNOB_MTP,
+    KNOB_WORLD,
+    KNOB_BUCKETS,
+    KNOB_CONTEXT_LEN,
+    KNOB_MEM_FRACTION,
+    KNOB_GPU,
+    KNOB_COUNT
+} engine_knob_id;
+
+#define KNOB_PRIMARY_COUNT 5 /* max_bs, dp, dcp, max_dispatch, mtp: the five sliders */
+
+typedef enum {
+    KNOB_TYPE_INT,          /* an integer within [min, max] (and the knob's own rule) */
+    KNOB_TYPE_INT_OR_AUTO,  /* "auto" or an integer */
+    KNOB_TYPE_LIST_OR_AUTO, /* "auto" or a list of integers */
+    KNOB_TYPE_FRACTION,     /* a real number within [min, max] */
+    KNOB_TYPE_NAME          /* the name of a preset (resolved outside the engine) */
+} engine_knob_type;
+
+typedef struct {
+    engine_knob_id id;
+    const char *name;  /* as typed in --set and YAML: "max_bs" */
+    engine_knob_type type;
+    double min, max;   /* static range; relational rules (divisors) are checked on apply */
+    const char *range; /* for help: "1..1024", "divisors of world" */
+    const char *step;  /* for help: the UI step rule */
+    const char *unit;  /* "requests", "GPUs", "" */
+    const char *help;  /* one line: what the knob means in SGLang terms */
+} engine_knob_info;
+
+extern const engine_knob_info engine_knobs[KNOB_COUNT];
+const engine_knob_info *engine_knob_find(const char *name);
+#define KNOB_BIT(k) (1u << (k))
+
+/* ---- The model, the GPU and the deployment. ---- */
+
+typedef enum { ATTN_MLA, ATTN_GQA } engine_attn_kind;
+typedef enum { A2A_DEEPEP, A2A_NONE } engine_a2a;
+typedef enum {
+    BACKEND_FLASHINFER_MLA, /* int32 page indices for the full context */
+    BACKEND_TRTLLM_MLA,     /* the block-table backends */
+    BACKEND_FLASHMLA,
+    BACKEND_CUTLASS_MLA,
+    BACKEND_COUNT
+} engine_backend;
+extern const char *const engine_backend_names[BACKEND_COUNT];
+
+/* Per-model coefficients behind the terms no closed formula covers (MODEL.md, "Default K3
+ * coefficients"). */
+typedef enum {
+    COEF_ACT_BYTES_PER_ROW,
+    COEF_LAZY_BYTES,
+    COEF_GRAPH_BYTES,
+    COEF_OUT_BYTES_PER_ROW,
+    COEF_DRAFT_BASE_BYTES,
+    COEF_DRAFT_BYTES_PER_ROW,
+    COEF_COUNT
+} engine_coef_id;
+extern const char *const engine_coef_names[COEF_COUNT]; /* "act_bytes_per_row", ... */
+
+typedef struct {
+    char name[ENGINE_NAME_MAX];
+    char description[ENGINE_TEXT_MAX];
+    char hf_names[ENGINE_MAX_HF_NAMES][ENGINE_TEXT_MAX / 2];
+    int n_hf_names;
+    uint32_t vocab, hidden, layers;
+    uint64_t context_len;
+    engine_attn_kind attn_kind;
+    uint32_t heads;
+    uint32_t kv_lora_rank, qk_rope_dim, full_attn_layers; /* MLA */
+    uint32_t kv_heads, head_dim;                          /* GQA */
+    uint32_t kv_bytes;                                    /* bytes per KV element (BF16: 2) */
+    uint32_t num_experts, dispatch_hidden, moe_intermediate, top_k;
+    uint64_t linear_state_bytes_per_request;
+    uint32_t draft_layers;
+    uint64_t coef[COEF_COUNT];
+    bool coef_borrowed; /* the coefficients are K3's defaults, not this model's */
+} engine_model;
+
+typedef struct {
+    char name[ENGINE_NAME_MAX];
+    char description[ENGINE_TEXT_MAX];
+    uint64_t cuda_total_bytes; /* what torch.cuda.mem_get_info() reports as total */
+    uint32_t nvidia_smi_mib;
+    bool ue8m0_scales; /* Blackwell: packed UE8M0 scales in the masked GEMM (peak variant only) */
+} engine_gpu;
+
+typedef struct {
+    uint32_t max_bs, dp, dcp, mtp, world;
+    uint32_t max_dispatch; /* ignored while max_dispatch_auto */
+    bool max_dispatch_auto;
+    bool buckets_auto;
+    uint32_t n_buckets; /* the preset's (or --set's) explicit list, when !buckets_auto */
+    uint32_t buckets[ENGINE_MAX_BUCKETS];
+    uint64_t context_len;
+    double mem_fraction_static;
+} engine_knobs_state;
+
+typedef struct {
+    char name[ENGINE_NAME_MAX];
+    char description[ENGINE_TEXT_MAX];
+    engine_model model;
+    engine_gpu gpu;
+    engine_knobs_state knobs;
+    engine_backend backend;
+    engine_a2a a2a;
+    uint64_t weights_bytes;       /* per GPU, after load */
+    uint64_t state_pool_bytes;    /* linear-attention state of the running requests */
+    uint64_t other_runtime_bytes; /* MODEL.md default: 1 GiB */
+    uint64_t pre_load_free_bytes; /* 0: cuda_total - 0.8 GiB */
+    uint64_t margin_bytes;        /* for the recommended fraction; MODEL.md default 1 GiB */
+} engine_deployment;
+
+/* Derived layout numbers. */
+static inline uint32_t engine_attn_tp(const engine_knobs_state *k) { return k->dp ? k->world / k->dp : 0; }
+
+/* ---- Knob get/set (the rules of MODEL.md's knob table). ---- */
+
+typedef struct {
+    char code[32];
+    char message[ENGINE_TEXT_MAX];
+} engine_warning;
+
+typedef struct {
+    int n;
+    engine_warning items[ENGINE_MAX_WARNINGS];
+} engine_warnings;
+
+void engine_warn(engine_warnings *w, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Parses TEXT as a value of KNOB into D. Checks the static range and the relational rules
+ * (dp divides world, dcp divides attn_tp). When a change of world or dp leaves a dependent
+ * knob invalid, that knob is moved to the largest valid value not above it and an "adjusted"
+ * warning is added to ADJ (may be NULL). Returns 0, or -1 with a one-line reason in ERR.
+ * KNOB_GPU is not handled here (the caller resolves the name); it returns -1. */
+int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *text,
+                         engine_warnings *adj, char *err, size_t errlen);
+
+/* Numeric access for sliders: the knob's current value (max_dispatch: the resolved value). */
+double engine_knob_value(const engine_deployment *d, engine_knob_id knob);
+/* Sets a numeric value (already one of engine_knob_steps); same adjustment rules. */
+int engine_knob_set_value(engine_deployment *d, engine_knob_id knob, double value,
+                          engine_warnings *adj, char *err, size_t errlen);
+/* The ordered list of values a slider walks through (MODEL.md's step column). Returns the
+ * count (at most CAP). For KNOB_BUCKETS and KNOB_GPU returns 0. */
+size_t engine_knob_steps(const engine_deployment *d, engine_knob_id knob, double *out, size_t cap);
+/* The knob's value as text: "24", "auto (144)", "0.920", "[1, 2, 4]". */
+void engine_knob_format(const engine_deployment *d, engine_knob_id knob, char *buf, size_t len);
+
+/* ---- Buckets: SGLang's capture list (MODEL.md, "Buckets"). ---- */
+
+/* SGLang's decode capture grid for MAX_BS (without the append). */
+size_t engine_bucket_grid(uint32_t max_bs, bool speculative, uint32_t *out, size_t cap);
+/* The captured list for a deployment's knobs, ascending; sets *bs_max. Adds a
+ * no_bucket_survives warning when the divisibility filter leaves nothing. */
+size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t cap,
+                              engine_warnings *w);
+
+/* ---- DeepEP and the MoE terms. ---- */
+
+/* DeepEP get_low_latency_rdma_size_hint(T, H, ranks, E): the rank count does not enter. */
+uint64_t engine_deepep_ll_hint_bytes(uint64_t max_dispatch, uint64_t hidden, uint64_t num_experts);
+/* The same rounded up to NVSHMEM's 512 MiB heap granularity. */
+uint64_t engine_deepep_nvshmem_bytes(uint64_t hint_bytes);
+/* The article's masked-GEMM sum: FP8 receive + BF16 gate_up + FP8 down input alive together. */
+uint64_t engine_masked_gemm_sum_bytes(uint64_t max_dispatch, uint64_t hidden, uint64_t intermediate,
+                                      uint64_t num_experts);
+/* The lifetime-aware peak (DeepGEMM masked path); ue8m0: Blackwell packed scales. */
+uint64_t engine_masked_gemm_peak_bytes(uint64_t max_dispatch, uint64_t hidden, uint64_t intermediate,
+                                       uint64_t num_experts, bool ue8m0);
+
+/* ---- The estimate. ---- */
+
+typedef enum {
+    TERM_LOGITS,
+    TERM_KV_INDEX,
+    TERM_INPUTS,
+    TERM_DEEPEP,
+    TERM_MASKED_GEMM,
+    TERM_LAZY,
+    TERM_ACT,
+    TERM_BUCKETS,
+    TERM_DRAFT,
+    TERM_COUNT
+} engine_term_id;
+
+typedef enum { LAYER_STATIC, LAYER_LARGEST, LAYER_BUCKETS, LAYER_DRAFT, LAYER_COUNT } engine_layer;
+typedef enum { SOURCE_EXACT, SOURCE_DERIVED, SOURCE_COEFFICIENT, SOURCE_CALIBRATED } engine_source;
+typedef enum { GROUP_TARGET, GROUP_DRAFT } engine_group;
+
+extern const char *const engine_term_keys[TERM_COUNT];   /* "static.logits", ... */
+extern const char *const engine_term_labels[TERM_COUNT]; /* "logits", "page index", ... */
+extern const char *const engine_layer_names[LAYER_COUNT];
+extern const char *const engine_source_names[4];
+extern const char *const engine_group_names[2];
+int engine_term_find(const char *key); /* -1 if unknown */
+
+typedef struct {
+    engine_term_id id;
+    engine_group group;
+    engine_layer layer;
+    engine_source source;
+    uint64_t bytes;
+    uint32_t depends_on; /* KNOB_BIT mask */
+    const char *formula; /* human formula, e.g. "logits_rows x vocab x 4" */
+    const char *origin;  /* where it comes from: SGLang file / article section */
+    uint64_t alt_bytes;  /* DeepEP: NVSHMEM-rounded; masked GEMM: lifetime-aware peak; else 0 */
+    const char *alt_label;
+    int n_runs;          /* calibrated: the runs behind it */
+    int64_t runs[ENGINE_MAX_CAL_RUNS];
+} engine_term;
+
+/* A stored calibration, handed in by the caller (the engine never reads the store). */
+typedef struct {
+    bool has[COEF_COUNT];
+    uint64_t value[COEF_COUNT];
+    int n_runs;
+    int64_t runs[ENGINE_MAX_CAL_RUNS];
+} engine_calibration;
+
+typedef struct {
+    uint64_t pre_load_free_bytes, weights_bytes, state_pool_bytes, other_runtime_bytes;
+    uint64_t static_budget_bytes; /* P x (1 - f): what graphs and the runtime must fit in */
+    int64_t kv_pool_bytes;        /* may be <= 0: SGLang refuses to start */
+    int64_t headroom_bytes;       /* negative: the capture will OOM */
+    double recommended_mem_fraction_static;
+    uint64_t kv_cell_bytes;
+    uint64_t kv_tokens_per_gib;   /* logical tokens one GiB of graph memory costs */
+    uint32_t wall_max_bs;         /* largest max_bs with headroom >= 0 (0: none) */
+    engine_term_id wall_term;     /* the term that grows most on the way to the wall */
+    bool wall_beyond_range;       /* every max_bs up to 1024 fits */
+} engine_budget;
+
+typedef struct {
+    /* resolved knobs */
+    uint32_t attn_tp, heads_per_gpu;
+    uint32_t bs_max, attn_rows, moe_rows, logits_rows;
+    uint32_t max_dispatch;
+    bool max_dispatch_auto;
+    uint32_t n_buckets;
+    uint32_t buckets[ENGINE_MAX_BUCKETS];
+    engine_term terms[TERM_COUNT];
+    uint64_t layer_bytes[LAYER_COUNT];
+    uint64_t target_total_bytes, draft_total_bytes, total_bytes;
+    uint64_t heuristic_graph_bytes, heuristic_deepep_bytes, heuristic_total_bytes;
+    engine_budget budget;
+    engine_warnings warnings;
+} engine_estimate;
+
+/* Everything for one deployment. CAL may be NULL. Also computes the budget and the wall (a
+ * scan over max_bs), so it costs ~100 terms-only estimates; engine_estimate_terms() skips it. */
+void engine_estimate_compute(const engine_deployment *d, const engine_calibration *cal,
+                             engine_estimate *out);
+/* Terms, layers, totals and heuristic only (no budget, no wall, no warnings on the budget). */
+void engine_estimate_terms(const engine_deployment *d, const engine_calibration *cal,
+                           engine_estimate *out);
+
+/* SGLang's reserve heuristic in bytes (server_args.py reserve_for_graph_mb and
+ * reserve_for_deepep_a2a_mb; decode scope). */
+uint64_t engine_heuristic_graph_bytes(uint32_t max_bs, uint32_t dp);
+uint64_t engine_heuristic_deepep_bytes(engine_a2a a2a);
+
+/* KV cell per token per GPU (MLA or GQA), including the draft layers under speculation. */
+uint64_t engine_kv_cell_bytes(const engine_deployment *d);
+
+/* Fills D with MODEL.md's defaults that presets may omit (dcp 1, other_runtime 1 GiB, ...). */
+void engine_deployment_defaults(engine_deployment *d);
+/* K3's default coefficients (MODEL.md), for models that have none of their own. */
+void engine_k3_default_coefficients(uint64_t coef[COEF_COUNT]);
+
+#endif

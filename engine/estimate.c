@@ -1,0 +1,469 @@
+/* estimate.c — every term of MODEL.md, the SGLang heuristic, the budget and the wall. */
+#include "engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const engine_term_keys[TERM_COUNT] = {
+    "static.logits", "static.kv_index", "static.inputs", "moe.deepep", "moe.masked_gemm",
+    "lazy.other",    "act.attention",   "buckets",       "draft",
+};
+const char *const engine_term_labels[TERM_COUNT] = {
+    "logits", "page index", "inputs", "DeepEP LL buffer", "masked GEMM",
+    "lazy (NCCL, ...)", "activations", "other buckets", "draft graph",
+};
+const char *const engine_layer_names[LAYER_COUNT] = {"static", "largest", "buckets", "draft"};
+const char *const engine_source_names[4] = {"exact", "derived", "coefficient", "calibrated"};
+const char *const engine_group_names[2] = {"target", "draft"};
+const char *const engine_coef_names[COEF_COUNT] = {
+    "act_bytes_per_row", "lazy_bytes",         "graph_bytes",
+    "out_bytes_per_row", "draft_base_bytes", "draft_bytes_per_row",
+};
+const char *const engine_backend_names[BACKEND_COUNT] = {"flashinfer_mla", "trtllm_mla", "flashmla",
+                                                         "cutlass_mla"};
+
+int engine_term_find(const char *key)
+{
+    for (int i = 0; i < TERM_COUNT; i++)
+        if (strcmp(engine_term_keys[i], key) == 0)
+            return i;
+    return -1;
+}
+
+/* MODEL.md "Default K3 coefficients": the exact solutions of the article's two deployments
+ * (REFERENCE-FIGURES.md), kept unrounded so the measured layers reproduce. */
+void engine_k3_default_coefficients(uint64_t coef[COEF_COUNT])
+{
+    coef[COEF_ACT_BYTES_PER_ROW] = 4884109;     /* 4.66 MiB per attention row */
+    coef[COEF_LAZY_BYTES] = 794000357;          /* 0.739 GiB */
+    coef[COEF_GRAPH_BYTES] = 52706322;          /* 50.3 MiB per further graph */
+    coef[COEF_OUT_BYTES_PER_ROW] = 26365;       /* 25.7 KiB per row of a further bucket */
+    coef[COEF_DRAFT_BASE_BYTES] = 510343173;    /* 0.475 GiB */
+    coef[COEF_DRAFT_BYTES_PER_ROW] = 631613;    /* 0.602 MiB per attention row */
+}
+
+void engine_deployment_defaults(engine_deployment *d)
+{
+    memset(d, 0, sizeof *d);
+    d->knobs.world = 8;
+    d->knobs.dp = 1;
+    d->knobs.dcp = 1;
+    d->knobs.mtp = 1;
+    d->knobs.max_bs = 24;
+    d->knobs.max_dispatch = 128; /* SGLang's default (environ.py EnvInt(128)) */
+    d->knobs.max_dispatch_auto = false;
+    d->knobs.buckets_auto = true;
+    d->knobs.mem_fraction_static = 0.88;
+    d->backend = BACKEND_FLASHINFER_MLA;
+    d->a2a = A2A_DEEPEP;
+    d->other_runtime_bytes = ENGINE_GIB;
+    d->margin_bytes = ENGINE_GIB;
+    d->model.kv_bytes = 2;
+    engine_k3_default_coefficients(d->model.coef);
+}
+
+/* ---- DeepEP (deep_ep Buffer.get_low_latency_rdma_size_hint / csrc/config.hpp
+ * LowLatencyLayout, unchanged 2025-08 .. 2026-07; reference/moe-comm-memory.md §1.2). ---- */
+
+uint64_t engine_deepep_ll_hint_bytes(uint64_t T, uint64_t H, uint64_t E)
+{
+    uint64_t scales = H / 128;
+    uint64_t dispatch_msg = 16 + (2 * H > H + 4 * scales ? 2 * H : H + 4 * scales);
+    uint64_t combine_msg = 2 * H + 4 * scales; /* LogFMT min/max, since DeepEP c5facf5 */
+    uint64_t send = T * dispatch_msg > E * T * combine_msg ? T * dispatch_msg : E * T * combine_msg;
+    uint64_t recv = E * T * (dispatch_msg > combine_msg ? dispatch_msg : combine_msg);
+    uint64_t sig = (4 * E + 127) / 128 * 128;
+    uint64_t total = 2 * send + 2 * recv + 2 * sig;
+    return (total / 128 + 1) * 128; /* NUM_BUFFER_ALIGNMENT_BYTES: always adds 1..128 */
+}
+
+uint64_t engine_deepep_nvshmem_bytes(uint64_t hint)
+{
+    const uint64_t chunk = 512 * ENGINE_MIB; /* NVSHMEM_CUMEM_GRANULARITY set by DeepEP */
+    return (hint + chunk - 1) / chunk * chunk;
+}
+
+/* The article's "FP8 receive + BF16 gate_up + FP8 down input alive together"
+ * (moe_runner/deep_gemm.py _run_masked_gemm): E x T rows of H + 2 x 2I + I bytes. */
+uint64_t engine_masked_gemm_sum_bytes(uint64_t T, uint64_t H, uint64_t I, uint64_t E)
+{
+    return E * T * (H + 4 * I + I);
+}
+
+/* Lifetime-aware peak over the three phases (reference/moe-comm-memory.md §2). */
+uint64_t engine_masked_gemm_peak_bytes(uint64_t T, uint64_t H, uint64_t I, uint64_t E, bool ue8m0)
+{
+    uint64_t sH = ue8m0 ? H / 128 : H / 32, sI = ue8m0 ? I / 128 : I / 32;
+    uint64_t p1 = H + sH + 4 * I + 4, p2 = 5 * I + sI + 4, p3 = I + sI + 2 * H + 4;
+    uint64_t peak = p1 > p2 ? p1 : p2;
+    return E * T * (peak > p3 ? peak : p3);
+}
+
+/* ---- Buckets (SGLang server_args _generate_decode_cuda_graph_batch_sizes and
+ * base_cuda_graph_runner.get_batch_sizes_to_capture, 2026 main). ---- */
+
+size_t engine_bucket_grid(uint32_t max_bs, bool speculative, uint32_t *out, size_t cap)
+{
+    /* Segments {from, to, step}; the last one runs on to max_bs. */
+    static const uint32_t plain[][3] = {{1, 2, 1}, {4, 12, 4}, {16, 256, 8}, {272, 496, 16}, {512, 1u << 30, 32}};
+    static const uint32_t spec[][3] = {{1, 8, 1}, {10, 32, 2}, {40, 64, 4}, {72, 256, 8}, {272, 1u << 30, 16}};
+    const uint32_t(*seg)[3] = speculative ? spec : plain;
+    size_t n = 0;
+    for (int s = 0; s < 5; s++)
+        for (uint32_t v = seg[s][0]; v <= seg[s][1] && v <= max_bs; v += seg[s][2]) {
+            if (n < cap)
+                out[n++] = v;
+        }
+    return n;
+}
+
+static void sort_unique(uint32_t *v, size_t *n)
+{
+    for (size_t i = 1; i < *n; i++) { /* insertion sort: lists are short and nearly sorted */
+        uint32_t x = v[i];
+        size_t j = i;
+        while (j > 0 && v[j - 1] > x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (w == 0 || v[w - 1] != v[i])
+            v[w++] = v[i];
+    *n = w;
+}
+
+size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t cap, engine_warnings *w)
+{
+    const engine_knobs_state *k = &d->knobs;
+    uint32_t list[ENGINE_MAX_BUCKETS + 1];
+    size_t n = 0;
+    if (k->buckets_auto) {
+        n = engine_bucket_grid(k->max_bs, k->mtp > 1, list, ENGINE_MAX_BUCKETS);
+    } else { /* always from the preset's list, never from a previous result */
+        for (uint32_t i = 0; i < k->n_buckets; i++)
+            if (k->buckets[i] <= k->max_bs)
+                list[n++] = k->buckets[i];
+    }
+    list[n++] = k->max_bs; /* SGLang appends max_bs if absent (PR #21005) */
+    sort_unique(list, &n);
+
+    /* Gathered buffers (DP attention or DeepEP with attn_tp > 1) need (bs x width) % attn_tp == 0. */
+    uint32_t attn_tp = engine_attn_tp(k);
+    bool gathered = attn_tp > 1 && (k->dp > 1 || d->a2a == A2A_DEEPEP);
+    if (gathered) {
+        size_t kept = 0;
+        for (size_t i = 0; i < n; i++)
+            if ((uint64_t)list[i] * k->mtp % attn_tp == 0)
+                list[kept++] = list[i];
+        n = kept;
+        if (n == 0) {
+            uint32_t v = k->max_bs + 1;
+            while ((uint64_t)v * k->mtp % attn_tp != 0)
+                v++;
+            list[n++] = v;
+            engine_warn(w, "no_bucket_survives",
+                        "no batch size <= max_bs %u has bs x %u divisible by attn_tp %u: capturing %u instead",
+                        k->max_bs, k->mtp, attn_tp, v);
+        }
+    }
+    if (n > cap)
+        n = cap;
+    memcpy(out, list, n * sizeof list[0]);
+    return n;
+}
+
+/* ---- Heuristic (server_args.py reserve_for_graph_mb / reserve_for_deepep_a2a_mb, decode). ---- */
+
+uint64_t engine_heuristic_graph_bytes(uint32_t max_bs, uint32_t dp)
+{
+    uint64_t half_mib = 2 * (uint64_t)max_bs; /* in units of 0.5 MiB: 2 x max_bs MiB */
+    half_mib *= 2;
+    if (dp > 1) {
+        half_mib += 2 * 3 * (uint64_t)max_bs * dp;
+        if (max_bs > 300)
+            half_mib += 3 * (uint64_t)max_bs * dp; /* + 1.5 x max_bs x dp */
+    }
+    return half_mib * ENGINE_MIB / 2;
+}
+
+uint64_t engine_heuristic_deepep_bytes(engine_a2a a2a)
+{
+    return a2a == A2A_DEEPEP ? 2048 * ENGINE_MIB : 0;
+}
+
+uint64_t engine_kv_cell_bytes(const engine_deployment *d)
+{
+    const engine_model *m = &d->model;
+    uint64_t draft = d->knobs.mtp > 1 ? m->draft_layers : 0;
+    if (m->attn_kind == ATTN_MLA)
+        /* model_runner_kv_cache_mixin: (kv_lora_rank + rope) x layers x dtype, not divided by TP;
+         * speculative targets scale by 1 + draft_layers / layers (SGLang PR #23862). */
+        return (uint64_t)(m->kv_lora_rank + m->qk_rope_dim) * (m->full_attn_layers + draft) * m->kv_bytes;
+    uint32_t attn_tp = engine_attn_tp(&d->knobs);
+    uint64_t heads = attn_tp && m->kv_heads / attn_tp > 1 ? m->kv_heads / attn_tp : 1;
+    uint64_t layers = (m->full_attn_layers ? m->full_attn_layers : m->layers) + draft;
+    return heads * 2 * m->head_dim * layers * m->kv_bytes;
+}
+
+/* ---- Terms. ---- */
+
+#define ROWS (KNOB_BIT(KNOB_MAX_BS) | KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MTP) | KNOB_BIT(KNOB_DP) | KNOB_BIT(KNOB_WORLD))
+
+static void set_term(engine_estimate *e, engine_term_id id, engine_layer layer, engine_source source,
+                     uint64_t bytes, uint32_t depends_on, const char *formula, const char *origin)
+{
+    engine_term *t = &e->terms[id];
+    t->id = id;
+    t->group = layer == LAYER_DRAFT ? GROUP_DRAFT : GROUP_TARGET;
+    t->layer = layer;
+    t->source = source;
+    t->bytes = bytes;
+    t->depends_on = depends_on;
+    t->formula = formula;
+    t->origin = origin;
+    t->alt_bytes = 0;
+    t->alt_label = NULL;
+    t->n_runs = 0;
+}
+
+/* A coefficient from the preset, or from the calibration when it has one. */
+static uint64_t coef(const engine_deployment *d, const engine_calibration *cal, engine_coef_id c,
+                     engine_term *t)
+{
+    if (cal && cal->has[c]) {
+        t->source = SOURCE_CALIBRATED;
+        t->n_runs = cal->n_runs < ENGINE_MAX_CAL_RUNS ? cal->n_runs : ENGINE_MAX_CAL_RUNS;
+        memcpy(t->runs, cal->runs, (size_t)t->n_runs * sizeof t->runs[0]);
+        return cal->value[c];
+    }
+    return d->model.coef[c];
+}
+
+void engine_estimate_terms(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
+{
+    const engine_knobs_state *k = &d->knobs;
+    const engine_model *m = &d->model;
+    memset(&e->warnings, 0, sizeof e->warnings);
+    memset(&e->budget, 0, sizeof e->budget);
+
+    e->n_buckets = (uint32_t)engine_buckets_resolve(d, e->buckets, ENGINE_MAX_BUCKETS, &e->warnings);
+    e->bs_max = e->buckets[e->n_buckets - 1];
+    e->attn_tp = engine_attn_tp(k);
+    /* Each GPU of a DP group runs attention for all the group's requests; with DCP the queries
+     * are gathered, so a GPU computes heads x dcp / attn_tp heads (forward_mla.py). */
+    e->attn_rows = e->bs_max * k->mtp;
+    e->moe_rows = (e->attn_rows + e->attn_tp - 1) / e->attn_tp; /* after reduce-scatter */
+    e->logits_rows = e->bs_max * k->mtp;                        /* max_decode_logits_rows() */
+    e->heads_per_gpu = m->heads * k->dcp / e->attn_tp;
+    e->max_dispatch_auto = k->max_dispatch_auto;
+    e->max_dispatch = k->max_dispatch_auto ? e->moe_rows : k->max_dispatch;
+
+    /* Static buffers: allocated before capture, outside the pool, sized for the largest bucket. */
+    set_term(e, TERM_LOGITS, LAYER_STATIC, SOURCE_EXACT, (uint64_t)e->logits_rows * m->vocab * 4, ROWS,
+             "logits_rows x vocab x 4 (FP32)", "graph_shared_output.py GraphSharedOutput; article, static buffers");
+    uint64_t index_bytes;
+    const char *index_formula;
+    if (d->backend == BACKEND_FLASHINFER_MLA) {
+        index_bytes = (uint64_t)e->bs_max * k->context_len * 4;
+        index_formula = "bs_max x context_len x 4 (int32 page indices, full context)";
+    } else {
+        index_bytes = (uint64_t)e->bs_max * ((k->context_len + 64 + 63) / 64) * 4;
+        index_formula = "bs_max x ceil((context_len + 64) / 64) x 4 (int32 block table)";
+    }
+    set_term(e, TERM_KV_INDEX, LAYER_STATIC, SOURCE_DERIVED, index_bytes, ROWS | KNOB_BIT(KNOB_CONTEXT_LEN),
+             index_formula, "attention backend init_cuda_graph_state (flashinfer_mla_backend.py)");
+    set_term(e, TERM_INPUTS, LAYER_STATIC, SOURCE_DERIVED, (uint64_t)e->attn_rows * (2 * m->hidden + 48), ROWS,
+             "attn_rows x (2 x hidden + 48): embeds BF16, ids, positions, out_cache_loc, mrope",
+             "runner_utils/buffers.py DecodeInputBuffers.create");
+
+    /* The largest bucket: MoE buffers sized by max_dispatch, lazy allocations, activations. */
+    uint32_t dispatch_deps = KNOB_BIT(KNOB_MAX_DISPATCH) | (k->max_dispatch_auto ? ROWS : 0);
+    bool deepep = d->a2a == A2A_DEEPEP;
+    uint64_t T = e->max_dispatch;
+    uint64_t deepep_bytes = deepep ? engine_deepep_ll_hint_bytes(T, m->dispatch_hidden, m->num_experts) : 0;
+    set_term(e, TERM_DEEPEP, LAYER_LARGEST, SOURCE_EXACT, deepep_bytes, dispatch_deps,
+             "DeepEP LL hint: 2 send + 2 recv + 2 signal, E x T x (2H + 4H/128)",
+             "deep_ep get_low_latency_rdma_size_hint; lazily created at the first dispatch (deepep.py)");
+    e->terms[TERM_DEEPEP].alt_bytes = deepep ? engine_deepep_nvshmem_bytes(deepep_bytes) : 0;
+    e->terms[TERM_DEEPEP].alt_label = "NVSHMEM 512 MiB chunks";
+    uint64_t gemm = deepep ? engine_masked_gemm_sum_bytes(T, m->dispatch_hidden, m->moe_intermediate, m->num_experts) : 0;
+    set_term(e, TERM_MASKED_GEMM, LAYER_LARGEST, SOURCE_DERIVED, gemm, dispatch_deps,
+             "E x T x (H + 4I + I): FP8 receive + BF16 gate_up + FP8 down input",
+             "moe_runner/deep_gemm.py _run_masked_gemm; article, MoE buffers");
+    e->terms[TERM_MASKED_GEMM].alt_bytes =
+        deepep ? engine_masked_gemm_peak_bytes(T, m->dispatch_hidden, m->moe_intermediate, m->num_experts,
+                                               d->gpu.ue8m0_scales)
+               : 0;
+    e->terms[TERM_MASKED_GEMM].alt_label = "lifetime-aware peak";
+
+    engine_term *lazy = &e->terms[TERM_LAZY];
+    set_term(e, TERM_LAZY, LAYER_LARGEST, SOURCE_COEFFICIENT, 0, 0,
+             "lazy_bytes: NCCL connections, cuBLAS workspaces, DeepEP normal-mode buffers",
+             "article, lazy allocations; fitted from the two K3 runs");
+    lazy->bytes = coef(d, cal, COEF_LAZY_BYTES, lazy);
+
+    engine_term *act = &e->terms[TERM_ACT];
+    set_term(e, TERM_ACT, LAYER_LARGEST, SOURCE_COEFFICIENT, 0, ROWS | KNOB_BIT(KNOB_DCP),
+             "act_bytes_per_row x attn_rows x heads_per_gpu / heads",
+             "article, activations of the widest layer; fitted from the two K3 runs");
+    uint64_t per_row = coef(d, cal, COEF_ACT_BYTES_PER_ROW, act);
+    act->bytes = m->heads ? per_row * e->attn_rows * e->heads_per_gpu / m->heads : 0;
+
+    /* Each further bucket: its graph object and output tensors. */
+    uint64_t other_rows = 0;
+    for (uint32_t i = 0; i + 1 < e->n_buckets; i++)
+        other_rows += (uint64_t)e->buckets[i] * k->mtp;
+    engine_term *bk = &e->terms[TERM_BUCKETS];
+    set_term(e, TERM_BUCKETS, LAYER_BUCKETS, SOURCE_COEFFICIENT, 0, ROWS,
+             "graph_bytes x (n - 1) + out_bytes_per_row x sum(other bs x mtp)",
+             "article, per-bucket increments; fitted from the two K3 runs");
+    uint64_t graph = coef(d, cal, COEF_GRAPH_BYTES, bk);
+    uint64_t out_row = coef(d, cal, COEF_OUT_BYTES_PER_ROW, bk);
+    bk->bytes = graph * (e->n_buckets - 1) + out_row * other_rows;
+
+    /* The draft graph shares the pool and the DeepEP singleton with the target. */
+    engine_term *dr = &e->terms[TERM_DRAFT];
+    set_term(e, TERM_DRAFT, LAYER_DRAFT, SOURCE_COEFFICIENT, 0, ROWS,
+             "draft_base_bytes + draft_bytes_per_row x attn_rows (0 without speculation)",
+             "article, draft graph; fitted from the two K3 runs");
+    uint64_t base = coef(d, cal, COEF_DRAFT_BASE_BYTES, dr);
+    uint64_t draft_row = coef(d, cal, COEF_DRAFT_BYTES_PER_ROW, dr);
+    dr->bytes = k->mtp > 1 ? base + draft_row * e->attn_rows : 0;
+
+    memset(e->layer_bytes, 0, sizeof e->layer_bytes);
+    for (int i = 0; i < TERM_COUNT; i++)
+        e->layer_bytes[e->terms[i].layer] += e->terms[i].bytes;
+    e->target_total_bytes = e->layer_bytes[LAYER_STATIC] + e->layer_bytes[LAYER_LARGEST] + e->layer_bytes[LAYER_BUCKETS];
+    e->draft_total_bytes = e->layer_bytes[LAYER_DRAFT];
+    e->total_bytes = e->target_total_bytes + e->draft_total_bytes;
+
+    e->heuristic_graph_bytes = engine_heuristic_graph_bytes(k->max_bs, k->dp);
+    e->heuristic_deepep_bytes = engine_heuristic_deepep_bytes(d->a2a);
+    e->heuristic_total_bytes = e->heuristic_graph_bytes + e->heuristic_deepep_bytes;
+
+    /* MODEL.md's warnings on the combination (never a refusal to estimate). */
+    if (deepep && !k->max_dispatch_auto && k->max_dispatch < e->moe_rows)
+        engine_warn(&e->warnings, "dispatch_below_rows",
+                    "max_dispatch %u < %u MoE rows per GPU: DeepEP asserts at run time; %u fits",
+                    k->max_dispatch, e->moe_rows, e->moe_rows);
+    if (deepep && e->max_dispatch > 1024)
+        engine_warn(&e->warnings, "dispatch_cap",
+                    "max_dispatch %u > 1024: SGLang caps SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK at 1024",
+                    e->max_dispatch);
+    if (deepep && e->max_dispatch > 511)
+        engine_warn(&e->warnings, "qp_depth", "max_dispatch %u needs NVSHMEM_QP_DEPTH >= %u (DeepEP >= 2026-03)",
+                    e->max_dispatch, 2 * e->max_dispatch + 2);
+    if (k->dcp > 1 && k->mtp > 1)
+        engine_warn(&e->warnings, "dcp_with_speculation",
+                    "dcp %u with mtp %u: SGLang main (2026-07) rejects DCP with speculative decoding on CUDA",
+                    k->dcp, k->mtp);
+    if (!deepep)
+        engine_warn(&e->warnings, "no_moe_model",
+                    "a2a none: the fused-MoE intermediates are not modelled (DeepEP and masked GEMM show 0)");
+    if (m->coef_borrowed)
+        engine_warn(&e->warnings, "k3_coefficients",
+                    "%s uses Kimi K3's default coefficients until a calibration replaces them", m->name);
+}
+
+/* ---- Budget and wall (MODEL.md, "Budget"). ---- */
+
+static uint64_t pre_load_free(const engine_deployment *d)
+{
+    if (d->pre_load_free_bytes)
+        return d->pre_load_free_bytes;
+    uint64_t context = (uint64_t)(0.8 * (double)ENGINE_GIB); /* CUDA context + NCCL before weights */
+    return d->gpu.cuda_total_bytes > context ? d->gpu.cuda_total_bytes - context : 0;
+}
+
+static int64_t headroom_of(const engine_deployment *d, uint64_t graph_total)
+{
+    double P = (double)pre_load_free(d);
+    double reserve = P * (1.0 - d->knobs.mem_fraction_static);
+    return (int64_t)llround(reserve) - (int64_t)graph_total - (int64_t)d->other_runtime_bytes;
+}
+
+static engine_term_id largest_growth(const engine_estimate *a, const engine_estimate *b)
+{
+    engine_term_id best = TERM_LOGITS;
+    int64_t best_growth = -1;
+    for (int i = 0; i < TERM_COUNT; i++) {
+        int64_t g = (int64_t)b->terms[i].bytes - (int64_t)a->terms[i].bytes;
+        if (g < 0)
+            g = -g;
+        if (g > best_growth) {
+            best_growth = g;
+            best = (engine_term_id)i;
+        }
+    }
+    return best;
+}
+
+/* Scans max_bs over SGLang's grid: the wall is the last size before the first that does not fit. */
+static void find_wall(const engine_deployment *d, const engine_calibration *cal, const engine_estimate *now,
+                      engine_budget *b)
+{
+    engine_deployment p = *d;
+    uint32_t grid[ENGINE_MAX_BUCKETS];
+    size_t n = engine_bucket_grid(1024, d->knobs.mtp > 1, grid, ENGINE_MAX_BUCKETS);
+    engine_estimate at;
+    uint32_t last_fit = 0;
+    bool failed = false;
+    for (size_t i = 0; i < n; i++) {
+        p.knobs.max_bs = grid[i];
+        engine_estimate_terms(&p, cal, &at);
+        if (headroom_of(&p, at.total_bytes) < 0) {
+            failed = true;
+            break;
+        }
+        last_fit = grid[i];
+    }
+    b->wall_max_bs = last_fit;
+    b->wall_beyond_range = !failed;
+    /* The term that grows most between here and the wall's edge. */
+    if (!failed || now->budget.headroom_bytes >= 0) {
+        b->wall_term = largest_growth(now, &at); /* `at` is the first failing size, or 1024 */
+    } else {
+        p.knobs.max_bs = last_fit ? last_fit : 1;
+        engine_estimate_terms(&p, cal, &at);
+        b->wall_term = largest_growth(&at, now);
+    }
+}
+
+void engine_estimate_compute(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
+{
+    engine_estimate_terms(d, cal, e);
+    engine_budget *b = &e->budget;
+    const engine_knobs_state *k = &d->knobs;
+    double P = (double)pre_load_free(d);
+    b->pre_load_free_bytes = pre_load_free(d);
+    b->weights_bytes = d->weights_bytes;
+    b->state_pool_bytes = d->state_pool_bytes;
+    b->other_runtime_bytes = d->other_runtime_bytes;
+    b->static_budget_bytes = (uint64_t)llround(P * (1.0 - k->mem_fraction_static));
+    /* KV pool = (P - W) - P x (1 - f) - S: SGLang multiplies f by P, not by the total
+     * (kv_cache_configurator.py _profile_available_bytes). */
+    b->kv_pool_bytes = (int64_t)b->pre_load_free_bytes - (int64_t)d->weights_bytes -
+                       (int64_t)b->static_budget_bytes - (int64_t)d->state_pool_bytes;
+    b->headroom_bytes = headroom_of(d, e->total_bytes);
+    b->recommended_mem_fraction_static =
+        P > 0 ? 1.0 - (double)(e->total_bytes + d->other_runtime_bytes + d->margin_bytes) / P : 0;
+    b->kv_cell_bytes = engine_kv_cell_bytes(d);
+    /* With DCP each GPU stores 1/dcp of the tokens (SGLang allocator, reference/sglang.md 3.5). */
+    b->kv_tokens_per_gib = b->kv_cell_bytes ? ENGINE_GIB / b->kv_cell_bytes * k->dcp : 0;
+    find_wall(d, cal, e, b);
+
+    if (b->kv_pool_bytes <= 0)
+        engine_warn(&e->warnings, "kv_pool_exhausted",
+                    "no GPU memory for the KV cache: weights and state leave %.2f GiB at mem_fraction_static %.3f",
+                    (double)b->kv_pool_bytes / (double)ENGINE_GIB, k->mem_fraction_static);
+    if (b->headroom_bytes < 0)
+        engine_warn(&e->warnings, "headroom_negative",
+                    "graphs need %.2f GiB more than mem_fraction_static %.3f leaves: the capture will OOM "
+                    "(set it to %.3f or lower)",
+                    (double)-b->headroom_bytes / (double)ENGINE_GIB, k->mem_fraction_static,
+                    b->recommended_mem_fraction_static);
+}

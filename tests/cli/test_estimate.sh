@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# cgplan estimate / sweep / presets / launch against REFERENCE-FIGURES.md (issue 2's "Done means").
+source "$CGPLAN_TESTLIB"
+set -e
+GIB=1073741824
+
+# --- k3-dp16
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --format json
+check_py "[t for t in j['terms'] if t['id']=='static.logits'][0]['bytes'] == 94371840" "dp16 logits"
+check_py "[t for t in j['terms'] if t['id']=='moe.deepep'][0]['bytes'] == 3757186176" "dp16 deepep"
+check_py "round(sum(t['bytes'] for t in j['terms'] if t['id'] in ('moe.deepep','moe.masked_gemm'))/$GIB, 2) == 5.78" "dp16 MoE fixed 5.78"
+check_py "abs(j['layers']['target']['static_bytes']/$GIB - 0.18) <= 0.03" "dp16 static"
+check_py "abs(j['layers']['target']['largest_bytes']/$GIB - 7.17) <= 0.03*7.17" "dp16 largest"
+check_py "abs(j['total_bytes']/$GIB - 8.16) <= 0.03*8.16" "dp16 total"
+check_py "j['heuristic']['total_bytes'] == 3405774848" "dp16 heuristic"
+check_py "j['knobs']['max_dispatch'] == 144 and j['knobs']['max_dispatch_auto'] is True" "dp16 auto dispatch"
+check_py "j['knobs']['buckets'] == [1, 2, 4, 8, 16, 24]" "dp16 buckets"
+check_py "j['rows'] == dict(j['rows'], bs_max=24, attn=144, moe=144, logits=144, heads_per_gpu=96)" "dp16 rows"
+check_py "j['budget']['kv_cell_bytes'] == 28800 and j['budget']['wall_term'] == 'moe.deepep'" "dp16 budget"
+check_py "all(set(t) >= {'id','group','layer','source','bytes','depends_on','runs'} for t in j['terms'])" "term keys"
+check_py "[t for t in j['terms'] if t['id']=='static.kv_index'][0]['depends_on'] == ['max_bs','dp','mtp','world','buckets','context_len']" "kv_index depends_on"
+
+# --- max_bs 128: the MoE floor becomes ~31 GiB (max_dispatch auto = 768)
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set max_bs=128 --format json
+check_py "j['knobs']['max_dispatch'] == 768" "auto dispatch at bs 128"
+check_py "round(sum(t['bytes'] for t in j['terms'] if t['id'] in ('moe.deepep','moe.masked_gemm'))/$GIB, 2) == 30.80" "MoE 30.80"
+
+# --- k3-dp2-dcp8
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp2-dcp8 --format json
+check_py "[t for t in j['terms'] if t['id']=='static.logits'][0]['bytes'] == 629145600" "dp2 logits"
+check_py "[t for t in j['terms'] if t['id']=='static.kv_index'][0]['bytes'] == 805306368" "dp2 kv_index"
+check_py "abs(j['layers']['target']['largest_bytes']/$GIB - 10.24) <= 0.03*10.24" "dp2 largest"
+check_py "abs(j['total_bytes']/$GIB - 13.96) <= 0.03*13.96" "dp2 total"
+check_py "j['heuristic']['total_bytes'] == 3758096384" "dp2 heuristic"
+check_py "'dcp_with_speculation' in [w['code'] for w in j['warnings']]" "dp2 DCP + speculation warning"
+check_py "len(j['knobs']['buckets']) == 23 and j['rows']['moe'] == 120 and j['rows']['attn'] == 960" "dp2 rows"
+
+# --- max_dispatch below the rows: a warning that names the value that fits, exit 0
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set max_dispatch=128 --format json
+check_py "any(w['code']=='dispatch_below_rows' and '144' in w['message'] for w in j['warnings'])" "dispatch warning names 144"
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set max_dispatch=128
+contains "$OUT" "dispatch_below_rows" "table shows the warning"
+contains "$OUT" "144 fits" "table names 144"
+
+# --- table and csv
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16
+contains "$OUT" "SGLang heuristic" "table heuristic line"
+contains "$OUT" "total" "table total"
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --format csv
+contains "$OUT" "preset,group,layer,id,source,bytes" "csv header"
+contains "$OUT" "k3-dp16,target,static,static.logits,exact,94371840" "csv logits row"
+contains "$OUT" "k3-dp16,,,heuristic,,3405774848" "csv heuristic row"
+
+# --- usage errors: one line, exit 2
+for bad in "dcp=3" "max_bs=-1" "max_bs=abc" "nonsense=1" "max_bs=0" "mtp=17" "mem_fraction_static=1.5" "dp=5" "max_bs" "buckets=[1,x]"; do
+  expect_exit 2 "$CGPLAN" estimate --preset k3-dp2-dcp8 --set "$bad"
+  one_line "$ERR" "--set $bad error is one line"
+  contains "$ERR" "cgplan: " "--set $bad error prefix"
+done
+expect_exit 2 "$CGPLAN" estimate --preset no-such-preset
+one_line "$ERR" "unknown preset one line"
+contains "$ERR" "k3-dp16" "unknown preset lists the known ones"
+expect_exit 2 "$CGPLAN" estimate --preset k3-dp16 --format yaml
+expect_exit 2 "$CGPLAN" estimate --preset k3-dp16 --bogus
+expect_exit 2 "$CGPLAN" frobnicate
+expect_exit 2 "$CGPLAN" estimate
+
+# --- bad files: exit 1 with file:line:column
+mkdir -p "$TEST_TMP/p"
+printf 'kind: deployment\nname: broken\nmodel: [kimi-k3\n' > "$TEST_TMP/p/broken.yaml"
+expect_exit 1 "$CGPLAN" estimate --preset "$TEST_TMP/p/broken.yaml"
+one_line "$ERR" "malformed yaml one line"
+contains "$ERR" "broken.yaml:" "malformed yaml names the file"
+sed 's/^max_bs: 24/max_bs: 24\nmax_bss: 3/' "$CGPLAN_SRC/presets/k3-dp16.yaml" | sed 's/^name: k3-dp16/name: typo/' > "$TEST_TMP/p/typo.yaml"
+expect_exit 1 "$CGPLAN" estimate --preset "$TEST_TMP/p/typo.yaml"
+contains "$ERR" "max_bss" "unknown key named"
+contains "$ERR" "typo.yaml:" "unknown key file"
+sed 's/^model: kimi-k3/model: kimi-k9/; s/^name: k3-dp16/name: nomodel/' "$CGPLAN_SRC/presets/k3-dp16.yaml" > "$TEST_TMP/p/nomodel.yaml"
+expect_exit 1 "$CGPLAN" estimate --preset "$TEST_TMP/p/nomodel.yaml"
+contains "$ERR" "kimi-k9" "missing model named"
+sed 's/^gpu: b200/gpu: z900/; s/^name: k3-dp16/name: nogpu/' "$CGPLAN_SRC/presets/k3-dp16.yaml" > "$TEST_TMP/p/nogpu.yaml"
+expect_exit 1 "$CGPLAN" estimate --preset "$TEST_TMP/p/nogpu.yaml"
+contains "$ERR" "z900" "missing gpu named"
+
+# --- user presets override built-in ones
+mkdir -p "$XDG_CONFIG_HOME/cgplan/presets"
+sed 's/^max_bs: 24/max_bs: 48/' "$CGPLAN_SRC/presets/k3-dp16.yaml" > "$XDG_CONFIG_HOME/cgplan/presets/k3-dp16.yaml"
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --format json
+check_py "j['knobs']['max_bs'] == 48" "user preset overrides"
+rm -r "$XDG_CONFIG_HOME/cgplan/presets"
+
+# --- --set gpu
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set gpu=b300 --format json
+check_py "j['gpu'] == 'b300' and j['budget']['kv_pool_bytes'] > 80*$GIB" "gpu b300 budget grows"
+
+# --- sweep
+expect_exit 0 "$CGPLAN" sweep --preset k3-dp16 --vary max_bs=24:128 --format json
+check_py "j['vary'] == 'max_bs' and j['points'][0]['value'] == 24 and j['points'][-1]['value'] == 128" "sweep ends"
+check_py "round((j['points'][-1]['terms']['moe.deepep'] + j['points'][-1]['terms']['moe.masked_gemm'])/$GIB, 2) == 30.80" "sweep last MoE"
+check_py "all(a['total_bytes'] <= b['total_bytes'] for a, b in zip(j['points'], j['points'][1:]))" "sweep monotone"
+expect_exit 0 "$CGPLAN" sweep --preset k3-dp2-dcp8 --vary max_bs=16:64:16 --format csv
+contains "$OUT" "max_bs,static.logits,static.kv_index" "sweep csv header"
+[ "$(printf '%s\n' "$OUT" | wc -l)" -eq 5 ] && pass || fail "sweep csv rows"
+expect_exit 2 "$CGPLAN" sweep --preset k3-dp16 --vary max_bs=0:2000
+expect_exit 2 "$CGPLAN" sweep --preset k3-dp16 --vary gpu=1:2
+expect_exit 2 "$CGPLAN" sweep --preset k3-dp16
+
+# --- presets
+expect_exit 0 "$CGPLAN" presets --format json
+check_py "{'k3-dp16','k3-dp2-dcp8','dsv3-h200-dp16'} <= {p['name'] for p in j['presets'] if p['kind']=='deployment'}" "deployments listed"
+check_py "{'b200','b300','gb200','h200','h100','mi300x','mi355x'} <= {p['name'] for p in j['presets'] if p['kind']=='gpu'}" "gpus listed"
+check_py "{'kimi-k3','deepseek-v3','kimi-k2'} <= {p['name'] for p in j['presets'] if p['kind']=='model'}" "models listed"
+expect_exit 0 "$CGPLAN" estimate --preset dsv3-h200-dp16 --format json
+check_py "'k3_coefficients' in [w['code'] for w in j['warnings']]" "dsv3 borrows K3 coefficients"
+check_py "[t for t in j['terms'] if t['id']=='moe.deepep'][0]['bytes'] == 1908410496" "dsv3 deepep 128"
+
+# --- launch
+expect_exit 0 "$CGPLAN" launch --preset k3-dp2-dcp8
+for flag in "--tp 16" "--ep 16" "--nnodes 2" "--dp-size 2 --enable-dp-attention" "--dcp-size 8" "--moe-a2a-backend deepep" \
+            "--cuda-graph-max-bs 192" "--cuda-graph-bs 16 24" "--speculative-num-steps 4" "--speculative-eagle-topk 1" \
+            "--speculative-num-draft-tokens 5" "--max-running-requests 384" "--context-length 1048576" "--mem-fraction-static 0." \
+            "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=128" "# warning dcp_with_speculation"; do
+  contains "$OUT" "$flag" "launch prints $flag"
+done
+expect_exit 0 "$CGPLAN" launch --preset k3-dp16 --set max_bs=128
+contains "$OUT" "NVSHMEM_QP_DEPTH=1538" "launch QP depth for 768"
+
+# --- help
+expect_exit 0 "$CGPLAN" --help
+contains "$OUT" "max_dispatch" "help lists knobs"
+expect_exit 0 "$CGPLAN" estimate --help
+contains "$OUT" "--preset" "estimate help"
+
+finish

@@ -1,0 +1,419 @@
+/* test_engine.c — the estimator against REFERENCE-FIGURES.md, built without YAML so a failure
+ * here is the engine's own. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine.h"
+
+#define GIB ((double)ENGINE_GIB)
+
+static void k3_model(engine_model *m)
+{
+    snprintf(m->name, sizeof m->name, "kimi-k3");
+    m->vocab = 163840;
+    m->hidden = 7168;
+    m->layers = 93;
+    m->context_len = 1048576;
+    m->attn_kind = ATTN_MLA;
+    m->heads = 96;
+    m->kv_lora_rank = 512;
+    m->qk_rope_dim = 64;
+    m->full_attn_layers = 24;
+    m->kv_bytes = 2;
+    m->num_experts = 896;
+    m->dispatch_hidden = 3584;
+    m->moe_intermediate = 3072;
+    m->top_k = 16;
+    m->draft_layers = 1;
+    engine_k3_default_coefficients(m->coef);
+}
+
+static void k3_common(engine_deployment *d)
+{
+    engine_deployment_defaults(d);
+    k3_model(&d->model);
+    snprintf(d->gpu.name, sizeof d->gpu.name, "b200");
+    d->gpu.cuda_total_bytes = (uint64_t)llround(178.35 * GIB);
+    d->gpu.ue8m0_scales = true;
+    d->knobs.world = 16;
+    d->knobs.context_len = 1048576;
+    d->backend = BACKEND_FLASHINFER_MLA;
+    d->a2a = A2A_DEEPEP;
+}
+
+static void k3_dp16(engine_deployment *d)
+{
+    k3_common(d);
+    d->knobs.dp = 16;
+    d->knobs.dcp = 1;
+    d->knobs.max_bs = 24;
+    d->knobs.mtp = 6;
+    d->knobs.max_dispatch_auto = true;
+    d->knobs.buckets_auto = false;
+    uint32_t b[] = {1, 2, 4, 8, 16, 24};
+    d->knobs.n_buckets = 6;
+    memcpy(d->knobs.buckets, b, sizeof b);
+    d->knobs.mem_fraction_static = 0.92;
+    d->weights_bytes = 150 * ENGINE_GIB;
+    d->state_pool_bytes = 8 * ENGINE_GIB;
+}
+
+static void k3_dp2_dcp8(engine_deployment *d)
+{
+    k3_common(d);
+    d->knobs.dp = 2;
+    d->knobs.dcp = 8;
+    d->knobs.max_bs = 192;
+    d->knobs.mtp = 5;
+    d->knobs.max_dispatch = 128;
+    d->knobs.max_dispatch_auto = false;
+    d->knobs.buckets_auto = false;
+    d->knobs.n_buckets = 0;
+    for (uint32_t bs = 16; bs <= 192; bs += 8)
+        d->knobs.buckets[d->knobs.n_buckets++] = bs;
+    d->knobs.mem_fraction_static = 0.874;
+    d->weights_bytes = 98 * ENGINE_GIB;
+    d->state_pool_bytes = (uint64_t)(22.5 * GIB);
+}
+
+static bool has_warning(const engine_estimate *e, const char *code)
+{
+    for (int i = 0; i < e->warnings.n; i++)
+        if (strcmp(e->warnings.items[i].code, code) == 0)
+            return true;
+    return false;
+}
+
+static const char *warning_message(const engine_estimate *e, const char *code)
+{
+    for (int i = 0; i < e->warnings.n; i++)
+        if (strcmp(e->warnings.items[i].code, code) == 0)
+            return e->warnings.items[i].message;
+    return "";
+}
+
+static void assert_within(double actual, double expected, double tolerance)
+{
+    if (fabs(actual - expected) > tolerance)
+        fail_msg("%.6f is not within %.4f of %.6f", actual, tolerance, expected);
+}
+
+static void test_deepep_hint_sizes(void **state)
+{
+    (void)state;
+    /* reference/moe-comm-memory.md §1.4, MODEL.md */
+    assert_int_equal(engine_deepep_ll_hint_bytes(144, 3584, 896), 3757186176ULL);
+    assert_int_equal(engine_deepep_ll_hint_bytes(128, 3584, 896), 3339721856ULL);
+    assert_int_equal(engine_deepep_ll_hint_bytes(768, 3584, 896), 20038294656ULL);
+    assert_int_equal(engine_deepep_ll_hint_bytes(128, 7168, 256), 1908410496ULL); /* DeepSeek-V3 */
+    assert_within(engine_deepep_ll_hint_bytes(120, 3584, 896) / GIB, 2.916, 0.0005);
+    /* NVSHMEM backs it in 512 MiB chunks: 3.499 GiB -> 3.5 GiB, 3.110 -> 3.5 */
+    assert_int_equal(engine_deepep_nvshmem_bytes(3757186176ULL), 7 * 512 * ENGINE_MIB);
+    assert_int_equal(engine_deepep_nvshmem_bytes(3339721856ULL), 7 * 512 * ENGINE_MIB);
+}
+
+static void test_masked_gemm(void **state)
+{
+    (void)state;
+    /* REFERENCE-FIGURES.md: 1.897 / 2.023 / 2.276 / 12.141 GiB */
+    assert_within(engine_masked_gemm_sum_bytes(120, 3584, 3072, 896) / GIB, 1.897, 0.0005);
+    assert_within(engine_masked_gemm_sum_bytes(128, 3584, 3072, 896) / GIB, 2.023, 0.0005);
+    assert_within(engine_masked_gemm_sum_bytes(144, 3584, 3072, 896) / GIB, 2.276, 0.0005);
+    assert_within(engine_masked_gemm_sum_bytes(768, 3584, 3072, 896) / GIB, 12.141, 0.0005);
+    /* DSV3 EP32 (E=288, T=128) Hopper peak: 606,486,528 B (reference §2) */
+    assert_int_equal(engine_masked_gemm_peak_bytes(128, 7168, 2048, 288, false), 606486528ULL);
+}
+
+static void test_bucket_grid(void **state)
+{
+    (void)state;
+    uint32_t out[ENGINE_MAX_BUCKETS];
+    size_t n = engine_bucket_grid(24, false, out, ENGINE_MAX_BUCKETS);
+    uint32_t expect24[] = {1, 2, 4, 8, 12, 16, 24};
+    assert_int_equal(n, 7);
+    assert_memory_equal(out, expect24, sizeof expect24);
+    assert_int_equal(engine_bucket_grid(192, true, out, ENGINE_MAX_BUCKETS), 43);
+    assert_int_equal(engine_bucket_grid(256, false, out, ENGINE_MAX_BUCKETS), 36);
+    assert_int_equal(engine_bucket_grid(512, false, out, ENGINE_MAX_BUCKETS), 52);
+    assert_int_equal(engine_bucket_grid(256, true, out, ENGINE_MAX_BUCKETS), 51);
+    assert_int_equal(engine_bucket_grid(512, true, out, ENGINE_MAX_BUCKETS), 67);
+}
+
+static void test_bucket_rule_auto(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    uint32_t out[ENGINE_MAX_BUCKETS];
+    engine_warnings w = {0};
+    /* max_bs 24 without speculation, no gathering (dp = world) */
+    k3_dp16(&d);
+    d.knobs.buckets_auto = true;
+    d.knobs.mtp = 1;
+    size_t n = engine_buckets_resolve(&d, out, ENGINE_MAX_BUCKETS, &w);
+    uint32_t expect24[] = {1, 2, 4, 8, 12, 16, 24};
+    assert_int_equal(n, 7);
+    assert_memory_equal(out, expect24, sizeof expect24);
+    /* 192 with speculation and attn_tp 1: 43 sizes */
+    d.knobs.mtp = 5;
+    d.knobs.max_bs = 192;
+    assert_int_equal(engine_buckets_resolve(&d, out, ENGINE_MAX_BUCKETS, &w), 43);
+    /* an off-grid max_bs is appended */
+    d.knobs.max_bs = 500;
+    d.knobs.mtp = 1;
+    n = engine_buckets_resolve(&d, out, ENGINE_MAX_BUCKETS, &w);
+    assert_int_equal(out[n - 1], 500);
+    assert_int_equal(out[n - 2], 496);
+    /* dp 2 of 16 GPUs and mtp 6: only bs x 6 divisible by 8 remain (bs multiple of 4) */
+    k3_dp2_dcp8(&d);
+    d.knobs.buckets_auto = true;
+    d.knobs.mtp = 6;
+    d.knobs.max_bs = 64;
+    n = engine_buckets_resolve(&d, out, ENGINE_MAX_BUCKETS, &w);
+    assert_true(n > 0);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal((out[i] * 6) % 8, 0);
+    uint32_t expect64[] = {4, 8, 12, 16, 20, 24, 28, 32, 40, 44, 48, 52, 56, 60, 64};
+    assert_int_equal(n, sizeof expect64 / sizeof expect64[0]);
+    assert_memory_equal(out, expect64, sizeof expect64);
+    assert_int_equal(w.n, 0);
+}
+
+static void test_bucket_rule_explicit(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    uint32_t out[ENGINE_MAX_BUCKETS];
+    engine_warnings w = {0};
+    k3_dp16(&d);
+    /* max_bs moves down then up: always from the preset's list */
+    d.knobs.max_bs = 10;
+    size_t n = engine_buckets_resolve(&d, out, ENGINE_MAX_BUCKETS, &w);
+    uint32_t expect10[] = {1, 2, 4, 8, 10};
+    assert_int_equal(n, 5);
+    assert_memory_equal(out, expect10, sizeof expect10);
+    d.knobs.max_bs = 128;
+    n = engine_buckets_resolve(&d, out, ENGINE_MAX_BUCKETS, &w);
+    uint32_t expect128[] = {1, 2, 4, 8, 16, 24, 128};
+    assert_int_equal(n, 7);
+    assert_memory_equal(out, expect128, sizeof expect128);
+    d.knobs.max_bs = 24;
+    assert_int_equal(engine_buckets_resolve(&d, out, ENGINE_MAX_BUCKETS, &w), 6);
+    assert_int_equal(w.n, 0);
+    /* DP2 x DCP8 with max_bs 12: 12 x 5 is not divisible by 8 -> the smallest passing size, 16 */
+    k3_dp2_dcp8(&d);
+    d.knobs.max_bs = 12;
+    n = engine_buckets_resolve(&d, out, ENGINE_MAX_BUCKETS, &w);
+    assert_int_equal(n, 1);
+    assert_int_equal(out[0], 16);
+    assert_int_equal(w.n, 1);
+    assert_string_equal(w.items[0].code, "no_bucket_survives");
+}
+
+static void test_dp16_reference(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    engine_estimate e;
+    k3_dp16(&d);
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.attn_rows, 144);
+    assert_int_equal(e.moe_rows, 144);
+    assert_int_equal(e.max_dispatch, 144);
+    assert_int_equal(e.heads_per_gpu, 96);
+    assert_int_equal(e.n_buckets, 6);
+    assert_int_equal(e.terms[TERM_LOGITS].bytes, 94371840ULL);
+    assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 24ULL * 1048576 * 4);
+    assert_int_equal(e.terms[TERM_INPUTS].bytes, 144ULL * (2 * 7168 + 48));
+    assert_int_equal(e.terms[TERM_DEEPEP].bytes, 3757186176ULL);
+    assert_within((e.terms[TERM_DEEPEP].bytes + e.terms[TERM_MASKED_GEMM].bytes) / GIB, 5.776, 0.0005);
+    assert_within(e.layer_bytes[LAYER_STATIC] / GIB, 0.184, 0.001); /* measured 0.18 */
+    assert_within(e.layer_bytes[LAYER_LARGEST] / GIB, 7.17, 7.17 * 0.03);
+    assert_within(e.layer_bytes[LAYER_BUCKETS] / GIB, 0.25, 0.0075);
+    assert_within(e.draft_total_bytes / GIB, 0.56, 0.017);
+    assert_within(e.total_bytes / GIB, 8.16, 8.16 * 0.002); /* MODEL.md: within 0.2% */
+    assert_int_equal(e.heuristic_total_bytes, 3405774848ULL);
+    assert_int_equal(e.heuristic_graph_bytes, 1258291200ULL);
+    /* 39% of measured */
+    assert_within((double)e.heuristic_total_bytes / (8.16 * GIB), 0.39, 0.005);
+    /* budget: KV pool 5.3 GiB, P x (1 - f) 14.20, headroom ~5.04 */
+    assert_within(e.budget.static_budget_bytes / GIB, 14.20, 0.01);
+    assert_within(e.budget.kv_pool_bytes / GIB, 5.3, 0.06);
+    assert_within(e.budget.headroom_bytes / GIB, 5.04, 0.03);
+    assert_int_equal(e.budget.kv_cell_bytes, 28800);
+    assert_int_equal(e.budget.kv_tokens_per_gib, ENGINE_GIB / 28800);
+    /* the wall is driven by the MoE floor (article: DP16 hits the max_dispatch-driven floor first) */
+    assert_int_equal(e.budget.wall_term, TERM_DEEPEP);
+    assert_true(e.budget.wall_max_bs >= 24 && e.budget.wall_max_bs < 64);
+    assert_false(has_warning(&e, "dispatch_below_rows"));
+    assert_false(has_warning(&e, "dcp_with_speculation"));
+}
+
+static void test_dp16_max_bs_128(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    engine_estimate e;
+    engine_warnings adj = {0};
+    char err[256];
+    k3_dp16(&d);
+    assert_int_equal(engine_knob_set_text(&d, KNOB_MAX_BS, "128", &adj, err, sizeof err), 0);
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.max_dispatch, 768);
+    assert_int_equal(e.terms[TERM_DEEPEP].bytes, 20038294656ULL);
+    assert_within((e.terms[TERM_DEEPEP].bytes + e.terms[TERM_MASKED_GEMM].bytes) / GIB, 30.80, 0.005);
+    assert_true(has_warning(&e, "qp_depth"));
+    assert_true(has_warning(&e, "headroom_negative"));
+}
+
+static void test_dp16_dispatch_below_rows(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    engine_estimate e;
+    char err[256];
+    k3_dp16(&d);
+    assert_int_equal(engine_knob_set_text(&d, KNOB_MAX_DISPATCH, "128", NULL, err, sizeof err), 0);
+    engine_estimate_compute(&d, NULL, &e);
+    assert_true(has_warning(&e, "dispatch_below_rows"));
+    assert_non_null(strstr(warning_message(&e, "dispatch_below_rows"), "144 fits"));
+    assert_int_equal(e.terms[TERM_DEEPEP].bytes, 3339721856ULL);
+}
+
+static void test_dp2_reference(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    engine_estimate e;
+    k3_dp2_dcp8(&d);
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.attn_tp, 8);
+    assert_int_equal(e.attn_rows, 960);
+    assert_int_equal(e.moe_rows, 120);
+    assert_int_equal(e.heads_per_gpu, 96);
+    assert_int_equal(e.n_buckets, 23);
+    assert_int_equal(e.terms[TERM_LOGITS].bytes, 629145600ULL);
+    assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 805306368ULL);
+    assert_int_equal(e.terms[TERM_DEEPEP].bytes, 3339721856ULL);
+    assert_within(e.terms[TERM_MASKED_GEMM].bytes / GIB, 2.023, 0.0005);
+    assert_within(e.layer_bytes[LAYER_STATIC] / GIB, 1.349, 0.001); /* measured 1.33 */
+    assert_within(e.layer_bytes[LAYER_LARGEST] / GIB, 10.24, 10.24 * 0.03);
+    assert_within(e.layer_bytes[LAYER_BUCKETS] / GIB, 1.35, 0.04);
+    assert_within(e.draft_total_bytes / GIB, 1.04, 0.03);
+    assert_within(e.total_bytes / GIB, 13.96, 13.96 * 0.002);
+    assert_int_equal(e.heuristic_total_bytes, 3758096384ULL);
+    assert_within((double)e.heuristic_total_bytes / (13.96 * GIB), 0.25, 0.005);
+    assert_true(has_warning(&e, "dcp_with_speculation"));
+    assert_false(has_warning(&e, "dispatch_below_rows")); /* 128 >= 120 */
+    /* KV pool 34.6 GiB (article) */
+    assert_within(e.budget.kv_pool_bytes / GIB, 34.6, 0.15);
+    assert_int_equal(e.budget.kv_tokens_per_gib, ENGINE_GIB / 28800 * 8);
+}
+
+static void test_remainder_difference(void **state)
+{
+    (void)state;
+    /* REFERENCE-FIGURES: remainders 1.394 / 5.106 GiB, difference ~3.7 (article) */
+    engine_deployment a, b;
+    engine_estimate ea, eb;
+    k3_dp16(&a);
+    k3_dp2_dcp8(&b);
+    engine_estimate_terms(&a, NULL, &ea);
+    engine_estimate_terms(&b, NULL, &eb);
+    double ra = (ea.terms[TERM_LAZY].bytes + ea.terms[TERM_ACT].bytes) / GIB;
+    double rb = (eb.terms[TERM_LAZY].bytes + eb.terms[TERM_ACT].bytes) / GIB;
+    assert_within(ra, 1.394, 0.002);
+    assert_within(rb, 5.106, 0.002);
+    assert_within(rb - ra, 3.71, 0.01);
+}
+
+static void test_knob_rules(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    engine_warnings adj = {0};
+    char err[256];
+    k3_dp2_dcp8(&d);
+    assert_int_equal(engine_knob_set_text(&d, KNOB_DCP, "3", &adj, err, sizeof err), -1);
+    assert_non_null(strstr(err, "attn_tp 8"));
+    assert_int_equal(engine_knob_set_text(&d, KNOB_MAX_BS, "-1", &adj, err, sizeof err), -1);
+    assert_int_equal(engine_knob_set_text(&d, KNOB_MAX_BS, "abc", &adj, err, sizeof err), -1);
+    assert_int_equal(engine_knob_set_text(&d, KNOB_MAX_BS, "1025", &adj, err, sizeof err), -1);
+    assert_int_equal(engine_knob_set_text(&d, KNOB_MTP, "0", &adj, err, sizeof err), -1);
+    assert_int_equal(engine_knob_set_text(&d, KNOB_MEM_FRACTION, "0.3", &adj, err, sizeof err), -1);
+    assert_int_equal(engine_knob_set_text(&d, KNOB_DP, "3", &adj, err, sizeof err), -1);
+    assert_int_equal(adj.n, 0);
+    /* world 24: dp 2 still divides; attn_tp 12, dcp 8 no longer divides -> 6 */
+    assert_int_equal(engine_knob_set_text(&d, KNOB_WORLD, "24", &adj, err, sizeof err), 0);
+    assert_int_equal(d.knobs.dp, 2);
+    assert_int_equal(d.knobs.dcp, 6);
+    assert_int_equal(adj.n, 1);
+    assert_string_equal(adj.items[0].code, "adjusted");
+    /* dp 16 on world 24 is refused; dp 8 moves dcp to a divisor of 3 */
+    assert_int_equal(engine_knob_set_text(&d, KNOB_DP, "16", &adj, err, sizeof err), -1);
+    assert_int_equal(engine_knob_set_text(&d, KNOB_DP, "8", &adj, err, sizeof err), 0);
+    assert_int_equal(d.knobs.dcp, 3);
+    /* max_dispatch: auto and back */
+    assert_int_equal(engine_knob_set_text(&d, KNOB_MAX_DISPATCH, "auto", &adj, err, sizeof err), 0);
+    assert_true(d.knobs.max_dispatch_auto);
+    assert_int_equal(engine_knob_set_text(&d, KNOB_BUCKETS, "[1, 2, 4]", &adj, err, sizeof err), 0);
+    assert_int_equal(d.knobs.n_buckets, 3);
+    assert_int_equal(engine_knob_set_text(&d, KNOB_BUCKETS, "[1, x]", &adj, err, sizeof err), -1);
+    assert_null(engine_knob_find("nonsense"));
+    assert_non_null(engine_knob_find("max_dispatch"));
+}
+
+static void test_knob_steps(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    double v[1100];
+    k3_dp16(&d);
+    size_t n = engine_knob_steps(&d, KNOB_DP, v, 1100);
+    assert_int_equal(n, 5); /* 1 2 4 8 16 */
+    assert_true(v[4] == 16);
+    n = engine_knob_steps(&d, KNOB_MAX_BS, v, 1100);
+    assert_int_equal(n, engine_bucket_grid(1024, true, (uint32_t[ENGINE_MAX_BUCKETS]){0}, ENGINE_MAX_BUCKETS));
+    assert_true(v[0] == 1 && v[n - 1] == 1024);
+    n = engine_knob_steps(&d, KNOB_MEM_FRACTION, v, 1100);
+    assert_int_equal(n, 99);
+    assert_within(v[84], 0.92, 1e-9);
+}
+
+static void test_calibrated_source(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    engine_estimate e;
+    engine_calibration cal = {0};
+    k3_dp16(&d);
+    cal.has[COEF_LAZY_BYTES] = true;
+    cal.value[COEF_LAZY_BYTES] = ENGINE_GIB;
+    cal.n_runs = 2;
+    cal.runs[0] = 1;
+    cal.runs[1] = 2;
+    engine_estimate_terms(&d, &cal, &e);
+    assert_int_equal(e.terms[TERM_LAZY].source, SOURCE_CALIBRATED);
+    assert_int_equal(e.terms[TERM_LAZY].bytes, ENGINE_GIB);
+    assert_int_equal(e.terms[TERM_LAZY].n_runs, 2);
+    assert_int_equal(e.terms[TERM_ACT].source, SOURCE_COEFFICIENT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_deepep_hint_sizes),   cmocka_unit_test(test_masked_gemm),
+        cmocka_unit_test(test_bucket_grid),         cmocka_unit_test(test_bucket_rule_auto),
+        cmocka_unit_test(test_bucket_rule_explicit), cmocka_unit_test(test_dp16_reference),
+        cmocka_unit_test(test_dp16_max_bs_128),     cmocka_unit_test(test_dp16_dispatch_below_rows),
+        cmocka_unit_test(test_dp2_reference),       cmocka_unit_test(test_remainder_difference),
+        cmocka_unit_test(test_knob_rules),          cmocka_unit_test(test_knob_steps),
+        cmocka_unit_test(test_calibrated_source),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
