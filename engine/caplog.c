@@ -1,0 +1,1736 @@
+/* caplog.c — the streaming SGLang start-up log parser (../shared/design/LOGS.md; the exact
+ * f-strings are in ../shared/reference/sglang.md, sections 7.1-7.4).
+ *
+ * Bytes are cut into segments at '\n' and '\r' (tqdm refreshes with '\r'); each segment is a
+ * progress-bar frame, an echoed environment line, or a log line "[time TAGS] message". Keys are
+ * matched, never positions, and an unknown line is only counted. */
+#include "caplog.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const caplog_role_names[3] = {NULL, "target", "draft"};
+const char *const caplog_phase_names[5] = {NULL, "decode", "verify", "extend", "prefill"};
+
+#define NO_VALUE ((double)NAN)
+#define FOREIGN_PREFIX_SCAN 128 /* how far into a line a "[time TAGS]" prefix is looked for */
+
+/* The tags of one line prefix: -1 when absent. */
+typedef struct {
+    int32_t dp, pp, attn_cp, moe_dp, tp, ep;
+    char label[CAPLOG_LABEL_MAX];
+} line_tags;
+
+/* A bar frame without bs= waits until a later frame shows it was the last one for its counter
+ * (tqdm prints "update" frames with the old description; set_description always refreshes). */
+typedef struct {
+    bool valid;
+    int32_t counter;
+    double avail_gib;
+} pending_frame;
+
+struct caplog_parser {
+    caplog_on_run on_run;
+    void *ctx;
+    char line[CAPLOG_LINE_MAX + 1];
+    size_t len;
+    bool overflow;
+    uint32_t line_no; /* physical line of the segment being read, 1-based */
+    bool finished;
+
+    caplog_run *run;
+    bool run_content;
+    /* per-run bookkeeping, by rank slot and by group index */
+    int32_t rank_cursor[CAPLOG_MAX_RANKS]; /* the next group this rank's lines can name */
+    int32_t rank_open[CAPLOG_MAX_RANKS];   /* the group this rank began and has not ended */
+    uint64_t begin_mask[CAPLOG_MAX_GROUPS], end_mask[CAPLOG_MAX_GROUPS];
+    int32_t group_src[CAPLOG_MAX_GROUPS]; /* the slot the group's numbers come from */
+    int32_t last_slot;                    /* rank of the last prefixed line: owns a traceback */
+    int32_t bar_group;                    /* the group progress bars currently feed */
+    int32_t bar_prev_counter;             /* last frame's i (plain or described), -1 */
+    int32_t bar_prev_desc_counter;
+    bool bar_restart; /* a plain frame went back to 0: the next bars start a new sequence */
+    pending_frame pend;
+
+    /* echoed environment: belongs to the run that starts next */
+    caplog_env env_wait[CAPLOG_MAX_ENV];
+    uint32_t n_env_wait, env_wait_line, env_wait_dropped;
+
+    /* rank-0 "Load weight begin" after a finished group without server_args: a restart, or the
+     * EAGLE draft model loading; the next capture line decides. Rank values meanwhile go here. */
+    bool split_pending;
+    uint32_t split_line;
+    caplog_rank side[CAPLOG_MAX_RANKS];
+    uint32_t n_side;
+
+    bool recognised;
+    uint32_t runs_emitted;
+    uint64_t lines_read;
+};
+
+/* ---------------------------------------------------------------- small text helpers */
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+static bool is_upper(char c)
+{
+    return (c >= 'A' && c <= 'Z') || c == '_';
+}
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\v' || c == '\f';
+}
+static char to_lower(char c)
+{
+    return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static const char *skip_spaces(const char *s)
+{
+    while (is_space(*s))
+        s++;
+    return s;
+}
+
+static bool digits_at(const char *s, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!is_digit(s[i]))
+            return false;
+    return true;
+}
+
+/* A decimal number ("-12.34"), locale-independent. */
+static bool parse_real(const char *s, double *out, const char **end)
+{
+    const char *p = s;
+    bool neg = false;
+    if (*p == '-') {
+        neg = true;
+        p++;
+    }
+    if (!is_digit(*p))
+        return false;
+    double v = 0;
+    while (is_digit(*p))
+        v = v * 10 + (*p++ - '0');
+    if (*p == '.' && is_digit(p[1])) {
+        p++;
+        double scale = 0.1;
+        while (is_digit(*p)) {
+            v += (*p++ - '0') * scale;
+            scale /= 10;
+        }
+    }
+    *out = neg ? -v : v;
+    if (end)
+        *end = p;
+    return true;
+}
+
+static bool parse_int(const char *s, int64_t *out, const char **end)
+{
+    const char *p = s;
+    bool neg = false;
+    if (*p == '-') {
+        neg = true;
+        p++;
+    }
+    if (!is_digit(*p))
+        return false;
+    int64_t v = 0;
+    while (is_digit(*p)) {
+        if (v < INT64_MAX / 10)
+            v = v * 10 + (*p - '0');
+        p++;
+    }
+    *out = neg ? -v : v;
+    if (end)
+        *end = p;
+    return true;
+}
+
+/* The number right after KEY in S, or NaN. */
+static double real_after(const char *s, const char *key)
+{
+    const char *k = strstr(s, key);
+    double v;
+    if (!k || !parse_real(skip_spaces(k + strlen(key)), &v, NULL))
+        return NO_VALUE;
+    return v;
+}
+
+static bool int_after(const char *s, const char *key, int64_t *out)
+{
+    const char *k = strstr(s, key);
+    return k && parse_int(skip_spaces(k + strlen(key)), out, NULL);
+}
+
+/* "[1, 2, 4]" at S into OUT (at most CAP; the rest counted in *DROPPED). Returns the count,
+ * or -1 when the list is not closed or holds something else. */
+static int parse_list(const char *s, uint32_t *out, uint32_t cap, uint32_t *dropped)
+{
+    const char *p = skip_spaces(s);
+    if (*p != '[')
+        return -1;
+    p++;
+    uint32_t n = 0;
+    for (;;) {
+        p = skip_spaces(p);
+        if (*p == ']')
+            return (int)n;
+        int64_t v;
+        if (!parse_int(p, &v, &p) || v < 0 || v > UINT32_MAX)
+            return -1;
+        if (n < cap)
+            out[n++] = (uint32_t)v;
+        else if (dropped)
+            (*dropped)++;
+        p = skip_spaces(p);
+        if (*p == ',')
+            p++;
+        else if (*p != ']')
+            return -1;
+    }
+}
+
+/* Copies LEN bytes of text into DST, replacing control bytes and invalid UTF-8 by '?' so the
+ * JSON written later is valid whatever the log held. */
+static void copy_text(char *dst, size_t cap, const char *src, size_t len)
+{
+    size_t o = 0;
+    const unsigned char *s = (const unsigned char *)src;
+    for (size_t i = 0; i < len && s[i] && o + 1 < cap;) {
+        unsigned char c = s[i];
+        size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+        bool ok = n > 0 && i + n <= len && !(n == 1 && (c < 0x20 || c == 0x7f)) && (n != 2 || c >= 0xc2);
+        for (size_t k = 1; ok && k < n; k++)
+            ok = (s[i + k] & 0xc0) == 0x80;
+        if (!ok) {
+            dst[o++] = '?';
+            i++;
+            continue;
+        }
+        if (o + n >= cap)
+            break;
+        memcpy(dst + o, s + i, n);
+        o += n;
+        i += n;
+    }
+    dst[o] = '\0';
+}
+
+static double round2(double v)
+{
+    return round(v * 100.0) / 100.0;
+}
+
+static double diff2(double a, double b)
+{
+    return (caplog_known(a) && caplog_known(b)) ? round2(a - b) : NO_VALUE;
+}
+
+/* ---------------------------------------------------------------- prefixes and tags */
+
+/* Parses "[YYYY-MM-DD HH:MM:SS(.mmm)? TAGS] " or 2024's "[HH:MM:SS TAGS] " at S (the '[' may
+ * be lost in a paste). Returns the message, or NULL when S does not start with a prefix. */
+static const char *parse_prefix(const char *s, line_tags *t)
+{
+    const char *p = s;
+    if (*p == '[')
+        p++;
+    if (digits_at(p, 4) && p[4] == '-' && digits_at(p + 5, 2) && p[7] == '-' && digits_at(p + 8, 2) &&
+        (p[10] == ' ' || p[10] == 'T'))
+        p += 11;
+    if (!(digits_at(p, 2) && p[2] == ':' && digits_at(p + 3, 2) && p[5] == ':' && digits_at(p + 6, 2)))
+        return NULL;
+    p += 8;
+    if ((*p == '.' || *p == ',') && is_digit(p[1])) {
+        p++;
+        while (is_digit(*p))
+            p++;
+    }
+    line_tags tags = {-1, -1, -1, -1, -1, -1, ""};
+    const char *tag_start = NULL, *tag_end = NULL;
+    while (*p == ' ') {
+        const char *name = ++p;
+        while (is_upper(*p))
+            p++;
+        size_t name_len = (size_t)(p - name);
+        int64_t num;
+        if (name_len == 0 || !parse_int(p, &num, &p) || num < 0)
+            return NULL;
+        if (!tag_start)
+            tag_start = name;
+        tag_end = p;
+        int32_t v = num > INT32_MAX ? INT32_MAX : (int32_t)num;
+        if (name_len == 2 && !strncmp(name, "DP", 2))
+            tags.dp = v;
+        else if (name_len == 2 && !strncmp(name, "PP", 2))
+            tags.pp = v;
+        else if (name_len == 2 && !strncmp(name, "TP", 2))
+            tags.tp = v;
+        else if (name_len == 2 && !strncmp(name, "EP", 2))
+            tags.ep = v;
+        else if (name_len == 7 && !strncmp(name, "ATTN_CP", 7))
+            tags.attn_cp = v;
+        else if (name_len == 6 && !strncmp(name, "MOE_DP", 6))
+            tags.moe_dp = v;
+    }
+    if (*p != ']')
+        return NULL;
+    p++;
+    if (*p == ' ')
+        p++;
+    if (tag_start)
+        copy_text(tags.label, sizeof tags.label, tag_start, (size_t)(tag_end - tag_start));
+    *t = tags;
+    return p;
+}
+
+static uint64_t tags_order(const line_tags *t)
+{
+    /* (tp, dp, pp, attn_cp, moe_dp, ep), absent = 0; saturated into 16/12/8/8/8/12 bits */
+    const int32_t v[6] = {t->tp, t->dp, t->pp, t->attn_cp, t->moe_dp, t->ep};
+    const int bits[6] = {16, 12, 8, 8, 8, 12};
+    uint64_t key = 0;
+    for (int i = 0; i < 6; i++) {
+        uint64_t x = v[i] < 0 ? 0 : (uint64_t)v[i];
+        uint64_t max = ((uint64_t)1 << bits[i]) - 1;
+        key = (key << bits[i]) | (x > max ? max : x);
+    }
+    return key;
+}
+
+/* docker compose's "name  | " before the line. */
+static const char *skip_foreign_prefix(const char *s)
+{
+    const char *p = s;
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || is_digit(*p)))
+        return s;
+    while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || is_digit(*p) || *p == '_' || *p == '-' || *p == '.')
+        p++;
+    if (*p != ' ')
+        return s;
+    p = skip_spaces(p);
+    if (*p != '|')
+        return s;
+    p++;
+    if (*p == ' ')
+        p++;
+    return *p ? p : s;
+}
+
+/* ---------------------------------------------------------------- runs, ranks, groups */
+
+static void rank_init(caplog_rank *r)
+{
+    memset(r, 0, sizeof *r);
+    r->weights_begin_avail_gib = r->weights_end_avail_gib = r->weights_usage_gib = NO_VALUE;
+    r->kv_tokens = -1;
+    r->kv_gib = r->state_gib = r->pool_avail_gib = r->available_gpu_mem_gib = NO_VALUE;
+    r->max_total_num_tokens = -1;
+}
+
+static void group_init(caplog_group *g)
+{
+    memset(g, 0, sizeof *g);
+    g->step = -1;
+    g->begin_avail_gib = NO_VALUE;
+    g->tokens_per_req = -1;
+    g->end_elapsed_s = g->end_usage_gib = g->end_avail_gib = NO_VALUE;
+    g->static_gib = g->largest_gib = g->buckets_gib = g->total_gib = NO_VALUE;
+}
+
+static void run_reset(caplog_parser *p, uint32_t first_line)
+{
+    memset(p->run, 0, sizeof *p->run);
+    p->run->first_line = first_line;
+    p->run_content = false;
+    for (int i = 0; i < CAPLOG_MAX_RANKS; i++) {
+        p->rank_cursor[i] = 0;
+        p->rank_open[i] = -1;
+    }
+    for (int i = 0; i < CAPLOG_MAX_GROUPS; i++) {
+        p->begin_mask[i] = p->end_mask[i] = 0;
+        p->group_src[i] = -1;
+    }
+    p->last_slot = -1;
+    p->bar_group = -1;
+    p->bar_prev_counter = p->bar_prev_desc_counter = -1;
+    p->bar_restart = false;
+    p->pend.valid = false;
+}
+
+static void touch(caplog_parser *p)
+{
+    p->run_content = true;
+    p->recognised = true;
+}
+
+static void env_add(caplog_env *env, uint32_t *n, uint32_t *dropped, const char *key, size_t key_len, const char *value,
+                    size_t value_len)
+{
+    caplog_env e;
+    copy_text(e.key, sizeof e.key, key, key_len);
+    copy_text(e.value, sizeof e.value, value, value_len);
+    for (uint32_t i = 0; i < *n; i++)
+        if (!strcmp(env[i].key, e.key)) {
+            env[i] = e; /* echoed again: the later value is the one exported */
+            return;
+        }
+    if (*n < CAPLOG_MAX_ENV)
+        env[(*n)++] = e;
+    else
+        (*dropped)++;
+}
+
+/* The waiting environment lines join the current run. */
+static void env_flush(caplog_parser *p)
+{
+    if (!p->n_env_wait && !p->env_wait_dropped)
+        return;
+    caplog_run *run = p->run;
+    for (uint32_t i = 0; i < p->n_env_wait; i++)
+        env_add(run->env, &run->n_env, &run->dropped_env, p->env_wait[i].key, strlen(p->env_wait[i].key),
+                p->env_wait[i].value, strlen(p->env_wait[i].value));
+    run->dropped_env += p->env_wait_dropped;
+    p->n_env_wait = p->env_wait_dropped = p->env_wait_line = 0;
+}
+
+static int32_t bucket_count(const caplog_group *g)
+{
+    return g->n_sizes ? (int32_t)g->n_sizes : (int32_t)g->bar_total;
+}
+
+const caplog_bar *caplog_group_bar_at(const caplog_group *g, int32_t index)
+{
+    if (index < 0)
+        return NULL;
+    for (uint32_t i = 0; i < g->n_bars; i++)
+        if (g->bars[i].index == index)
+            return &g->bars[i];
+    return NULL;
+}
+
+/* Bucket positions, layers and increments (LOGS.md, "Progress bars"). Bars are matched to
+ * buckets by size; a layer whose two bounds are not both known stays NaN. */
+static void group_finalize(caplog_group *g)
+{
+    if (g->n_sizes) {
+        for (uint32_t i = 0; i < g->n_bars; i++) {
+            caplog_bar *b = &g->bars[i];
+            b->index = -1;
+            if (b->size) {
+                for (uint32_t k = 0; k < g->n_sizes; k++)
+                    if (g->sizes[k] == b->size) {
+                        b->index = (int32_t)k;
+                        break;
+                    }
+            } else if (b->counter >= 0 && (uint32_t)b->counter < g->n_sizes) {
+                b->index = b->counter;
+                b->size = g->sizes[b->counter];
+            }
+        }
+    } else if (g->n_bars) {
+        bool increasing = g->bars[0].counter >= 0;
+        for (uint32_t i = 1; i < g->n_bars && increasing; i++)
+            increasing = g->bars[i].counter > g->bars[i - 1].counter;
+        for (uint32_t i = 0; i < g->n_bars; i++) {
+            caplog_bar *b = &g->bars[i];
+            if (increasing)
+                b->index = b->counter;
+            else if (g->bars[0].counter == 0)
+                b->index = (int32_t)i; /* stale counters, but the sequence starts at bucket 0 */
+            else
+                b->index = -1;
+        }
+    }
+    int32_t n = bucket_count(g);
+    const caplog_bar *first = caplog_group_bar_at(g, 0), *second = caplog_group_bar_at(g, 1);
+    double first_avail = first ? first->avail_gib : NO_VALUE;
+    double second_avail = second ? second->avail_gib : NO_VALUE;
+    g->static_gib = diff2(g->begin_avail_gib, first_avail);
+    if (n == 1) {
+        g->largest_gib = diff2(first_avail, g->end_avail_gib);
+        g->buckets_gib = first ? 0.0 : NO_VALUE;
+    } else {
+        g->largest_gib = diff2(first_avail, second_avail);
+        g->buckets_gib = diff2(second_avail, g->end_avail_gib);
+    }
+    g->total_gib = diff2(g->begin_avail_gib, g->end_avail_gib);
+    if (!caplog_known(g->total_gib) && caplog_known(g->end_usage_gib))
+        g->total_gib = g->end_usage_gib;
+    for (uint32_t i = 0; i < g->n_bars; i++) {
+        caplog_bar *b = &g->bars[i];
+        b->increment_gib = NO_VALUE;
+        if (b->index < 0)
+            continue;
+        if (n > 0 && b->index == n - 1) {
+            b->increment_gib = diff2(b->avail_gib, g->end_avail_gib);
+        } else {
+            const caplog_bar *next = caplog_group_bar_at(g, b->index + 1);
+            if (next)
+                b->increment_gib = diff2(b->avail_gib, next->avail_gib);
+        }
+    }
+}
+
+static void bar_append(caplog_group *g, uint32_t size, int32_t counter, double avail)
+{
+    if (g->n_bars >= CAPLOG_MAX_BUCKETS) {
+        g->dropped_bars++;
+        return;
+    }
+    caplog_bar *b = &g->bars[g->n_bars++];
+    b->size = size;
+    b->index = -1;
+    b->counter = counter;
+    b->avail_gib = avail;
+    b->increment_gib = NO_VALUE;
+}
+
+/* The waiting bs-less frame becomes a bar unless it is the closing one (i == n). */
+static void pend_commit(caplog_parser *p)
+{
+    if (!p->pend.valid)
+        return;
+    p->pend.valid = false;
+    if (p->bar_group < 0 || (uint32_t)p->bar_group >= p->run->n_groups)
+        return;
+    caplog_group *g = &p->run->groups[p->bar_group];
+    if (p->pend.counter >= 0 && g->bar_total && (uint32_t)p->pend.counter >= g->bar_total)
+        return;
+    for (uint32_t i = 0; i < g->n_bars; i++)
+        if (!g->bars[i].size && p->pend.counter >= 0 && g->bars[i].counter == p->pend.counter)
+            return;
+    bar_append(g, 0, p->pend.counter, p->pend.avail_gib);
+}
+
+/* Hands the run to the callback; LAST_LINE is the last physical line that belongs to it. */
+static void run_emit(caplog_parser *p, uint32_t last_line)
+{
+    pend_commit(p);
+    if (!p->run_content)
+        return;
+    caplog_run *run = p->run;
+    run->last_line = last_line;
+    if (run->last_line < run->first_line)
+        run->last_line = run->first_line;
+    for (uint32_t i = 0; i < run->n_groups; i++)
+        group_finalize(&run->groups[i]);
+    /* ranks in rank order (the slots' bookkeeping ends with the run) */
+    for (uint32_t i = 1; i < run->n_ranks; i++) {
+        caplog_rank r = run->ranks[i];
+        uint32_t k = i;
+        for (; k > 0 && run->ranks[k - 1].order > r.order; k--)
+            run->ranks[k] = run->ranks[k - 1];
+        run->ranks[k] = r;
+    }
+    p->runs_emitted++;
+    if (p->on_run)
+        p->on_run(run, p->ctx);
+}
+
+/* Emits the current run and starts a new one at FIRST_LINE; the waiting environment joins it. */
+static void run_start_new(caplog_parser *p, uint32_t first_line)
+{
+    uint32_t start = first_line;
+    if (p->n_env_wait && p->env_wait_line && p->env_wait_line < start)
+        start = p->env_wait_line;
+    if (p->run_content) {
+        run_emit(p, start > 1 ? start - 1 : 1);
+        run_reset(p, 0);
+    }
+    env_flush(p);
+    p->run->first_line = start;
+}
+
+static int32_t rank_find(const caplog_rank *table, uint32_t n, uint64_t order)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (table[i].order == order)
+            return (int32_t)i;
+    return -1;
+}
+
+/* The slot of the rank with these tags in TABLE, created if new; -1 when the table is full. */
+static int32_t rank_get(caplog_rank *table, uint32_t *n, uint32_t *dropped, const line_tags *t)
+{
+    uint64_t order = tags_order(t);
+    int32_t i = rank_find(table, *n, order);
+    if (i >= 0) {
+        if (!table[i].label[0] && t->label[0])
+            memcpy(table[i].label, t->label, sizeof t->label);
+        return i;
+    }
+    if (*n >= CAPLOG_MAX_RANKS) {
+        if (dropped)
+            (*dropped)++;
+        return -1;
+    }
+    caplog_rank *r = &table[*n];
+    rank_init(r);
+    memcpy(r->label, t->label, sizeof t->label);
+    r->tp = t->tp < 0 ? 0 : t->tp;
+    r->order = order;
+    return (int32_t)(*n)++;
+}
+
+/* Counts a line whose rank does not fit; call once per line. */
+static int32_t run_rank(caplog_parser *p, const line_tags *t)
+{
+    return rank_get(p->run->ranks, &p->run->n_ranks, &p->run->dropped_rank_lines, t);
+}
+
+static const line_tags rank0_tags = {-1, -1, -1, -1, -1, -1, ""};
+
+/* The rank whose memory values this line sets: the side table while a split is undecided. */
+static caplog_rank *rank_values(caplog_parser *p, const line_tags *t)
+{
+    if (p->split_pending) {
+        int32_t i = rank_get(p->side, &p->n_side, NULL, t);
+        return i < 0 ? NULL : &p->side[i];
+    }
+    int32_t i = rank_get(p->run->ranks, &p->run->n_ranks, NULL, t); /* counted by on_message */
+    return i < 0 ? NULL : &p->run->ranks[i];
+}
+
+static bool slot_better(const caplog_parser *p, int32_t a, int32_t b)
+{
+    return b < 0 || p->run->ranks[a].order < p->run->ranks[b].order;
+}
+
+/* SLOT becomes the rank the group's numbers come from; another rank's values are dropped. */
+static void group_claim(caplog_parser *p, int32_t j, int32_t slot)
+{
+    caplog_group *g = &p->run->groups[j];
+    const caplog_rank *r = &p->run->ranks[slot];
+    if (p->group_src[j] >= 0 && p->group_src[j] != slot) {
+        g->begin_avail_gib = g->end_elapsed_s = g->end_usage_gib = g->end_avail_gib = NO_VALUE;
+        g->has_begin = g->has_end = false;
+    }
+    p->group_src[j] = slot;
+    memcpy(g->rank_label, r->label, sizeof g->rank_label);
+    g->rank_tp = r->tp;
+}
+
+static void kind_classify(caplog_group *g)
+{
+    const char *k = g->kind;
+    g->role = (starts_with(k, "draft") || strstr(k, " draft")) ? CAPLOG_ROLE_DRAFT : CAPLOG_ROLE_TARGET;
+    if (strstr(k, "verify"))
+        g->phase = CAPLOG_PHASE_VERIFY;
+    else if (strstr(k, "extend"))
+        g->phase = CAPLOG_PHASE_EXTEND;
+    else if (strstr(k, "prefill") || strstr(k, "piecewise"))
+        g->phase = CAPLOG_PHASE_PREFILL;
+    else if (strstr(k, "decode") || (g->role == CAPLOG_ROLE_DRAFT && strstr(k, "graph")))
+        g->phase = CAPLOG_PHASE_DECODE; /* 2025's "draft cuda graph" is the draft decode graph */
+    else
+        g->phase = CAPLOG_PHASE_NONE; /* legacy "cuda graph": decode or verify */
+    g->sizes_are_num_tokens = g->phase == CAPLOG_PHASE_PREFILL;
+}
+
+static int32_t group_new(caplog_parser *p, const char *kind, int32_t step)
+{
+    caplog_run *run = p->run;
+    if (run->n_groups >= CAPLOG_MAX_GROUPS) {
+        run->dropped_groups++;
+        return -1;
+    }
+    int32_t j = (int32_t)run->n_groups++;
+    caplog_group *g = &run->groups[j];
+    group_init(g);
+    copy_text(g->kind, sizeof g->kind, kind, strlen(kind));
+    g->step = step;
+    g->first_line = p->line_no;
+    if (kind[0])
+        kind_classify(g);
+    return j;
+}
+
+static bool group_is(const caplog_group *g, const char *kind, int32_t step)
+{
+    return !strcmp(g->kind, kind) && g->step == step;
+}
+
+/* The first group from SLOT's cursor of this kind that SLOT has not named yet. */
+static int32_t group_match(const caplog_parser *p, int32_t slot, const char *kind, int32_t step)
+{
+    uint64_t bit = (uint64_t)1 << slot;
+    for (int32_t j = p->rank_cursor[slot]; j < (int32_t)p->run->n_groups; j++)
+        if (group_is(&p->run->groups[j], kind, step) && !(p->begin_mask[j] & bit) && !(p->end_mask[j] & bit))
+            return j;
+    return -1;
+}
+
+static void set_sizes(caplog_group *g, const uint32_t *list, int n, uint32_t dropped)
+{
+    if (n <= 0 || g->n_sizes)
+        return;
+    /* The log lists buckets ascending; capture runs largest first. */
+    bool ascending = n < 2 || list[0] <= list[n - 1];
+    for (int i = 0; i < n; i++)
+        g->sizes[i] = ascending ? list[n - 1 - i] : list[i];
+    g->n_sizes = (uint32_t)n;
+    g->dropped_sizes = dropped;
+}
+
+static void bars_follow(caplog_parser *p, int32_t j)
+{
+    pend_commit(p);
+    p->bar_group = j;
+    p->bar_prev_counter = p->bar_prev_desc_counter = -1;
+    p->bar_restart = false;
+}
+
+/* ---------------------------------------------------------------- the deferred run split */
+
+static void split_decide(caplog_parser *p, bool draft_follows)
+{
+    if (!p->split_pending)
+        return;
+    p->split_pending = false;
+    if (draft_follows) {
+        p->n_side = 0; /* the draft model's load: the target's values are the rank's */
+        return;
+    }
+    uint32_t n_side = p->n_side;
+    run_start_new(p, p->split_line);
+    memcpy(p->run->ranks, p->side, n_side * sizeof p->side[0]);
+    p->run->n_ranks = n_side;
+    for (uint32_t i = 0; i < n_side; i++)
+        if (p->side[i].has_data)
+            p->run_content = true;
+    p->n_side = 0;
+}
+
+static bool run_has_finished_group(const caplog_run *run)
+{
+    for (uint32_t i = 0; i < run->n_groups; i++)
+        if (run->groups[i].has_end || run->groups[i].failed)
+            return true;
+    return false;
+}
+
+static bool run_speculative(const caplog_run *run)
+{
+    const caplog_opt_str *a = &run->args.speculative_algorithm;
+    return a->has && a->v[0] && strcmp(a->v, "None") != 0;
+}
+
+/* ---------------------------------------------------------------- capture lines */
+
+static void note_malformed(caplog_parser *p)
+{
+    if (!p->run->malformed_lines++)
+        p->run->first_malformed_line = p->line_no;
+}
+
+/* "Capture <name> begin." / "... end.": the kind as CLI.md names it ("target verify",
+ * "draft cuda graph", "piecewise cuda graph"). Returns the text after the dot, or NULL. */
+static const char *capture_kind(const char *msg, char *kind, size_t cap, bool *is_begin)
+{
+    const char *c = strstr(msg, "Capture ");
+    if (!c)
+        return NULL;
+    c += 8;
+    const char *b = strstr(c, " begin."), *e = strstr(c, " end.");
+    const char *stop = (b && (!e || b < e)) ? b : e;
+    if (!stop || (size_t)(stop - c) >= cap || stop == c)
+        return NULL;
+    size_t n = (size_t)(stop - c);
+    for (size_t i = 0; i < n; i++)
+        kind[i] = to_lower(c[i]);
+    kind[n] = '\0';
+    if (!strstr(kind, "graph"))
+        return NULL;
+    /* The 2026-06 names end in the backend's "CUDA graph" (or CPU/NPU/XPU graph): drop it. */
+    static const char *const roles[] = {"target ", "draft "};
+    static const char *const phases[] = {"decode", "verify", "extend", "prefill"};
+    for (int r = 0; r < 2; r++)
+        for (int ph = 0; ph < 4; ph++) {
+            size_t rl = strlen(roles[r]), pl = strlen(phases[ph]);
+            const char *backend = kind + rl + pl; /* " cuda graph", " cpu graph", ... */
+            const char *word_end = backend[0] == ' ' ? strchr(backend + 1, ' ') : NULL;
+            if (!strncmp(kind, roles[r], rl) && !strncmp(kind + rl, phases[ph], pl) && word_end &&
+                !strcmp(word_end, " graph"))
+                kind[rl + pl] = '\0';
+        }
+    *is_begin = stop == b;
+    return stop + (*is_begin ? 7 : 5);
+}
+
+static int32_t step_of(const char *rest)
+{
+    int64_t v;
+    return int_after(rest, "step=", &v) && v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+}
+
+static void on_begin(caplog_parser *p, int32_t slot, const char *kind, const char *rest)
+{
+    int32_t step = step_of(rest);
+    int32_t j = group_match(p, slot, kind, step);
+    if (j < 0)
+        j = group_new(p, kind, step);
+    if (j < 0)
+        return;
+    caplog_group *g = &p->run->groups[j];
+    p->begin_mask[j] |= (uint64_t)1 << slot;
+    p->rank_open[slot] = j;
+    if (p->rank_cursor[slot] < j + 1)
+        p->rank_cursor[slot] = j + 1;
+    if (slot_better(p, slot, p->group_src[j]))
+        group_claim(p, j, slot);
+    if (p->group_src[j] == slot) {
+        g->has_begin = true;
+        g->begin_avail_gib = real_after(rest, "avail mem=");
+        if (strstr(rest, "avail mem=") && !caplog_known(g->begin_avail_gib))
+            note_malformed(p);
+    }
+    int64_t tokens;
+    if ((int_after(rest, "num_tokens_per_req=", &tokens) || int_after(rest, "num_tokens_per_bs=", &tokens)) &&
+        tokens >= 0 && tokens <= INT32_MAX)
+        g->tokens_per_req = (int32_t)tokens;
+    const char *list = strstr(rest, "bs=[");
+    if (!list)
+        list = strstr(rest, "num_tokens=[");
+    if (list) {
+        uint32_t tmp[CAPLOG_MAX_BUCKETS], dropped = 0;
+        int n = parse_list(strchr(list, '['), tmp, CAPLOG_MAX_BUCKETS, &dropped);
+        if (n < 0)
+            note_malformed(p);
+        set_sizes(g, tmp, n, dropped);
+    }
+    if (p->run->ranks[slot].order == 0)
+        bars_follow(p, j);
+}
+
+static void on_end(caplog_parser *p, int32_t slot, const char *kind, const char *rest)
+{
+    int32_t step = step_of(rest);
+    int32_t j = p->rank_open[slot];
+    if (j < 0 || !group_is(&p->run->groups[j], kind, step))
+        j = group_match(p, slot, kind, step);
+    if (j < 0)
+        j = group_new(p, kind, step); /* its begin is not in the file */
+    if (j < 0)
+        return;
+    caplog_group *g = &p->run->groups[j];
+    p->end_mask[j] |= (uint64_t)1 << slot;
+    if (p->rank_open[slot] == j)
+        p->rank_open[slot] = -1;
+    if (p->rank_cursor[slot] < j + 1)
+        p->rank_cursor[slot] = j + 1;
+    if (slot_better(p, slot, p->group_src[j]))
+        group_claim(p, j, slot);
+    if (p->group_src[j] == slot) {
+        g->has_end = true;
+        g->end_elapsed_s = real_after(rest, "elapsed=");
+        if (!caplog_known(g->end_elapsed_s))
+            g->end_elapsed_s = real_after(rest, "Time elapsed:");
+        g->end_usage_gib = real_after(rest, "mem usage=");
+        g->end_avail_gib = real_after(rest, "avail mem=");
+        if ((strstr(rest, "mem usage=") && !caplog_known(g->end_usage_gib)) ||
+            (strstr(rest, "avail mem=") && !caplog_known(g->end_avail_gib)))
+            note_malformed(p);
+    }
+    if (j == p->bar_group && p->run->ranks[slot].order == 0) {
+        pend_commit(p);
+        p->bar_group = -1;
+    }
+}
+
+/* The group SLOT is capturing, else the latest it began and did not end. */
+static int32_t open_group_of(const caplog_parser *p, int32_t slot)
+{
+    if (slot >= 0 && p->rank_open[slot] >= 0)
+        return p->rank_open[slot];
+    if (slot >= 0) {
+        uint64_t bit = (uint64_t)1 << slot;
+        for (int32_t j = (int32_t)p->run->n_groups - 1; j >= 0; j--)
+            if ((p->begin_mask[j] & bit) && !(p->end_mask[j] & bit))
+                return j;
+    }
+    return -1;
+}
+
+/* Any group a begin line opened that its source has not ended and that has not failed (a
+ * bars-only group has no end line, so an OOM at serving time must not land on it). */
+static int32_t latest_open_group(const caplog_parser *p)
+{
+    for (int32_t j = (int32_t)p->run->n_groups - 1; j >= 0; j--) {
+        const caplog_group *g = &p->run->groups[j];
+        if (p->begin_mask[j] && !g->has_end && !g->failed)
+            return j;
+    }
+    return -1;
+}
+
+static void set_failure(caplog_group *g, const char *text)
+{
+    g->failed = true;
+    if (!g->failure[0] && text)
+        copy_text(g->failure, sizeof g->failure, text, strlen(text));
+}
+
+static void on_failed(caplog_parser *p, int32_t slot, const char *msg)
+{
+    int32_t j = open_group_of(p, slot);
+    if (j < 0)
+        j = group_new(p, "cuda graph", -1); /* the failure line names no kind */
+    if (j < 0)
+        return;
+    caplog_group *g = &p->run->groups[j];
+    const char *text = strstr(msg, "failed:");
+    set_failure(g, text ? skip_spaces(text + 7) : "");
+    p->end_mask[j] |= (uint64_t)1 << slot;
+    if (p->rank_open[slot] == j)
+        p->rank_open[slot] = -1;
+    if (p->rank_cursor[slot] < j + 1)
+        p->rank_cursor[slot] = j + 1;
+    if (p->group_src[j] < 0)
+        group_claim(p, j, slot);
+    if (j == p->bar_group) {
+        pend_commit(p);
+        p->bar_group = -1;
+    }
+}
+
+/* "Capture cuda graph bs [...]" / "Capture cuda graph num tokens [...]" (rank 0, 2025-04 ..
+ * 2026-06), printed just after the begin line. */
+static void on_list(caplog_parser *p, int32_t slot, const char *list, bool num_tokens)
+{
+    uint32_t tmp[CAPLOG_MAX_BUCKETS], dropped = 0;
+    int n = parse_list(list, tmp, CAPLOG_MAX_BUCKETS, &dropped);
+    if (n < 0) {
+        note_malformed(p);
+        return;
+    }
+    int32_t j = open_group_of(p, slot);
+    if (j < 0) {
+        j = group_new(p, num_tokens ? "piecewise cuda graph" : "cuda graph", -1);
+        if (j < 0)
+            return;
+        p->begin_mask[j] |= (uint64_t)1 << slot;
+        p->rank_open[slot] = j;
+        p->rank_cursor[slot] = j + 1;
+        group_claim(p, j, slot);
+        if (p->run->ranks[slot].order == 0)
+            bars_follow(p, j);
+    }
+    set_sizes(&p->run->groups[j], tmp, n, dropped);
+}
+
+/* ---------------------------------------------------------------- progress bars */
+
+typedef struct {
+    bool described; /* "Capturing batches (...)" rather than a plain bar */
+    uint32_t size;  /* bs= / num_tokens=, 0 if absent */
+    bool num_tokens;
+    double avail;     /* NaN if absent */
+    int32_t counter;  /* i of i/n, -1 */
+    uint32_t total;   /* n, 0 */
+    const char *tail; /* a log line glued after the frame, or NULL */
+} bar_frame;
+
+/* "  40%|████   | 21/52 [00:03<00:04,  7.40it/s]" from the percentage on. */
+static void parse_bar_tail(const char *s, bar_frame *f)
+{
+    const char *pct = strchr(s, '%');
+    if (!pct || pct[1] != '|')
+        return;
+    const char *bar_end = strchr(pct + 2, '|');
+    if (!bar_end)
+        return;
+    const char *q = skip_spaces(bar_end + 1);
+    int64_t i, n;
+    if (parse_int(q, &i, &q) && *q == '/' && parse_int(q + 1, &n, &q) && i >= 0 && n > 0 && i <= INT32_MAX &&
+        n <= UINT32_MAX) {
+        f->counter = (int32_t)i;
+        f->total = (uint32_t)n;
+    }
+    const char *rate = strchr(q, '[');
+    const char *rate_end = rate ? strchr(rate, ']') : NULL;
+    if (rate_end) {
+        const char *t = skip_spaces(rate_end + 1);
+        if (*t)
+            f->tail = t;
+    }
+}
+
+static bool parse_bar(const char *s, bar_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    f->avail = NO_VALUE;
+    f->counter = -1;
+    if (starts_with(s, "Capturing batches (") || starts_with(s, "Capturing num tokens (")) {
+        f->described = true;
+        const char *lparen = strchr(s, '(');
+        const char *rparen = strchr(lparen, ')');
+        if (!rparen)
+            return true;
+        char desc[128];
+        size_t n = (size_t)(rparen - lparen - 1);
+        if (n >= sizeof desc)
+            n = sizeof desc - 1;
+        memcpy(desc, lparen + 1, n);
+        desc[n] = '\0';
+        int64_t size;
+        if (int_after(desc, "num_tokens=", &size) && size > 0 && size <= UINT32_MAX) {
+            f->size = (uint32_t)size;
+            f->num_tokens = true;
+        } else if (int_after(desc, "bs=", &size) && size > 0 && size <= UINT32_MAX) {
+            f->size = (uint32_t)size;
+        }
+        f->avail = real_after(desc, "avail_mem=");
+        parse_bar_tail(rparen, f);
+        return true;
+    }
+    /* a plain bar: "100%|██████████| 23/23 [...]" */
+    const char *d = s;
+    int nd = 0;
+    while (is_digit(*d) && nd < 4) {
+        d++;
+        nd++;
+    }
+    if (nd < 1 || nd > 3 || d[0] != '%' || d[1] != '|')
+        return false;
+    parse_bar_tail(s, f);
+    return true;
+}
+
+static int32_t rank0_slot(caplog_parser *p)
+{
+    return run_rank(p, &rank0_tags);
+}
+
+static void on_plain_bar(caplog_parser *p, const bar_frame *f)
+{
+    if (p->bar_group >= 0) {
+        caplog_group *g = &p->run->groups[p->bar_group];
+        g->captured = true;
+        if (f->total && !g->bar_total)
+            g->bar_total = f->total;
+        /* only a bars-only sequence needs the plain 0% frame to see where the next starts */
+        if (!g->kind[0] && g->n_bars && f->counter >= 0 && p->bar_prev_counter >= 0 && f->counter < p->bar_prev_counter)
+            p->bar_restart = true;
+    }
+    if (f->counter >= 0)
+        p->bar_prev_counter = f->counter;
+}
+
+static void on_described_bar(caplog_parser *p, const bar_frame *f)
+{
+    if (!caplog_known(f->avail)) {
+        on_plain_bar(p, f);
+        return;
+    }
+    touch(p);
+    split_decide(p, true);
+    env_flush(p);
+    int32_t slot = rank0_slot(p);
+    if (slot < 0)
+        return;
+    int32_t j = p->bar_group;
+    if (j >= 0) {
+        const caplog_group *g = &p->run->groups[j];
+        const caplog_bar *last = g->n_bars ? &g->bars[g->n_bars - 1] : NULL;
+        bool restart = p->bar_restart ||
+                       (f->counter >= 0 && p->bar_prev_desc_counter >= 0 && f->counter < p->bar_prev_desc_counter) ||
+                       (f->size && last && last->size && f->size > last->size);
+        if (restart)
+            j = -1;
+    } else {
+        /* a group begun by another rank only (TP0's begin lost): the bars are TP0's */
+        int32_t k = (int32_t)p->run->n_groups - 1;
+        if (k >= 0) {
+            const caplog_group *g = &p->run->groups[k];
+            if (g->kind[0] && !g->has_end && !g->failed && !g->n_bars && p->group_src[k] >= 0 &&
+                p->run->ranks[p->group_src[k]].order != 0)
+                j = k;
+        }
+    }
+    if (j < 0) {
+        j = group_new(p, "", -1);
+        if (j < 0)
+            return;
+    }
+    if (j != p->bar_group)
+        bars_follow(p, j);
+    if (p->group_src[j] != slot && slot_better(p, slot, p->group_src[j]))
+        group_claim(p, j, slot);
+    caplog_group *g = &p->run->groups[j];
+    g->captured = true;
+    if (f->total && !g->bar_total)
+        g->bar_total = f->total;
+    if (f->num_tokens)
+        g->sizes_are_num_tokens = true;
+    if (f->size) {
+        pend_commit(p);
+        bool seen = false;
+        for (uint32_t i = 0; i < g->n_bars && !seen; i++)
+            seen = g->bars[i].size == f->size;
+        if (!seen)
+            bar_append(g, f->size, f->counter, f->avail);
+    } else if (f->counter >= 0) {
+        if (p->pend.valid && f->counter > p->pend.counter)
+            pend_commit(p);
+        p->pend.valid = true;
+        p->pend.counter = f->counter;
+        p->pend.avail_gib = f->avail;
+    } else if (!p->pend.valid || p->pend.avail_gib != f->avail) {
+        pend_commit(p);
+        p->pend.valid = true;
+        p->pend.counter = -1;
+        p->pend.avail_gib = f->avail;
+    }
+    p->bar_restart = false;
+    if (f->counter >= 0)
+        p->bar_prev_counter = p->bar_prev_desc_counter = f->counter;
+}
+
+/* ---------------------------------------------------------------- memory lines */
+
+static void rank_set(caplog_rank *r, double *field, double v)
+{
+    if (caplog_known(v) && !caplog_known(*field)) {
+        *field = v;
+        r->has_data = true;
+    }
+}
+
+static void rank_add(caplog_rank *r, double *field, double v)
+{
+    if (!caplog_known(v))
+        return;
+    *field = caplog_known(*field) ? round2(*field + v) : v;
+    r->has_data = true;
+}
+
+static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg)
+{
+    const char *k;
+    if ((k = strstr(msg, "Load weight begin."))) {
+        if (tags_order(t) == 0 && !p->split_pending && run_has_finished_group(p->run)) {
+            if (p->run->args.present && run_speculative(p->run)) {
+                /* the EAGLE draft model loads after the target's capture */
+            } else if (p->run->args.present) {
+                run_start_new(p, p->line_no);
+            } else {
+                p->split_pending = true;
+                p->split_line = p->line_no;
+                p->n_side = 0;
+            }
+        }
+        caplog_rank *r = rank_values(p, t);
+        if (r)
+            rank_set(r, &r->weights_begin_avail_gib, real_after(k, "avail mem="));
+    } else if ((k = strstr(msg, "Load weight end."))) {
+        caplog_rank *r = rank_values(p, t);
+        if (r && !caplog_known(r->weights_end_avail_gib)) {
+            rank_set(r, &r->weights_end_avail_gib, real_after(k, "avail mem="));
+            rank_set(r, &r->weights_usage_gib, real_after(k, "mem usage="));
+        }
+    } else if ((k = strstr(msg, "KV Cache is allocated."))) {
+        caplog_rank *r = rank_values(p, t);
+        if (r && !caplog_known(r->pool_avail_gib)) { /* after the first pool: a draft's cache */
+            int64_t tokens;
+            if (r->kv_tokens < 0 && int_after(k, "#tokens:", &tokens)) {
+                r->kv_tokens = tokens;
+                r->has_data = true;
+            }
+            double kv = real_after(k, "KV size:");
+            if (!caplog_known(kv)) {
+                double ks = real_after(k, "K size:"), vs = real_after(k, "V size:");
+                kv = (caplog_known(ks) && caplog_known(vs)) ? ks + vs : NO_VALUE;
+            }
+            if (!caplog_known(kv))
+                note_malformed(p);
+            rank_add(r, &r->kv_gib, kv);
+        }
+    } else if ((k = strstr(msg, "Mamba Cache is allocated."))) {
+        caplog_rank *r = rank_values(p, t);
+        if (r && !caplog_known(r->pool_avail_gib)) {
+            for (const char *s = strstr(k, "state size:"); s; s = strstr(s + 1, "state size:"))
+                rank_add(r, &r->state_gib, real_after(s, "state size:"));
+        }
+    } else if ((k = strstr(msg, "Memory pool end."))) {
+        caplog_rank *r = rank_values(p, t);
+        if (r)
+            rank_set(r, &r->pool_avail_gib, real_after(k, "avail mem="));
+    } else if ((k = strstr(msg, "max_total_num_tokens="))) {
+        caplog_rank *r = rank_values(p, t);
+        int64_t tokens;
+        if (r && r->max_total_num_tokens < 0 && int_after(k, "max_total_num_tokens=", &tokens)) {
+            r->max_total_num_tokens = tokens;
+            r->has_data = true;
+            rank_set(r, &r->available_gpu_mem_gib, real_after(k, "available_gpu_mem="));
+        }
+    } else if ((k = strstr(msg, "DCP enabled, dcp_size="))) {
+        int64_t v;
+        if (!p->run->args.dcp_size.has && int_after(k, "dcp_size=", &v)) {
+            p->run->args.dcp_size.has = true;
+            p->run->args.dcp_size.v = v;
+        }
+        if (!p->run->args.tp_size.has && int_after(k, "tp_size=", &v)) {
+            p->run->args.tp_size.has = true;
+            p->run->args.tp_size.v = v;
+        }
+    } else {
+        return false;
+    }
+    touch(p);
+    if (!p->split_pending)
+        env_flush(p);
+    return true;
+}
+
+/* ---------------------------------------------------------------- server_args and env */
+
+typedef enum { SA_INT, SA_REAL, SA_STR, SA_BOOL, SA_LIST } sa_type;
+
+/* The fields the planner reads, in the order the JSON writes them (tmux-style table). */
+static const struct {
+    const char *name;
+    sa_type type;
+    size_t offset;
+} server_arg_table[] = {
+    {"model_path", SA_STR, offsetof(caplog_server_args, model_path)},
+    {"tp_size", SA_INT, offsetof(caplog_server_args, tp_size)},
+    {"dp_size", SA_INT, offsetof(caplog_server_args, dp_size)},
+    {"dcp_size", SA_INT, offsetof(caplog_server_args, dcp_size)},
+    {"ep_size", SA_INT, offsetof(caplog_server_args, ep_size)},
+    {"enable_dp_attention", SA_BOOL, offsetof(caplog_server_args, enable_dp_attention)},
+    {"moe_a2a_backend", SA_STR, offsetof(caplog_server_args, moe_a2a_backend)},
+    {"attention_backend", SA_STR, offsetof(caplog_server_args, attention_backend)},
+    {"cuda_graph_max_bs", SA_INT, offsetof(caplog_server_args, cuda_graph_max_bs)},
+    {"cuda_graph_bs", SA_LIST, offsetof(caplog_server_args, cuda_graph_bs)},
+    {"speculative_algorithm", SA_STR, offsetof(caplog_server_args, speculative_algorithm)},
+    {"speculative_num_steps", SA_INT, offsetof(caplog_server_args, speculative_num_steps)},
+    {"speculative_eagle_topk", SA_INT, offsetof(caplog_server_args, speculative_eagle_topk)},
+    {"speculative_num_draft_tokens", SA_INT, offsetof(caplog_server_args, speculative_num_draft_tokens)},
+    {"context_length", SA_INT, offsetof(caplog_server_args, context_length)},
+    {"mem_fraction_static", SA_REAL, offsetof(caplog_server_args, mem_fraction_static)},
+    {"max_running_requests", SA_INT, offsetof(caplog_server_args, max_running_requests)},
+};
+#define SERVER_ARG_COUNT (sizeof server_arg_table / sizeof server_arg_table[0])
+
+static void server_arg_set(caplog_server_args *a, const char *name, size_t name_len, const char *v, size_t vlen)
+{
+    size_t i;
+    for (i = 0; i < SERVER_ARG_COUNT; i++)
+        if (strlen(server_arg_table[i].name) == name_len && !strncmp(server_arg_table[i].name, name, name_len))
+            break;
+    if (i == SERVER_ARG_COUNT || (vlen == 4 && !strncmp(v, "None", 4)))
+        return;
+    char buf[CAPLOG_STR_MAX];
+    size_t n = vlen < sizeof buf - 1 ? vlen : sizeof buf - 1;
+    memcpy(buf, v, n);
+    buf[n] = '\0';
+    void *field = (char *)a + server_arg_table[i].offset;
+    const char *end;
+    switch (server_arg_table[i].type) {
+    case SA_INT: {
+        caplog_opt_int *f = field;
+        f->has = parse_int(buf, &f->v, &end) && *end == '\0';
+        break;
+    }
+    case SA_REAL: {
+        caplog_opt_real *f = field;
+        f->has = parse_real(buf, &f->v, &end) && *end == '\0';
+        break;
+    }
+    case SA_BOOL: {
+        caplog_opt_bool *f = field;
+        f->has = !strcmp(buf, "True") || !strcmp(buf, "False");
+        f->v = !strcmp(buf, "True");
+        break;
+    }
+    case SA_STR: {
+        caplog_opt_str *f = field;
+        const char *s = v;
+        size_t len = vlen;
+        if (len >= 2 && (s[0] == '\'' || s[0] == '"') && s[len - 1] == s[0]) {
+            s++;
+            len -= 2;
+        }
+        copy_text(f->v, sizeof f->v, s, len);
+        f->has = true;
+        break;
+    }
+    case SA_LIST: {
+        caplog_opt_list *f = field;
+        /* the list can be longer than BUF: parse it in place, it ends at its ']' */
+        int cnt = parse_list(v, f->v, CAPLOG_MAX_BUCKETS, NULL);
+        f->has = cnt >= 0;
+        f->n = cnt < 0 ? 0 : (uint32_t)cnt;
+        break;
+    }
+    }
+}
+
+/* server_args=ServerArgs(key=value, ...): values may hold quotes, lists, dicts, parentheses. */
+static void on_server_args(caplog_parser *p, const char *text)
+{
+    split_decide(p, true); /* a restart prints server_args first; what was pending was not one */
+    run_start_new(p, p->line_no);
+    touch(p);
+    caplog_server_args *a = &p->run->args;
+    a->present = true;
+    copy_text(a->raw, sizeof a->raw, text, strlen(text));
+    const char *s = strchr(text, '(');
+    s = s ? s + 1 : text;
+    while (*s && *s != ')') {
+        while (*s == ',' || is_space(*s))
+            s++;
+        const char *name = s;
+        while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || is_digit(*s) || *s == '_')
+            s++;
+        size_t name_len = (size_t)(s - name);
+        if (!name_len || *s != '=')
+            break;
+        const char *v = ++s;
+        int depth = 0;
+        char quote = 0;
+        for (; *s; s++) {
+            if (quote) {
+                if (*s == '\\' && s[1])
+                    s++;
+                else if (*s == quote)
+                    quote = 0;
+            } else if (*s == '\'' || *s == '"') {
+                quote = *s;
+            } else if (*s == '(' || *s == '[' || *s == '{') {
+                depth++;
+            } else if (*s == ')' || *s == ']' || *s == '}') {
+                if (depth == 0)
+                    break;
+                depth--;
+            } else if (*s == ',' && depth == 0) {
+                break;
+            }
+        }
+        if (!*s && (quote || depth))
+            break; /* cut inside a value */
+        server_arg_set(a, name, name_len, v, (size_t)(s - v));
+    }
+}
+
+/* "SGLANG_X=1", "export NVSHMEM_QP_DEPTH=1024" (a launch script's echo, no log prefix). */
+static bool on_env_line(caplog_parser *p, const char *s)
+{
+    const char *k = s;
+    if (starts_with(k, "+ "))
+        k += 2; /* bash -x */
+    if (starts_with(k, "export "))
+        k = skip_spaces(k + 7);
+    if (!starts_with(k, "SGLANG_") && !starts_with(k, "NVSHMEM_"))
+        return false;
+    const char *e = k;
+    while (is_upper(*e) || is_digit(*e))
+        e++;
+    if (*e != '=')
+        return false;
+    const char *v = e + 1;
+    size_t vlen = strlen(v);
+    while (vlen && is_space(v[vlen - 1]))
+        vlen--;
+    if (vlen >= 2 && (v[0] == '\'' || v[0] == '"') && v[vlen - 1] == v[0]) {
+        v++;
+        vlen -= 2;
+    }
+    if (!p->n_env_wait && !p->env_wait_dropped)
+        p->env_wait_line = p->line_no;
+    env_add(p->env_wait, &p->n_env_wait, &p->env_wait_dropped, k, (size_t)(e - k), v, vlen);
+    return true;
+}
+
+/* ---------------------------------------------------------------- one segment */
+
+static void process_segment(caplog_parser *p, char *s, int depth);
+
+static bool on_capture_line(caplog_parser *p, int32_t slot, const char *msg)
+{
+    const char *c;
+    if ((c = strstr(msg, "Capture cuda graph failed"))) {
+        split_decide(p, false);
+        on_failed(p, slot, c);
+    } else if ((c = strstr(msg, "Capture cuda graph bs ["))) {
+        split_decide(p, false);
+        on_list(p, slot, c + 22, false);
+    } else if ((c = strstr(msg, "Capture cuda graph num tokens ["))) {
+        split_decide(p, false);
+        on_list(p, slot, c + 30, true);
+    } else {
+        char kind[CAPLOG_KIND_MAX];
+        bool is_begin;
+        const char *rest = capture_kind(msg, kind, sizeof kind, &is_begin);
+        if (!rest)
+            return false;
+        split_decide(p, strstr(kind, "draft") != NULL);
+        if (is_begin)
+            on_begin(p, slot, kind, rest);
+        else
+            on_end(p, slot, kind, rest);
+    }
+    touch(p);
+    env_flush(p);
+    return true;
+}
+
+static void on_message(caplog_parser *p, const char *msg, bool prefixed, const line_tags *t)
+{
+    int32_t slot;
+    if (prefixed) {
+        slot = run_rank(p, t);
+        p->last_slot = slot;
+    } else {
+        /* a continuation (traceback, re-wrapped message) belongs to the last prefixed rank */
+        slot = p->last_slot >= 0 ? p->last_slot : rank0_slot(p);
+    }
+    if (strstr(msg, "server_args=")) {
+        on_server_args(p, strstr(msg, "server_args=") + 12);
+        return;
+    }
+    if (slot >= 0 && strstr(msg, "Capture ") && on_capture_line(p, slot, msg))
+        return;
+    if (on_memory_line(p, prefixed ? t : &rank0_tags, msg))
+        return;
+    if (strstr(msg, "Traceback (most recent call last)") || strstr(msg, "CUDA out of memory") ||
+        strstr(msg, "OutOfMemoryError")) {
+        int32_t j = open_group_of(p, slot);
+        if (j < 0)
+            j = latest_open_group(p);
+        if (j >= 0)
+            set_failure(&p->run->groups[j], strstr(msg, "Traceback") ? "" : msg);
+        return;
+    }
+    p->run->unknown_lines++;
+}
+
+static void process_segment(caplog_parser *p, char *s, int depth)
+{
+    size_t n = strlen(s);
+    while (n && (is_space(s[n - 1]) || s[n - 1] == '\r'))
+        s[--n] = '\0';
+    if (!n)
+        return;
+    const char *m = skip_foreign_prefix(s);
+    const char *t = skip_spaces(m);
+    bar_frame f;
+    if (parse_bar(t, &f)) {
+        if (f.described)
+            on_described_bar(p, &f);
+        else
+            on_plain_bar(p, &f);
+        if (f.tail && depth < 4)
+            process_segment(p, (char *)f.tail, depth + 1); /* "...it/s][2025-06-26 ...] Try ..." */
+        return;
+    }
+    line_tags tags;
+    const char *msg = parse_prefix(m, &tags);
+    for (size_t i = 1; !msg && i < FOREIGN_PREFIX_SCAN && m[i]; i++)
+        if (m[i] == '[')
+            msg = parse_prefix(m + i, &tags);
+    if (msg) {
+        on_message(p, msg, true, &tags);
+        return;
+    }
+    if (on_env_line(p, t))
+        return;
+    on_message(p, t, false, NULL);
+}
+
+/* ---------------------------------------------------------------- public API */
+
+caplog_parser *caplog_new(void)
+{
+    caplog_parser *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->run = calloc(1, sizeof *p->run);
+    if (!p->run) {
+        free(p);
+        return NULL;
+    }
+    p->line_no = 1;
+    run_reset(p, 1); /* the first run owns the file's preamble, until a marker says otherwise */
+    return p;
+}
+
+void caplog_free(caplog_parser *p)
+{
+    if (!p)
+        return;
+    free(p->run);
+    free(p);
+}
+
+void caplog_set_callback(caplog_parser *p, caplog_on_run on_run, void *ctx)
+{
+    p->on_run = on_run;
+    p->ctx = ctx;
+}
+
+static void segment_done(caplog_parser *p)
+{
+    if (p->overflow) {
+        p->run->truncated_lines++;
+    } else {
+        p->line[p->len] = '\0';
+        process_segment(p, p->line, 0);
+    }
+    p->len = 0;
+    p->overflow = false;
+}
+
+int caplog_feed(caplog_parser *p, const char *buf, size_t len)
+{
+    if (p->finished)
+        return -1;
+    for (size_t i = 0; i < len; i++) {
+        char c = buf[i];
+        if (c == '\n' || c == '\r') {
+            segment_done(p);
+            if (c == '\n') {
+                p->run->lines++;
+                p->lines_read++;
+                p->line_no++;
+            }
+        } else if (p->len < CAPLOG_LINE_MAX) {
+            p->line[p->len++] = c;
+        } else {
+            p->overflow = true;
+        }
+    }
+    return 0;
+}
+
+int caplog_finish(caplog_parser *p)
+{
+    if (p->finished)
+        return -1;
+    p->finished = true;
+    if (p->len || p->overflow) {
+        p->lines_read++; /* a last line without its newline: cut, so ignored */
+        p->len = 0;
+        p->overflow = false;
+    }
+    p->split_pending = false;
+    p->n_side = 0;
+    if (p->run_content)
+        env_flush(p);
+    run_emit(p, p->line_no > 1 ? p->line_no - 1 : 1);
+    return 0;
+}
+
+bool caplog_recognised(const caplog_parser *p)
+{
+    return p->recognised;
+}
+uint32_t caplog_runs_emitted(const caplog_parser *p)
+{
+    return p->runs_emitted;
+}
+uint64_t caplog_lines_read(const caplog_parser *p)
+{
+    return p->lines_read;
+}
+
+caplog_phase caplog_group_phase(const caplog_run *run, const caplog_group *g)
+{
+    if (g->phase != CAPLOG_PHASE_NONE || !g->kind[0] || g->role == CAPLOG_ROLE_DRAFT)
+        return g->phase;
+    if (run_speculative(run))
+        return CAPLOG_PHASE_VERIFY;
+    if (run->args.present)
+        return CAPLOG_PHASE_DECODE;
+    return CAPLOG_PHASE_NONE;
+}
+
+const caplog_rank *caplog_run_rank(const caplog_run *run, const char *label)
+{
+    for (uint32_t i = 0; i < run->n_ranks; i++) {
+        const caplog_rank *r = &run->ranks[i];
+        if (!strcmp(r->label, label) || (r->order == 0 && !r->label[0] && (!label[0] || !strcmp(label, "TP0"))))
+            return r;
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static const char *rank_name(const char *label)
+{
+    return label[0] ? label : "TP0";
+}
+
+static void write_gib(jsonw *w, const char *key, double v)
+{
+    jsonw_kdouble(w, key, v, 2);
+}
+
+static void write_opt_int(jsonw *w, const char *key, bool has, int64_t v)
+{
+    if (has)
+        jsonw_ki64(w, key, v);
+    else
+        jsonw_knull(w, key);
+}
+
+static void write_server_args(jsonw *w, const caplog_server_args *a)
+{
+    jsonw_key(w, "server_args");
+    jsonw_object_begin(w);
+    for (size_t i = 0; i < SERVER_ARG_COUNT; i++) {
+        const char *name = server_arg_table[i].name;
+        const void *field = (const char *)a + server_arg_table[i].offset;
+        switch (server_arg_table[i].type) {
+        case SA_INT: {
+            const caplog_opt_int *f = field;
+            write_opt_int(w, name, f->has, f->v);
+            break;
+        }
+        case SA_REAL: {
+            const caplog_opt_real *f = field;
+            if (f->has)
+                jsonw_kdouble(w, name, f->v, 3);
+            else
+                jsonw_knull(w, name);
+            break;
+        }
+        case SA_BOOL: {
+            const caplog_opt_bool *f = field;
+            if (f->has)
+                jsonw_kbool(w, name, f->v);
+            else
+                jsonw_knull(w, name);
+            break;
+        }
+        case SA_STR: {
+            const caplog_opt_str *f = field;
+            jsonw_kstring(w, name, f->has ? f->v : NULL);
+            break;
+        }
+        case SA_LIST: {
+            const caplog_opt_list *f = field;
+            jsonw_key(w, name);
+            if (!f->has) {
+                jsonw_null(w);
+                break;
+            }
+            jsonw_array_begin(w);
+            for (uint32_t k = 0; k < f->n; k++)
+                jsonw_u64(w, f->v[k]);
+            jsonw_array_end(w);
+            break;
+        }
+        }
+    }
+    jsonw_object_end(w);
+}
+
+static void write_group(jsonw *w, const caplog_run *run, const caplog_group *g)
+{
+    const char *size_key = g->sizes_are_num_tokens ? "num_tokens" : "bs";
+    jsonw_object_begin(w);
+    jsonw_kstring(w, "kind", g->kind[0] ? g->kind : NULL);
+    jsonw_kstring(w, "role", caplog_role_names[g->role]);
+    jsonw_kstring(w, "phase", caplog_phase_names[caplog_group_phase(run, g)]);
+    write_opt_int(w, "step", g->step >= 0, g->step);
+    jsonw_kstring(w, "rank", rank_name(g->rank_label));
+    jsonw_ku64(w, "first_line", g->first_line);
+    write_gib(w, "begin_avail_gib", g->begin_avail_gib);
+    write_opt_int(w, "tokens_per_req", g->tokens_per_req >= 0, g->tokens_per_req);
+    jsonw_key(w, size_key);
+    if (g->n_sizes) {
+        jsonw_array_begin(w);
+        for (uint32_t i = 0; i < g->n_sizes; i++)
+            jsonw_u64(w, g->sizes[i]);
+        jsonw_array_end(w);
+    } else {
+        jsonw_null(w);
+    }
+    jsonw_key(w, "bars");
+    jsonw_array_begin(w);
+    for (uint32_t i = 0; i < g->n_bars; i++) {
+        const caplog_bar *b = &g->bars[i];
+        jsonw_object_begin(w);
+        write_opt_int(w, size_key, b->size > 0, b->size);
+        write_gib(w, "avail_gib", b->avail_gib);
+        write_gib(w, "increment_gib", b->increment_gib);
+        jsonw_object_end(w);
+    }
+    jsonw_array_end(w);
+    write_gib(w, "end_avail_gib", g->end_avail_gib);
+    write_gib(w, "end_usage_gib", g->end_usage_gib);
+    write_gib(w, "elapsed_s", g->end_elapsed_s);
+    jsonw_kbool(w, "failed", g->failed);
+    jsonw_kstring(w, "failure", g->failed && g->failure[0] ? g->failure : NULL);
+    jsonw_key(w, "layers");
+    jsonw_object_begin(w);
+    write_gib(w, "static_gib", g->static_gib);
+    write_gib(w, "largest_gib", g->largest_gib);
+    write_gib(w, "buckets_gib", g->buckets_gib);
+    write_gib(w, "total_gib", g->total_gib);
+    jsonw_object_end(w);
+    jsonw_object_end(w);
+}
+
+static void write_rank(jsonw *w, const caplog_rank *r)
+{
+    jsonw_object_begin(w);
+    jsonw_kstring(w, "rank", rank_name(r->label));
+    write_gib(w, "weights_begin_avail_gib", r->weights_begin_avail_gib);
+    write_gib(w, "weights_avail_gib", r->weights_end_avail_gib);
+    write_gib(w, "weights_usage_gib", r->weights_usage_gib);
+    write_opt_int(w, "kv_tokens", r->kv_tokens >= 0, r->kv_tokens);
+    write_gib(w, "kv_gib", r->kv_gib);
+    write_gib(w, "state_gib", r->state_gib);
+    write_gib(w, "pool_avail_gib", r->pool_avail_gib);
+    write_opt_int(w, "max_total_num_tokens", r->max_total_num_tokens >= 0, r->max_total_num_tokens);
+    write_gib(w, "available_gpu_mem_gib", r->available_gpu_mem_gib);
+    jsonw_object_end(w);
+}
+
+void caplog_run_write_json(jsonw *w, const caplog_run *run, const char *source_name, const char *model)
+{
+    jsonw_object_begin(w);
+    jsonw_kstring(w, "source", source_name);
+    jsonw_ku64(w, "first_line", run->first_line);
+    jsonw_ku64(w, "last_line", run->last_line);
+    jsonw_kstring(w, "model", model);
+    write_server_args(w, &run->args);
+    jsonw_key(w, "env");
+    jsonw_object_begin(w);
+    for (uint32_t i = 0; i < run->n_env; i++)
+        jsonw_kstring(w, run->env[i].key, run->env[i].value);
+    jsonw_object_end(w);
+    jsonw_key(w, "groups");
+    jsonw_array_begin(w);
+    for (uint32_t i = 0; i < run->n_groups; i++)
+        write_group(w, run, &run->groups[i]);
+    jsonw_array_end(w);
+    jsonw_key(w, "ranks");
+    jsonw_array_begin(w);
+    for (uint32_t i = 0; i < run->n_ranks; i++)
+        if (run->ranks[i].has_data)
+            write_rank(w, &run->ranks[i]);
+    jsonw_array_end(w);
+    jsonw_ku64(w, "lines", run->lines);
+    jsonw_ku64(w, "unknown_lines", run->unknown_lines);
+    jsonw_ku64(w, "truncated_lines", run->truncated_lines);
+    jsonw_ku64(w, "dropped_groups", run->dropped_groups);
+    jsonw_object_end(w);
+}
