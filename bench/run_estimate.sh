@@ -9,9 +9,9 @@ secs=${2:-4}
 c_out=$("$build/bench/bench_estimate" k3-dp16 "$secs")
 py_out=$(python3 "$here/bench_estimate.py" "$secs")
 echo "$c_out"; echo "$py_out"
-c_rate=$(echo "$c_out" | awk '/^terms/ {print $(NF-5)}' | tr -d ' ')
+c_rate=$(echo "$c_out" | awk '/^terms/ {print $(NF-6)}' | tr -d ' ')
 c_sum=$(echo "$c_out" | awk '/^terms/ {print $NF}')
-py_rate=$(echo "$py_out" | awk '{print $(NF-5)}')
+py_rate=$(echo "$py_out" | awk '{print $(NF-6)}')
 py_sum=$(echo "$py_out" | awk '{print $NF}')
 [ "$c_sum" = "$py_sum" ] && echo "checksums agree ($c_sum)" || { echo "CHECKSUMS DIFFER: C $c_sum, Python $py_sum"; exit 1; }
 awk -v c="$c_rate" -v p="$py_rate" 'BEGIN { printf "C / Python: %.0fx faster\n", c / p }'
