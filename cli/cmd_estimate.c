@@ -216,6 +216,16 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
             first = false;
         }
     }
+    for (int i = 0; i < TERM_COUNT; i++) {
+        const engine_term *t = &e->terms[i];
+        if (t->source != SOURCE_CALIBRATED)
+            continue;
+        fprintf(out, "%-8s calibrated terms use the fit of run%s", "", t->n_runs == 1 ? "" : "s");
+        for (int r = 0; r < t->n_runs; r++)
+            fprintf(out, "%s%lld", r ? ", " : " ", (long long)t->runs[r]);
+        fprintf(out, " (cgplan calibrate)\n");
+        break;
+    }
     fprintf(out, "%-27s %9.3f GiB (target %.3f + draft %.3f)\n", "total", cli_gib(e->total_bytes),
             cli_gib(e->target_total_bytes), cli_gib(e->draft_total_bytes));
     fprintf(out, "%-27s %9.3f GiB (%.0f%% of the prediction)\n\n", "SGLang heuristic",

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Ingest throughput and peak memory on a log of at least 1 GiB built from the fixture logs,
+# beside `grep -c 'Capturing batches'` on the same file (the floor: one pass, no parsing).
+# Each repetition of the fixtures starts with a counter line, so no two stretches are identical.
+# Usage: bench/bench_ingest.sh [BUILD_DIR] [MIB]     (MIB: the log's size, default 1024)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-$here/../build}
+mib=${2:-1024}
+cgplan="$build/cgplan"
+[ -x "$cgplan" ] || { echo "no $cgplan: build first (cmake --build build)"; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/cgplan-bench-ingest.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+log="$work/big.log"
+
+python3 - "$here/../tests/fixtures/sglang-logs" "$log" "$mib" <<'PY'
+import glob, os, sys
+src, out, mib = sys.argv[1], sys.argv[2], int(sys.argv[3])
+texts = [open(p, "rb").read() for p in sorted(glob.glob(os.path.join(src, "*.log")))]
+texts = [t if t.endswith(b"\n") else t + b"\n" for t in texts]
+block = b"".join(texts)
+want = mib << 20
+with open(out, "wb") as f:
+    n = 0
+    while f.tell() < want:
+        f.write(b"# bench repetition %d\n" % n)
+        f.write(block)
+        n += 1
+PY
+bytes=$(stat -c %s "$log")
+echo "log: $(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB", b / 1048576 }') from $(ls "$here/../tests/fixtures/sglang-logs/"*.log | wc -l) fixtures"
+
+now() { date +%s.%N; }
+rate() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%8.1f MB/s (%.2f s)", b / 1e6 / s, s }'; }
+
+# the floor: grep over the same bytes (page cache warm for everyone: run it first)
+grep -c 'Capturing batches' "$log" > /dev/null
+t0=$(now); bars=$(grep -c 'Capturing batches' "$log"); t1=$(now)
+echo "grep -c 'Capturing batches'      $(rate "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")  -> $bars lines"
+
+# parsing only
+t0=$(now); CGPLAN_REPORT_PEAK=1 "$cgplan" ingest --dry-run "$log" > "$work/dry.out" 2> "$work/dry.err"; t1=$(now)
+runs=$(grep -c '^would store run' "$work/dry.out")
+echo "cgplan ingest --dry-run           $(rate "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")  peak RSS $(awk '/peak RSS/ {print $(NF-1), $NF}' "$work/dry.err"), $runs runs"
+
+# the real thing: parse, hash and store every run in one transaction
+t0=$(now); CGPLAN_REPORT_PEAK=1 "$cgplan" ingest --db "$work/runs.db" "$log" > "$work/ingest.out" 2> "$work/ingest.err"; t1=$(now)
+stored=$(grep -c '^stored run' "$work/ingest.out")
+echo "cgplan ingest (store)             $(rate "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")  peak RSS $(awk '/peak RSS/ {print $(NF-1), $NF}' "$work/ingest.err"), $stored runs stored, store $(du -m "$work/runs.db" | cut -f1) MiB"

@@ -1,0 +1,376 @@
+/* cmd_ingest.c — `cgplan ingest`: parse SGLang start-up logs and store each run (one
+ * transaction per file), or with --dry-run print what would be stored (CLI.md). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "jsonw.h"
+#include "store_glue.h"
+
+#define CHUNK_BYTES (1u << 20) /* logs are streamed, never loaded whole */
+
+typedef struct {
+    const cli_opts *o;
+    store_ingest_opts *io;
+    jsonw *w; /* JSON output (NULL: table) */
+    const char *source;
+    uint32_t n_runs;
+    bool saw_binary;       /* NUL bytes in the first chunk: say "binary" if nothing is recognised */
+    store_run_facts facts; /* scratch */
+} ingest_ctx;
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+static double gib_or_nan(double v)
+{
+    return caplog_known(v) ? v : NAN;
+}
+
+static void print_run_line(FILE *out, const char *verb, const store_run_summary *r, const char *source,
+                           uint32_t first_line)
+{
+    char layout[64], gpu[ENGINE_NAME_MAX + 16], total[96], id[32] = "";
+    cli_layout_text(r->dp, r->dcp, r->mtp, layout, sizeof layout);
+    cli_gpu_text(r->gpu, r->gpu_inferred, gpu, sizeof gpu);
+    if (caplog_known(r->total_gib) && caplog_known(r->draft_gib))
+        snprintf(total, sizeof total, "target %.2f + draft %.2f = %.2f GiB", r->target_total_gib, r->draft_gib,
+                 r->total_gib);
+    else if (caplog_known(r->total_gib))
+        snprintf(total, sizeof total, "graphs %.2f GiB", r->total_gib);
+    else
+        snprintf(total, sizeof total, "graph memory unknown");
+    char max_bs[16] = "?";
+    if (r->max_bs)
+        snprintf(max_bs, sizeof max_bs, "%u", r->max_bs);
+    if (r->id)
+        snprintf(id, sizeof id, " %lld", (long long)r->id);
+    fprintf(out, "%s%s: %s · %s · %s · max_bs %s · %s (%s:%u)\n", verb, id, r->model[0] ? r->model : "model ?", gpu,
+            layout, max_bs, total, source, first_line);
+}
+
+/* The summary a dry run would store. */
+static void summary_of(const store_run_facts *f, store_run_summary *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->model, sizeof r->model, "%s", f->model);
+    snprintf(r->gpu, sizeof r->gpu, "%s", f->gpu);
+    r->gpu_inferred = f->gpu_inferred;
+    r->dp = f->origin[KNOB_DP] ? f->knobs.dp : 0;
+    r->dcp = f->origin[KNOB_DCP] ? f->knobs.dcp : 0;
+    r->mtp = f->origin[KNOB_MTP] ? f->knobs.mtp : 0;
+    r->max_bs = f->origin[KNOB_MAX_BS] ? f->knobs.max_bs : 0;
+    r->target_total_gib = f->target_total_gib;
+    r->draft_gib = f->draft_gib;
+    r->total_gib = f->total_gib;
+}
+
+/* After the commit: one line (or JSON object) per stored run, read back in one query. */
+typedef struct {
+    ingest_ctx *c;
+    const store_ingest_result *res;
+    size_t next;
+    const store_run_summary *last;
+    store_run_summary last_copy;
+} stored_ctx;
+
+static void print_stored(const store_run_summary *r, void *ctx_)
+{
+    stored_ctx *sc = ctx_;
+    ingest_ctx *c = sc->c;
+    uint32_t first_line = 0;
+    while (sc->next < sc->res->n_runs && sc->res->run_ids[sc->next] < r->id)
+        sc->next++;
+    if (sc->next < sc->res->n_runs && sc->res->run_ids[sc->next] == r->id)
+        first_line = sc->res->first_lines[sc->next];
+    if (c->w) {
+        jsonw_object_begin(c->w);
+        jsonw_ki64(c->w, "id", r->id);
+        jsonw_kstring(c->w, "source", c->source);
+        jsonw_ku64(c->w, "first_line", first_line);
+        jsonw_kbool(c->w, "already_stored", false);
+        jsonw_kstring(c->w, "model", r->model[0] ? r->model : NULL);
+        jsonw_kstring(c->w, "gpu", r->gpu[0] ? r->gpu : NULL);
+        jsonw_kbool(c->w, "gpu_inferred", r->gpu_inferred);
+        jsonw_kdouble(c->w, "target_total_gib", gib_or_nan(r->target_total_gib), 2);
+        jsonw_kdouble(c->w, "draft_gib", gib_or_nan(r->draft_gib), 2);
+        jsonw_kdouble(c->w, "total_gib", gib_or_nan(r->total_gib), 2);
+        jsonw_kstring(c->w, "calibration_excluded", store_run_calibration_exclusion(r));
+        jsonw_object_end(c->w);
+    } else {
+        print_run_line(stdout, "stored run", r, c->source, first_line);
+    }
+    sc->last_copy = *r;
+    sc->last = &sc->last_copy;
+}
+
+/* --dry-run: every run as CLI.md's JSON object, or one line each. */
+static void on_dry_run(const caplog_run *run, void *ctx_)
+{
+    ingest_ctx *c = ctx_;
+    bool content = run->n_groups > 0 || run->args.present;
+    for (uint32_t i = 0; !content && i < run->n_ranks; i++)
+        content = run->ranks[i].has_data;
+    if (!content)
+        return;
+    c->n_runs++;
+    if (c->w) {
+        char model[ENGINE_NAME_MAX];
+        caplog_run_write_json(c->w, run, c->source, store_run_model_name(run, c->io, model, sizeof model));
+    } else {
+        store_run_summary r;
+        store_run_derive(run, c->io, &c->facts);
+        summary_of(&c->facts, &r);
+        print_run_line(stdout, "would store run", &r, c->source, run->first_line);
+    }
+}
+
+/* What --preset and --set supply, with where each knob came from. */
+static int build_given(const cli_opts *o, const preset_catalog *cat, engine_deployment *d, store_ingest_opts *io)
+{
+    memset(io, 0, sizeof *io);
+    io->catalog = cat;
+    io->label = o->label;
+    io->preset = o->preset;
+    if (o->preset) {
+        char err[ENGINE_TEXT_MAX * 2];
+        int rc = preset_load_deployment(cat, o->preset, d, err, sizeof err);
+        if (rc != 0) {
+            cli_error("%s", err);
+            return rc == 1 ? EXIT_WORK : EXIT_USAGE;
+        }
+        for (int k = 0; k < KNOB_COUNT; k++)
+            io->given_origin[k] = ORIGIN_PRESET;
+        io->model_given = true;
+    } else {
+        engine_deployment_defaults(d);
+    }
+    engine_warnings adj = {0};
+    for (int i = 0; i < o->n_sets; i++) {
+        int rc = cli_apply_set(cat, d, o->sets[i], &adj);
+        if (rc != EXIT_OK)
+            return rc;
+        char key[64];
+        const char *eq = strchr(o->sets[i], '=');
+        snprintf(key, sizeof key, "%.*s", (int)(eq - o->sets[i]), o->sets[i]);
+        const engine_knob_info *knob = engine_knob_find(key);
+        if (knob)
+            io->given_origin[knob->id] = ORIGIN_SET;
+    }
+    /* A knob moved by a later --set ("adjusted") is the user's doing too. */
+    for (int i = 0; i < adj.n; i++)
+        for (int k = 0; k < KNOB_COUNT; k++)
+            if (!io->given_origin[k] && strstr(adj.items[i].message, engine_knobs[k].name) == adj.items[i].message)
+                io->given_origin[k] = ORIGIN_SET;
+    io->given = d;
+    return EXIT_OK;
+}
+
+static void report_peak(void)
+{
+    const char *want = getenv("CGPLAN_REPORT_PEAK");
+    if (!want || strcmp(want, "1") != 0)
+        return;
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0) {
+            long kb = strtol(line + 6, NULL, 10);
+            fprintf(stderr, "cgplan: peak RSS %ld kB\n", kb);
+        }
+    if (f)
+        fclose(f);
+}
+
+static bool has_nul(const char *buf, size_t len)
+{
+    return memchr(buf, '\0', len) != NULL;
+}
+
+/* One LOG: EXIT_OK or EXIT_WORK (the message printed). */
+static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        cli_error("%s: %s", path, strerror(errno));
+        return EXIT_WORK;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        cli_error("%s: is a directory (pass the log files inside it)", path);
+        return EXIT_WORK;
+    }
+    if (S_ISREG(st.st_mode) && st.st_size == 0) {
+        cli_error("%s: empty file: nothing to ingest", path);
+        return EXIT_WORK;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        cli_error("%s: %s", path, strerror(errno));
+        return EXIT_WORK;
+    }
+    c->source = base_name(path);
+    c->n_runs = 0;
+    c->saw_binary = false;
+    c->io->source = c->source;
+    c->io->path = path;
+    char err[4096 + 512];
+    caplog_parser *dry = NULL;
+    store_ingest *in = NULL;
+    if (s) {
+        in = store_ingest_begin(s, c->io, err, sizeof err);
+        if (!in) {
+            cli_error("%s: %s", path, err);
+            fclose(f);
+            return EXIT_WORK;
+        }
+    } else {
+        dry = caplog_new();
+        if (!dry) {
+            cli_error("%s: out of memory", path);
+            fclose(f);
+            return EXIT_WORK;
+        }
+        caplog_set_callback(dry, on_dry_run, c);
+    }
+    int rc = EXIT_OK;
+    bool first = true;
+    size_t got;
+    while ((got = fread(chunk, 1, CHUNK_BYTES, f)) > 0) {
+        if (first)
+            c->saw_binary = has_nul(chunk, got < 4096 ? got : 4096);
+        first = false;
+        if (in && store_ingest_feed(in, chunk, got, err, sizeof err) != 0) {
+            cli_error("%s: %s", path, err);
+            rc = EXIT_WORK;
+            break;
+        }
+        if (dry)
+            caplog_feed(dry, chunk, got);
+    }
+    if (rc == EXIT_OK && ferror(f)) {
+        cli_error("%s: read error: %s", path, strerror(errno));
+        rc = EXIT_WORK;
+    }
+    fclose(f);
+    const char *nothing = c->saw_binary ? "binary data, not an SGLang server log"
+                                        : "no SGLang start-up lines found (server_args, capture groups or memory "
+                                          "lines): is it an SGLang server log?";
+    if (dry) {
+        caplog_finish(dry);
+        if (rc == EXIT_OK && (!caplog_recognised(dry) || c->n_runs == 0)) {
+            cli_error("%s: %s", path, nothing);
+            rc = EXIT_WORK;
+        }
+        caplog_free(dry);
+        return rc;
+    }
+    if (rc != EXIT_OK) {
+        store_ingest_free(in); /* rolls the file back */
+        return rc;
+    }
+    store_ingest_result res;
+    int frc = store_ingest_finish(in, &res, err, sizeof err);
+    if (frc < 0) {
+        cli_error("%s: %s", path, err);
+        rc = EXIT_WORK;
+    } else if (frc == 1) {
+        cli_error("%s: %s", path, nothing);
+        rc = EXIT_WORK;
+    } else if (res.duplicate_of > 0) {
+        if (c->w) {
+            jsonw_object_begin(c->w);
+            jsonw_ki64(c->w, "id", res.duplicate_of);
+            jsonw_kstring(c->w, "source", c->source);
+            jsonw_kbool(c->w, "already_stored", true);
+            jsonw_object_end(c->w);
+        } else {
+            printf("%s: already stored as run %lld\n", c->source, (long long)res.duplicate_of);
+        }
+    } else if (res.n_runs > 0) {
+        stored_ctx *sc = calloc(1, sizeof *sc);
+        if (!sc) {
+            cli_error("%s: out of memory", path);
+            rc = EXIT_WORK;
+        } else {
+            sc->c = c;
+            sc->res = &res;
+            if (store_each_run_range(s, res.run_ids[0], res.run_ids[res.n_runs - 1], print_stored, sc, err,
+                                     sizeof err) != 0) {
+                cli_error("%s: %s", path, err);
+                rc = EXIT_WORK;
+            }
+            const char *why = sc->last ? store_run_calibration_exclusion(sc->last) : NULL;
+            if (!c->w && res.n_runs == 1 && why)
+                printf("  not usable for calibration: %s\n", why);
+            free(sc);
+        }
+    }
+    store_ingest_free(in);
+    return rc;
+}
+
+int cmd_ingest(int argc, char **argv)
+{
+    cli_opts o;
+    int rc =
+        cli_parse(argc, argv, 2, "ingest", OPT_DB | OPT_LABEL | OPT_PRESET | OPT_SET | OPT_DRY_RUN | OPT_FORMAT, &o);
+    if (rc)
+        return rc;
+    if (o.n_args == 0) {
+        cli_error("ingest: no LOG given (cgplan ingest [--preset P] [--set gpu=NAME] server.log ...)");
+        return EXIT_USAGE;
+    }
+    if (o.format == FORMAT_CSV) {
+        cli_error("ingest: --format csv is not offered (use table or json)");
+        return EXIT_USAGE;
+    }
+    preset_catalog *cat = preset_catalog_open();
+    engine_deployment *given = malloc(sizeof *given);
+    char *chunk = malloc(CHUNK_BYTES);
+    ingest_ctx *c = calloc(1, sizeof *c);
+    store_ingest_opts io;
+    if (!cat || !given || !chunk || !c) {
+        cli_error("ingest: out of memory");
+        rc = EXIT_WORK;
+        goto done;
+    }
+    if ((rc = build_given(&o, cat, given, &io)) != EXIT_OK)
+        goto done;
+    c->o = &o;
+    c->io = &io;
+    store *s = NULL;
+    if (!o.dry_run && !(s = cli_open_store(&o, CLI_STORE_READ_WRITE))) {
+        rc = EXIT_WORK;
+        goto done;
+    }
+    jsonw w;
+    if (o.format == FORMAT_JSON) {
+        jsonw_init(&w, stdout, true);
+        jsonw_object_begin(&w);
+        jsonw_key(&w, "runs");
+        jsonw_array_begin(&w);
+        c->w = &w;
+    }
+    for (int i = 0; i < o.n_args; i++)
+        if (ingest_file(c, s, o.args[i], chunk) != EXIT_OK)
+            rc = EXIT_WORK;
+    if (c->w) {
+        jsonw_array_end(&w);
+        jsonw_object_end(&w);
+        fputc('\n', stdout);
+    }
+    store_close(s);
+    report_peak();
+done:
+    free(c);
+    free(chunk);
+    free(given);
+    preset_catalog_free(cat);
+    return rc;
+}

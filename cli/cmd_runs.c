@@ -1,0 +1,558 @@
+/* cmd_runs.c — `cgplan runs [list | show ID | rm ID]`: the stored runs; `show` puts the measured
+ * layers beside the estimate for the run's own knobs, with the error of each layer. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonw.h"
+#include "store_glue.h"
+
+#define SHOW_MAX_GROUPS CAPLOG_MAX_GROUPS
+#define SHOW_MAX_RANKS CAPLOG_MAX_RANKS
+
+static double known_or_nan(double v)
+{
+    return caplog_known(v) ? v : NAN;
+}
+
+static void json_u32_or_null(jsonw *w, const char *key, uint32_t v)
+{
+    if (v)
+        jsonw_ku64(w, key, v);
+    else
+        jsonw_knull(w, key);
+}
+
+static void gib_cell(char *buf, size_t len, double v)
+{
+    if (caplog_known(v))
+        snprintf(buf, len, "%.2f", v);
+    else
+        snprintf(buf, len, "-");
+}
+
+/* ---- list ---- */
+
+typedef struct {
+    cli_format format;
+    jsonw *w;
+    size_t n;
+} list_ctx;
+
+static void csv_text(const char *s)
+{
+    if (strpbrk(s, ",\"\n")) {
+        putchar('"');
+        for (; *s; s++) {
+            if (*s == '"')
+                putchar('"');
+            putchar(*s);
+        }
+        putchar('"');
+    } else {
+        fputs(s, stdout);
+    }
+}
+
+static void csv_num(double v)
+{
+    if (caplog_known(v))
+        printf(",%.2f", v);
+    else
+        printf(",");
+}
+
+static void list_one(const store_run_summary *r, void *ctx_)
+{
+    list_ctx *c = ctx_;
+    c->n++;
+    if (c->format == FORMAT_JSON) {
+        jsonw *w = c->w;
+        jsonw_object_begin(w);
+        jsonw_ki64(w, "id", r->id);
+        jsonw_kstring(w, "label", r->label[0] ? r->label : NULL);
+        jsonw_kstring(w, "source", r->source);
+        jsonw_kstring(w, "model", r->model[0] ? r->model : NULL);
+        jsonw_kstring(w, "gpu", r->gpu[0] ? r->gpu : NULL);
+        jsonw_kbool(w, "gpu_inferred", r->gpu_inferred);
+        jsonw_kbool(w, "reconstructed", r->reconstructed);
+        jsonw_kstring(w, "created_at", r->created_at);
+        json_u32_or_null(w, "world", r->world);
+        json_u32_or_null(w, "dp", r->dp);
+        json_u32_or_null(w, "dcp", r->dcp);
+        json_u32_or_null(w, "max_bs", r->max_bs);
+        json_u32_or_null(w, "mtp", r->mtp);
+        json_u32_or_null(w, "max_dispatch", r->max_dispatch);
+        jsonw_ku64(w, "n_buckets", r->n_buckets);
+        jsonw_kdouble(w, "static_gib", known_or_nan(r->static_gib), 2);
+        jsonw_kdouble(w, "largest_gib", known_or_nan(r->largest_gib), 2);
+        jsonw_kdouble(w, "buckets_gib", known_or_nan(r->buckets_gib), 2);
+        jsonw_kdouble(w, "target_total_gib", known_or_nan(r->target_total_gib), 2);
+        jsonw_kdouble(w, "draft_gib", known_or_nan(r->draft_gib), 2);
+        jsonw_kdouble(w, "total_gib", known_or_nan(r->total_gib), 2);
+        jsonw_kstring(w, "calibration_excluded", store_run_calibration_exclusion(r));
+        jsonw_object_end(w);
+    } else if (c->format == FORMAT_CSV) {
+        printf("%lld,", (long long)r->id);
+        csv_text(r->label);
+        putchar(',');
+        csv_text(r->source);
+        printf(",%s,%s,%d,%d,", r->model, r->gpu, r->gpu_inferred, r->reconstructed);
+        uint32_t v[6] = {r->world, r->dp, r->dcp, r->max_bs, r->mtp, r->max_dispatch};
+        for (int i = 0; i < 6; i++)
+            if (v[i])
+                printf(i ? ",%u" : "%u", v[i]);
+            else if (i)
+                putchar(',');
+        csv_num(r->static_gib);
+        csv_num(r->largest_gib);
+        csv_num(r->buckets_gib);
+        csv_num(r->target_total_gib);
+        csv_num(r->draft_gib);
+        csv_num(r->total_gib);
+        putchar('\n');
+    } else {
+        char layout[64], gpu[ENGINE_NAME_MAX + 16], max_bs[16] = "?", t[16], d[16], tot[16];
+        cli_layout_text(r->dp, r->dcp, r->mtp, layout, sizeof layout);
+        cli_gpu_text(r->gpu, r->gpu_inferred, gpu, sizeof gpu);
+        if (r->max_bs)
+            snprintf(max_bs, sizeof max_bs, "%u", r->max_bs);
+        gib_cell(t, sizeof t, r->target_total_gib);
+        gib_cell(d, sizeof d, r->draft_gib);
+        gib_cell(tot, sizeof tot, r->total_gib);
+        printf("%5lld  %-40.40s %-10.10s %-16.16s %-20.20s %6s %8s %7s %8s\n", (long long)r->id,
+               r->label[0] ? r->label : r->source, r->model[0] ? r->model : "?", gpu, layout, max_bs, t, d, tot);
+    }
+}
+
+static int runs_list(const cli_opts *o, store *s)
+{
+    char err[4096 + 512];
+    jsonw w;
+    list_ctx c = {o->format, &w, 0};
+    if (o->format == FORMAT_JSON) {
+        jsonw_init(&w, stdout, true);
+        jsonw_object_begin(&w);
+        jsonw_key(&w, "runs");
+        jsonw_array_begin(&w);
+    } else if (o->format == FORMAT_CSV) {
+        printf("id,label,source,model,gpu,gpu_inferred,reconstructed,world,dp,dcp,max_bs,mtp,max_dispatch,"
+               "static_gib,largest_gib,buckets_gib,target_total_gib,draft_gib,total_gib\n");
+    } else {
+        printf("%5s  %-40s %-10s %-16s %-20s %6s %8s %7s %8s\n", "id", "label", "model", "gpu", "layout", "max_bs",
+               "target", "draft", "total");
+    }
+    int rc = store_each_run(s, list_one, &c, err, sizeof err);
+    if (o->format == FORMAT_JSON) {
+        jsonw_array_end(&w);
+        jsonw_object_end(&w);
+        fputc('\n', stdout);
+    } else if (o->format == FORMAT_TABLE && c.n == 0) {
+        printf("(no runs stored in %s)\n", store_path(s));
+    }
+    if (rc != 0) {
+        cli_error("%s", err);
+        return EXIT_WORK;
+    }
+    return EXIT_OK;
+}
+
+/* ---- show ---- */
+
+enum { L_STATIC, L_LARGEST, L_BUCKETS, L_DRAFT, L_TOTAL, L_N };
+static const char *const layer_keys[L_N] = {"static", "largest", "buckets", "draft", "total"};
+
+static void knob_text(const store_run_detail *r, int knob, char *buf, size_t len)
+{
+    const engine_knobs_state *k = &r->knobs;
+    if (!r->origin[knob]) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    switch (knob) {
+    case KNOB_WORLD:
+        snprintf(buf, len, "%u", k->world);
+        break;
+    case KNOB_DP:
+        snprintf(buf, len, "%u", k->dp);
+        break;
+    case KNOB_DCP:
+        snprintf(buf, len, "%u", k->dcp);
+        break;
+    case KNOB_MAX_BS:
+        snprintf(buf, len, "%u", k->max_bs);
+        break;
+    case KNOB_MTP:
+        snprintf(buf, len, "%u", k->mtp);
+        break;
+    case KNOB_MAX_DISPATCH:
+        if (k->max_dispatch_auto)
+            snprintf(buf, len, "auto");
+        else
+            snprintf(buf, len, "%u", k->max_dispatch);
+        break;
+    case KNOB_CONTEXT_LEN:
+        snprintf(buf, len, "%llu", (unsigned long long)k->context_len);
+        break;
+    case KNOB_MEM_FRACTION:
+        snprintf(buf, len, "%.3f", k->mem_fraction_static);
+        break;
+    case KNOB_GPU:
+        snprintf(buf, len, "%s", r->summary.gpu);
+        break;
+    case KNOB_BUCKETS:
+        if (k->buckets_auto)
+            snprintf(buf, len, "auto");
+        else {
+            size_t used = 0;
+            buf[0] = '\0';
+            for (uint32_t i = 0; i < k->n_buckets && used + 16 < len; i++)
+                used += (size_t)snprintf(buf + used, len - used, "%s%u", i ? ", " : "[", k->buckets[i]);
+            snprintf(buf + used, len - used, "]");
+        }
+        break;
+    default:
+        snprintf(buf, len, "?");
+    }
+}
+
+static int runs_show(const cli_opts *o, store *s, int64_t id)
+{
+    char err[4096 + 512];
+    static store_run_detail r;
+    int rc = store_get_run(s, id, &r, err, sizeof err);
+    if (rc == 1) {
+        cli_error("runs show: no run %lld in %s (cgplan runs list shows the ids)", (long long)id, store_path(s));
+        return EXIT_WORK;
+    }
+    if (rc != 0) {
+        cli_error("%s", err);
+        return EXIT_WORK;
+    }
+    static store_group_info groups[SHOW_MAX_GROUPS];
+    static store_rank_info ranks[SHOW_MAX_RANKS];
+    size_t n_groups = 0, n_ranks = 0;
+    store_run_extra extra;
+    if (store_get_run_parts(s, id, groups, SHOW_MAX_GROUPS, &n_groups, ranks, SHOW_MAX_RANKS, &n_ranks, &extra, err,
+                            sizeof err) != 0) {
+        cli_error("%s", err);
+        return EXIT_WORK;
+    }
+    const store_run_summary *sum = &r.summary;
+
+    /* The estimate for the run's own knobs. */
+    preset_catalog *cat = preset_catalog_open();
+    static engine_deployment d;
+    static engine_estimate e;
+    char why[ENGINE_TEXT_MAX * 2] = "";
+    bool estimated = cat && cli_run_deployment(cat, &r, &d, why, sizeof why) == 0;
+    engine_calibration cal;
+    bool calibrated = false;
+    if (estimated) {
+        calibrated = store_load_calibration(s, d.model.name, d.gpu.name, &cal);
+        engine_estimate_compute(&d, calibrated ? &cal : NULL, &e);
+    }
+    preset_catalog_free(cat);
+    double measured[L_N] = {sum->static_gib, sum->largest_gib, sum->buckets_gib, sum->draft_gib, sum->total_gib};
+    /* a run without speculation has no draft layer: 0 measured, not unknown */
+    if (!caplog_known(measured[L_DRAFT]) && r.origin[KNOB_MTP] && r.knobs.mtp == 1)
+        measured[L_DRAFT] = 0;
+    uint64_t estimate[L_N] = {0};
+    if (estimated) {
+        estimate[L_STATIC] = e.layer_bytes[LAYER_STATIC];
+        estimate[L_LARGEST] = e.layer_bytes[LAYER_LARGEST];
+        estimate[L_BUCKETS] = e.layer_bytes[LAYER_BUCKETS];
+        estimate[L_DRAFT] = e.draft_total_bytes;
+        estimate[L_TOTAL] = e.total_bytes;
+    }
+    const char *excluded = store_run_calibration_exclusion(sum);
+
+    if (o->format == FORMAT_JSON) {
+        jsonw w;
+        jsonw_init(&w, stdout, true);
+        jsonw_object_begin(&w);
+        jsonw_ki64(&w, "id", sum->id);
+        jsonw_kstring(&w, "label", sum->label[0] ? sum->label : NULL);
+        jsonw_kstring(&w, "source", sum->source);
+        jsonw_kstring(&w, "path", extra.path[0] ? extra.path : NULL);
+        jsonw_ku64(&w, "first_line", extra.first_line);
+        jsonw_ku64(&w, "last_line", extra.last_line);
+        jsonw_kstring(&w, "sha256", extra.sha256);
+        jsonw_kstring(&w, "created_at", sum->created_at);
+        jsonw_kbool(&w, "reconstructed", sum->reconstructed);
+        jsonw_kstring(&w, "preset", r.preset[0] ? r.preset : NULL);
+        jsonw_kstring(&w, "model", sum->model[0] ? sum->model : NULL);
+        jsonw_kstring(&w, "model_path", extra.model_path[0] ? extra.model_path : NULL);
+        jsonw_kstring(&w, "gpu", sum->gpu[0] ? sum->gpu : NULL);
+        jsonw_kbool(&w, "gpu_inferred", sum->gpu_inferred);
+        jsonw_key(&w, "knobs");
+        jsonw_object_begin(&w);
+        for (int k = 0; k < KNOB_COUNT; k++) {
+            jsonw_key(&w, engine_knobs[k].name);
+            jsonw_object_begin(&w);
+            jsonw_key(&w, "value");
+            const engine_knobs_state *kn = &r.knobs;
+            if (!r.origin[k])
+                jsonw_null(&w);
+            else if (k == KNOB_BUCKETS) {
+                if (kn->buckets_auto)
+                    jsonw_string(&w, "auto");
+                else {
+                    jsonw_array_begin(&w);
+                    for (uint32_t i = 0; i < kn->n_buckets; i++)
+                        jsonw_u64(&w, kn->buckets[i]);
+                    jsonw_array_end(&w);
+                }
+            } else if (k == KNOB_GPU)
+                jsonw_string(&w, sum->gpu);
+            else if (k == KNOB_MEM_FRACTION)
+                jsonw_double(&w, kn->mem_fraction_static, 3);
+            else if (k == KNOB_MAX_DISPATCH && kn->max_dispatch_auto)
+                jsonw_string(&w, "auto");
+            else {
+                uint64_t v = k == KNOB_WORLD          ? kn->world
+                             : k == KNOB_DP           ? kn->dp
+                             : k == KNOB_DCP          ? kn->dcp
+                             : k == KNOB_MAX_BS       ? kn->max_bs
+                             : k == KNOB_MTP          ? kn->mtp
+                             : k == KNOB_MAX_DISPATCH ? kn->max_dispatch
+                                                      : kn->context_len;
+                jsonw_u64(&w, v);
+            }
+            jsonw_kstring(&w, "origin", r.origin[k] ? store_origin_name(r.origin[k]) : NULL);
+            jsonw_object_end(&w);
+        }
+        jsonw_object_end(&w);
+        jsonw_key(&w, "measured");
+        jsonw_object_begin(&w);
+        for (int l = 0; l < L_N; l++) {
+            char key[32];
+            snprintf(key, sizeof key, "%s_gib", layer_keys[l]);
+            jsonw_kdouble(&w, key, known_or_nan(measured[l]), 2);
+        }
+        jsonw_kdouble(&w, "target_total_gib", known_or_nan(sum->target_total_gib), 2);
+        jsonw_object_end(&w);
+        jsonw_key(&w, "estimate");
+        if (estimated) {
+            jsonw_object_begin(&w);
+            jsonw_kstring(&w, "deployment", d.name);
+            jsonw_kbool(&w, "calibrated", calibrated);
+            for (int l = 0; l < L_N; l++) {
+                char key[32];
+                snprintf(key, sizeof key, "%s_bytes", layer_keys[l]);
+                jsonw_ku64(&w, key, estimate[l]);
+            }
+            jsonw_object_end(&w);
+        } else {
+            jsonw_null(&w);
+        }
+        jsonw_kstring(&w, "estimate_missing", estimated ? NULL : why);
+        jsonw_key(&w, "error");
+        jsonw_object_begin(&w);
+        for (int l = 0; l < L_N; l++) {
+            jsonw_key(&w, layer_keys[l]);
+            if (!estimated || !caplog_known(measured[l])) {
+                jsonw_null(&w);
+                continue;
+            }
+            double diff_gib = (double)estimate[l] / (double)ENGINE_GIB - measured[l];
+            jsonw_object_begin(&w);
+            jsonw_ki64(&w, "bytes", (int64_t)llround(diff_gib * (double)ENGINE_GIB));
+            jsonw_kdouble(&w, "gib", diff_gib, 3);
+            jsonw_kdouble(&w, "percent", measured[l] != 0 ? 100.0 * diff_gib / measured[l] : NAN, 1);
+            jsonw_object_end(&w);
+        }
+        jsonw_object_end(&w);
+        jsonw_kstring(&w, "calibration_excluded", excluded);
+        jsonw_key(&w, "groups");
+        jsonw_array_begin(&w);
+        for (size_t i = 0; i < n_groups; i++) {
+            const store_group_info *g = &groups[i];
+            jsonw_object_begin(&w);
+            jsonw_kstring(&w, "kind", g->kind[0] ? g->kind : NULL);
+            jsonw_kstring(&w, "role", g->role[0] ? g->role : NULL);
+            jsonw_kstring(&w, "phase", g->phase[0] ? g->phase : NULL);
+            jsonw_kbool(&w, "target", g->is_target);
+            jsonw_kstring(&w, "rank", g->rank[0] ? g->rank : NULL);
+            jsonw_ku64(&w, "n_bs", g->n_sizes);
+            jsonw_ku64(&w, "n_bars", g->n_bars);
+            jsonw_kdouble(&w, "begin_avail_gib", known_or_nan(g->begin_avail_gib), 2);
+            jsonw_kdouble(&w, "end_avail_gib", known_or_nan(g->end_avail_gib), 2);
+            jsonw_kdouble(&w, "end_usage_gib", known_or_nan(g->end_usage_gib), 2);
+            jsonw_kbool(&w, "failed", g->failed);
+            jsonw_kdouble(&w, "static_gib", known_or_nan(g->static_gib), 2);
+            jsonw_kdouble(&w, "largest_gib", known_or_nan(g->largest_gib), 2);
+            jsonw_kdouble(&w, "buckets_gib", known_or_nan(g->buckets_gib), 2);
+            jsonw_kdouble(&w, "total_gib", known_or_nan(g->total_gib), 2);
+            jsonw_object_end(&w);
+        }
+        jsonw_array_end(&w);
+        jsonw_key(&w, "ranks");
+        jsonw_array_begin(&w);
+        for (size_t i = 0; i < n_ranks; i++) {
+            const store_rank_info *k = &ranks[i];
+            jsonw_object_begin(&w);
+            jsonw_kstring(&w, "rank", k->label);
+            jsonw_kdouble(&w, "weights_begin_avail_gib", known_or_nan(k->weights_begin_avail_gib), 2);
+            jsonw_kdouble(&w, "weights_usage_gib", known_or_nan(k->weights_usage_gib), 2);
+            if (k->kv_tokens >= 0)
+                jsonw_ki64(&w, "kv_tokens", k->kv_tokens);
+            else
+                jsonw_knull(&w, "kv_tokens");
+            jsonw_kdouble(&w, "kv_gib", known_or_nan(k->kv_gib), 2);
+            jsonw_kdouble(&w, "state_gib", known_or_nan(k->state_gib), 2);
+            jsonw_kdouble(&w, "pool_avail_gib", known_or_nan(k->pool_avail_gib), 2);
+            jsonw_object_end(&w);
+        }
+        jsonw_array_end(&w);
+        jsonw_object_end(&w);
+        fputc('\n', stdout);
+        return EXIT_OK;
+    }
+
+    /* table */
+    char buf[ENGINE_MAX_BUCKETS * 6], gpu[ENGINE_NAME_MAX + 16];
+    printf("run %lld · %s%s\n", (long long)sum->id, sum->label[0] ? sum->label : sum->source,
+           sum->reconstructed ? " · reconstructed from the article, not a real log" : "");
+    printf("source   %s:%u-%u (sha256 %.12s)%s%s\n", sum->source, extra.first_line, extra.last_line, extra.sha256,
+           extra.path[0] ? " from " : "", extra.path);
+    if (extra.model_path[0])
+        printf("model    %s (model_path %s)\n", sum->model[0] ? sum->model : "?", extra.model_path);
+    else
+        printf("model    %s%s\n", sum->model[0] ? sum->model : "?", sum->model[0] ? " (from --preset)" : "");
+    cli_gpu_text(sum->gpu, sum->gpu_inferred, gpu, sizeof gpu);
+    printf("gpu      %s%s%s%s\n", gpu, r.origin[KNOB_GPU] ? " (" : " (unknown: ingest with --preset or --set gpu=NAME)",
+           r.origin[KNOB_GPU] ? store_origin_name(r.origin[KNOB_GPU]) : "", r.origin[KNOB_GPU] ? ")" : "");
+    if (r.preset[0])
+        printf("preset   %s\n", r.preset);
+    static const int shown[] = {KNOB_WORLD, KNOB_DP,           KNOB_DCP,         KNOB_MAX_BS,
+                                KNOB_MTP,   KNOB_MAX_DISPATCH, KNOB_CONTEXT_LEN, KNOB_MEM_FRACTION};
+    printf("knobs   ");
+    for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
+        knob_text(&r, shown[i], buf, sizeof buf);
+        printf(" %s %s%s%s%s", engine_knobs[shown[i]].name, buf, r.origin[shown[i]] ? " (" : "",
+               store_origin_name(r.origin[shown[i]]), r.origin[shown[i]] ? ")" : "");
+    }
+    knob_text(&r, KNOB_BUCKETS, buf, sizeof buf);
+    printf("\nbuckets  %u%s%s%s: %s\n\n", r.knobs.n_buckets, r.origin[KNOB_BUCKETS] ? " (" : "",
+           store_origin_name(r.origin[KNOB_BUCKETS]), r.origin[KNOB_BUCKETS] ? ")" : "", buf);
+    if (estimated)
+        printf("%-8s %12s %13s %10s %8s   estimate: %s, %s coefficients\n", "layer", "measured GiB", "estimate GiB",
+               "error GiB", "error", d.name, calibrated ? "calibrated" : "preset");
+    else
+        printf("%-8s %12s   (no estimate: %s)\n", "layer", "measured GiB", why);
+    for (int l = 0; l < L_N; l++) {
+        char m[16];
+        gib_cell(m, sizeof m, measured[l]);
+        if (!estimated) {
+            printf("%-8s %12s\n", layer_keys[l], m);
+            continue;
+        }
+        double est = (double)estimate[l] / (double)ENGINE_GIB;
+        if (caplog_known(measured[l])) {
+            double diff = est - measured[l];
+            char pct[16] = "-";
+            if (measured[l] != 0)
+                snprintf(pct, sizeof pct, "%+.1f%%", 100.0 * diff / measured[l]);
+            printf("%-8s %12s %13.3f %+10.3f %8s\n", layer_keys[l], m, est, diff, pct);
+        } else {
+            printf("%-8s %12s %13.3f %10s %8s\n", layer_keys[l], m, est, "-", "-");
+        }
+    }
+    printf("\ncalibration: %s\n", excluded ? excluded : "usable");
+    if (n_groups) {
+        printf("\n%-3s %-22s %-7s %-15s %4s %5s %7s %7s %7s %7s %7s %7s %7s\n", "#", "group", "phase", "rank", "bs",
+               "bars", "begin", "end", "usage", "static", "largest", "buckets", "total");
+        for (size_t i = 0; i < n_groups; i++) {
+            const store_group_info *g = &groups[i];
+            char c[7][16];
+            gib_cell(c[0], 16, g->begin_avail_gib);
+            gib_cell(c[1], 16, g->end_avail_gib);
+            gib_cell(c[2], 16, g->end_usage_gib);
+            gib_cell(c[3], 16, g->static_gib);
+            gib_cell(c[4], 16, g->largest_gib);
+            gib_cell(c[5], 16, g->buckets_gib);
+            gib_cell(c[6], 16, g->total_gib);
+            char kind[64];
+            snprintf(kind, sizeof kind, "%s%s%s", g->is_target ? "*" : "", g->kind[0] ? g->kind : "(bars only)",
+                     g->failed ? " FAILED" : "");
+            printf("%-3d %-22.22s %-7s %-15.15s %4u %5u %7s %7s %7s %7s %7s %7s %7s\n", g->ordinal, kind,
+                   g->phase[0] ? g->phase : "-", g->rank[0] ? g->rank : "-", g->n_sizes, g->n_bars, c[0], c[1], c[2],
+                   c[3], c[4], c[5], c[6]);
+            if (g->failed && g->failure[0])
+                printf("    failure: %s\n", g->failure);
+        }
+        printf("(* the target group the layers come from)\n");
+    }
+    return EXIT_OK;
+}
+
+static int parse_id(const char *text, int64_t *id)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end || v <= 0 || errno) {
+        cli_error("runs: '%s' is not a run id (a positive integer: cgplan runs list shows them)", text);
+        return EXIT_USAGE;
+    }
+    *id = v;
+    return EXIT_OK;
+}
+
+int cmd_runs(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(argc, argv, 2, "runs", OPT_DB | OPT_FORMAT | OPT_YES, &o);
+    if (rc)
+        return rc;
+    const char *sub = o.n_args ? o.args[0] : "list";
+    int64_t id = 0;
+    if (strcmp(sub, "list") == 0) {
+        if (o.n_args > 1) {
+            cli_error("runs list: unexpected argument '%s'", o.args[1]);
+            return EXIT_USAGE;
+        }
+    } else if (strcmp(sub, "show") == 0 || strcmp(sub, "rm") == 0) {
+        if (o.n_args != 2) {
+            cli_error("runs %s: expected one run id (cgplan runs %s ID)", sub, sub);
+            return EXIT_USAGE;
+        }
+        if ((rc = parse_id(o.args[1], &id)) != EXIT_OK)
+            return rc;
+        if (strcmp(sub, "show") == 0 && o.format == FORMAT_CSV) {
+            cli_error("runs show: --format csv is not offered (use table or json)");
+            return EXIT_USAGE;
+        }
+    } else {
+        cli_error("runs: unknown subcommand '%s' (list, show ID or rm ID)", sub);
+        return EXIT_USAGE;
+    }
+    bool removing = strcmp(sub, "rm") == 0;
+    store *s = cli_open_store(&o, removing ? CLI_STORE_READ_WRITE : CLI_STORE_WRITE_IF_POSSIBLE);
+    if (!s)
+        return EXIT_WORK;
+    if (strcmp(sub, "list") == 0)
+        rc = runs_list(&o, s);
+    else if (!removing)
+        rc = runs_show(&o, s, id);
+    else {
+        char err[4096 + 512];
+        int drc = store_delete_run(s, id, err, sizeof err);
+        if (drc == 1) {
+            cli_error("runs rm: no run %lld in %s (cgplan runs list shows the ids)", (long long)id, store_path(s));
+            rc = EXIT_WORK;
+        } else if (drc != 0) {
+            cli_error("%s", err);
+            rc = EXIT_WORK;
+        } else if (o.format == FORMAT_JSON) {
+            printf("{\"removed\": %lld}\n", (long long)id);
+        } else {
+            printf("removed run %lld\n", (long long)id);
+        }
+    }
+    store_close(s);
+    return rc;
+}

@@ -1,0 +1,97 @@
+/* seed_logs.c — the runs a new store starts with: the K3 article's two deployments.
+ *
+ * GENERATED ONCE, do not edit by hand: byte-identical copies of
+ * tests/fixtures/sglang-logs/k3-dp16-b200-article.log and k3-dp2-dcp8-b200-article.log
+ * (reconstructed from the article's figures, not real logs; test_store.c checks they still
+ * match the fixtures). Regenerate both together if the fixtures ever change. */
+#include "seed_logs.h"
+
+static const char seed_text_0[] =
+    "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=144\n"
+    "[2026-08-19 21:40:02] server_args=ServerArgs(model_path='moonshotai/Kimi-K3', tp_size=16, dp_size=16, enable_dp_attention=True, dcp_size=1, ep_size=16, moe_a2a_backend='deepep', deepep_mode='auto', cuda_graph_max_bs=24, cuda_graph_bs=[1, 2, 4, 8, 16, 24], speculative_algorithm='EAGLE', speculative_num_steps=5, speculative_eagle_topk=1, speculative_num_draft_tokens=6, context_length=1048576, nnodes=2)\n"
+    "[2026-08-19 21:47:31 DP0 TP0 EP0] Memory pool end. avail mem=14.20 GB\n"
+    "[2026-08-19 21:47:38 DP0 TP0 EP0] Capture target verify CUDA graph begin. backend=full, num_tokens_per_req=6, bs=[1, 2, 4, 8, 16, 24], avail mem=14.09 GB\n"
+    "Capturing batches (bs=24 avail_mem=13.91 GB):   0%|          | 0/6 [00:00<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=16 avail_mem=6.74 GB):  17%|\342\226\210         | 1/6 [00:01<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=8 avail_mem=6.65 GB):  33%|\342\226\210\342\226\210\342\226\210       | 2/6 [00:02<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=4 avail_mem=6.60 GB):  50%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210     | 3/6 [00:03<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=2 avail_mem=6.56 GB):  67%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210    | 4/6 [00:04<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=1 avail_mem=6.52 GB):  83%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210  | 5/6 [00:05<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=1 avail_mem=6.52 GB): 100%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210| 6/6 [00:06<00:00,  1.02it/s]\n"
+    "[2026-08-19 21:48:02 DP0 TP0 EP0] Capture target verify CUDA graph end. elapsed=24.80 s, mem usage=7.60 GB, avail mem=6.49 GB.\n"
+    "[2026-08-19 21:48:03 DP0 TP0 EP0] Capture draft decode CUDA graph begin. backend=full, num_tokens_per_req=1, bs=[1, 2, 4, 8, 16, 24], avail mem=6.49 GB\n"
+    "Capturing batches (bs=24 avail_mem=6.49 GB):   0%|          | 0/6 [00:00<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=16 avail_mem=5.94 GB):  17%|\342\226\210         | 1/6 [00:01<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=8 avail_mem=5.93 GB):  33%|\342\226\210\342\226\210\342\226\210       | 2/6 [00:02<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=4 avail_mem=5.93 GB):  50%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210     | 3/6 [00:03<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=2 avail_mem=5.93 GB):  67%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210    | 4/6 [00:04<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=1 avail_mem=5.93 GB):  83%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210  | 5/6 [00:05<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=1 avail_mem=5.93 GB): 100%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210| 6/6 [00:06<00:00,  1.02it/s]\n"
+    "[2026-08-19 21:48:12 DP0 TP0 EP0] Capture draft decode CUDA graph end. elapsed=9.40 s, mem usage=0.56 GB, avail mem=5.93 GB.\n"
+    "[2026-08-19 21:48:20] The server is fired up and ready to roll!\n";
+
+static const char seed_text_1[] =
+    "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=128\n"
+    "[2026-08-20 10:02:11] server_args=ServerArgs(model_path='moonshotai/Kimi-K3', tp_size=16, dp_size=2, enable_dp_attention=True, dcp_size=8, ep_size=16, moe_a2a_backend='deepep', deepep_mode='auto', cuda_graph_max_bs=192, cuda_graph_bs=[16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136, 144, 152, 160, 168, 176, 184, 192], speculative_algorithm='EAGLE', speculative_num_steps=4, speculative_eagle_topk=1, speculative_num_draft_tokens=5, context_length=1048576, nnodes=2)\n"
+    "[2026-08-20 10:02:40 DP0 TP0 EP0] DCP enabled, dcp_size=8, tp_size=16\n"
+    "[2026-08-20 10:09:55 DP0 TP0 EP0] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1343488, KV size: 34.60 GB\n"
+    "[2026-08-20 10:09:56 DP0 TP0 EP0] Memory pool end. avail mem=22.45 GB\n"
+    "[2026-08-20 10:10:02 DP0 TP0 EP0] Capture target verify CUDA graph begin. backend=full, num_tokens_per_req=5, bs=[16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136, 144, 152, 160, 168, 176, 184, 192], avail mem=22.33 GB\n"
+    "Capturing batches (bs=192 avail_mem=21.00 GB):   0%|          | 0/23 [00:00<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=184 avail_mem=10.76 GB):   4%|          | 1/23 [00:01<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=176 avail_mem=10.39 GB):   9%|          | 2/23 [00:02<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=168 avail_mem=10.34 GB):  13%|\342\226\210         | 3/23 [00:03<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=160 avail_mem=10.30 GB):  17%|\342\226\210         | 4/23 [00:04<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=152 avail_mem=10.24 GB):  22%|\342\226\210\342\226\210        | 5/23 [00:05<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=144 avail_mem=10.21 GB):  26%|\342\226\210\342\226\210        | 6/23 [00:06<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=136 avail_mem=10.16 GB):  30%|\342\226\210\342\226\210\342\226\210       | 7/23 [00:07<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=128 avail_mem=10.12 GB):  35%|\342\226\210\342\226\210\342\226\210       | 8/23 [00:08<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=120 avail_mem=10.07 GB):  39%|\342\226\210\342\226\210\342\226\210       | 9/23 [00:09<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=112 avail_mem=10.01 GB):  43%|\342\226\210\342\226\210\342\226\210\342\226\210      | 10/23 [00:10<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=104 avail_mem=9.97 GB):  48%|\342\226\210\342\226\210\342\226\210\342\226\210      | 11/23 [00:11<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=96 avail_mem=9.92 GB):  52%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210     | 12/23 [00:12<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=88 avail_mem=9.89 GB):  57%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210     | 13/23 [00:13<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=80 avail_mem=9.84 GB):  61%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210    | 14/23 [00:14<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=72 avail_mem=9.80 GB):  65%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210    | 15/23 [00:15<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=64 avail_mem=9.74 GB):  70%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210    | 16/23 [00:16<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=56 avail_mem=9.69 GB):  74%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210   | 17/23 [00:17<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=48 avail_mem=9.65 GB):  78%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210   | 18/23 [00:18<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=40 avail_mem=9.60 GB):  83%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210  | 19/23 [00:19<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=32 avail_mem=9.56 GB):  87%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210  | 20/23 [00:20<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=24 avail_mem=9.53 GB):  91%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210 | 21/23 [00:21<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=16 avail_mem=9.47 GB):  96%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210 | 22/23 [00:22<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=16 avail_mem=9.47 GB): 100%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210| 23/23 [00:23<00:00,  1.02it/s]\n"
+    "[2026-08-20 10:11:03 DP0 TP0 EP0] Capture target verify CUDA graph end. elapsed=61.35 s, mem usage=12.92 GB, avail mem=9.41 GB.\n"
+    "[2026-08-20 10:11:05 DP0 TP0 EP0] Capture draft decode CUDA graph begin. backend=full, num_tokens_per_req=1, bs=[16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136, 144, 152, 160, 168, 176, 184, 192], avail mem=9.41 GB\n"
+    "Capturing batches (bs=192 avail_mem=9.35 GB):   0%|          | 0/23 [00:00<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=184 avail_mem=8.73 GB):   4%|          | 1/23 [00:01<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=176 avail_mem=8.71 GB):   9%|          | 2/23 [00:02<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=168 avail_mem=8.70 GB):  13%|\342\226\210         | 3/23 [00:03<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=160 avail_mem=8.68 GB):  17%|\342\226\210         | 4/23 [00:04<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=152 avail_mem=8.66 GB):  22%|\342\226\210\342\226\210        | 5/23 [00:05<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=144 avail_mem=8.65 GB):  26%|\342\226\210\342\226\210        | 6/23 [00:06<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=136 avail_mem=8.63 GB):  30%|\342\226\210\342\226\210\342\226\210       | 7/23 [00:07<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=128 avail_mem=8.62 GB):  35%|\342\226\210\342\226\210\342\226\210       | 8/23 [00:08<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=120 avail_mem=8.60 GB):  39%|\342\226\210\342\226\210\342\226\210       | 9/23 [00:09<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=112 avail_mem=8.58 GB):  43%|\342\226\210\342\226\210\342\226\210\342\226\210      | 10/23 [00:10<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=104 avail_mem=8.57 GB):  48%|\342\226\210\342\226\210\342\226\210\342\226\210      | 11/23 [00:11<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=96 avail_mem=8.55 GB):  52%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210     | 12/23 [00:12<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=88 avail_mem=8.54 GB):  57%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210     | 13/23 [00:13<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=80 avail_mem=8.52 GB):  61%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210    | 14/23 [00:14<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=72 avail_mem=8.50 GB):  65%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210    | 15/23 [00:15<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=64 avail_mem=8.49 GB):  70%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210    | 16/23 [00:16<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=56 avail_mem=8.47 GB):  74%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210   | 17/23 [00:17<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=48 avail_mem=8.46 GB):  78%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210   | 18/23 [00:18<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=40 avail_mem=8.44 GB):  83%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210  | 19/23 [00:19<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=32 avail_mem=8.42 GB):  87%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210  | 20/23 [00:20<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=24 avail_mem=8.41 GB):  91%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210 | 21/23 [00:21<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=16 avail_mem=8.39 GB):  96%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210 | 22/23 [00:22<00:00,  1.02it/s]\n"
+    "Capturing batches (bs=16 avail_mem=8.39 GB): 100%|\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210\342\226\210| 23/23 [00:23<00:00,  1.02it/s]\n"
+    "[2026-08-20 10:11:27 DP0 TP0 EP0] Capture draft decode CUDA graph end. elapsed=22.10 s, mem usage=1.04 GB, avail mem=8.37 GB.\n"
+    "[2026-08-20 10:11:30] The server is fired up and ready to roll!\n";
+
+const store_seed_log store_seed_logs[] = {
+    {"k3-dp16-b200-article.log", "k3-dp16", "article (reconstructed): K3 DP16", seed_text_0, sizeof seed_text_0 - 1},
+    {"k3-dp2-dcp8-b200-article.log", "k3-dp2-dcp8", "article (reconstructed): K3 DP2 x DCP8", seed_text_1, sizeof seed_text_1 - 1},
+    {0, 0, 0, 0, 0},
+};

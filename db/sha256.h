@@ -1,0 +1,20 @@
+/* sha256.h — SHA-256 (FIPS 180-4), streaming, for the store's content hash of ingested logs. */
+#ifndef CGPLAN_SHA256_H
+#define CGPLAN_SHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uint32_t h[8];
+    uint64_t length; /* bytes hashed so far */
+    uint8_t block[64];
+    size_t used; /* bytes waiting in BLOCK */
+} store_sha256;
+
+void store_sha256_init(store_sha256 *c);
+void store_sha256_update(store_sha256 *c, const void *data, size_t len);
+/* Writes the digest as 64 lower-case hex digits and a NUL into HEX. */
+void store_sha256_final_hex(store_sha256 *c, char hex[65]);
+
+#endif

@@ -1,0 +1,192 @@
+/* store.h — the SQLite store of measured runs, their groups and bars, per-rank memory lines and
+ * calibrations (schema versioned with PRAGMA user_version; WAL; one transaction per ingest).
+ * Errors come back as one line in ERR naming the database path and the fix. */
+#ifndef CGPLAN_STORE_H
+#define CGPLAN_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "caplog.h"
+#include "engine.h"
+#include "preset.h"
+
+typedef struct store store;
+
+typedef enum {
+    STORE_READ_ONLY,  /* never creates; fails if the file does not exist */
+    STORE_READ_WRITE, /* creates the file (and its directory) and seeds it when new */
+} store_mode;
+
+/* Opens (creating and seeding when new and READ_WRITE) the store at PATH. A file that is not a
+ * cgplan SQLite store is reported and left untouched. Returns NULL with ERR set. */
+store *store_open(const char *path, store_mode mode, char *err, size_t errlen);
+void store_close(store *s);
+
+/* One stored run as lists and plots need it. Measured values are GiB as the log printed them;
+ * NAN where the log does not bound the layer. */
+typedef struct {
+    int64_t id;
+    char label[ENGINE_TEXT_MAX];
+    char source[ENGINE_TEXT_MAX]; /* the log's file name */
+    char model[ENGINE_NAME_MAX];
+    char gpu[ENGINE_NAME_MAX]; /* "" when unknown */
+    bool gpu_inferred;
+    bool reconstructed; /* the article's seeded runs */
+    char created_at[32];
+    uint32_t world, dp, dcp, max_bs, mtp, max_dispatch; /* 0 where unknown */
+    uint32_t n_buckets;
+    double static_gib, largest_gib, buckets_gib, draft_gib, target_total_gib, total_gib;
+} store_run_summary;
+
+/* Every run, newest first (at most CAP; *N gets how many). Returns 0 or -1 with ERR. */
+int store_list_runs(store *s, store_run_summary *out, size_t cap, size_t *n, char *err, size_t errlen);
+/* Deletes run ID with its groups, bars and rank lines. Returns 0, 1 when there is no such run,
+ * -1 on a database error. */
+int store_delete_run(store *s, int64_t id, char *err, size_t errlen);
+/* Where a run's knob came from (CLI.md: the run records the origin of each knob). */
+typedef enum { ORIGIN_UNKNOWN, ORIGIN_LOG, ORIGIN_ENV, ORIGIN_PRESET, ORIGIN_SET, ORIGIN_INFERRED } store_origin;
+extern const char *const store_origin_names[6]; /* "", "log", "env", "preset", "set", "inferred" */
+
+/* A run with everything the estimator needs to recompute it for its own knobs. */
+typedef struct {
+    store_run_summary summary;
+    char preset[ENGINE_NAME_MAX]; /* the --preset given at ingest ("" if none) */
+    engine_knobs_state knobs;     /* buckets = the list the log captured (explicit) */
+    store_origin origin[KNOB_COUNT];
+    engine_backend backend;
+    engine_a2a a2a;
+} store_run_detail;
+
+/* Returns 0, 1 when there is no run ID, -1 on a database error (ERR set). */
+int store_get_run(store *s, int64_t id, store_run_detail *out, char *err, size_t errlen);
+
+/* The newest calibration for (MODEL, GPU), if any: returns true and fills CAL. */
+bool store_load_calibration(store *s, const char *model, const char *gpu, engine_calibration *cal);
+/* Stores a calibration with the human report that explains it. Returns 0 or -1 with ERR. */
+int store_save_calibration(store *s, const char *model, const char *gpu, const engine_calibration *cal,
+                           const char *report, char *err, size_t errlen);
+
+/* ---- Additions (issue 2): schema version, ingest, the facts of a run, details for `runs show`. */
+
+#define STORE_SCHEMA_VERSION 1 /* PRAGMA user_version of the newest schema this program writes */
+
+/* The text of a knob origin ("log", "env", ...); "" for ORIGIN_UNKNOWN. */
+const char *store_origin_name(store_origin o);
+
+/* What ingest takes from the command line: the deployment --preset loaded (with --set applied)
+ * or engine defaults with --set applied, and where each of its knobs came from. */
+typedef struct {
+    const char *source;                    /* the name runs are shown by: the log's file name */
+    const char *path;                      /* the path as given; NULL: none (the seed) */
+    const char *label;                     /* --label; NULL: none */
+    const char *preset;                    /* --preset as given; NULL: none */
+    const engine_deployment *given;        /* NULL: nothing given */
+    store_origin given_origin[KNOB_COUNT]; /* per knob of GIVEN: ORIGIN_PRESET, ORIGIN_SET, or
+                                            * ORIGIN_UNKNOWN when neither supplied it */
+    bool model_given;                      /* GIVEN->model is a real model (a --preset was loaded) */
+    bool reconstructed;                    /* the article's seeded runs */
+    const preset_catalog *catalog;         /* hf_names matching and GPU inference; NULL: none */
+} store_ingest_opts;
+
+/* Everything ingest derives about one parsed run (MODEL.md "Calibration"; LOGS.md "What a run
+ * records"): the model, GPU and knobs with their origins, and the measured layers. */
+typedef struct {
+    char model[ENGINE_NAME_MAX]; /* "" when unknown */
+    store_origin model_origin;   /* ORIGIN_LOG (hf_names) or ORIGIN_PRESET */
+    char gpu[ENGINE_NAME_MAX];   /* "" when unknown */
+    bool gpu_inferred;           /* from Load weight begin's free memory */
+    engine_knobs_state knobs;    /* 0 where unknown; buckets ascending */
+    store_origin origin[KNOB_COUNT];
+    bool has_backend, has_a2a;
+    engine_backend backend;
+    engine_a2a a2a;
+    int target_group; /* index into run->groups; -1: none */
+    int n_draft_groups;
+    double static_gib, largest_gib, buckets_gib, target_total_gib, draft_gib, total_gib; /* NaN */
+} store_run_facts;
+
+void store_run_derive(const caplog_run *run, const store_ingest_opts *o, store_run_facts *out);
+/* The model a dry run names: hf_names match, else the given preset's model; NULL if none. */
+const char *store_run_model_name(const caplog_run *run, const store_ingest_opts *o, char *buf, size_t len);
+
+/* One file, one transaction (BEGIN IMMEDIATE .. COMMIT): killed midway, the store keeps exactly
+ * the runs it had. Feed the file's bytes in chunks; every run the parser emits is written at
+ * once (constant memory). Nothing is committed until store_ingest_finish. */
+typedef struct store_ingest store_ingest;
+
+typedef struct {
+    bool recognised;       /* the input held SGLang start-up lines */
+    int64_t duplicate_of;  /* > 0: the same bytes are already stored as this run; nothing written */
+    size_t n_runs;         /* runs stored by this file */
+    int64_t *run_ids;      /* their ids in file order, ascending (owned by the store_ingest) */
+    uint32_t *first_lines; /* each run's first line in the file */
+    uint64_t bytes, lines;
+    char sha256[65];
+} store_ingest_result;
+
+store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err, size_t errlen);
+/* Returns 0, or -1 with ERR after a database error (the file's transaction is then void). */
+int store_ingest_feed(store_ingest *in, const char *buf, size_t len, char *err, size_t errlen);
+/* Ends the input, checks the content hash and commits. Returns 0 with RES filled (also for a
+ * duplicate, which is rolled back); 1 when the input holds nothing recognisable (rolled back);
+ * -1 on a database error (rolled back, ERR set). RES stays valid until store_ingest_free. */
+int store_ingest_finish(store_ingest *in, store_ingest_result *res, char *err, size_t errlen);
+/* Rolls back if not finished and frees. */
+void store_ingest_free(store_ingest *in);
+
+/* Why a run cannot enter a calibration (unknown GPU or model, no measured target layers),
+ * or NULL when it can. */
+const char *store_run_calibration_exclusion(const store_run_summary *r);
+
+/* A stored group, for `runs show`. */
+typedef struct {
+    int ordinal;
+    char kind[CAPLOG_KIND_MAX];   /* "" for a bars-only group */
+    char role[16], phase[16];     /* "" when none */
+    int32_t step, tokens_per_req; /* -1: none */
+    char rank[CAPLOG_LABEL_MAX];
+    bool is_target, failed;
+    char failure[CAPLOG_STR_MAX];
+    uint32_t n_sizes, n_bars;
+    uint32_t first_size; /* the largest bucket (capture order); 0: unknown */
+    double begin_avail_gib, end_avail_gib, end_usage_gib, end_elapsed_s;
+    double static_gib, largest_gib, buckets_gib, total_gib;
+} store_group_info;
+
+typedef struct {
+    char label[CAPLOG_LABEL_MAX];
+    double weights_begin_avail_gib, weights_usage_gib, kv_gib, state_gib, pool_avail_gib;
+    int64_t kv_tokens; /* -1 */
+} store_rank_info;
+
+typedef struct {
+    char path[ENGINE_TEXT_MAX];
+    char sha256[65];
+    char model_path[CAPLOG_STR_MAX];
+    uint32_t first_line, last_line;
+    uint64_t lines, unknown_lines, malformed_lines;
+    char env_dispatch[CAPLOG_ENV_VALUE_MAX]; /* SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK */
+} store_run_extra;
+
+/* Groups (at most CAP) and ranks (at most RCAP) of run ID, and the file facts. Returns 0, 1 when
+ * there is no such run, -1 on a database error. Any output pointer may be NULL. */
+int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t cap, size_t *n_groups,
+                        store_rank_info *ranks, size_t rcap, size_t *n_ranks, store_run_extra *extra, char *err,
+                        size_t errlen);
+
+/* Every run id of (MODEL, GPU) oldest first (at most CAP). Returns the count or -1. */
+int store_runs_for(store *s, const char *model, const char *gpu, int64_t *ids, size_t cap, char *err, size_t errlen);
+
+/* Calls FN for every run, newest first, without holding them all in memory. Returns 0 or -1. */
+int store_each_run(store *s, void (*fn)(const store_run_summary *r, void *ctx), void *ctx, char *err, size_t errlen);
+
+/* The same for the runs with FROM_ID <= id <= TO_ID, oldest first (one query). */
+int store_each_run_range(store *s, int64_t from_id, int64_t to_id, void (*fn)(const store_run_summary *r, void *ctx),
+                         void *ctx, char *err, size_t errlen);
+
+/* The database's path as opened. */
+const char *store_path(const store *s);
+
+#endif
