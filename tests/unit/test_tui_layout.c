@@ -1,0 +1,369 @@
+/* test_tui_layout.c — the TUI without a terminal: the layout never overlaps at any size, the
+ * slider's value <-> column mapping round-trips, the input decoder, and the snapshot renderer
+ * (the contract of CLI.md "The TUI, as a test sees it"). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wctype.h>
+
+#include "tui_app.h"
+#include "tui_input.h"
+#include "tui_layout.h"
+#include "tui_screen.h"
+
+size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t cap, size_t *cur);
+
+static bool overlap(tui_rect a, tui_rect b)
+{
+    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+static void check_layout(int w, int h)
+{
+    tui_layout l;
+    tui_layout_compute(w, h, &l);
+    if (w < TUI_MIN_W || h < TUI_MIN_H) {
+        assert_true(l.too_small);
+        return;
+    }
+    assert_false(l.too_small);
+    for (int i = 0; i < TUI_PANEL_COUNT; i++) {
+        tui_rect a = l.panel[i];
+        assert_true(a.w >= 0 && a.h >= 0);
+        if (a.w == 0 || a.h == 0)
+            continue;
+        assert_true(a.x >= 0 && a.y >= 0 && a.x + a.w <= w && a.y + a.h <= h);
+        for (int j = i + 1; j < TUI_PANEL_COUNT; j++)
+            if (l.panel[j].w && l.panel[j].h && overlap(a, l.panel[j])) {
+                print_error("%dx%d: panels %d and %d overlap\n", w, h, i, j);
+                fail();
+            }
+    }
+    /* Everything but the plot is always there. */
+    for (int i = 0; i < TUI_PANEL_COUNT; i++)
+        if (i != TUI_PANEL_PLOT)
+            assert_true(l.panel[i].w > 0 && l.panel[i].h > 0);
+    /* The knob box holds every knob row. */
+    assert_true(l.panel[TUI_PANEL_KNOBS].h >= TUI_KNOB_ROWS + 2);
+    tui_slider_geom g;
+    tui_slider_geometry(l.panel[TUI_PANEL_KNOBS].w - 2, &g);
+    assert_true(g.track_w >= 4);
+    assert_true(g.track_x + g.track_w <= l.panel[TUI_PANEL_KNOBS].w - 2);
+    if (g.extra_w)
+        assert_true(g.extra_x + g.extra_w <= l.panel[TUI_PANEL_KNOBS].w - 2);
+}
+
+static void test_layout_sizes(void **state)
+{
+    (void)state;
+    static const int named[][2] = {{80, 24}, {160, 48}, {60, 20}, {200, 60}, {120, 40},
+                                   {59, 20}, {60, 19},  {30, 10}, {1, 1},    {500, 200}};
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        check_layout(named[i][0], named[i][1]);
+    for (int w = 1; w <= 260; w += 3)
+        for (int h = 1; h <= 90; h += 2)
+            check_layout(w, h);
+    tui_layout a, b;
+    tui_layout_compute(80, 24, &a);
+    tui_layout_compute(160, 48, &b);
+    assert_true(a.panel[TUI_PANEL_PLOT].h >= 4);                        /* 80x24 has everything */
+    assert_true(b.panel[TUI_PANEL_PLOT].h > a.panel[TUI_PANEL_PLOT].h); /* more room, more plot */
+    assert_true(b.panel[TUI_PANEL_KNOBS].w > a.panel[TUI_PANEL_KNOBS].w);
+}
+
+static void test_slider_mapping(void **state)
+{
+    (void)state;
+    for (size_t n = 1; n <= 200; n++)
+        for (int tw = 1; tw <= 130; tw++) {
+            int prev = -1;
+            for (size_t i = 0; i < n; i++) {
+                int col = tui_slider_col_for_index(n, tw, i);
+                assert_true(col >= 0 && col < tw);
+                assert_true(col >= prev); /* monotonic */
+                prev = col;
+                if ((int)n <= tw && n > 1)
+                    assert_int_equal(tui_slider_index_for_col(n, tw, col), i); /* every step reachable */
+            }
+            if (n > 1 && tw > 1) {
+                assert_int_equal(tui_slider_col_for_index(n, tw, 0), 0);
+                assert_int_equal(tui_slider_col_for_index(n, tw, n - 1), tw - 1);
+                assert_int_equal(tui_slider_index_for_col(n, tw, 0), 0);
+                assert_int_equal(tui_slider_index_for_col(n, tw, tw - 1), n - 1);
+                assert_int_equal(tui_slider_index_for_col(n, tw, -5), 0);
+                assert_int_equal(tui_slider_index_for_col(n, tw, tw + 5), n - 1);
+            }
+            if ((int)n > tw && tw > 1) /* more steps than columns: every column is its own value */
+                for (int c = 0; c < tw; c++)
+                    assert_int_equal(tui_slider_col_for_index(n, tw, tui_slider_index_for_col(n, tw, c)), c);
+        }
+    double steps[] = {1, 2, 4, 8, 16};
+    assert_int_equal(tui_slider_nearest_index(steps, 5, 16), 4);
+    assert_int_equal(tui_slider_nearest_index(steps, 5, 5), 2);
+}
+
+static int decode_all(const char *bytes, tui_event *evs, int cap)
+{
+    tui_decoder d;
+    tui_decoder_init(&d);
+    int n = 0;
+    for (const char *p = bytes; *p && n + TUI_DECODER_MAX_EVENTS <= cap; p++)
+        n += tui_decoder_feed(&d, (unsigned char)*p, &evs[n]);
+    if (n < cap)
+        n += tui_decoder_flush(&d, &evs[n]);
+    return n;
+}
+
+static void test_input_decoder(void **state)
+{
+    (void)state;
+    tui_event ev[16];
+    int n = decode_all("\033[C\033OD\033[5~\033[6~\033[H\033[4~q\r\t", ev, 16);
+    assert_int_equal(n, 9);
+    int want[] = {TUI_KEY_RIGHT, TUI_KEY_LEFT, TUI_KEY_PGUP,  TUI_KEY_PGDN, TUI_KEY_HOME,
+                  TUI_KEY_END,   'q',          TUI_KEY_ENTER, TUI_KEY_TAB};
+    for (int i = 0; i < 9; i++)
+        assert_int_equal(ev[i].key, want[i]);
+    n = decode_all("\033[<0;12;5M\033[<32;20;5M\033[<0;20;5m", ev, 16);
+    assert_int_equal(n, 3);
+    assert_int_equal(ev[0].type, TUI_EV_MOUSE);
+    assert_int_equal(ev[0].action, TUI_MOUSE_PRESS);
+    assert_int_equal(ev[0].x, 11);
+    assert_int_equal(ev[0].y, 4);
+    assert_int_equal(ev[1].action, TUI_MOUSE_DRAG);
+    assert_int_equal(ev[1].x, 19);
+    assert_int_equal(ev[2].action, TUI_MOUSE_RELEASE);
+    n = decode_all("\033", ev, 16); /* a lone ESC is the Escape key once the input is quiet */
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].key, TUI_KEY_ESCAPE);
+    n = decode_all("\033p", ev, 16); /* Escape then p, typed quickly */
+    assert_int_equal(n, 2);
+    assert_int_equal(ev[0].key, TUI_KEY_ESCAPE);
+    assert_int_equal(ev[1].key, 'p');
+
+    size_t k;
+    char err[256];
+    assert_int_equal(
+        tui_keys_parse("Right Left PgUp PgDn Home End Tab Enter Escape Space = 6 4 q", ev, 16, &k, err, sizeof err), 0);
+    assert_int_equal(k, 14);
+    assert_int_equal(ev[9].key, ' ');
+    assert_int_equal(ev[10].key, '=');
+    assert_int_equal(tui_keys_parse("Right Bogus", ev, 16, &k, err, sizeof err), -1);
+    assert_non_null(strstr(err, "Bogus"));
+    assert_null(strchr(err, '\n'));
+}
+
+/* ---- the snapshot renderer ---- */
+
+static bool is_border(wchar_t c)
+{
+    return c == L' ' || c == L'|' || c == L'+' || c == L'-' || (c >= 0x2500 && c <= 0x259F);
+}
+
+/* The first word of row Y after borders and spaces, and the rest of the row. */
+static void first_word(const tui_screen *s, int y, char *word, size_t len, char *rest, size_t rest_len)
+{
+    char row[4096];
+    tui_screen_row_text(s, y, row, sizeof row);
+    const char *p = row;
+    for (;;) {
+        const char *q = p;
+        wchar_t c = tui_utf8_next(&q);
+        if (!*p || !is_border(c))
+            break;
+        p = q;
+    }
+    size_t n = strcspn(p, " ");
+    snprintf(word, len, "%.*s", (int)n, p);
+    snprintf(rest, rest_len, "%s", p);
+}
+
+static int count_total_lines(const tui_screen *s, char *line, size_t len)
+{
+    int found = 0;
+    for (int y = 0; y < s->h; y++) {
+        char word[64], rest[4096];
+        first_word(s, y, word, sizeof word, rest, sizeof rest);
+        if (strcmp(word, "total") == 0) {
+            found++;
+            snprintf(line, len, "%s", rest);
+        }
+    }
+    return found;
+}
+
+static bool screen_has(const tui_screen *s, const char *needle)
+{
+    char row[4096];
+    for (int y = 0; y < s->h; y++) {
+        tui_screen_row_text(s, y, row, sizeof row);
+        if (strstr(row, needle))
+            return true;
+    }
+    return false;
+}
+
+static void expect_total(const tui_screen *s, const engine_deployment *d)
+{
+    engine_estimate *e = malloc(sizeof *e);
+    engine_estimate_compute(d, NULL, e);
+    char want[64], line[4096];
+    snprintf(want, sizeof want, "total %.2f GiB", (double)e->total_bytes / (double)ENGINE_GIB);
+    free(e);
+    assert_int_equal(count_total_lines(s, line, sizeof line), 1);
+    if (strncmp(line, want, strlen(want)) != 0) {
+        print_error("want '%s', screen says '%s'\n", want, line);
+        fail();
+    }
+}
+
+static tui_event key(int k)
+{
+    tui_event ev = {.type = TUI_EV_KEY, .key = k};
+    return ev;
+}
+
+static void feed(tui_app *app, tui_event ev)
+{
+    int f = tui_app_handle(app, &ev);
+    if (f & TUI_RELOAD_RUNS)
+        tui_app_reload_runs(app);
+    if (f & TUI_RECOMPUTE)
+        tui_app_recompute(app);
+}
+
+static void test_snapshot_renderer(void **state)
+{
+    (void)state;
+    static tui_app app;
+    char err[512];
+    assert_int_equal(tui_app_init(&app, "k3-dp16", NULL, NULL, false, err, sizeof err), 0);
+    static const int sizes[][2] = {{80, 24}, {160, 48}, {60, 20}, {200, 60}};
+    for (size_t i = 0; i < 4; i++) {
+        tui_screen s;
+        assert_int_equal(tui_screen_init(&s, sizes[i][0], sizes[i][1]), 0);
+        tui_app_render(&app, &s);
+        expect_total(&s, &app.plan[0].d);
+        for (int k = 0; k < KNOB_PRIMARY_COUNT; k++)
+            assert_true(screen_has(&s, engine_knobs[k].name));
+        assert_true(screen_has(&s, "SGLang heuristic"));
+        assert_true(screen_has(&s, "the wall is"));
+        tui_screen_free(&s);
+    }
+    tui_screen s;
+    assert_int_equal(tui_screen_init(&s, 120, 40), 0);
+    tui_app_render(&app, &s);
+    /* Right: max_bs takes one step of its list (24 -> 26 with speculation) */
+    assert_int_equal(app.focus, KNOB_MAX_BS);
+    feed(&app, key(TUI_KEY_RIGHT));
+    assert_int_equal(app.plan[0].d.knobs.max_bs, 26);
+    tui_app_render(&app, &s);
+    expect_total(&s, &app.plan[0].d);
+    /* a press on the track, then a drag: the value under the column, every column its step */
+    static double steps[2048];
+    size_t cur;
+    size_t n = tui_app_knob_steps(&app, KNOB_MAX_BS, steps, 2048, &cur);
+    tui_rect tr;
+    assert_true(tui_app_track_rect(&app, KNOB_MAX_BS, &tr));
+    tui_event press = {.type = TUI_EV_MOUSE, .action = TUI_MOUSE_PRESS, .x = tr.x, .y = tr.y};
+    feed(&app, press);
+    assert_int_equal(app.plan[0].d.knobs.max_bs, (uint32_t)steps[0]);
+    for (int c = 0; c < tr.w; c++) {
+        tui_event drag = {.type = TUI_EV_MOUSE, .action = TUI_MOUSE_DRAG, .x = tr.x + c, .y = tr.y + 3};
+        feed(&app, drag);
+        assert_int_equal(app.plan[0].d.knobs.max_bs, (uint32_t)steps[tui_slider_index_for_col(n, tr.w, c)]);
+    }
+    tui_event release = {.type = TUI_EV_MOUSE, .action = TUI_MOUSE_RELEASE, .x = tr.x + tr.w + 10, .y = tr.y};
+    feed(&app, release);
+    assert_int_equal(app.plan[0].d.knobs.max_bs, (uint32_t)steps[n - 1]);
+    tui_app_render(&app, &s);
+    expect_total(&s, &app.plan[0].d);
+    /* typing a value, and max_dispatch back to auto */
+    feed(&app, key(TUI_KEY_DOWN));
+    feed(&app, key(TUI_KEY_DOWN));
+    feed(&app, key(TUI_KEY_DOWN));
+    assert_int_equal(app.focus, KNOB_MAX_DISPATCH);
+    feed(&app, key('='));
+    feed(&app, key('6'));
+    feed(&app, key('4'));
+    feed(&app, key(TUI_KEY_ENTER));
+    assert_false(app.plan[0].d.knobs.max_dispatch_auto);
+    assert_int_equal(app.plan[0].d.knobs.max_dispatch, 64);
+    tui_app_render(&app, &s);
+    assert_true(screen_has(&s, "64 < ")); /* the warning in place */
+    feed(&app, key('='));
+    feed(&app, key('9'));
+    feed(&app, key('9'));
+    feed(&app, key('9'));
+    feed(&app, key('9'));
+    feed(&app, key(TUI_KEY_ENTER)); /* out of range: an error, no change */
+    assert_int_equal(app.plan[0].d.knobs.max_dispatch, 64);
+    assert_true(app.message_is_error);
+    feed(&app, key('a'));
+    assert_true(app.plan[0].d.knobs.max_dispatch_auto);
+    /* every overlay opens and closes; the comparison draws a second deployment */
+    int modes[] = {'?', 'p', 'r'};
+    for (int i = 0; i < 3; i++) {
+        feed(&app, key(modes[i]));
+        assert_int_not_equal(app.mode, TUI_MODE_MAIN);
+        tui_app_render(&app, &s);
+        feed(&app, key(TUI_KEY_ESCAPE));
+        assert_int_equal(app.mode, TUI_MODE_MAIN);
+    }
+    feed(&app, key('c'));
+    assert_true(app.compare);
+    feed(&app, key('i'));
+    tui_app_render(&app, &s);
+    assert_true(screen_has(&s, "k3-dp2-dcp8"));
+    assert_true(screen_has(&s, "instance concurrency"));
+    expect_total(&s, &app.plan[0].d);
+    /* every knob in focus draws its own plot without trouble */
+    for (int k = 0; k < KNOB_COUNT; k++) {
+        feed(&app, key(TUI_KEY_TAB));
+        tui_app_render(&app, &s);
+        assert_int_equal(count_total_lines(&s, err, sizeof err), 1);
+    }
+    tui_screen_free(&s);
+    /* too small: says what it needs and what it has */
+    assert_int_equal(tui_screen_init(&s, 30, 10), 0);
+    tui_app_render(&app, &s);
+    assert_true(screen_has(&s, "60x20"));
+    assert_true(screen_has(&s, "30x10"));
+    tui_screen_free(&s);
+    tui_app_free(&app);
+
+    /* ASCII: nothing outside ASCII anywhere on the screen */
+    assert_int_equal(tui_app_init(&app, "k3-dp2-dcp8", NULL, NULL, true, err, sizeof err), 0);
+    assert_int_equal(tui_screen_init(&s, 160, 48), 0);
+    tui_app_render(&app, &s);
+    for (int i = 0; i < s.w * s.h; i++)
+        if (s.cells[i].ch >= 0x80) {
+            print_error("non-ASCII U+%04X at %d,%d\n", (unsigned)s.cells[i].ch, i % s.w, i / s.w);
+            fail();
+        }
+    expect_total(&s, &app.plan[0].d);
+    tui_screen_free(&s);
+    tui_app_free(&app);
+
+    /* an unknown preset is an error with the reason, not a crash */
+    assert_int_not_equal(tui_app_init(&app, "no-such-preset", NULL, NULL, false, err, sizeof err), 0);
+    assert_true(strlen(err) > 0);
+    tui_app_free(&app);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_layout_sizes),
+        cmocka_unit_test(test_slider_mapping),
+        cmocka_unit_test(test_input_decoder),
+        cmocka_unit_test(test_snapshot_renderer),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

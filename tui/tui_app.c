@@ -1,0 +1,780 @@
+/* tui_app.c — the planner's state: loading, recomputing (every number comes from the engine)
+ * and handling input. Drawing is in tui_draw.c. */
+#include "tui_app.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const tui_glyphs tui_glyphs_utf8 = {
+    .utf8 = true,
+    .h = L'─',
+    .v = L'│',
+    .tl = L'┌',
+    .tr = L'┐',
+    .bl = L'└',
+    .br = L'┘',
+    .fill = L'━',
+    .thumb = L'●',
+    .empty = L'─',
+    .focus = L'▶',
+    .observed = L'●',
+    .observed_b = L'◆',
+    .pred_b = L'•',
+    .heur = L'┄',
+    .wall = L'┃',
+    .tick = L'┤',
+    .axis_v = L'│',
+    .axis_h = L'─',
+    .origin = L'┼',
+    .bar = {L'█', L'▒', L'▓', L'░'},
+    .bar_l = L'▕',
+    .bar_r = L'▏',
+    .sep = " · ",
+    .arrow = "→",
+};
+const tui_glyphs tui_glyphs_ascii = {
+    .utf8 = false,
+    .h = L'-',
+    .v = L'|',
+    .tl = L'+',
+    .tr = L'+',
+    .bl = L'+',
+    .br = L'+',
+    .fill = L'=',
+    .thumb = L'O',
+    .empty = L'-',
+    .focus = L'>',
+    .observed = L'@',
+    .observed_b = L'%',
+    .pred_b = L'+',
+    .heur = L'~',
+    .wall = L'|',
+    .tick = L'+',
+    .axis_v = L'|',
+    .axis_h = L'-',
+    .origin = L'+',
+    .bar = {L'#', L'=', L'+', L'-'},
+    .bar_l = L'[',
+    .bar_r = L']',
+    .sep = " - ",
+    .arrow = "->",
+};
+
+static void set_message(tui_app *app, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_message(tui_app *app, bool error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(app->message, sizeof app->message, fmt, ap);
+    va_end(ap);
+    app->message_is_error = error;
+}
+
+static int load_plan(tui_app *app, tui_plan *p, const char *name, char *err, size_t errlen)
+{
+    int rc = preset_load_deployment(app->cat, name, &p->d, err, errlen);
+    if (rc != 0) {
+        p->loaded = false;
+        return rc;
+    }
+    p->loaded = true;
+    snprintf(p->name, sizeof p->name, "%s", p->d.name[0] ? p->d.name : name);
+    p->has_cal = app->db && store_load_calibration(app->db, p->d.model.name, p->d.gpu.name, &p->cal);
+    return 0;
+}
+
+int tui_app_init(tui_app *app, const char *preset, const char *compare, const char *db_path, bool ascii, char *err,
+                 size_t errlen)
+{
+    memset(app, 0, sizeof *app);
+    app->focus = KNOB_MAX_BS;
+    app->drag_knob = -1;
+    app->changed_knob = -1;
+    app->g = ascii ? &tui_glyphs_ascii : &tui_glyphs_utf8;
+    app->cat = preset_catalog_open();
+    if (!app->cat) {
+        snprintf(err, errlen, "out of memory opening the preset catalog");
+        return 1;
+    }
+    if (db_path) {
+        char serr[ENGINE_TEXT_MAX / 2 + 32];
+        app->db = store_open(db_path, STORE_READ_WRITE, serr, sizeof serr);
+        if (!app->db)
+            snprintf(app->store_note, sizeof app->store_note, "no observed runs: store unavailable: %s", serr);
+    } else {
+        snprintf(app->store_note, sizeof app->store_note, "no store: no observed runs");
+    }
+    const char *main_name = preset ? preset : "k3-dp16";
+    int rc = load_plan(app, &app->plan[0], main_name, err, errlen);
+    if (rc != 0)
+        return rc;
+    const char *other = compare;
+    if (!other)
+        other = strcmp(app->plan[0].name, "k3-dp16") == 0 ? "k3-dp2-dcp8" : "k3-dp16";
+    char cerr[ENGINE_TEXT_MAX * 2];
+    if (load_plan(app, &app->plan[1], other, cerr, sizeof cerr) != 0) {
+        if (compare) { /* asked for explicitly: an error like --preset */
+            snprintf(err, errlen, "--compare %s: %s", compare, cerr);
+            return 2;
+        }
+    }
+    if (compare && app->plan[1].loaded)
+        app->compare = true;
+    app->runs = calloc(TUI_RUNS_MAX, sizeof *app->runs);
+    tui_app_reload_runs(app);
+    tui_app_recompute(app);
+    return 0;
+}
+
+void tui_app_free(tui_app *app)
+{
+    if (app->db)
+        store_close(app->db);
+    preset_catalog_free(app->cat);
+    free(app->runs);
+    app->runs = NULL;
+    app->db = NULL;
+    app->cat = NULL;
+}
+
+void tui_app_reload_runs(tui_app *app)
+{
+    app->n_runs = 0;
+    if (!app->db || !app->runs)
+        return;
+    char err[ENGINE_TEXT_MAX / 2 + 32];
+    if (store_list_runs(app->db, app->runs, TUI_RUNS_MAX, &app->n_runs, err, sizeof err) != 0) {
+        app->n_runs = 0;
+        snprintf(app->store_note, sizeof app->store_note, "no observed runs: store unreadable: %s", err);
+    }
+    for (int i = 0; i < 2; i++) /* a calibration may have been stored meanwhile */
+        if (app->plan[i].loaded)
+            app->plan[i].has_cal =
+                store_load_calibration(app->db, app->plan[i].d.model.name, app->plan[i].d.gpu.name, &app->plan[i].cal);
+}
+
+/* ---- Recompute ---- */
+
+static const engine_calibration *cal_of(const tui_plan *p)
+{
+    return p->has_cal ? &p->cal : NULL;
+}
+
+static bool axis_ok(engine_knob_id k)
+{
+    return k != KNOB_BUCKETS && k != KNOB_GPU;
+}
+
+static size_t knob_steps(const tui_plan *p, engine_knob_id k, double *out, size_t cap)
+{
+    return engine_knob_steps(&p->d, k, out, cap);
+}
+
+/* x of one point of plan P on the axis (dp x max_bs in the concurrency view). */
+static double axis_x(const tui_app *app, const engine_deployment *d, double v)
+{
+    if (app->concurrency && app->compare && app->axis == KNOB_MAX_BS)
+        return v * d->knobs.dp;
+    return v;
+}
+
+static void compute_curve(tui_app *app, int which, double hi_value)
+{
+    tui_plan *p = &app->plan[which];
+    tui_curve *c = &app->curve[which];
+    static double steps[TUI_CURVE_MAX];
+    size_t n = knob_steps(p, app->axis, steps, TUI_CURVE_MAX);
+    c->n = 0;
+    c->has_wall = false;
+    c->now_x = axis_x(app, &p->d, engine_knob_value(&p->d, app->axis));
+    static engine_deployment d;
+    static engine_estimate e;
+    bool want_wall = app->axis != KNOB_MAX_BS;
+    for (size_t i = 0; i < n && c->n < TUI_CURVE_MAX; i++) {
+        if (steps[i] > hi_value * (1 + 1e-9))
+            break;
+        d = p->d;
+        if (engine_knob_set_value(&d, app->axis, steps[i], NULL, NULL, 0) != 0)
+            continue;
+        if (want_wall) {
+            /* Along a knob other than max_bs the wall is where the engine's headroom turns
+             * negative; the full estimate gives it. */
+            engine_estimate_compute(&d, cal_of(p), &e);
+            if (!c->has_wall && e.budget.headroom_bytes < 0) {
+                c->has_wall = true;
+                c->wall_x = axis_x(app, &d, steps[i]);
+            }
+        } else {
+            engine_estimate_terms(&d, cal_of(p), &e);
+        }
+        c->x[c->n] = axis_x(app, &d, steps[i]);
+        c->total_gib[c->n] = (double)e.total_bytes / (double)ENGINE_GIB;
+        c->heur_gib[c->n] = (double)e.heuristic_total_bytes / (double)ENGINE_GIB;
+        c->n++;
+    }
+    if (!want_wall && !p->e.budget.wall_beyond_range) {
+        c->has_wall = true;
+        c->wall_x = axis_x(app, &p->d, p->e.budget.wall_max_bs);
+    }
+}
+
+/* The upper end of the axis for plan P, in the knob's own values. */
+static double axis_hi(const tui_app *app, const tui_plan *p)
+{
+    static double steps[TUI_CURVE_MAX];
+    size_t n = knob_steps(p, app->axis, steps, TUI_CURVE_MAX);
+    if (n == 0)
+        return 0;
+    double v = engine_knob_value(&p->d, app->axis);
+    double hi;
+    if (app->axis == KNOB_MAX_BS) {
+        hi = v * 4 > 64 ? v * 4 : 64;
+        if (!p->e.budget.wall_beyond_range && p->e.budget.wall_max_bs * 1.5 > hi)
+            hi = p->e.budget.wall_max_bs * 1.5;
+        for (size_t i = 0; i < app->n_runs; i++) { /* the runs of this layout stay in view */
+            const store_run_summary *r = &app->runs[i];
+            const engine_knobs_state *k = &p->d.knobs;
+            if (strcmp(r->model, p->d.model.name) == 0 && r->world == k->world && r->dp == k->dp && r->dcp == k->dcp &&
+                r->mtp == k->mtp && r->max_bs * 1.25 > hi)
+                hi = r->max_bs * 1.25;
+        }
+    } else if (n <= 32) {
+        hi = steps[n - 1];
+    } else {
+        hi = v * 2.5;
+        if (hi < steps[31])
+            hi = steps[31];
+    }
+    /* Snap to the next step. */
+    for (size_t i = 0; i < n; i++)
+        if (steps[i] >= hi - 1e-9)
+            return steps[i];
+    return steps[n - 1];
+}
+
+static uint32_t next_pow2_at_least(uint32_t v)
+{
+    uint32_t p = 1;
+    while (p < v && p < 1024)
+        p <<= 1;
+    return p;
+}
+
+void tui_app_recompute(tui_app *app)
+{
+    for (int i = 0; i < 2; i++) {
+        tui_plan *p = &app->plan[i];
+        if (!p->loaded || (i == 1 && !app->compare))
+            continue;
+        engine_estimate_compute(&p->d, cal_of(p), &p->e);
+        /* The bottom line's what-if: max_bs to the next power of two at least twice it. */
+        uint32_t bs = p->d.knobs.max_bs;
+        p->whatif_max_bs = next_pow2_at_least(bs * 2);
+        if (p->whatif_max_bs <= bs)
+            p->whatif_max_bs = 0;
+        else {
+            static engine_deployment w;
+            w = p->d;
+            if (engine_knob_set_value(&w, KNOB_MAX_BS, p->whatif_max_bs, NULL, NULL, 0) == 0)
+                engine_estimate_terms(&w, cal_of(p), &p->whatif);
+            else
+                p->whatif_max_bs = 0;
+        }
+    }
+    app->axis = axis_ok((engine_knob_id)app->focus) ? (engine_knob_id)app->focus : KNOB_MAX_BS;
+    app->x_log = app->axis == KNOB_CONTEXT_LEN;
+    bool both = app->compare && app->plan[1].loaded;
+    double hi0 = axis_hi(app, &app->plan[0]);
+    double hi1 = both ? axis_hi(app, &app->plan[1]) : 0;
+    if (app->concurrency && both && app->axis == KNOB_MAX_BS) {
+        /* Equal instance concurrency: one x range in dp x max_bs for both. */
+        double c0 = hi0 * app->plan[0].d.knobs.dp, c1 = hi1 * app->plan[1].d.knobs.dp;
+        double c = c0 > c1 ? c0 : c1;
+        hi0 = c / app->plan[0].d.knobs.dp;
+        hi1 = c / app->plan[1].d.knobs.dp;
+        app->x_hi = c;
+    } else if (both && app->axis == KNOB_MAX_BS) {
+        double h = hi0 > hi1 ? hi0 : hi1;
+        hi0 = hi1 = h;
+        app->x_hi = h;
+    } else {
+        app->x_hi = both && hi1 > hi0 ? hi1 : hi0;
+        if (both)
+            hi0 = hi1 = app->x_hi;
+    }
+    compute_curve(app, 0, hi0);
+    if (both)
+        compute_curve(app, 1, hi1);
+    else
+        app->curve[1].n = 0;
+    static double steps[TUI_CURVE_MAX];
+    size_t n = knob_steps(&app->plan[0], app->axis, steps, TUI_CURVE_MAX);
+    app->x_lo = app->axis == KNOB_MAX_BS ? 0 : (n ? steps[0] : 0);
+    if (app->x_hi <= app->x_lo)
+        app->x_hi = app->x_lo + 1;
+}
+
+/* ---- Knob changes ---- */
+
+static void note_change(tui_app *app, int knob)
+{
+    const engine_estimate *e = &app->plan[0].e;
+    app->changed_knob = knob;
+    app->have_prev = true;
+    for (int i = 0; i < TERM_COUNT; i++)
+        app->prev_bytes[i] = e->terms[i].bytes;
+    app->prev_total = e->total_bytes;
+}
+
+static void report_adjustments(tui_app *app, const engine_warnings *adj)
+{
+    if (adj->n > 0)
+        set_message(app, false, "%s", adj->items[adj->n - 1].message);
+}
+
+/* The GPU presets of the catalog, for the gpu knob's slider. */
+static size_t gpu_list(const tui_app *app, const preset_entry **out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < preset_catalog_count(app->cat); i++) {
+        const preset_entry *pe = preset_catalog_get(app->cat, i);
+        if (pe->kind == PRESET_GPU && n < cap)
+            out[n++] = pe;
+    }
+    return n;
+}
+
+static int set_gpu(tui_app *app, const char *name)
+{
+    tui_plan *p = &app->plan[0];
+    char err[ENGINE_TEXT_MAX * 2];
+    engine_gpu gpu;
+    if (preset_load_gpu(app->cat, name, &gpu, err, sizeof err) != 0) {
+        set_message(app, true, "gpu %s: %s", name, err);
+        return TUI_REDRAW;
+    }
+    note_change(app, KNOB_GPU);
+    p->d.gpu = gpu;
+    p->has_cal = app->db && store_load_calibration(app->db, p->d.model.name, p->d.gpu.name, &p->cal);
+    return TUI_RECOMPUTE | TUI_REDRAW;
+}
+
+static int set_value(tui_app *app, int knob, double value)
+{
+    tui_plan *p = &app->plan[0];
+    if (knob == KNOB_GPU) {
+        const preset_entry *gpus[64];
+        size_t n = gpu_list(app, gpus, 64);
+        size_t i = (size_t)value;
+        if (i >= n || strcmp(gpus[i]->name, p->d.gpu.name) == 0)
+            return 0;
+        return set_gpu(app, gpus[i]->name);
+    }
+    if (knob != KNOB_MAX_DISPATCH || !p->d.knobs.max_dispatch_auto)
+        if (fabs(engine_knob_value(&p->d, (engine_knob_id)knob) - value) < 1e-9)
+            return 0;
+    engine_deployment d = p->d;
+    engine_warnings adj = {0};
+    char err[ENGINE_TEXT_MAX];
+    if (engine_knob_set_value(&d, (engine_knob_id)knob, value, &adj, err, sizeof err) != 0) {
+        set_message(app, true, "%s", err);
+        return TUI_REDRAW;
+    }
+    note_change(app, knob);
+    p->d = d;
+    app->message[0] = '\0';
+    report_adjustments(app, &adj);
+    return TUI_RECOMPUTE | TUI_REDRAW;
+}
+
+/* The slider's list of values and the current index (gpu: the catalog's GPUs). */
+size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t cap, size_t *cur);
+size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t cap, size_t *cur)
+{
+    const tui_plan *p = &app->plan[0];
+    *cur = 0;
+    if (knob == KNOB_GPU) {
+        const preset_entry *gpus[64];
+        size_t n = gpu_list(app, gpus, 64);
+        for (size_t i = 0; i < n && i < cap; i++) {
+            steps[i] = (double)i;
+            if (strcmp(gpus[i]->name, p->d.gpu.name) == 0)
+                *cur = i;
+        }
+        return n < cap ? n : cap;
+    }
+    size_t n = engine_knob_steps(&p->d, (engine_knob_id)knob, steps, cap);
+    if (n)
+        *cur = tui_slider_nearest_index(steps, n, engine_knob_value(&p->d, (engine_knob_id)knob));
+    return n;
+}
+
+/* DELTA steps from the current value (leaving auto starts from its value); BIG: the ends. */
+static int step_knob(tui_app *app, int knob, int delta, int to_end)
+{
+    static double steps[TUI_CURVE_MAX];
+    size_t cur;
+    size_t n = tui_app_knob_steps(app, knob, steps, TUI_CURVE_MAX, &cur);
+    if (n == 0) {
+        if (knob == KNOB_BUCKETS)
+            set_message(app, false, "buckets: type a list with = (e.g. = 1,2,4,8 Enter) or = auto Enter");
+        return TUI_REDRAW;
+    }
+    size_t idx;
+    if (to_end)
+        idx = to_end > 0 ? n - 1 : 0;
+    else if (knob == KNOB_GPU) {
+        long i = (long)cur + delta;
+        idx = i < 0 ? 0 : (size_t)i >= n ? n - 1 : (size_t)i;
+    } else {
+        double v = engine_knob_value(&app->plan[0].d, (engine_knob_id)knob);
+        long i;
+        if (delta > 0) {
+            size_t j = 0;
+            while (j < n && steps[j] <= v + 1e-9)
+                j++;
+            if (j == n)
+                return 0;
+            i = (long)j + delta - 1;
+        } else {
+            long j = (long)n - 1;
+            while (j >= 0 && steps[j] >= v - 1e-9)
+                j--;
+            if (j < 0)
+                return 0;
+            i = j + delta + 1;
+        }
+        idx = i < 0 ? 0 : (size_t)i >= n ? n - 1 : (size_t)i;
+    }
+    return set_value(app, knob, steps[idx]);
+}
+
+static int apply_typed(tui_app *app)
+{
+    tui_plan *p = &app->plan[0];
+    int knob = app->focus;
+    char *text = app->input;
+    app->typing = false;
+    if (!text[0])
+        return TUI_REDRAW;
+    if (knob == KNOB_GPU)
+        return set_gpu(app, text);
+    engine_deployment d = p->d;
+    engine_warnings adj = {0};
+    char err[ENGINE_TEXT_MAX];
+    if (engine_knob_set_text(&d, (engine_knob_id)knob, text, &adj, err, sizeof err) != 0) {
+        set_message(app, true, "%s", err);
+        return TUI_REDRAW;
+    }
+    note_change(app, knob);
+    p->d = d;
+    app->message[0] = '\0';
+    report_adjustments(app, &adj);
+    return TUI_RECOMPUTE | TUI_REDRAW;
+}
+
+bool tui_app_track_rect(const tui_app *app, int knob, tui_rect *out)
+{
+    const tui_layout *l = &app->layout;
+    if (l->too_small || knob < 0 || knob >= TUI_KNOB_ROWS)
+        return false;
+    tui_rect r = l->panel[TUI_PANEL_KNOBS];
+    tui_slider_geom g;
+    tui_slider_geometry(r.w - 2, &g);
+    *out = (tui_rect){r.x + 1 + g.track_x, r.y + 1 + knob, g.track_w, 1};
+    return true;
+}
+
+static int handle_mouse(tui_app *app, const tui_event *ev)
+{
+    if (app->mode != TUI_MODE_MAIN || app->layout.too_small)
+        return 0;
+    if (ev->action == TUI_MOUSE_RELEASE) {
+        int was = app->drag_knob;
+        app->drag_knob = -1;
+        if (was < 0)
+            return 0;
+    }
+    if (ev->action == TUI_MOUSE_WHEEL_UP || ev->action == TUI_MOUSE_WHEEL_DOWN)
+        return step_knob(app, app->focus, ev->action == TUI_MOUSE_WHEEL_UP ? 1 : -1, 0);
+    int knob = app->drag_knob;
+    tui_rect tr = {0, 0, 0, 0};
+    if (ev->action == TUI_MOUSE_PRESS && ev->button == 0) {
+        tui_rect kr = app->layout.panel[TUI_PANEL_KNOBS];
+        int row = ev->y - (kr.y + 1);
+        if (ev->x <= kr.x || ev->x >= kr.x + kr.w - 1 || row < 0 || row >= TUI_KNOB_ROWS)
+            return 0;
+        tui_app_track_rect(app, row, &tr);
+        int flags = app->focus != row ? TUI_REDRAW | TUI_RECOMPUTE : 0;
+        app->focus = row;
+        if (ev->x < tr.x || ev->x >= tr.x + tr.w)
+            return flags; /* a press on the name or the value only focuses */
+        app->drag_knob = row;
+        knob = row;
+        if (flags)
+            app->changed_knob = -1;
+    } else if (knob < 0 || (ev->action != TUI_MOUSE_DRAG && ev->action != TUI_MOUSE_RELEASE)) {
+        return 0;
+    }
+    if (!tui_app_track_rect(app, knob, &tr))
+        return 0;
+    static double steps[TUI_CURVE_MAX];
+    size_t cur;
+    size_t n = tui_app_knob_steps(app, knob, steps, TUI_CURVE_MAX, &cur);
+    if (n == 0)
+        return TUI_REDRAW;
+    size_t idx = tui_slider_index_for_col(n, tr.w, ev->x - tr.x);
+    return set_value(app, knob, steps[idx]) | TUI_REDRAW | TUI_RECOMPUTE;
+}
+
+static int list_len(const tui_app *app)
+{
+    if (app->mode == TUI_MODE_PICKER) {
+        int n = 0;
+        for (size_t i = 0; i < preset_catalog_count(app->cat); i++)
+            if (preset_catalog_get(app->cat, i)->kind == PRESET_DEPLOYMENT)
+                n++;
+        return n;
+    }
+    return (int)app->n_runs;
+}
+
+const preset_entry *tui_app_picker_entry(const tui_app *app, int index);
+const preset_entry *tui_app_picker_entry(const tui_app *app, int index)
+{
+    int n = 0;
+    for (size_t i = 0; i < preset_catalog_count(app->cat); i++) {
+        const preset_entry *pe = preset_catalog_get(app->cat, i);
+        if (pe->kind == PRESET_DEPLOYMENT && n++ == index)
+            return pe;
+    }
+    return NULL;
+}
+
+static int pick_preset(tui_app *app, int slot)
+{
+    const preset_entry *pe = tui_app_picker_entry(app, app->sel);
+    if (!pe)
+        return TUI_REDRAW;
+    char err[ENGINE_TEXT_MAX * 2];
+    static tui_plan loaded;
+    if (load_plan(app, &loaded, pe->name, err, sizeof err) != 0) {
+        set_message(app, true, "%s", err);
+        return TUI_REDRAW;
+    }
+    app->plan[slot] = loaded;
+    if (slot == 1)
+        app->compare = true;
+    app->have_prev = false;
+    app->changed_knob = -1;
+    app->mode = TUI_MODE_MAIN;
+    set_message(app, false, "%s %s", slot ? "comparing with" : "loaded", pe->name);
+    return TUI_RECOMPUTE | TUI_REDRAW;
+}
+
+static int handle_list(tui_app *app, const tui_event *ev)
+{
+    int n = list_len(app);
+    switch (ev->key) {
+    case TUI_KEY_ESCAPE:
+    case 'q':
+    case 'p':
+    case 'r':
+        if ((ev->key == 'p' && app->mode != TUI_MODE_PICKER) || (ev->key == 'r' && app->mode != TUI_MODE_RUNS))
+            return 0;
+        if (app->mode == TUI_MODE_RUNS) {
+            app->mode = TUI_MODE_MAIN;
+            return TUI_RELOAD_RUNS | TUI_RECOMPUTE | TUI_REDRAW;
+        }
+        app->mode = TUI_MODE_MAIN;
+        return TUI_REDRAW;
+    case TUI_KEY_UP:
+        app->sel = app->sel > 0 ? app->sel - 1 : 0;
+        return TUI_REDRAW;
+    case TUI_KEY_DOWN:
+        app->sel = app->sel + 1 < n ? app->sel + 1 : app->sel;
+        return TUI_REDRAW;
+    case TUI_KEY_PGUP:
+        app->sel = app->sel > 10 ? app->sel - 10 : 0;
+        return TUI_REDRAW;
+    case TUI_KEY_PGDN:
+        app->sel = app->sel + 10 < n ? app->sel + 10 : (n ? n - 1 : 0);
+        return TUI_REDRAW;
+    case TUI_KEY_HOME:
+        app->sel = 0;
+        return TUI_REDRAW;
+    case TUI_KEY_END:
+        app->sel = n ? n - 1 : 0;
+        return TUI_REDRAW;
+    default:
+        break;
+    }
+    if (app->mode == TUI_MODE_PICKER) {
+        if (ev->key == TUI_KEY_ENTER)
+            return pick_preset(app, 0);
+        if (ev->key == 'c' || ev->key == TUI_KEY_TAB)
+            return pick_preset(app, 1);
+        return 0;
+    }
+    /* runs browser */
+    if ((ev->key == 'd' || ev->key == TUI_KEY_DELETE || ev->key == 'x') && n > 0 && app->db) {
+        app->mode = TUI_MODE_CONFIRM;
+        return TUI_REDRAW;
+    }
+    return 0;
+}
+
+static int handle_confirm(tui_app *app, const tui_event *ev)
+{
+    if (ev->key == 'y' || ev->key == 'Y') {
+        if (app->sel >= 0 && (size_t)app->sel < app->n_runs && app->db) {
+            int64_t id = app->runs[app->sel].id;
+            char err[ENGINE_TEXT_MAX * 2];
+            int rc = store_delete_run(app->db, id, err, sizeof err);
+            if (rc < 0)
+                set_message(app, true, "delete run %lld: %s", (long long)id, err);
+            else
+                set_message(app, false, "run %lld deleted", (long long)id);
+            tui_app_reload_runs(app);
+            if ((size_t)app->sel >= app->n_runs)
+                app->sel = app->n_runs ? (int)app->n_runs - 1 : 0;
+        }
+        app->mode = TUI_MODE_RUNS;
+        return TUI_REDRAW | TUI_RECOMPUTE;
+    }
+    app->mode = TUI_MODE_RUNS;
+    return TUI_REDRAW;
+}
+
+static int handle_typing(tui_app *app, const tui_event *ev)
+{
+    size_t len = strlen(app->input);
+    if (ev->key == TUI_KEY_ENTER)
+        return apply_typed(app);
+    if (ev->key == TUI_KEY_ESCAPE) {
+        app->typing = false;
+        return TUI_REDRAW;
+    }
+    if (ev->key == TUI_KEY_BACKSPACE) {
+        if (len)
+            app->input[len - 1] = '\0';
+        return TUI_REDRAW;
+    }
+    if (ev->key >= 0x20 && ev->key < 0x7F && len + 1 < sizeof app->input) {
+        app->input[len] = (char)ev->key;
+        app->input[len + 1] = '\0';
+    }
+    return TUI_REDRAW;
+}
+
+int tui_app_handle(tui_app *app, const tui_event *ev)
+{
+    if (ev->type == TUI_EV_RESIZE)
+        return TUI_RESIZE | TUI_REDRAW;
+    if (ev->type == TUI_EV_MOUSE)
+        return handle_mouse(app, ev);
+    if (app->typing)
+        return handle_typing(app, ev);
+    if (app->mode == TUI_MODE_CONFIRM)
+        return handle_confirm(app, ev);
+    if (app->mode == TUI_MODE_PICKER || app->mode == TUI_MODE_RUNS)
+        return handle_list(app, ev);
+    if (app->mode == TUI_MODE_HELP) {
+        app->mode = TUI_MODE_MAIN;
+        return ev->key == 'q' ? TUI_QUIT : TUI_REDRAW;
+    }
+    int prev_focus = app->focus;
+    int flags = 0;
+    switch (ev->key) {
+    case 'q':
+    case 3: /* Ctrl-C in raw input */
+        return TUI_QUIT;
+    case '?':
+    case TUI_KEY_F1:
+        app->mode = TUI_MODE_HELP;
+        return TUI_REDRAW;
+    case 'p':
+        app->mode = TUI_MODE_PICKER;
+        app->sel = 0;
+        for (int i = 0; i < list_len(app); i++)
+            if (strcmp(tui_app_picker_entry(app, i)->name, app->plan[0].name) == 0)
+                app->sel = i;
+        return TUI_REDRAW;
+    case 'r':
+        tui_app_reload_runs(app);
+        app->mode = TUI_MODE_RUNS;
+        app->sel = 0;
+        return TUI_REDRAW | TUI_RECOMPUTE;
+    case 'c':
+        if (!app->plan[1].loaded) {
+            set_message(app, true, "no deployment to compare with (p, then c on one)");
+            return TUI_REDRAW;
+        }
+        app->compare = !app->compare;
+        set_message(app, false, app->compare ? "comparing with %s (i: equal instance concurrency)" : "%s",
+                    app->compare ? app->plan[1].name : "comparison off");
+        return TUI_RECOMPUTE | TUI_REDRAW;
+    case 'i':
+        if (!app->compare) {
+            set_message(app, false, "i works in the comparison (c)");
+            return TUI_REDRAW;
+        }
+        app->concurrency = !app->concurrency;
+        set_message(app, false, app->concurrency ? "x = instance concurrency (dp x max_bs)" : "x = max_bs per DP rank");
+        return TUI_RECOMPUTE | TUI_REDRAW;
+    case 'a':
+        if (!app->plan[0].d.knobs.max_dispatch_auto) {
+            note_change(app, KNOB_MAX_DISPATCH);
+            app->plan[0].d.knobs.max_dispatch_auto = true;
+            set_message(app, false, "max_dispatch follows the MoE rows again (auto)");
+            return TUI_RECOMPUTE | TUI_REDRAW;
+        }
+        return 0;
+    case '=':
+        app->typing = true;
+        app->input[0] = '\0';
+        return TUI_REDRAW;
+    case TUI_KEY_UP:
+        app->focus = app->focus > 0 ? app->focus - 1 : 0;
+        break;
+    case TUI_KEY_DOWN:
+        app->focus = app->focus + 1 < KNOB_COUNT ? app->focus + 1 : app->focus;
+        break;
+    case TUI_KEY_TAB:
+        app->focus = (app->focus + 1) % KNOB_COUNT;
+        break;
+    case TUI_KEY_BTAB:
+        app->focus = (app->focus + KNOB_COUNT - 1) % KNOB_COUNT;
+        break;
+    case TUI_KEY_RIGHT:
+        flags = step_knob(app, app->focus, 1, 0);
+        break;
+    case TUI_KEY_LEFT:
+        flags = step_knob(app, app->focus, -1, 0);
+        break;
+    case TUI_KEY_PGUP:
+        flags = step_knob(app, app->focus, 10, 0);
+        break;
+    case TUI_KEY_PGDN:
+        flags = step_knob(app, app->focus, -10, 0);
+        break;
+    case TUI_KEY_HOME:
+        flags = step_knob(app, app->focus, 0, -1);
+        break;
+    case TUI_KEY_END:
+        flags = step_knob(app, app->focus, 0, 1);
+        break;
+    case TUI_KEY_ESCAPE:
+        app->message[0] = '\0';
+        return TUI_REDRAW;
+    default:
+        return 0;
+    }
+    if (app->focus != prev_focus) {
+        app->changed_knob = -1;              /* the highlight belongs to the knob that moved */
+        flags |= TUI_RECOMPUTE | TUI_REDRAW; /* the plot follows the focus */
+    }
+    return flags;
+}

@@ -1,0 +1,117 @@
+/* tui_app.h — the planner's state and its widgets (htop's model): each widget draws into the
+ * in-memory screen and handles events by returning reaction flags; the loop recomputes once per
+ * input batch, then redraws. Shared by the curses loop, --snapshot and bench_frame. */
+#ifndef CGPLAN_TUI_APP_H
+#define CGPLAN_TUI_APP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "preset.h"
+#include "store.h"
+#include "tui_input.h"
+#include "tui_layout.h"
+#include "tui_screen.h"
+
+enum {
+    TUI_REDRAW = 1 << 0,
+    TUI_RECOMPUTE = 1 << 1,
+    TUI_RESIZE = 1 << 2,
+    TUI_QUIT = 1 << 3,
+    TUI_RELOAD_RUNS = 1 << 4,
+};
+
+/* Glyphs: UTF-8 box drawing, blocks and braille, or ASCII (`━●─` -> `=O-`, braille -> `.:'`,
+ * blocks -> `#=+-`). */
+typedef struct {
+    bool utf8;
+    wchar_t h, v, tl, tr, bl, br;
+    wchar_t fill, thumb, empty, focus;
+    wchar_t observed, observed_b, pred_b, heur, wall, tick, axis_v, axis_h, origin;
+    wchar_t bar[4]; /* weights, KV, graph, free */
+    wchar_t bar_l, bar_r;
+    const char *sep;   /* " · " */
+    const char *arrow; /* "→" */
+} tui_glyphs;
+extern const tui_glyphs tui_glyphs_utf8, tui_glyphs_ascii;
+
+#define TUI_CURVE_MAX 1100
+#define TUI_RUNS_MAX 512
+
+/* One deployment on screen: the main one or the comparison. */
+typedef struct {
+    bool loaded;
+    char name[ENGINE_NAME_MAX];
+    engine_deployment d;
+    engine_calibration cal;
+    bool has_cal;
+    engine_estimate e;
+    /* The bottom line's what-if: max_bs doubled (to a power of two). */
+    uint32_t whatif_max_bs;
+    engine_estimate whatif;
+} tui_plan;
+
+/* A series on the plot: total and heuristic over the axis knob's steps. */
+typedef struct {
+    size_t n;
+    double x[TUI_CURVE_MAX];
+    double total_gib[TUI_CURVE_MAX];
+    double heur_gib[TUI_CURVE_MAX];
+    bool has_wall;
+    double wall_x;
+    double now_x; /* the current value */
+} tui_curve;
+
+typedef enum { TUI_MODE_MAIN, TUI_MODE_HELP, TUI_MODE_PICKER, TUI_MODE_RUNS, TUI_MODE_CONFIRM } tui_mode;
+
+typedef struct tui_app {
+    preset_catalog *cat;
+    store *db;
+    char store_note[ENGINE_TEXT_MAX]; /* why there are no observed runs, if so */
+    tui_plan plan[2];                 /* [0] main, [1] comparison */
+    bool compare;
+    bool concurrency; /* x = dp x max_bs in the comparison */
+    int focus;        /* engine_knob_id */
+    int drag_knob;    /* -1 unless a slider is being dragged */
+    /* What the last knob change moved (highlighted in the term table). */
+    int changed_knob;
+    bool have_prev;
+    uint64_t prev_bytes[TERM_COUNT];
+    uint64_t prev_total;
+    /* Plot */
+    engine_knob_id axis;
+    tui_curve curve[2];
+    double x_lo, x_hi;
+    bool x_log;
+    /* Stored runs */
+    store_run_summary *runs;
+    size_t n_runs;
+    /* Modes, typed input, messages */
+    tui_mode mode;
+    int sel, scroll;
+    bool typing;
+    char input[64];
+    char message[ENGINE_TEXT_MAX * 2];
+    bool message_is_error;
+    const tui_glyphs *g;
+    tui_layout layout;
+} tui_app;
+
+/* Opens the catalog, loads the presets and the store. Returns 0, or 1/2 (preset_load codes)
+ * with ERR set. */
+int tui_app_init(tui_app *app, const char *preset, const char *compare, const char *db_path, bool ascii, char *err,
+                 size_t errlen);
+void tui_app_free(tui_app *app);
+/* Re-reads the stored runs (after the runs browser closes, and on start). */
+void tui_app_reload_runs(tui_app *app);
+/* Recomputes every estimate and curve from the knobs (once per input batch). */
+void tui_app_recompute(tui_app *app);
+/* Handles one event; returns reaction flags. */
+int tui_app_handle(tui_app *app, const tui_event *ev);
+/* Lays out and draws everything into S (sized to the terminal). */
+void tui_app_render(tui_app *app, tui_screen *s);
+/* The style the knob track etc. need, in order, for tests: the rectangle of knob K's track. */
+bool tui_app_track_rect(const tui_app *app, int knob, tui_rect *out);
+
+#endif

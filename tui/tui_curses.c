@@ -1,0 +1,301 @@
+/* tui_curses.c — everything that touches the terminal: curses set-up, the colour schemes
+ * (256, 8, monochrome), xterm mouse reporting, signals, and the input loop. The screen is drawn
+ * in memory first (tui_draw.c) and copied here. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "tui.h"
+#include "tui_app.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <term.h> /* last: its macros (lines, columns, ...) clash with ordinary names */
+
+bool tui_locale_utf8(void);
+
+static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t got_winch;
+static bool curses_on, mouse_on;
+
+/* Every exit path comes through here (q, signals, atexit). */
+static void restore_terminal(void)
+{
+    if (mouse_on) {
+        static const char off[] = "\033[?1006l\033[?1002l\033[?1000l";
+        fflush(stdout);
+        ssize_t rc = write(STDOUT_FILENO, off, sizeof off - 1);
+        (void)rc;
+        mouse_on = false;
+    }
+    if (curses_on) {
+        curs_set(1);
+        endwin();
+        curses_on = false;
+    }
+}
+
+static void on_signal(int sig)
+{
+    got_signal = sig;
+}
+static void on_winch(int sig)
+{
+    (void)sig;
+    got_winch = 1;
+}
+
+static void install_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_signal; /* no SA_RESTART: poll() wakes up with EINTR */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_winch;
+    sigaction(SIGWINCH, &sa, NULL);
+}
+
+/* ---- colour schemes: style -> (pair, attributes) ---- */
+
+typedef struct {
+    short fg;
+    attr_t attr;
+} style_look;
+
+static attr_t style_attr[TUI_ST_COUNT];
+static short style_pair[TUI_ST_COUNT];
+
+static void setup_colours(void)
+{
+    static const style_look c256[TUI_ST_COUNT] = {
+        [TUI_ST_NORMAL] = {-1, 0},       [TUI_ST_DIM] = {245, 0},          [TUI_ST_TITLE] = {75, A_BOLD},
+        [TUI_ST_BORDER] = {240, 0},      [TUI_ST_FOCUS] = {226, A_BOLD},   [TUI_ST_TRACK] = {39, 0},
+        [TUI_ST_THUMB] = {231, A_BOLD},  [TUI_ST_WARN] = {214, A_BOLD},    [TUI_ST_ERROR] = {196, A_BOLD},
+        [TUI_ST_HILITE] = {220, A_BOLD}, [TUI_ST_TOTAL] = {231, A_BOLD},   [TUI_ST_PRED] = {39, 0},
+        [TUI_ST_PRED_B] = {213, 0},      [TUI_ST_OBSERVED] = {46, A_BOLD}, [TUI_ST_HEUR] = {244, 0},
+        [TUI_ST_WALL] = {196, 0},        [TUI_ST_BAR_WEIGHTS] = {67, 0},   [TUI_ST_BAR_KV] = {108, 0},
+        [TUI_ST_BAR_GRAPH] = {208, 0},   [TUI_ST_BAR_FREE] = {240, 0},     [TUI_ST_SELECT] = {-1, A_REVERSE},
+    };
+    static const style_look c8[TUI_ST_COUNT] = {
+        [TUI_ST_NORMAL] = {-1, 0},
+        [TUI_ST_DIM] = {-1, A_DIM},
+        [TUI_ST_TITLE] = {COLOR_CYAN, A_BOLD},
+        [TUI_ST_BORDER] = {COLOR_BLUE, 0},
+        [TUI_ST_FOCUS] = {COLOR_YELLOW, A_BOLD},
+        [TUI_ST_TRACK] = {COLOR_CYAN, 0},
+        [TUI_ST_THUMB] = {COLOR_WHITE, A_BOLD},
+        [TUI_ST_WARN] = {COLOR_YELLOW, A_BOLD},
+        [TUI_ST_ERROR] = {COLOR_RED, A_BOLD},
+        [TUI_ST_HILITE] = {COLOR_YELLOW, A_BOLD},
+        [TUI_ST_TOTAL] = {COLOR_WHITE, A_BOLD},
+        [TUI_ST_PRED] = {COLOR_CYAN, 0},
+        [TUI_ST_PRED_B] = {COLOR_MAGENTA, 0},
+        [TUI_ST_OBSERVED] = {COLOR_GREEN, A_BOLD},
+        [TUI_ST_HEUR] = {-1, A_DIM},
+        [TUI_ST_WALL] = {COLOR_RED, 0},
+        [TUI_ST_BAR_WEIGHTS] = {COLOR_BLUE, 0},
+        [TUI_ST_BAR_KV] = {COLOR_GREEN, 0},
+        [TUI_ST_BAR_GRAPH] = {COLOR_YELLOW, 0},
+        [TUI_ST_BAR_FREE] = {-1, A_DIM},
+        [TUI_ST_SELECT] = {-1, A_REVERSE},
+    };
+    /* Monochrome: attributes only; the plot's series differ by glyph already. */
+    static const attr_t mono[TUI_ST_COUNT] = {
+        [TUI_ST_DIM] = A_DIM,
+        [TUI_ST_TITLE] = A_BOLD,
+        [TUI_ST_FOCUS] = A_REVERSE | A_BOLD,
+        [TUI_ST_THUMB] = A_BOLD,
+        [TUI_ST_WARN] = A_BOLD | A_UNDERLINE,
+        [TUI_ST_ERROR] = A_BOLD | A_REVERSE,
+        [TUI_ST_HILITE] = A_BOLD | A_UNDERLINE,
+        [TUI_ST_TOTAL] = A_BOLD,
+        [TUI_ST_OBSERVED] = A_BOLD,
+        [TUI_ST_WALL] = A_BOLD,
+        [TUI_ST_SELECT] = A_REVERSE,
+    };
+    const char *no_color = getenv("NO_COLOR");
+    bool colour = has_colors() && !(no_color && *no_color);
+    if (colour && start_color() == OK) {
+        use_default_colors();
+        const style_look *scheme = COLORS >= 256 ? c256 : c8;
+        for (int i = 0; i < TUI_ST_COUNT; i++) {
+            style_attr[i] = scheme[i].attr;
+            style_pair[i] = 0;
+            if (scheme[i].fg >= 0 && COLOR_PAIRS > i + 1) {
+                init_pair((short)(i + 1), scheme[i].fg, -1);
+                style_pair[i] = (short)(i + 1);
+            }
+        }
+        return;
+    }
+    for (int i = 0; i < TUI_ST_COUNT; i++) {
+        style_attr[i] = mono[i];
+        style_pair[i] = 0;
+    }
+}
+
+static void blit(const tui_screen *s)
+{
+    for (int y = 0; y < s->h; y++)
+        for (int x = 0; x < s->w; x++) {
+            const tui_cell *c = &s->cells[y * s->w + x];
+            wchar_t wc[2] = {c->ch, L'\0'};
+            cchar_t cc;
+            setcchar(&cc, wc, style_attr[c->style], style_pair[c->style], NULL);
+            mvadd_wch(y, x, &cc);
+        }
+    wnoutrefresh(stdscr);
+    doupdate();
+}
+
+static bool terminal_has_mouse(void)
+{
+    const char *kmous = tigetstr("kmous");
+    return kmous && kmous != (char *)-1 && *kmous;
+}
+
+static void query_size(int *w, int *h)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 && ws.ws_row > 0) {
+        *w = ws.ws_col;
+        *h = ws.ws_row;
+    } else {
+        *w = COLS;
+        *h = LINES;
+    }
+}
+
+int tui_run(const tui_options *o)
+{
+    setlocale(LC_ALL, "");
+    bool ascii = o->ascii || !tui_locale_utf8();
+    static tui_app app;
+    char err[ENGINE_TEXT_MAX * 2];
+    int rc = tui_app_init(&app, o->preset, o->compare, o->db_path, ascii, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "cgplan: %s\n", err);
+        tui_app_free(&app);
+        return rc;
+    }
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "cgplan: tui: needs a terminal (for text output use cgplan tui --snapshot WxH)\n");
+        tui_app_free(&app);
+        return 1;
+    }
+    if (!newterm(NULL, stdout, stdin)) {
+        fprintf(stderr, "cgplan: tui: cannot initialise the terminal (TERM=%s)\n",
+                getenv("TERM") ? getenv("TERM") : "");
+        tui_app_free(&app);
+        return 1;
+    }
+    curses_on = true;
+    atexit(restore_terminal);
+    install_handlers();
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, FALSE); /* we decode escape sequences ourselves (tui_input.c) */
+    curs_set(0);
+    setup_colours();
+    bool want_mouse = terminal_has_mouse();
+
+    tui_screen s = {0};
+    int w, h;
+    query_size(&w, &h);
+    if (tui_screen_init(&s, w, h) != 0) {
+        restore_terminal();
+        fprintf(stderr, "cgplan: tui: out of memory\n");
+        tui_app_free(&app);
+        return 1;
+    }
+    tui_decoder dec;
+    tui_decoder_init(&dec);
+    int flags = TUI_REDRAW;
+    int status = 0;
+    for (;;) {
+        if (flags & TUI_RELOAD_RUNS)
+            tui_app_reload_runs(&app);
+        if (flags & TUI_RECOMPUTE)
+            tui_app_recompute(&app);
+        if (flags & TUI_QUIT)
+            break;
+        if (flags & TUI_RESIZE) {
+            query_size(&w, &h);
+            resizeterm(h, w);
+            tui_screen_free(&s);
+            if (tui_screen_init(&s, w, h) != 0)
+                break;
+            clearok(curscr, TRUE);
+        }
+        if (flags & (TUI_REDRAW | TUI_RESIZE | TUI_RECOMPUTE)) {
+            tui_app_render(&app, &s);
+            blit(&s);
+            if (want_mouse && !mouse_on) {
+                static const char on[] = "\033[?1002h\033[?1006h";
+                fflush(stdout);
+                ssize_t wr = write(STDOUT_FILENO, on, sizeof on - 1);
+                (void)wr;
+                mouse_on = true;
+            }
+        }
+        flags = 0;
+        struct pollfd pfd = {STDIN_FILENO, POLLIN, 0};
+        int pr = poll(&pfd, 1, tui_decoder_pending(&dec) ? 40 : -1);
+        if (got_signal) {
+            status = 128 + got_signal;
+            break;
+        }
+        if (got_winch) {
+            got_winch = 0;
+            flags |= TUI_RESIZE | TUI_REDRAW;
+        }
+        tui_event ev;
+        if (pr < 0) {
+            if (errno == EINTR)
+                continue;
+            status = 1;
+            break;
+        }
+        if (pr == 0) {
+            if (tui_decoder_flush(&dec, &ev))
+                flags |= tui_app_handle(&app, &ev);
+            continue;
+        }
+        if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL) && !(pfd.revents & POLLIN)) {
+            status = 1;
+            break;
+        }
+        unsigned char buf[4096];
+        ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            status = 1; /* the terminal went away */
+            break;
+        }
+        /* One batch: every event first, then one recompute and one redraw. */
+        for (ssize_t i = 0; i < n && !(flags & TUI_QUIT); i++) {
+            tui_event evs[TUI_DECODER_MAX_EVENTS];
+            int got = tui_decoder_feed(&dec, buf[i], evs);
+            for (int k = 0; k < got && !(flags & TUI_QUIT); k++) {
+                flags |= tui_app_handle(&app, &evs[k]);
+                if (flags & TUI_RELOAD_RUNS) {
+                    tui_app_reload_runs(&app);
+                    flags &= ~TUI_RELOAD_RUNS;
+                }
+            }
+        }
+    }
+    restore_terminal();
+    tui_screen_free(&s);
+    tui_app_free(&app);
+    return status;
+}

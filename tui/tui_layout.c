@@ -1,0 +1,121 @@
+/* tui_layout.c — the layout as a pure function of the terminal size. */
+#include "tui_layout.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static tui_rect rect(int x, int y, int w, int h)
+{
+    tui_rect r = {x, y, w > 0 ? w : 0, h > 0 ? h : 0};
+    return r;
+}
+
+void tui_layout_compute(int w, int h, tui_layout *out)
+{
+    *out = (tui_layout){.w = w, .h = h};
+    if (w < TUI_MIN_W || h < TUI_MIN_H) {
+        out->too_small = true;
+        return;
+    }
+    /* Knob box: 10 knob rows + detail lines + borders; more detail when there are rows to spare. */
+    int box_h = h >= 34 ? 2 + TUI_KNOB_ROWS + 3 : 2 + TUI_KNOB_ROWS + 1;
+    int knobs_w = w * 9 / 20;
+    if (knobs_w < 34)
+        knobs_w = 34;
+    if (knobs_w > 72)
+        knobs_w = 72;
+    int y = 0;
+    out->panel[TUI_PANEL_HEADER] = rect(0, y, w, 1);
+    y += 1;
+    out->panel[TUI_PANEL_KNOBS] = rect(0, y, knobs_w, box_h);
+    out->panel[TUI_PANEL_TERMS] = rect(knobs_w, y, w - knobs_w, box_h);
+    y += box_h;
+    out->panel[TUI_PANEL_TOTAL] = rect(0, y, w, 1);
+    y += 1;
+    out->panel[TUI_PANEL_BAR] = rect(0, y, w, 1);
+    y += 1;
+    /* At the bottom: the limiting sentence (two lines when narrow) and the status line. */
+    int limits_h = w < 120 ? 2 : 1;
+    int plot_h = h - y - limits_h - 1;
+    if (plot_h >= 4) {
+        out->panel[TUI_PANEL_PLOT] = rect(0, y, w, plot_h);
+        y += plot_h;
+    } else {
+        out->panel[TUI_PANEL_PLOT] = rect(0, y, w, 0);
+        y = h - limits_h - 1;
+    }
+    out->panel[TUI_PANEL_LIMITS] = rect(0, y, w, limits_h);
+    y += limits_h;
+    out->panel[TUI_PANEL_STATUS] = rect(0, y, w, 1);
+}
+
+void tui_slider_geometry(int iw, tui_slider_geom *g)
+{
+    /* " max_dispatch  auto 144 ━━━●─── 8..1024 tokens" */
+    g->name_x = 1;
+    g->name_w = iw >= 52 ? 19 : 12;
+    g->value_x = g->name_x + g->name_w + 1;
+    g->value_w = 9;
+    g->track_x = g->value_x + g->value_w + 1;
+    int rest = iw - g->track_x - 1;
+    if (rest < 4)
+        rest = 4;
+    /* On wide boxes the range, unit and warnings get their own column beside the track. */
+    g->extra_w = rest >= 40 ? rest * 2 / 5 : 0;
+    if (g->extra_w > 26)
+        g->extra_w = 26;
+    g->track_w = rest - (g->extra_w ? g->extra_w + 1 : 0);
+    g->extra_x = g->track_x + g->track_w + 1;
+}
+
+int tui_slider_col_for_index(size_t n, int track_w, size_t index)
+{
+    if (n <= 1 || track_w <= 1)
+        return 0;
+    if (index >= n)
+        index = n - 1;
+    /* index 0 -> column 0, index n-1 -> the last column, linear between (rounded). */
+    return (int)((index * (size_t)(track_w - 1) + (n - 1) / 2) / (n - 1));
+}
+
+size_t tui_slider_index_for_col(size_t n, int track_w, int col)
+{
+    if (n <= 1 || track_w <= 1)
+        return 0;
+    if (col < 0)
+        col = 0;
+    if (col > track_w - 1)
+        col = track_w - 1;
+    /* The estimate, then the neighbour whose own column is nearest: exact inverse of
+     * tui_slider_col_for_index whenever the columns are distinct. */
+    size_t guess = ((size_t)col * (n - 1) + (size_t)(track_w - 1) / 2) / (size_t)(track_w - 1);
+    size_t best = guess;
+    int best_d = abs(tui_slider_col_for_index(n, track_w, guess) - col);
+    for (int delta = -1; delta <= 1; delta += 2) {
+        if ((delta < 0 && guess == 0) || (delta > 0 && guess + 1 >= n))
+            continue;
+        size_t i = guess + (size_t)(long)delta;
+        if (delta < 0)
+            i = guess - 1;
+        int d = abs(tui_slider_col_for_index(n, track_w, i) - col);
+        if (d < best_d) {
+            best_d = d;
+            best = i;
+        }
+    }
+    return best;
+}
+
+size_t tui_slider_nearest_index(const double *steps, size_t n, double value)
+{
+    size_t best = 0;
+    double best_d = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs(steps[i] - value);
+        if (d < best_d) {
+            best_d = d;
+            best = i;
+        }
+    }
+    return best;
+}
