@@ -253,14 +253,12 @@ int cmd_calibrate(int argc, char **argv)
         snprintf(only.model, sizeof only.model, "%s", d.model.name);
         snprintf(only.gpu, sizeof only.gpu, "%s", d.gpu.name);
     }
-    char path_buf[1024], err[ENGINE_TEXT_MAX * 2];
-    const char *path = cli_db_path(&o, path_buf, sizeof path_buf);
-    store *st = store_open(path, STORE_READ_WRITE, err, sizeof err);
+    store *st = cli_open_store(&o, CLI_STORE_READ_WRITE);
     if (!st) {
-        cli_error("%s", err);
         preset_catalog_free(cat);
         return EXIT_WORK;
     }
+    char err[ENGINE_TEXT_MAX * 2];
     static store_run_summary runs[MAX_RUNS];
     size_t n_runs = 0;
     if (store_list_runs(st, runs, MAX_RUNS, &n_runs, err, sizeof err) != 0) {
@@ -287,7 +285,8 @@ int cmd_calibrate(int argc, char **argv)
             }
         }
     if (n_pools == 0) {
-        cli_error("calibrate: %s holds no run with a known GPU (ingest start-up logs with --preset first)", path);
+        cli_error("calibrate: %s holds no run with a known GPU (ingest start-up logs with --preset first)",
+                  store_path(st));
         store_close(st);
         preset_catalog_free(cat);
         return EXIT_WORK;

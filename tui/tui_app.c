@@ -346,6 +346,16 @@ static size_t gpu_list(const tui_app *app, const preset_entry **out, size_t cap)
     return n;
 }
 
+/* A knob change the engine accepted: D (with ADJ's adjustments) becomes the plan. */
+static int accept_change(tui_app *app, int knob, const engine_deployment *d, const engine_warnings *adj)
+{
+    note_change(app, knob);
+    app->plan[0].d = *d;
+    app->message[0] = '\0';
+    report_adjustments(app, adj);
+    return TUI_RECOMPUTE | TUI_REDRAW;
+}
+
 static int set_gpu(tui_app *app, const char *name)
 {
     tui_plan *p = &app->plan[0];
@@ -382,11 +392,7 @@ static int set_value(tui_app *app, int knob, double value)
         set_message(app, true, "%s", err);
         return TUI_REDRAW;
     }
-    note_change(app, knob);
-    p->d = d;
-    app->message[0] = '\0';
-    report_adjustments(app, &adj);
-    return TUI_RECOMPUTE | TUI_REDRAW;
+    return accept_change(app, knob, &d, &adj);
 }
 
 /* The slider's list of values and the current index (gpu: the catalog's GPUs). */
@@ -468,11 +474,7 @@ static int apply_typed(tui_app *app)
         set_message(app, true, "%s", err);
         return TUI_REDRAW;
     }
-    note_change(app, knob);
-    p->d = d;
-    app->message[0] = '\0';
-    report_adjustments(app, &adj);
-    return TUI_RECOMPUTE | TUI_REDRAW;
+    return accept_change(app, knob, &d, &adj);
 }
 
 bool tui_app_track_rect(const tui_app *app, int knob, tui_rect *out)
