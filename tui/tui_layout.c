@@ -35,7 +35,7 @@ void tui_layout_compute(int w, int h, tui_layout *out)
     out->panel[TUI_PANEL_BAR] = rect(0, y, w, 1);
     y += 1;
     /* At the bottom: the limiting sentence (two lines when narrow) and the status line. */
-    int limits_h = w < 120 ? 2 : 1;
+    int limits_h = w < 160 ? 2 : 1; /* the sentence runs to ~150 columns */
     int plot_h = h - y - limits_h - 1;
     if (plot_h >= 4) {
         out->panel[TUI_PANEL_PLOT] = rect(0, y, w, plot_h);
