@@ -341,6 +341,13 @@ static void draw_terms(tui_app *app, tui_screen *s, tui_rect r)
     tui_print(s, ix + 1 + x_src, iy, src_w, TUI_ST_DIM, wide ? "source" : "src");
     if (dep_w > 3)
         tui_print(s, ix + 1 + x_dep, iy, dep_w, TUI_ST_DIM, wide ? "depends on" : "deps");
+    /* Knob names where every row's fit, else MODEL.md's "rows" shorthand in all rows. */
+    bool brief_deps = false;
+    for (int i = 0; i < TERM_COUNT; i++) {
+        char dep[160];
+        depends_text(e->terms[i].depends_on, false, dep, sizeof dep);
+        brief_deps |= (int)strlen(dep) > dep_w;
+    }
     int row = 1;
     for (int l = 0; l < LAYER_COUNT; l++) {
         bool first = true;
@@ -367,7 +374,7 @@ static void draw_terms(tui_app *app, tui_screen *s, tui_rect r)
                       wide ? engine_source_names[t->source] : short_sources[t->source]);
             if (dep_w > 1) {
                 char dep[160];
-                depends_text(t->depends_on, !wide, dep, sizeof dep);
+                depends_text(t->depends_on, brief_deps, dep, sizeof dep);
                 tui_print(s, ix + 1 + x_dep, y, dep_w, TUI_ST_DIM, dep);
             }
         }
