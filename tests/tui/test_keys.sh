@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The planner in tmux: keys, mouse drag, resize, quit, terminal restored (CLI.md "The TUI, as a
-# test sees it"), under xterm-256color/UTF-8 and vt100/ASCII.
+# test sees it"), under xterm-256color/UTF-8, screen, xterm (mouse) and vt100/ASCII.
 source "$CGPLAN_TESTLIB"
 source "$(dirname "${BASH_SOURCE[0]}")/tmux.sh"
 command -v tmux >/dev/null || { fail "tmux is not installed"; finish; exit 1; }
@@ -51,6 +51,7 @@ run_flow() {
 }
 
 run_flow xterm-256color C.UTF-8
+run_flow screen C.UTF-8
 
 # vt100, LANG=C: keys only, ASCII, monochrome
 start_session 120 40 "env TERM=vt100 LANG=C LC_ALL= $CGPLAN tui --db $DB"
