@@ -93,6 +93,13 @@ rm -r "$XDG_CONFIG_HOME/cgplan/presets"
 expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set gpu=b300 --format json
 check_py "j['gpu'] == 'b300' and j['budget']['kv_pool_bytes'] > 80*$GIB" "gpu b300 budget grows"
 
+# --- a knob moved to stay valid is reported (MODEL.md: the program says so each time)
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp2-dcp8 --set world=24 --format json
+check_py "j['knobs']['world'] == 24 and j['knobs']['dp'] == 2 and j['knobs']['dcp'] == 6" "dcp moved to 6 on world 24"
+check_py "any(w['code'] == 'adjusted' and 'dcp' in w['message'] for w in j['warnings'])" "adjusted warning"
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set world=24 --format json
+check_py "j['knobs']['dp'] == 12 and j['rows']['attn_tp'] == 2" "dp moved to 12 on world 24"
+
 # --- sweep
 expect_exit 0 "$CGPLAN" sweep --preset k3-dp16 --vary max_bs=24:128 --format json
 check_py "j['vary'] == 'max_bs' and j['points'][0]['value'] == 24 and j['points'][-1]['value'] == 128" "sweep ends"
