@@ -51,47 +51,39 @@ static int decode_sgr_mouse(const unsigned char *seq, size_t len, tui_event *ev)
     return 1;
 }
 
+/* The key a CSI or SS3 sequence ending in FINAL names when it is a cursor key; -1 otherwise. */
+static int cursor_key(unsigned char final)
+{
+    switch (final) {
+    case 'A': return TUI_KEY_UP;
+    case 'B': return TUI_KEY_DOWN;
+    case 'C': return TUI_KEY_RIGHT;
+    case 'D': return TUI_KEY_LEFT;
+    case 'H': return TUI_KEY_HOME;
+    case 'F': return TUI_KEY_END;
+    default: return -1;
+    }
+}
+
 /* A complete CSI ("\e[" params final) or SS3 ("\eO" final) sequence. */
 static int decode_sequence(const unsigned char *s, size_t len, tui_event *ev)
 {
     unsigned char final = s[len - 1];
-    if (s[1] == 'O') {
-        switch (final) {
-        case 'A':
-            return key_event(ev, TUI_KEY_UP);
-        case 'B':
-            return key_event(ev, TUI_KEY_DOWN);
-        case 'C':
-            return key_event(ev, TUI_KEY_RIGHT);
-        case 'D':
-            return key_event(ev, TUI_KEY_LEFT);
-        case 'H':
-            return key_event(ev, TUI_KEY_HOME);
-        case 'F':
-            return key_event(ev, TUI_KEY_END);
-        case 'P':
+    int arrow = cursor_key(final);
+    if (s[1] == 'O') { /* SS3: application cursor keys, keypad Enter, F1 */
+        if (arrow >= 0)
+            return key_event(ev, arrow);
+        if (final == 'P')
             return key_event(ev, TUI_KEY_F1);
-        case 'M':
+        if (final == 'M')
             return key_event(ev, TUI_KEY_ENTER);
-        default:
-            return 0;
-        }
+        return 0;
     }
     if (len >= 3 && s[2] == '<')
         return decode_sgr_mouse(s, len, ev);
+    if (arrow >= 0)
+        return key_event(ev, arrow);
     switch (final) {
-    case 'A':
-        return key_event(ev, TUI_KEY_UP);
-    case 'B':
-        return key_event(ev, TUI_KEY_DOWN);
-    case 'C':
-        return key_event(ev, TUI_KEY_RIGHT);
-    case 'D':
-        return key_event(ev, TUI_KEY_LEFT);
-    case 'H':
-        return key_event(ev, TUI_KEY_HOME);
-    case 'F':
-        return key_event(ev, TUI_KEY_END);
     case 'Z':
         return key_event(ev, TUI_KEY_BTAB);
     case '~': {
