@@ -1580,9 +1580,14 @@ const caplog_rank *caplog_run_rank(const caplog_run *run, const char *label)
 
 /* ---------------------------------------------------------------- JSON */
 
-static const char *rank_name(const char *label)
+/* CLI.md names a rank by its TP number ("TP0"); the tags as printed ("DP0 TP0 EP0") follow
+ * as rank_label, which also tells DP replicas without DP attention apart. */
+static void write_rank_name(jsonw *w, int32_t tp, const char *label)
 {
-    return label[0] ? label : "TP0";
+    char name[16];
+    snprintf(name, sizeof name, "TP%d", tp);
+    jsonw_kstring(w, "rank", name);
+    jsonw_kstring(w, "rank_label", label[0] ? label : name);
 }
 
 static void write_gib(jsonw *w, const char *key, double v)
@@ -1658,7 +1663,7 @@ static void write_group(jsonw *w, const caplog_run *run, const caplog_group *g)
     jsonw_kstring(w, "role", caplog_role_names[g->role]);
     jsonw_kstring(w, "phase", caplog_phase_names[caplog_group_phase(run, g)]);
     write_opt_int(w, "step", g->step >= 0, g->step);
-    jsonw_kstring(w, "rank", rank_name(g->rank_label));
+    write_rank_name(w, g->rank_tp, g->rank_label);
     jsonw_ku64(w, "first_line", g->first_line);
     write_gib(w, "begin_avail_gib", g->begin_avail_gib);
     write_opt_int(w, "tokens_per_req", g->tokens_per_req >= 0, g->tokens_per_req);
@@ -1700,7 +1705,7 @@ static void write_group(jsonw *w, const caplog_run *run, const caplog_group *g)
 static void write_rank(jsonw *w, const caplog_rank *r)
 {
     jsonw_object_begin(w);
-    jsonw_kstring(w, "rank", rank_name(r->label));
+    write_rank_name(w, r->tp, r->label);
     write_gib(w, "weights_begin_avail_gib", r->weights_begin_avail_gib);
     write_gib(w, "weights_avail_gib", r->weights_end_avail_gib);
     write_gib(w, "weights_usage_gib", r->weights_usage_gib);

@@ -67,6 +67,7 @@ check_py "j['runs'][0]['model'] == 'kimi-k3'" "dry-run model matched by hf_names
 check_py "j['runs'][0]['server_args']['tp_size'] == 16 and j['runs'][0]['server_args']['dcp_size'] == 8 and j['runs'][0]['server_args']['cuda_graph_max_bs'] == 192" "server_args"
 check_py "j['runs'][0]['env'] == {'SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK': '128'}" "env"
 check_py "(lambda g: g['kind'] == 'target verify' and g['role'] == 'target' and g['phase'] == 'verify' and g['step'] is None)(j['runs'][0]['groups'][0])" "group kind/role/phase"
+check_py "j['runs'][0]['groups'][0]['rank'] == 'TP0' and j['runs'][0]['ranks'][0]['rank'] == 'TP0' and j['runs'][0]['groups'][0]['rank_label'] == 'DP0 TP0 EP0'" "ranks named as CLI.md (TP0)"
 check_py "(lambda b: b['bs'] == 192 and b['avail_gib'] == 21.00)(j['runs'][0]['groups'][0]['bars'][0])" "first bar"
 check_py "j['runs'][0]['groups'][0]['bs'][:2] == [192, 184] and j['runs'][0]['groups'][0]['tokens_per_req'] == 5" "bs list"
 check_py "j['runs'][0]['groups'][0]['layers'] == {'static_gib': 1.33, 'largest_gib': 10.24, 'buckets_gib': 1.35, 'total_gib': 12.92}" "layers"
