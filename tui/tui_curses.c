@@ -196,6 +196,17 @@ int tui_run(const tui_options *o)
         tui_app_free(&app);
         return 1;
     }
+    /* A terminal that cannot address the cursor (TERM=dumb, emacs' shell) would get a heap of
+     * characters: say so instead of drawing. */
+    const char *cup = tigetstr("cup");
+    if (cup == NULL || cup == (char *)-1) {
+        endwin();
+        fprintf(stderr, "cgplan: tui: TERM=%s cannot move the cursor; set TERM=xterm-256color or vt100, "
+                        "or use cgplan tui --snapshot WxH\n",
+                getenv("TERM") ? getenv("TERM") : "");
+        tui_app_free(&app);
+        return 1;
+    }
     curses_on = true;
     atexit(restore_terminal);
     install_handlers();

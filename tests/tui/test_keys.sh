@@ -114,4 +114,11 @@ case "$st" in EXIT=143) pass ;; *) fail "SIGTERM: status $st" ;; esac
 wait_for 'AFTER-TUI'
 [ "$(tm display -p -t t '#{mouse_any_flag}')" = 0 ] && pass || fail "SIGTERM: mouse mode left on"
 [ "$(tm display -p -t t '#{alternate_on}')" = 0 ] && pass || fail "SIGTERM: alternate screen left on"
+tm kill-server 2>/dev/null || true
+sleep 0.1
+
+# A terminal that cannot address the cursor gets a message and status 1, not a heap of glyphs.
+start_session 120 40 "env TERM=dumb $CGPLAN tui --db $DB"
+[ "$(wait_status 10)" = "EXIT=1" ] && pass || fail "TERM=dumb: status"
+wait_for 'cannot move the cursor' && pass
 finish
