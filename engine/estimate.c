@@ -180,12 +180,12 @@ size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
 
 uint64_t engine_heuristic_graph_bytes(uint32_t max_bs, uint32_t dp)
 {
-    uint64_t half_mib = 2 * (uint64_t)max_bs; /* in units of 0.5 MiB: 2 x max_bs MiB */
-    half_mib *= 2;
+    /* Counted in half MiB so the 1.5 x max_bs x dp term stays exact. */
+    uint64_t half_mib = 2 * 2 * (uint64_t)max_bs; /* 2 x max_bs MiB */
     if (dp > 1) {
-        half_mib += 2 * 3 * (uint64_t)max_bs * dp;
+        half_mib += 2 * 3 * (uint64_t)max_bs * dp; /* DP attention: 3 x max_bs x dp MiB */
         if (max_bs > 300)
-            half_mib += 3 * (uint64_t)max_bs * dp; /* + 1.5 x max_bs x dp */
+            half_mib += 3 * (uint64_t)max_bs * dp; /* and 1.5 x max_bs x dp MiB more */
     }
     return half_mib * ENGINE_MIB / 2;
 }

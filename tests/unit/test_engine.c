@@ -215,6 +215,19 @@ static void test_bucket_rule_explicit(void **state)
     assert_string_equal(w.items[0].code, "no_bucket_survives");
 }
 
+static void test_heuristic_branches(void **state)
+{
+    (void)state;
+    /* server_args.py reserve_for_graph_mb: 2 x max_bs, + 3 x max_bs x dp with DP attention,
+     * + 1.5 x max_bs x dp more above 300 */
+    assert_int_equal(engine_heuristic_graph_bytes(24, 1), 48 * ENGINE_MIB);
+    assert_int_equal(engine_heuristic_graph_bytes(192, 2), (384 + 1152) * ENGINE_MIB);
+    assert_int_equal(engine_heuristic_graph_bytes(320, 2), (640 + 1920 + 960) * ENGINE_MIB);
+    assert_int_equal(engine_heuristic_graph_bytes(301, 3), (602 + 2709) * ENGINE_MIB + 1354 * ENGINE_MIB + ENGINE_MIB / 2);
+    assert_int_equal(engine_heuristic_deepep_bytes(A2A_DEEPEP), 2048 * ENGINE_MIB);
+    assert_int_equal(engine_heuristic_deepep_bytes(A2A_NONE), 0);
+}
+
 static void test_dp16_reference(void **state)
 {
     (void)state;
@@ -409,7 +422,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deepep_hint_sizes),   cmocka_unit_test(test_masked_gemm),
         cmocka_unit_test(test_bucket_grid),         cmocka_unit_test(test_bucket_rule_auto),
-        cmocka_unit_test(test_bucket_rule_explicit), cmocka_unit_test(test_dp16_reference),
+        cmocka_unit_test(test_bucket_rule_explicit), cmocka_unit_test(test_heuristic_branches),
+        cmocka_unit_test(test_dp16_reference),
         cmocka_unit_test(test_dp16_max_bs_128),     cmocka_unit_test(test_dp16_dispatch_below_rows),
         cmocka_unit_test(test_dp2_reference),       cmocka_unit_test(test_remainder_difference),
         cmocka_unit_test(test_knob_rules),          cmocka_unit_test(test_knob_steps),
