@@ -15,13 +15,9 @@
 static void layout_text(const engine_knobs_state *k, char *buf, size_t len)
 {
     if (k->dcp > 1)
-        snprintf(buf, len, "DP%ux DCP%u MTP%u", k->dp, k->dcp, k->mtp);
+        snprintf(buf, len, "DP%uxDCP%u MTP%u", k->dp, k->dcp, k->mtp);
     else
         snprintf(buf, len, "DP%u MTP%u", k->dp, k->mtp);
-    /* no space inside the DCP form: "DP2xDCP8" */
-    char *x = strstr(buf, "x ");
-    if (x)
-        memmove(x + 1, x + 2, strlen(x + 2) + 1);
 }
 
 static double bytes_or_nan(double gib) { return isfinite(gib) ? gib * (double)ENGINE_GIB : NAN; }
@@ -107,10 +103,7 @@ static int calibrate_pool(const cli_opts *o, store *st, const preset_catalog *ca
         p->attn_rows_scaled = d.model.heads ? (double)e.attn_rows * e.heads_per_gpu / d.model.heads : e.attn_rows;
         p->attn_rows = e.attn_rows;
         p->other_buckets = e.n_buckets ? e.n_buckets - 1 : 0;
-        double rows = 0;
-        for (uint32_t b = 0; b + 1 < e.n_buckets; b++)
-            rows += (double)e.buckets[b] * d.knobs.mtp;
-        p->other_rows = rows;
+        p->other_rows = (double)e.other_bucket_rows;
         p->speculative = d.knobs.mtp > 1;
     }
 

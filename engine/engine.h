@@ -269,6 +269,7 @@ typedef struct {
     bool max_dispatch_auto;
     uint32_t n_buckets;
     uint32_t buckets[ENGINE_MAX_BUCKETS];
+    uint64_t other_bucket_rows; /* sum over the buckets but the largest of bs x mtp */
     engine_term terms[TERM_COUNT];
     uint64_t layer_bytes[LAYER_COUNT];
     uint64_t target_total_bytes, draft_total_bytes, total_bytes;

@@ -314,16 +314,16 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     act->bytes = m->heads ? per_row * e->attn_rows * e->heads_per_gpu / m->heads : 0;
 
     /* Each further bucket: its graph object and output tensors. */
-    uint64_t other_rows = 0;
+    e->other_bucket_rows = 0;
     for (uint32_t i = 0; i + 1 < e->n_buckets; i++)
-        other_rows += (uint64_t)e->buckets[i] * k->mtp;
+        e->other_bucket_rows += (uint64_t)e->buckets[i] * k->mtp;
     engine_term *bk = &e->terms[TERM_BUCKETS];
     set_term(e, TERM_BUCKETS, LAYER_BUCKETS, SOURCE_COEFFICIENT, 0, ROWS,
              "graph_bytes x (n - 1) + out_bytes_per_row x sum(other bs x mtp)",
              "article, per-bucket increments; fitted from the two K3 runs");
     uint64_t graph = coef(d, cal, COEF_GRAPH_BYTES, bk);
     uint64_t out_row = coef(d, cal, COEF_OUT_BYTES_PER_ROW, bk);
-    bk->bytes = graph * (e->n_buckets - 1) + out_row * other_rows;
+    bk->bytes = graph * (e->n_buckets - 1) + out_row * e->other_bucket_rows;
 
     /* The draft graph shares the pool and the DeepEP singleton with the target. */
     engine_term *dr = &e->terms[TERM_DRAFT];
