@@ -80,7 +80,7 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     for (int i = 0; i < TERM_COUNT; i++) {
         const engine_term *t = &e->terms[i];
         jsonw_object_begin(w);
-        jsonw_kstring(w, "id", engine_term_keys[i]);
+        jsonw_kstring(w, "id", engine_terms[i].key);
         jsonw_kstring(w, "group", engine_group_names[t->group]);
         jsonw_kstring(w, "layer", engine_layer_names[t->layer]);
         jsonw_kstring(w, "source", engine_source_names[t->source]);
@@ -96,7 +96,7 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
         for (int r = 0; r < t->n_runs; r++)
             jsonw_i64(w, t->runs[r]);
         jsonw_array_end(w);
-        jsonw_kstring(w, "label", engine_term_labels[i]);
+        jsonw_kstring(w, "label", engine_terms[i].label);
         jsonw_kstring(w, "formula", t->formula);
         jsonw_kstring(w, "origin", t->origin);
         if (t->alt_label) {
@@ -150,7 +150,7 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_ku64(w, "kv_tokens_per_gib", b->kv_tokens_per_gib);
     jsonw_ku64(w, "wall_max_bs", b->wall_max_bs);
     jsonw_kbool(w, "wall_beyond_range", b->wall_beyond_range);
-    jsonw_kstring(w, "wall_term", engine_term_keys[b->wall_term]);
+    jsonw_kstring(w, "wall_term", engine_terms[b->wall_term].key);
     jsonw_object_end(w);
 
     write_warning_list(w, adj, &e->warnings);
@@ -171,7 +171,7 @@ void cli_write_estimate_csv(FILE *out, const char *preset, const engine_estimate
     for (int i = 0; i < TERM_COUNT; i++) {
         const engine_term *t = &e->terms[i];
         fprintf(out, "%s,%s,%s,%s,%s,%llu\n", preset, engine_group_names[t->group], engine_layer_names[t->layer],
-                engine_term_keys[i], engine_source_names[t->source], (unsigned long long)t->bytes);
+                engine_terms[i].key, engine_source_names[t->source], (unsigned long long)t->bytes);
     }
     fprintf(out, "%s,,,total,,%llu\n", preset, (unsigned long long)e->total_bytes);
     fprintf(out, "%s,,,heuristic,,%llu\n", preset, (unsigned long long)e->heuristic_total_bytes);
@@ -208,7 +208,7 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
                 continue;
             cli_depends_text(t->depends_on, buf, sizeof buf);
             fprintf(out, "%-8s %-18s %9.3f %5.1f%%  %-11s  %s\n", first ? engine_layer_names[l] : "",
-                    engine_term_labels[i], cli_gib(t->bytes),
+                    engine_terms[i].label, cli_gib(t->bytes),
                     e->total_bytes ? 100.0 * (double)t->bytes / (double)e->total_bytes : 0.0,
                     engine_source_names[t->source], buf);
             if (t->alt_label && t->alt_bytes)
@@ -245,7 +245,7 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
         fprintf(out, "wall    every max_bs up to 1024 fits at mem_fraction_static %.3f\n", k->mem_fraction_static);
     else
         fprintf(out, "wall    largest max_bs that fits: %u; %s grows most on the way\n", b->wall_max_bs,
-                engine_term_keys[b->wall_term]);
+                engine_terms[b->wall_term].key);
     int n_warn = (adj ? adj->n : 0) + e->warnings.n;
     if (n_warn) {
         fprintf(out, "\nwarnings\n");
@@ -393,7 +393,7 @@ int cmd_sweep(int argc, char **argv)
     } else if (o.format == FORMAT_CSV) {
         printf("%s", knob->name);
         for (int i = 0; i < TERM_COUNT; i++)
-            printf(",%s", engine_term_keys[i]);
+            printf(",%s", engine_terms[i].key);
         printf(",total_bytes,heuristic_bytes,headroom_bytes\n");
     } else {
         printf("%s · sweep of %s\n%12s %8s %8s %8s %8s %9s %9s %9s  %s\n", preset_label(&o, &base), knob->name,
@@ -426,7 +426,7 @@ int cmd_sweep(int argc, char **argv)
             jsonw_key(&w, "terms");
             jsonw_object_begin(&w);
             for (int t = 0; t < TERM_COUNT; t++)
-                jsonw_ku64(&w, engine_term_keys[t], e.terms[t].bytes);
+                jsonw_ku64(&w, engine_terms[t].key, e.terms[t].bytes);
             jsonw_object_end(&w);
             jsonw_ku64(&w, "total_bytes", e.total_bytes);
             jsonw_ku64(&w, "heuristic_bytes", e.heuristic_total_bytes);

@@ -20,7 +20,9 @@
 #define ENGINE_MAX_WARNINGS 16
 #define ENGINE_MAX_CAL_RUNS 32
 
-/* ---- Knobs: one table read by the sliders, --set, the YAML loader and --help. ---- */
+/* ---- Knobs: one table (knobs.c) that owns each knob. Sliders, --set, the YAML loader, --help,
+ * the help overlay, the store's rows, `runs show` and `launch` iterate it; nothing outside the
+ * engine switches on a knob id. ---- */
 
 typedef enum {
     KNOB_MAX_BS,
@@ -46,20 +48,72 @@ typedef enum {
     KNOB_TYPE_NAME          /* the name of a preset (resolved outside the engine) */
 } engine_knob_type;
 
+/* Where a knob's value lives in engine_deployment (offsets in the table row). */
+typedef enum {
+    KNOB_FIELD_U32,    /* uint32_t */
+    KNOB_FIELD_U64,    /* uint64_t */
+    KNOB_FIELD_DOUBLE, /* double */
+    KNOB_FIELD_LIST,   /* uint32_t list[] with a uint32_t count */
+    KNOB_FIELD_NAME,   /* char[ENGINE_NAME_MAX] */
+} engine_knob_field;
+
+/* The step rule of a slider, as data. */
+typedef enum {
+    KNOB_STEPS_NONE,         /* no slider walk (lists, names) */
+    KNOB_STEPS_CAPTURE_GRID, /* SGLang's capture grid up to the knob's max */
+    KNOB_STEPS_DIVISORS,     /* the divisors of a base (another knob or a derived number) */
+    KNOB_STEPS_LINEAR,       /* first, first + step, ... up to max (and min first if below) */
+    KNOB_STEPS_POW2,         /* the powers of two within [min, max] */
+} engine_knob_steps_rule;
+
+typedef struct engine_knobs_state engine_knobs_state;
+/* A base for KNOB_STEPS_DIVISORS: "world", or "attn_tp" (world / dp). */
+typedef struct {
+    const char *name;
+    uint32_t (*value)(const engine_knobs_state *k);
+    const char *how; /* how the base is made, for messages: "world / dp"; NULL: a knob itself */
+} engine_knob_base;
+
+/* Where the store keeps a knob's value. */
+typedef enum {
+    KNOB_STORE_ROW,    /* one row (run, knob, value text, origin): a new knob needs no migration */
+    KNOB_STORE_COLUMN, /* a column of the run itself (the GPU: runs are pooled by it) */
+} engine_knob_store;
+
 typedef struct {
     engine_knob_id id;
     const char *name;  /* as typed in --set and YAML: "max_bs" */
+    const char *label; /* the short label of its slider */
+    const char *brief; /* fewer letters still: "disp", in narrow depends-on columns */
     engine_knob_type type;
-    double min, max;   /* static range; relational rules (divisors) are checked on apply */
+    double min, max; /* static range; relational rules (divisors) are checked on apply */
     const char *range; /* for help: "1..1024", "divisors of world" */
-    const char *step;  /* for help: the UI step rule */
+    engine_knob_steps_rule steps;
+    double step_first, step_size;   /* KNOB_STEPS_LINEAR */
+    const engine_knob_base *base;   /* KNOB_STEPS_DIVISORS: its values must divide this */
+    const char *leaving_auto;       /* INT_OR_AUTO: what stepping away from auto does */
+    const char *default_text;       /* "preset", "1", "model" (MODEL.md's knob table) */
     const char *unit;  /* "requests", "GPUs", "" */
     const char *help;  /* one line: what the knob means in SGLang terms */
+    engine_knob_field field;
+    size_t offset;       /* of the value in engine_deployment */
+    size_t auto_offset;  /* of the bool "auto" flag (INT_OR_AUTO, LIST_OR_AUTO) */
+    size_t count_offset; /* of the uint32_t count (KNOB_FIELD_LIST) */
+    engine_knob_store store;
+    const char *sglang_flag; /* the launch flag that sets it ("--cuda-graph-max-bs"); NULL: none */
+    const char *sglang_env;  /* the environment variable SGLang reads it from; NULL: none */
 } engine_knob_info;
 
 extern const engine_knob_info engine_knobs[KNOB_COUNT];
 const engine_knob_info *engine_knob_find(const char *name);
 #define KNOB_BIT(k) (1u << (k))
+/* The step rule in words, for --help and the help overlay: "next divisor of world". */
+void engine_knob_steps_text(const engine_knob_info *k, char *buf, size_t len);
+/* The order to apply several knobs so a base is set before what must divide it (world, dp,
+ * dcp, then the rest, in table order). Fills OUT with KNOB_COUNT ids. */
+void engine_knob_apply_order(engine_knob_id out[KNOB_COUNT]);
+/* "max_bs buckets mtp": the names of the knobs in MASK, in table order, separated by SEP. */
+void engine_knob_mask_names(uint32_t mask, const char *sep, char *buf, size_t len);
 
 /* ---- The model, the GPU and the deployment. ---- */
 
@@ -114,7 +168,7 @@ typedef struct {
     bool ue8m0_scales; /* Blackwell: packed UE8M0 scales in the masked GEMM (peak variant only) */
 } engine_gpu;
 
-typedef struct {
+struct engine_knobs_state {
     uint32_t max_bs, dp, dcp, mtp, world;
     uint32_t max_dispatch; /* ignored while max_dispatch_auto */
     bool max_dispatch_auto;
@@ -123,7 +177,7 @@ typedef struct {
     uint32_t buckets[ENGINE_MAX_BUCKETS];
     uint64_t context_len;
     double mem_fraction_static;
-} engine_knobs_state;
+};
 
 typedef struct {
     char name[ENGINE_NAME_MAX];
@@ -145,9 +199,19 @@ static inline uint32_t engine_attn_tp(const engine_knobs_state *k) { return k->d
 
 /* ---- Knob get/set (the rules of MODEL.md's knob table). ---- */
 
+typedef enum { SEVERITY_INFO, SEVERITY_WARNING, SEVERITY_BLOCKING } engine_severity;
+extern const char *const engine_severity_names[3]; /* "info", "warning", "blocking" */
+
+/* A warning with its structured fields, so no front end recomputes it: the code's row in the
+ * warning table gives the severity and the knobs it concerns; VALUE and LIMIT are the numbers
+ * it compares (0 where none); BRIEF is the few words shown beside those knobs' sliders. */
 typedef struct {
     char code[32];
+    engine_severity severity;
+    uint32_t knobs; /* KNOB_BIT mask of the knobs it concerns; 0: none */
+    double value, limit;
     char message[ENGINE_TEXT_MAX];
+    char brief[48];
 } engine_warning;
 
 typedef struct {
@@ -155,26 +219,57 @@ typedef struct {
     engine_warning items[ENGINE_MAX_WARNINGS];
 } engine_warnings;
 
+/* Adds a warning: severity and knobs from CODE's row of the warning table. */
 void engine_warn(engine_warnings *w, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same with the compared numbers and the brief text. */
+void engine_warn_at(engine_warnings *w, const char *code, double value, double limit, const char *brief,
+                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* The first warning that concerns KNOB (the table's order is the priority), or NULL. */
+const engine_warning *engine_warning_for_knob(const engine_warnings *w, engine_knob_id knob);
+/* The warning with CODE, or NULL. */
+const engine_warning *engine_warning_find(const engine_warnings *w, const char *code);
 
 /* Parses TEXT as a value of KNOB into D. Checks the static range and the relational rules
- * (dp divides world, dcp divides attn_tp). When a change of world or dp leaves a dependent
- * knob invalid, that knob is moved to the largest valid value not above it and an "adjusted"
- * warning is added to ADJ (may be NULL). Returns 0, or -1 with a one-line reason in ERR.
- * KNOB_GPU is not handled here (the caller resolves the name); it returns -1. */
+ * (a divisor knob must divide its base). When a change leaves a dependent knob invalid, that
+ * knob is moved to the largest valid value not above it and an "adjusted" warning is added to
+ * ADJ (may be NULL). Returns 0, or -1 with a one-line reason in ERR. KNOB_TYPE_NAME knobs (gpu)
+ * are not handled here (the caller resolves the name); it returns -1. */
 int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *text,
                          engine_warnings *adj, char *err, size_t errlen);
 
-/* Numeric access for sliders: the knob's current value (max_dispatch: the resolved value). */
+/* Numeric access for sliders: the knob's current value (an auto knob: its resolved value). */
 double engine_knob_value(const engine_deployment *d, engine_knob_id knob);
 /* Sets a numeric value (already one of engine_knob_steps); same adjustment rules. */
 int engine_knob_set_value(engine_deployment *d, engine_knob_id knob, double value,
                           engine_warnings *adj, char *err, size_t errlen);
-/* The ordered list of values a slider walks through (MODEL.md's step column). Returns the
- * count (at most CAP). For KNOB_BUCKETS and KNOB_GPU returns 0. */
+/* The ordered list of values a slider walks through (the row's step rule). Returns the count
+ * (at most CAP); 0 for knobs without steps (lists, names). */
 size_t engine_knob_steps(const engine_deployment *d, engine_knob_id knob, double *out, size_t cap);
-/* The knob's value as text: "24", "auto (144)", "0.920", "[1, 2, 4]". */
+/* Moves KNOB DELTA steps along its walk, or to an end (TO_END > 0: last, < 0: first). Leaving
+ * auto starts from the resolved value. Returns 0 when it moved, 1 when it was already there,
+ * -1 with ERR when the knob has no steps or the move is refused. */
+int engine_knob_step(engine_deployment *d, engine_knob_id knob, int delta, int to_end,
+                     engine_warnings *adj, char *err, size_t errlen);
+
+bool engine_knob_is_auto(const engine_deployment *d, engine_knob_id knob);
+/* Puts an auto-able knob back to auto; returns false when it has no auto or already is. */
+bool engine_knob_set_auto(engine_deployment *d, engine_knob_id knob);
+/* Copies KNOB's value (and its auto flag) from SRC to DST, without rules. */
+void engine_knob_copy(engine_deployment *dst, const engine_deployment *src, engine_knob_id knob);
+bool engine_knob_equal(const engine_deployment *a, const engine_deployment *b, engine_knob_id knob);
+
+typedef enum {
+    KNOB_TEXT_CANONICAL, /* parsable back by engine_knob_set_text: "auto", "0.874", "1,2,4" */
+    KNOB_TEXT_DISPLAY,   /* for people, unresolved: "auto", "0.874", "[1, 2, 4]" */
+    KNOB_TEXT_FULL,      /* resolved: "auto (144)" */
+    KNOB_TEXT_SHORT,     /* a slider's value: "auto 144", "1M", a bucket list's count */
+} engine_knob_text_style;
+typedef struct engine_estimate engine_estimate;
+/* KNOB's value as text. E (may be NULL: computed when needed) gives resolved values. */
+void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engine_knob_id knob,
+                      engine_knob_text_style style, char *buf, size_t len);
+/* The same as KNOB_TEXT_FULL (kept for the CLI's tables). */
 void engine_knob_format(const engine_deployment *d, engine_knob_id knob, char *buf, size_t len);
 
 /* ---- Buckets: SGLang's capture list (MODEL.md, "Buckets"). ---- */
@@ -190,6 +285,8 @@ size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
 
 /* DeepEP get_low_latency_rdma_size_hint(T, H, ranks, E): the rank count does not enter. */
 uint64_t engine_deepep_ll_hint_bytes(uint64_t max_dispatch, uint64_t hidden, uint64_t num_experts);
+/* The NVSHMEM_QP_DEPTH DeepEP (>= 2026-03) needs for MAX_DISPATCH tokens per rank. */
+uint32_t engine_nvshmem_qp_depth(uint32_t max_dispatch);
 /* The same rounded up to NVSHMEM's 512 MiB heap granularity. */
 uint64_t engine_deepep_nvshmem_bytes(uint64_t hint_bytes);
 /* The article's masked-GEMM sum: FP8 receive + BF16 gate_up + FP8 down input alive together. */
@@ -218,12 +315,44 @@ typedef enum { LAYER_STATIC, LAYER_LARGEST, LAYER_BUCKETS, LAYER_DRAFT, LAYER_CO
 typedef enum { SOURCE_EXACT, SOURCE_DERIVED, SOURCE_COEFFICIENT, SOURCE_CALIBRATED } engine_source;
 typedef enum { GROUP_TARGET, GROUP_DRAFT } engine_group;
 
-extern const char *const engine_term_keys[TERM_COUNT];   /* "static.logits", ... */
-extern const char *const engine_term_labels[TERM_COUNT]; /* "logits", "page index", ... */
 extern const char *const engine_layer_names[LAYER_COUNT];
 extern const char *const engine_source_names[4];
 extern const char *const engine_group_names[2];
-int engine_term_find(const char *key); /* -1 if unknown */
+
+/* The term table: everything about a term but its bytes. Compute code fills bytes (and the
+ * source when a calibration replaces a coefficient); the TUI and CLI take labels, phrases and
+ * legends from here. */
+typedef struct {
+    engine_term_id id;
+    const char *key;         /* "static.logits" */
+    const char *label;       /* "page index": tables with room */
+    const char *short_label; /* "other bkts": the TUI's narrow term table */
+    const char *legend;      /* what the short label stands for, in the help overlay */
+    engine_layer layer;
+    engine_source source;    /* before any calibration */
+    uint32_t depends_on;     /* KNOB_BIT mask, transitively (MODEL.md) */
+    const char *formula;     /* "logits_rows x vocab x 4 (FP32)" */
+    const char *origin;      /* SGLang file / article section */
+    const char *limit_phrase; /* "the logits buffer (rows x vocab)": what limits the wall */
+    bool moe_floor;          /* part of the MoE floor (DeepEP + masked GEMM) */
+} engine_term_info;
+extern const engine_term_info engine_terms[TERM_COUNT];
+
+/* The knobs that decide bs_max and the rows (MODEL.md's ROWS). */
+#define ENGINE_ROWS_MASK                                                                                               \
+    (KNOB_BIT(KNOB_MAX_BS) | KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MTP) | KNOB_BIT(KNOB_DP) | KNOB_BIT(KNOB_WORLD))
+
+/* "max_bs buckets mtp dp world" (names) or, BRIEF, "rows ctx" (MODEL.md's shorthand for the
+ * rows, then the knobs' brief labels); "-" for none. */
+void engine_depends_text(uint32_t mask, bool brief, char *buf, size_t len);
+
+typedef enum {
+    LAYOUT_NAME_PLAIN,    /* "TP8", "DP16", "DP2 x DCP8" */
+    LAYOUT_NAME_WITH_MTP, /* "DP16 no MTP", "DP2 x DCP8 MTP 5"; 0 = unknown: "DP? MTP ?" */
+    LAYOUT_NAME_COMPACT,  /* "DP16 MTP6", "DP2xDCP8 MTP5" */
+} engine_layout_style;
+/* The one name of a layout. */
+void engine_layout_name(const engine_knobs_state *k, engine_layout_style style, char *buf, size_t len);
 
 typedef struct {
     engine_term_id id;
@@ -261,7 +390,7 @@ typedef struct {
     bool wall_beyond_range;       /* every max_bs up to 1024 fits */
 } engine_budget;
 
-typedef struct {
+struct engine_estimate {
     /* resolved knobs */
     uint32_t attn_tp, heads_per_gpu;
     uint32_t bs_max, attn_rows, moe_rows, logits_rows;
@@ -276,7 +405,7 @@ typedef struct {
     uint64_t heuristic_graph_bytes, heuristic_deepep_bytes, heuristic_total_bytes;
     engine_budget budget;
     engine_warnings warnings;
-} engine_estimate;
+};
 
 /* Everything for one deployment. CAL may be NULL. Also computes the budget and the wall (a
  * scan over max_bs), so it costs ~100 terms-only estimates; engine_estimate_terms() skips it. */
@@ -285,6 +414,12 @@ void engine_estimate_compute(const engine_deployment *d, const engine_calibratio
 /* Terms, layers, totals and heuristic only (no budget, no wall, no warnings on the budget). */
 void engine_estimate_terms(const engine_deployment *d, const engine_calibration *cal,
                            engine_estimate *out);
+
+/* The MoE floor: DeepEP's buffer plus the masked GEMM, the bytes max_dispatch decides. */
+uint64_t engine_moe_floor_bytes(const engine_estimate *e);
+/* What limits the wall, in words: the wall term's phrase (the MoE floor says whether
+ * max_dispatch follows max_bs). */
+const char *engine_wall_phrase(const engine_estimate *e);
 
 /* SGLang's reserve heuristic in bytes (server_args.py reserve_for_graph_mb and
  * reserve_for_deepep_a2a_mb; decode scope). */

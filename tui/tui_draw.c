@@ -269,8 +269,10 @@ static void draw_knobs(tui_app *app, tui_screen *s, tui_rect r)
             print_text(s, g, ix + 1, iy + row, iw - 2, TUI_ST_WARN, "%s %s", engine_knobs[first_warn].name, warn);
         } else {
             const engine_knob_info *info = &engine_knobs[app->focus];
+            char step[96];
+            engine_knob_steps_text(info, step, sizeof step);
             print_text(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "%s: %s %s · step %s", info->name, info->range,
-                       info->unit, info->step);
+                       info->unit, step);
         }
         row++;
     }
@@ -363,7 +365,7 @@ static void draw_terms(tui_app *app, tui_screen *s, tui_rect r)
                 tui_print(s, ix + 1, y, layer_w, TUI_ST_DIM,
                           l == LAYER_LARGEST && wide ? "largest" : engine_layer_names[l]);
             first = false;
-            tui_print(s, ix + 1 + x_label, y, label_w, st, wide ? engine_term_labels[i] : short_labels[i]);
+            tui_print(s, ix + 1 + x_label, y, label_w, st, wide ? engine_terms[i].label : short_labels[i]);
             tui_printf(s, ix + 1 + x_gib, y, gib_w, st, "%*.2f", gib_w, gib(t->bytes));
             if (cmp)
                 tui_printf(s, ix + 1 + x_b, y, gib_w, TUI_ST_PRED_B, "%*.2f", gib_w, gib(eb->terms[i].bytes));
@@ -869,7 +871,7 @@ void tui_limits_sentence(const tui_app *app, char *buf, size_t len)
             what = "MoE floor";
         } else {
             dg = sgib((int64_t)w->terms[b->wall_term].bytes - (int64_t)e->terms[b->wall_term].bytes);
-            what = engine_term_labels[b->wall_term];
+            what = engine_terms[b->wall_term].label;
         }
         used += (size_t)snprintf(buf + used, len - used, "; max_bs %u → %u adds ~%.*f GiB, %.1f of it %s",
                                  p->d.knobs.max_bs, p->whatif_max_bs, fabs(dt) >= 10 ? 0 : 1, dt, dg, what);
