@@ -78,7 +78,6 @@ bool cli_find_calibration(const cli_opts *o, const engine_deployment *d, engine_
 
 /* Output helpers shared by estimate, sweep, runs show and the TUI snapshot. */
 double cli_gib(uint64_t bytes);
-void cli_depends_text(uint32_t mask, char *buf, size_t len);
 void cli_write_estimate_json(FILE *out, const char *preset, const engine_deployment *d,
                              const engine_estimate *e, const engine_warnings *adj);
 void cli_write_estimate_table(FILE *out, const char *preset, const engine_deployment *d,

@@ -9,17 +9,6 @@
 
 double cli_gib(uint64_t bytes) { return (double)bytes / (double)ENGINE_GIB; }
 
-void cli_depends_text(uint32_t mask, char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int k = 0; k < KNOB_COUNT && used < len; k++)
-        if (mask & KNOB_BIT(k))
-            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "", engine_knobs[k].name);
-    if (!used)
-        snprintf(buf, len, "-");
-}
-
 static void write_warning_list(jsonw *w, const engine_warnings *a, const engine_warnings *b)
 {
     jsonw_key(w, "warnings");
@@ -38,7 +27,6 @@ static void write_warning_list(jsonw *w, const engine_warnings *a, const engine_
 static void write_estimate_object(jsonw *w, const char *preset, const engine_deployment *d,
                                   const engine_estimate *e, const engine_warnings *adj)
 {
-    const engine_knobs_state *k = &d->knobs;
     jsonw_object_begin(w);
     jsonw_kstring(w, "preset", preset);
     jsonw_kstring(w, "model", d->model.name);
@@ -46,21 +34,31 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
 
     jsonw_key(w, "knobs");
     jsonw_object_begin(w);
-    jsonw_ku64(w, "world", k->world);
-    jsonw_ku64(w, "dp", k->dp);
-    jsonw_ku64(w, "dcp", k->dcp);
-    jsonw_ku64(w, "max_bs", k->max_bs);
-    jsonw_ku64(w, "mtp", k->mtp);
-    jsonw_ku64(w, "max_dispatch", e->max_dispatch);
-    jsonw_kbool(w, "max_dispatch_auto", e->max_dispatch_auto);
-    jsonw_key(w, "buckets");
-    jsonw_array_begin(w);
-    for (uint32_t i = 0; i < e->n_buckets; i++)
-        jsonw_u64(w, e->buckets[i]);
-    jsonw_array_end(w);
-    jsonw_kbool(w, "buckets_auto", k->buckets_auto);
-    jsonw_ku64(w, "context_len", k->context_len);
-    jsonw_kdouble(w, "mem_fraction_static", k->mem_fraction_static, 3);
+    /* Every knob of the table but the names (the GPU is the object's own "gpu"): a number (auto
+     * ones resolved, with NAME_auto beside), a list knob as the list captured. */
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        const engine_knob_info *info = &engine_knobs[i];
+        switch (info->type) {
+        case KNOB_TYPE_NAME: continue;
+        case KNOB_TYPE_LIST_OR_AUTO:
+            jsonw_key(w, info->name);
+            jsonw_array_begin(w);
+            for (uint32_t b = 0; b < e->n_buckets; b++)
+                jsonw_u64(w, e->buckets[b]);
+            jsonw_array_end(w);
+            break;
+        case KNOB_TYPE_FRACTION: jsonw_kdouble(w, info->name, engine_knob_value(d, (engine_knob_id)i), 3); break;
+        case KNOB_TYPE_INT:
+        case KNOB_TYPE_INT_OR_AUTO:
+            jsonw_ku64(w, info->name, (uint64_t)engine_knob_value(d, (engine_knob_id)i));
+            break;
+        }
+        if (info->type == KNOB_TYPE_INT_OR_AUTO || info->type == KNOB_TYPE_LIST_OR_AUTO) {
+            char key[64];
+            snprintf(key, sizeof key, "%s_auto", info->name);
+            jsonw_kbool(w, key, engine_knob_is_auto(d, (engine_knob_id)i));
+        }
+    }
     jsonw_kstring(w, "attention_backend", engine_backend_names[d->backend]);
     jsonw_kstring(w, "a2a", d->a2a == A2A_DEEPEP ? "deepep" : "none");
     jsonw_object_end(w);
@@ -187,11 +185,18 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
     if (k->dcp > 1)
         fprintf(out, " x DCP%u", k->dcp);
     fprintf(out, k->mtp > 1 ? " · MTP %u\n" : " · no speculation\n", k->mtp);
-    engine_knob_format(d, KNOB_MAX_DISPATCH, buf, sizeof buf);
-    fprintf(out, "knobs   world %u  dp %u  dcp %u  max_bs %u  mtp %u  max_dispatch %s  context_len %llu  "
-                 "mem_fraction_static %.3f\n",
-            k->world, k->dp, k->dcp, k->max_bs, k->mtp, buf, (unsigned long long)k->context_len,
-            k->mem_fraction_static);
+    /* The scalar knobs in the table's order of application (world, dp, dcp, ...). */
+    engine_knob_id order[KNOB_COUNT];
+    engine_knob_apply_order(order);
+    fprintf(out, "knobs  ");
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        const engine_knob_info *info = &engine_knobs[order[i]];
+        if (info->type == KNOB_TYPE_NAME || info->type == KNOB_TYPE_LIST_OR_AUTO)
+            continue;
+        engine_knob_text(d, e, order[i], KNOB_TEXT_FULL, buf, sizeof buf);
+        fprintf(out, "%s %s %s", i ? " " : "", info->name, buf);
+    }
+    fprintf(out, "\n");
     size_t used = 0;
     for (uint32_t i = 0; i < e->n_buckets && used + 16 < sizeof buf; i++)
         used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%u", i ? ", " : "", e->buckets[i]);
@@ -206,7 +211,7 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
             const engine_term *t = &e->terms[i];
             if ((int)t->layer != l)
                 continue;
-            cli_depends_text(t->depends_on, buf, sizeof buf);
+            engine_depends_text(t->depends_on, false, buf, sizeof buf);
             fprintf(out, "%-8s %-18s %9.3f %5.1f%%  %-11s  %s\n", first ? engine_layer_names[l] : "",
                     engine_terms[i].label, cli_gib(t->bytes),
                     e->total_bytes ? 100.0 * (double)t->bytes / (double)e->total_bytes : 0.0,

@@ -129,7 +129,7 @@ int cli_apply_set(const preset_catalog *cat, engine_deployment *d, const char *a
         return EXIT_USAGE;
     }
     char err[ENGINE_TEXT_MAX];
-    if (knob->id == KNOB_GPU) {
+    if (knob->type == KNOB_TYPE_NAME) { /* the GPU: a preset, resolved here */
         int rc = preset_load_gpu(cat, value, &d->gpu, err, sizeof err);
         if (rc) {
             cli_error("--set %s: %s", assignment, err);
@@ -186,7 +186,10 @@ static void print_knob_table(FILE *out)
     fprintf(out, "Knobs (--set KEY=VALUE):\n");
     for (int i = 0; i < KNOB_COUNT; i++) {
         const engine_knob_info *k = &engine_knobs[i];
-        fprintf(out, "  %-20s %-18s %s\n", k->name, k->range, k->help);
+        char step[96];
+        engine_knob_steps_text(k, step, sizeof step);
+        fprintf(out, "  %-20s %-18s %s (default: %s; step: %s)\n", k->name, k->range, k->help, k->default_text,
+                step);
     }
 }
 

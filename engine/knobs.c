@@ -90,7 +90,7 @@ void engine_knob_steps_text(const engine_knob_info *k, char *buf, size_t len)
             snprintf(buf + strlen(buf), len - strlen(buf), ")");
         break;
     case KNOB_STEPS_POW2: snprintf(buf, len, "power of two"); break;
-    case KNOB_STEPS_NONE: snprintf(buf, len, "-"); break;
+    case KNOB_STEPS_NONE: snprintf(buf, len, "none (typed)"); break;
     }
 }
 
