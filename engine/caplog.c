@@ -1207,33 +1207,37 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
 
 /* ---------------------------------------------------------------- server_args and env */
 
-typedef enum { SA_INT, SA_REAL, SA_STR, SA_BOOL, SA_LIST } sa_type;
-
 /* The fields the planner reads, in the order the JSON writes them (tmux-style table). */
-static const struct {
-    const char *name;
-    sa_type type;
-    size_t offset;
-} server_arg_table[] = {
-    {"model_path", SA_STR, offsetof(caplog_server_args, model_path)},
-    {"tp_size", SA_INT, offsetof(caplog_server_args, tp_size)},
-    {"dp_size", SA_INT, offsetof(caplog_server_args, dp_size)},
-    {"dcp_size", SA_INT, offsetof(caplog_server_args, dcp_size)},
-    {"ep_size", SA_INT, offsetof(caplog_server_args, ep_size)},
-    {"enable_dp_attention", SA_BOOL, offsetof(caplog_server_args, enable_dp_attention)},
-    {"moe_a2a_backend", SA_STR, offsetof(caplog_server_args, moe_a2a_backend)},
-    {"attention_backend", SA_STR, offsetof(caplog_server_args, attention_backend)},
-    {"cuda_graph_max_bs", SA_INT, offsetof(caplog_server_args, cuda_graph_max_bs)},
-    {"cuda_graph_bs", SA_LIST, offsetof(caplog_server_args, cuda_graph_bs)},
-    {"speculative_algorithm", SA_STR, offsetof(caplog_server_args, speculative_algorithm)},
-    {"speculative_num_steps", SA_INT, offsetof(caplog_server_args, speculative_num_steps)},
-    {"speculative_eagle_topk", SA_INT, offsetof(caplog_server_args, speculative_eagle_topk)},
-    {"speculative_num_draft_tokens", SA_INT, offsetof(caplog_server_args, speculative_num_draft_tokens)},
-    {"context_length", SA_INT, offsetof(caplog_server_args, context_length)},
-    {"mem_fraction_static", SA_REAL, offsetof(caplog_server_args, mem_fraction_static)},
-    {"max_running_requests", SA_INT, offsetof(caplog_server_args, max_running_requests)},
+static const caplog_server_arg_info server_arg_table[] = {
+    {"model_path", CAPLOG_ARG_STR, offsetof(caplog_server_args, model_path)},
+    {"tp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, tp_size)},
+    {"dp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, dp_size)},
+    {"dcp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, dcp_size)},
+    {"ep_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, ep_size)},
+    {"enable_dp_attention", CAPLOG_ARG_BOOL, offsetof(caplog_server_args, enable_dp_attention)},
+    {"moe_a2a_backend", CAPLOG_ARG_STR, offsetof(caplog_server_args, moe_a2a_backend)},
+    {"attention_backend", CAPLOG_ARG_STR, offsetof(caplog_server_args, attention_backend)},
+    {"cuda_graph_max_bs", CAPLOG_ARG_INT, offsetof(caplog_server_args, cuda_graph_max_bs)},
+    {"cuda_graph_bs", CAPLOG_ARG_LIST, offsetof(caplog_server_args, cuda_graph_bs)},
+    {"speculative_algorithm", CAPLOG_ARG_STR, offsetof(caplog_server_args, speculative_algorithm)},
+    {"speculative_num_steps", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_num_steps)},
+    {"speculative_eagle_topk", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_eagle_topk)},
+    {"speculative_num_draft_tokens", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_num_draft_tokens)},
+    {"context_length", CAPLOG_ARG_INT, offsetof(caplog_server_args, context_length)},
+    {"mem_fraction_static", CAPLOG_ARG_REAL, offsetof(caplog_server_args, mem_fraction_static)},
+    {"max_running_requests", CAPLOG_ARG_INT, offsetof(caplog_server_args, max_running_requests)},
 };
 #define SERVER_ARG_COUNT (sizeof server_arg_table / sizeof server_arg_table[0])
+
+size_t caplog_server_arg_count(void)
+{
+    return SERVER_ARG_COUNT;
+}
+
+const caplog_server_arg_info *caplog_server_arg_at(size_t i)
+{
+    return i < SERVER_ARG_COUNT ? &server_arg_table[i] : NULL;
+}
 
 static void server_arg_set(caplog_server_args *a, const char *name, size_t name_len, const char *v, size_t vlen)
 {
@@ -1250,23 +1254,23 @@ static void server_arg_set(caplog_server_args *a, const char *name, size_t name_
     void *field = (char *)a + server_arg_table[i].offset;
     const char *end;
     switch (server_arg_table[i].type) {
-    case SA_INT: {
+    case CAPLOG_ARG_INT: {
         caplog_opt_int *f = field;
         f->has = parse_int(buf, &f->v, &end) && *end == '\0';
         break;
     }
-    case SA_REAL: {
+    case CAPLOG_ARG_REAL: {
         caplog_opt_real *f = field;
         f->has = parse_real(buf, &f->v, &end) && *end == '\0';
         break;
     }
-    case SA_BOOL: {
+    case CAPLOG_ARG_BOOL: {
         caplog_opt_bool *f = field;
         f->has = !strcmp(buf, "True") || !strcmp(buf, "False");
         f->v = !strcmp(buf, "True");
         break;
     }
-    case SA_STR: {
+    case CAPLOG_ARG_STR: {
         caplog_opt_str *f = field;
         const char *s = v;
         size_t len = vlen;
@@ -1278,7 +1282,7 @@ static void server_arg_set(caplog_server_args *a, const char *name, size_t name_
         f->has = true;
         break;
     }
-    case SA_LIST: {
+    case CAPLOG_ARG_LIST: {
         caplog_opt_list *f = field;
         /* the list can be longer than BUF: parse it in place, it ends at its ']' */
         int cnt = parse_list(v, f->v, CAPLOG_MAX_BUCKETS, NULL);
@@ -1576,175 +1580,4 @@ const caplog_rank *caplog_run_rank(const caplog_run *run, const char *label)
             return r;
     }
     return NULL;
-}
-
-/* ---------------------------------------------------------------- JSON */
-
-/* CLI.md names a rank by its TP number ("TP0"); the tags as printed ("DP0 TP0 EP0") follow
- * as rank_label, which also tells DP replicas without DP attention apart. */
-static void write_rank_name(jsonw *w, int32_t tp, const char *label)
-{
-    char name[16];
-    snprintf(name, sizeof name, "TP%d", tp);
-    jsonw_kstring(w, "rank", name);
-    jsonw_kstring(w, "rank_label", label[0] ? label : name);
-}
-
-static void write_gib(jsonw *w, const char *key, double v)
-{
-    jsonw_kdouble(w, key, v, 2);
-}
-
-static void write_opt_int(jsonw *w, const char *key, bool has, int64_t v)
-{
-    if (has)
-        jsonw_ki64(w, key, v);
-    else
-        jsonw_knull(w, key);
-}
-
-static void write_server_args(jsonw *w, const caplog_server_args *a)
-{
-    jsonw_key(w, "server_args");
-    jsonw_object_begin(w);
-    for (size_t i = 0; i < SERVER_ARG_COUNT; i++) {
-        const char *name = server_arg_table[i].name;
-        const void *field = (const char *)a + server_arg_table[i].offset;
-        switch (server_arg_table[i].type) {
-        case SA_INT: {
-            const caplog_opt_int *f = field;
-            write_opt_int(w, name, f->has, f->v);
-            break;
-        }
-        case SA_REAL: {
-            const caplog_opt_real *f = field;
-            if (f->has)
-                jsonw_kdouble(w, name, f->v, 3);
-            else
-                jsonw_knull(w, name);
-            break;
-        }
-        case SA_BOOL: {
-            const caplog_opt_bool *f = field;
-            if (f->has)
-                jsonw_kbool(w, name, f->v);
-            else
-                jsonw_knull(w, name);
-            break;
-        }
-        case SA_STR: {
-            const caplog_opt_str *f = field;
-            jsonw_kstring(w, name, f->has ? f->v : NULL);
-            break;
-        }
-        case SA_LIST: {
-            const caplog_opt_list *f = field;
-            jsonw_key(w, name);
-            if (!f->has) {
-                jsonw_null(w);
-                break;
-            }
-            jsonw_array_begin(w);
-            for (uint32_t k = 0; k < f->n; k++)
-                jsonw_u64(w, f->v[k]);
-            jsonw_array_end(w);
-            break;
-        }
-        }
-    }
-    jsonw_object_end(w);
-}
-
-static void write_group(jsonw *w, const caplog_run *run, const caplog_group *g)
-{
-    const char *size_key = g->sizes_are_num_tokens ? "num_tokens" : "bs";
-    jsonw_object_begin(w);
-    jsonw_kstring(w, "kind", g->kind[0] ? g->kind : NULL);
-    jsonw_kstring(w, "role", caplog_role_names[g->role]);
-    jsonw_kstring(w, "phase", caplog_phase_names[caplog_group_phase(run, g)]);
-    write_opt_int(w, "step", g->step >= 0, g->step);
-    write_rank_name(w, g->rank_tp, g->rank_label);
-    jsonw_ku64(w, "first_line", g->first_line);
-    write_gib(w, "begin_avail_gib", g->begin_avail_gib);
-    write_opt_int(w, "tokens_per_req", g->tokens_per_req >= 0, g->tokens_per_req);
-    jsonw_key(w, size_key);
-    if (g->n_sizes) {
-        jsonw_array_begin(w);
-        for (uint32_t i = 0; i < g->n_sizes; i++)
-            jsonw_u64(w, g->sizes[i]);
-        jsonw_array_end(w);
-    } else {
-        jsonw_null(w);
-    }
-    jsonw_key(w, "bars");
-    jsonw_array_begin(w);
-    for (uint32_t i = 0; i < g->n_bars; i++) {
-        const caplog_bar *b = &g->bars[i];
-        jsonw_object_begin(w);
-        write_opt_int(w, size_key, b->size > 0, b->size);
-        write_gib(w, "avail_gib", b->avail_gib);
-        write_gib(w, "increment_gib", b->increment_gib);
-        jsonw_object_end(w);
-    }
-    jsonw_array_end(w);
-    write_gib(w, "end_avail_gib", g->end_avail_gib);
-    write_gib(w, "end_usage_gib", g->end_usage_gib);
-    write_gib(w, "elapsed_s", g->end_elapsed_s);
-    jsonw_kbool(w, "failed", g->failed);
-    jsonw_kstring(w, "failure", g->failed && g->failure[0] ? g->failure : NULL);
-    jsonw_key(w, "layers");
-    jsonw_object_begin(w);
-    write_gib(w, "static_gib", g->static_gib);
-    write_gib(w, "largest_gib", g->largest_gib);
-    write_gib(w, "buckets_gib", g->buckets_gib);
-    write_gib(w, "total_gib", g->total_gib);
-    jsonw_object_end(w);
-    jsonw_object_end(w);
-}
-
-static void write_rank(jsonw *w, const caplog_rank *r)
-{
-    jsonw_object_begin(w);
-    write_rank_name(w, r->tp, r->label);
-    write_gib(w, "weights_begin_avail_gib", r->weights_begin_avail_gib);
-    write_gib(w, "weights_avail_gib", r->weights_end_avail_gib);
-    write_gib(w, "weights_usage_gib", r->weights_usage_gib);
-    write_opt_int(w, "kv_tokens", r->kv_tokens >= 0, r->kv_tokens);
-    write_gib(w, "kv_gib", r->kv_gib);
-    write_gib(w, "state_gib", r->state_gib);
-    write_gib(w, "pool_avail_gib", r->pool_avail_gib);
-    write_opt_int(w, "max_total_num_tokens", r->max_total_num_tokens >= 0, r->max_total_num_tokens);
-    write_gib(w, "available_gpu_mem_gib", r->available_gpu_mem_gib);
-    jsonw_object_end(w);
-}
-
-void caplog_run_write_json(jsonw *w, const caplog_run *run, const char *source_name, const char *model)
-{
-    jsonw_object_begin(w);
-    jsonw_kstring(w, "source", source_name);
-    jsonw_ku64(w, "first_line", run->first_line);
-    jsonw_ku64(w, "last_line", run->last_line);
-    jsonw_kstring(w, "model", model);
-    write_server_args(w, &run->args);
-    jsonw_key(w, "env");
-    jsonw_object_begin(w);
-    for (uint32_t i = 0; i < run->n_env; i++)
-        jsonw_kstring(w, run->env[i].key, run->env[i].value);
-    jsonw_object_end(w);
-    jsonw_key(w, "groups");
-    jsonw_array_begin(w);
-    for (uint32_t i = 0; i < run->n_groups; i++)
-        write_group(w, run, &run->groups[i]);
-    jsonw_array_end(w);
-    jsonw_key(w, "ranks");
-    jsonw_array_begin(w);
-    for (uint32_t i = 0; i < run->n_ranks; i++)
-        if (run->ranks[i].has_data)
-            write_rank(w, &run->ranks[i]);
-    jsonw_array_end(w);
-    jsonw_ku64(w, "lines", run->lines);
-    jsonw_ku64(w, "unknown_lines", run->unknown_lines);
-    jsonw_ku64(w, "truncated_lines", run->truncated_lines);
-    jsonw_ku64(w, "dropped_groups", run->dropped_groups);
-    jsonw_object_end(w);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "caplog.h"
+#include "caplog_json.h" /* cli/: its dry-run JSON is checked here byte for byte */
 
 #define LOGS CGPLAN_FIXTURES "/sglang-logs/"
 
@@ -128,7 +129,7 @@ static char *run_json(const caplog_run *run)
     assert_non_null(f);
     jsonw w;
     jsonw_init(&w, f, false);
-    caplog_run_write_json(&w, run, "server.log", NULL);
+    cli_write_caplog_run_json(&w, run, "server.log", NULL);
     fclose(f);
     return text;
 }
