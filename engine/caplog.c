@@ -16,6 +16,25 @@ const char *const caplog_phase_names[5] = {NULL, "decode", "verify", "extend", "
 
 #define NO_VALUE ((double)NAN)
 #define FOREIGN_PREFIX_SCAN 128 /* how far into a line a "[time TAGS]" prefix is looked for */
+#define BAR_DESC_MAX 128        /* a bar's "(bs=512 avail_mem=75.31 GB)": longer ones are cut */
+#define PERCENT_DIGITS_MAX 3    /* a plain bar starts "100%|" at most */
+#define GLUED_SEGMENTS_MAX 4    /* how many log lines glued after bar frames one segment reads */
+
+/* The fixed texts a line is matched on, named once: the parser steps past what it matched by
+ * the literal's length (LITERAL_LEN), never by a counted offset. */
+#define LITERAL_LEN(s) (sizeof(s) - 1)
+#define DATE_PATTERN "9999-99-99" /* '9': any digit; then ' ' or 'T' */
+#define TIME_PATTERN "99:99:99"
+#define CAPTURE_KEY "Capture "
+#define BEGIN_KEY " begin."
+#define END_KEY " end."
+#define FAILED_KEY "failed:"
+#define BS_LIST_KEY "Capture cuda graph bs "                 /* then "[...]" */
+#define NUM_TOKENS_LIST_KEY "Capture cuda graph num tokens " /* then "[...]" */
+#define SERVER_ARGS_KEY "server_args="
+#define BAR_START "%|" /* the percentage's end, the bar's start */
+#define BASH_TRACE_PREFIX "+ "
+#define EXPORT_PREFIX "export "
 
 /* The tags of one line prefix: -1 when absent. */
 typedef struct {
@@ -45,6 +64,7 @@ struct caplog_parser {
     /* per-run bookkeeping, by rank slot and by group index */
     int32_t rank_cursor[CAPLOG_MAX_RANKS]; /* the next group this rank's lines can name */
     int32_t rank_open[CAPLOG_MAX_RANKS];   /* the group this rank began and has not ended */
+    /* which rank slots (one bit each) began / ended the group */
     uint64_t begin_mask[CAPLOG_MAX_GROUPS], end_mask[CAPLOG_MAX_GROUPS];
     int32_t group_src[CAPLOG_MAX_GROUPS]; /* the slot the group's numbers come from */
     int32_t last_slot;                    /* rank of the last prefixed line: owns a traceback */
@@ -69,6 +89,8 @@ struct caplog_parser {
     uint32_t runs_emitted;
     uint64_t lines_read;
 };
+
+_Static_assert(CAPLOG_MAX_RANKS <= 64, "begin_mask and end_mask hold one bit per rank slot");
 
 /* ---------------------------------------------------------------- small text helpers */
 
@@ -101,12 +123,19 @@ static const char *skip_spaces(const char *s)
     return s;
 }
 
-static bool digits_at(const char *s, int n)
+/* S starts with PATTERN, where '9' stands for any digit ("9999-99-99" for a date). */
+static bool fits_pattern(const char *s, const char *pattern)
 {
-    for (int i = 0; i < n; i++)
-        if (!is_digit(s[i]))
+    for (; *pattern; s++, pattern++)
+        if (*pattern == '9' ? !is_digit(*s) : *s != *pattern)
             return false;
     return true;
+}
+
+/* The LEN bytes at S are WORD. */
+static bool span_is(const char *s, size_t len, const char *word)
+{
+    return strlen(word) == len && !strncmp(s, word, len);
 }
 
 /* A decimal number ("-12.34"), locale-independent. */
@@ -248,12 +277,12 @@ static const char *parse_prefix(const char *s, line_tags *t)
     const char *p = s;
     if (*p == '[')
         p++;
-    if (digits_at(p, 4) && p[4] == '-' && digits_at(p + 5, 2) && p[7] == '-' && digits_at(p + 8, 2) &&
-        (p[10] == ' ' || p[10] == 'T'))
-        p += 11;
-    if (!(digits_at(p, 2) && p[2] == ':' && digits_at(p + 3, 2) && p[5] == ':' && digits_at(p + 6, 2)))
+    const size_t date_len = LITERAL_LEN(DATE_PATTERN);
+    if (fits_pattern(p, DATE_PATTERN) && (p[date_len] == ' ' || p[date_len] == 'T'))
+        p += date_len + 1;
+    if (!fits_pattern(p, TIME_PATTERN))
         return NULL;
-    p += 8;
+    p += LITERAL_LEN(TIME_PATTERN);
     if ((*p == '.' || *p == ',') && is_digit(p[1])) {
         p++;
         while (is_digit(*p))
@@ -273,17 +302,17 @@ static const char *parse_prefix(const char *s, line_tags *t)
             tag_start = name;
         tag_end = p;
         int32_t v = num > INT32_MAX ? INT32_MAX : (int32_t)num;
-        if (name_len == 2 && !strncmp(name, "DP", 2))
+        if (span_is(name, name_len, "DP"))
             tags.dp = v;
-        else if (name_len == 2 && !strncmp(name, "PP", 2))
+        else if (span_is(name, name_len, "PP"))
             tags.pp = v;
-        else if (name_len == 2 && !strncmp(name, "TP", 2))
+        else if (span_is(name, name_len, "TP"))
             tags.tp = v;
-        else if (name_len == 2 && !strncmp(name, "EP", 2))
+        else if (span_is(name, name_len, "EP"))
             tags.ep = v;
-        else if (name_len == 7 && !strncmp(name, "ATTN_CP", 7))
+        else if (span_is(name, name_len, "ATTN_CP"))
             tags.attn_cp = v;
-        else if (name_len == 6 && !strncmp(name, "MOE_DP", 6))
+        else if (span_is(name, name_len, "MOE_DP"))
             tags.moe_dp = v;
     }
     if (*p != ']')
@@ -299,11 +328,13 @@ static const char *parse_prefix(const char *s, line_tags *t)
 
 static uint64_t tags_order(const line_tags *t)
 {
-    /* (tp, dp, pp, attn_cp, moe_dp, ep), absent = 0; saturated into 16/12/8/8/8/12 bits */
-    const int32_t v[6] = {t->tp, t->dp, t->pp, t->attn_cp, t->moe_dp, t->ep};
-    const int bits[6] = {16, 12, 8, 8, 8, 12};
+    /* (tp, dp, pp, attn_cp, moe_dp, ep), absent = 0; saturated into 16/12/8/8/8/12 bits, which
+     * fill the 64-bit key with TP most significant */
+    enum { ORDER_FIELDS = 6 };
+    const int32_t v[ORDER_FIELDS] = {t->tp, t->dp, t->pp, t->attn_cp, t->moe_dp, t->ep};
+    const int bits[ORDER_FIELDS] = {16, 12, 8, 8, 8, 12};
     uint64_t key = 0;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < ORDER_FIELDS; i++) {
         uint64_t x = v[i] < 0 ? 0 : (uint64_t)v[i];
         uint64_t max = ((uint64_t)1 << bits[i]) - 1;
         key = (key << bits[i]) | (x > max ? max : x);
@@ -750,11 +781,11 @@ static void note_malformed(caplog_parser *p)
  * "draft cuda graph", "piecewise cuda graph"). Returns the text after the dot, or NULL. */
 static const char *capture_kind(const char *msg, char *kind, size_t cap, bool *is_begin)
 {
-    const char *c = strstr(msg, "Capture ");
+    const char *c = strstr(msg, CAPTURE_KEY);
     if (!c)
         return NULL;
-    c += 8;
-    const char *b = strstr(c, " begin."), *e = strstr(c, " end.");
+    c += LITERAL_LEN(CAPTURE_KEY);
+    const char *b = strstr(c, BEGIN_KEY), *e = strstr(c, END_KEY);
     const char *stop = (b && (!e || b < e)) ? b : e;
     if (!stop || (size_t)(stop - c) >= cap || stop == c)
         return NULL;
@@ -764,20 +795,21 @@ static const char *capture_kind(const char *msg, char *kind, size_t cap, bool *i
     kind[n] = '\0';
     if (!strstr(kind, "graph"))
         return NULL;
-    /* The 2026-06 names end in the backend's "CUDA graph" (or CPU/NPU/XPU graph): drop it. */
-    static const char *const roles[] = {"target ", "draft "};
-    static const char *const phases[] = {"decode", "verify", "extend", "prefill"};
-    for (int r = 0; r < 2; r++)
-        for (int ph = 0; ph < 4; ph++) {
-            size_t rl = strlen(roles[r]), pl = strlen(phases[ph]);
-            const char *backend = kind + rl + pl; /* " cuda graph", " cpu graph", ... */
+    /* The 2026-06 names, "<role> <phase>", end in the backend's "CUDA graph" (or CPU/NPU/XPU
+     * graph): drop it. */
+    for (int r = CAPLOG_ROLE_TARGET; r <= CAPLOG_ROLE_DRAFT; r++)
+        for (int ph = CAPLOG_PHASE_DECODE; ph <= CAPLOG_PHASE_PREFILL; ph++) {
+            const char *role = caplog_role_names[r], *phase = caplog_phase_names[ph];
+            size_t rl = strlen(role), pl = strlen(phase);
+            if (strncmp(kind, role, rl) || kind[rl] != ' ' || strncmp(kind + rl + 1, phase, pl))
+                continue;
+            const char *backend = kind + rl + 1 + pl; /* " cuda graph", " cpu graph", ... */
             const char *word_end = backend[0] == ' ' ? strchr(backend + 1, ' ') : NULL;
-            if (!strncmp(kind, roles[r], rl) && !strncmp(kind + rl, phases[ph], pl) && word_end &&
-                !strcmp(word_end, " graph"))
-                kind[rl + pl] = '\0';
+            if (word_end && !strcmp(word_end, " graph"))
+                kind[rl + 1 + pl] = '\0';
         }
     *is_begin = stop == b;
-    return stop + (*is_begin ? 7 : 5);
+    return stop + (*is_begin ? LITERAL_LEN(BEGIN_KEY) : LITERAL_LEN(END_KEY));
 }
 
 static int32_t step_of(const char *rest)
@@ -901,8 +933,8 @@ static void on_failed(caplog_parser *p, int32_t slot, const char *msg)
     if (j < 0)
         return;
     caplog_group *g = &p->run->groups[j];
-    const char *text = strstr(msg, "failed:");
-    set_failure(g, text ? skip_spaces(text + 7) : "");
+    const char *text = strstr(msg, FAILED_KEY);
+    set_failure(g, text ? skip_spaces(text + LITERAL_LEN(FAILED_KEY)) : "");
     p->end_mask[j] |= (uint64_t)1 << slot;
     if (p->rank_open[slot] == j)
         p->rank_open[slot] = -1;
@@ -957,9 +989,9 @@ typedef struct {
 static void parse_bar_tail(const char *s, bar_frame *f)
 {
     const char *pct = strchr(s, '%');
-    if (!pct || pct[1] != '|')
+    if (!pct || !starts_with(pct, BAR_START))
         return;
-    const char *bar_end = strchr(pct + 2, '|');
+    const char *bar_end = strchr(pct + LITERAL_LEN(BAR_START), '|');
     if (!bar_end)
         return;
     const char *q = skip_spaces(bar_end + 1);
@@ -989,7 +1021,7 @@ static bool parse_bar(const char *s, bar_frame *f)
         const char *rparen = strchr(lparen, ')');
         if (!rparen)
             return true;
-        char desc[128];
+        char desc[BAR_DESC_MAX];
         size_t n = (size_t)(rparen - lparen - 1);
         if (n >= sizeof desc)
             n = sizeof desc - 1;
@@ -1009,11 +1041,11 @@ static bool parse_bar(const char *s, bar_frame *f)
     /* a plain bar: "100%|██████████| 23/23 [...]" */
     const char *d = s;
     int nd = 0;
-    while (is_digit(*d) && nd < 4) {
+    while (is_digit(*d) && nd <= PERCENT_DIGITS_MAX) {
         d++;
         nd++;
     }
-    if (nd < 1 || nd > 3 || d[0] != '%' || d[1] != '|')
+    if (nd < 1 || nd > PERCENT_DIGITS_MAX || !starts_with(d, BAR_START))
         return false;
     parse_bar_tail(s, f);
     return true;
@@ -1243,9 +1275,9 @@ static void server_arg_set(caplog_server_args *a, const char *name, size_t name_
 {
     size_t i;
     for (i = 0; i < SERVER_ARG_COUNT; i++)
-        if (strlen(server_arg_table[i].name) == name_len && !strncmp(server_arg_table[i].name, name, name_len))
+        if (span_is(name, name_len, server_arg_table[i].name))
             break;
-    if (i == SERVER_ARG_COUNT || (vlen == 4 && !strncmp(v, "None", 4)))
+    if (i == SERVER_ARG_COUNT || span_is(v, vlen, "None"))
         return;
     char buf[CAPLOG_STR_MAX];
     size_t n = vlen < sizeof buf - 1 ? vlen : sizeof buf - 1;
@@ -1344,10 +1376,10 @@ static void on_server_args(caplog_parser *p, const char *text)
 static bool on_env_line(caplog_parser *p, const char *s)
 {
     const char *k = s;
-    if (starts_with(k, "+ "))
-        k += 2; /* bash -x */
-    if (starts_with(k, "export "))
-        k = skip_spaces(k + 7);
+    if (starts_with(k, BASH_TRACE_PREFIX))
+        k += LITERAL_LEN(BASH_TRACE_PREFIX); /* bash -x */
+    if (starts_with(k, EXPORT_PREFIX))
+        k = skip_spaces(k + LITERAL_LEN(EXPORT_PREFIX));
     if (!starts_with(k, "SGLANG_") && !starts_with(k, "NVSHMEM_"))
         return false;
     const char *e = k;
@@ -1379,12 +1411,12 @@ static bool on_capture_line(caplog_parser *p, int32_t slot, const char *msg)
     if ((c = strstr(msg, "Capture cuda graph failed"))) {
         split_decide(p, false);
         on_failed(p, slot, c);
-    } else if ((c = strstr(msg, "Capture cuda graph bs ["))) {
+    } else if ((c = strstr(msg, BS_LIST_KEY "["))) {
         split_decide(p, false);
-        on_list(p, slot, c + 22, false);
-    } else if ((c = strstr(msg, "Capture cuda graph num tokens ["))) {
+        on_list(p, slot, c + LITERAL_LEN(BS_LIST_KEY), false);
+    } else if ((c = strstr(msg, NUM_TOKENS_LIST_KEY "["))) {
         split_decide(p, false);
-        on_list(p, slot, c + 30, true);
+        on_list(p, slot, c + LITERAL_LEN(NUM_TOKENS_LIST_KEY), true);
     } else {
         char kind[CAPLOG_KIND_MAX];
         bool is_begin;
@@ -1412,11 +1444,12 @@ static void on_message(caplog_parser *p, const char *msg, bool prefixed, const l
         /* a continuation (traceback, re-wrapped message) belongs to the last prefixed rank */
         slot = p->last_slot >= 0 ? p->last_slot : rank0_slot(p);
     }
-    if (strstr(msg, "server_args=")) {
-        on_server_args(p, strstr(msg, "server_args=") + 12);
+    const char *args = strstr(msg, SERVER_ARGS_KEY);
+    if (args) {
+        on_server_args(p, args + LITERAL_LEN(SERVER_ARGS_KEY));
         return;
     }
-    if (slot >= 0 && strstr(msg, "Capture ") && on_capture_line(p, slot, msg))
+    if (slot >= 0 && strstr(msg, CAPTURE_KEY) && on_capture_line(p, slot, msg))
         return;
     if (on_memory_line(p, prefixed ? t : &rank0_tags, msg))
         return;
@@ -1447,7 +1480,7 @@ static void process_segment(caplog_parser *p, char *s, int depth)
             on_described_bar(p, &f);
         else
             on_plain_bar(p, &f);
-        if (f.tail && depth < 4)
+        if (f.tail && depth < GLUED_SEGMENTS_MAX)
             process_segment(p, (char *)f.tail, depth + 1); /* "...it/s][2025-06-26 ...] Try ..." */
         return;
     }
