@@ -138,6 +138,16 @@ static bool span_is(const char *s, size_t len, const char *word)
     return strlen(word) == len && !strncmp(s, word, len);
 }
 
+/* The LEN bytes at *S without the quotes around them, if they are quoted ('x' or "x"). */
+static void strip_quotes(const char **s, size_t *len)
+{
+    const char *t = *s;
+    if (*len >= 2 && (t[0] == '\'' || t[0] == '"') && t[*len - 1] == t[0]) {
+        *s = t + 1;
+        *len -= 2;
+    }
+}
+
 /* A decimal number ("-12.34"), locale-independent. */
 static bool parse_real(const char *s, double *out, const char **end)
 {
@@ -270,6 +280,9 @@ static double diff2(double a, double b)
 
 /* ---------------------------------------------------------------- prefixes and tags */
 
+/* A line without tags: rank 0's. */
+static const line_tags rank0_tags = {-1, -1, -1, -1, -1, -1, ""};
+
 /* Parses "[YYYY-MM-DD HH:MM:SS(.mmm)? TAGS] " or 2024's "[HH:MM:SS TAGS] " at S (the '[' may
  * be lost in a paste). Returns the message, or NULL when S does not start with a prefix. */
 static const char *parse_prefix(const char *s, line_tags *t)
@@ -288,7 +301,7 @@ static const char *parse_prefix(const char *s, line_tags *t)
         while (is_digit(*p))
             p++;
     }
-    line_tags tags = {-1, -1, -1, -1, -1, -1, ""};
+    line_tags tags = rank0_tags;
     const char *tag_start = NULL, *tag_end = NULL;
     while (*p == ' ') {
         const char *name = ++p;
@@ -631,8 +644,6 @@ static int32_t run_rank(caplog_parser *p, const line_tags *t)
 {
     return rank_get(p->run->ranks, &p->run->n_ranks, &p->run->dropped_rank_lines, t);
 }
-
-static const line_tags rank0_tags = {-1, -1, -1, -1, -1, -1, ""};
 
 /* The rank whose memory values this line sets: the side table while a split is undecided. */
 static caplog_rank *rank_values(caplog_parser *p, const line_tags *t)
@@ -1306,10 +1317,7 @@ static void server_arg_set(caplog_server_args *a, const char *name, size_t name_
         caplog_opt_str *f = field;
         const char *s = v;
         size_t len = vlen;
-        if (len >= 2 && (s[0] == '\'' || s[0] == '"') && s[len - 1] == s[0]) {
-            s++;
-            len -= 2;
-        }
+        strip_quotes(&s, &len);
         copy_text(f->v, sizeof f->v, s, len);
         f->has = true;
         break;
@@ -1391,10 +1399,7 @@ static bool on_env_line(caplog_parser *p, const char *s)
     size_t vlen = strlen(v);
     while (vlen && is_space(v[vlen - 1]))
         vlen--;
-    if (vlen >= 2 && (v[0] == '\'' || v[0] == '"') && v[vlen - 1] == v[0]) {
-        v++;
-        vlen -= 2;
-    }
+    strip_quotes(&v, &vlen);
     if (!p->n_env_wait && !p->env_wait_dropped)
         p->env_wait_line = p->line_no;
     env_add(p->env_wait, &p->n_env_wait, &p->env_wait_dropped, k, (size_t)(e - k), v, vlen);
@@ -1402,8 +1407,6 @@ static bool on_env_line(caplog_parser *p, const char *s)
 }
 
 /* ---------------------------------------------------------------- one segment */
-
-static void process_segment(caplog_parser *p, char *s, int depth);
 
 static bool on_capture_line(caplog_parser *p, int32_t slot, const char *msg)
 {
@@ -1468,7 +1471,7 @@ static void on_message(caplog_parser *p, const char *msg, bool prefixed, const l
 static void process_segment(caplog_parser *p, char *s, int depth)
 {
     size_t n = strlen(s);
-    while (n && (is_space(s[n - 1]) || s[n - 1] == '\r'))
+    while (n && is_space(s[n - 1])) /* no '\r' is left: it ends a segment */
         s[--n] = '\0';
     if (!n)
         return;
@@ -1568,13 +1571,9 @@ int caplog_finish(caplog_parser *p)
     if (p->finished)
         return -1;
     p->finished = true;
-    if (p->len || p->overflow) {
+    if (p->len || p->overflow)
         p->lines_read++; /* a last line without its newline: cut, so ignored */
-        p->len = 0;
-        p->overflow = false;
-    }
-    p->split_pending = false;
-    p->n_side = 0;
+    /* a split still pending is dropped with its side table: that start captured nothing */
     if (p->run_content)
         env_flush(p);
     run_emit(p, p->line_no > 1 ? p->line_no - 1 : 1);
