@@ -141,21 +141,54 @@ typedef enum {
 } engine_coef_id;
 extern const char *const engine_coef_names[COEF_COUNT]; /* "act_bytes_per_row", ... */
 
+/* Weight and KV element types. Bits per parameter include the scales of the quantised ones
+ * (engine_dtype_bits_x1000: FP8 block-128 adds 32 bits per 128 x 128, MXFP4 8 per 32, INT4
+ * W4A16 a BF16 scale per group of 32, NVFP4 an FP8 scale per 16). */
+typedef enum {
+    DTYPE_BF16,
+    DTYPE_FP16,
+    DTYPE_FP32,
+    DTYPE_FP8,   /* e4m3 with block-128 FP32 scales (DeepSeek-V3 style) */
+    DTYPE_MXFP4, /* 4-bit e2m1, UE8M0 scale per 32 (gpt-oss experts) */
+    DTYPE_INT4,  /* W4A16, BF16 scale per group of 32 (Kimi-K2-Thinking experts) */
+    DTYPE_NVFP4, /* 4-bit e2m1, FP8 scale per 16 */
+    DTYPE_COUNT
+} engine_dtype;
+extern const char *const engine_dtype_names[DTYPE_COUNT]; /* "bf16", "fp8", ... */
+/* Bits per parameter x 1000, scales included. */
+uint32_t engine_dtype_bits_x1000(engine_dtype t);
+
 typedef struct {
     char name[ENGINE_NAME_MAX];
     char description[ENGINE_TEXT_MAX];
     char hf_names[ENGINE_MAX_HF_NAMES][ENGINE_TEXT_MAX / 2];
     int n_hf_names;
+    char architecture[ENGINE_NAME_MAX]; /* config.json architectures[0]: "DeepseekV3ForCausalLM" */
+    bool trust_remote_code;             /* SGLang needs --trust-remote-code for it */
     uint32_t vocab, hidden, layers;
     uint64_t context_len;
+    bool tie_embeddings; /* the LM head shares the embedding matrix */
     engine_attn_kind attn_kind;
     uint32_t heads;
-    uint32_t kv_lora_rank, qk_rope_dim, full_attn_layers; /* MLA */
+    uint32_t kv_lora_rank, qk_rope_dim, full_attn_layers; /* MLA (full_attn_layers: also GQA hybrids) */
+    uint32_t q_lora_rank, qk_nope_dim, v_head_dim;        /* MLA projections (0: no q LoRA) */
     uint32_t kv_heads, head_dim;                          /* GQA */
+    uint32_t sliding_window, swa_layers;                  /* sliding-window layers (gpt-oss) */
+    uint32_t linear_attn_layers;                          /* linear-attention layers (Qwen3-Next, K3) */
     uint32_t kv_bytes;                                    /* bytes per KV element (BF16: 2) */
-    uint32_t num_experts, dispatch_hidden, moe_intermediate, top_k;
+    uint32_t intermediate;     /* the dense MLP's intermediate size (dense models, dense layers) */
+    uint32_t dense_layers;     /* MoE models: the leading dense layers (first_k_dense_replace) */
+    uint32_t num_experts, dispatch_hidden, moe_intermediate, top_k; /* 0 experts: a dense model */
+    uint32_t shared_experts;      /* shared experts per MoE layer */
+    uint32_t shared_intermediate; /* their intermediate size (0: moe_intermediate) */
+    engine_dtype dtype;        /* activations and unquantised weights (torch_dtype) */
+    engine_dtype dense_dtype;  /* attention, dense MLP, shared experts */
+    engine_dtype expert_dtype; /* routed experts */
+    uint64_t param_count;      /* parameters as counted from the config (0: not known) */
     uint64_t linear_state_bytes_per_request;
     uint32_t draft_layers;
+    bool draft_separate; /* the MTP layer is a separate checkpoint (--speculative-draft-model-path) */
+    char draft_model_path[ENGINE_TEXT_MAX / 2];
     uint64_t coef[COEF_COUNT];
     bool coef_borrowed; /* the coefficients are K3's defaults, not this model's */
 } engine_model;

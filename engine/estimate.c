@@ -48,6 +48,23 @@ const engine_term_info engine_terms[TERM_COUNT] = {
 const char *const engine_layer_names[LAYER_COUNT] = {"static", "largest", "buckets", "draft"};
 const char *const engine_source_names[4] = {"exact", "derived", "coefficient", "calibrated"};
 const char *const engine_group_names[2] = {"target", "draft"};
+const char *const engine_dtype_names[DTYPE_COUNT] = {"bf16", "fp16", "fp32", "fp8", "mxfp4", "int4", "nvfp4"};
+
+uint32_t engine_dtype_bits_x1000(engine_dtype t)
+{
+    switch (t) {
+    case DTYPE_BF16:
+    case DTYPE_FP16: return 16000;
+    case DTYPE_FP32: return 32000;
+    case DTYPE_FP8: return 8000 + 32000 / (128 * 128); /* an FP32 scale per 128 x 128 block */
+    case DTYPE_MXFP4: return 4000 + 8000 / 32;         /* a UE8M0 scale per 32 */
+    case DTYPE_INT4: return 4000 + 16000 / 32;         /* a BF16 scale per group of 32 */
+    case DTYPE_NVFP4: return 4000 + 8000 / 16;         /* an FP8 scale per 16 */
+    case DTYPE_COUNT: break;
+    }
+    return 16000;
+}
+
 const char *const engine_severity_names[3] = {"info", "warning", "blocking"};
 const char *const engine_coef_names[COEF_COUNT] = {
     "act_bytes_per_row", "lazy_bytes",         "graph_bytes",
