@@ -52,15 +52,22 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
         case KNOB_TYPE_INT_OR_AUTO:
             jsonw_ku64(w, info->name, (uint64_t)engine_knob_value(d, (engine_knob_id)i));
             break;
+        case KNOB_TYPE_BOOL: jsonw_kbool(w, info->name, engine_knob_value(d, (engine_knob_id)i) != 0); break;
+        case KNOB_TYPE_ENUM: {
+            char text[64];
+            engine_knob_text(d, e, (engine_knob_id)i, KNOB_TEXT_FULL, text, sizeof text);
+            jsonw_kstring(w, info->name, text);
+            break;
         }
-        if (info->type == KNOB_TYPE_INT_OR_AUTO || info->type == KNOB_TYPE_LIST_OR_AUTO) {
+        }
+        if (info->alias) /* the old name too, for readers of the first version */
+            jsonw_ku64(w, info->alias, (uint64_t)engine_knob_value(d, (engine_knob_id)i));
+        if (info->type == KNOB_TYPE_INT_OR_AUTO || info->type == KNOB_TYPE_LIST_OR_AUTO || info->autoable) {
             char key[64];
             snprintf(key, sizeof key, "%s_auto", info->name);
             jsonw_kbool(w, key, engine_knob_is_auto(d, (engine_knob_id)i));
         }
     }
-    jsonw_kstring(w, "attention_backend", engine_backend_names[d->backend]);
-    jsonw_kstring(w, "a2a", d->a2a == A2A_DEEPEP ? "deepep" : "none");
     jsonw_object_end(w);
 
     jsonw_key(w, "rows");

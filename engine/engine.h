@@ -35,17 +35,31 @@ typedef enum {
     KNOB_CONTEXT_LEN,
     KNOB_MEM_FRACTION,
     KNOB_GPU,
+    /* Knobs of the layout and the release, set with --set and YAML, not sliders. */
+    KNOB_DP_ATTENTION,
+    KNOB_EP,
+    KNOB_A2A,
+    KNOB_DEEPEP_MODE,
+    KNOB_MOE_RUNNER,
+    KNOB_ATTENTION_BACKEND,
+    KNOB_MAX_RUNNING_REQUESTS,
+    KNOB_TBO,
+    KNOB_KV_DTYPE,
+    KNOB_PAGE_SIZE,
     KNOB_COUNT
 } engine_knob_id;
 
 #define KNOB_PRIMARY_COUNT 5 /* max_bs, dp, dcp, max_dispatch, mtp: the five sliders */
+#define KNOB_PANEL_COUNT 10  /* the knobs in the planner's panel: the first ten of the table */
 
 typedef enum {
     KNOB_TYPE_INT,          /* an integer within [min, max] (and the knob's own rule) */
     KNOB_TYPE_INT_OR_AUTO,  /* "auto" or an integer */
     KNOB_TYPE_LIST_OR_AUTO, /* "auto" or a list of integers */
     KNOB_TYPE_FRACTION,     /* a real number within [min, max] */
-    KNOB_TYPE_NAME          /* the name of a preset (resolved outside the engine) */
+    KNOB_TYPE_NAME,         /* the name of a preset (resolved outside the engine) */
+    KNOB_TYPE_ENUM,         /* one of the row's choices */
+    KNOB_TYPE_BOOL,         /* on or off */
 } engine_knob_type;
 
 /* Where a knob's value lives in engine_deployment (offsets in the table row). */
@@ -55,6 +69,8 @@ typedef enum {
     KNOB_FIELD_DOUBLE, /* double */
     KNOB_FIELD_LIST,   /* uint32_t list[] with a uint32_t count */
     KNOB_FIELD_NAME,   /* char[ENGINE_NAME_MAX] */
+    KNOB_FIELD_ENUM,   /* an enum (int-sized) indexing the row's choices */
+    KNOB_FIELD_BOOL,   /* bool */
 } engine_knob_field;
 
 /* The step rule of a slider, as data. */
@@ -83,6 +99,7 @@ typedef enum {
 typedef struct {
     engine_knob_id id;
     const char *name;  /* as typed in --set and YAML: "max_bs" */
+    const char *alias; /* an older name still accepted ("world" for tp); NULL: none */
     const char *label; /* the short label of its slider */
     const char *brief; /* fewer letters still: "disp", in narrow depends-on columns */
     engine_knob_type type;
@@ -95,6 +112,9 @@ typedef struct {
     const char *default_text;       /* "preset", "1", "model" (MODEL.md's knob table) */
     const char *unit;  /* "requests", "GPUs", "" */
     const char *help;  /* one line: what the knob means in SGLang terms */
+    const char *const *choices; /* KNOB_TYPE_ENUM: the names, indexed by value */
+    int n_choices;
+    bool autoable;       /* ENUM, BOOL, INT: "auto" = what the SGLang release would choose */
     engine_knob_field field;
     size_t offset;       /* of the value in engine_deployment */
     size_t auto_offset;  /* of the bool "auto" flag (INT_OR_AUTO, LIST_OR_AUTO) */
@@ -119,14 +139,45 @@ void engine_knob_mask_names(uint32_t mask, const char *sep, char *buf, size_t le
 
 typedef enum { ATTN_MLA, ATTN_GQA } engine_attn_kind;
 typedef enum { A2A_DEEPEP, A2A_NONE } engine_a2a;
+/* SGLang's --attention-backend choices (server_args.py ATTENTION_BACKEND_CHOICES). "flashinfer"
+ * on an MLA model is FlashInfer's MLA backend (flashinfer_mla_backend.py); cgplan's older name
+ * "flashinfer_mla" is read as that. */
 typedef enum {
     BACKEND_FLASHINFER_MLA, /* int32 page indices for the full context */
     BACKEND_TRTLLM_MLA,     /* the block-table backends */
     BACKEND_FLASHMLA,
     BACKEND_CUTLASS_MLA,
+    BACKEND_FLASHINFER, /* GQA: kv_indices per token of the largest bucket */
+    BACKEND_FA3,
+    BACKEND_FA4,
+    BACKEND_TRITON,
+    BACKEND_AITER,
+    BACKEND_TRTLLM_MHA,
+    BACKEND_NSA, /* DeepSeek sparse attention ("dsa" in newer releases) */
+    BACKEND_TORCH_NATIVE,
     BACKEND_COUNT
 } engine_backend;
 extern const char *const engine_backend_names[BACKEND_COUNT];
+/* The MoE runner (--moe-runner-backend). */
+typedef enum {
+    MOE_RUNNER_AUTO,
+    MOE_RUNNER_TRITON,
+    MOE_RUNNER_TRITON_KERNEL,
+    MOE_RUNNER_DEEP_GEMM,
+    MOE_RUNNER_FLASHINFER_TRTLLM,
+    MOE_RUNNER_FLASHINFER_CUTLASS,
+    MOE_RUNNER_FLASHINFER_MXFP4,
+    MOE_RUNNER_CUTLASS,
+    MOE_RUNNER_AITER,
+    MOE_RUNNER_COUNT
+} engine_moe_runner;
+extern const char *const engine_moe_runner_names[MOE_RUNNER_COUNT];
+/* --deepep-mode: auto allocates both the low-latency and the normal buffers. */
+typedef enum { DEEPEP_AUTO, DEEPEP_LOW_LATENCY, DEEPEP_NORMAL, DEEPEP_MODE_COUNT } engine_deepep_mode;
+extern const char *const engine_deepep_mode_names[DEEPEP_MODE_COUNT];
+/* --kv-cache-dtype. */
+typedef enum { KV_DTYPE_AUTO, KV_DTYPE_BF16, KV_DTYPE_FP8_E4M3, KV_DTYPE_FP8_E5M2, KV_DTYPE_COUNT } engine_kv_dtype;
+extern const char *const engine_kv_dtype_names[KV_DTYPE_COUNT];
 
 /* Per-model coefficients behind the terms no closed formula covers (MODEL.md, "Default K3
  * coefficients"). */
@@ -210,6 +261,21 @@ struct engine_knobs_state {
     uint32_t buckets[ENGINE_MAX_BUCKETS];
     uint64_t context_len;
     double mem_fraction_static;
+    /* The layout beyond dp and dcp; each *_auto: the release's own choice (resolved by the
+     * estimate). */
+    bool dp_attention, dp_attention_auto; /* auto: on when dp > 1 */
+    uint32_t ep;
+    bool ep_auto; /* auto: tp with DeepEP, else 1 */
+    engine_deepep_mode deepep_mode;
+    engine_moe_runner moe_runner;
+    bool moe_runner_auto;
+    bool backend_auto;
+    uint32_t max_running_requests;
+    bool max_running_requests_auto;
+    bool tbo;
+    engine_kv_dtype kv_dtype;
+    uint32_t page_size;
+    bool page_size_auto;
 };
 
 typedef struct {

@@ -70,8 +70,14 @@ const char *const engine_coef_names[COEF_COUNT] = {
     "act_bytes_per_row", "lazy_bytes",         "graph_bytes",
     "out_bytes_per_row", "draft_base_bytes", "draft_bytes_per_row",
 };
-const char *const engine_backend_names[BACKEND_COUNT] = {"flashinfer_mla", "trtllm_mla", "flashmla",
-                                                         "cutlass_mla"};
+const char *const engine_backend_names[BACKEND_COUNT] = {
+    "flashinfer_mla", "trtllm_mla", "flashmla", "cutlass_mla", "flashinfer", "fa3",
+    "fa4",            "triton",     "aiter",    "trtllm_mha",  "nsa",        "torch_native"};
+const char *const engine_moe_runner_names[MOE_RUNNER_COUNT] = {
+    "auto",       "triton", "triton_kernel",     "deep_gemm", "flashinfer_trtllm", "flashinfer_cutlass",
+    "flashinfer_mxfp4", "cutlass", "aiter"};
+const char *const engine_deepep_mode_names[DEEPEP_MODE_COUNT] = {"auto", "low_latency", "normal"};
+const char *const engine_kv_dtype_names[KV_DTYPE_COUNT] = {"auto", "bf16", "fp8_e4m3", "fp8_e5m2"};
 
 /* The warning table: each code's severity and the knobs it concerns (in the order a knob's
  * row shows them: the first that applies wins). */
@@ -247,6 +253,13 @@ void engine_deployment_defaults(engine_deployment *d)
     d->knobs.max_dispatch_auto = false;
     d->knobs.buckets_auto = true;
     d->knobs.mem_fraction_static = 0.88;
+    d->knobs.dp_attention_auto = true;
+    d->knobs.ep = 1;
+    d->knobs.ep_auto = true;
+    d->knobs.page_size = 1;
+    d->knobs.moe_runner_auto = true;
+    d->knobs.max_running_requests_auto = true;
+    d->knobs.page_size_auto = true;
     d->backend = BACKEND_FLASHINFER_MLA;
     d->a2a = A2A_DEEPEP;
     d->other_runtime_bytes = ENGINE_GIB;

@@ -21,6 +21,9 @@ static const engine_knob_base base_world = {"world", world_of, NULL};
 static const engine_knob_base base_attn_tp = {"attn_tp", attn_tp_of, "world / dp"};
 
 #define AT(field) offsetof(engine_deployment, field)
+#define CHOICES(names) .choices = names, .n_choices = (int)(sizeof names / sizeof names[0])
+
+static const char *const a2a_choices[] = {"deepep", "none"}; /* indexed by engine_a2a */
 
 /* MODEL.md's knob table. The CUDA-graph flags are those of SGLang main (2026-07). */
 const engine_knob_info engine_knobs[KNOB_COUNT] = {
@@ -68,12 +71,60 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
     {.id = KNOB_GPU, .name = "gpu", .label = "gpu", .brief = "gpu", .type = KNOB_TYPE_NAME, .range = "a GPU preset",
      .steps = KNOB_STEPS_NONE, .default_text = "preset", .unit = "", .help = "the GPU model (a GPU preset name)",
      .field = KNOB_FIELD_NAME, .offset = AT(gpu.name), .store = KNOB_STORE_COLUMN},
+    {.id = KNOB_DP_ATTENTION, .name = "dp_attention", .label = "dp_attention", .brief = "dpa",
+     .type = KNOB_TYPE_BOOL, .autoable = true, .range = "on, off or auto", .default_text = "auto (on when dp > 1)",
+     .unit = "", .help = "--enable-dp-attention: each DP group runs attention for its own requests",
+     .field = KNOB_FIELD_BOOL, .offset = AT(knobs.dp_attention), .auto_offset = AT(knobs.dp_attention_auto),
+     .sglang_flag = "--enable-dp-attention"},
+    {.id = KNOB_EP, .name = "ep", .label = "ep", .brief = "ep", .type = KNOB_TYPE_INT, .autoable = true, .min = 1,
+     .max = 1024, .range = "auto or divisors of tp", .steps = KNOB_STEPS_DIVISORS, .base = &base_world,
+     .default_text = "auto (tp with DeepEP, else 1)", .unit = "GPUs",
+     .help = "--ep-size: the GPUs the routed experts are sharded over", .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.ep), .auto_offset = AT(knobs.ep_auto), .sglang_flag = "--ep-size"},
+    {.id = KNOB_A2A, .name = "a2a", .label = "a2a", .brief = "a2a", .type = KNOB_TYPE_ENUM, CHOICES(a2a_choices),
+     .range = "deepep or none", .default_text = "preset (none without one)", .unit = "",
+     .help = "--moe-a2a-backend: the MoE all-to-all (none: every GPU's MoE sees all its group's tokens)",
+     .field = KNOB_FIELD_ENUM, .offset = AT(a2a), .sglang_flag = "--moe-a2a-backend"},
+    {.id = KNOB_DEEPEP_MODE, .name = "deepep_mode", .label = "deepep_mode", .brief = "mode",
+     .type = KNOB_TYPE_ENUM, .choices = engine_deepep_mode_names, .n_choices = DEEPEP_MODE_COUNT,
+     .range = "auto, low_latency or normal", .default_text = "auto", .unit = "",
+     .help = "--deepep-mode: auto allocates both the low-latency and the normal-mode buffers",
+     .field = KNOB_FIELD_ENUM, .offset = AT(knobs.deepep_mode), .sglang_flag = "--deepep-mode"},
+    {.id = KNOB_MOE_RUNNER, .name = "moe_runner", .label = "moe_runner", .brief = "runner", .type = KNOB_TYPE_ENUM,
+     .choices = engine_moe_runner_names, .n_choices = MOE_RUNNER_COUNT, .autoable = true,
+     .range = "auto or a runner", .default_text = "auto", .unit = "",
+     .help = "--moe-runner-backend: the kernels of the routed experts", .field = KNOB_FIELD_ENUM,
+     .offset = AT(knobs.moe_runner), .auto_offset = AT(knobs.moe_runner_auto), .sglang_flag = "--moe-runner-backend"},
+    {.id = KNOB_ATTENTION_BACKEND, .name = "attention_backend", .label = "attention", .brief = "attn",
+     .type = KNOB_TYPE_ENUM, .choices = engine_backend_names, .n_choices = BACKEND_COUNT, .autoable = true,
+     .range = "auto or an SGLang backend", .default_text = "auto (the release's choice)", .unit = "",
+     .help = "--attention-backend: decides the page-index buffers of the graphs", .field = KNOB_FIELD_ENUM,
+     .offset = AT(backend), .auto_offset = AT(knobs.backend_auto), .sglang_flag = "--attention-backend"},
+    {.id = KNOB_MAX_RUNNING_REQUESTS, .name = "max_running_requests", .label = "max_running", .brief = "mrr",
+     .type = KNOB_TYPE_INT, .autoable = true, .min = 1, .max = 1048576, .range = "auto or 1..1,048,576",
+     .default_text = "auto (a plan: dp x max_bs)", .unit = "requests",
+     .help = "--max-running-requests: the request pool; SGLang clamps the capture list to it",
+     .field = KNOB_FIELD_U32, .offset = AT(knobs.max_running_requests),
+     .auto_offset = AT(knobs.max_running_requests_auto), .sglang_flag = "--max-running-requests"},
+    {.id = KNOB_TBO, .name = "tbo", .label = "tbo", .brief = "tbo", .type = KNOB_TYPE_BOOL, .range = "on or off",
+     .default_text = "off", .unit = "", .help = "--enable-two-batch-overlap: captured sizes must be even",
+     .field = KNOB_FIELD_BOOL, .offset = AT(knobs.tbo), .sglang_flag = "--enable-two-batch-overlap"},
+    {.id = KNOB_KV_DTYPE, .name = "kv_dtype", .label = "kv_dtype", .brief = "kv", .type = KNOB_TYPE_ENUM,
+     .choices = engine_kv_dtype_names, .n_choices = KV_DTYPE_COUNT, .range = "auto, bf16, fp8_e4m3, fp8_e5m2",
+     .default_text = "auto (the model's dtype)", .unit = "", .help = "--kv-cache-dtype: bytes per KV element",
+     .field = KNOB_FIELD_ENUM, .offset = AT(knobs.kv_dtype), .sglang_flag = "--kv-cache-dtype"},
+    {.id = KNOB_PAGE_SIZE, .name = "page_size", .label = "page_size", .brief = "page", .type = KNOB_TYPE_INT,
+     .autoable = true, .min = 1, .max = 1024, .range = "auto or 1..1024", .steps = KNOB_STEPS_POW2,
+     .default_text = "auto (the backend's)", .unit = "tokens", .help = "--page-size: tokens per KV page",
+     .field = KNOB_FIELD_U32, .offset = AT(knobs.page_size), .auto_offset = AT(knobs.page_size_auto),
+     .sglang_flag = "--page-size"},
 };
 
 const engine_knob_info *engine_knob_find(const char *name)
 {
     for (int i = 0; i < KNOB_COUNT; i++)
-        if (strcmp(engine_knobs[i].name, name) == 0)
+        if (strcmp(engine_knobs[i].name, name) == 0 ||
+            (engine_knobs[i].alias && strcmp(engine_knobs[i].alias, name) == 0))
             return &engine_knobs[i];
     return NULL;
 }
@@ -141,7 +192,7 @@ static const void *field_cptr(const engine_deployment *d, size_t offset) { retur
 
 static bool has_auto(const engine_knob_info *k)
 {
-    return k->type == KNOB_TYPE_INT_OR_AUTO || k->type == KNOB_TYPE_LIST_OR_AUTO;
+    return k->type == KNOB_TYPE_INT_OR_AUTO || k->type == KNOB_TYPE_LIST_OR_AUTO || k->autoable;
 }
 
 bool engine_knob_is_auto(const engine_deployment *d, engine_knob_id knob)
@@ -175,6 +226,8 @@ static double raw_value(const engine_deployment *d, const engine_knob_info *k)
     case KNOB_FIELD_U32: return *(const uint32_t *)p;
     case KNOB_FIELD_U64: return (double)*(const uint64_t *)p;
     case KNOB_FIELD_DOUBLE: return *(const double *)p;
+    case KNOB_FIELD_ENUM: return *(const int *)p;
+    case KNOB_FIELD_BOOL: return *(const bool *)p;
     case KNOB_FIELD_LIST:
     case KNOB_FIELD_NAME: break;
     }
@@ -199,6 +252,8 @@ void engine_knob_copy(engine_deployment *dst, const engine_deployment *src, engi
     case KNOB_FIELD_U64: size = sizeof(uint64_t); break;
     case KNOB_FIELD_DOUBLE: size = sizeof(double); break;
     case KNOB_FIELD_NAME: size = ENGINE_NAME_MAX; break;
+    case KNOB_FIELD_ENUM: size = sizeof(int); break;
+    case KNOB_FIELD_BOOL: size = sizeof(bool); break;
     case KNOB_FIELD_LIST: {
         uint32_t n = *(const uint32_t *)field_cptr(src, k->count_offset);
         *(uint32_t *)field_ptr(dst, k->count_offset) = n;
@@ -287,7 +342,7 @@ static void keep_divisors(engine_deployment *d, engine_warnings *adj)
             continue;
         uint32_t base = k->base->value(&d->knobs);
         uint32_t v = (uint32_t)raw_value(d, k);
-        if (base == 0 || base % v == 0)
+        if (engine_knob_is_auto(d, order[i]) || v == 0 || base == 0 || base % v == 0)
             continue;
         uint32_t moved = largest_divisor_not_above(base, v);
         engine_warn(adj, "adjusted", "%s %u does not divide %s %u: %s is now %u", k->name, v, k->base->name, base,
@@ -306,7 +361,7 @@ static int set_integer(engine_deployment *d, engine_knob_id knob, uint64_t v, en
         return fail(err, errlen, "%s=%llu is outside %s", k->name, (unsigned long long)v, k->range);
     if (k->steps == KNOB_STEPS_DIVISORS) {
         uint32_t base = k->base->value(&d->knobs);
-        if (base % v != 0) {
+        if (base == 0 || base % v != 0) {
             char how[96] = "";
             if (k->base->how)
                 snprintf(how, sizeof how, " (= %s)", k->base->how);
@@ -367,6 +422,42 @@ static int set_list_text(engine_deployment *d, const engine_knob_info *k, const 
     return 0;
 }
 
+/* cgplan's older names of SGLang choices, still read. */
+static const struct {
+    const char *old, *now;
+} choice_aliases[] = {{"dsa", "nsa"}, {"fp8", "fp8_e4m3"}};
+
+static int set_choice_text(engine_deployment *d, const engine_knob_info *k, const char *text, char *err,
+                           size_t errlen)
+{
+    if (k->autoable && strcmp(text, "auto") == 0) {
+        set_auto_flag(d, k, true);
+        return 0;
+    }
+    if (k->type == KNOB_TYPE_BOOL) {
+        bool on = strcmp(text, "on") == 0 || strcmp(text, "true") == 0;
+        if (!on && strcmp(text, "off") != 0 && strcmp(text, "false") != 0)
+            return fail(err, errlen, "%s=%s: expected on or off%s", k->name, text, k->autoable ? " (or auto)" : "");
+        *(bool *)field_ptr(d, k->offset) = on;
+        set_auto_flag(d, k, false);
+        return 0;
+    }
+    const char *name = text;
+    for (size_t a = 0; a < sizeof choice_aliases / sizeof choice_aliases[0]; a++)
+        if (strcmp(text, choice_aliases[a].old) == 0)
+            name = choice_aliases[a].now;
+    for (int i = 0; i < k->n_choices; i++)
+        if (strcmp(k->choices[i], name) == 0) {
+            *(int *)field_ptr(d, k->offset) = i;
+            set_auto_flag(d, k, false);
+            return 0;
+        }
+    char list[512] = "";
+    for (int i = 0; i < k->n_choices; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", k->choices[i]);
+    return fail(err, errlen, "%s=%s: expected %s%s", k->name, text, k->autoable ? "auto, " : "", list);
+}
+
 int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *text,
                          engine_warnings *adj, char *err, size_t errlen)
 {
@@ -374,7 +465,7 @@ int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *
     switch (k->type) {
     case KNOB_TYPE_INT:
     case KNOB_TYPE_INT_OR_AUTO: {
-        if (k->type == KNOB_TYPE_INT_OR_AUTO && strcmp(text, "auto") == 0) {
+        if ((k->type == KNOB_TYPE_INT_OR_AUTO || k->autoable) && strcmp(text, "auto") == 0) {
             set_auto_flag(d, k, true);
             return 0;
         }
@@ -390,6 +481,8 @@ int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *
         return engine_knob_set_value(d, knob, v, adj, err, errlen);
     }
     case KNOB_TYPE_LIST_OR_AUTO: return set_list_text(d, k, text, err, errlen);
+    case KNOB_TYPE_ENUM:
+    case KNOB_TYPE_BOOL: return set_choice_text(d, k, text, err, errlen);
     case KNOB_TYPE_NAME: break;
     }
     return fail(err, errlen, "%s names a preset and is resolved by the caller", k->name);
@@ -560,6 +653,19 @@ void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engi
             snprintf(buf, len, "auto");
         else
             list_text(d, k, style == KNOB_TEXT_CANONICAL, buf, len);
+        return;
+    }
+    if (!is_auto && k->field == KNOB_FIELD_ENUM) {
+        int v = *(const int *)field_cptr(d, k->offset);
+        snprintf(buf, len, "%s", v >= 0 && v < k->n_choices ? k->choices[v] : "?");
+        return;
+    }
+    if (!is_auto && k->field == KNOB_FIELD_BOOL) {
+        snprintf(buf, len, "%s", *(const bool *)field_cptr(d, k->offset) ? "on" : "off");
+        return;
+    }
+    if (is_auto && k->type != KNOB_TYPE_INT_OR_AUTO) { /* the release's choice, resolved by the estimate */
+        snprintf(buf, len, "auto");
         return;
     }
     if (is_auto) {
