@@ -103,22 +103,24 @@ typedef struct {
     const char *label; /* the short label of its slider */
     const char *brief; /* fewer letters still: "disp", in narrow depends-on columns */
     engine_knob_type type;
-    double min, max; /* static range; relational rules (divisors) are checked on apply */
+    double min, max;   /* static range; relational rules (divisors) are checked on apply */
     const char *range; /* for help: "1..1024", "divisors of world" */
     engine_knob_steps_rule steps;
-    double step_first, step_size;   /* KNOB_STEPS_LINEAR */
-    const engine_knob_base *base;   /* KNOB_STEPS_DIVISORS: its values must divide this */
-    const char *leaving_auto;       /* INT_OR_AUTO: what stepping away from auto does */
-    const char *default_text;       /* "preset", "1", "model" (MODEL.md's knob table) */
-    const char *unit;  /* "requests", "GPUs", "" */
-    const char *help;  /* one line: what the knob means in SGLang terms */
-    const char *const *choices; /* KNOB_TYPE_ENUM: the names, indexed by value */
+    double step_first, step_size; /* KNOB_STEPS_LINEAR */
+    const engine_knob_base *base; /* KNOB_STEPS_DIVISORS: its values must divide this */
+    const char *leaving_auto;     /* INT_OR_AUTO: what stepping away from auto does */
+    const char *default_text;     /* "preset", "1", "model" (MODEL.md's knob table) */
+    const char *unit;             /* "requests", "GPUs", "" */
+    const char *help;             /* one line: what the knob means in SGLang terms */
+    const char *const *choices;   /* KNOB_TYPE_ENUM: the names, indexed by value */
     int n_choices;
-    bool autoable;       /* ENUM, BOOL, INT: "auto" = what the SGLang release would choose */
+    bool autoable; /* ENUM, BOOL, INT: "auto" = what the SGLang release would choose */
     engine_knob_field field;
-    size_t offset;       /* of the value in engine_deployment */
-    size_t auto_offset;  /* of the bool "auto" flag (INT_OR_AUTO, LIST_OR_AUTO) */
-    size_t count_offset; /* of the uint32_t count (KNOB_FIELD_LIST) */
+    size_t offset;          /* of the value in engine_deployment */
+    size_t auto_offset;     /* of the bool "auto" flag (INT_OR_AUTO, LIST_OR_AUTO) */
+    size_t count_offset;    /* of the uint32_t count (KNOB_FIELD_LIST) */
+    size_t resolved_offset; /* auto knobs: where the estimate keeps the value resolved (same field
+                             * type, in engine_estimate); 0: shown as plain "auto" */
     engine_knob_store store;
     const char *sglang_flag; /* the launch flag that sets it ("--cuda-graph-max-bs"); NULL: none */
     const char *sglang_env;  /* the environment variable SGLang reads it from; NULL: none */
@@ -227,11 +229,11 @@ typedef struct {
     uint32_t sliding_window, swa_layers;                  /* sliding-window layers (gpt-oss) */
     uint32_t linear_attn_layers;                          /* linear-attention layers (Qwen3-Next, K3) */
     uint32_t kv_bytes;                                    /* bytes per KV element (BF16: 2) */
-    uint32_t intermediate;     /* the dense MLP's intermediate size (dense models, dense layers) */
-    uint32_t dense_layers;     /* MoE models: the leading dense layers (first_k_dense_replace) */
+    uint32_t intermediate; /* the dense MLP's intermediate size (dense models, dense layers) */
+    uint32_t dense_layers; /* MoE models: the leading dense layers (first_k_dense_replace) */
     uint32_t num_experts, dispatch_hidden, moe_intermediate, top_k; /* 0 experts: a dense model */
-    uint32_t shared_experts;      /* shared experts per MoE layer */
-    uint32_t shared_intermediate; /* their intermediate size (0: moe_intermediate) */
+    uint32_t shared_experts;                                        /* shared experts per MoE layer */
+    uint32_t shared_intermediate;                                   /* their intermediate size (0: moe_intermediate) */
     engine_dtype dtype;        /* activations and unquantised weights (torch_dtype) */
     engine_dtype dense_dtype;  /* attention, dense MLP, shared experts */
     engine_dtype expert_dtype; /* routed experts */
@@ -241,7 +243,8 @@ typedef struct {
     bool draft_separate; /* the MTP layer is a separate checkpoint (--speculative-draft-model-path) */
     char draft_model_path[ENGINE_TEXT_MAX / 2];
     uint64_t coef[COEF_COUNT];
-    bool coef_borrowed; /* the coefficients are K3's defaults, not this model's */
+    bool coef_missing[COEF_COUNT]; /* the preset has no value: the term is unknown unless calibrated */
+    bool coef_borrowed;            /* some coefficients are missing (older name, kept for the loader's callers) */
 } engine_model;
 
 typedef struct {
@@ -291,10 +294,22 @@ typedef struct {
     uint64_t other_runtime_bytes; /* MODEL.md default: 1 GiB */
     uint64_t pre_load_free_bytes; /* 0: cuda_total - 0.8 GiB */
     uint64_t margin_bytes;        /* for the recommended fraction; MODEL.md default 1 GiB */
+    bool per_graph_logits;        /* the release keeps each graph's own logits (before PR #8579) */
 } engine_deployment;
 
 /* Derived layout numbers. */
-static inline uint32_t engine_attn_tp(const engine_knobs_state *k) { return k->dp ? k->world / k->dp : 0; }
+/* DP attention as SGLang runs it: auto turns it on when dp > 1. */
+static inline bool engine_dp_attention(const engine_knobs_state *k)
+{
+    return k->dp_attention_auto ? k->dp > 1 : k->dp_attention;
+}
+/* The GPUs one attention group spans: tp / dp with DP attention, else tp (dp replicas). */
+static inline uint32_t engine_attn_tp(const engine_knobs_state *k)
+{
+    if (!k->dp)
+        return 0;
+    return engine_dp_attention(k) ? k->world / k->dp : k->world;
+}
 
 /* ---- Knob get/set (the rules of MODEL.md's knob table). ---- */
 
@@ -319,8 +334,7 @@ typedef struct {
 } engine_warnings;
 
 /* Adds a warning: severity and knobs from CODE's row of the warning table. */
-void engine_warn(engine_warnings *w, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void engine_warn(engine_warnings *w, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The same with the compared numbers and the brief text. */
 void engine_warn_at(engine_warnings *w, const char *code, double value, double limit, const char *brief,
                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -334,22 +348,22 @@ const engine_warning *engine_warning_find(const engine_warnings *w, const char *
  * knob is moved to the largest valid value not above it and an "adjusted" warning is added to
  * ADJ (may be NULL). Returns 0, or -1 with a one-line reason in ERR. KNOB_TYPE_NAME knobs (gpu)
  * are not handled here (the caller resolves the name); it returns -1. */
-int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *text,
-                         engine_warnings *adj, char *err, size_t errlen);
+int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *text, engine_warnings *adj, char *err,
+                         size_t errlen);
 
 /* Numeric access for sliders: the knob's current value (an auto knob: its resolved value). */
 double engine_knob_value(const engine_deployment *d, engine_knob_id knob);
 /* Sets a numeric value (already one of engine_knob_steps); same adjustment rules. */
-int engine_knob_set_value(engine_deployment *d, engine_knob_id knob, double value,
-                          engine_warnings *adj, char *err, size_t errlen);
+int engine_knob_set_value(engine_deployment *d, engine_knob_id knob, double value, engine_warnings *adj, char *err,
+                          size_t errlen);
 /* The ordered list of values a slider walks through (the row's step rule). Returns the count
  * (at most CAP); 0 for knobs without steps (lists, names). */
 size_t engine_knob_steps(const engine_deployment *d, engine_knob_id knob, double *out, size_t cap);
 /* Moves KNOB DELTA steps along its walk, or to an end (TO_END > 0: last, < 0: first). Leaving
  * auto starts from the resolved value. Returns 0 when it moved, 1 when it was already there,
  * -1 with ERR when the knob has no steps or the move is refused. */
-int engine_knob_step(engine_deployment *d, engine_knob_id knob, int delta, int to_end,
-                     engine_warnings *adj, char *err, size_t errlen);
+int engine_knob_step(engine_deployment *d, engine_knob_id knob, int delta, int to_end, engine_warnings *adj, char *err,
+                     size_t errlen);
 
 bool engine_knob_is_auto(const engine_deployment *d, engine_knob_id knob);
 /* Puts an auto-able knob back to auto; returns false when it has no auto or already is. */
@@ -377,8 +391,7 @@ void engine_knob_format(const engine_deployment *d, engine_knob_id knob, char *b
 size_t engine_bucket_grid(uint32_t max_bs, bool speculative, uint32_t *out, size_t cap);
 /* The captured list for a deployment's knobs, ascending; sets *bs_max. Adds a
  * no_bucket_survives warning when the divisibility filter leaves nothing. */
-size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t cap,
-                              engine_warnings *w);
+size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t cap, engine_warnings *w);
 
 /* ---- DeepEP and the MoE terms. ---- */
 
@@ -407,15 +420,17 @@ typedef enum {
     TERM_ACT,
     TERM_BUCKETS,
     TERM_DRAFT,
+    TERM_FUSED_MOE,    /* the fused-MoE intermediates of the largest bucket (no DeepEP) */
+    TERM_GRAPH_LOGITS, /* each further graph's own FP32 logits (releases before PR #8579) */
     TERM_COUNT
 } engine_term_id;
 
 typedef enum { LAYER_STATIC, LAYER_LARGEST, LAYER_BUCKETS, LAYER_DRAFT, LAYER_COUNT } engine_layer;
-typedef enum { SOURCE_EXACT, SOURCE_DERIVED, SOURCE_COEFFICIENT, SOURCE_CALIBRATED } engine_source;
+typedef enum { SOURCE_EXACT, SOURCE_DERIVED, SOURCE_COEFFICIENT, SOURCE_CALIBRATED, SOURCE_UNKNOWN } engine_source;
 typedef enum { GROUP_TARGET, GROUP_DRAFT } engine_group;
 
 extern const char *const engine_layer_names[LAYER_COUNT];
-extern const char *const engine_source_names[4];
+extern const char *const engine_source_names[5];
 extern const char *const engine_group_names[2];
 
 /* The term table: everything about a term but its bytes. Compute code fills bytes (and the
@@ -428,12 +443,13 @@ typedef struct {
     const char *short_label; /* "other bkts": the TUI's narrow term table */
     const char *legend;      /* what the short label stands for, in the help overlay */
     engine_layer layer;
-    engine_source source;    /* before any calibration */
-    uint32_t depends_on;     /* KNOB_BIT mask, transitively (MODEL.md) */
-    const char *formula;     /* "logits_rows x vocab x 4 (FP32)" */
-    const char *origin;      /* SGLang file / article section */
+    engine_source source;     /* before any calibration */
+    uint32_t depends_on;      /* KNOB_BIT mask, transitively (MODEL.md) */
+    const char *formula;      /* "logits_rows x vocab x 4 (FP32)" */
+    const char *origin;       /* SGLang file / article section */
     const char *limit_phrase; /* "the logits buffer (rows x vocab)": what limits the wall */
-    bool moe_floor;          /* part of the MoE floor (DeepEP + masked GEMM) */
+    bool moe_floor;           /* part of the MoE floor (DeepEP + masked GEMM) */
+    bool hide_when_zero;      /* a term of another path: tables leave it out while it is 0 */
 } engine_term_info;
 extern const engine_term_info engine_terms[TERM_COUNT];
 
@@ -458,13 +474,14 @@ typedef struct {
     engine_group group;
     engine_layer layer;
     engine_source source;
-    uint64_t bytes;
+    uint64_t bytes;      /* 0 while !known */
+    bool known;          /* false: no formula, preset value or calibration covers it */
     uint32_t depends_on; /* KNOB_BIT mask */
     const char *formula; /* human formula, e.g. "logits_rows x vocab x 4" */
     const char *origin;  /* where it comes from: SGLang file / article section */
     uint64_t alt_bytes;  /* DeepEP: NVSHMEM-rounded; masked GEMM: lifetime-aware peak; else 0 */
     const char *alt_label;
-    int n_runs;          /* calibrated: the runs behind it */
+    int n_runs; /* calibrated: the runs behind it */
     int64_t runs[ENGINE_MAX_CAL_RUNS];
 } engine_term;
 
@@ -483,11 +500,22 @@ typedef struct {
     int64_t headroom_bytes;       /* negative: the capture will OOM */
     double recommended_mem_fraction_static;
     uint64_t kv_cell_bytes;
-    uint64_t kv_tokens_per_gib;   /* logical tokens one GiB of graph memory costs */
-    uint32_t wall_max_bs;         /* largest max_bs with headroom >= 0 (0: none) */
-    engine_term_id wall_term;     /* the term that grows most on the way to the wall */
-    bool wall_beyond_range;       /* every max_bs up to 1024 fits */
+    uint64_t kv_tokens_per_gib; /* logical tokens one GiB of graph memory costs */
+    uint32_t wall_max_bs;       /* largest max_bs with headroom >= 0 (0: none) */
+    engine_term_id wall_term;   /* the term that grows most on the way to the wall */
+    bool wall_beyond_range;     /* every max_bs up to 1024 fits */
 } engine_budget;
+
+/* The layout as SGLang runs it: the auto knobs resolved. */
+typedef struct {
+    bool dp_attention;
+    bool moe;            /* the model has routed experts */
+    uint32_t ep, moe_tp; /* experts over ep GPUs; each expert's matrices over moe_tp = tp / ep */
+    engine_backend backend;
+    engine_moe_runner moe_runner;
+    bool deepep_ll, deepep_normal; /* DeepEP buffers allocated (auto: both) */
+    uint32_t kv_bytes;
+} engine_layout;
 
 struct engine_estimate {
     /* resolved knobs */
@@ -495,12 +523,14 @@ struct engine_estimate {
     uint32_t bs_max, attn_rows, moe_rows, logits_rows;
     uint32_t max_dispatch;
     bool max_dispatch_auto;
+    engine_layout layout; /* not first: a resolved_offset of 0 means none */
     uint32_t n_buckets;
     uint32_t buckets[ENGINE_MAX_BUCKETS];
     uint64_t other_bucket_rows; /* sum over the buckets but the largest of bs x mtp */
     engine_term terms[TERM_COUNT];
     uint64_t layer_bytes[LAYER_COUNT];
-    uint64_t target_total_bytes, draft_total_bytes, total_bytes;
+    uint64_t target_total_bytes, draft_total_bytes, total_bytes; /* the known terms */
+    bool total_complete;                                         /* every term is known */
     uint64_t heuristic_graph_bytes, heuristic_deepep_bytes, heuristic_total_bytes;
     engine_budget budget;
     engine_warnings warnings;
@@ -508,11 +538,9 @@ struct engine_estimate {
 
 /* Everything for one deployment. CAL may be NULL. Also computes the budget and the wall (a
  * scan over max_bs), so it costs ~100 terms-only estimates; engine_estimate_terms() skips it. */
-void engine_estimate_compute(const engine_deployment *d, const engine_calibration *cal,
-                             engine_estimate *out);
+void engine_estimate_compute(const engine_deployment *d, const engine_calibration *cal, engine_estimate *out);
 /* Terms, layers, totals and heuristic only (no budget, no wall, no warnings on the budget). */
-void engine_estimate_terms(const engine_deployment *d, const engine_calibration *cal,
-                           engine_estimate *out);
+void engine_estimate_terms(const engine_deployment *d, const engine_calibration *cal, engine_estimate *out);
 
 /* The MoE floor: DeepEP's buffer plus the masked GEMM, the bytes max_dispatch decides. */
 uint64_t engine_moe_floor_bytes(const engine_estimate *e);

@@ -15,108 +15,341 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t world_of(const engine_knobs_state *k) { return k->world; }
-static uint32_t attn_tp_of(const engine_knobs_state *k) { return engine_attn_tp(k); }
+static uint32_t world_of(const engine_knobs_state *k)
+{
+    return k->world;
+}
+static uint32_t attn_tp_of(const engine_knobs_state *k)
+{
+    return engine_attn_tp(k);
+}
 static const engine_knob_base base_world = {"world", world_of, NULL};
 static const engine_knob_base base_attn_tp = {"attn_tp", attn_tp_of, "world / dp"};
 
 #define AT(field) offsetof(engine_deployment, field)
+#define RESOLVED(field) .resolved_offset = offsetof(engine_estimate, field)
 #define CHOICES(names) .choices = names, .n_choices = (int)(sizeof names / sizeof names[0])
 
 static const char *const a2a_choices[] = {"deepep", "none"}; /* indexed by engine_a2a */
 
 /* MODEL.md's knob table. The CUDA-graph flags are those of SGLang main (2026-07). */
 const engine_knob_info engine_knobs[KNOB_COUNT] = {
-    {.id = KNOB_MAX_BS, .name = "max_bs", .label = "max_bs", .brief = "bs", .type = KNOB_TYPE_INT, .min = 1, .max = 1024,
-     .range = "1..1024", .steps = KNOB_STEPS_CAPTURE_GRID, .default_text = "preset", .unit = "requests",
-     .help = "--cuda-graph-max-bs: the largest captured batch, per DP rank", .field = KNOB_FIELD_U32,
-     .offset = AT(knobs.max_bs), .sglang_flag = "--cuda-graph-max-bs"},
-    {.id = KNOB_DP, .name = "dp", .label = "dp", .brief = "dp", .type = KNOB_TYPE_INT, .min = 1, .max = 1024,
-     .range = "divisors of world", .steps = KNOB_STEPS_DIVISORS, .base = &base_world, .default_text = "preset",
-     .unit = "groups", .help = "DP-attention groups (--dp-size); attn_tp = world / dp", .field = KNOB_FIELD_U32,
-     .offset = AT(knobs.dp), .sglang_flag = "--dp-size"},
-    {.id = KNOB_DCP, .name = "dcp", .label = "dcp", .brief = "dcp", .type = KNOB_TYPE_INT, .min = 1, .max = 1024,
-     .range = "divisors of attn_tp", .steps = KNOB_STEPS_DIVISORS, .base = &base_attn_tp, .default_text = "1",
-     .unit = "GPUs", .help = "decode context parallel inside an attention group (--dcp-size)",
-     .field = KNOB_FIELD_U32, .offset = AT(knobs.dcp), .sglang_flag = "--dcp-size"},
-    {.id = KNOB_MAX_DISPATCH, .name = "max_dispatch", .label = "max_dispatch", .brief = "disp", .type = KNOB_TYPE_INT_OR_AUTO,
-     .min = 1, .max = 1024, .range = "auto or 1..1024", .steps = KNOB_STEPS_LINEAR, .step_first = 8,
-     .step_size = 8, .leaving_auto = "starts from its value", .default_text = "preset", .unit = "tokens",
+    {.id = KNOB_MAX_BS,
+     .name = "max_bs",
+     .label = "max_bs",
+     .brief = "bs",
+     .type = KNOB_TYPE_INT,
+     .min = 1,
+     .max = 1024,
+     .range = "1..1024",
+     .steps = KNOB_STEPS_CAPTURE_GRID,
+     .default_text = "preset",
+     .unit = "requests",
+     .help = "--cuda-graph-max-bs: the largest captured batch, per DP rank",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.max_bs),
+     .sglang_flag = "--cuda-graph-max-bs"},
+    {.id = KNOB_DP,
+     .name = "dp",
+     .label = "dp",
+     .brief = "dp",
+     .type = KNOB_TYPE_INT,
+     .min = 1,
+     .max = 1024,
+     .range = "divisors of world",
+     .steps = KNOB_STEPS_DIVISORS,
+     .base = &base_world,
+     .default_text = "preset",
+     .unit = "groups",
+     .help = "DP-attention groups (--dp-size); attn_tp = world / dp",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.dp),
+     .sglang_flag = "--dp-size"},
+    {.id = KNOB_DCP,
+     .name = "dcp",
+     .label = "dcp",
+     .brief = "dcp",
+     .type = KNOB_TYPE_INT,
+     .min = 1,
+     .max = 1024,
+     .range = "divisors of attn_tp",
+     .steps = KNOB_STEPS_DIVISORS,
+     .base = &base_attn_tp,
+     .default_text = "1",
+     .unit = "GPUs",
+     .help = "decode context parallel inside an attention group (--dcp-size)",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.dcp),
+     .sglang_flag = "--dcp-size"},
+    {.id = KNOB_MAX_DISPATCH,
+     .name = "max_dispatch",
+     .label = "max_dispatch",
+     .brief = "disp",
+     .type = KNOB_TYPE_INT_OR_AUTO,
+     .min = 1,
+     .max = 1024,
+     .range = "auto or 1..1024",
+     .steps = KNOB_STEPS_LINEAR,
+     .step_first = 8,
+     .step_size = 8,
+     .leaving_auto = "starts from its value",
+     .default_text = "preset",
+     .unit = "tokens",
      .help = "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK; auto = the MoE rows per GPU",
-     .field = KNOB_FIELD_U32, .offset = AT(knobs.max_dispatch), .auto_offset = AT(knobs.max_dispatch_auto),
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.max_dispatch),
+     .auto_offset = AT(knobs.max_dispatch_auto),
+     RESOLVED(max_dispatch),
      .sglang_env = "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"},
-    {.id = KNOB_MTP, .name = "mtp", .label = "mtp", .brief = "mtp", .type = KNOB_TYPE_INT, .min = 1, .max = 16, .range = "1..16",
-     .steps = KNOB_STEPS_LINEAR, .step_first = 1, .step_size = 1, .default_text = "preset",
+    {.id = KNOB_MTP,
+     .name = "mtp",
+     .label = "mtp",
+     .brief = "mtp",
+     .type = KNOB_TYPE_INT,
+     .min = 1,
+     .max = 16,
+     .range = "1..16",
+     .steps = KNOB_STEPS_LINEAR,
+     .step_first = 1,
+     .step_size = 1,
+     .default_text = "preset",
      .unit = "tokens/request",
      .help = "tokens per request in target verify (--speculative-num-draft-tokens); 1 = no speculation",
-     .field = KNOB_FIELD_U32, .offset = AT(knobs.mtp), .sglang_flag = "--speculative-num-draft-tokens"},
-    {.id = KNOB_WORLD, .name = "world", .label = "world", .brief = "world", .type = KNOB_TYPE_INT, .min = 1, .max = 1024,
-     .range = "1..1024", .steps = KNOB_STEPS_LINEAR, .step_first = 8, .step_size = 8, .default_text = "preset",
-     .unit = "GPUs", .help = "GPUs in the deployment (= tp_size = ep_size with DeepEP)", .field = KNOB_FIELD_U32,
-     .offset = AT(knobs.world), .sglang_flag = "--tp-size"},
-    {.id = KNOB_BUCKETS, .name = "buckets", .label = "buckets", .brief = "bkts", .type = KNOB_TYPE_LIST_OR_AUTO, .min = 1,
-     .max = 1024, .range = "auto or a list", .steps = KNOB_STEPS_NONE, .default_text = "preset", .unit = "",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.mtp),
+     .sglang_flag = "--speculative-num-draft-tokens"},
+    {.id = KNOB_WORLD,
+     .name = "world",
+     .label = "world",
+     .brief = "world",
+     .type = KNOB_TYPE_INT,
+     .min = 1,
+     .max = 1024,
+     .range = "1..1024",
+     .steps = KNOB_STEPS_LINEAR,
+     .step_first = 8,
+     .step_size = 8,
+     .default_text = "preset",
+     .unit = "GPUs",
+     .help = "GPUs in the deployment (= tp_size = ep_size with DeepEP)",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.world),
+     .sglang_flag = "--tp-size"},
+    {.id = KNOB_BUCKETS,
+     .name = "buckets",
+     .label = "buckets",
+     .brief = "bkts",
+     .type = KNOB_TYPE_LIST_OR_AUTO,
+     .min = 1,
+     .max = 1024,
+     .range = "auto or a list",
+     .steps = KNOB_STEPS_NONE,
+     .default_text = "preset",
+     .unit = "",
      .help = "captured batch sizes (--cuda-graph-bs); auto = SGLang's grid up to max_bs",
-     .field = KNOB_FIELD_LIST, .offset = AT(knobs.buckets), .auto_offset = AT(knobs.buckets_auto),
-     .count_offset = AT(knobs.n_buckets), .sglang_flag = "--cuda-graph-bs"},
-    {.id = KNOB_CONTEXT_LEN, .name = "context_len", .label = "context_len", .brief = "ctx", .type = KNOB_TYPE_INT, .min = 1,
-     .max = 16777216, .range = "1..16,777,216", .steps = KNOB_STEPS_POW2, .default_text = "model",
-     .unit = "tokens", .help = "--context-length (sizes the page-index buffer)", .field = KNOB_FIELD_U64,
-     .offset = AT(knobs.context_len), .sglang_flag = "--context-length"},
-    {.id = KNOB_MEM_FRACTION, .name = "mem_fraction_static", .label = "mem_fraction", .brief = "f", .type = KNOB_TYPE_FRACTION,
-     .min = 0.50, .max = 0.99, .range = "0.50..0.99", .steps = KNOB_STEPS_LINEAR, .step_first = 0.50,
-     .step_size = 0.005, .default_text = "preset", .unit = "",
-     .help = "--mem-fraction-static: SGLang's static share of pre-load free memory", .field = KNOB_FIELD_DOUBLE,
-     .offset = AT(knobs.mem_fraction_static), .sglang_flag = "--mem-fraction-static"},
-    {.id = KNOB_GPU, .name = "gpu", .label = "gpu", .brief = "gpu", .type = KNOB_TYPE_NAME, .range = "a GPU preset",
-     .steps = KNOB_STEPS_NONE, .default_text = "preset", .unit = "", .help = "the GPU model (a GPU preset name)",
-     .field = KNOB_FIELD_NAME, .offset = AT(gpu.name), .store = KNOB_STORE_COLUMN},
-    {.id = KNOB_DP_ATTENTION, .name = "dp_attention", .label = "dp_attention", .brief = "dpa",
-     .type = KNOB_TYPE_BOOL, .autoable = true, .range = "on, off or auto", .default_text = "auto (on when dp > 1)",
-     .unit = "", .help = "--enable-dp-attention: each DP group runs attention for its own requests",
-     .field = KNOB_FIELD_BOOL, .offset = AT(knobs.dp_attention), .auto_offset = AT(knobs.dp_attention_auto),
+     .field = KNOB_FIELD_LIST,
+     .offset = AT(knobs.buckets),
+     .auto_offset = AT(knobs.buckets_auto),
+     .count_offset = AT(knobs.n_buckets),
+     .sglang_flag = "--cuda-graph-bs"},
+    {.id = KNOB_CONTEXT_LEN,
+     .name = "context_len",
+     .label = "context_len",
+     .brief = "ctx",
+     .type = KNOB_TYPE_INT,
+     .min = 1,
+     .max = 16777216,
+     .range = "1..16,777,216",
+     .steps = KNOB_STEPS_POW2,
+     .default_text = "model",
+     .unit = "tokens",
+     .help = "--context-length (sizes the page-index buffer)",
+     .field = KNOB_FIELD_U64,
+     .offset = AT(knobs.context_len),
+     .sglang_flag = "--context-length"},
+    {.id = KNOB_MEM_FRACTION,
+     .name = "mem_fraction_static",
+     .label = "mem_fraction",
+     .brief = "f",
+     .type = KNOB_TYPE_FRACTION,
+     .min = 0.50,
+     .max = 0.99,
+     .range = "0.50..0.99",
+     .steps = KNOB_STEPS_LINEAR,
+     .step_first = 0.50,
+     .step_size = 0.005,
+     .default_text = "preset",
+     .unit = "",
+     .help = "--mem-fraction-static: SGLang's static share of pre-load free memory",
+     .field = KNOB_FIELD_DOUBLE,
+     .offset = AT(knobs.mem_fraction_static),
+     .sglang_flag = "--mem-fraction-static"},
+    {.id = KNOB_GPU,
+     .name = "gpu",
+     .label = "gpu",
+     .brief = "gpu",
+     .type = KNOB_TYPE_NAME,
+     .range = "a GPU preset",
+     .steps = KNOB_STEPS_NONE,
+     .default_text = "preset",
+     .unit = "",
+     .help = "the GPU model (a GPU preset name)",
+     .field = KNOB_FIELD_NAME,
+     .offset = AT(gpu.name),
+     .store = KNOB_STORE_COLUMN},
+    {.id = KNOB_DP_ATTENTION,
+     .name = "dp_attention",
+     .label = "dp_attention",
+     .brief = "dpa",
+     .type = KNOB_TYPE_BOOL,
+     .autoable = true,
+     .range = "on, off or auto",
+     .default_text = "auto (on when dp > 1)",
+     .unit = "",
+     .help = "--enable-dp-attention: each DP group runs attention for its own requests",
+     .field = KNOB_FIELD_BOOL,
+     .offset = AT(knobs.dp_attention),
+     .auto_offset = AT(knobs.dp_attention_auto),
+     RESOLVED(layout.dp_attention),
      .sglang_flag = "--enable-dp-attention"},
-    {.id = KNOB_EP, .name = "ep", .label = "ep", .brief = "ep", .type = KNOB_TYPE_INT, .autoable = true, .min = 1,
-     .max = 1024, .range = "auto or divisors of tp", .steps = KNOB_STEPS_DIVISORS, .base = &base_world,
-     .default_text = "auto (tp with DeepEP, else 1)", .unit = "GPUs",
-     .help = "--ep-size: the GPUs the routed experts are sharded over", .field = KNOB_FIELD_U32,
-     .offset = AT(knobs.ep), .auto_offset = AT(knobs.ep_auto), .sglang_flag = "--ep-size"},
-    {.id = KNOB_A2A, .name = "a2a", .label = "a2a", .brief = "a2a", .type = KNOB_TYPE_ENUM, CHOICES(a2a_choices),
-     .range = "deepep or none", .default_text = "preset (none without one)", .unit = "",
+    {.id = KNOB_EP,
+     .name = "ep",
+     .label = "ep",
+     .brief = "ep",
+     .type = KNOB_TYPE_INT,
+     .autoable = true,
+     .min = 1,
+     .max = 1024,
+     .range = "auto or divisors of tp",
+     .steps = KNOB_STEPS_DIVISORS,
+     .base = &base_world,
+     .default_text = "auto (tp with DeepEP, else 1)",
+     .unit = "GPUs",
+     .help = "--ep-size: the GPUs the routed experts are sharded over",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.ep),
+     .auto_offset = AT(knobs.ep_auto),
+     RESOLVED(layout.ep),
+     .sglang_flag = "--ep-size"},
+    {.id = KNOB_A2A,
+     .name = "a2a",
+     .label = "a2a",
+     .brief = "a2a",
+     .type = KNOB_TYPE_ENUM,
+     CHOICES(a2a_choices),
+     .range = "deepep or none",
+     .default_text = "preset (none without one)",
+     .unit = "",
      .help = "--moe-a2a-backend: the MoE all-to-all (none: every GPU's MoE sees all its group's tokens)",
-     .field = KNOB_FIELD_ENUM, .offset = AT(a2a), .sglang_flag = "--moe-a2a-backend"},
-    {.id = KNOB_DEEPEP_MODE, .name = "deepep_mode", .label = "deepep_mode", .brief = "mode",
-     .type = KNOB_TYPE_ENUM, .choices = engine_deepep_mode_names, .n_choices = DEEPEP_MODE_COUNT,
-     .range = "auto, low_latency or normal", .default_text = "auto", .unit = "",
+     .field = KNOB_FIELD_ENUM,
+     .offset = AT(a2a),
+     .sglang_flag = "--moe-a2a-backend"},
+    {.id = KNOB_DEEPEP_MODE,
+     .name = "deepep_mode",
+     .label = "deepep_mode",
+     .brief = "mode",
+     .type = KNOB_TYPE_ENUM,
+     .choices = engine_deepep_mode_names,
+     .n_choices = DEEPEP_MODE_COUNT,
+     .range = "auto, low_latency or normal",
+     .default_text = "auto",
+     .unit = "",
      .help = "--deepep-mode: auto allocates both the low-latency and the normal-mode buffers",
-     .field = KNOB_FIELD_ENUM, .offset = AT(knobs.deepep_mode), .sglang_flag = "--deepep-mode"},
-    {.id = KNOB_MOE_RUNNER, .name = "moe_runner", .label = "moe_runner", .brief = "runner", .type = KNOB_TYPE_ENUM,
-     .choices = engine_moe_runner_names, .n_choices = MOE_RUNNER_COUNT, .autoable = true,
-     .range = "auto or a runner", .default_text = "auto", .unit = "",
-     .help = "--moe-runner-backend: the kernels of the routed experts", .field = KNOB_FIELD_ENUM,
-     .offset = AT(knobs.moe_runner), .auto_offset = AT(knobs.moe_runner_auto), .sglang_flag = "--moe-runner-backend"},
-    {.id = KNOB_ATTENTION_BACKEND, .name = "attention_backend", .label = "attention", .brief = "attn",
-     .type = KNOB_TYPE_ENUM, .choices = engine_backend_names, .n_choices = BACKEND_COUNT, .autoable = true,
-     .range = "auto or an SGLang backend", .default_text = "auto (the release's choice)", .unit = "",
-     .help = "--attention-backend: decides the page-index buffers of the graphs", .field = KNOB_FIELD_ENUM,
-     .offset = AT(backend), .auto_offset = AT(knobs.backend_auto), .sglang_flag = "--attention-backend"},
-    {.id = KNOB_MAX_RUNNING_REQUESTS, .name = "max_running_requests", .label = "max_running", .brief = "mrr",
-     .type = KNOB_TYPE_INT, .autoable = true, .min = 1, .max = 1048576, .range = "auto or 1..1,048,576",
-     .default_text = "auto (a plan: dp x max_bs)", .unit = "requests",
+     .field = KNOB_FIELD_ENUM,
+     .offset = AT(knobs.deepep_mode),
+     .sglang_flag = "--deepep-mode"},
+    {.id = KNOB_MOE_RUNNER,
+     .name = "moe_runner",
+     .label = "moe_runner",
+     .brief = "runner",
+     .type = KNOB_TYPE_ENUM,
+     .choices = engine_moe_runner_names,
+     .n_choices = MOE_RUNNER_COUNT,
+     .autoable = true,
+     .range = "auto or a runner",
+     .default_text = "auto",
+     .unit = "",
+     .help = "--moe-runner-backend: the kernels of the routed experts",
+     .field = KNOB_FIELD_ENUM,
+     .offset = AT(knobs.moe_runner),
+     .auto_offset = AT(knobs.moe_runner_auto),
+     RESOLVED(layout.moe_runner),
+     .sglang_flag = "--moe-runner-backend"},
+    {.id = KNOB_ATTENTION_BACKEND,
+     .name = "attention_backend",
+     .label = "attention",
+     .brief = "attn",
+     .type = KNOB_TYPE_ENUM,
+     .choices = engine_backend_names,
+     .n_choices = BACKEND_COUNT,
+     .autoable = true,
+     .range = "auto or an SGLang backend",
+     .default_text = "auto (the release's choice)",
+     .unit = "",
+     .help = "--attention-backend: decides the page-index buffers of the graphs",
+     .field = KNOB_FIELD_ENUM,
+     .offset = AT(backend),
+     .auto_offset = AT(knobs.backend_auto),
+     RESOLVED(layout.backend),
+     .sglang_flag = "--attention-backend"},
+    {.id = KNOB_MAX_RUNNING_REQUESTS,
+     .name = "max_running_requests",
+     .label = "max_running",
+     .brief = "mrr",
+     .type = KNOB_TYPE_INT,
+     .autoable = true,
+     .min = 1,
+     .max = 1048576,
+     .range = "auto or 1..1,048,576",
+     .default_text = "auto (a plan: dp x max_bs)",
+     .unit = "requests",
      .help = "--max-running-requests: the request pool; SGLang clamps the capture list to it",
-     .field = KNOB_FIELD_U32, .offset = AT(knobs.max_running_requests),
-     .auto_offset = AT(knobs.max_running_requests_auto), .sglang_flag = "--max-running-requests"},
-    {.id = KNOB_TBO, .name = "tbo", .label = "tbo", .brief = "tbo", .type = KNOB_TYPE_BOOL, .range = "on or off",
-     .default_text = "off", .unit = "", .help = "--enable-two-batch-overlap: captured sizes must be even",
-     .field = KNOB_FIELD_BOOL, .offset = AT(knobs.tbo), .sglang_flag = "--enable-two-batch-overlap"},
-    {.id = KNOB_KV_DTYPE, .name = "kv_dtype", .label = "kv_dtype", .brief = "kv", .type = KNOB_TYPE_ENUM,
-     .choices = engine_kv_dtype_names, .n_choices = KV_DTYPE_COUNT, .range = "auto, bf16, fp8_e4m3, fp8_e5m2",
-     .default_text = "auto (the model's dtype)", .unit = "", .help = "--kv-cache-dtype: bytes per KV element",
-     .field = KNOB_FIELD_ENUM, .offset = AT(knobs.kv_dtype), .sglang_flag = "--kv-cache-dtype"},
-    {.id = KNOB_PAGE_SIZE, .name = "page_size", .label = "page_size", .brief = "page", .type = KNOB_TYPE_INT,
-     .autoable = true, .min = 1, .max = 1024, .range = "auto or 1..1024", .steps = KNOB_STEPS_POW2,
-     .default_text = "auto (the backend's)", .unit = "tokens", .help = "--page-size: tokens per KV page",
-     .field = KNOB_FIELD_U32, .offset = AT(knobs.page_size), .auto_offset = AT(knobs.page_size_auto),
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.max_running_requests),
+     .auto_offset = AT(knobs.max_running_requests_auto),
+     .sglang_flag = "--max-running-requests"},
+    {.id = KNOB_TBO,
+     .name = "tbo",
+     .label = "tbo",
+     .brief = "tbo",
+     .type = KNOB_TYPE_BOOL,
+     .range = "on or off",
+     .default_text = "off",
+     .unit = "",
+     .help = "--enable-two-batch-overlap: captured sizes must be even",
+     .field = KNOB_FIELD_BOOL,
+     .offset = AT(knobs.tbo),
+     .sglang_flag = "--enable-two-batch-overlap"},
+    {.id = KNOB_KV_DTYPE,
+     .name = "kv_dtype",
+     .label = "kv_dtype",
+     .brief = "kv",
+     .type = KNOB_TYPE_ENUM,
+     .choices = engine_kv_dtype_names,
+     .n_choices = KV_DTYPE_COUNT,
+     .range = "auto, bf16, fp8_e4m3, fp8_e5m2",
+     .default_text = "auto (the model's dtype)",
+     .unit = "",
+     .help = "--kv-cache-dtype: bytes per KV element",
+     .field = KNOB_FIELD_ENUM,
+     .offset = AT(knobs.kv_dtype),
+     .sglang_flag = "--kv-cache-dtype"},
+    {.id = KNOB_PAGE_SIZE,
+     .name = "page_size",
+     .label = "page_size",
+     .brief = "page",
+     .type = KNOB_TYPE_INT,
+     .autoable = true,
+     .min = 1,
+     .max = 1024,
+     .range = "auto or 1..1024",
+     .steps = KNOB_STEPS_POW2,
+     .default_text = "auto (the backend's)",
+     .unit = "tokens",
+     .help = "--page-size: tokens per KV page",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.page_size),
+     .auto_offset = AT(knobs.page_size_auto),
      .sglang_flag = "--page-size"},
 };
 
@@ -132,16 +365,24 @@ const engine_knob_info *engine_knob_find(const char *name)
 void engine_knob_steps_text(const engine_knob_info *k, char *buf, size_t len)
 {
     switch (k->steps) {
-    case KNOB_STEPS_CAPTURE_GRID: snprintf(buf, len, "next size of SGLang's capture grid"); break;
-    case KNOB_STEPS_DIVISORS: snprintf(buf, len, "next divisor of %s", k->base->name); break;
+    case KNOB_STEPS_CAPTURE_GRID:
+        snprintf(buf, len, "next size of SGLang's capture grid");
+        break;
+    case KNOB_STEPS_DIVISORS:
+        snprintf(buf, len, "next divisor of %s", k->base->name);
+        break;
     case KNOB_STEPS_LINEAR:
         snprintf(buf, len, "%g%s%s", k->step_size, k->leaving_auto ? " (leaving auto " : "",
                  k->leaving_auto ? k->leaving_auto : "");
         if (k->leaving_auto)
             snprintf(buf + strlen(buf), len - strlen(buf), ")");
         break;
-    case KNOB_STEPS_POW2: snprintf(buf, len, "power of two"); break;
-    case KNOB_STEPS_NONE: snprintf(buf, len, "none (typed)"); break;
+    case KNOB_STEPS_POW2:
+        snprintf(buf, len, "power of two");
+        break;
+    case KNOB_STEPS_NONE:
+        snprintf(buf, len, "none (typed)");
+        break;
     }
 }
 
@@ -187,8 +428,14 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---- Typed access through the row's offsets. ---- */
 
-static void *field_ptr(engine_deployment *d, size_t offset) { return (char *)d + offset; }
-static const void *field_cptr(const engine_deployment *d, size_t offset) { return (const char *)d + offset; }
+static void *field_ptr(engine_deployment *d, size_t offset)
+{
+    return (char *)d + offset;
+}
+static const void *field_cptr(const engine_deployment *d, size_t offset)
+{
+    return (const char *)d + offset;
+}
 
 static bool has_auto(const engine_knob_info *k)
 {
@@ -223,13 +470,19 @@ static double raw_value(const engine_deployment *d, const engine_knob_info *k)
 {
     const void *p = field_cptr(d, k->offset);
     switch (k->field) {
-    case KNOB_FIELD_U32: return *(const uint32_t *)p;
-    case KNOB_FIELD_U64: return (double)*(const uint64_t *)p;
-    case KNOB_FIELD_DOUBLE: return *(const double *)p;
-    case KNOB_FIELD_ENUM: return *(const int *)p;
-    case KNOB_FIELD_BOOL: return *(const bool *)p;
+    case KNOB_FIELD_U32:
+        return *(const uint32_t *)p;
+    case KNOB_FIELD_U64:
+        return (double)*(const uint64_t *)p;
+    case KNOB_FIELD_DOUBLE:
+        return *(const double *)p;
+    case KNOB_FIELD_ENUM:
+        return *(const int *)p;
+    case KNOB_FIELD_BOOL:
+        return *(const bool *)p;
     case KNOB_FIELD_LIST:
-    case KNOB_FIELD_NAME: break;
+    case KNOB_FIELD_NAME:
+        break;
     }
     return 0;
 }
@@ -248,12 +501,24 @@ void engine_knob_copy(engine_deployment *dst, const engine_deployment *src, engi
     const engine_knob_info *k = &engine_knobs[knob];
     size_t size = 0;
     switch (k->field) {
-    case KNOB_FIELD_U32: size = sizeof(uint32_t); break;
-    case KNOB_FIELD_U64: size = sizeof(uint64_t); break;
-    case KNOB_FIELD_DOUBLE: size = sizeof(double); break;
-    case KNOB_FIELD_NAME: size = ENGINE_NAME_MAX; break;
-    case KNOB_FIELD_ENUM: size = sizeof(int); break;
-    case KNOB_FIELD_BOOL: size = sizeof(bool); break;
+    case KNOB_FIELD_U32:
+        size = sizeof(uint32_t);
+        break;
+    case KNOB_FIELD_U64:
+        size = sizeof(uint64_t);
+        break;
+    case KNOB_FIELD_DOUBLE:
+        size = sizeof(double);
+        break;
+    case KNOB_FIELD_NAME:
+        size = ENGINE_NAME_MAX;
+        break;
+    case KNOB_FIELD_ENUM:
+        size = sizeof(int);
+        break;
+    case KNOB_FIELD_BOOL:
+        size = sizeof(bool);
+        break;
     case KNOB_FIELD_LIST: {
         uint32_t n = *(const uint32_t *)field_cptr(src, k->count_offset);
         *(uint32_t *)field_ptr(dst, k->count_offset) = n;
@@ -281,7 +546,8 @@ bool engine_knob_equal(const engine_deployment *a, const engine_deployment *b, e
         return n == *(const uint32_t *)field_cptr(b, k->count_offset) &&
                memcmp(field_cptr(a, k->offset), field_cptr(b, k->offset), n * sizeof(uint32_t)) == 0;
     }
-    default: return raw_value(a, k) == raw_value(b, k);
+    default:
+        return raw_value(a, k) == raw_value(b, k);
     }
 }
 
@@ -351,8 +617,8 @@ static void keep_divisors(engine_deployment *d, engine_warnings *adj)
     }
 }
 
-static int set_integer(engine_deployment *d, engine_knob_id knob, uint64_t v, engine_warnings *adj,
-                       char *err, size_t errlen)
+static int set_integer(engine_deployment *d, engine_knob_id knob, uint64_t v, engine_warnings *adj, char *err,
+                       size_t errlen)
 {
     const engine_knob_info *k = &engine_knobs[knob];
     if (k->field != KNOB_FIELD_U32 && k->field != KNOB_FIELD_U64)
@@ -375,8 +641,7 @@ static int set_integer(engine_deployment *d, engine_knob_id knob, uint64_t v, en
     return 0;
 }
 
-static int set_list_text(engine_deployment *d, const engine_knob_info *k, const char *text, char *err,
-                         size_t errlen)
+static int set_list_text(engine_deployment *d, const engine_knob_info *k, const char *text, char *err, size_t errlen)
 {
     while (isspace((unsigned char)*text))
         text++;
@@ -427,8 +692,7 @@ static const struct {
     const char *old, *now;
 } choice_aliases[] = {{"dsa", "nsa"}, {"fp8", "fp8_e4m3"}};
 
-static int set_choice_text(engine_deployment *d, const engine_knob_info *k, const char *text, char *err,
-                           size_t errlen)
+static int set_choice_text(engine_deployment *d, const engine_knob_info *k, const char *text, char *err, size_t errlen)
 {
     if (k->autoable && strcmp(text, "auto") == 0) {
         set_auto_flag(d, k, true);
@@ -458,8 +722,8 @@ static int set_choice_text(engine_deployment *d, const engine_knob_info *k, cons
     return fail(err, errlen, "%s=%s: expected %s%s", k->name, text, k->autoable ? "auto, " : "", list);
 }
 
-int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *text,
-                         engine_warnings *adj, char *err, size_t errlen)
+int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *text, engine_warnings *adj, char *err,
+                         size_t errlen)
 {
     const engine_knob_info *k = &engine_knobs[knob];
     switch (k->type) {
@@ -480,35 +744,51 @@ int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *
             return fail(err, errlen, "%s=%s: expected a number in %s", k->name, text, k->range);
         return engine_knob_set_value(d, knob, v, adj, err, errlen);
     }
-    case KNOB_TYPE_LIST_OR_AUTO: return set_list_text(d, k, text, err, errlen);
+    case KNOB_TYPE_LIST_OR_AUTO:
+        return set_list_text(d, k, text, err, errlen);
     case KNOB_TYPE_ENUM:
-    case KNOB_TYPE_BOOL: return set_choice_text(d, k, text, err, errlen);
-    case KNOB_TYPE_NAME: break;
+    case KNOB_TYPE_BOOL:
+        return set_choice_text(d, k, text, err, errlen);
+    case KNOB_TYPE_NAME:
+        break;
     }
     return fail(err, errlen, "%s names a preset and is resolved by the caller", k->name);
 }
 
-/* The value an auto knob resolves to: today only max_dispatch (auto = the MoE rows). */
+/* The value an auto knob resolves to, read from the estimate where the row says. */
 static double resolved_value(const engine_deployment *d, const engine_estimate *e, engine_knob_id knob)
 {
+    const engine_knob_info *k = &engine_knobs[knob];
+    if (!k->resolved_offset)
+        return raw_value(d, k);
     engine_estimate scratch;
     if (!e) {
         engine_estimate_terms(d, NULL, &scratch);
         e = &scratch;
     }
-    return knob == KNOB_MAX_DISPATCH ? e->max_dispatch : raw_value(d, &engine_knobs[knob]);
+    const void *p = (const char *)e + k->resolved_offset;
+    switch (k->field) {
+    case KNOB_FIELD_U32:
+        return *(const uint32_t *)p;
+    case KNOB_FIELD_ENUM:
+        return *(const int *)p;
+    case KNOB_FIELD_BOOL:
+        return *(const bool *)p;
+    default:
+        return raw_value(d, k);
+    }
 }
 
 double engine_knob_value(const engine_deployment *d, engine_knob_id knob)
 {
     const engine_knob_info *k = &engine_knobs[knob];
-    if (k->type == KNOB_TYPE_INT_OR_AUTO && engine_knob_is_auto(d, knob))
+    if (engine_knob_is_auto(d, knob) && k->resolved_offset)
         return resolved_value(d, NULL, knob);
     return raw_value(d, k);
 }
 
-int engine_knob_set_value(engine_deployment *d, engine_knob_id knob, double value,
-                          engine_warnings *adj, char *err, size_t errlen)
+int engine_knob_set_value(engine_deployment *d, engine_knob_id knob, double value, engine_warnings *adj, char *err,
+                          size_t errlen)
 {
     const engine_knob_info *k = &engine_knobs[knob];
     if (k->type == KNOB_TYPE_FRACTION) {
@@ -567,13 +847,14 @@ size_t engine_knob_steps(const engine_deployment *d, engine_knob_id knob, double
             if (v >= k->min)
                 n = push(out, n, cap, v);
         break;
-    case KNOB_STEPS_NONE: return 0;
+    case KNOB_STEPS_NONE:
+        return 0;
     }
     return n < cap ? n : cap;
 }
 
-int engine_knob_step(engine_deployment *d, engine_knob_id knob, int delta, int to_end, engine_warnings *adj,
-                     char *err, size_t errlen)
+int engine_knob_step(engine_deployment *d, engine_knob_id knob, int delta, int to_end, engine_warnings *adj, char *err,
+                     size_t errlen)
 {
     const engine_knob_info *k = &engine_knobs[knob];
     double steps[ENGINE_MAX_BUCKETS + 1];
@@ -664,15 +945,21 @@ void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engi
         snprintf(buf, len, "%s", *(const bool *)field_cptr(d, k->offset) ? "on" : "off");
         return;
     }
-    if (is_auto && k->type != KNOB_TYPE_INT_OR_AUTO) { /* the release's choice, resolved by the estimate */
+    if (is_auto && (style == KNOB_TEXT_FULL || style == KNOB_TEXT_SHORT) && k->resolved_offset &&
+        k->type != KNOB_TYPE_INT_OR_AUTO && k->type != KNOB_TYPE_INT) { /* "auto (fa3)" */
+        double v = resolved_value(d, e, knob);
+        const char *name = k->field == KNOB_FIELD_BOOL            ? (v != 0 ? "on" : "off")
+                           : (int)v >= 0 && (int)v < k->n_choices ? k->choices[(int)v]
+                                                                  : "?";
+        snprintf(buf, len, style == KNOB_TEXT_FULL ? "auto (%s)" : "auto %s", name);
+        return;
+    }
+    if (is_auto && !(k->resolved_offset && (style == KNOB_TEXT_FULL || style == KNOB_TEXT_SHORT))) {
         snprintf(buf, len, "auto");
         return;
     }
     if (is_auto) {
-        if (style == KNOB_TEXT_CANONICAL || style == KNOB_TEXT_DISPLAY)
-            snprintf(buf, len, "auto");
-        else
-            snprintf(buf, len, style == KNOB_TEXT_FULL ? "auto (%.0f)" : "auto %.0f", resolved_value(d, e, knob));
+        snprintf(buf, len, style == KNOB_TEXT_FULL ? "auto (%.0f)" : "auto %.0f", resolved_value(d, e, knob));
         return;
     }
     double v = raw_value(d, k);
