@@ -1,6 +1,7 @@
 /* tui_app.c — the planner's state: loading, recomputing (every number comes from the engine)
  * and handling input. Drawing is in tui_draw.c. */
 #include "tui_app.h"
+#include "tui_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -396,7 +397,6 @@ static int set_value(tui_app *app, int knob, double value)
 }
 
 /* The slider's list of values and the current index (gpu: the catalog's GPUs). */
-size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t cap, size_t *cur);
 size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t cap, size_t *cur)
 {
     const tui_plan *p = &app->plan[0];
@@ -543,7 +543,6 @@ static int list_len(const tui_app *app)
     return (int)app->n_runs;
 }
 
-const preset_entry *tui_app_picker_entry(const tui_app *app, int index);
 const preset_entry *tui_app_picker_entry(const tui_app *app, int index)
 {
     int n = 0;

@@ -4,6 +4,7 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "tui.h"
 #include "tui_app.h"
+#include "tui_internal.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -15,8 +16,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <term.h> /* last: its macros (lines, columns, ...) clash with ordinary names */
-
-bool tui_locale_utf8(void);
 
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t got_winch;

@@ -7,9 +7,7 @@
 #include <string.h>
 
 #include "tui_app.h"
-
-size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t cap, size_t *cur);
-const preset_entry *tui_app_picker_entry(const tui_app *app, int index);
+#include "tui_internal.h"
 
 static double gib(uint64_t b)
 {
@@ -842,8 +840,7 @@ static const char *wall_phrase(engine_term_id t, bool dispatch_auto)
     }
 }
 
-void tui_limits_sentence(const tui_app *app, char *buf, size_t len);
-void tui_limits_sentence(const tui_app *app, char *buf, size_t len)
+static void limits_sentence(const tui_app *app, char *buf, size_t len)
 {
     const tui_plan *p = &app->plan[0];
     const engine_estimate *e = &p->e;
@@ -889,7 +886,7 @@ void tui_limits_sentence(const tui_app *app, char *buf, size_t len)
 static void draw_limits(tui_app *app, tui_screen *s, tui_rect r)
 {
     char text[1024];
-    tui_limits_sentence(app, text, sizeof text);
+    limits_sentence(app, text, sizeof text);
     ascii_fold(app->g, text, sizeof text);
     /* Wrap at a word boundary over the panel's lines. */
     const char *p = text;

@@ -8,11 +8,11 @@
 
 #include "tui.h"
 #include "tui_app.h"
+#include "tui_internal.h"
 
 #define SNAPSHOT_MAX_KEYS 4096
 
 /* UTF-8 glyphs only when the locale's codeset is UTF-8 and --ascii was not given. */
-bool tui_locale_utf8(void);
 bool tui_locale_utf8(void)
 {
     const char *cs = nl_langinfo(CODESET);
