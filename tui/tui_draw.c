@@ -9,16 +9,7 @@
 #include "tui_app.h"
 #include "tui_internal.h"
 
-static double gib(uint64_t b)
-{
-    return (double)b / (double)ENGINE_GIB;
-}
-static double sgib(int64_t b)
-{
-    return (double)b / (double)ENGINE_GIB;
-}
-
-static void draw_box(tui_screen *s, const tui_glyphs *g, tui_rect r, const char *title, bool bottom)
+void tui_draw_box(tui_screen *s, const tui_glyphs *g, tui_rect r, const char *title, bool bottom)
 {
     if (r.w < 2 || r.h < 2)
         return;
@@ -76,9 +67,7 @@ static void ascii_fold(const tui_glyphs *g, char *text, size_t len)
     snprintf(text, len, "%s", out);
 }
 
-static int print_text(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw, tui_style st, const char *fmt, ...)
-    __attribute__((format(printf, 7, 8)));
-static int print_text(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw, tui_style st, const char *fmt, ...)
+int tui_printf_glyphs(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw, tui_style st, const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
@@ -107,17 +96,17 @@ static void draw_header(tui_app *app, tui_screen *s, tui_rect r)
     const engine_knobs_state *k = &p->d.knobs;
     char lay[64];
     layout_name(k, lay, sizeof lay);
-    int x = r.x + print_text(s, app->g, r.x, r.y, r.w, TUI_ST_TITLE, " cgplan  ");
+    int x = r.x + tui_printf_glyphs(s, app->g, r.x, r.y, r.w, TUI_ST_TITLE, " cgplan  ");
     char mtp[32];
     if (k->mtp > 1)
         snprintf(mtp, sizeof mtp, "MTP %u", k->mtp);
     else
         snprintf(mtp, sizeof mtp, "no speculation");
-    x += print_text(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_NORMAL, "%s · %s · %u x %s (%.2f GiB) · %s · %s%s",
-                    p->name, p->d.model.name, k->world, p->d.gpu.name, gib(p->d.gpu.cuda_total_bytes), lay, mtp,
-                    p->has_cal ? " · calibrated" : "");
+    x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_NORMAL, "%s · %s · %u x %s (%.2f GiB) · %s · %s%s",
+                           p->name, p->d.model.name, k->world, p->d.gpu.name, tui_gib(p->d.gpu.cuda_total_bytes), lay,
+                           mtp, p->has_cal ? " · calibrated" : "");
     if (app->compare && app->plan[1].loaded)
-        x += print_text(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, "  vs %s", app->plan[1].name);
+        x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, "  vs %s", app->plan[1].name);
     const char *keys = "? help  q quit ";
     int kw = tui_text_width(keys);
     if (x + 2 + kw <= r.x + r.w)
@@ -209,7 +198,7 @@ static const char *knob_label(int knob, int w)
 static void draw_knobs(tui_app *app, tui_screen *s, tui_rect r)
 {
     const tui_glyphs *g = app->g;
-    draw_box(s, g, r, "knobs", true);
+    tui_draw_box(s, g, r, "knobs", true);
     int ix = r.x + 1, iy = r.y + 1, iw = r.w - 2, ih = r.h - 2;
     tui_slider_geom geo;
     tui_slider_geometry(iw, &geo);
@@ -253,10 +242,10 @@ static void draw_knobs(tui_app *app, tui_screen *s, tui_rect r)
         }
         if (geo.extra_w > 0) {
             if (warned)
-                print_text(s, g, ix + geo.extra_x, y, geo.extra_w, TUI_ST_WARN, "%s", warn);
+                tui_printf_glyphs(s, g, ix + geo.extra_x, y, geo.extra_w, TUI_ST_WARN, "%s", warn);
             else
-                print_text(s, g, ix + geo.extra_x, y, geo.extra_w, TUI_ST_DIM, "%s %s", engine_knobs[k].range,
-                           engine_knobs[k].unit);
+                tui_printf_glyphs(s, g, ix + geo.extra_x, y, geo.extra_w, TUI_ST_DIM, "%s %s", engine_knobs[k].range,
+                                  engine_knobs[k].unit);
         }
     }
     /* Detail lines: a warning in full, else what the focused knob means. */
@@ -264,22 +253,23 @@ static void draw_knobs(tui_app *app, tui_screen *s, tui_rect r)
     if (row < ih) {
         if (first_warn >= 0 && geo.extra_w == 0) {
             knob_warning(app, first_warn, warn, sizeof warn);
-            print_text(s, g, ix + 1, iy + row, iw - 2, TUI_ST_WARN, "%s %s", engine_knobs[first_warn].name, warn);
+            tui_printf_glyphs(s, g, ix + 1, iy + row, iw - 2, TUI_ST_WARN, "%s %s", engine_knobs[first_warn].name,
+                              warn);
         } else {
             const engine_knob_info *info = &engine_knobs[app->focus];
-            print_text(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "%s: %s %s · step %s", info->name, info->range,
-                       info->unit, info->step);
+            tui_printf_glyphs(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "%s: %s %s · step %s", info->name,
+                              info->range, info->unit, info->step);
         }
         row++;
     }
     if (row < ih) {
-        print_text(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "%s", engine_knobs[app->focus].help);
+        tui_printf_glyphs(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "%s", engine_knobs[app->focus].help);
         row++;
     }
     if (row < ih) {
         const engine_estimate *e = &p->e;
-        print_text(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "KV: 1 GiB of graphs = %llu tokens (cell %llu B)",
-                   (unsigned long long)e->budget.kv_tokens_per_gib, (unsigned long long)e->budget.kv_cell_bytes);
+        tui_printf_glyphs(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "KV: 1 GiB of graphs = %llu tokens (cell %llu B)",
+                          (unsigned long long)e->budget.kv_tokens_per_gib, (unsigned long long)e->budget.kv_cell_bytes);
     }
 }
 
@@ -318,7 +308,7 @@ static void draw_terms(tui_app *app, tui_screen *s, tui_rect r)
     const engine_estimate *e = &p->e;
     bool cmp = app->compare && app->plan[1].loaded;
     const engine_estimate *eb = &app->plan[1].e;
-    draw_box(s, g, r, "CUDA-graph memory per GPU (GiB)", true);
+    tui_draw_box(s, g, r, "CUDA-graph memory per GPU (GiB)", true);
     int ix = r.x + 1, iy = r.y + 1, iw = r.w - 2, ih = r.h - 2;
     bool wide = iw >= 64;
     int layer_w = wide ? 8 : 7, label_w = wide ? 17 : 11, gib_w = wide ? 7 : 5;
@@ -362,9 +352,9 @@ static void draw_terms(tui_app *app, tui_screen *s, tui_rect r)
                           l == LAYER_LARGEST && wide ? "largest" : engine_layer_names[l]);
             first = false;
             tui_print(s, ix + 1 + x_label, y, label_w, st, wide ? engine_term_labels[i] : short_labels[i]);
-            tui_printf(s, ix + 1 + x_gib, y, gib_w, st, "%*.2f", gib_w, gib(t->bytes));
+            tui_printf(s, ix + 1 + x_gib, y, gib_w, st, "%*.2f", gib_w, tui_gib(t->bytes));
             if (cmp)
-                tui_printf(s, ix + 1 + x_b, y, gib_w, TUI_ST_PRED_B, "%*.2f", gib_w, gib(eb->terms[i].bytes));
+                tui_printf(s, ix + 1 + x_b, y, gib_w, TUI_ST_PRED_B, "%*.2f", gib_w, tui_gib(eb->terms[i].bytes));
             if (show_share)
                 tui_printf(s, ix + 1 + x_share, y, share_w, TUI_ST_DIM, "%*.0f%%", share_w - 1,
                            e->total_bytes ? 100.0 * (double)t->bytes / (double)e->total_bytes : 0.0);
@@ -380,15 +370,15 @@ static void draw_terms(tui_app *app, tui_screen *s, tui_rect r)
     if (row < ih) {
         char dep[64];
         depends_text(0, true, dep, sizeof dep);
-        print_text(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "rows: attn %u · moe %u · logits %u · bs_max %u",
-                   e->attn_rows, e->moe_rows, e->logits_rows, e->bs_max);
+        tui_printf_glyphs(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "rows: attn %u · moe %u · logits %u · bs_max %u",
+                          e->attn_rows, e->moe_rows, e->logits_rows, e->bs_max);
         row++;
     }
     if (row < ih) {
         const engine_term *t = &e->terms[TERM_DEEPEP];
         if (t->alt_label && t->alt_bytes)
-            print_text(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "DeepEP %s: %.2f GiB", t->alt_label,
-                       gib(t->alt_bytes));
+            tui_printf_glyphs(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "DeepEP %s: %.2f GiB", t->alt_label,
+                              tui_gib(t->alt_bytes));
     }
 }
 
@@ -399,20 +389,20 @@ static void draw_total(tui_app *app, tui_screen *s, tui_rect r)
     const tui_plan *p = &app->plan[0];
     const engine_estimate *e = &p->e;
     int x = r.x + 1;
-    x += tui_printf(s, x, r.y, r.w - 1, TUI_ST_TOTAL, "total %.2f GiB", gib(e->total_bytes));
+    x += tui_printf(s, x, r.y, r.w - 1, TUI_ST_TOTAL, "total %.2f GiB", tui_gib(e->total_bytes));
     if (app->have_prev && app->prev_total != e->total_bytes) {
         int64_t d = (int64_t)e->total_bytes - (int64_t)app->prev_total;
-        x += tui_printf(s, x, r.y, r.x + r.w - x, TUI_ST_HILITE, " (%+.2f)", sgib(d));
+        x += tui_printf(s, x, r.y, r.x + r.w - x, TUI_ST_HILITE, " (%+.2f)", tui_sgib(d));
     }
     if (r.w >= 110)
-        x += print_text(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_DIM, "  target %.2f + draft %.2f",
-                        gib(e->target_total_bytes), gib(e->draft_total_bytes));
-    x += print_text(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_HEUR, " · SGLang heuristic %.2f GiB (%.0f%% of it)",
-                    gib(e->heuristic_total_bytes),
-                    e->total_bytes ? 100.0 * (double)e->heuristic_total_bytes / (double)e->total_bytes : 0.0);
+        x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_DIM, "  target %.2f + draft %.2f",
+                               tui_gib(e->target_total_bytes), tui_gib(e->draft_total_bytes));
+    x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_HEUR, " · SGLang heuristic %.2f GiB (%.0f%% of it)",
+                           tui_gib(e->heuristic_total_bytes),
+                           e->total_bytes ? 100.0 * (double)e->heuristic_total_bytes / (double)e->total_bytes : 0.0);
     if (app->compare && app->plan[1].loaded)
-        print_text(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, " · %s %.2f GiB", app->plan[1].name,
-                   gib(app->plan[1].e.total_bytes));
+        tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, " · %s %.2f GiB", app->plan[1].name,
+                          tui_gib(app->plan[1].e.total_bytes));
 }
 
 /* ---- per-GPU memory bar ---- */
@@ -426,9 +416,9 @@ static void draw_bar(tui_app *app, tui_screen *s, tui_rect r)
     double rec = floor(b->recommended_mem_fraction_static * 1000) / 1000;
     if (r.w >= 120)
         snprintf(suffix, sizeof suffix, " headroom %.2f GiB · mem_fraction_static %.3f (recommended %.3f)",
-                 sgib(b->headroom_bytes), p->d.knobs.mem_fraction_static, rec);
+                 tui_sgib(b->headroom_bytes), p->d.knobs.mem_fraction_static, rec);
     else
-        snprintf(suffix, sizeof suffix, " headroom %.2f · f %.3f (rec. %.3f)", sgib(b->headroom_bytes),
+        snprintf(suffix, sizeof suffix, " headroom %.2f · f %.3f (rec. %.3f)", tui_sgib(b->headroom_bytes),
                  p->d.knobs.mem_fraction_static, rec);
     ascii_fold(g, suffix, sizeof suffix);
     const char *prefix = " per GPU ";
@@ -673,7 +663,7 @@ static void draw_plot(tui_app *app, tui_screen *s, tui_rect r)
     const char *xname = app->concurrency && cmp && app->axis == KNOB_MAX_BS ? "dp x max_bs (instance concurrency)"
                                                                             : engine_knobs[app->axis].name;
     snprintf(title, sizeof title, "graph memory (GiB) vs %s", xname);
-    draw_box(s, g, r, title, false);
+    tui_draw_box(s, g, r, title, false);
     /* legend on the top border, right-aligned */
     char legend[256];
     /* %lc depends on the locale; build it by hand instead. */
@@ -857,15 +847,15 @@ static void limits_sentence(const tui_app *app, char *buf, size_t len)
                                  wall_phrase(b->wall_term, e->max_dispatch_auto));
     if (used < len && p->whatif_max_bs > p->d.knobs.max_bs) {
         const engine_estimate *w = &p->whatif;
-        double dt = sgib((int64_t)w->total_bytes - (int64_t)e->total_bytes);
+        double dt = tui_sgib((int64_t)w->total_bytes - (int64_t)e->total_bytes);
         double dg;
         const char *what;
         if (moe) {
-            dg = sgib((int64_t)(w->terms[TERM_DEEPEP].bytes + w->terms[TERM_MASKED_GEMM].bytes) -
-                      (int64_t)(e->terms[TERM_DEEPEP].bytes + e->terms[TERM_MASKED_GEMM].bytes));
+            dg = tui_sgib((int64_t)(w->terms[TERM_DEEPEP].bytes + w->terms[TERM_MASKED_GEMM].bytes) -
+                          (int64_t)(e->terms[TERM_DEEPEP].bytes + e->terms[TERM_MASKED_GEMM].bytes));
             what = "MoE floor";
         } else {
-            dg = sgib((int64_t)w->terms[b->wall_term].bytes - (int64_t)e->terms[b->wall_term].bytes);
+            dg = tui_sgib((int64_t)w->terms[b->wall_term].bytes - (int64_t)e->terms[b->wall_term].bytes);
             what = engine_term_labels[b->wall_term];
         }
         used += (size_t)snprintf(buf + used, len - used, "; max_bs %u → %u adds ~%.*f GiB, %.1f of it %s",
@@ -873,9 +863,9 @@ static void limits_sentence(const tui_app *app, char *buf, size_t len)
     }
     if (used < len) {
         if (b->headroom_bytes < 0)
-            used += (size_t)snprintf(buf + used, len - used,
-                                     "; it does not fit now (%.2f GiB over: mem_fraction_static ≤ %.3f)",
-                                     sgib(-b->headroom_bytes), floor(b->recommended_mem_fraction_static * 1000) / 1000);
+            used += (size_t)snprintf(
+                buf + used, len - used, "; it does not fit now (%.2f GiB over: mem_fraction_static ≤ %.3f)",
+                tui_sgib(-b->headroom_bytes), floor(b->recommended_mem_fraction_static * 1000) / 1000);
         else if (!b->wall_beyond_range)
             used += (size_t)snprintf(buf + used, len - used, "; fits up to max_bs %u", b->wall_max_bs);
     }
@@ -922,18 +912,19 @@ static void draw_status(tui_app *app, tui_screen *s, tui_rect r)
 {
     const tui_glyphs *g = app->g;
     if (app->typing) {
-        int x =
-            r.x + print_text(s, g, r.x, r.y, r.w, TUI_ST_FOCUS, " %s = %s", engine_knobs[app->focus].name, app->input);
+        int x = r.x + tui_printf_glyphs(s, g, r.x, r.y, r.w, TUI_ST_FOCUS, " %s = %s", engine_knobs[app->focus].name,
+                                        app->input);
         tui_put(s, x, r.y, L'_', TUI_ST_FOCUS);
-        print_text(s, g, x + 2, r.y, r.x + r.w - x - 2, TUI_ST_DIM, "(Enter sets, Escape cancels)");
+        tui_printf_glyphs(s, g, x + 2, r.y, r.x + r.w - x - 2, TUI_ST_DIM, "(Enter sets, Escape cancels)");
         return;
     }
     if (app->message[0]) {
-        print_text(s, g, r.x, r.y, r.w, app->message_is_error ? TUI_ST_ERROR : TUI_ST_NORMAL, " %s", app->message);
+        tui_printf_glyphs(s, g, r.x, r.y, r.w, app->message_is_error ? TUI_ST_ERROR : TUI_ST_NORMAL, " %s",
+                          app->message);
         return;
     }
     if (app->store_note[0]) {
-        print_text(s, g, r.x, r.y, r.w, TUI_ST_WARN, " %s", app->store_note);
+        tui_printf_glyphs(s, g, r.x, r.y, r.w, TUI_ST_WARN, " %s", app->store_note);
         return;
     }
     /* warnings that have no slider to sit on */
@@ -941,13 +932,14 @@ static void draw_status(tui_app *app, tui_screen *s, tui_rect r)
     for (int i = 0; i < e->warnings.n; i++) {
         const char *c = e->warnings.items[i].code;
         if (strcmp(c, "k3_coefficients") == 0 || strcmp(c, "no_moe_model") == 0) {
-            print_text(s, g, r.x, r.y, r.w, TUI_ST_WARN, " ! %s", e->warnings.items[i].message);
+            tui_printf_glyphs(s, g, r.x, r.y, r.w, TUI_ST_WARN, " ! %s", e->warnings.items[i].message);
             return;
         }
     }
-    print_text(s, g, r.x, r.y, r.w, TUI_ST_DIM,
-               " %zu stored runs · Left/Right step  PgUp/PgDn x10  = type  a auto  c compare%s  p presets  r runs",
-               app->n_runs, app->compare ? "  i concurrency" : "");
+    tui_printf_glyphs(
+        s, g, r.x, r.y, r.w, TUI_ST_DIM,
+        " %zu stored runs · Left/Right step  PgUp/PgDn x10  = type  a auto  c compare%s  p presets  r runs",
+        app->n_runs, app->compare ? "  i concurrency" : "");
 }
 
 /* ---- overlays ---- */
@@ -967,7 +959,7 @@ static void draw_help(tui_app *app, tui_screen *s)
     const tui_glyphs *g = app->g;
     tui_rect r = centered(s, 92, 10 + KNOB_COUNT + 6);
     tui_fill(s, r, L' ', TUI_ST_NORMAL);
-    draw_box(s, g, r, "help (any key closes)", true);
+    tui_draw_box(s, g, r, "help (any key closes)", true);
     static const char *const lines[] = {
         "Up/Down, Tab    focus a knob (the five sliders, then the secondary knobs)",
         "Left/Right      one step of the knob      PgUp/PgDn  ten steps     Home/End  the ends",
@@ -980,17 +972,17 @@ static void draw_help(tui_app *app, tui_screen *s)
     for (size_t i = 0; i < sizeof lines / sizeof lines[0] && y < r.y + r.h - 1; i++)
         tui_print(s, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, lines[i]);
     for (int k = 0; k < KNOB_COUNT && y < r.y + r.h - 1; k++)
-        print_text(s, g, r.x + 2, y++, r.w - 4, k == app->focus ? TUI_ST_FOCUS : TUI_ST_NORMAL, "%-20s %-18s %s",
-                   engine_knobs[k].name, engine_knobs[k].range, engine_knobs[k].help);
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, k == app->focus ? TUI_ST_FOCUS : TUI_ST_NORMAL, "%-20s %-18s %s",
+                          engine_knobs[k].name, engine_knobs[k].range, engine_knobs[k].help);
     if (y < r.y + r.h - 1)
         y++;
     if (y < r.y + r.h - 1)
-        print_text(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM,
-                   "sources: exact = closed formula · derived = first principles · coefficient = per-model · "
-                   "calibrated = fitted");
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM,
+                          "sources: exact = closed formula · derived = first principles · coefficient = per-model · "
+                          "calibrated = fitted");
     if (y < r.y + r.h - 1)
-        print_text(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM,
-                   "rows = max_bs, buckets, mtp, dp, world (they decide the rows)");
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM,
+                          "rows = max_bs, buckets, mtp, dp, world (they decide the rows)");
 }
 
 static void draw_list_frame(tui_app *app, tui_rect r, int n, int *first)
@@ -1015,15 +1007,16 @@ static void draw_picker(tui_app *app, tui_screen *s)
         n++;
     tui_rect r = centered(s, 90, n + 4 < 8 ? 8 : n + 4);
     tui_fill(s, r, L' ', TUI_ST_NORMAL);
-    draw_box(s, g, r, "presets: Enter load · c compare with · Escape close", true);
+    tui_draw_box(s, g, r, "presets: Enter load · c compare with · Escape close", true);
     int first;
     draw_list_frame(app, r, n, &first);
     for (int i = first, y = r.y + 1; i < n && y < r.y + r.h - 2; i++, y++) {
         const preset_entry *pe = tui_app_picker_entry(app, i);
         tui_style st = i == app->sel ? TUI_ST_SELECT : TUI_ST_NORMAL;
         tui_fill(s, (tui_rect){r.x + 1, y, r.w - 2, 1}, L' ', st);
-        print_text(s, g, r.x + 2, y, r.w - 4, st, "%-16s %-12s %-6s %3u GPUs dp %-3u dcp %-2u mtp %-2u max_bs %-4u %s",
-                   pe->name, pe->model, pe->gpu, pe->world, pe->dp, pe->dcp, pe->mtp, pe->max_bs, pe->description);
+        tui_printf_glyphs(s, g, r.x + 2, y, r.w - 4, st,
+                          "%-16s %-12s %-6s %3u GPUs dp %-3u dcp %-2u mtp %-2u max_bs %-4u %s", pe->name, pe->model,
+                          pe->gpu, pe->world, pe->dp, pe->dcp, pe->mtp, pe->max_bs, pe->description);
     }
 }
 
@@ -1033,30 +1026,30 @@ static void draw_runs(tui_app *app, tui_screen *s)
     int n = (int)app->n_runs;
     tui_rect r = centered(s, 100, n + 4 < 8 ? 8 : n + 4);
     tui_fill(s, r, L' ', TUI_ST_NORMAL);
-    draw_box(s, g, r, "stored runs: d delete · Escape close", true);
+    tui_draw_box(s, g, r, "stored runs: d delete · Escape close", true);
     if (!app->db) {
-        print_text(s, g, r.x + 2, r.y + 1, r.w - 4, TUI_ST_WARN, "%s", app->store_note);
+        tui_printf_glyphs(s, g, r.x + 2, r.y + 1, r.w - 4, TUI_ST_WARN, "%s", app->store_note);
         return;
     }
     if (n == 0)
-        print_text(s, g, r.x + 2, r.y + 1, r.w - 4, TUI_ST_DIM, "no runs stored (cgplan ingest LOG adds one)");
+        tui_printf_glyphs(s, g, r.x + 2, r.y + 1, r.w - 4, TUI_ST_DIM, "no runs stored (cgplan ingest LOG adds one)");
     int first;
     draw_list_frame(app, r, n, &first);
     for (int i = first, y = r.y + 1; i < n && y < r.y + r.h - 2; i++, y++) {
         const store_run_summary *run = &app->runs[i];
         tui_style st = i == app->sel ? TUI_ST_SELECT : TUI_ST_NORMAL;
         tui_fill(s, (tui_rect){r.x + 1, y, r.w - 2, 1}, L' ', st);
-        print_text(s, g, r.x + 2, y, r.w - 4, st,
-                   "%4lld  %-10s %-6s world %-3u dp %-3u dcp %-2u mtp %-2u max_bs %-4u total %6.2f GiB  %s",
-                   (long long)run->id, run->model, run->gpu[0] ? run->gpu : "?", run->world, run->dp, run->dcp,
-                   run->mtp, run->max_bs, run->total_gib, run->label);
+        tui_printf_glyphs(s, g, r.x + 2, y, r.w - 4, st,
+                          "%4lld  %-10s %-6s world %-3u dp %-3u dcp %-2u mtp %-2u max_bs %-4u total %6.2f GiB  %s",
+                          (long long)run->id, run->model, run->gpu[0] ? run->gpu : "?", run->world, run->dp, run->dcp,
+                          run->mtp, run->max_bs, run->total_gib, run->label);
     }
     if (app->mode == TUI_MODE_CONFIRM && app->sel < n) {
         tui_rect c = centered(s, 44, 3);
         tui_fill(s, c, L' ', TUI_ST_NORMAL);
-        draw_box(s, g, c, NULL, true);
-        print_text(s, g, c.x + 2, c.y + 1, c.w - 4, TUI_ST_WARN, "delete run %lld? y / n",
-                   (long long)app->runs[app->sel].id);
+        tui_draw_box(s, g, c, NULL, true);
+        tui_printf_glyphs(s, g, c.x + 2, c.y + 1, c.w - 4, TUI_ST_WARN, "delete run %lld? y / n",
+                          (long long)app->runs[app->sel].id);
     }
 }
 

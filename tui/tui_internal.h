@@ -5,11 +5,30 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tui_app.h"
 
 /* tui_main.c: UTF-8 glyphs only when the locale's codeset is UTF-8. */
 bool tui_locale_utf8(void);
+
+/* Bytes as GiB, for display (signed: differences and headroom). */
+static inline double tui_gib(uint64_t b)
+{
+    return (double)b / (double)ENGINE_GIB;
+}
+static inline double tui_sgib(int64_t b)
+{
+    return (double)b / (double)ENGINE_GIB;
+}
+
+/* tui_draw.c: a box on R with TITLE on its top border; BOTTOM: close it with a bottom border
+ * (the plot's box is open at the bottom, where its x labels go). */
+void tui_draw_box(tui_screen *s, const tui_glyphs *g, tui_rect r, const char *title, bool bottom);
+/* tui_draw.c: tui_printf for the glyph set G: with ASCII glyphs "·", "→" and "≤" become "-",
+ * "->" and "<=", any other non-ASCII character "?". */
+int tui_printf_glyphs(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw, tui_style st, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
 
 /* tui_app.c: the slider's list of values for KNOB into STEPS[0..cap) and, in *CUR, the index of
  * the current value (gpu: the catalog's GPUs, by index). Returns the count. */
