@@ -30,6 +30,9 @@ void tui_draw_box(tui_screen *s, const tui_glyphs *g, tui_rect r, const char *ti
 int tui_printf_glyphs(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw, tui_style st, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
 
+/* The panels of the main screen, each drawn into R (its rectangle of the layout). */
+void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r); /* tui_plot.c */
+
 /* tui_app.c: the slider's list of values for KNOB into STEPS[0..cap) and, in *CUR, the index of
  * the current value (gpu: the catalog's GPUs, by index). Returns the count. */
 size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t cap, size_t *cur);
