@@ -31,7 +31,8 @@ int tui_printf_glyphs(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw
     __attribute__((format(printf, 7, 8)));
 
 /* The panels of the main screen, each drawn into R (its rectangle of the layout). */
-void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r); /* tui_plot.c */
+void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r); /* tui_terms.c */
+void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r);  /* tui_plot.c */
 
 /* tui_app.c: the slider's list of values for KNOB into STEPS[0..cap) and, in *CUR, the index of
  * the current value (gpu: the catalog's GPUs, by index). Returns the count. */
