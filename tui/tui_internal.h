@@ -34,6 +34,10 @@ int tui_printf_glyphs(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw
 void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r); /* tui_terms.c */
 void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r);  /* tui_plot.c */
 
+/* tui_overlay.c: the window of the app's mode over the main screen (help, the preset picker, the
+ * runs browser and its confirmation); nothing in TUI_MODE_MAIN. */
+void tui_draw_overlay(tui_app *app, tui_screen *s);
+
 /* tui_app.c: the slider's list of values for KNOB into STEPS[0..cap) and, in *CUR, the index of
  * the current value (gpu: the catalog's GPUs, by index). Returns the count. */
 size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t cap, size_t *cur);
