@@ -1,5 +1,5 @@
 /* tui_app.c — the planner's state: loading, recomputing (every number comes from the engine)
- * and handling input. Drawing is in tui_draw.c. */
+ * and handling input. Drawing starts in tui_draw.c. */
 #include "tui_app.h"
 #include "tui_internal.h"
 

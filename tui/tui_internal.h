@@ -31,6 +31,7 @@ int tui_printf_glyphs(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw
     __attribute__((format(printf, 7, 8)));
 
 /* The panels of the main screen, each drawn into R (its rectangle of the layout). */
+void tui_draw_knobs(tui_app *app, tui_screen *s, tui_rect r); /* tui_knobs.c */
 void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r); /* tui_terms.c */
 void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r);  /* tui_plot.c */
 
