@@ -87,6 +87,55 @@ static const char *knob_label(int knob, int w)
     return engine_knobs[knob].name;
 }
 
+/* How one slider line looks: the label (and the focus marker before it), the value, and the
+ * track left of the thumb (FILL), the thumb and the track right of it (EMPTY). */
+typedef struct {
+    bool focused; /* the focus marker in the first column, in the label's style */
+    tui_style label, value;
+    tui_style fill, thumb, empty;
+} slider_styles;
+
+/* One slider on LINE, a row of the knob box's interior (tui_slider_geometry's columns for its
+ * width): LABEL left-aligned in the name column, VALUE right-aligned in the value column, and the
+ * track with the thumb at step INDEX of COUNT. No track when COUNT is 0: the caller may put
+ * something else there. The column beside the track (range, warnings) is the caller's too. */
+static void tui_draw_slider(tui_screen *s, const tui_glyphs *g, tui_rect line, const char *label, const char *value,
+                            size_t index, size_t count, const slider_styles *st)
+{
+    tui_slider_geom geo;
+    tui_slider_geometry(line.w, &geo);
+    int y = line.y;
+    if (st->focused)
+        tui_put(s, line.x, y, g->focus, st->label);
+    tui_printf(s, line.x + geo.name_x, y, geo.name_w, st->label, "%-*s", geo.name_w, label);
+    tui_printf(s, line.x + geo.value_x, y, geo.value_w, st->value, "%*s", geo.value_w, value);
+    if (count == 0)
+        return;
+    int tx = line.x + geo.track_x;
+    int thumb = tui_slider_col_for_index(count, geo.track_w, index);
+    for (int c = 0; c < geo.track_w; c++) {
+        wchar_t ch = c < thumb ? g->fill : c == thumb ? g->thumb : g->empty;
+        tui_style cs = c < thumb ? st->fill : c == thumb ? st->thumb : st->empty;
+        tui_put(s, tx + c, y, ch, cs);
+    }
+}
+
+/* The buckets knob has no steps: its list of buckets goes where the track would, W columns from
+ * X, cut with "~" when it does not fit. */
+static void draw_bucket_list(tui_screen *s, const engine_estimate *e, int x, int y, int w)
+{
+    char list[256];
+    size_t used = 0;
+    list[0] = '\0';
+    for (uint32_t i = 0; i < e->n_buckets && used + 8 < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%u", i ? "," : "", e->buckets[i]);
+    if (tui_text_width(list) > w && w > 1) {
+        list[w - 1] = '\0';
+        snprintf(list + w - 1, 2, "~");
+    }
+    tui_print(s, x, y, w, TUI_ST_DIM, list);
+}
+
 void tui_draw_knobs(tui_app *app, tui_screen *s, tui_rect r)
 {
     const tui_glyphs *g = app->g;
@@ -104,34 +153,21 @@ void tui_draw_knobs(tui_app *app, tui_screen *s, tui_rect r)
         bool warned = knob_warning(app, k, warn, sizeof warn);
         if (warned && first_warn < 0)
             first_warn = k;
-        if (focused)
-            tui_put(s, ix, y, g->focus, TUI_ST_FOCUS);
-        tui_printf(s, ix + geo.name_x, y, geo.name_w, focused ? TUI_ST_FOCUS : TUI_ST_NORMAL, "%-*s", geo.name_w,
-                   knob_label(k, geo.name_w));
         knob_value_text(app, k, val, sizeof val);
-        tui_printf(s, ix + geo.value_x, y, geo.value_w, warned ? TUI_ST_WARN : TUI_ST_NORMAL, "%*s", geo.value_w, val);
         size_t cur;
         size_t n = tui_app_knob_steps(app, k, steps, TUI_CURVE_MAX, &cur);
-        int tx = ix + geo.track_x;
-        if (k == KNOB_BUCKETS) {
-            char list[256];
-            size_t used = 0;
-            list[0] = '\0';
-            for (uint32_t i = 0; i < p->e.n_buckets && used + 8 < sizeof list; i++)
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%u", i ? "," : "", p->e.buckets[i]);
-            if (tui_text_width(list) > geo.track_w && geo.track_w > 1) {
-                list[geo.track_w - 1] = '\0';
-                snprintf(list + geo.track_w - 1, 2, "~");
-            }
-            tui_print(s, tx, y, geo.track_w, TUI_ST_DIM, list);
-        } else if (n > 0) {
-            int thumb = tui_slider_col_for_index(n, geo.track_w, cur);
-            for (int c = 0; c < geo.track_w; c++) {
-                wchar_t ch = c < thumb ? g->fill : c == thumb ? g->thumb : g->empty;
-                tui_style st = c < thumb ? TUI_ST_TRACK : c == thumb ? TUI_ST_THUMB : TUI_ST_DIM;
-                tui_put(s, tx + c, y, ch, st);
-            }
-        }
+        bool list = k == KNOB_BUCKETS;
+        const slider_styles st = {
+            .focused = focused,
+            .label = focused ? TUI_ST_FOCUS : TUI_ST_NORMAL,
+            .value = warned ? TUI_ST_WARN : TUI_ST_NORMAL,
+            .fill = TUI_ST_TRACK,
+            .thumb = TUI_ST_THUMB,
+            .empty = TUI_ST_DIM,
+        };
+        tui_draw_slider(s, g, (tui_rect){ix, y, iw, 1}, knob_label(k, geo.name_w), val, cur, list ? 0 : n, &st);
+        if (list)
+            draw_bucket_list(s, &p->e, ix + geo.track_x, y, geo.track_w);
         if (geo.extra_w > 0) {
             if (warned)
                 tui_printf_glyphs(s, g, ix + geo.extra_x, y, geo.extra_w, TUI_ST_WARN, "%s", warn);
