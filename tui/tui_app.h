@@ -96,6 +96,15 @@ typedef struct tui_app {
     bool message_is_error;
     const tui_glyphs *g;
     tui_layout layout;
+    /* Working space for one call at a time (the recompute, the knob handlers, the knob panel):
+     * nothing in it outlives the call that fills it. Here rather than on the stack (tens of KiB)
+     * or in function-local statics. */
+    struct {
+        double steps[TUI_CURVE_MAX]; /* one knob's slider values */
+        engine_deployment d;         /* a plan's deployment with one knob moved */
+        engine_estimate e;           /* the estimate of d */
+        tui_plan loaded;             /* a preset the picker loads, kept only if it loads */
+    } scratch;
 } tui_app;
 
 /* Opens the catalog, loads the presets and the store. Returns 0, or 1/2 (preset_load codes)

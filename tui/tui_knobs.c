@@ -144,7 +144,7 @@ void tui_draw_knobs(tui_app *app, tui_screen *s, tui_rect r)
     tui_slider_geom geo;
     tui_slider_geometry(iw, &geo);
     const tui_plan *p = &app->plan[0];
-    static double steps[TUI_CURVE_MAX];
+    double *steps = app->scratch.steps;
     char val[64], warn[128];
     int first_warn = -1;
     for (int k = 0; k < TUI_KNOB_ROWS && k < ih; k++) {
