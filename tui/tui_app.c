@@ -27,13 +27,9 @@ const tui_glyphs tui_glyphs_utf8 = {
     .wall = L'┃',
     .tick = L'┤',
     .axis_v = L'│',
-    .axis_h = L'─',
-    .origin = L'┼',
     .bar = {L'█', L'▒', L'▓', L'░'},
     .bar_l = L'▕',
     .bar_r = L'▏',
-    .sep = " · ",
-    .arrow = "→",
 };
 const tui_glyphs tui_glyphs_ascii = {
     .utf8 = false,
@@ -54,13 +50,9 @@ const tui_glyphs tui_glyphs_ascii = {
     .wall = L'|',
     .tick = L'+',
     .axis_v = L'|',
-    .axis_h = L'-',
-    .origin = L'+',
     .bar = {L'#', L'=', L'+', L'-'},
     .bar_l = L'[',
     .bar_r = L']',
-    .sep = " - ",
-    .arrow = "->",
 };
 
 static void set_message(tui_app *app, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -189,7 +181,6 @@ static void compute_curve(tui_app *app, int which, double hi_value)
     size_t n = knob_steps(p, app->axis, steps, TUI_CURVE_MAX);
     c->n = 0;
     c->has_wall = false;
-    c->now_x = axis_x(app, &p->d, engine_knob_value(&p->d, app->axis));
     engine_deployment *d = &app->scratch.d;
     engine_estimate *e = &app->scratch.e;
     bool want_wall = app->axis != KNOB_MAX_BS;

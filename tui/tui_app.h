@@ -28,11 +28,9 @@ typedef struct {
     bool utf8;
     wchar_t h, v, tl, tr, bl, br;
     wchar_t fill, thumb, empty, focus;
-    wchar_t observed, observed_b, pred_b, heur, wall, tick, axis_v, axis_h, origin;
+    wchar_t observed, observed_b, pred_b, heur, wall, tick, axis_v;
     wchar_t bar[4]; /* weights, KV, graph, free */
     wchar_t bar_l, bar_r;
-    const char *sep;   /* " · " */
-    const char *arrow; /* "→" */
 } tui_glyphs;
 extern const tui_glyphs tui_glyphs_utf8, tui_glyphs_ascii;
 
@@ -60,7 +58,6 @@ typedef struct {
     double heur_gib[TUI_CURVE_MAX];
     bool has_wall;
     double wall_x;
-    double now_x; /* the current value */
 } tui_curve;
 
 typedef enum { TUI_MODE_MAIN, TUI_MODE_HELP, TUI_MODE_PICKER, TUI_MODE_RUNS, TUI_MODE_CONFIRM } tui_mode;

@@ -332,7 +332,7 @@ static void draw_status(tui_app *app, tui_screen *s, tui_rect r)
         app->n_runs, app->compare ? "  i concurrency" : "");
 }
 
-static void draw_too_small(tui_app *app, tui_screen *s)
+static void draw_too_small(tui_screen *s)
 {
     int y = s->h / 2 - 1;
     if (y < 0)
@@ -347,7 +347,6 @@ static void draw_too_small(tui_app *app, tui_screen *s)
     snprintf(line, sizeof line, "q quits");
     tui_print(s, (s->w - tui_text_width(line)) / 2 > 0 ? (s->w - tui_text_width(line)) / 2 : 0, y + 2, s->w, TUI_ST_DIM,
               line);
-    (void)app;
 }
 
 /* The widget table: one row per panel. */
@@ -367,7 +366,7 @@ void tui_app_render(tui_app *app, tui_screen *s)
     tui_layout_compute(s->w, s->h, &app->layout);
     tui_screen_clear(s);
     if (app->layout.too_small) {
-        draw_too_small(app, s);
+        draw_too_small(s);
         return;
     }
     for (size_t i = 0; i < sizeof widgets / sizeof widgets[0]; i++) {

@@ -99,8 +99,6 @@ void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r)
         }
     }
     if (row < ih) {
-        char dep[64];
-        depends_text(0, true, dep, sizeof dep);
         tui_printf_glyphs(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "rows: attn %u · moe %u · logits %u · bs_max %u",
                           e->attn_rows, e->moe_rows, e->logits_rows, e->bs_max);
         row++;
