@@ -1,6 +1,7 @@
 /* tui_app.c — the planner's state: loading, recomputing (every number comes from the engine)
- * and handling input. Drawing is in tui_draw.c. */
+ * and handling input. Drawing starts in tui_draw.c. */
 #include "tui_app.h"
+#include "tui_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -26,13 +27,9 @@ const tui_glyphs tui_glyphs_utf8 = {
     .wall = L'┃',
     .tick = L'┤',
     .axis_v = L'│',
-    .axis_h = L'─',
-    .origin = L'┼',
     .bar = {L'█', L'▒', L'▓', L'░'},
     .bar_l = L'▕',
     .bar_r = L'▏',
-    .sep = " · ",
-    .arrow = "→",
 };
 const tui_glyphs tui_glyphs_ascii = {
     .utf8 = false,
@@ -53,13 +50,9 @@ const tui_glyphs tui_glyphs_ascii = {
     .wall = L'|',
     .tick = L'+',
     .axis_v = L'|',
-    .axis_h = L'-',
-    .origin = L'+',
     .bar = {L'#', L'=', L'+', L'-'},
     .bar_l = L'[',
     .bar_r = L']',
-    .sep = " - ",
-    .arrow = "->",
 };
 
 static void set_message(tui_app *app, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -184,34 +177,33 @@ static void compute_curve(tui_app *app, int which, double hi_value)
 {
     tui_plan *p = &app->plan[which];
     tui_curve *c = &app->curve[which];
-    static double steps[TUI_CURVE_MAX];
+    double *steps = app->scratch.steps;
     size_t n = knob_steps(p, app->axis, steps, TUI_CURVE_MAX);
     c->n = 0;
     c->has_wall = false;
-    c->now_x = axis_x(app, &p->d, engine_knob_value(&p->d, app->axis));
-    static engine_deployment d;
-    static engine_estimate e;
+    engine_deployment *d = &app->scratch.d;
+    engine_estimate *e = &app->scratch.e;
     bool want_wall = app->axis != KNOB_MAX_BS;
     for (size_t i = 0; i < n && c->n < TUI_CURVE_MAX; i++) {
         if (steps[i] > hi_value * (1 + 1e-9))
             break;
-        d = p->d;
-        if (engine_knob_set_value(&d, app->axis, steps[i], NULL, NULL, 0) != 0)
+        *d = p->d;
+        if (engine_knob_set_value(d, app->axis, steps[i], NULL, NULL, 0) != 0)
             continue;
         if (want_wall) {
             /* Along a knob other than max_bs the wall is where the engine's headroom turns
              * negative; the full estimate gives it. */
-            engine_estimate_compute(&d, cal_of(p), &e);
-            if (!c->has_wall && e.budget.headroom_bytes < 0) {
+            engine_estimate_compute(d, cal_of(p), e);
+            if (!c->has_wall && e->budget.headroom_bytes < 0) {
                 c->has_wall = true;
-                c->wall_x = axis_x(app, &d, steps[i]);
+                c->wall_x = axis_x(app, d, steps[i]);
             }
         } else {
-            engine_estimate_terms(&d, cal_of(p), &e);
+            engine_estimate_terms(d, cal_of(p), e);
         }
-        c->x[c->n] = axis_x(app, &d, steps[i]);
-        c->total_gib[c->n] = (double)e.total_bytes / (double)ENGINE_GIB;
-        c->heur_gib[c->n] = (double)e.heuristic_total_bytes / (double)ENGINE_GIB;
+        c->x[c->n] = axis_x(app, d, steps[i]);
+        c->total_gib[c->n] = (double)e->total_bytes / (double)ENGINE_GIB;
+        c->heur_gib[c->n] = (double)e->heuristic_total_bytes / (double)ENGINE_GIB;
         c->n++;
     }
     if (!want_wall && !p->e.budget.wall_beyond_range) {
@@ -220,10 +212,10 @@ static void compute_curve(tui_app *app, int which, double hi_value)
     }
 }
 
-/* The upper end of the axis for plan P, in the knob's own values. */
-static double axis_hi(const tui_app *app, const tui_plan *p)
+/* The upper end of the axis for plan P, in the knob's own values. STEPS: room for TUI_CURVE_MAX
+ * values, overwritten. */
+static double axis_hi(const tui_app *app, const tui_plan *p, double *steps)
 {
-    static double steps[TUI_CURVE_MAX];
     size_t n = knob_steps(p, app->axis, steps, TUI_CURVE_MAX);
     if (n == 0)
         return 0;
@@ -275,10 +267,10 @@ void tui_app_recompute(tui_app *app)
         if (p->whatif_max_bs <= bs)
             p->whatif_max_bs = 0;
         else {
-            static engine_deployment w;
-            w = p->d;
-            if (engine_knob_set_value(&w, KNOB_MAX_BS, p->whatif_max_bs, NULL, NULL, 0) == 0)
-                engine_estimate_terms(&w, cal_of(p), &p->whatif);
+            engine_deployment *w = &app->scratch.d;
+            *w = p->d;
+            if (engine_knob_set_value(w, KNOB_MAX_BS, p->whatif_max_bs, NULL, NULL, 0) == 0)
+                engine_estimate_terms(w, cal_of(p), &p->whatif);
             else
                 p->whatif_max_bs = 0;
         }
@@ -286,8 +278,8 @@ void tui_app_recompute(tui_app *app)
     app->axis = axis_ok((engine_knob_id)app->focus) ? (engine_knob_id)app->focus : KNOB_MAX_BS;
     app->x_log = app->axis == KNOB_CONTEXT_LEN;
     bool both = app->compare && app->plan[1].loaded;
-    double hi0 = axis_hi(app, &app->plan[0]);
-    double hi1 = both ? axis_hi(app, &app->plan[1]) : 0;
+    double hi0 = axis_hi(app, &app->plan[0], app->scratch.steps);
+    double hi1 = both ? axis_hi(app, &app->plan[1], app->scratch.steps) : 0;
     if (app->concurrency && both && app->axis == KNOB_MAX_BS) {
         /* Equal instance concurrency: one x range in dp x max_bs for both. */
         double c0 = hi0 * app->plan[0].d.knobs.dp, c1 = hi1 * app->plan[1].d.knobs.dp;
@@ -309,7 +301,7 @@ void tui_app_recompute(tui_app *app)
         compute_curve(app, 1, hi1);
     else
         app->curve[1].n = 0;
-    static double steps[TUI_CURVE_MAX];
+    double *steps = app->scratch.steps;
     size_t n = knob_steps(&app->plan[0], app->axis, steps, TUI_CURVE_MAX);
     app->x_lo = app->axis == KNOB_MAX_BS ? 0 : (n ? steps[0] : 0);
     if (app->x_hi <= app->x_lo)
@@ -396,7 +388,6 @@ static int set_value(tui_app *app, int knob, double value)
 }
 
 /* The slider's list of values and the current index (gpu: the catalog's GPUs). */
-size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t cap, size_t *cur);
 size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t cap, size_t *cur)
 {
     const tui_plan *p = &app->plan[0];
@@ -420,7 +411,7 @@ size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t ca
 /* DELTA steps from the current value (leaving auto starts from its value); BIG: the ends. */
 static int step_knob(tui_app *app, int knob, int delta, int to_end)
 {
-    static double steps[TUI_CURVE_MAX];
+    double *steps = app->scratch.steps;
     size_t cur;
     size_t n = tui_app_knob_steps(app, knob, steps, TUI_CURVE_MAX, &cur);
     if (n == 0) {
@@ -522,7 +513,7 @@ static int handle_mouse(tui_app *app, const tui_event *ev)
     }
     if (!tui_app_track_rect(app, knob, &tr))
         return 0;
-    static double steps[TUI_CURVE_MAX];
+    double *steps = app->scratch.steps;
     size_t cur;
     size_t n = tui_app_knob_steps(app, knob, steps, TUI_CURVE_MAX, &cur);
     if (n == 0)
@@ -543,7 +534,6 @@ static int list_len(const tui_app *app)
     return (int)app->n_runs;
 }
 
-const preset_entry *tui_app_picker_entry(const tui_app *app, int index);
 const preset_entry *tui_app_picker_entry(const tui_app *app, int index)
 {
     int n = 0;
@@ -561,12 +551,12 @@ static int pick_preset(tui_app *app, int slot)
     if (!pe)
         return TUI_REDRAW;
     char err[ENGINE_TEXT_MAX * 2];
-    static tui_plan loaded;
-    if (load_plan(app, &loaded, pe->name, err, sizeof err) != 0) {
+    tui_plan *loaded = &app->scratch.loaded;
+    if (load_plan(app, loaded, pe->name, err, sizeof err) != 0) {
         set_message(app, true, "%s", err);
         return TUI_REDRAW;
     }
-    app->plan[slot] = loaded;
+    app->plan[slot] = *loaded;
     if (slot == 1)
         app->compare = true;
     app->have_prev = false;

@@ -28,11 +28,9 @@ typedef struct {
     bool utf8;
     wchar_t h, v, tl, tr, bl, br;
     wchar_t fill, thumb, empty, focus;
-    wchar_t observed, observed_b, pred_b, heur, wall, tick, axis_v, axis_h, origin;
+    wchar_t observed, observed_b, pred_b, heur, wall, tick, axis_v;
     wchar_t bar[4]; /* weights, KV, graph, free */
     wchar_t bar_l, bar_r;
-    const char *sep;   /* " · " */
-    const char *arrow; /* "→" */
 } tui_glyphs;
 extern const tui_glyphs tui_glyphs_utf8, tui_glyphs_ascii;
 
@@ -60,7 +58,6 @@ typedef struct {
     double heur_gib[TUI_CURVE_MAX];
     bool has_wall;
     double wall_x;
-    double now_x; /* the current value */
 } tui_curve;
 
 typedef enum { TUI_MODE_MAIN, TUI_MODE_HELP, TUI_MODE_PICKER, TUI_MODE_RUNS, TUI_MODE_CONFIRM } tui_mode;
@@ -96,6 +93,15 @@ typedef struct tui_app {
     bool message_is_error;
     const tui_glyphs *g;
     tui_layout layout;
+    /* Working space for one call at a time (the recompute, the knob handlers, the knob panel):
+     * nothing in it outlives the call that fills it. Here rather than on the stack (tens of KiB)
+     * or in function-local statics. */
+    struct {
+        double steps[TUI_CURVE_MAX]; /* one knob's slider values */
+        engine_deployment d;         /* a plan's deployment with one knob moved */
+        engine_estimate e;           /* the estimate of d */
+        tui_plan loaded;             /* a preset the picker loads, kept only if it loads */
+    } scratch;
 } tui_app;
 
 /* Opens the catalog, loads the presets and the store. Returns 0, or 1/2 (preset_load codes)

@@ -4,6 +4,7 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "tui.h"
 #include "tui_app.h"
+#include "tui_internal.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -15,8 +16,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <term.h> /* last: its macros (lines, columns, ...) clash with ordinary names */
-
-bool tui_locale_utf8(void);
 
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t got_winch;
@@ -173,27 +172,27 @@ static void query_size(int *w, int *h)
     }
 }
 
-int tui_run(const tui_options *o)
+/* tui_run with its app given. */
+static int run(tui_app *app, const tui_options *o)
 {
     setlocale(LC_ALL, "");
     bool ascii = o->ascii || !tui_locale_utf8();
-    static tui_app app;
     char err[ENGINE_TEXT_MAX * 2];
-    int rc = tui_app_init(&app, o->preset, o->compare, o->db_path, ascii, err, sizeof err);
+    int rc = tui_app_init(app, o->preset, o->compare, o->db_path, ascii, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "cgplan: %s\n", err);
-        tui_app_free(&app);
+        tui_app_free(app);
         return rc;
     }
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         fprintf(stderr, "cgplan: tui: needs a terminal (for text output use cgplan tui --snapshot WxH)\n");
-        tui_app_free(&app);
+        tui_app_free(app);
         return 1;
     }
     if (!newterm(NULL, stdout, stdin)) {
         fprintf(stderr, "cgplan: tui: cannot initialise the terminal (TERM=%s)\n",
                 getenv("TERM") ? getenv("TERM") : "");
-        tui_app_free(&app);
+        tui_app_free(app);
         return 1;
     }
     /* A terminal that cannot address the cursor (TERM=dumb, emacs' shell) would get a heap of
@@ -204,7 +203,7 @@ int tui_run(const tui_options *o)
         fprintf(stderr, "cgplan: tui: TERM=%s cannot move the cursor; set TERM=xterm-256color or vt100, "
                         "or use cgplan tui --snapshot WxH\n",
                 getenv("TERM") ? getenv("TERM") : "");
-        tui_app_free(&app);
+        tui_app_free(app);
         return 1;
     }
     curses_on = true;
@@ -224,7 +223,7 @@ int tui_run(const tui_options *o)
     if (tui_screen_init(&s, w, h) != 0) {
         restore_terminal();
         fprintf(stderr, "cgplan: tui: out of memory\n");
-        tui_app_free(&app);
+        tui_app_free(app);
         return 1;
     }
     tui_decoder dec;
@@ -233,9 +232,9 @@ int tui_run(const tui_options *o)
     int status = 0;
     for (;;) {
         if (flags & TUI_RELOAD_RUNS)
-            tui_app_reload_runs(&app);
+            tui_app_reload_runs(app);
         if (flags & TUI_RECOMPUTE)
-            tui_app_recompute(&app);
+            tui_app_recompute(app);
         if (flags & TUI_QUIT)
             break;
         if (flags & TUI_RESIZE) {
@@ -247,7 +246,7 @@ int tui_run(const tui_options *o)
             clearok(curscr, TRUE);
         }
         if (flags & (TUI_REDRAW | TUI_RESIZE | TUI_RECOMPUTE)) {
-            tui_app_render(&app, &s);
+            tui_app_render(app, &s);
             blit(&s);
             if (want_mouse && !mouse_on) {
                 static const char on[] = "\033[?1002h\033[?1006h";
@@ -277,7 +276,7 @@ int tui_run(const tui_options *o)
         }
         if (pr == 0) {
             if (tui_decoder_flush(&dec, &ev))
-                flags |= tui_app_handle(&app, &ev);
+                flags |= tui_app_handle(app, &ev);
             continue;
         }
         if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL) && !(pfd.revents & POLLIN)) {
@@ -297,9 +296,9 @@ int tui_run(const tui_options *o)
             tui_event evs[TUI_DECODER_MAX_EVENTS];
             int got = tui_decoder_feed(&dec, buf[i], evs);
             for (int k = 0; k < got && !(flags & TUI_QUIT); k++) {
-                flags |= tui_app_handle(&app, &evs[k]);
+                flags |= tui_app_handle(app, &evs[k]);
                 if (flags & TUI_RELOAD_RUNS) {
-                    tui_app_reload_runs(&app);
+                    tui_app_reload_runs(app);
                     flags &= ~TUI_RELOAD_RUNS;
                 }
             }
@@ -307,6 +306,20 @@ int tui_run(const tui_options *o)
     }
     restore_terminal();
     tui_screen_free(&s);
-    tui_app_free(&app);
+    tui_app_free(app);
+    return status;
+}
+
+int tui_run(const tui_options *o)
+{
+    /* The main loop's app belongs to this call: on the heap (about 170 KiB), not in a static
+     * that would outlive it. The signal handlers and atexit need only the flags above. */
+    tui_app *app = malloc(sizeof *app);
+    if (!app) {
+        fprintf(stderr, "cgplan: tui: out of memory\n");
+        return 1;
+    }
+    int status = run(app, o);
+    free(app);
     return status;
 }

@@ -1,26 +1,17 @@
-/* tui_draw.c — the widgets: each draws one panel of the layout into the in-memory screen from
- * the app's estimates (never computing memory itself), plus the overlays and the too-small
- * screen. */
+/* tui_draw.c — the frame: tui_app_render puts each widget on its panel of the layout, then the
+ * mode's overlay. The widgets draw into the in-memory screen from the app's estimates (never
+ * computing memory themselves): the knobs (tui_knobs.c), the term table (tui_terms.c) and the
+ * plot (tui_plot.c) have files of their own, the overlays too (tui_overlay.c); here are the
+ * one-line panels (header, total, memory bar, the limiting sentence, status), the too-small
+ * screen and the drawing helpers the widgets share. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "tui_app.h"
+#include "tui_internal.h"
 
-size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t cap, size_t *cur);
-const preset_entry *tui_app_picker_entry(const tui_app *app, int index);
-
-static double gib(uint64_t b)
-{
-    return (double)b / (double)ENGINE_GIB;
-}
-static double sgib(int64_t b)
-{
-    return (double)b / (double)ENGINE_GIB;
-}
-
-static void draw_box(tui_screen *s, const tui_glyphs *g, tui_rect r, const char *title, bool bottom)
+void tui_draw_box(tui_screen *s, const tui_glyphs *g, tui_rect r, const char *title, bool bottom)
 {
     if (r.w < 2 || r.h < 2)
         return;
@@ -78,9 +69,7 @@ static void ascii_fold(const tui_glyphs *g, char *text, size_t len)
     snprintf(text, len, "%s", out);
 }
 
-static int print_text(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw, tui_style st, const char *fmt, ...)
-    __attribute__((format(printf, 7, 8)));
-static int print_text(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw, tui_style st, const char *fmt, ...)
+int tui_printf_glyphs(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw, tui_style st, const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
@@ -109,291 +98,21 @@ static void draw_header(tui_app *app, tui_screen *s, tui_rect r)
     const engine_knobs_state *k = &p->d.knobs;
     char lay[64];
     layout_name(k, lay, sizeof lay);
-    int x = r.x + print_text(s, app->g, r.x, r.y, r.w, TUI_ST_TITLE, " cgplan  ");
+    int x = r.x + tui_printf_glyphs(s, app->g, r.x, r.y, r.w, TUI_ST_TITLE, " cgplan  ");
     char mtp[32];
     if (k->mtp > 1)
         snprintf(mtp, sizeof mtp, "MTP %u", k->mtp);
     else
         snprintf(mtp, sizeof mtp, "no speculation");
-    x += print_text(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_NORMAL, "%s · %s · %u x %s (%.2f GiB) · %s · %s%s",
-                    p->name, p->d.model.name, k->world, p->d.gpu.name, gib(p->d.gpu.cuda_total_bytes), lay, mtp,
-                    p->has_cal ? " · calibrated" : "");
+    x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_NORMAL, "%s · %s · %u x %s (%.2f GiB) · %s · %s%s",
+                           p->name, p->d.model.name, k->world, p->d.gpu.name, tui_gib(p->d.gpu.cuda_total_bytes), lay,
+                           mtp, p->has_cal ? " · calibrated" : "");
     if (app->compare && app->plan[1].loaded)
-        x += print_text(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, "  vs %s", app->plan[1].name);
+        x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, "  vs %s", app->plan[1].name);
     const char *keys = "? help  q quit ";
     int kw = tui_text_width(keys);
     if (x + 2 + kw <= r.x + r.w)
         tui_print(s, r.x + r.w - kw, r.y, kw, TUI_ST_DIM, keys);
-}
-
-/* ---- knobs ---- */
-
-static bool has_warning(const engine_estimate *e, const char *code)
-{
-    for (int i = 0; i < e->warnings.n; i++)
-        if (strcmp(e->warnings.items[i].code, code) == 0)
-            return true;
-    return false;
-}
-
-/* MODEL.md's warnings, short, in the place of the knob they concern. */
-static bool knob_warning(const tui_app *app, int knob, char *buf, size_t len)
-{
-    const tui_plan *p = &app->plan[0];
-    const engine_estimate *e = &p->e;
-    buf[0] = '\0';
-    switch (knob) {
-    case KNOB_MAX_DISPATCH:
-        if (has_warning(e, "dispatch_below_rows"))
-            snprintf(buf, len, "%u < %u rows", e->max_dispatch, e->moe_rows);
-        else if (has_warning(e, "dispatch_cap"))
-            snprintf(buf, len, "rows %u > cap 1024", e->moe_rows);
-        else if (has_warning(e, "qp_depth"))
-            snprintf(buf, len, "needs NVSHMEM_QP_DEPTH %u", 2 * e->max_dispatch + 2);
-        break;
-    case KNOB_DCP:
-        if (has_warning(e, "dcp_with_speculation"))
-            snprintf(buf, len, "DCP + MTP: patched SGLang");
-        break;
-    case KNOB_BUCKETS:
-    case KNOB_MAX_BS:
-        if (has_warning(e, "no_bucket_survives"))
-            snprintf(buf, len, "no bucket divides: bs %u", e->bs_max);
-        break;
-    case KNOB_MEM_FRACTION:
-        if (has_warning(e, "kv_pool_exhausted"))
-            snprintf(buf, len, "no KV pool left");
-        else if (has_warning(e, "headroom_negative"))
-            snprintf(buf, len, "OOM: use <= %.3f", floor(e->budget.recommended_mem_fraction_static * 1000) / 1000);
-        break;
-    default:
-        break;
-    }
-    return buf[0] != '\0';
-}
-
-static void knob_value_text(const tui_app *app, int knob, char *buf, size_t len)
-{
-    const tui_plan *p = &app->plan[0];
-    switch (knob) {
-    case KNOB_MAX_DISPATCH:
-        if (p->d.knobs.max_dispatch_auto)
-            snprintf(buf, len, "auto %u", p->e.max_dispatch);
-        else
-            snprintf(buf, len, "%u", p->d.knobs.max_dispatch);
-        return;
-    case KNOB_CONTEXT_LEN: {
-        unsigned long long v = p->d.knobs.context_len;
-        if (v >= ENGINE_MIB && v % ENGINE_MIB == 0)
-            snprintf(buf, len, "%lluM", v / ENGINE_MIB);
-        else if (v >= 1024 && v % 1024 == 0)
-            snprintf(buf, len, "%lluK", v / 1024);
-        else
-            snprintf(buf, len, "%llu", v);
-        return;
-    }
-    case KNOB_BUCKETS:
-        snprintf(buf, len, "%u", p->e.n_buckets);
-        return;
-    default:
-        engine_knob_format(&p->d, (engine_knob_id)knob, buf, len);
-        return;
-    }
-}
-
-static const char *knob_label(int knob, int w)
-{
-    if (knob == KNOB_MEM_FRACTION && w < 19)
-        return "mem_fraction";
-    return engine_knobs[knob].name;
-}
-
-static void draw_knobs(tui_app *app, tui_screen *s, tui_rect r)
-{
-    const tui_glyphs *g = app->g;
-    draw_box(s, g, r, "knobs", true);
-    int ix = r.x + 1, iy = r.y + 1, iw = r.w - 2, ih = r.h - 2;
-    tui_slider_geom geo;
-    tui_slider_geometry(iw, &geo);
-    const tui_plan *p = &app->plan[0];
-    static double steps[TUI_CURVE_MAX];
-    char val[64], warn[128];
-    int first_warn = -1;
-    for (int k = 0; k < TUI_KNOB_ROWS && k < ih; k++) {
-        int y = iy + k;
-        bool focused = app->focus == k;
-        bool warned = knob_warning(app, k, warn, sizeof warn);
-        if (warned && first_warn < 0)
-            first_warn = k;
-        if (focused)
-            tui_put(s, ix, y, g->focus, TUI_ST_FOCUS);
-        tui_printf(s, ix + geo.name_x, y, geo.name_w, focused ? TUI_ST_FOCUS : TUI_ST_NORMAL, "%-*s", geo.name_w,
-                   knob_label(k, geo.name_w));
-        knob_value_text(app, k, val, sizeof val);
-        tui_printf(s, ix + geo.value_x, y, geo.value_w, warned ? TUI_ST_WARN : TUI_ST_NORMAL, "%*s", geo.value_w, val);
-        size_t cur;
-        size_t n = tui_app_knob_steps(app, k, steps, TUI_CURVE_MAX, &cur);
-        int tx = ix + geo.track_x;
-        if (k == KNOB_BUCKETS) {
-            char list[256];
-            size_t used = 0;
-            list[0] = '\0';
-            for (uint32_t i = 0; i < p->e.n_buckets && used + 8 < sizeof list; i++)
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%u", i ? "," : "", p->e.buckets[i]);
-            if (tui_text_width(list) > geo.track_w && geo.track_w > 1) {
-                list[geo.track_w - 1] = '\0';
-                snprintf(list + geo.track_w - 1, 2, "~");
-            }
-            tui_print(s, tx, y, geo.track_w, TUI_ST_DIM, list);
-        } else if (n > 0) {
-            int thumb = tui_slider_col_for_index(n, geo.track_w, cur);
-            for (int c = 0; c < geo.track_w; c++) {
-                wchar_t ch = c < thumb ? g->fill : c == thumb ? g->thumb : g->empty;
-                tui_style st = c < thumb ? TUI_ST_TRACK : c == thumb ? TUI_ST_THUMB : TUI_ST_DIM;
-                tui_put(s, tx + c, y, ch, st);
-            }
-        }
-        if (geo.extra_w > 0) {
-            if (warned)
-                print_text(s, g, ix + geo.extra_x, y, geo.extra_w, TUI_ST_WARN, "%s", warn);
-            else
-                print_text(s, g, ix + geo.extra_x, y, geo.extra_w, TUI_ST_DIM, "%s %s", engine_knobs[k].range,
-                           engine_knobs[k].unit);
-        }
-    }
-    /* Detail lines: a warning in full, else what the focused knob means. */
-    int row = TUI_KNOB_ROWS;
-    if (row < ih) {
-        if (first_warn >= 0 && geo.extra_w == 0) {
-            knob_warning(app, first_warn, warn, sizeof warn);
-            print_text(s, g, ix + 1, iy + row, iw - 2, TUI_ST_WARN, "%s %s", engine_knobs[first_warn].name, warn);
-        } else {
-            const engine_knob_info *info = &engine_knobs[app->focus];
-            char step[96];
-            engine_knob_steps_text(info, step, sizeof step);
-            print_text(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "%s: %s %s · step %s", info->name, info->range,
-                       info->unit, step);
-        }
-        row++;
-    }
-    if (row < ih) {
-        print_text(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "%s", engine_knobs[app->focus].help);
-        row++;
-    }
-    if (row < ih) {
-        const engine_estimate *e = &p->e;
-        print_text(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "KV: 1 GiB of graphs = %llu tokens (cell %llu B)",
-                   (unsigned long long)e->budget.kv_tokens_per_gib, (unsigned long long)e->budget.kv_cell_bytes);
-    }
-}
-
-/* ---- term table ---- */
-
-static const char *const short_labels[TERM_COUNT] = {
-    "logits",      "page index",  "inputs",     "DeepEP LL",   "masked GEMM",
-    "lazy (NCCL)", "activations", "other bkts", "draft graph",
-};
-static const char *const short_sources[4] = {"exact", "deriv", "coeff", "calib"};
-
-static void depends_text(uint32_t mask, bool brief, char *buf, size_t len)
-{
-    const uint32_t rows =
-        KNOB_BIT(KNOB_MAX_BS) | KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MTP) | KNOB_BIT(KNOB_DP) | KNOB_BIT(KNOB_WORLD);
-    size_t used = 0;
-    buf[0] = '\0';
-    if (brief && (mask & rows) == rows) {
-        used += (size_t)snprintf(buf, len, "rows");
-        mask &= ~rows;
-    }
-    static const char *const brief_names[KNOB_COUNT] = {"bs",    "dp",   "dcp", "disp", "mtp",
-                                                        "world", "bkts", "ctx", "f",    "gpu"};
-    for (int k = 0; k < KNOB_COUNT && used < len; k++)
-        if (mask & KNOB_BIT(k))
-            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "",
-                                     brief ? brief_names[k] : engine_knobs[k].name);
-    if (!buf[0])
-        snprintf(buf, len, "-");
-}
-
-static void draw_terms(tui_app *app, tui_screen *s, tui_rect r)
-{
-    const tui_glyphs *g = app->g;
-    const tui_plan *p = &app->plan[0];
-    const engine_estimate *e = &p->e;
-    bool cmp = app->compare && app->plan[1].loaded;
-    const engine_estimate *eb = &app->plan[1].e;
-    draw_box(s, g, r, "CUDA-graph memory per GPU (GiB)", true);
-    int ix = r.x + 1, iy = r.y + 1, iw = r.w - 2, ih = r.h - 2;
-    bool wide = iw >= 64;
-    int layer_w = wide ? 8 : 7, label_w = wide ? 17 : 11, gib_w = wide ? 7 : 5;
-    int b_w = cmp ? gib_w + 1 : 0;
-    bool show_share = iw >= 48 + b_w;
-    int share_w = show_share ? 5 : 0;
-    int src_w = wide ? 11 : 5;
-    int x_label = layer_w + 1, x_gib = x_label + label_w + 1, x_b = x_gib + gib_w + 1;
-    int x_share = x_b + b_w, x_src = x_share + (share_w ? share_w + 1 : 0), x_dep = x_src + src_w + 1;
-    int dep_w = iw - x_dep - 1;
-    /* heading */
-    tui_print(s, ix + 1 + x_label, iy, label_w, TUI_ST_DIM, "term");
-    tui_printf(s, ix + 1 + x_gib, iy, gib_w, TUI_ST_DIM, "%*s", gib_w, "GiB");
-    if (cmp)
-        tui_printf(s, ix + 1 + x_b, iy, gib_w, TUI_ST_PRED_B, "%*s", gib_w, "vs");
-    if (show_share)
-        tui_printf(s, ix + 1 + x_share, iy, share_w, TUI_ST_DIM, "%*s", share_w, "share");
-    tui_print(s, ix + 1 + x_src, iy, src_w, TUI_ST_DIM, wide ? "source" : "src");
-    if (dep_w > 3)
-        tui_print(s, ix + 1 + x_dep, iy, dep_w, TUI_ST_DIM, wide ? "depends on" : "deps");
-    /* Knob names where every row's fit, else MODEL.md's "rows" shorthand in all rows. */
-    bool brief_deps = false;
-    for (int i = 0; i < TERM_COUNT; i++) {
-        char dep[160];
-        depends_text(e->terms[i].depends_on, false, dep, sizeof dep);
-        brief_deps |= (int)strlen(dep) > dep_w;
-    }
-    int row = 1;
-    for (int l = 0; l < LAYER_COUNT; l++) {
-        bool first = true;
-        for (int i = 0; i < TERM_COUNT && row < ih; i++) {
-            const engine_term *t = &e->terms[i];
-            if ((int)t->layer != l)
-                continue;
-            int y = iy + row++;
-            bool moved = app->have_prev && app->changed_knob >= 0 && (t->depends_on & KNOB_BIT(app->changed_knob)) &&
-                         app->prev_bytes[i] != t->bytes;
-            tui_style st = moved ? TUI_ST_HILITE : TUI_ST_NORMAL;
-            if (first)
-                tui_print(s, ix + 1, y, layer_w, TUI_ST_DIM,
-                          l == LAYER_LARGEST && wide ? "largest" : engine_layer_names[l]);
-            first = false;
-            tui_print(s, ix + 1 + x_label, y, label_w, st, wide ? engine_terms[i].label : short_labels[i]);
-            tui_printf(s, ix + 1 + x_gib, y, gib_w, st, "%*.2f", gib_w, gib(t->bytes));
-            if (cmp)
-                tui_printf(s, ix + 1 + x_b, y, gib_w, TUI_ST_PRED_B, "%*.2f", gib_w, gib(eb->terms[i].bytes));
-            if (show_share)
-                tui_printf(s, ix + 1 + x_share, y, share_w, TUI_ST_DIM, "%*.0f%%", share_w - 1,
-                           e->total_bytes ? 100.0 * (double)t->bytes / (double)e->total_bytes : 0.0);
-            tui_print(s, ix + 1 + x_src, y, src_w, t->source == SOURCE_CALIBRATED ? TUI_ST_TITLE : TUI_ST_DIM,
-                      wide ? engine_source_names[t->source] : short_sources[t->source]);
-            if (dep_w > 1) {
-                char dep[160];
-                depends_text(t->depends_on, brief_deps, dep, sizeof dep);
-                tui_print(s, ix + 1 + x_dep, y, dep_w, TUI_ST_DIM, dep);
-            }
-        }
-    }
-    if (row < ih) {
-        char dep[64];
-        depends_text(0, true, dep, sizeof dep);
-        print_text(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "rows: attn %u · moe %u · logits %u · bs_max %u",
-                   e->attn_rows, e->moe_rows, e->logits_rows, e->bs_max);
-        row++;
-    }
-    if (row < ih) {
-        const engine_term *t = &e->terms[TERM_DEEPEP];
-        if (t->alt_label && t->alt_bytes)
-            print_text(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "DeepEP %s: %.2f GiB", t->alt_label,
-                       gib(t->alt_bytes));
-    }
 }
 
 /* ---- total line: exactly one screen line starts with "total" ---- */
@@ -403,20 +122,20 @@ static void draw_total(tui_app *app, tui_screen *s, tui_rect r)
     const tui_plan *p = &app->plan[0];
     const engine_estimate *e = &p->e;
     int x = r.x + 1;
-    x += tui_printf(s, x, r.y, r.w - 1, TUI_ST_TOTAL, "total %.2f GiB", gib(e->total_bytes));
+    x += tui_printf(s, x, r.y, r.w - 1, TUI_ST_TOTAL, "total %.2f GiB", tui_gib(e->total_bytes));
     if (app->have_prev && app->prev_total != e->total_bytes) {
         int64_t d = (int64_t)e->total_bytes - (int64_t)app->prev_total;
-        x += tui_printf(s, x, r.y, r.x + r.w - x, TUI_ST_HILITE, " (%+.2f)", sgib(d));
+        x += tui_printf(s, x, r.y, r.x + r.w - x, TUI_ST_HILITE, " (%+.2f)", tui_sgib(d));
     }
     if (r.w >= 110)
-        x += print_text(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_DIM, "  target %.2f + draft %.2f",
-                        gib(e->target_total_bytes), gib(e->draft_total_bytes));
-    x += print_text(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_HEUR, " · SGLang heuristic %.2f GiB (%.0f%% of it)",
-                    gib(e->heuristic_total_bytes),
-                    e->total_bytes ? 100.0 * (double)e->heuristic_total_bytes / (double)e->total_bytes : 0.0);
+        x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_DIM, "  target %.2f + draft %.2f",
+                               tui_gib(e->target_total_bytes), tui_gib(e->draft_total_bytes));
+    x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_HEUR, " · SGLang heuristic %.2f GiB (%.0f%% of it)",
+                           tui_gib(e->heuristic_total_bytes),
+                           e->total_bytes ? 100.0 * (double)e->heuristic_total_bytes / (double)e->total_bytes : 0.0);
     if (app->compare && app->plan[1].loaded)
-        print_text(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, " · %s %.2f GiB", app->plan[1].name,
-                   gib(app->plan[1].e.total_bytes));
+        tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, " · %s %.2f GiB", app->plan[1].name,
+                          tui_gib(app->plan[1].e.total_bytes));
 }
 
 /* ---- per-GPU memory bar ---- */
@@ -430,9 +149,9 @@ static void draw_bar(tui_app *app, tui_screen *s, tui_rect r)
     double rec = floor(b->recommended_mem_fraction_static * 1000) / 1000;
     if (r.w >= 120)
         snprintf(suffix, sizeof suffix, " headroom %.2f GiB · mem_fraction_static %.3f (recommended %.3f)",
-                 sgib(b->headroom_bytes), p->d.knobs.mem_fraction_static, rec);
+                 tui_sgib(b->headroom_bytes), p->d.knobs.mem_fraction_static, rec);
     else
-        snprintf(suffix, sizeof suffix, " headroom %.2f · f %.3f (rec. %.3f)", sgib(b->headroom_bytes),
+        snprintf(suffix, sizeof suffix, " headroom %.2f · f %.3f (rec. %.3f)", tui_sgib(b->headroom_bytes),
                  p->d.knobs.mem_fraction_static, rec);
     ascii_fold(g, suffix, sizeof suffix);
     const char *prefix = " per GPU ";
@@ -473,349 +192,6 @@ static void draw_bar(tui_app *app, tui_screen *s, tui_rect r)
     tui_print(s, x, r.y, r.x + r.w - x, b->headroom_bytes < 0 ? TUI_ST_ERROR : TUI_ST_NORMAL, suffix);
 }
 
-/* ---- plot ---- */
-
-static double nice_ceil(double v)
-{
-    if (v <= 0)
-        return 1;
-    double e = pow(10, floor(log10(v)));
-    double m = v / e;
-    double n = m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10;
-    return n * e;
-}
-
-typedef struct {
-    int cx, cy, cw, ch; /* chart cells */
-    double x_lo, x_hi, y_max;
-    bool log;
-} plot_frame;
-
-static double fx(const plot_frame *f, double x)
-{
-    double a = f->log ? log2(f->x_lo > 0 ? f->x_lo : 1) : f->x_lo;
-    double b = f->log ? log2(f->x_hi) : f->x_hi;
-    double v = f->log ? log2(x > 0 ? x : 1) : x;
-    return b > a ? (v - a) / (b - a) : 0;
-}
-
-/* Curve value at X by linear interpolation; false outside the curve. */
-static bool curve_at(const tui_curve *c, const double *ys, double x, double *y)
-{
-    if (c->n == 0 || x < c->x[0] - 1e-9 || x > c->x[c->n - 1] + 1e-9)
-        return false;
-    for (size_t i = 0; i + 1 < c->n; i++)
-        if (x <= c->x[i + 1]) {
-            double t = c->x[i + 1] > c->x[i] ? (x - c->x[i]) / (c->x[i + 1] - c->x[i]) : 0;
-            *y = ys[i] + t * (ys[i + 1] - ys[i]);
-            return true;
-        }
-    *y = ys[c->n - 1];
-    return true;
-}
-
-static double col_value(const plot_frame *f, double col_frac)
-{
-    if (f->log) {
-        double a = log2(f->x_lo > 0 ? f->x_lo : 1), b = log2(f->x_hi);
-        return pow(2, a + col_frac * (b - a));
-    }
-    return f->x_lo + col_frac * (f->x_hi - f->x_lo);
-}
-
-/* Braille: 2 x 4 dots per cell. */
-static void plot_braille(tui_screen *s, const plot_frame *f, const tui_curve *c, const double *ys, tui_style st)
-{
-    int dw = f->cw * 2, dh = f->ch * 4;
-    unsigned char *bits = calloc((size_t)f->cw * (size_t)f->ch, 1);
-    if (!bits)
-        return;
-    static const unsigned char dot[4][2] = {{0x01, 0x08}, {0x02, 0x10}, {0x04, 0x20}, {0x40, 0x80}};
-    int prev_row = -1;
-    for (int dx = 0; dx < dw; dx++) {
-        double x = col_value(f, dw > 1 ? (double)dx / (dw - 1) : 0);
-        double y;
-        if (!curve_at(c, ys, x, &y)) {
-            prev_row = -1;
-            continue;
-        }
-        int row = dh - 1 - (int)lround(y / f->y_max * (dh - 1));
-        if (row < 0)
-            row = 0;
-        if (row > dh - 1)
-            row = dh - 1;
-        int a = prev_row < 0 ? row : prev_row, b = row;
-        if (a > b) {
-            int t = a;
-            a = b;
-            b = t;
-        }
-        if (prev_row >= 0 && a != b) { /* join to the previous column: no gaps on steep parts */
-            if (prev_row < row)
-                a = prev_row + 1;
-            else
-                b = prev_row - 1;
-            if (a > b)
-                a = b = row;
-        }
-        for (int r = a; r <= b; r++)
-            bits[(r / 4) * f->cw + dx / 2] |= dot[r % 4][dx % 2];
-        bits[(row / 4) * f->cw + dx / 2] |= dot[row % 4][dx % 2];
-        prev_row = row;
-    }
-    for (int cy = 0; cy < f->ch; cy++)
-        for (int cx = 0; cx < f->cw; cx++)
-            if (bits[cy * f->cw + cx])
-                tui_put(s, f->cx + cx, f->cy + cy, (wchar_t)(0x2800 + bits[cy * f->cw + cx]), st);
-    free(bits);
-}
-
-/* One glyph per cell column; ASCII_LEVELS picks . : ' by the height inside the cell. */
-static void plot_cells(tui_screen *s, const plot_frame *f, const tui_curve *c, const double *ys, wchar_t glyph,
-                       bool ascii_levels, tui_style st)
-{
-    int prev = -1;
-    for (int cx = 0; cx < f->cw; cx++) {
-        double x = col_value(f, f->cw > 1 ? (double)cx / (f->cw - 1) : 0);
-        double y;
-        if (!curve_at(c, ys, x, &y)) {
-            prev = -1;
-            continue;
-        }
-        double pos = y / f->y_max * f->ch; /* 0 .. ch, from the bottom */
-        if (pos < 0)
-            pos = 0;
-        if (pos > f->ch - 1e-6)
-            pos = f->ch - 1e-6;
-        int row = f->ch - 1 - (int)floor(pos);
-        double frac = pos - floor(pos);
-        wchar_t ch = glyph;
-        if (ascii_levels)
-            ch = frac < 1.0 / 3 ? L'.' : frac < 2.0 / 3 ? L':' : L'\'';
-        if (ascii_levels && prev >= 0 && prev != row) { /* steep: a column of ':' */
-            int step = prev < row ? 1 : -1;
-            for (int r = prev + step; r != row; r += step)
-                tui_put(s, f->cx + cx, f->cy + r, L':', st);
-        }
-        tui_put(s, f->cx + cx, f->cy + row, ch, st);
-        prev = row;
-    }
-}
-
-static int plot_col(const plot_frame *f, double x)
-{
-    return (int)lround(fx(f, x) * (f->cw - 1));
-}
-
-static int plot_row(const plot_frame *f, double y)
-{
-    double pos = y / f->y_max * f->ch;
-    if (pos > f->ch - 1e-6)
-        pos = f->ch - 1e-6;
-    if (pos < 0)
-        pos = 0;
-    return f->ch - 1 - (int)floor(pos);
-}
-
-/* The x of a stored run on the axis, when it belongs on this plot. */
-static bool run_point(const tui_app *app, const tui_plan *p, const store_run_summary *r, double *x)
-{
-    const engine_knobs_state *k = &p->d.knobs;
-    if (strcmp(r->model, p->d.model.name) != 0 || !isfinite(r->total_gib))
-        return false;
-    engine_knob_id axis = app->axis;
-    if ((axis != KNOB_WORLD && r->world != k->world) || (axis != KNOB_DP && r->dp != k->dp) ||
-        (axis != KNOB_DCP && r->dcp != k->dcp) || (axis != KNOB_MTP && r->mtp != k->mtp))
-        return false;
-    switch (axis) {
-    case KNOB_MAX_BS:
-        *x = app->concurrency && app->compare ? (double)r->max_bs * r->dp : r->max_bs;
-        return true;
-    case KNOB_DP:
-        *x = r->dp;
-        return r->max_bs == k->max_bs;
-    case KNOB_DCP:
-        *x = r->dcp;
-        return r->max_bs == k->max_bs;
-    case KNOB_MTP:
-        *x = r->mtp;
-        return r->max_bs == k->max_bs;
-    case KNOB_WORLD:
-        *x = r->world;
-        return r->max_bs == k->max_bs;
-    case KNOB_MAX_DISPATCH:
-        *x = r->max_dispatch;
-        return r->max_dispatch > 0 && r->max_bs == k->max_bs;
-    default:
-        return false;
-    }
-}
-
-static void axis_label(engine_knob_id axis, double v, char *buf, size_t len)
-{
-    if (axis == KNOB_MEM_FRACTION)
-        snprintf(buf, len, "%.2f", v);
-    else if (axis == KNOB_CONTEXT_LEN)
-        snprintf(buf, len,
-                 v >= ENGINE_MIB ? "%.0fM"
-                 : v >= 1024     ? "%.0fK"
-                                 : "%.0f",
-                 v >= ENGINE_MIB ? v / ENGINE_MIB
-                 : v >= 1024     ? v / 1024
-                                 : v);
-    else
-        snprintf(buf, len, "%.0f", v);
-}
-
-static void draw_plot(tui_app *app, tui_screen *s, tui_rect r)
-{
-    const tui_glyphs *g = app->g;
-    if (r.h < 4)
-        return;
-    bool cmp = app->compare && app->plan[1].loaded;
-    char title[256];
-    const char *xname = app->concurrency && cmp && app->axis == KNOB_MAX_BS ? "dp x max_bs (instance concurrency)"
-                                                                            : engine_knobs[app->axis].name;
-    snprintf(title, sizeof title, "graph memory (GiB) vs %s", xname);
-    draw_box(s, g, r, title, false);
-    /* legend on the top border, right-aligned */
-    char legend[256];
-    /* %lc depends on the locale; build it by hand instead. */
-    {
-        char out[256];
-        size_t o = 0;
-        wchar_t glyphs[5] = {g->utf8 ? (wchar_t)0x28C0 : L'.', cmp ? g->pred_b : g->observed, g->observed, g->heur,
-                             g->wall};
-        const char *words[5];
-        int nw;
-        if (cmp) {
-            words[0] = app->plan[0].name;
-            words[1] = app->plan[1].name;
-            words[2] = "observed";
-            words[3] = "heuristic";
-            words[4] = "wall";
-            nw = 5;
-        } else {
-            glyphs[1] = g->observed;
-            glyphs[2] = g->heur;
-            glyphs[3] = g->wall;
-            words[0] = "predicted";
-            words[1] = "observed";
-            words[2] = "heuristic";
-            words[3] = "wall";
-            nw = 4;
-        }
-        out[o++] = ' ';
-        for (int i = 0; i < nw && o + 64 < sizeof out; i++) {
-            o += (size_t)tui_utf8_encode(glyphs[i], out + o);
-            o += (size_t)snprintf(out + o, sizeof out - o, " %s  ", words[i]);
-        }
-        out[o] = '\0';
-        snprintf(legend, sizeof legend, "%s", out);
-    }
-    int lw = tui_text_width(legend);
-    int title_end = r.x + 4 + tui_text_width(title);
-    if (r.x + r.w - 2 - lw > title_end)
-        tui_print(s, r.x + r.w - 2 - lw, r.y, lw, TUI_ST_DIM, legend);
-
-    plot_frame f;
-    int yl = 7;
-    f.cx = r.x + 1 + yl;
-    f.cy = r.y + 1;
-    f.cw = r.w - 2 - yl - 1;
-    f.ch = r.h - 2; /* the last row holds the x labels */
-    f.x_lo = app->x_lo;
-    f.x_hi = app->x_hi;
-    f.log = app->x_log;
-    if (f.cw < 8 || f.ch < 1)
-        return;
-    double ymax = 0;
-    for (int k = 0; k < 2; k++)
-        for (size_t i = 0; i < app->curve[k].n; i++) {
-            if (app->curve[k].total_gib[i] > ymax)
-                ymax = app->curve[k].total_gib[i];
-            if (app->curve[k].heur_gib[i] > ymax)
-                ymax = app->curve[k].heur_gib[i];
-        }
-    for (size_t i = 0; i < app->n_runs; i++) {
-        double x;
-        for (int k = 0; k < (cmp ? 2 : 1); k++)
-            if (run_point(app, &app->plan[k], &app->runs[i], &x) && x <= f.x_hi && app->runs[i].total_gib > ymax)
-                ymax = app->runs[i].total_gib;
-    }
-    f.y_max = nice_ceil(ymax * 1.05);
-    /* y axis */
-    for (int row = 0; row < f.ch; row++) {
-        tui_put(s, f.cx - 1, f.cy + row, g->axis_v, TUI_ST_BORDER);
-    }
-    int label_rows[3] = {0, f.ch / 2, f.ch - 1};
-    for (int i = 0; i < 3; i++) {
-        int row = label_rows[i];
-        if (i == 1 && (f.ch < 5))
-            continue;
-        double v = f.y_max * (double)(f.ch - 1 - row + (row == f.ch - 1 ? 0 : 1)) / f.ch;
-        if (row == f.ch - 1)
-            v = 0;
-        tui_printf(s, r.x + 1, f.cy + row, yl - 1, TUI_ST_DIM, "%*.*f", yl - 1, f.y_max < 10 ? 1 : 0, v);
-        tui_put(s, f.cx - 1, f.cy + row, g->tick, TUI_ST_BORDER);
-    }
-    /* x labels */
-    int ly = f.cy + f.ch;
-    int last_end = -1;
-    int n_ticks = f.cw / 10;
-    if (n_ticks < 2)
-        n_ticks = 2;
-    for (int t = 0; t <= n_ticks; t++) {
-        double frac = (double)t / n_ticks;
-        double v = col_value(&f, frac);
-        if (!f.log && app->axis != KNOB_MEM_FRACTION) {
-            double step = nice_ceil((f.x_hi - f.x_lo) / n_ticks);
-            v = f.x_lo + step * t;
-            if (v > f.x_hi + 1e-9)
-                break;
-        }
-        char lab[32];
-        axis_label(app->axis, v, lab, sizeof lab);
-        int col = plot_col(&f, v);
-        int lx = f.cx + col - tui_text_width(lab) / 2;
-        if (lx <= last_end || lx + tui_text_width(lab) > r.x + r.w - 1)
-            continue;
-        tui_print(s, lx, ly, 16, TUI_ST_DIM, lab);
-        last_end = lx + tui_text_width(lab);
-    }
-    /* series: heuristic, comparison, prediction, wall, observed */
-    for (int k = cmp ? 1 : 0; k >= 0; k--)
-        plot_cells(s, &f, &app->curve[k], app->curve[k].heur_gib, g->heur, false, TUI_ST_HEUR);
-    if (cmp)
-        plot_cells(s, &f, &app->curve[1], app->curve[1].total_gib, g->pred_b, false, TUI_ST_PRED_B);
-    if (g->utf8)
-        plot_braille(s, &f, &app->curve[0], app->curve[0].total_gib, TUI_ST_PRED);
-    else
-        plot_cells(s, &f, &app->curve[0], app->curve[0].total_gib, L'.', true, TUI_ST_PRED);
-    for (int k = 0; k < (cmp ? 2 : 1); k++) {
-        const tui_curve *c = &app->curve[k];
-        if (!c->has_wall || c->wall_x < f.x_lo || c->wall_x > f.x_hi)
-            continue;
-        int col = plot_col(&f, c->wall_x);
-        for (int row = 0; row < f.ch; row++) {
-            tui_cell *cell = tui_screen_at(s, f.cx + col, f.cy + row);
-            if (cell->ch == L' ')
-                tui_put(s, f.cx + col, f.cy + row, g->wall, TUI_ST_WALL);
-        }
-        const char *lab = k ? "wall B" : "wall";
-        if (col + 2 + 6 < f.cw)
-            tui_print(s, f.cx + col + 2, f.cy + k, 6, TUI_ST_WALL, lab);
-    }
-    for (int k = 0; k < (cmp ? 2 : 1); k++)
-        for (size_t i = 0; i < app->n_runs; i++) {
-            double x;
-            if (!run_point(app, &app->plan[k], &app->runs[i], &x) || x < f.x_lo || x > f.x_hi)
-                continue;
-            tui_put(s, f.cx + plot_col(&f, x), f.cy + plot_row(&f, app->runs[i].total_gib),
-                    k ? g->observed_b : g->observed, TUI_ST_OBSERVED);
-        }
-}
-
 /* ---- the bottom line: what limits this deployment, from the engine's wall and term deltas ---- */
 
 static const char *wall_phrase(engine_term_id t, bool dispatch_auto)
@@ -844,8 +220,7 @@ static const char *wall_phrase(engine_term_id t, bool dispatch_auto)
     }
 }
 
-void tui_limits_sentence(const tui_app *app, char *buf, size_t len);
-void tui_limits_sentence(const tui_app *app, char *buf, size_t len)
+static void limits_sentence(const tui_app *app, char *buf, size_t len)
 {
     const tui_plan *p = &app->plan[0];
     const engine_estimate *e = &p->e;
@@ -862,25 +237,25 @@ void tui_limits_sentence(const tui_app *app, char *buf, size_t len)
                                  wall_phrase(b->wall_term, e->max_dispatch_auto));
     if (used < len && p->whatif_max_bs > p->d.knobs.max_bs) {
         const engine_estimate *w = &p->whatif;
-        double dt = sgib((int64_t)w->total_bytes - (int64_t)e->total_bytes);
+        double dt = tui_sgib((int64_t)w->total_bytes - (int64_t)e->total_bytes);
         double dg;
         const char *what;
         if (moe) {
-            dg = sgib((int64_t)(w->terms[TERM_DEEPEP].bytes + w->terms[TERM_MASKED_GEMM].bytes) -
-                      (int64_t)(e->terms[TERM_DEEPEP].bytes + e->terms[TERM_MASKED_GEMM].bytes));
+            dg = tui_sgib((int64_t)(w->terms[TERM_DEEPEP].bytes + w->terms[TERM_MASKED_GEMM].bytes) -
+                          (int64_t)(e->terms[TERM_DEEPEP].bytes + e->terms[TERM_MASKED_GEMM].bytes));
             what = "MoE floor";
         } else {
-            dg = sgib((int64_t)w->terms[b->wall_term].bytes - (int64_t)e->terms[b->wall_term].bytes);
-            what = engine_terms[b->wall_term].label;
+            dg = tui_sgib((int64_t)w->terms[b->wall_term].bytes - (int64_t)e->terms[b->wall_term].bytes);
+            what = engine_term_labels[b->wall_term];
         }
         used += (size_t)snprintf(buf + used, len - used, "; max_bs %u → %u adds ~%.*f GiB, %.1f of it %s",
                                  p->d.knobs.max_bs, p->whatif_max_bs, fabs(dt) >= 10 ? 0 : 1, dt, dg, what);
     }
     if (used < len) {
         if (b->headroom_bytes < 0)
-            used += (size_t)snprintf(buf + used, len - used,
-                                     "; it does not fit now (%.2f GiB over: mem_fraction_static ≤ %.3f)",
-                                     sgib(-b->headroom_bytes), floor(b->recommended_mem_fraction_static * 1000) / 1000);
+            used += (size_t)snprintf(
+                buf + used, len - used, "; it does not fit now (%.2f GiB over: mem_fraction_static ≤ %.3f)",
+                tui_sgib(-b->headroom_bytes), floor(b->recommended_mem_fraction_static * 1000) / 1000);
         else if (!b->wall_beyond_range)
             used += (size_t)snprintf(buf + used, len - used, "; fits up to max_bs %u", b->wall_max_bs);
     }
@@ -891,7 +266,7 @@ void tui_limits_sentence(const tui_app *app, char *buf, size_t len)
 static void draw_limits(tui_app *app, tui_screen *s, tui_rect r)
 {
     char text[1024];
-    tui_limits_sentence(app, text, sizeof text);
+    limits_sentence(app, text, sizeof text);
     ascii_fold(app->g, text, sizeof text);
     /* Wrap at a word boundary over the panel's lines. */
     const char *p = text;
@@ -927,18 +302,19 @@ static void draw_status(tui_app *app, tui_screen *s, tui_rect r)
 {
     const tui_glyphs *g = app->g;
     if (app->typing) {
-        int x =
-            r.x + print_text(s, g, r.x, r.y, r.w, TUI_ST_FOCUS, " %s = %s", engine_knobs[app->focus].name, app->input);
+        int x = r.x + tui_printf_glyphs(s, g, r.x, r.y, r.w, TUI_ST_FOCUS, " %s = %s", engine_knobs[app->focus].name,
+                                        app->input);
         tui_put(s, x, r.y, L'_', TUI_ST_FOCUS);
-        print_text(s, g, x + 2, r.y, r.x + r.w - x - 2, TUI_ST_DIM, "(Enter sets, Escape cancels)");
+        tui_printf_glyphs(s, g, x + 2, r.y, r.x + r.w - x - 2, TUI_ST_DIM, "(Enter sets, Escape cancels)");
         return;
     }
     if (app->message[0]) {
-        print_text(s, g, r.x, r.y, r.w, app->message_is_error ? TUI_ST_ERROR : TUI_ST_NORMAL, " %s", app->message);
+        tui_printf_glyphs(s, g, r.x, r.y, r.w, app->message_is_error ? TUI_ST_ERROR : TUI_ST_NORMAL, " %s",
+                          app->message);
         return;
     }
     if (app->store_note[0]) {
-        print_text(s, g, r.x, r.y, r.w, TUI_ST_WARN, " %s", app->store_note);
+        tui_printf_glyphs(s, g, r.x, r.y, r.w, TUI_ST_WARN, " %s", app->store_note);
         return;
     }
     /* warnings that have no slider to sit on */
@@ -946,126 +322,17 @@ static void draw_status(tui_app *app, tui_screen *s, tui_rect r)
     for (int i = 0; i < e->warnings.n; i++) {
         const char *c = e->warnings.items[i].code;
         if (strcmp(c, "k3_coefficients") == 0 || strcmp(c, "no_moe_model") == 0) {
-            print_text(s, g, r.x, r.y, r.w, TUI_ST_WARN, " ! %s", e->warnings.items[i].message);
+            tui_printf_glyphs(s, g, r.x, r.y, r.w, TUI_ST_WARN, " ! %s", e->warnings.items[i].message);
             return;
         }
     }
-    print_text(s, g, r.x, r.y, r.w, TUI_ST_DIM,
-               " %zu stored runs · Left/Right step  PgUp/PgDn x10  = type  a auto  c compare%s  p presets  r runs",
-               app->n_runs, app->compare ? "  i concurrency" : "");
+    tui_printf_glyphs(
+        s, g, r.x, r.y, r.w, TUI_ST_DIM,
+        " %zu stored runs · Left/Right step  PgUp/PgDn x10  = type  a auto  c compare%s  p presets  r runs",
+        app->n_runs, app->compare ? "  i concurrency" : "");
 }
 
-/* ---- overlays ---- */
-
-static tui_rect centered(const tui_screen *s, int w, int h)
-{
-    if (w > s->w - 2)
-        w = s->w - 2;
-    if (h > s->h - 2)
-        h = s->h - 2;
-    tui_rect r = {(s->w - w) / 2, (s->h - h) / 2, w, h};
-    return r;
-}
-
-static void draw_help(tui_app *app, tui_screen *s)
-{
-    const tui_glyphs *g = app->g;
-    tui_rect r = centered(s, 92, 10 + KNOB_COUNT + 6);
-    tui_fill(s, r, L' ', TUI_ST_NORMAL);
-    draw_box(s, g, r, "help (any key closes)", true);
-    static const char *const lines[] = {
-        "Up/Down, Tab    focus a knob (the five sliders, then the secondary knobs)",
-        "Left/Right      one step of the knob      PgUp/PgDn  ten steps     Home/End  the ends",
-        "= digits Enter  type a value              a          max_dispatch back to auto",
-        "mouse           press or drag on a slider's track",
-        "c compare       i equal instance concurrency (x = dp x max_bs)     p presets   r runs   q quit",
-        "",
-    };
-    int y = r.y + 1;
-    for (size_t i = 0; i < sizeof lines / sizeof lines[0] && y < r.y + r.h - 1; i++)
-        tui_print(s, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, lines[i]);
-    for (int k = 0; k < KNOB_COUNT && y < r.y + r.h - 1; k++)
-        print_text(s, g, r.x + 2, y++, r.w - 4, k == app->focus ? TUI_ST_FOCUS : TUI_ST_NORMAL, "%-20s %-18s %s",
-                   engine_knobs[k].name, engine_knobs[k].range, engine_knobs[k].help);
-    if (y < r.y + r.h - 1)
-        y++;
-    if (y < r.y + r.h - 1)
-        print_text(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM,
-                   "sources: exact = closed formula · derived = first principles · coefficient = per-model · "
-                   "calibrated = fitted");
-    if (y < r.y + r.h - 1)
-        print_text(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM,
-                   "rows = max_bs, buckets, mtp, dp, world (they decide the rows)");
-}
-
-static void draw_list_frame(tui_app *app, tui_rect r, int n, int *first)
-{
-    int rows = r.h - 3;
-    if (rows < 1)
-        rows = 1;
-    if (app->sel < app->scroll)
-        app->scroll = app->sel;
-    if (app->sel >= app->scroll + rows)
-        app->scroll = app->sel - rows + 1;
-    if (app->scroll > n - 1)
-        app->scroll = n > 0 ? n - 1 : 0;
-    *first = app->scroll;
-}
-
-static void draw_picker(tui_app *app, tui_screen *s)
-{
-    const tui_glyphs *g = app->g;
-    int n = 0;
-    while (tui_app_picker_entry(app, n))
-        n++;
-    tui_rect r = centered(s, 90, n + 4 < 8 ? 8 : n + 4);
-    tui_fill(s, r, L' ', TUI_ST_NORMAL);
-    draw_box(s, g, r, "presets: Enter load · c compare with · Escape close", true);
-    int first;
-    draw_list_frame(app, r, n, &first);
-    for (int i = first, y = r.y + 1; i < n && y < r.y + r.h - 2; i++, y++) {
-        const preset_entry *pe = tui_app_picker_entry(app, i);
-        tui_style st = i == app->sel ? TUI_ST_SELECT : TUI_ST_NORMAL;
-        tui_fill(s, (tui_rect){r.x + 1, y, r.w - 2, 1}, L' ', st);
-        print_text(s, g, r.x + 2, y, r.w - 4, st, "%-16s %-12s %-6s %3u GPUs dp %-3u dcp %-2u mtp %-2u max_bs %-4u %s",
-                   pe->name, pe->model, pe->gpu, pe->world, pe->dp, pe->dcp, pe->mtp, pe->max_bs, pe->description);
-    }
-}
-
-static void draw_runs(tui_app *app, tui_screen *s)
-{
-    const tui_glyphs *g = app->g;
-    int n = (int)app->n_runs;
-    tui_rect r = centered(s, 100, n + 4 < 8 ? 8 : n + 4);
-    tui_fill(s, r, L' ', TUI_ST_NORMAL);
-    draw_box(s, g, r, "stored runs: d delete · Escape close", true);
-    if (!app->db) {
-        print_text(s, g, r.x + 2, r.y + 1, r.w - 4, TUI_ST_WARN, "%s", app->store_note);
-        return;
-    }
-    if (n == 0)
-        print_text(s, g, r.x + 2, r.y + 1, r.w - 4, TUI_ST_DIM, "no runs stored (cgplan ingest LOG adds one)");
-    int first;
-    draw_list_frame(app, r, n, &first);
-    for (int i = first, y = r.y + 1; i < n && y < r.y + r.h - 2; i++, y++) {
-        const store_run_summary *run = &app->runs[i];
-        tui_style st = i == app->sel ? TUI_ST_SELECT : TUI_ST_NORMAL;
-        tui_fill(s, (tui_rect){r.x + 1, y, r.w - 2, 1}, L' ', st);
-        print_text(s, g, r.x + 2, y, r.w - 4, st,
-                   "%4lld  %-10s %-6s world %-3u dp %-3u dcp %-2u mtp %-2u max_bs %-4u total %6.2f GiB  %s",
-                   (long long)run->id, run->model, run->gpu[0] ? run->gpu : "?", run->world, run->dp, run->dcp,
-                   run->mtp, run->max_bs, run->total_gib, run->label);
-    }
-    if (app->mode == TUI_MODE_CONFIRM && app->sel < n) {
-        tui_rect c = centered(s, 44, 3);
-        tui_fill(s, c, L' ', TUI_ST_NORMAL);
-        draw_box(s, g, c, NULL, true);
-        print_text(s, g, c.x + 2, c.y + 1, c.w - 4, TUI_ST_WARN, "delete run %lld? y / n",
-                   (long long)app->runs[app->sel].id);
-    }
-}
-
-static void draw_too_small(tui_app *app, tui_screen *s)
+static void draw_too_small(tui_screen *s)
 {
     int y = s->h / 2 - 1;
     if (y < 0)
@@ -1080,7 +347,6 @@ static void draw_too_small(tui_app *app, tui_screen *s)
     snprintf(line, sizeof line, "q quits");
     tui_print(s, (s->w - tui_text_width(line)) / 2 > 0 ? (s->w - tui_text_width(line)) / 2 : 0, y + 2, s->w, TUI_ST_DIM,
               line);
-    (void)app;
 }
 
 /* The widget table: one row per panel. */
@@ -1090,8 +356,8 @@ typedef struct {
 } tui_widget;
 
 static const tui_widget widgets[] = {
-    {TUI_PANEL_HEADER, draw_header}, {TUI_PANEL_KNOBS, draw_knobs},   {TUI_PANEL_TERMS, draw_terms},
-    {TUI_PANEL_TOTAL, draw_total},   {TUI_PANEL_BAR, draw_bar},       {TUI_PANEL_PLOT, draw_plot},
+    {TUI_PANEL_HEADER, draw_header}, {TUI_PANEL_KNOBS, tui_draw_knobs}, {TUI_PANEL_TERMS, tui_draw_terms},
+    {TUI_PANEL_TOTAL, draw_total},   {TUI_PANEL_BAR, draw_bar},         {TUI_PANEL_PLOT, tui_draw_plot},
     {TUI_PANEL_LIMITS, draw_limits}, {TUI_PANEL_STATUS, draw_status},
 };
 
@@ -1100,7 +366,7 @@ void tui_app_render(tui_app *app, tui_screen *s)
     tui_layout_compute(s->w, s->h, &app->layout);
     tui_screen_clear(s);
     if (app->layout.too_small) {
-        draw_too_small(app, s);
+        draw_too_small(s);
         return;
     }
     for (size_t i = 0; i < sizeof widgets / sizeof widgets[0]; i++) {
@@ -1108,18 +374,5 @@ void tui_app_render(tui_app *app, tui_screen *s)
         if (r.w > 0 && r.h > 0)
             widgets[i].draw(app, s, r);
     }
-    switch (app->mode) {
-    case TUI_MODE_HELP:
-        draw_help(app, s);
-        break;
-    case TUI_MODE_PICKER:
-        draw_picker(app, s);
-        break;
-    case TUI_MODE_RUNS:
-    case TUI_MODE_CONFIRM:
-        draw_runs(app, s);
-        break;
-    default:
-        break;
-    }
+    tui_draw_overlay(app, s);
 }

@@ -46,13 +46,6 @@ void tui_fill(tui_screen *s, tui_rect r, wchar_t ch, tui_style st)
             tui_put(s, x, y, ch, st);
 }
 
-void tui_restyle(tui_screen *s, int x, int y, int w, tui_style st)
-{
-    for (int i = 0; i < w; i++)
-        if (x + i >= 0 && x + i < s->w && y >= 0 && y < s->h)
-            tui_screen_at(s, x + i, y)->style = (unsigned char)st;
-}
-
 wchar_t tui_utf8_next(const char **p)
 {
     const unsigned char *u = (const unsigned char *)*p;

@@ -64,8 +64,6 @@ void tui_fill(tui_screen *s, tui_rect r, wchar_t ch, tui_style st);
 int tui_print(tui_screen *s, int x, int y, int maxw, tui_style st, const char *text);
 int tui_printf(tui_screen *s, int x, int y, int maxw, tui_style st, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
-/* Sets the style of W cells from (x, y) without changing their characters. */
-void tui_restyle(tui_screen *s, int x, int y, int w, tui_style st);
 
 /* Columns TEXT takes (UTF-8; every character one column). */
 int tui_text_width(const char *text);

@@ -14,10 +14,9 @@
 
 #include "tui_app.h"
 #include "tui_input.h"
+#include "tui_internal.h"
 #include "tui_layout.h"
 #include "tui_screen.h"
-
-size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t cap, size_t *cur);
 
 static bool overlap(tui_rect a, tui_rect b)
 {

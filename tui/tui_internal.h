@@ -1,0 +1,48 @@
+/* tui_internal.h — what the files of tui/ share with each other and with the TUI's own tests,
+ * beyond the public headers (tui.h, tui_app.h, ...). Not for cli/ or anything outside tui/. */
+#ifndef CGPLAN_TUI_INTERNAL_H
+#define CGPLAN_TUI_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tui_app.h"
+
+/* tui_main.c: UTF-8 glyphs only when the locale's codeset is UTF-8. */
+bool tui_locale_utf8(void);
+
+/* Bytes as GiB, for display (signed: differences and headroom). */
+static inline double tui_gib(uint64_t b)
+{
+    return (double)b / (double)ENGINE_GIB;
+}
+static inline double tui_sgib(int64_t b)
+{
+    return (double)b / (double)ENGINE_GIB;
+}
+
+/* tui_draw.c: a box on R with TITLE on its top border; BOTTOM: close it with a bottom border
+ * (the plot's box is open at the bottom, where its x labels go). */
+void tui_draw_box(tui_screen *s, const tui_glyphs *g, tui_rect r, const char *title, bool bottom);
+/* tui_draw.c: tui_printf for the glyph set G: with ASCII glyphs "·", "→" and "≤" become "-",
+ * "->" and "<=", any other non-ASCII character "?". */
+int tui_printf_glyphs(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw, tui_style st, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
+/* The panels of the main screen, each drawn into R (its rectangle of the layout). */
+void tui_draw_knobs(tui_app *app, tui_screen *s, tui_rect r); /* tui_knobs.c */
+void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r); /* tui_terms.c */
+void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r);  /* tui_plot.c */
+
+/* tui_overlay.c: the window of the app's mode over the main screen (help, the preset picker, the
+ * runs browser and its confirmation); nothing in TUI_MODE_MAIN. */
+void tui_draw_overlay(tui_app *app, tui_screen *s);
+
+/* tui_app.c: the slider's list of values for KNOB into STEPS[0..cap) and, in *CUR, the index of
+ * the current value (gpu: the catalog's GPUs, by index). Returns the count. */
+size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t cap, size_t *cur);
+/* tui_app.c: the INDEXth deployment preset of the catalog (the picker's rows); NULL past the end. */
+const preset_entry *tui_app_picker_entry(const tui_app *app, int index);
+
+#endif

@@ -1,0 +1,131 @@
+/* tui_overlay.c — the windows drawn over the main screen: help, the preset picker, the runs
+ * browser and its delete confirmation. */
+#include "tui_app.h"
+#include "tui_internal.h"
+
+static tui_rect centered(const tui_screen *s, int w, int h)
+{
+    if (w > s->w - 2)
+        w = s->w - 2;
+    if (h > s->h - 2)
+        h = s->h - 2;
+    tui_rect r = {(s->w - w) / 2, (s->h - h) / 2, w, h};
+    return r;
+}
+
+static void draw_help(tui_app *app, tui_screen *s)
+{
+    const tui_glyphs *g = app->g;
+    tui_rect r = centered(s, 92, 10 + KNOB_COUNT + 6);
+    tui_fill(s, r, L' ', TUI_ST_NORMAL);
+    tui_draw_box(s, g, r, "help (any key closes)", true);
+    static const char *const lines[] = {
+        "Up/Down, Tab    focus a knob (the five sliders, then the secondary knobs)",
+        "Left/Right      one step of the knob      PgUp/PgDn  ten steps     Home/End  the ends",
+        "= digits Enter  type a value              a          max_dispatch back to auto",
+        "mouse           press or drag on a slider's track",
+        "c compare       i equal instance concurrency (x = dp x max_bs)     p presets   r runs   q quit",
+        "",
+    };
+    int y = r.y + 1;
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0] && y < r.y + r.h - 1; i++)
+        tui_print(s, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, lines[i]);
+    for (int k = 0; k < KNOB_COUNT && y < r.y + r.h - 1; k++)
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, k == app->focus ? TUI_ST_FOCUS : TUI_ST_NORMAL, "%-20s %-18s %s",
+                          engine_knobs[k].name, engine_knobs[k].range, engine_knobs[k].help);
+    if (y < r.y + r.h - 1)
+        y++;
+    if (y < r.y + r.h - 1)
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM,
+                          "sources: exact = closed formula · derived = first principles · coefficient = per-model · "
+                          "calibrated = fitted");
+    if (y < r.y + r.h - 1)
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM,
+                          "rows = max_bs, buckets, mtp, dp, world (they decide the rows)");
+}
+
+static void draw_list_frame(tui_app *app, tui_rect r, int n, int *first)
+{
+    int rows = r.h - 3;
+    if (rows < 1)
+        rows = 1;
+    if (app->sel < app->scroll)
+        app->scroll = app->sel;
+    if (app->sel >= app->scroll + rows)
+        app->scroll = app->sel - rows + 1;
+    if (app->scroll > n - 1)
+        app->scroll = n > 0 ? n - 1 : 0;
+    *first = app->scroll;
+}
+
+static void draw_picker(tui_app *app, tui_screen *s)
+{
+    const tui_glyphs *g = app->g;
+    int n = 0;
+    while (tui_app_picker_entry(app, n))
+        n++;
+    tui_rect r = centered(s, 90, n + 4 < 8 ? 8 : n + 4);
+    tui_fill(s, r, L' ', TUI_ST_NORMAL);
+    tui_draw_box(s, g, r, "presets: Enter load · c compare with · Escape close", true);
+    int first;
+    draw_list_frame(app, r, n, &first);
+    for (int i = first, y = r.y + 1; i < n && y < r.y + r.h - 2; i++, y++) {
+        const preset_entry *pe = tui_app_picker_entry(app, i);
+        tui_style st = i == app->sel ? TUI_ST_SELECT : TUI_ST_NORMAL;
+        tui_fill(s, (tui_rect){r.x + 1, y, r.w - 2, 1}, L' ', st);
+        tui_printf_glyphs(s, g, r.x + 2, y, r.w - 4, st,
+                          "%-16s %-12s %-6s %3u GPUs dp %-3u dcp %-2u mtp %-2u max_bs %-4u %s", pe->name, pe->model,
+                          pe->gpu, pe->world, pe->dp, pe->dcp, pe->mtp, pe->max_bs, pe->description);
+    }
+}
+
+static void draw_runs(tui_app *app, tui_screen *s)
+{
+    const tui_glyphs *g = app->g;
+    int n = (int)app->n_runs;
+    tui_rect r = centered(s, 100, n + 4 < 8 ? 8 : n + 4);
+    tui_fill(s, r, L' ', TUI_ST_NORMAL);
+    tui_draw_box(s, g, r, "stored runs: d delete · Escape close", true);
+    if (!app->db) {
+        tui_printf_glyphs(s, g, r.x + 2, r.y + 1, r.w - 4, TUI_ST_WARN, "%s", app->store_note);
+        return;
+    }
+    if (n == 0)
+        tui_printf_glyphs(s, g, r.x + 2, r.y + 1, r.w - 4, TUI_ST_DIM, "no runs stored (cgplan ingest LOG adds one)");
+    int first;
+    draw_list_frame(app, r, n, &first);
+    for (int i = first, y = r.y + 1; i < n && y < r.y + r.h - 2; i++, y++) {
+        const store_run_summary *run = &app->runs[i];
+        tui_style st = i == app->sel ? TUI_ST_SELECT : TUI_ST_NORMAL;
+        tui_fill(s, (tui_rect){r.x + 1, y, r.w - 2, 1}, L' ', st);
+        tui_printf_glyphs(s, g, r.x + 2, y, r.w - 4, st,
+                          "%4lld  %-10s %-6s world %-3u dp %-3u dcp %-2u mtp %-2u max_bs %-4u total %6.2f GiB  %s",
+                          (long long)run->id, run->model, run->gpu[0] ? run->gpu : "?", run->world, run->dp, run->dcp,
+                          run->mtp, run->max_bs, run->total_gib, run->label);
+    }
+    if (app->mode == TUI_MODE_CONFIRM && app->sel < n) {
+        tui_rect c = centered(s, 44, 3);
+        tui_fill(s, c, L' ', TUI_ST_NORMAL);
+        tui_draw_box(s, g, c, NULL, true);
+        tui_printf_glyphs(s, g, c.x + 2, c.y + 1, c.w - 4, TUI_ST_WARN, "delete run %lld? y / n",
+                          (long long)app->runs[app->sel].id);
+    }
+}
+
+void tui_draw_overlay(tui_app *app, tui_screen *s)
+{
+    switch (app->mode) {
+    case TUI_MODE_HELP:
+        draw_help(app, s);
+        break;
+    case TUI_MODE_PICKER:
+        draw_picker(app, s);
+        break;
+    case TUI_MODE_RUNS:
+    case TUI_MODE_CONFIRM:
+        draw_runs(app, s);
+        break;
+    default:
+        break;
+    }
+}

@@ -1,0 +1,351 @@
+/* tui_plot.c — the plot panel: graph memory against the knob in focus, as braille (or ASCII
+ * levels), with the SGLang heuristic, the comparison, the wall and the stored runs. It draws the
+ * curves tui_app_recompute left in the app; it computes no memory itself. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui_app.h"
+#include "tui_internal.h"
+
+static double nice_ceil(double v)
+{
+    if (v <= 0)
+        return 1;
+    double e = pow(10, floor(log10(v)));
+    double m = v / e;
+    double n = m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10;
+    return n * e;
+}
+
+typedef struct {
+    int cx, cy, cw, ch; /* chart cells */
+    double x_lo, x_hi, y_max;
+    bool log;
+} plot_frame;
+
+static double fx(const plot_frame *f, double x)
+{
+    double a = f->log ? log2(f->x_lo > 0 ? f->x_lo : 1) : f->x_lo;
+    double b = f->log ? log2(f->x_hi) : f->x_hi;
+    double v = f->log ? log2(x > 0 ? x : 1) : x;
+    return b > a ? (v - a) / (b - a) : 0;
+}
+
+/* Curve value at X by linear interpolation; false outside the curve. */
+static bool curve_at(const tui_curve *c, const double *ys, double x, double *y)
+{
+    if (c->n == 0 || x < c->x[0] - 1e-9 || x > c->x[c->n - 1] + 1e-9)
+        return false;
+    for (size_t i = 0; i + 1 < c->n; i++)
+        if (x <= c->x[i + 1]) {
+            double t = c->x[i + 1] > c->x[i] ? (x - c->x[i]) / (c->x[i + 1] - c->x[i]) : 0;
+            *y = ys[i] + t * (ys[i + 1] - ys[i]);
+            return true;
+        }
+    *y = ys[c->n - 1];
+    return true;
+}
+
+static double col_value(const plot_frame *f, double col_frac)
+{
+    if (f->log) {
+        double a = log2(f->x_lo > 0 ? f->x_lo : 1), b = log2(f->x_hi);
+        return pow(2, a + col_frac * (b - a));
+    }
+    return f->x_lo + col_frac * (f->x_hi - f->x_lo);
+}
+
+/* Braille: 2 x 4 dots per cell. */
+static void plot_braille(tui_screen *s, const plot_frame *f, const tui_curve *c, const double *ys, tui_style st)
+{
+    int dw = f->cw * 2, dh = f->ch * 4;
+    unsigned char *bits = calloc((size_t)f->cw * (size_t)f->ch, 1);
+    if (!bits)
+        return;
+    static const unsigned char dot[4][2] = {{0x01, 0x08}, {0x02, 0x10}, {0x04, 0x20}, {0x40, 0x80}};
+    int prev_row = -1;
+    for (int dx = 0; dx < dw; dx++) {
+        double x = col_value(f, dw > 1 ? (double)dx / (dw - 1) : 0);
+        double y;
+        if (!curve_at(c, ys, x, &y)) {
+            prev_row = -1;
+            continue;
+        }
+        int row = dh - 1 - (int)lround(y / f->y_max * (dh - 1));
+        if (row < 0)
+            row = 0;
+        if (row > dh - 1)
+            row = dh - 1;
+        int a = prev_row < 0 ? row : prev_row, b = row;
+        if (a > b) {
+            int t = a;
+            a = b;
+            b = t;
+        }
+        if (prev_row >= 0 && a != b) { /* join to the previous column: no gaps on steep parts */
+            if (prev_row < row)
+                a = prev_row + 1;
+            else
+                b = prev_row - 1;
+            if (a > b)
+                a = b = row;
+        }
+        for (int r = a; r <= b; r++)
+            bits[(r / 4) * f->cw + dx / 2] |= dot[r % 4][dx % 2];
+        bits[(row / 4) * f->cw + dx / 2] |= dot[row % 4][dx % 2];
+        prev_row = row;
+    }
+    for (int cy = 0; cy < f->ch; cy++)
+        for (int cx = 0; cx < f->cw; cx++)
+            if (bits[cy * f->cw + cx])
+                tui_put(s, f->cx + cx, f->cy + cy, (wchar_t)(0x2800 + bits[cy * f->cw + cx]), st);
+    free(bits);
+}
+
+/* One glyph per cell column; ASCII_LEVELS picks . : ' by the height inside the cell. */
+static void plot_cells(tui_screen *s, const plot_frame *f, const tui_curve *c, const double *ys, wchar_t glyph,
+                       bool ascii_levels, tui_style st)
+{
+    int prev = -1;
+    for (int cx = 0; cx < f->cw; cx++) {
+        double x = col_value(f, f->cw > 1 ? (double)cx / (f->cw - 1) : 0);
+        double y;
+        if (!curve_at(c, ys, x, &y)) {
+            prev = -1;
+            continue;
+        }
+        double pos = y / f->y_max * f->ch; /* 0 .. ch, from the bottom */
+        if (pos < 0)
+            pos = 0;
+        if (pos > f->ch - 1e-6)
+            pos = f->ch - 1e-6;
+        int row = f->ch - 1 - (int)floor(pos);
+        double frac = pos - floor(pos);
+        wchar_t ch = glyph;
+        if (ascii_levels)
+            ch = frac < 1.0 / 3 ? L'.' : frac < 2.0 / 3 ? L':' : L'\'';
+        if (ascii_levels && prev >= 0 && prev != row) { /* steep: a column of ':' */
+            int step = prev < row ? 1 : -1;
+            for (int r = prev + step; r != row; r += step)
+                tui_put(s, f->cx + cx, f->cy + r, L':', st);
+        }
+        tui_put(s, f->cx + cx, f->cy + row, ch, st);
+        prev = row;
+    }
+}
+
+static int plot_col(const plot_frame *f, double x)
+{
+    return (int)lround(fx(f, x) * (f->cw - 1));
+}
+
+static int plot_row(const plot_frame *f, double y)
+{
+    double pos = y / f->y_max * f->ch;
+    if (pos > f->ch - 1e-6)
+        pos = f->ch - 1e-6;
+    if (pos < 0)
+        pos = 0;
+    return f->ch - 1 - (int)floor(pos);
+}
+
+/* The x of a stored run on the axis, when it belongs on this plot. */
+static bool run_point(const tui_app *app, const tui_plan *p, const store_run_summary *r, double *x)
+{
+    const engine_knobs_state *k = &p->d.knobs;
+    if (strcmp(r->model, p->d.model.name) != 0 || !isfinite(r->total_gib))
+        return false;
+    engine_knob_id axis = app->axis;
+    if ((axis != KNOB_WORLD && r->world != k->world) || (axis != KNOB_DP && r->dp != k->dp) ||
+        (axis != KNOB_DCP && r->dcp != k->dcp) || (axis != KNOB_MTP && r->mtp != k->mtp))
+        return false;
+    switch (axis) {
+    case KNOB_MAX_BS:
+        *x = app->concurrency && app->compare ? (double)r->max_bs * r->dp : r->max_bs;
+        return true;
+    case KNOB_DP:
+        *x = r->dp;
+        return r->max_bs == k->max_bs;
+    case KNOB_DCP:
+        *x = r->dcp;
+        return r->max_bs == k->max_bs;
+    case KNOB_MTP:
+        *x = r->mtp;
+        return r->max_bs == k->max_bs;
+    case KNOB_WORLD:
+        *x = r->world;
+        return r->max_bs == k->max_bs;
+    case KNOB_MAX_DISPATCH:
+        *x = r->max_dispatch;
+        return r->max_dispatch > 0 && r->max_bs == k->max_bs;
+    default:
+        return false;
+    }
+}
+
+static void axis_label(engine_knob_id axis, double v, char *buf, size_t len)
+{
+    if (axis == KNOB_MEM_FRACTION)
+        snprintf(buf, len, "%.2f", v);
+    else if (axis == KNOB_CONTEXT_LEN)
+        snprintf(buf, len,
+                 v >= ENGINE_MIB ? "%.0fM"
+                 : v >= 1024     ? "%.0fK"
+                                 : "%.0f",
+                 v >= ENGINE_MIB ? v / ENGINE_MIB
+                 : v >= 1024     ? v / 1024
+                                 : v);
+    else
+        snprintf(buf, len, "%.0f", v);
+}
+
+void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
+{
+    const tui_glyphs *g = app->g;
+    if (r.h < 4)
+        return;
+    bool cmp = app->compare && app->plan[1].loaded;
+    char title[256];
+    const char *xname = app->concurrency && cmp && app->axis == KNOB_MAX_BS ? "dp x max_bs (instance concurrency)"
+                                                                            : engine_knobs[app->axis].name;
+    snprintf(title, sizeof title, "graph memory (GiB) vs %s", xname);
+    tui_draw_box(s, g, r, title, false);
+    /* legend on the top border, right-aligned */
+    char legend[256];
+    /* %lc depends on the locale; build it by hand instead. */
+    {
+        char out[256];
+        size_t o = 0;
+        wchar_t glyphs[5] = {g->utf8 ? (wchar_t)0x28C0 : L'.', cmp ? g->pred_b : g->observed, g->observed, g->heur,
+                             g->wall};
+        const char *words[5];
+        int nw;
+        if (cmp) {
+            words[0] = app->plan[0].name;
+            words[1] = app->plan[1].name;
+            words[2] = "observed";
+            words[3] = "heuristic";
+            words[4] = "wall";
+            nw = 5;
+        } else {
+            glyphs[1] = g->observed;
+            glyphs[2] = g->heur;
+            glyphs[3] = g->wall;
+            words[0] = "predicted";
+            words[1] = "observed";
+            words[2] = "heuristic";
+            words[3] = "wall";
+            nw = 4;
+        }
+        out[o++] = ' ';
+        for (int i = 0; i < nw && o + 64 < sizeof out; i++) {
+            o += (size_t)tui_utf8_encode(glyphs[i], out + o);
+            o += (size_t)snprintf(out + o, sizeof out - o, " %s  ", words[i]);
+        }
+        out[o] = '\0';
+        snprintf(legend, sizeof legend, "%s", out);
+    }
+    int lw = tui_text_width(legend);
+    int title_end = r.x + 4 + tui_text_width(title);
+    if (r.x + r.w - 2 - lw > title_end)
+        tui_print(s, r.x + r.w - 2 - lw, r.y, lw, TUI_ST_DIM, legend);
+
+    plot_frame f;
+    int yl = 7;
+    f.cx = r.x + 1 + yl;
+    f.cy = r.y + 1;
+    f.cw = r.w - 2 - yl - 1;
+    f.ch = r.h - 2; /* the last row holds the x labels */
+    f.x_lo = app->x_lo;
+    f.x_hi = app->x_hi;
+    f.log = app->x_log;
+    if (f.cw < 8 || f.ch < 1)
+        return;
+    double ymax = 0;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < app->curve[k].n; i++) {
+            if (app->curve[k].total_gib[i] > ymax)
+                ymax = app->curve[k].total_gib[i];
+            if (app->curve[k].heur_gib[i] > ymax)
+                ymax = app->curve[k].heur_gib[i];
+        }
+    for (size_t i = 0; i < app->n_runs; i++) {
+        double x;
+        for (int k = 0; k < (cmp ? 2 : 1); k++)
+            if (run_point(app, &app->plan[k], &app->runs[i], &x) && x <= f.x_hi && app->runs[i].total_gib > ymax)
+                ymax = app->runs[i].total_gib;
+    }
+    f.y_max = nice_ceil(ymax * 1.05);
+    /* y axis */
+    for (int row = 0; row < f.ch; row++) {
+        tui_put(s, f.cx - 1, f.cy + row, g->axis_v, TUI_ST_BORDER);
+    }
+    int label_rows[3] = {0, f.ch / 2, f.ch - 1};
+    for (int i = 0; i < 3; i++) {
+        int row = label_rows[i];
+        if (i == 1 && (f.ch < 5))
+            continue;
+        double v = f.y_max * (double)(f.ch - 1 - row + (row == f.ch - 1 ? 0 : 1)) / f.ch;
+        if (row == f.ch - 1)
+            v = 0;
+        tui_printf(s, r.x + 1, f.cy + row, yl - 1, TUI_ST_DIM, "%*.*f", yl - 1, f.y_max < 10 ? 1 : 0, v);
+        tui_put(s, f.cx - 1, f.cy + row, g->tick, TUI_ST_BORDER);
+    }
+    /* x labels */
+    int ly = f.cy + f.ch;
+    int last_end = -1;
+    int n_ticks = f.cw / 10;
+    if (n_ticks < 2)
+        n_ticks = 2;
+    for (int t = 0; t <= n_ticks; t++) {
+        double frac = (double)t / n_ticks;
+        double v = col_value(&f, frac);
+        if (!f.log && app->axis != KNOB_MEM_FRACTION) {
+            double step = nice_ceil((f.x_hi - f.x_lo) / n_ticks);
+            v = f.x_lo + step * t;
+            if (v > f.x_hi + 1e-9)
+                break;
+        }
+        char lab[32];
+        axis_label(app->axis, v, lab, sizeof lab);
+        int col = plot_col(&f, v);
+        int lx = f.cx + col - tui_text_width(lab) / 2;
+        if (lx <= last_end || lx + tui_text_width(lab) > r.x + r.w - 1)
+            continue;
+        tui_print(s, lx, ly, 16, TUI_ST_DIM, lab);
+        last_end = lx + tui_text_width(lab);
+    }
+    /* series: heuristic, comparison, prediction, wall, observed */
+    for (int k = cmp ? 1 : 0; k >= 0; k--)
+        plot_cells(s, &f, &app->curve[k], app->curve[k].heur_gib, g->heur, false, TUI_ST_HEUR);
+    if (cmp)
+        plot_cells(s, &f, &app->curve[1], app->curve[1].total_gib, g->pred_b, false, TUI_ST_PRED_B);
+    if (g->utf8)
+        plot_braille(s, &f, &app->curve[0], app->curve[0].total_gib, TUI_ST_PRED);
+    else
+        plot_cells(s, &f, &app->curve[0], app->curve[0].total_gib, L'.', true, TUI_ST_PRED);
+    for (int k = 0; k < (cmp ? 2 : 1); k++) {
+        const tui_curve *c = &app->curve[k];
+        if (!c->has_wall || c->wall_x < f.x_lo || c->wall_x > f.x_hi)
+            continue;
+        int col = plot_col(&f, c->wall_x);
+        for (int row = 0; row < f.ch; row++) {
+            tui_cell *cell = tui_screen_at(s, f.cx + col, f.cy + row);
+            if (cell->ch == L' ')
+                tui_put(s, f.cx + col, f.cy + row, g->wall, TUI_ST_WALL);
+        }
+        const char *lab = k ? "wall B" : "wall";
+        if (col + 2 + 6 < f.cw)
+            tui_print(s, f.cx + col + 2, f.cy + k, 6, TUI_ST_WALL, lab);
+    }
+    for (int k = 0; k < (cmp ? 2 : 1); k++)
+        for (size_t i = 0; i < app->n_runs; i++) {
+            double x;
+            if (!run_point(app, &app->plan[k], &app->runs[i], &x) || x < f.x_lo || x > f.x_hi)
+                continue;
+            tui_put(s, f.cx + plot_col(&f, x), f.cy + plot_row(&f, app->runs[i].total_gib),
+                    k ? g->observed_b : g->observed, TUI_ST_OBSERVED);
+        }
+}

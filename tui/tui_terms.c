@@ -1,0 +1,112 @@
+/* tui_terms.c — the term table: the engine's terms of the estimate by layer, with their share,
+ * source and the knobs they depend on; the terms the last knob change moved are highlighted. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tui_app.h"
+#include "tui_internal.h"
+
+static const char *const short_labels[TERM_COUNT] = {
+    "logits",      "page index",  "inputs",     "DeepEP LL",   "masked GEMM",
+    "lazy (NCCL)", "activations", "other bkts", "draft graph",
+};
+static const char *const short_sources[4] = {"exact", "deriv", "coeff", "calib"};
+
+static void depends_text(uint32_t mask, bool brief, char *buf, size_t len)
+{
+    const uint32_t rows =
+        KNOB_BIT(KNOB_MAX_BS) | KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MTP) | KNOB_BIT(KNOB_DP) | KNOB_BIT(KNOB_WORLD);
+    size_t used = 0;
+    buf[0] = '\0';
+    if (brief && (mask & rows) == rows) {
+        used += (size_t)snprintf(buf, len, "rows");
+        mask &= ~rows;
+    }
+    static const char *const brief_names[KNOB_COUNT] = {"bs",    "dp",   "dcp", "disp", "mtp",
+                                                        "world", "bkts", "ctx", "f",    "gpu"};
+    for (int k = 0; k < KNOB_COUNT && used < len; k++)
+        if (mask & KNOB_BIT(k))
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "",
+                                     brief ? brief_names[k] : engine_knobs[k].name);
+    if (!buf[0])
+        snprintf(buf, len, "-");
+}
+
+void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r)
+{
+    const tui_glyphs *g = app->g;
+    const tui_plan *p = &app->plan[0];
+    const engine_estimate *e = &p->e;
+    bool cmp = app->compare && app->plan[1].loaded;
+    const engine_estimate *eb = &app->plan[1].e;
+    tui_draw_box(s, g, r, "CUDA-graph memory per GPU (GiB)", true);
+    int ix = r.x + 1, iy = r.y + 1, iw = r.w - 2, ih = r.h - 2;
+    bool wide = iw >= 64;
+    int layer_w = wide ? 8 : 7, label_w = wide ? 17 : 11, gib_w = wide ? 7 : 5;
+    int b_w = cmp ? gib_w + 1 : 0;
+    bool show_share = iw >= 48 + b_w;
+    int share_w = show_share ? 5 : 0;
+    int src_w = wide ? 11 : 5;
+    int x_label = layer_w + 1, x_gib = x_label + label_w + 1, x_b = x_gib + gib_w + 1;
+    int x_share = x_b + b_w, x_src = x_share + (share_w ? share_w + 1 : 0), x_dep = x_src + src_w + 1;
+    int dep_w = iw - x_dep - 1;
+    /* heading */
+    tui_print(s, ix + 1 + x_label, iy, label_w, TUI_ST_DIM, "term");
+    tui_printf(s, ix + 1 + x_gib, iy, gib_w, TUI_ST_DIM, "%*s", gib_w, "GiB");
+    if (cmp)
+        tui_printf(s, ix + 1 + x_b, iy, gib_w, TUI_ST_PRED_B, "%*s", gib_w, "vs");
+    if (show_share)
+        tui_printf(s, ix + 1 + x_share, iy, share_w, TUI_ST_DIM, "%*s", share_w, "share");
+    tui_print(s, ix + 1 + x_src, iy, src_w, TUI_ST_DIM, wide ? "source" : "src");
+    if (dep_w > 3)
+        tui_print(s, ix + 1 + x_dep, iy, dep_w, TUI_ST_DIM, wide ? "depends on" : "deps");
+    /* Knob names where every row's fit, else MODEL.md's "rows" shorthand in all rows. */
+    bool brief_deps = false;
+    for (int i = 0; i < TERM_COUNT; i++) {
+        char dep[160];
+        depends_text(e->terms[i].depends_on, false, dep, sizeof dep);
+        brief_deps |= (int)strlen(dep) > dep_w;
+    }
+    int row = 1;
+    for (int l = 0; l < LAYER_COUNT; l++) {
+        bool first = true;
+        for (int i = 0; i < TERM_COUNT && row < ih; i++) {
+            const engine_term *t = &e->terms[i];
+            if ((int)t->layer != l)
+                continue;
+            int y = iy + row++;
+            bool moved = app->have_prev && app->changed_knob >= 0 && (t->depends_on & KNOB_BIT(app->changed_knob)) &&
+                         app->prev_bytes[i] != t->bytes;
+            tui_style st = moved ? TUI_ST_HILITE : TUI_ST_NORMAL;
+            if (first)
+                tui_print(s, ix + 1, y, layer_w, TUI_ST_DIM,
+                          l == LAYER_LARGEST && wide ? "largest" : engine_layer_names[l]);
+            first = false;
+            tui_print(s, ix + 1 + x_label, y, label_w, st, wide ? engine_term_labels[i] : short_labels[i]);
+            tui_printf(s, ix + 1 + x_gib, y, gib_w, st, "%*.2f", gib_w, tui_gib(t->bytes));
+            if (cmp)
+                tui_printf(s, ix + 1 + x_b, y, gib_w, TUI_ST_PRED_B, "%*.2f", gib_w, tui_gib(eb->terms[i].bytes));
+            if (show_share)
+                tui_printf(s, ix + 1 + x_share, y, share_w, TUI_ST_DIM, "%*.0f%%", share_w - 1,
+                           e->total_bytes ? 100.0 * (double)t->bytes / (double)e->total_bytes : 0.0);
+            tui_print(s, ix + 1 + x_src, y, src_w, t->source == SOURCE_CALIBRATED ? TUI_ST_TITLE : TUI_ST_DIM,
+                      wide ? engine_source_names[t->source] : short_sources[t->source]);
+            if (dep_w > 1) {
+                char dep[160];
+                depends_text(t->depends_on, brief_deps, dep, sizeof dep);
+                tui_print(s, ix + 1 + x_dep, y, dep_w, TUI_ST_DIM, dep);
+            }
+        }
+    }
+    if (row < ih) {
+        tui_printf_glyphs(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "rows: attn %u · moe %u · logits %u · bs_max %u",
+                          e->attn_rows, e->moe_rows, e->logits_rows, e->bs_max);
+        row++;
+    }
+    if (row < ih) {
+        const engine_term *t = &e->terms[TERM_DEEPEP];
+        if (t->alt_label && t->alt_bytes)
+            tui_printf_glyphs(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "DeepEP %s: %.2f GiB", t->alt_label,
+                              tui_gib(t->alt_bytes));
+    }
+}
