@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,14 +21,31 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
-#define PRESET_MSG_MAX 1024
-#define PRESET_FILE_MAX ((size_t)1 << 20) /* a preset is a few hundred bytes; refuse junk */
-#define PRESET_MAX_KEYS 40
-#define PRESET_PREVIEW 48 /* characters of an offending value quoted in a message */
+#define PRESET_MSG_MAX 1024                  /* one message line, file:line:col included */
+#define PRESET_LIST_MAX (PRESET_MSG_MAX / 2) /* an "a, b, c" list inside a message, leaving room for the rest */
+#define PRESET_PHRASE_MAX 160                /* one clause of a message ("an integer in 1..1024", libyaml's context) */
+#define PRESET_FILE_MAX ((size_t)1 << 20)    /* a preset is a few hundred bytes; refuse junk */
+#define PRESET_MAX_KEYS 40                   /* the most keys a mapping takes: the deployment's (asserted below) */
+#define PRESET_PREVIEW 48                    /* characters of an offending value quoted in a message */
+#define PRESET_QUOTED_MAX (PRESET_PREVIEW + 8) /* a preview, its quotes, "..." and the NUL */
+#define PRESET_SUFFIX ".yaml"
+#define PRESET_SUFFIX_LEN (sizeof PRESET_SUFFIX - 1)
+#define ASCII_DEL 0x7f                        /* the one control character above the space */
+#define SIZE_FRAC_DEN_MAX 1000000000000000ull /* 10^15: 15 fraction digits are exact in a double */
+#define MODEL_KV_BYTES_DEFAULT 2              /* BF16 KV */
+#define MODEL_KV_BYTES_MAX 8                  /* the widest element (FP64); more is a typo */
+#define MODEL_DRAFT_LAYERS_MAX 64             /* an MTP draft has a layer or a few (K3: 1); more is a typo */
+#define KNOB_ITEM_MAX 64 /* one list item as "[N]" for the engine: a batch size has a few digits, more is refused */
+#define CATALOG_INITIAL_ITEMS 16   /* room for the built-in presets before the first realloc */
+#define CATALOG_INITIAL_PROBLEMS 4 /* a broken file is rare */
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const kind_names[] = {"model", "gpu", "deployment"};
 static const char *const a2a_names[] = {"deepep", "none"};   /* indexed by engine_a2a */
 static const char *const attn_kind_names[] = {"mla", "gqa"}; /* indexed by engine_attn_kind */
+_Static_assert(COUNT_OF(kind_names) == PRESET_DEPLOYMENT + 1, "kind_names is indexed by preset_kind");
+_Static_assert(COUNT_OF(a2a_names) == A2A_NONE + 1, "a2a_names is indexed by engine_a2a");
+_Static_assert(COUNT_OF(attn_kind_names) == ATTN_GQA + 1, "attn_kind_names is indexed by engine_attn_kind");
 
 /* ---- What the catalog keeps per file. ---- */
 
@@ -84,11 +102,11 @@ static void one_line(char *dst, size_t cap, const char *src)
     if (!dst || !cap)
         return;
     for (const unsigned char *s = (const unsigned char *)src; *s && used + 1 < cap; s++) {
-        if (*s >= 0x20 && *s != 0x7f) {
+        if (*s >= ' ' && *s != ASCII_DEL) {
             dst[used++] = (char)*s;
             continue;
         }
-        char esc[8];
+        char esc[sizeof "\\xff"];
         int w = *s == '\n'   ? snprintf(esc, sizeof esc, "\\n")
                 : *s == '\t' ? snprintf(esc, sizeof esc, "\\t")
                              : snprintf(esc, sizeof esc, "\\x%02x", *s);
@@ -163,7 +181,7 @@ int preset_parse_size(const char *text, uint64_t *out)
             return -1;
         has_frac = true;
         for (; isdigit((unsigned char)*p); p++)
-            if (frac_den < 1000000000000000ull) { /* 15 digits are exact in a double */
+            if (frac_den < SIZE_FRAC_DEN_MAX) {
                 frac = frac * 10 + (uint64_t)(*p - '0');
                 frac_den *= 10;
             }
@@ -256,7 +274,7 @@ static const char *describe(const yaml_node_t *n, char *buf, size_t len)
 
 static int expect_scalar(pctx *p, const yaml_node_t *n, const char *key, const char *expected)
 {
-    char buf[PRESET_PREVIEW + 8];
+    char buf[PRESET_QUOTED_MAX];
     if (n->type != YAML_SCALAR_NODE)
         return perr(p, n->start_mark, "%s: got %s; expected %s", key, describe(n, buf, sizeof buf), expected);
     if (strlen(scalar_text(n)) != n->data.scalar.length)
@@ -270,14 +288,14 @@ static int collect(pctx *p, yaml_node_t *map, const char *what, const char *cons
                    yaml_node_t **vals)
 {
     yaml_node_t *key_nodes[PRESET_MAX_KEYS] = {0};
-    char allowed[PRESET_MSG_MAX / 2];
+    char allowed[PRESET_LIST_MAX];
     if (nkeys > PRESET_MAX_KEYS)
         abort(); /* a programming error: raise PRESET_MAX_KEYS */
     for (size_t i = 0; i < nkeys; i++)
         vals[i] = NULL;
     join_names(keys, nkeys, allowed, sizeof allowed);
     if (map->type != YAML_MAPPING_NODE) {
-        char buf[PRESET_PREVIEW + 8];
+        char buf[PRESET_QUOTED_MAX];
         return perr(p, map->start_mark, "%s: got %s; expected a mapping of: %s", what, describe(map, buf, sizeof buf),
                     allowed);
     }
@@ -328,7 +346,7 @@ static yaml_node_t *peek(pctx *p, yaml_node_t *map, const char *key)
 
 static int get_u64(pctx *p, const yaml_node_t *n, const char *key, uint64_t min, uint64_t max, uint64_t *out)
 {
-    char expected[96];
+    char expected[PRESET_PHRASE_MAX];
     if (max == UINT64_MAX || max == UINT32_MAX)
         snprintf(expected, sizeof expected, "an integer of at least %llu", (unsigned long long)min);
     else
@@ -349,7 +367,7 @@ static int get_u64(pctx *p, const yaml_node_t *n, const char *key, uint64_t min,
             v = v * 10 + digit;
     }
     if (!ok || v < min || v > max) {
-        char buf[PRESET_PREVIEW + 8];
+        char buf[PRESET_QUOTED_MAX];
         return perr(p, n->start_mark, "%s: got %s; expected %s", key, describe(n, buf, sizeof buf), expected);
     }
     *out = v;
@@ -375,7 +393,7 @@ static int get_size(pctx *p, const yaml_node_t *n, const char *key, uint64_t *ou
     if (expect_scalar(p, n, key, expected))
         return -1;
     if (preset_parse_size(scalar_text(n), out) != 0) {
-        char buf[PRESET_PREVIEW + 8];
+        char buf[PRESET_QUOTED_MAX];
         return perr(p, n->start_mark, "%s: got %s; expected %s", key, describe(n, buf, sizeof buf), expected);
     }
     return 0;
@@ -393,7 +411,7 @@ static int get_bool(pctx *p, const yaml_node_t *n, const char *key, bool *out)
     else if (strcasecmp(s, "false") == 0)
         *out = false;
     else {
-        char buf[PRESET_PREVIEW + 8];
+        char buf[PRESET_QUOTED_MAX];
         return perr(p, n->start_mark, "%s: got %s; expected true or false", key, describe(n, buf, sizeof buf));
     }
     return 0;
@@ -401,7 +419,7 @@ static int get_bool(pctx *p, const yaml_node_t *n, const char *key, bool *out)
 
 static int get_text(pctx *p, const yaml_node_t *n, const char *key, char *out, size_t cap)
 {
-    char expected[64];
+    char expected[PRESET_PHRASE_MAX];
     snprintf(expected, sizeof expected, "a text of at most %zu bytes", cap - 1);
     if (!n)
         return 0;
@@ -416,7 +434,7 @@ static int get_text(pctx *p, const yaml_node_t *n, const char *key, char *out, s
 
 static int get_choice(pctx *p, const yaml_node_t *n, const char *key, const char *const *names, size_t count, int *out)
 {
-    char allowed[256];
+    char allowed[PRESET_LIST_MAX];
     join_names(names, count, allowed, sizeof allowed);
     if (!n)
         return 0;
@@ -427,7 +445,7 @@ static int get_choice(pctx *p, const yaml_node_t *n, const char *key, const char
             *out = (int)i;
             return 0;
         }
-    char buf[PRESET_PREVIEW + 8];
+    char buf[PRESET_QUOTED_MAX];
     return perr(p, n->start_mark, "%s: got %s; expected one of: %s", key, describe(n, buf, sizeof buf), allowed);
 }
 
@@ -493,16 +511,20 @@ enum {
     A_HEAD_DIM,
     A_COUNT
 };
-/* MLA uses the first six keys, GQA the first four and the last two. */
-static const char *const mla_keys[] = {"kind", "heads", "kv_bytes", "full_attn_layers", "kv_lora_rank", "qk_rope_dim"};
-static const char *const gqa_keys[] = {"kind", "heads", "kv_bytes", "full_attn_layers", "kv_heads", "head_dim"};
+/* Both kinds take the first ATTN_SHARED_KEYS keys, then two of their own: MLA the next two, GQA
+ * the last two. */
+enum { ATTN_SHARED_KEYS = A_KV_LORA_RANK, ATTN_KIND_KEYS = ATTN_SHARED_KEYS + 2 };
+static const char *const mla_keys[ATTN_KIND_KEYS] = {"kind",         "heads",      "kv_bytes", "full_attn_layers",
+                                                     "kv_lora_rank", "qk_rope_dim"};
+static const char *const gqa_keys[ATTN_KIND_KEYS] = {"kind",     "heads",   "kv_bytes", "full_attn_layers",
+                                                     "kv_heads", "head_dim"};
 
 enum { E_NUM_EXPERTS, E_DISPATCH_HIDDEN, E_MOE_INTERMEDIATE, E_TOP_K, E_COUNT };
 static const char *const moe_keys[E_COUNT] = {"num_experts", "dispatch_hidden", "moe_intermediate", "top_k"};
 
 static int parse_hf_names(pctx *p, yaml_node_t *n, engine_model *m)
 {
-    char expected[96];
+    char expected[PRESET_PHRASE_MAX];
     snprintf(expected, sizeof expected, "a list of at most %d Hugging Face names like [org/Model]",
              ENGINE_MAX_HF_NAMES);
     if (!n)
@@ -514,7 +536,7 @@ static int parse_hf_names(pctx *p, yaml_node_t *n, engine_model *m)
         return 0;
     }
     if (n->type != YAML_SEQUENCE_NODE) {
-        char buf[PRESET_PREVIEW + 8];
+        char buf[PRESET_QUOTED_MAX];
         return perr(p, n->start_mark, "hf_names: got %s; expected %s", describe(n, buf, sizeof buf), expected);
     }
     m->n_hf_names = 0;
@@ -535,7 +557,7 @@ static int parse_hf_names(pctx *p, yaml_node_t *n, engine_model *m)
 static int parse_attention(pctx *p, yaml_node_t *map, engine_model *m)
 {
     if (map->type != YAML_MAPPING_NODE) {
-        char buf[PRESET_PREVIEW + 8];
+        char buf[PRESET_QUOTED_MAX];
         return perr(p, map->start_mark, "attention: got %s; expected a mapping with kind: mla or gqa",
                     describe(map, buf, sizeof buf));
     }
@@ -543,17 +565,17 @@ static int parse_attention(pctx *p, yaml_node_t *map, engine_model *m)
     int kind = ATTN_MLA;
     if (need(p, map, "attention", "kind", kind_node, "mla or gqa"))
         return -1;
-    if (kind_node && get_choice(p, kind_node, "attention kind", attn_kind_names, 2, &kind))
+    if (get_choice(p, kind_node, "attention kind", attn_kind_names, COUNT_OF(attn_kind_names), &kind))
         return -1;
-    yaml_node_t *got[6], *v[A_COUNT] = {0};
+    yaml_node_t *got[ATTN_KIND_KEYS], *v[A_COUNT] = {0};
     bool mla = kind == ATTN_MLA;
-    if (collect(p, map, mla ? "attention (kind: mla)" : "attention (kind: gqa)", mla ? mla_keys : gqa_keys, 6, got))
-        return -1;
-    for (int i = 0; i < 4; i++)
-        v[i] = got[i];
-    v[mla ? A_KV_LORA_RANK : A_KV_HEADS] = got[4];
-    v[mla ? A_QK_ROPE_DIM : A_HEAD_DIM] = got[5];
     const char *what = mla ? "attention (kind: mla)" : "attention (kind: gqa)";
+    if (collect(p, map, what, mla ? mla_keys : gqa_keys, ATTN_KIND_KEYS, got))
+        return -1;
+    for (int i = 0; i < ATTN_SHARED_KEYS; i++)
+        v[i] = got[i];
+    v[mla ? A_KV_LORA_RANK : A_KV_HEADS] = got[ATTN_SHARED_KEYS];
+    v[mla ? A_QK_ROPE_DIM : A_HEAD_DIM] = got[ATTN_SHARED_KEYS + 1];
     if (need(p, map, what, "heads", v[A_HEADS], "the query heads (num_attention_heads)"))
         return -1;
     if (mla && (need(p, map, what, "kv_lora_rank", v[A_KV_LORA_RANK], "an integer (config kv_lora_rank)") ||
@@ -563,10 +585,10 @@ static int parse_attention(pctx *p, yaml_node_t *map, engine_model *m)
                  need(p, map, what, "head_dim", v[A_HEAD_DIM], "an integer (head_dim)")))
         return -1;
     m->attn_kind = (engine_attn_kind)kind;
-    m->kv_bytes = 2;                 /* BF16 KV */
+    m->kv_bytes = MODEL_KV_BYTES_DEFAULT;
     m->full_attn_layers = m->layers; /* every layer holds KV unless said otherwise */
     if (get_u32(p, v[A_HEADS], "heads", 1, UINT32_MAX, &m->heads) ||
-        get_u32(p, v[A_KV_BYTES], "kv_bytes", 1, 8, &m->kv_bytes) ||
+        get_u32(p, v[A_KV_BYTES], "kv_bytes", 1, MODEL_KV_BYTES_MAX, &m->kv_bytes) ||
         get_u32(p, v[A_FULL_ATTN_LAYERS], "full_attn_layers", 0, m->layers, &m->full_attn_layers) ||
         get_u32(p, v[A_KV_LORA_RANK], "kv_lora_rank", 1, UINT32_MAX, &m->kv_lora_rank) ||
         get_u32(p, v[A_QK_ROPE_DIM], "qk_rope_dim", 0, UINT32_MAX, &m->qk_rope_dim) ||
@@ -615,7 +637,7 @@ static int parse_model(pctx *p, yaml_node_t *root, preset_item *it)
                 &m->context_len) ||
         parse_attention(p, v[M_ATTENTION], m) || parse_moe(p, v[M_MOE], m) ||
         get_size(p, v[M_LINEAR_STATE], "linear_state_bytes_per_request", &m->linear_state_bytes_per_request) ||
-        get_u32(p, v[M_DRAFT_LAYERS], "draft_layers", 0, 64, &m->draft_layers))
+        get_u32(p, v[M_DRAFT_LAYERS], "draft_layers", 0, MODEL_DRAFT_LAYERS_MAX, &m->draft_layers))
         return -1;
     /* Coefficients the file lacks are K3's (MODEL.md), and the model says it borrowed them. */
     engine_k3_default_coefficients(m->coef);
@@ -706,10 +728,10 @@ static char *knob_text(pctx *p, const yaml_node_t *n, const engine_knob_info *in
             perr(p, n->start_mark, "%s: out of memory", info->name);
             return NULL;
         }
-        size_t len = 3, i = 0;
+        size_t len = sizeof "[]", i = 0; /* the brackets and the NUL; each item adds itself and ", " */
         for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++, i++) {
             yaml_node_t *item = node_at(p, *it);
-            char buf[PRESET_PREVIEW + 8], one[64];
+            char buf[PRESET_QUOTED_MAX], one[KNOB_ITEM_MAX];
             if (i == ENGINE_MAX_BUCKETS) {
                 perr(p, item->start_mark, "%s: more than %d sizes; expected at most %d", info->name, ENGINE_MAX_BUCKETS,
                      ENGINE_MAX_BUCKETS);
@@ -752,7 +774,7 @@ static char *knob_text(pctx *p, const yaml_node_t *n, const engine_knob_info *in
         snprintf(text + used, len - used, "]");
         return text;
     }
-    char expected[128];
+    char expected[PRESET_PHRASE_MAX];
     snprintf(expected, sizeof expected, "%s%s", info->type == KNOB_TYPE_LIST_OR_AUTO ? "'auto' or a list: " : "",
              info->range);
     if (expect_scalar(p, n, info->name, expected))
@@ -810,7 +832,7 @@ static int parse_deployment(pctx *p, yaml_node_t *root, preset_item *it)
         get_text(p, v[D_MODEL], "model", dep->model, sizeof dep->model) ||
         get_text(p, v[D_GPU], "gpu", dep->gpu, sizeof dep->gpu) ||
         get_choice(p, v[D_BACKEND], "attention_backend", engine_backend_names, BACKEND_COUNT, &backend) ||
-        get_choice(p, v[D_A2A], "a2a", a2a_names, 2, &a2a) ||
+        get_choice(p, v[D_A2A], "a2a", a2a_names, COUNT_OF(a2a_names), &a2a) ||
         get_size(p, v[D_WEIGHTS], "weights_bytes", &d->weights_bytes) ||
         get_size(p, v[D_STATE], "state_pool_bytes", &d->state_pool_bytes) ||
         get_size(p, v[D_OTHER], "other_runtime_bytes", &d->other_runtime_bytes) ||
@@ -871,7 +893,7 @@ static void parser_error(pctx *p, const yaml_parser_t *parser, const char *text,
                 at.column++;
         }
     }
-    char context[160] = "";
+    char context[PRESET_PHRASE_MAX] = "";
     if (parser->context)
         snprintf(context, sizeof context, " (%s at line %zu, column %zu)", parser->context,
                  parser->context_mark.line + 1, parser->context_mark.column + 1);
@@ -918,7 +940,7 @@ static int parse_preset(const char *origin, const char *stem, const char *text, 
         }
     }
     if (root->type != YAML_MAPPING_NODE) {
-        char buf[PRESET_PREVIEW + 8];
+        char buf[PRESET_QUOTED_MAX];
         perr(&p, root->start_mark, "the file holds %s; expected a mapping with kind: model, gpu or deployment",
              describe(root, buf, sizeof buf));
         goto done;
@@ -926,7 +948,7 @@ static int parse_preset(const char *origin, const char *stem, const char *text, 
     yaml_node_t *kind_node = peek(&p, root, "kind");
     int kind = 0;
     if (need(&p, root, "the preset", "kind", kind_node, "model, gpu or deployment") ||
-        get_choice(&p, kind_node, "kind", kind_names, 3, &kind))
+        get_choice(&p, kind_node, "kind", kind_names, COUNT_OF(kind_names), &kind))
         goto done;
     it->entry.kind = (preset_kind)kind;
     it->kind_mark = to_mark(kind_node->start_mark);
@@ -938,7 +960,7 @@ static int parse_preset(const char *origin, const char *stem, const char *text, 
     if (expect_scalar(&p, name_node, "name", "the file's stem"))
         goto done;
     if (strcmp(scalar_text(name_node), stem) != 0) {
-        char buf[PRESET_PREVIEW + 8];
+        char buf[PRESET_QUOTED_MAX];
         perr(&p, name_node->start_mark, "name: got %s; expected name: %s (a preset's name is its file's stem)",
              describe(name_node, buf, sizeof buf), stem);
         goto done;
@@ -1016,14 +1038,20 @@ static char *read_file(const char *path, size_t *len, char *msg, size_t msglen)
     return buf;
 }
 
+/* NAME (of length LEN) is something followed by ".yaml". */
+static bool has_yaml_suffix(const char *name, size_t len)
+{
+    return len > PRESET_SUFFIX_LEN && strcmp(name + len - PRESET_SUFFIX_LEN, PRESET_SUFFIX) == 0;
+}
+
 /* "dir/k3-dp16.yaml" -> "k3-dp16" into STEM. */
 static void path_stem(const char *path, char *stem, size_t cap)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     size_t n = strlen(base);
-    if (n > 5 && strcmp(base + n - 5, ".yaml") == 0)
-        n -= 5;
+    if (has_yaml_suffix(base, n))
+        n -= PRESET_SUFFIX_LEN;
     snprintf(stem, cap, "%.*s", (int)n, base);
 }
 
@@ -1034,7 +1062,7 @@ static preset_item *load_file(const char *path, char *msg, size_t msglen)
     char *text = read_file(path, &len, msg, msglen);
     if (!text)
         return NULL;
-    char stem[PRESET_MSG_MAX / 4];
+    char stem[ENGINE_TEXT_MAX];
     path_stem(path, stem, sizeof stem);
     preset_item *it = malloc(sizeof *it);
     char *origin = strdup(path);
@@ -1077,7 +1105,7 @@ static int add_item(preset_catalog *c, preset_item *it)
 {
     remove_named(c, it->entry.name);
     if (c->n_items == c->cap_items) {
-        size_t cap = c->cap_items ? 2 * c->cap_items : 16;
+        size_t cap = c->cap_items ? 2 * c->cap_items : CATALOG_INITIAL_ITEMS;
         preset_item *items = realloc(c->items, cap * sizeof *items);
         if (!items)
             return -1;
@@ -1095,7 +1123,7 @@ static int add_problem(preset_catalog *c, const char *name, const char *message)
 {
     remove_named(c, name);
     if (c->n_problems == c->cap_problems) {
-        size_t cap = c->cap_problems ? 2 * c->cap_problems : 4;
+        size_t cap = c->cap_problems ? 2 * c->cap_problems : CATALOG_INITIAL_PROBLEMS;
         preset_problem *problems = realloc(c->problems, cap * sizeof *problems);
         if (!problems)
             return -1;
@@ -1157,7 +1185,7 @@ static void user_dir(char *buf, size_t len)
 
 static int add_user_files(preset_catalog *c)
 {
-    char dir[4096];
+    char dir[PATH_MAX];
     user_dir(dir, sizeof dir);
     if (!dir[0])
         return 0;
@@ -1175,10 +1203,10 @@ static int add_user_files(preset_catalog *c)
     int rc = 0;
     for (struct dirent *e; (e = readdir(dp)) != NULL;) {
         size_t len = strlen(e->d_name);
-        if (e->d_name[0] == '.' || len <= 5 || strcmp(e->d_name + len - 5, ".yaml") != 0)
+        if (e->d_name[0] == '.' || !has_yaml_suffix(e->d_name, len))
             continue;
         if (n == cap) {
-            cap = cap ? 2 * cap : 16;
+            cap = cap ? 2 * cap : CATALOG_INITIAL_ITEMS;
             char **grown = realloc(names, cap * sizeof *names);
             if (!grown) {
                 rc = -1;
@@ -1196,7 +1224,7 @@ static int add_user_files(preset_catalog *c)
     if (rc == 0 && n)
         qsort(names, n, sizeof *names, compare_names); /* readdir's order is arbitrary */
     for (size_t i = 0; i < n && rc == 0; i++) {
-        char path[8192], msg[PRESET_MSG_MAX], stem[ENGINE_TEXT_MAX];
+        char path[2 * PATH_MAX], msg[PRESET_MSG_MAX], stem[ENGINE_TEXT_MAX]; /* directory, '/', name */
         snprintf(path, sizeof path, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", names[i]);
         path_stem(names[i], stem, sizeof stem);
         preset_item *it = load_file(path, msg, sizeof msg);
@@ -1315,7 +1343,7 @@ static int lookup(const preset_catalog *c, const char *name, preset_kind kind, c
         *out = it;
         return 0;
     }
-    char list[PRESET_MSG_MAX / 2], other[ENGINE_TEXT_MAX] = "";
+    char list[PRESET_LIST_MAX], other[ENGINE_TEXT_MAX] = "";
     list_kind(c, kind, list, sizeof list);
     if (it)
         snprintf(other, sizeof other, " ('%s' is a %s preset)", name, kind_names[it->entry.kind]);
@@ -1325,8 +1353,7 @@ static int lookup(const preset_catalog *c, const char *name, preset_kind kind, c
 
 static bool looks_like_path(const char *s)
 {
-    size_t n = strlen(s);
-    return strchr(s, '/') || (n > 5 && strcmp(s + n - 5, ".yaml") == 0);
+    return strchr(s, '/') || has_yaml_suffix(s, strlen(s));
 }
 
 /* Loads NAME_OR_PATH of KIND: a catalog item, or (a path) a file parsed into *OWNED which the
@@ -1336,7 +1363,7 @@ static int find_or_load(const preset_catalog *c, const char *name_or_path, prese
 {
     *owned = NULL;
     if (!name_or_path || !*name_or_path) {
-        char list[PRESET_MSG_MAX / 2];
+        char list[PRESET_LIST_MAX];
         list_kind(c, kind, list, sizeof list);
         set_err(err, errlen, "no %s preset given; expected one of: %s", kind_names[kind], list);
         return 2;
