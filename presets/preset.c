@@ -1081,6 +1081,15 @@ static preset_item *load_file(const char *path, char *msg, size_t msglen)
 
 /* ---- The catalog. ---- */
 
+/* Frees a malloc'd item (one not, or no longer, in the catalog). */
+static void free_item(preset_item *it)
+{
+    if (it) {
+        free(it->origin);
+        free(it);
+    }
+}
+
 static void remove_named(preset_catalog *c, const char *name)
 {
     for (size_t i = 0; i < c->n_items; i++)
@@ -1100,15 +1109,18 @@ static void remove_named(preset_catalog *c, const char *name)
         }
 }
 
-/* Takes IT (a malloc'd item) into the catalog, replacing a preset of the same name. */
+/* Takes IT (a malloc'd item) into the catalog, replacing a preset of the same name; on failure
+ * (out of memory) IT is freed all the same. */
 static int add_item(preset_catalog *c, preset_item *it)
 {
     remove_named(c, it->entry.name);
     if (c->n_items == c->cap_items) {
         size_t cap = c->cap_items ? 2 * c->cap_items : CATALOG_INITIAL_ITEMS;
         preset_item *items = realloc(c->items, cap * sizeof *items);
-        if (!items)
+        if (!items) {
+            free_item(it);
             return -1;
+        }
         c->items = items;
         c->cap_items = cap;
     }
@@ -1229,8 +1241,6 @@ static int add_user_files(preset_catalog *c)
         path_stem(names[i], stem, sizeof stem);
         preset_item *it = load_file(path, msg, sizeof msg);
         rc = it ? add_item(c, it) : add_problem(c, stem, msg);
-        if (rc != 0)
-            free(it);
     }
     for (size_t i = 0; i < n; i++)
         free(names[i]);
@@ -1379,21 +1389,12 @@ static int find_or_load(const preset_catalog *c, const char *name_or_path, prese
     if (it->entry.kind != kind) {
         set_err(err, errlen, "%s:%zu:%zu: kind: %s; expected a %s preset here", it->origin, it->kind_mark.line,
                 it->kind_mark.col, kind_names[it->entry.kind], kind_names[kind]);
-        free(it->origin);
-        free(it);
+        free_item(it);
         return 1;
     }
     *owned = it;
     *out = it;
     return 0;
-}
-
-static void free_owned(preset_item *it)
-{
-    if (it) {
-        free(it->origin);
-        free(it);
-    }
 }
 
 /* A deployment's model or GPU: errors stand where the deployment names it. */
@@ -1423,7 +1424,7 @@ int preset_load_deployment(const preset_catalog *c, const char *name_or_path, en
     const parsed_deployment *dep = &it->u.dep;
     if (resolve_ref(c, it, dep->model, dep->model_mark, PRESET_MODEL, &model, err, errlen) != 0 ||
         resolve_ref(c, it, dep->gpu, dep->gpu_mark, PRESET_GPU, &gpu, err, errlen) != 0) {
-        free_owned(owned);
+        free_item(owned);
         return 1;
     }
     *out = dep->d;
@@ -1439,7 +1440,7 @@ int preset_load_deployment(const preset_catalog *c, const char *name_or_path, en
     }
     if (!dep->has_context_len)
         out->knobs.context_len = model->u.model.context_len;
-    free_owned(owned);
+    free_item(owned);
     return 0;
 }
 
@@ -1450,7 +1451,7 @@ int preset_load_gpu(const preset_catalog *c, const char *name, engine_gpu *out, 
     int rc = find_or_load(c, name, PRESET_GPU, &it, &owned, err, errlen);
     if (rc == 0)
         *out = it->u.gpu;
-    free_owned(owned);
+    free_item(owned);
     return rc;
 }
 
@@ -1461,7 +1462,7 @@ int preset_load_model(const preset_catalog *c, const char *name, engine_model *o
     int rc = find_or_load(c, name, PRESET_MODEL, &it, &owned, err, errlen);
     if (rc == 0)
         *out = it->u.model;
-    free_owned(owned);
+    free_item(owned);
     return rc;
 }
 
