@@ -73,7 +73,26 @@ static void join_names(const char *const *names, size_t n, char *buf, size_t len
     }
 }
 
-/* ---- Sizes. ---- */
+/* ---- Numbers. ---- */
+
+/* The decimal digits at *S into OUT, *S moved past them. False when there are none (a sign is
+ * not a digit) or they overflow 64 bits. */
+static bool read_decimal(const char **s, uint64_t *out)
+{
+    const char *q = *s;
+    uint64_t v = 0;
+    if (!isdigit((unsigned char)*q))
+        return false;
+    for (; isdigit((unsigned char)*q); q++) {
+        unsigned digit = (unsigned)(*q - '0');
+        if (v > (UINT64_MAX - digit) / 10)
+            return false;
+        v = v * 10 + digit;
+    }
+    *s = q;
+    *out = v;
+    return true;
+}
 
 int preset_parse_size(const char *text, uint64_t *out)
 {
@@ -90,15 +109,9 @@ int preset_parse_size(const char *text, uint64_t *out)
     const char *p = text;
     while (isspace((unsigned char)*p))
         p++;
-    if (!isdigit((unsigned char)*p))
-        return -1; /* also rejects a sign */
     uint64_t whole = 0;
-    for (; isdigit((unsigned char)*p); p++) {
-        unsigned digit = (unsigned)(*p - '0');
-        if (whole > (UINT64_MAX - digit) / 10)
-            return -1;
-        whole = whole * 10 + digit;
-    }
+    if (!read_decimal(&p, &whole))
+        return -1;
     /* The fraction as an integer over a power of ten: no strtod, so no locale decimal point. */
     uint64_t frac = 0, frac_den = 1;
     bool has_frac = false;
@@ -273,16 +286,9 @@ int preset_yaml_get_u64(preset_yaml_doc *p, const yaml_node_t *n, const char *ke
         return 0;
     if (preset_yaml_expect_scalar(p, n, key, expected))
         return -1;
-    const char *s = preset_yaml_text(n);
-    bool ok = isdigit((unsigned char)s[0]);
+    const char *q = preset_yaml_text(n);
     uint64_t v = 0;
-    for (const char *q = s; ok && *q; q++) {
-        unsigned digit = (unsigned)(*q - '0');
-        if (!isdigit((unsigned char)*q) || v > (UINT64_MAX - digit) / 10)
-            ok = false;
-        else
-            v = v * 10 + digit;
-    }
+    bool ok = read_decimal(&q, &v) && *q == '\0';
     if (!ok || v < min || v > max) {
         char buf[PRESET_QUOTED_MAX];
         return preset_yaml_error(p, n->start_mark, "%s: got %s; expected %s", key,
