@@ -324,7 +324,7 @@ static char *knob_text(preset_yaml_doc *p, const yaml_node_t *n, const engine_kn
             if (preset_yaml_expect_scalar(p, item, info->name, "an integer batch size"))
                 break;
             const char *s = preset_yaml_text(item);
-            bool digits = *s != '\0' && strlen(s) < sizeof one - 2;
+            bool digits = *s != '\0' && strlen(s) + sizeof "[]" <= sizeof one;
             for (const char *q = s; digits && *q; q++)
                 digits = isdigit((unsigned char)*q);
             if (!digits) {

@@ -385,7 +385,7 @@ char *preset_yaml_join_list(preset_yaml_doc *p, const yaml_node_t *n, const char
     const yaml_node_item_t *first = n->data.sequence.items.start, *end = n->data.sequence.items.top;
     size_t len = sizeof "[]"; /* the brackets and the NUL; each item adds itself and ", " */
     for (const yaml_node_item_t *it = first; it < end; it++)
-        len += strlen(preset_yaml_text(preset_yaml_node(p, *it))) + 2;
+        len += strlen(preset_yaml_text(preset_yaml_node(p, *it))) + strlen(", ");
     char *text = malloc(len);
     if (!text) {
         preset_yaml_error(p, n->start_mark, "%s: out of memory", key);
