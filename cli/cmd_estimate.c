@@ -89,7 +89,10 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
         jsonw_kstring(w, "group", engine_group_names[t->group]);
         jsonw_kstring(w, "layer", engine_layer_names[t->layer]);
         jsonw_kstring(w, "source", engine_source_names[t->source]);
-        jsonw_ku64(w, "bytes", t->bytes);
+        if (t->known)
+            jsonw_ku64(w, "bytes", t->bytes);
+        else
+            jsonw_knull(w, "bytes"); /* no formula, preset value or calibration */
         jsonw_key(w, "depends_on");
         jsonw_array_begin(w);
         for (int kb = 0; kb < KNOB_COUNT; kb++)
@@ -130,6 +133,7 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_object_end(w);
     jsonw_object_end(w);
     jsonw_ku64(w, "total_bytes", e->total_bytes);
+    jsonw_kbool(w, "total_complete", e->total_complete);
 
     jsonw_key(w, "heuristic");
     jsonw_object_begin(w);
@@ -216,13 +220,17 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
         bool first = true;
         for (int i = 0; i < TERM_COUNT; i++) {
             const engine_term *t = &e->terms[i];
-            if ((int)t->layer != l)
+            if ((int)t->layer != l || (engine_terms[i].hide_when_zero && t->known && !t->bytes))
                 continue;
             engine_depends_text(t->depends_on, false, buf, sizeof buf);
-            fprintf(out, "%-8s %-18s %9.3f %5.1f%%  %-11s  %s\n", first ? engine_layer_names[l] : "",
-                    engine_terms[i].label, cli_gib(t->bytes),
-                    e->total_bytes ? 100.0 * (double)t->bytes / (double)e->total_bytes : 0.0,
-                    engine_source_names[t->source], buf);
+            if (t->known)
+                fprintf(out, "%-8s %-18s %9.3f %5.1f%%  %-11s  %s\n", first ? engine_layer_names[l] : "",
+                        engine_terms[i].label, cli_gib(t->bytes),
+                        e->total_bytes ? 100.0 * (double)t->bytes / (double)e->total_bytes : 0.0,
+                        engine_source_names[t->source], buf);
+            else
+                fprintf(out, "%-8s %-18s %9s %6s  %-11s  %s\n", first ? engine_layer_names[l] : "",
+                        engine_terms[i].label, "?", "", engine_source_names[t->source], buf);
             if (t->alt_label && t->alt_bytes)
                 fprintf(out, "%-8s   (%s: %.3f GiB)\n", "", t->alt_label, cli_gib(t->alt_bytes));
             first = false;
@@ -238,8 +246,9 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
         fprintf(out, " (cgplan calibrate)\n");
         break;
     }
-    fprintf(out, "%-27s %9.3f GiB (target %.3f + draft %.3f)\n", "total", cli_gib(e->total_bytes),
-            cli_gib(e->target_total_bytes), cli_gib(e->draft_total_bytes));
+    fprintf(out, "%-27s %9.3f GiB (target %.3f + draft %.3f)%s\n", "total", cli_gib(e->total_bytes),
+            cli_gib(e->target_total_bytes), cli_gib(e->draft_total_bytes),
+            e->total_complete ? "" : " of the known terms only");
     fprintf(out, "%-27s %9.3f GiB (%.0f%% of the prediction)\n\n", "SGLang heuristic",
             cli_gib(e->heuristic_total_bytes),
             e->total_bytes ? 100.0 * (double)e->heuristic_total_bytes / (double)e->total_bytes : 0.0);

@@ -120,7 +120,8 @@ engine_grid_kind engine_release_grid(const engine_release *r);
  * 0 for the tp-fraction variants. */
 uint32_t engine_release_eagle_reserve_mib(const engine_release *r);
 /* The largest decode size the release captures by default on this GPU (dp_size 1; no pool
- * clamp). No release changes it with speculation, which only switches the grid. */
+ * clamp): the tier's max_bs, or before v0.5.3rc2 the top of the runner-built list (160/256/512,
+ * 152 for v0.4.6's speculative list) unless the small-GPU setting applies. */
 uint32_t engine_release_default_max_bs(const engine_release *r, uint32_t gpu_mem_mib, uint32_t tp,
                                        bool speculative);
 

@@ -20,9 +20,7 @@
 
 const char *const preset_kind_names[PRESET_DEPLOYMENT + 1] = {
     [PRESET_MODEL] = "model", [PRESET_GPU] = "gpu", [PRESET_DEPLOYMENT] = "deployment"};
-static const char *const a2a_names[] = {"deepep", "none"};   /* indexed by engine_a2a */
 static const char *const attn_kind_names[] = {"mla", "gqa"}; /* indexed by engine_attn_kind */
-_Static_assert(COUNT_OF(a2a_names) == A2A_NONE + 1, "a2a_names is indexed by engine_a2a");
 _Static_assert(COUNT_OF(attn_kind_names) == ATTN_GQA + 1, "attn_kind_names is indexed by engine_attn_kind");
 
 /* `coefficients:` (models and deployments): any of engine_coef_names, each a size. */
@@ -220,14 +218,16 @@ static int parse_model(preset_yaml_doc *p, yaml_node_t *root, preset_item *it)
                              &m->linear_state_bytes_per_request) ||
         preset_yaml_get_u32(p, v[M_DRAFT_LAYERS], "draft_layers", 0, MODEL_DRAFT_LAYERS_MAX, &m->draft_layers))
         return -1;
-    /* Coefficients the file lacks are K3's (MODEL.md), and the model says it borrowed them. */
-    engine_k3_default_coefficients(m->coef);
+    /* A coefficient the file lacks is unknown for this model: never another model's number
+     * (the estimate shows the term as unknown until a calibration gives it). */
+    memset(m->coef, 0, sizeof m->coef);
     if (parse_coefficients(p, v[M_COEFFICIENTS], it->coef_own, m->coef))
         return -1;
     m->coef_borrowed = false;
-    for (int i = 0; i < COEF_COUNT; i++)
-        if (!it->coef_own[i])
-            m->coef_borrowed = true;
+    for (int i = 0; i < COEF_COUNT; i++) {
+        m->coef_missing[i] = !it->coef_own[i];
+        m->coef_borrowed |= m->coef_missing[i];
+    }
     return 0;
 }
 
@@ -267,8 +267,6 @@ enum {
     D_DESCRIPTION,
     D_MODEL,
     D_GPU,
-    D_BACKEND,
-    D_A2A,
     D_WEIGHTS,
     D_STATE,
     D_OTHER,
@@ -283,8 +281,6 @@ static const char *const deployment_fixed_keys[D_FIXED] = {
     "description",
     "model",
     "gpu",
-    "attention_backend",
-    "a2a",
     "weights_bytes",
     "state_pool_bytes",
     "other_runtime_bytes",
@@ -366,7 +362,7 @@ static int parse_deployment(preset_yaml_doc *p, yaml_node_t *root, preset_item *
     /* In the order of the files: who, then the knobs, then the rest (so the "expected one of"
      * list of an unknown key reads like a preset). */
     for (int f = 0; f < D_FIXED; f++) {
-        if (f == D_BACKEND)
+        if (f == D_WEIGHTS) /* attention_backend, a2a and the rest are knobs of the table */
             for (int k = 0; k < KNOB_COUNT; k++)
                 if (engine_knobs[k].type != KNOB_TYPE_NAME) {
                     knob_of[nkeys] = (int)engine_knobs[k].id;
@@ -396,12 +392,9 @@ static int parse_deployment(preset_yaml_doc *p, yaml_node_t *root, preset_item *
     parsed_deployment *dep = &it->u.dep;
     engine_deployment *d = &dep->d;
     engine_deployment_defaults(d);
-    int backend = d->backend, a2a = d->a2a;
     if (preset_yaml_get_text(p, v[D_DESCRIPTION], "description", d->description, sizeof d->description) ||
         preset_yaml_get_text(p, v[D_MODEL], "model", dep->model, sizeof dep->model) ||
         preset_yaml_get_text(p, v[D_GPU], "gpu", dep->gpu, sizeof dep->gpu) ||
-        preset_yaml_get_choice(p, v[D_BACKEND], "attention_backend", engine_backend_names, BACKEND_COUNT, &backend) ||
-        preset_yaml_get_choice(p, v[D_A2A], "a2a", a2a_names, COUNT_OF(a2a_names), &a2a) ||
         preset_yaml_get_size(p, v[D_WEIGHTS], "weights_bytes", &d->weights_bytes) ||
         preset_yaml_get_size(p, v[D_STATE], "state_pool_bytes", &d->state_pool_bytes) ||
         preset_yaml_get_size(p, v[D_OTHER], "other_runtime_bytes", &d->other_runtime_bytes) ||
@@ -409,21 +402,15 @@ static int parse_deployment(preset_yaml_doc *p, yaml_node_t *root, preset_item *
         preset_yaml_get_size(p, v[D_MARGIN], "margin_bytes", &d->margin_bytes) ||
         parse_coefficients(p, v[D_COEFFICIENTS], dep->coef_set, dep->coef))
         return -1;
-    d->backend = (engine_backend)backend;
-    d->a2a = (engine_a2a)a2a;
     dep->model_mark = preset_yaml_mark(v[D_MODEL]->start_mark);
     dep->gpu_mark = preset_yaml_mark(v[D_GPU]->start_mark);
 
-    /* World first, then dp, then dcp (each is checked against the one before), then the rest. */
+    /* Bases before the knobs that must divide them (tp, dp, dcp), then the rest. */
     engine_knob_id order[KNOB_COUNT];
-    int n_order = 0;
-    order[n_order++] = KNOB_WORLD;
-    order[n_order++] = KNOB_DP;
-    order[n_order++] = KNOB_DCP;
-    for (int k = 0; k < KNOB_COUNT; k++)
-        if (k != KNOB_WORLD && k != KNOB_DP && k != KNOB_DCP && engine_knobs[k].type != KNOB_TYPE_NAME)
-            order[n_order++] = (engine_knob_id)k;
-    for (int i = 0; i < n_order; i++) {
+    engine_knob_apply_order(order);
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        if (engine_knobs[order[i]].type == KNOB_TYPE_NAME)
+            continue;
         const yaml_node_t *n = knob_node[order[i]];
         if (!n)
             continue;
@@ -523,13 +510,13 @@ void preset_assemble_deployment(const preset_item *dep_item, const preset_item *
     *out = dep->d;
     out->model = model->u.model;
     out->gpu = gpu->u.gpu;
-    /* The deployment's coefficients override the model's; what neither gives is K3's. */
+    /* The deployment's coefficients override the model's; what neither gives is unknown. */
     out->model.coef_borrowed = false;
     for (int i = 0; i < COEF_COUNT; i++) {
         if (dep->coef_set[i])
             out->model.coef[i] = dep->coef[i];
-        else if (!model->coef_own[i])
-            out->model.coef_borrowed = true;
+        out->model.coef_missing[i] = !dep->coef_set[i] && !model->coef_own[i];
+        out->model.coef_borrowed |= out->model.coef_missing[i];
     }
     if (!dep->has_context_len)
         out->knobs.context_len = model->u.model.context_len;

@@ -732,13 +732,13 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         app->focus = app->focus > 0 ? app->focus - 1 : 0;
         break;
     case TUI_KEY_DOWN:
-        app->focus = app->focus + 1 < KNOB_COUNT ? app->focus + 1 : app->focus;
+        app->focus = app->focus + 1 < KNOB_PANEL_COUNT ? app->focus + 1 : app->focus;
         break;
     case TUI_KEY_TAB:
-        app->focus = (app->focus + 1) % KNOB_COUNT;
+        app->focus = (app->focus + 1) % KNOB_PANEL_COUNT;
         break;
     case TUI_KEY_BTAB:
-        app->focus = (app->focus + KNOB_COUNT - 1) % KNOB_COUNT;
+        app->focus = (app->focus + KNOB_PANEL_COUNT - 1) % KNOB_PANEL_COUNT;
         break;
     case TUI_KEY_RIGHT:
         flags = step_knob(app, app->focus, 1, 0);
