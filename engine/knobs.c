@@ -120,6 +120,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .sglang_flag = "--speculative-num-draft-tokens"},
     {.id = KNOB_WORLD,
      .name = "world",
+     .alias = "tp", /* SGLang's name (--tp-size) */
      .label = "world",
      .brief = "world",
      .type = KNOB_TYPE_INT,
@@ -131,7 +132,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .step_size = 8,
      .default_text = "preset",
      .unit = "GPUs",
-     .help = "GPUs in the deployment (= tp_size = ep_size with DeepEP)",
+     .help = "--tp-size: the GPUs of one instance (also read as tp)",
      .field = KNOB_FIELD_U32,
      .offset = AT(knobs.world),
      .sglang_flag = "--tp-size"},
