@@ -419,30 +419,23 @@ static int step_knob(tui_app *app, int knob, int delta, int to_end)
             set_message(app, false, "buckets: type a list with = (e.g. = 1,2,4,8 Enter) or = auto Enter");
         return TUI_REDRAW;
     }
+    if (knob != KNOB_GPU) { /* the engine walks the knob's steps (leaving auto from its value) */
+        engine_deployment d = app->plan[0].d;
+        engine_warnings adj = {0};
+        char err[ENGINE_TEXT_MAX];
+        int rc = engine_knob_step(&d, (engine_knob_id)knob, delta, to_end, &adj, err, sizeof err);
+        if (rc < 0) {
+            set_message(app, true, "%s", err);
+            return TUI_REDRAW;
+        }
+        return rc > 0 ? 0 : accept_change(app, knob, &d, &adj);
+    }
+    /* The GPU walks the catalog's GPU presets, which the engine does not know. */
     size_t idx;
     if (to_end)
         idx = to_end > 0 ? n - 1 : 0;
-    else if (knob == KNOB_GPU) {
+    else {
         long i = (long)cur + delta;
-        idx = i < 0 ? 0 : (size_t)i >= n ? n - 1 : (size_t)i;
-    } else {
-        double v = engine_knob_value(&app->plan[0].d, (engine_knob_id)knob);
-        long i;
-        if (delta > 0) {
-            size_t j = 0;
-            while (j < n && steps[j] <= v + 1e-9)
-                j++;
-            if (j == n)
-                return 0;
-            i = (long)j + delta - 1;
-        } else {
-            long j = (long)n - 1;
-            while (j >= 0 && steps[j] >= v - 1e-9)
-                j--;
-            if (j < 0)
-                return 0;
-            i = j + delta + 1;
-        }
         idx = i < 0 ? 0 : (size_t)i >= n ? n - 1 : (size_t)i;
     }
     return set_value(app, knob, steps[idx]);
