@@ -53,6 +53,7 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
             jsonw_ku64(w, info->name, (uint64_t)engine_knob_value(d, (engine_knob_id)i));
             break;
         case KNOB_TYPE_BOOL: jsonw_kbool(w, info->name, engine_knob_value(d, (engine_knob_id)i) != 0); break;
+        case KNOB_TYPE_RELEASE:
         case KNOB_TYPE_ENUM: {
             char text[64];
             engine_knob_text(d, e, (engine_knob_id)i, KNOB_TEXT_FULL, text, sizeof text);

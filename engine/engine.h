@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "release.h"
+
 #define ENGINE_GIB ((uint64_t)1 << 30)
 #define ENGINE_MIB ((uint64_t)1 << 20)
 #define ENGINE_NAME_MAX 64
@@ -46,6 +48,7 @@ typedef enum {
     KNOB_TBO,
     KNOB_KV_DTYPE,
     KNOB_PAGE_SIZE,
+    KNOB_SGLANG,
     KNOB_COUNT
 } engine_knob_id;
 
@@ -60,6 +63,7 @@ typedef enum {
     KNOB_TYPE_NAME,         /* the name of a preset (resolved outside the engine) */
     KNOB_TYPE_ENUM,         /* one of the row's choices */
     KNOB_TYPE_BOOL,         /* on or off */
+    KNOB_TYPE_RELEASE,      /* an SGLang release: 0.4.N / 0.5.N[.postN|rcN] or main */
 } engine_knob_type;
 
 /* Where a knob's value lives in engine_deployment (offsets in the table row). */
@@ -71,6 +75,7 @@ typedef enum {
     KNOB_FIELD_NAME,   /* char[ENGINE_NAME_MAX] */
     KNOB_FIELD_ENUM,   /* an enum (int-sized) indexing the row's choices */
     KNOB_FIELD_BOOL,   /* bool */
+    KNOB_FIELD_RELEASE, /* engine_release */
 } engine_knob_field;
 
 /* The step rule of a slider, as data. */
@@ -279,6 +284,7 @@ struct engine_knobs_state {
     engine_kv_dtype kv_dtype;
     uint32_t page_size;
     bool page_size_auto;
+    engine_release sglang; /* the release whose behaviour the plan follows */
 };
 
 typedef struct {

@@ -276,6 +276,7 @@ void engine_deployment_defaults(engine_deployment *d)
     d->knobs.ep = 1;
     d->knobs.ep_auto = true;
     d->knobs.page_size = 1;
+    d->knobs.sglang = engine_release_newest();
     d->knobs.moe_runner_auto = true;
     d->knobs.max_running_requests_auto = true;
     d->knobs.page_size_auto = true;

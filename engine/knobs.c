@@ -352,6 +352,17 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .offset = AT(knobs.page_size),
      .auto_offset = AT(knobs.page_size_auto),
      .sglang_flag = "--page-size"},
+    {.id = KNOB_SGLANG,
+     .name = "sglang",
+     .label = "sglang",
+     .brief = "rel",
+     .type = KNOB_TYPE_RELEASE,
+     .range = "0.4.6.. 0.5.N[.postN|rcN] or main",
+     .default_text = "main (" ENGINE_RELEASE_MAIN_DATE ")",
+     .unit = "",
+     .help = "the SGLang release: its capture list, logits buffers and flags",
+     .field = KNOB_FIELD_RELEASE,
+     .offset = AT(knobs.sglang)},
 };
 
 const engine_knob_info *engine_knob_find(const char *name)
@@ -481,6 +492,7 @@ static double raw_value(const engine_deployment *d, const engine_knob_info *k)
         return *(const int *)p;
     case KNOB_FIELD_BOOL:
         return *(const bool *)p;
+    case KNOB_FIELD_RELEASE:
     case KNOB_FIELD_LIST:
     case KNOB_FIELD_NAME:
         break;
@@ -514,6 +526,9 @@ void engine_knob_copy(engine_deployment *dst, const engine_deployment *src, engi
     case KNOB_FIELD_NAME:
         size = ENGINE_NAME_MAX;
         break;
+    case KNOB_FIELD_RELEASE:
+        size = sizeof(engine_release);
+        break;
     case KNOB_FIELD_ENUM:
         size = sizeof(int);
         break;
@@ -542,6 +557,8 @@ bool engine_knob_equal(const engine_deployment *a, const engine_deployment *b, e
     switch (k->field) {
     case KNOB_FIELD_NAME:
         return strcmp((const char *)field_cptr(a, k->offset), (const char *)field_cptr(b, k->offset)) == 0;
+    case KNOB_FIELD_RELEASE:
+        return engine_release_cmp(field_cptr(a, k->offset), field_cptr(b, k->offset)) == 0;
     case KNOB_FIELD_LIST: {
         uint32_t n = *(const uint32_t *)field_cptr(a, k->count_offset);
         return n == *(const uint32_t *)field_cptr(b, k->count_offset) &&
@@ -750,6 +767,12 @@ int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *
     case KNOB_TYPE_ENUM:
     case KNOB_TYPE_BOOL:
         return set_choice_text(d, k, text, err, errlen);
+    case KNOB_TYPE_RELEASE: {
+        char why[ENGINE_TEXT_MAX];
+        if (engine_release_parse(text, field_ptr(d, k->offset), why, sizeof why) != 0)
+            return fail(err, errlen, "%s=%s: %s", k->name, text, why);
+        return 0;
+    }
     case KNOB_TYPE_NAME:
         break;
     }
@@ -921,6 +944,10 @@ void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engi
     bool is_auto = engine_knob_is_auto(d, knob);
     if (k->field == KNOB_FIELD_NAME) {
         snprintf(buf, len, "%s", (const char *)field_cptr(d, k->offset));
+        return;
+    }
+    if (k->field == KNOB_FIELD_RELEASE) {
+        engine_release_text(field_cptr(d, k->offset), buf, len);
         return;
     }
     if (k->field == KNOB_FIELD_LIST) {
