@@ -80,9 +80,11 @@ static void knob_value_text(const tui_app *app, int knob, char *buf, size_t len)
     }
 }
 
+/* The knob's name for a name column W wide: "mem_fraction_static" is shortened when it does not
+ * fit. */
 static const char *knob_label(int knob, int w)
 {
-    if (knob == KNOB_MEM_FRACTION && w < 19)
+    if (knob == KNOB_MEM_FRACTION && w < (int)strlen(engine_knobs[knob].name))
         return "mem_fraction";
     return engine_knobs[knob].name;
 }
