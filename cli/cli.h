@@ -30,11 +30,13 @@ enum {
     OPT_LABEL = 1 << 9,
     OPT_DRY_RUN = 1 << 10,
     OPT_YES = 1 << 11,
+    OPT_MODEL = 1 << 12, /* accepted wherever --preset is */
 };
 
 typedef struct {
     const char *command;
     const char *preset;
+    const char *model; /* --model: a model preset or a Hugging Face id (its hf_names) */
     const char *sets[CLI_MAX_SETS];
     int n_sets;
     const char *db;
@@ -78,7 +80,6 @@ bool cli_find_calibration(const cli_opts *o, const engine_deployment *d, engine_
 
 /* Output helpers shared by estimate, sweep, runs show and the TUI snapshot. */
 double cli_gib(uint64_t bytes);
-void cli_depends_text(uint32_t mask, char *buf, size_t len);
 void cli_write_estimate_json(FILE *out, const char *preset, const engine_deployment *d,
                              const engine_estimate *e, const engine_warnings *adj);
 void cli_write_estimate_table(FILE *out, const char *preset, const engine_deployment *d,

@@ -9,17 +9,6 @@
 
 double cli_gib(uint64_t bytes) { return (double)bytes / (double)ENGINE_GIB; }
 
-void cli_depends_text(uint32_t mask, char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int k = 0; k < KNOB_COUNT && used < len; k++)
-        if (mask & KNOB_BIT(k))
-            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "", engine_knobs[k].name);
-    if (!used)
-        snprintf(buf, len, "-");
-}
-
 static void write_warning_list(jsonw *w, const engine_warnings *a, const engine_warnings *b)
 {
     jsonw_key(w, "warnings");
@@ -38,7 +27,6 @@ static void write_warning_list(jsonw *w, const engine_warnings *a, const engine_
 static void write_estimate_object(jsonw *w, const char *preset, const engine_deployment *d,
                                   const engine_estimate *e, const engine_warnings *adj)
 {
-    const engine_knobs_state *k = &d->knobs;
     jsonw_object_begin(w);
     jsonw_kstring(w, "preset", preset);
     jsonw_kstring(w, "model", d->model.name);
@@ -46,23 +34,40 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
 
     jsonw_key(w, "knobs");
     jsonw_object_begin(w);
-    jsonw_ku64(w, "world", k->world);
-    jsonw_ku64(w, "dp", k->dp);
-    jsonw_ku64(w, "dcp", k->dcp);
-    jsonw_ku64(w, "max_bs", k->max_bs);
-    jsonw_ku64(w, "mtp", k->mtp);
-    jsonw_ku64(w, "max_dispatch", e->max_dispatch);
-    jsonw_kbool(w, "max_dispatch_auto", e->max_dispatch_auto);
-    jsonw_key(w, "buckets");
-    jsonw_array_begin(w);
-    for (uint32_t i = 0; i < e->n_buckets; i++)
-        jsonw_u64(w, e->buckets[i]);
-    jsonw_array_end(w);
-    jsonw_kbool(w, "buckets_auto", k->buckets_auto);
-    jsonw_ku64(w, "context_len", k->context_len);
-    jsonw_kdouble(w, "mem_fraction_static", k->mem_fraction_static, 3);
-    jsonw_kstring(w, "attention_backend", engine_backend_names[d->backend]);
-    jsonw_kstring(w, "a2a", d->a2a == A2A_DEEPEP ? "deepep" : "none");
+    /* Every knob of the table but the names (the GPU is the object's own "gpu"): a number (auto
+     * ones resolved, with NAME_auto beside), a list knob as the list captured. */
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        const engine_knob_info *info = &engine_knobs[i];
+        switch (info->type) {
+        case KNOB_TYPE_NAME: continue;
+        case KNOB_TYPE_LIST_OR_AUTO:
+            jsonw_key(w, info->name);
+            jsonw_array_begin(w);
+            for (uint32_t b = 0; b < e->n_buckets; b++)
+                jsonw_u64(w, e->buckets[b]);
+            jsonw_array_end(w);
+            break;
+        case KNOB_TYPE_FRACTION: jsonw_kdouble(w, info->name, engine_knob_value(d, (engine_knob_id)i), 3); break;
+        case KNOB_TYPE_INT:
+        case KNOB_TYPE_INT_OR_AUTO:
+            jsonw_ku64(w, info->name, (uint64_t)engine_knob_value(d, (engine_knob_id)i));
+            break;
+        case KNOB_TYPE_BOOL: jsonw_kbool(w, info->name, engine_knob_value(d, (engine_knob_id)i) != 0); break;
+        case KNOB_TYPE_ENUM: {
+            char text[64];
+            engine_knob_text(d, e, (engine_knob_id)i, KNOB_TEXT_FULL, text, sizeof text);
+            jsonw_kstring(w, info->name, text);
+            break;
+        }
+        }
+        if (info->alias) /* the old name too, for readers of the first version */
+            jsonw_ku64(w, info->alias, (uint64_t)engine_knob_value(d, (engine_knob_id)i));
+        if (info->type == KNOB_TYPE_INT_OR_AUTO || info->type == KNOB_TYPE_LIST_OR_AUTO || info->autoable) {
+            char key[64];
+            snprintf(key, sizeof key, "%s_auto", info->name);
+            jsonw_kbool(w, key, engine_knob_is_auto(d, (engine_knob_id)i));
+        }
+    }
     jsonw_object_end(w);
 
     jsonw_key(w, "rows");
@@ -80,11 +85,14 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     for (int i = 0; i < TERM_COUNT; i++) {
         const engine_term *t = &e->terms[i];
         jsonw_object_begin(w);
-        jsonw_kstring(w, "id", engine_term_keys[i]);
+        jsonw_kstring(w, "id", engine_terms[i].key);
         jsonw_kstring(w, "group", engine_group_names[t->group]);
         jsonw_kstring(w, "layer", engine_layer_names[t->layer]);
         jsonw_kstring(w, "source", engine_source_names[t->source]);
-        jsonw_ku64(w, "bytes", t->bytes);
+        if (t->known)
+            jsonw_ku64(w, "bytes", t->bytes);
+        else
+            jsonw_knull(w, "bytes"); /* no formula, preset value or calibration */
         jsonw_key(w, "depends_on");
         jsonw_array_begin(w);
         for (int kb = 0; kb < KNOB_COUNT; kb++)
@@ -96,7 +104,7 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
         for (int r = 0; r < t->n_runs; r++)
             jsonw_i64(w, t->runs[r]);
         jsonw_array_end(w);
-        jsonw_kstring(w, "label", engine_term_labels[i]);
+        jsonw_kstring(w, "label", engine_terms[i].label);
         jsonw_kstring(w, "formula", t->formula);
         jsonw_kstring(w, "origin", t->origin);
         if (t->alt_label) {
@@ -125,6 +133,7 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_object_end(w);
     jsonw_object_end(w);
     jsonw_ku64(w, "total_bytes", e->total_bytes);
+    jsonw_kbool(w, "total_complete", e->total_complete);
 
     jsonw_key(w, "heuristic");
     jsonw_object_begin(w);
@@ -150,7 +159,7 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_ku64(w, "kv_tokens_per_gib", b->kv_tokens_per_gib);
     jsonw_ku64(w, "wall_max_bs", b->wall_max_bs);
     jsonw_kbool(w, "wall_beyond_range", b->wall_beyond_range);
-    jsonw_kstring(w, "wall_term", engine_term_keys[b->wall_term]);
+    jsonw_kstring(w, "wall_term", engine_terms[b->wall_term].key);
     jsonw_object_end(w);
 
     write_warning_list(w, adj, &e->warnings);
@@ -171,7 +180,7 @@ void cli_write_estimate_csv(FILE *out, const char *preset, const engine_estimate
     for (int i = 0; i < TERM_COUNT; i++) {
         const engine_term *t = &e->terms[i];
         fprintf(out, "%s,%s,%s,%s,%s,%llu\n", preset, engine_group_names[t->group], engine_layer_names[t->layer],
-                engine_term_keys[i], engine_source_names[t->source], (unsigned long long)t->bytes);
+                engine_terms[i].key, engine_source_names[t->source], (unsigned long long)t->bytes);
     }
     fprintf(out, "%s,,,total,,%llu\n", preset, (unsigned long long)e->total_bytes);
     fprintf(out, "%s,,,heuristic,,%llu\n", preset, (unsigned long long)e->heuristic_total_bytes);
@@ -187,11 +196,18 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
     if (k->dcp > 1)
         fprintf(out, " x DCP%u", k->dcp);
     fprintf(out, k->mtp > 1 ? " · MTP %u\n" : " · no speculation\n", k->mtp);
-    engine_knob_format(d, KNOB_MAX_DISPATCH, buf, sizeof buf);
-    fprintf(out, "knobs   world %u  dp %u  dcp %u  max_bs %u  mtp %u  max_dispatch %s  context_len %llu  "
-                 "mem_fraction_static %.3f\n",
-            k->world, k->dp, k->dcp, k->max_bs, k->mtp, buf, (unsigned long long)k->context_len,
-            k->mem_fraction_static);
+    /* The scalar knobs in the table's order of application (world, dp, dcp, ...). */
+    engine_knob_id order[KNOB_COUNT];
+    engine_knob_apply_order(order);
+    fprintf(out, "knobs  ");
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        const engine_knob_info *info = &engine_knobs[order[i]];
+        if (info->type == KNOB_TYPE_NAME || info->type == KNOB_TYPE_LIST_OR_AUTO)
+            continue;
+        engine_knob_text(d, e, order[i], KNOB_TEXT_FULL, buf, sizeof buf);
+        fprintf(out, "%s %s %s", i ? " " : "", info->name, buf);
+    }
+    fprintf(out, "\n");
     size_t used = 0;
     for (uint32_t i = 0; i < e->n_buckets && used + 16 < sizeof buf; i++)
         used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%u", i ? ", " : "", e->buckets[i]);
@@ -204,13 +220,17 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
         bool first = true;
         for (int i = 0; i < TERM_COUNT; i++) {
             const engine_term *t = &e->terms[i];
-            if ((int)t->layer != l)
+            if ((int)t->layer != l || (engine_terms[i].hide_when_zero && t->known && !t->bytes))
                 continue;
-            cli_depends_text(t->depends_on, buf, sizeof buf);
-            fprintf(out, "%-8s %-18s %9.3f %5.1f%%  %-11s  %s\n", first ? engine_layer_names[l] : "",
-                    engine_term_labels[i], cli_gib(t->bytes),
-                    e->total_bytes ? 100.0 * (double)t->bytes / (double)e->total_bytes : 0.0,
-                    engine_source_names[t->source], buf);
+            engine_depends_text(t->depends_on, false, buf, sizeof buf);
+            if (t->known)
+                fprintf(out, "%-8s %-18s %9.3f %5.1f%%  %-11s  %s\n", first ? engine_layer_names[l] : "",
+                        engine_terms[i].label, cli_gib(t->bytes),
+                        e->total_bytes ? 100.0 * (double)t->bytes / (double)e->total_bytes : 0.0,
+                        engine_source_names[t->source], buf);
+            else
+                fprintf(out, "%-8s %-18s %9s %6s  %-11s  %s\n", first ? engine_layer_names[l] : "",
+                        engine_terms[i].label, "?", "", engine_source_names[t->source], buf);
             if (t->alt_label && t->alt_bytes)
                 fprintf(out, "%-8s   (%s: %.3f GiB)\n", "", t->alt_label, cli_gib(t->alt_bytes));
             first = false;
@@ -226,8 +246,9 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
         fprintf(out, " (cgplan calibrate)\n");
         break;
     }
-    fprintf(out, "%-27s %9.3f GiB (target %.3f + draft %.3f)\n", "total", cli_gib(e->total_bytes),
-            cli_gib(e->target_total_bytes), cli_gib(e->draft_total_bytes));
+    fprintf(out, "%-27s %9.3f GiB (target %.3f + draft %.3f)%s\n", "total", cli_gib(e->total_bytes),
+            cli_gib(e->target_total_bytes), cli_gib(e->draft_total_bytes),
+            e->total_complete ? "" : " of the known terms only");
     fprintf(out, "%-27s %9.3f GiB (%.0f%% of the prediction)\n\n", "SGLang heuristic",
             cli_gib(e->heuristic_total_bytes),
             e->total_bytes ? 100.0 * (double)e->heuristic_total_bytes / (double)e->total_bytes : 0.0);
@@ -245,7 +266,7 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
         fprintf(out, "wall    every max_bs up to 1024 fits at mem_fraction_static %.3f\n", k->mem_fraction_static);
     else
         fprintf(out, "wall    largest max_bs that fits: %u; %s grows most on the way\n", b->wall_max_bs,
-                engine_term_keys[b->wall_term]);
+                engine_terms[b->wall_term].key);
     int n_warn = (adj ? adj->n : 0) + e->warnings.n;
     if (n_warn) {
         fprintf(out, "\nwarnings\n");
@@ -393,7 +414,7 @@ int cmd_sweep(int argc, char **argv)
     } else if (o.format == FORMAT_CSV) {
         printf("%s", knob->name);
         for (int i = 0; i < TERM_COUNT; i++)
-            printf(",%s", engine_term_keys[i]);
+            printf(",%s", engine_terms[i].key);
         printf(",total_bytes,heuristic_bytes,headroom_bytes\n");
     } else {
         printf("%s · sweep of %s\n%12s %8s %8s %8s %8s %9s %9s %9s  %s\n", preset_label(&o, &base), knob->name,
@@ -426,7 +447,7 @@ int cmd_sweep(int argc, char **argv)
             jsonw_key(&w, "terms");
             jsonw_object_begin(&w);
             for (int t = 0; t < TERM_COUNT; t++)
-                jsonw_ku64(&w, engine_term_keys[t], e.terms[t].bytes);
+                jsonw_ku64(&w, engine_terms[t].key, e.terms[t].bytes);
             jsonw_object_end(&w);
             jsonw_ku64(&w, "total_bytes", e.total_bytes);
             jsonw_ku64(&w, "heuristic_bytes", e.heuristic_total_bytes);

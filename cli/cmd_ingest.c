@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "caplog_json.h"
 #include "jsonw.h"
 #include "store_glue.h"
 
@@ -122,7 +123,7 @@ static void on_dry_run(const caplog_run *run, void *ctx_)
     c->n_runs++;
     if (c->w) {
         char model[ENGINE_NAME_MAX];
-        caplog_run_write_json(c->w, run, c->source, store_run_model_name(run, c->io, model, sizeof model));
+        cli_write_caplog_run_json(c->w, run, c->source, store_run_model_name(run, c->io, model, sizeof model));
     } else {
         store_run_summary r;
         store_run_derive(run, c->io, &c->facts);

@@ -39,9 +39,10 @@ int cmd_launch(int argc, char **argv)
         printf("# warning %s: %s\n", e.warnings.items[i].code, e.warnings.items[i].message);
     if (d.a2a == A2A_DEEPEP) {
         /* max_dispatch is an environment variable, the only place SGLang reads it from. */
-        printf("export SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=%u\n", e.max_dispatch);
-        if (e.max_dispatch > 511) /* DeepEP >= d981409 asserts QP depth >= 2 x (T + 1) */
-            printf("export NVSHMEM_QP_DEPTH=%u\n", 2 * e.max_dispatch + 2);
+        printf("export %s=%u\n", engine_knobs[KNOB_MAX_DISPATCH].sglang_env, e.max_dispatch);
+        const engine_warning *qp = engine_warning_find(&e.warnings, "qp_depth");
+        if (qp)
+            printf("export NVSHMEM_QP_DEPTH=%.0f\n", qp->value);
     }
     const char *model_path = d.model.n_hf_names ? d.model.hf_names[0] : d.model.name;
     /* HGX nodes hold 8 GPUs; a smaller world is one node. */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -25,12 +26,15 @@ static const struct {
     {"--format", OPT_FORMAT, true},   {"--vary", OPT_VARY, true},       {"--compare", OPT_COMPARE, true},
     {"--ascii", OPT_ASCII, false},    {"--snapshot", OPT_SNAPSHOT, true}, {"--keys", OPT_KEYS, true},
     {"--label", OPT_LABEL, true},     {"--dry-run", OPT_DRY_RUN, false}, {"--yes", OPT_YES, false},
+    {"--model", OPT_MODEL, true},
 };
 
 int cli_parse(int argc, char **argv, int first, const char *command, unsigned allowed, cli_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->command = command;
+    if (allowed & OPT_PRESET)
+        allowed |= OPT_MODEL;
     for (int i = first; i < argc; i++) {
         const char *arg = argv[i];
         if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
@@ -73,6 +77,7 @@ int cli_parse(int argc, char **argv, int first, const char *command, unsigned al
         }
         switch (flags[f].bit) {
         case OPT_PRESET: o->preset = value; break;
+        case OPT_MODEL: o->model = value; break;
         case OPT_SET:
             if (o->n_sets >= CLI_MAX_SETS) {
                 cli_error("%s: more than %d --set options", command, CLI_MAX_SETS);
@@ -129,7 +134,7 @@ int cli_apply_set(const preset_catalog *cat, engine_deployment *d, const char *a
         return EXIT_USAGE;
     }
     char err[ENGINE_TEXT_MAX];
-    if (knob->id == KNOB_GPU) {
+    if (knob->type == KNOB_TYPE_NAME) { /* the GPU: a preset, resolved here */
         int rc = preset_load_gpu(cat, value, &d->gpu, err, sizeof err);
         if (rc) {
             cli_error("--set %s: %s", assignment, err);
@@ -144,24 +149,69 @@ int cli_apply_set(const preset_catalog *cat, engine_deployment *d, const char *a
     return EXIT_OK;
 }
 
+/* --model: a model preset by name, else the preset whose hf_names holds the id. */
+static int load_model(const preset_catalog *cat, const char *name, engine_model *m)
+{
+    char err[ENGINE_TEXT_MAX * 2];
+    const preset_entry *e = preset_catalog_find(cat, name, PRESET_MODEL) ? NULL : preset_match_hf_name(cat, name);
+    if (!e && !preset_catalog_find(cat, name, PRESET_MODEL) && access(name, R_OK) != 0) {
+        cli_error("--model %s: no model preset has that name or that Hugging Face id in its hf_names "
+                  "(cgplan presets lists the models; a preset file's path works too)",
+                  name);
+        return EXIT_USAGE;
+    }
+    int rc = preset_load_model(cat, e ? e->name : name, m, err, sizeof err);
+    if (rc != 0) {
+        cli_error("--model %s: %s (a model preset name or a Hugging Face id in a preset's hf_names; "
+                  "cgplan presets lists them)",
+                  name, err);
+        return rc == 1 ? EXIT_WORK : EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
 int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char *default_preset,
                         engine_deployment *d, engine_warnings *adj)
 {
-    const char *name = o->preset ? o->preset : default_preset;
-    if (!name) {
-        cli_error("%s: --preset is required (cgplan presets lists them)", o->command);
+    const char *name = o->preset ? o->preset : o->model ? NULL : default_preset;
+    if (!name && !o->model) {
+        cli_error("%s: --preset or --model is required (cgplan presets lists them)", o->command);
         return EXIT_USAGE;
     }
     char err[ENGINE_TEXT_MAX * 2];
-    int rc = preset_load_deployment(cat, name, d, err, sizeof err);
-    if (rc != 0) {
-        cli_error("%s", err);
-        return rc == 1 ? EXIT_WORK : EXIT_USAGE;
+    int rc;
+    if (name) {
+        rc = preset_load_deployment(cat, name, d, err, sizeof err);
+        if (rc != 0) {
+            cli_error("%s", err);
+            return rc == 1 ? EXIT_WORK : EXIT_USAGE;
+        }
+    } else {
+        /* A plan from a model alone: SGLang's own defaults (one instance of tp GPUs, no DP
+         * attention, no a2a backend, the release's attention backend), the GPU from --set. */
+        engine_deployment_defaults(d);
+        d->a2a = A2A_NONE;
+        d->knobs.backend_auto = true;
+        d->knobs.max_dispatch_auto = true;
+        d->gpu.name[0] = '\0';
+    }
+    if (o->model) {
+        rc = load_model(cat, o->model, &d->model);
+        if (rc != EXIT_OK)
+            return rc;
+        if (!name) {
+            d->knobs.context_len = d->model.context_len;
+            snprintf(d->name, sizeof d->name, "%s", d->model.name);
+        }
     }
     for (int i = 0; i < o->n_sets; i++) {
         rc = cli_apply_set(cat, d, o->sets[i], adj);
         if (rc != EXIT_OK)
             return rc;
+    }
+    if (!d->gpu.name[0]) {
+        cli_error("%s: --model needs a GPU: add --set gpu=NAME (cgplan presets lists the GPUs)", o->command);
+        return EXIT_USAGE;
     }
     return EXIT_OK;
 }
@@ -186,7 +236,10 @@ static void print_knob_table(FILE *out)
     fprintf(out, "Knobs (--set KEY=VALUE):\n");
     for (int i = 0; i < KNOB_COUNT; i++) {
         const engine_knob_info *k = &engine_knobs[i];
-        fprintf(out, "  %-20s %-18s %s\n", k->name, k->range, k->help);
+        char step[96];
+        engine_knob_steps_text(k, step, sizeof step);
+        fprintf(out, "  %-20s %-18s %s (default: %s; step: %s)\n", k->name, k->range, k->help, k->default_text,
+                step);
     }
 }
 

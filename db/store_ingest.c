@@ -241,7 +241,7 @@ static void derive(const caplog_run *run, const store_ingest_opts *o, gpu_table 
         case KNOB_GPU:
             snprintf(f->gpu, sizeof f->gpu, "%s", g->gpu.name);
             break;
-        case KNOB_COUNT:
+        default: /* the layout knobs: not stored before schema 2 */
             break;
         }
     }

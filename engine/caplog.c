@@ -16,6 +16,25 @@ const char *const caplog_phase_names[5] = {NULL, "decode", "verify", "extend", "
 
 #define NO_VALUE ((double)NAN)
 #define FOREIGN_PREFIX_SCAN 128 /* how far into a line a "[time TAGS]" prefix is looked for */
+#define BAR_DESC_MAX 128        /* a bar's "(bs=512 avail_mem=75.31 GB)": longer ones are cut */
+#define PERCENT_DIGITS_MAX 3    /* a plain bar starts "100%|" at most */
+#define GLUED_SEGMENTS_MAX 4    /* how many log lines glued after bar frames one segment reads */
+
+/* The fixed texts a line is matched on, named once: the parser steps past what it matched by
+ * the literal's length (LITERAL_LEN), never by a counted offset. */
+#define LITERAL_LEN(s) (sizeof(s) - 1)
+#define DATE_PATTERN "9999-99-99" /* '9': any digit; then ' ' or 'T' */
+#define TIME_PATTERN "99:99:99"
+#define CAPTURE_KEY "Capture "
+#define BEGIN_KEY " begin."
+#define END_KEY " end."
+#define FAILED_KEY "failed:"
+#define BS_LIST_KEY "Capture cuda graph bs "                 /* then "[...]" */
+#define NUM_TOKENS_LIST_KEY "Capture cuda graph num tokens " /* then "[...]" */
+#define SERVER_ARGS_KEY "server_args="
+#define BAR_START "%|" /* the percentage's end, the bar's start */
+#define BASH_TRACE_PREFIX "+ "
+#define EXPORT_PREFIX "export "
 
 /* The tags of one line prefix: -1 when absent. */
 typedef struct {
@@ -45,6 +64,7 @@ struct caplog_parser {
     /* per-run bookkeeping, by rank slot and by group index */
     int32_t rank_cursor[CAPLOG_MAX_RANKS]; /* the next group this rank's lines can name */
     int32_t rank_open[CAPLOG_MAX_RANKS];   /* the group this rank began and has not ended */
+    /* which rank slots (one bit each) began / ended the group */
     uint64_t begin_mask[CAPLOG_MAX_GROUPS], end_mask[CAPLOG_MAX_GROUPS];
     int32_t group_src[CAPLOG_MAX_GROUPS]; /* the slot the group's numbers come from */
     int32_t last_slot;                    /* rank of the last prefixed line: owns a traceback */
@@ -69,6 +89,8 @@ struct caplog_parser {
     uint32_t runs_emitted;
     uint64_t lines_read;
 };
+
+_Static_assert(CAPLOG_MAX_RANKS <= 64, "begin_mask and end_mask hold one bit per rank slot");
 
 /* ---------------------------------------------------------------- small text helpers */
 
@@ -101,12 +123,29 @@ static const char *skip_spaces(const char *s)
     return s;
 }
 
-static bool digits_at(const char *s, int n)
+/* S starts with PATTERN, where '9' stands for any digit ("9999-99-99" for a date). */
+static bool fits_pattern(const char *s, const char *pattern)
 {
-    for (int i = 0; i < n; i++)
-        if (!is_digit(s[i]))
+    for (; *pattern; s++, pattern++)
+        if (*pattern == '9' ? !is_digit(*s) : *s != *pattern)
             return false;
     return true;
+}
+
+/* The LEN bytes at S are WORD. */
+static bool span_is(const char *s, size_t len, const char *word)
+{
+    return strlen(word) == len && !strncmp(s, word, len);
+}
+
+/* The LEN bytes at *S without the quotes around them, if they are quoted ('x' or "x"). */
+static void strip_quotes(const char **s, size_t *len)
+{
+    const char *t = *s;
+    if (*len >= 2 && (t[0] == '\'' || t[0] == '"') && t[*len - 1] == t[0]) {
+        *s = t + 1;
+        *len -= 2;
+    }
 }
 
 /* A decimal number ("-12.34"), locale-independent. */
@@ -241,6 +280,9 @@ static double diff2(double a, double b)
 
 /* ---------------------------------------------------------------- prefixes and tags */
 
+/* A line without tags: rank 0's. */
+static const line_tags rank0_tags = {-1, -1, -1, -1, -1, -1, ""};
+
 /* Parses "[YYYY-MM-DD HH:MM:SS(.mmm)? TAGS] " or 2024's "[HH:MM:SS TAGS] " at S (the '[' may
  * be lost in a paste). Returns the message, or NULL when S does not start with a prefix. */
 static const char *parse_prefix(const char *s, line_tags *t)
@@ -248,18 +290,18 @@ static const char *parse_prefix(const char *s, line_tags *t)
     const char *p = s;
     if (*p == '[')
         p++;
-    if (digits_at(p, 4) && p[4] == '-' && digits_at(p + 5, 2) && p[7] == '-' && digits_at(p + 8, 2) &&
-        (p[10] == ' ' || p[10] == 'T'))
-        p += 11;
-    if (!(digits_at(p, 2) && p[2] == ':' && digits_at(p + 3, 2) && p[5] == ':' && digits_at(p + 6, 2)))
+    const size_t date_len = LITERAL_LEN(DATE_PATTERN);
+    if (fits_pattern(p, DATE_PATTERN) && (p[date_len] == ' ' || p[date_len] == 'T'))
+        p += date_len + 1;
+    if (!fits_pattern(p, TIME_PATTERN))
         return NULL;
-    p += 8;
+    p += LITERAL_LEN(TIME_PATTERN);
     if ((*p == '.' || *p == ',') && is_digit(p[1])) {
         p++;
         while (is_digit(*p))
             p++;
     }
-    line_tags tags = {-1, -1, -1, -1, -1, -1, ""};
+    line_tags tags = rank0_tags;
     const char *tag_start = NULL, *tag_end = NULL;
     while (*p == ' ') {
         const char *name = ++p;
@@ -273,17 +315,17 @@ static const char *parse_prefix(const char *s, line_tags *t)
             tag_start = name;
         tag_end = p;
         int32_t v = num > INT32_MAX ? INT32_MAX : (int32_t)num;
-        if (name_len == 2 && !strncmp(name, "DP", 2))
+        if (span_is(name, name_len, "DP"))
             tags.dp = v;
-        else if (name_len == 2 && !strncmp(name, "PP", 2))
+        else if (span_is(name, name_len, "PP"))
             tags.pp = v;
-        else if (name_len == 2 && !strncmp(name, "TP", 2))
+        else if (span_is(name, name_len, "TP"))
             tags.tp = v;
-        else if (name_len == 2 && !strncmp(name, "EP", 2))
+        else if (span_is(name, name_len, "EP"))
             tags.ep = v;
-        else if (name_len == 7 && !strncmp(name, "ATTN_CP", 7))
+        else if (span_is(name, name_len, "ATTN_CP"))
             tags.attn_cp = v;
-        else if (name_len == 6 && !strncmp(name, "MOE_DP", 6))
+        else if (span_is(name, name_len, "MOE_DP"))
             tags.moe_dp = v;
     }
     if (*p != ']')
@@ -299,11 +341,13 @@ static const char *parse_prefix(const char *s, line_tags *t)
 
 static uint64_t tags_order(const line_tags *t)
 {
-    /* (tp, dp, pp, attn_cp, moe_dp, ep), absent = 0; saturated into 16/12/8/8/8/12 bits */
-    const int32_t v[6] = {t->tp, t->dp, t->pp, t->attn_cp, t->moe_dp, t->ep};
-    const int bits[6] = {16, 12, 8, 8, 8, 12};
+    /* (tp, dp, pp, attn_cp, moe_dp, ep), absent = 0; saturated into 16/12/8/8/8/12 bits, which
+     * fill the 64-bit key with TP most significant */
+    enum { ORDER_FIELDS = 6 };
+    const int32_t v[ORDER_FIELDS] = {t->tp, t->dp, t->pp, t->attn_cp, t->moe_dp, t->ep};
+    const int bits[ORDER_FIELDS] = {16, 12, 8, 8, 8, 12};
     uint64_t key = 0;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < ORDER_FIELDS; i++) {
         uint64_t x = v[i] < 0 ? 0 : (uint64_t)v[i];
         uint64_t max = ((uint64_t)1 << bits[i]) - 1;
         key = (key << bits[i]) | (x > max ? max : x);
@@ -601,8 +645,6 @@ static int32_t run_rank(caplog_parser *p, const line_tags *t)
     return rank_get(p->run->ranks, &p->run->n_ranks, &p->run->dropped_rank_lines, t);
 }
 
-static const line_tags rank0_tags = {-1, -1, -1, -1, -1, -1, ""};
-
 /* The rank whose memory values this line sets: the side table while a split is undecided. */
 static caplog_rank *rank_values(caplog_parser *p, const line_tags *t)
 {
@@ -750,11 +792,11 @@ static void note_malformed(caplog_parser *p)
  * "draft cuda graph", "piecewise cuda graph"). Returns the text after the dot, or NULL. */
 static const char *capture_kind(const char *msg, char *kind, size_t cap, bool *is_begin)
 {
-    const char *c = strstr(msg, "Capture ");
+    const char *c = strstr(msg, CAPTURE_KEY);
     if (!c)
         return NULL;
-    c += 8;
-    const char *b = strstr(c, " begin."), *e = strstr(c, " end.");
+    c += LITERAL_LEN(CAPTURE_KEY);
+    const char *b = strstr(c, BEGIN_KEY), *e = strstr(c, END_KEY);
     const char *stop = (b && (!e || b < e)) ? b : e;
     if (!stop || (size_t)(stop - c) >= cap || stop == c)
         return NULL;
@@ -764,20 +806,21 @@ static const char *capture_kind(const char *msg, char *kind, size_t cap, bool *i
     kind[n] = '\0';
     if (!strstr(kind, "graph"))
         return NULL;
-    /* The 2026-06 names end in the backend's "CUDA graph" (or CPU/NPU/XPU graph): drop it. */
-    static const char *const roles[] = {"target ", "draft "};
-    static const char *const phases[] = {"decode", "verify", "extend", "prefill"};
-    for (int r = 0; r < 2; r++)
-        for (int ph = 0; ph < 4; ph++) {
-            size_t rl = strlen(roles[r]), pl = strlen(phases[ph]);
-            const char *backend = kind + rl + pl; /* " cuda graph", " cpu graph", ... */
+    /* The 2026-06 names, "<role> <phase>", end in the backend's "CUDA graph" (or CPU/NPU/XPU
+     * graph): drop it. */
+    for (int r = CAPLOG_ROLE_TARGET; r <= CAPLOG_ROLE_DRAFT; r++)
+        for (int ph = CAPLOG_PHASE_DECODE; ph <= CAPLOG_PHASE_PREFILL; ph++) {
+            const char *role = caplog_role_names[r], *phase = caplog_phase_names[ph];
+            size_t rl = strlen(role), pl = strlen(phase);
+            if (strncmp(kind, role, rl) || kind[rl] != ' ' || strncmp(kind + rl + 1, phase, pl))
+                continue;
+            const char *backend = kind + rl + 1 + pl; /* " cuda graph", " cpu graph", ... */
             const char *word_end = backend[0] == ' ' ? strchr(backend + 1, ' ') : NULL;
-            if (!strncmp(kind, roles[r], rl) && !strncmp(kind + rl, phases[ph], pl) && word_end &&
-                !strcmp(word_end, " graph"))
-                kind[rl + pl] = '\0';
+            if (word_end && !strcmp(word_end, " graph"))
+                kind[rl + 1 + pl] = '\0';
         }
     *is_begin = stop == b;
-    return stop + (*is_begin ? 7 : 5);
+    return stop + (*is_begin ? LITERAL_LEN(BEGIN_KEY) : LITERAL_LEN(END_KEY));
 }
 
 static int32_t step_of(const char *rest)
@@ -901,8 +944,8 @@ static void on_failed(caplog_parser *p, int32_t slot, const char *msg)
     if (j < 0)
         return;
     caplog_group *g = &p->run->groups[j];
-    const char *text = strstr(msg, "failed:");
-    set_failure(g, text ? skip_spaces(text + 7) : "");
+    const char *text = strstr(msg, FAILED_KEY);
+    set_failure(g, text ? skip_spaces(text + LITERAL_LEN(FAILED_KEY)) : "");
     p->end_mask[j] |= (uint64_t)1 << slot;
     if (p->rank_open[slot] == j)
         p->rank_open[slot] = -1;
@@ -957,9 +1000,9 @@ typedef struct {
 static void parse_bar_tail(const char *s, bar_frame *f)
 {
     const char *pct = strchr(s, '%');
-    if (!pct || pct[1] != '|')
+    if (!pct || !starts_with(pct, BAR_START))
         return;
-    const char *bar_end = strchr(pct + 2, '|');
+    const char *bar_end = strchr(pct + LITERAL_LEN(BAR_START), '|');
     if (!bar_end)
         return;
     const char *q = skip_spaces(bar_end + 1);
@@ -989,7 +1032,7 @@ static bool parse_bar(const char *s, bar_frame *f)
         const char *rparen = strchr(lparen, ')');
         if (!rparen)
             return true;
-        char desc[128];
+        char desc[BAR_DESC_MAX];
         size_t n = (size_t)(rparen - lparen - 1);
         if (n >= sizeof desc)
             n = sizeof desc - 1;
@@ -1009,11 +1052,11 @@ static bool parse_bar(const char *s, bar_frame *f)
     /* a plain bar: "100%|██████████| 23/23 [...]" */
     const char *d = s;
     int nd = 0;
-    while (is_digit(*d) && nd < 4) {
+    while (is_digit(*d) && nd <= PERCENT_DIGITS_MAX) {
         d++;
         nd++;
     }
-    if (nd < 1 || nd > 3 || d[0] != '%' || d[1] != '|')
+    if (nd < 1 || nd > PERCENT_DIGITS_MAX || !starts_with(d, BAR_START))
         return false;
     parse_bar_tail(s, f);
     return true;
@@ -1207,41 +1250,45 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
 
 /* ---------------------------------------------------------------- server_args and env */
 
-typedef enum { SA_INT, SA_REAL, SA_STR, SA_BOOL, SA_LIST } sa_type;
-
 /* The fields the planner reads, in the order the JSON writes them (tmux-style table). */
-static const struct {
-    const char *name;
-    sa_type type;
-    size_t offset;
-} server_arg_table[] = {
-    {"model_path", SA_STR, offsetof(caplog_server_args, model_path)},
-    {"tp_size", SA_INT, offsetof(caplog_server_args, tp_size)},
-    {"dp_size", SA_INT, offsetof(caplog_server_args, dp_size)},
-    {"dcp_size", SA_INT, offsetof(caplog_server_args, dcp_size)},
-    {"ep_size", SA_INT, offsetof(caplog_server_args, ep_size)},
-    {"enable_dp_attention", SA_BOOL, offsetof(caplog_server_args, enable_dp_attention)},
-    {"moe_a2a_backend", SA_STR, offsetof(caplog_server_args, moe_a2a_backend)},
-    {"attention_backend", SA_STR, offsetof(caplog_server_args, attention_backend)},
-    {"cuda_graph_max_bs", SA_INT, offsetof(caplog_server_args, cuda_graph_max_bs)},
-    {"cuda_graph_bs", SA_LIST, offsetof(caplog_server_args, cuda_graph_bs)},
-    {"speculative_algorithm", SA_STR, offsetof(caplog_server_args, speculative_algorithm)},
-    {"speculative_num_steps", SA_INT, offsetof(caplog_server_args, speculative_num_steps)},
-    {"speculative_eagle_topk", SA_INT, offsetof(caplog_server_args, speculative_eagle_topk)},
-    {"speculative_num_draft_tokens", SA_INT, offsetof(caplog_server_args, speculative_num_draft_tokens)},
-    {"context_length", SA_INT, offsetof(caplog_server_args, context_length)},
-    {"mem_fraction_static", SA_REAL, offsetof(caplog_server_args, mem_fraction_static)},
-    {"max_running_requests", SA_INT, offsetof(caplog_server_args, max_running_requests)},
+static const caplog_server_arg_info server_arg_table[] = {
+    {"model_path", CAPLOG_ARG_STR, offsetof(caplog_server_args, model_path)},
+    {"tp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, tp_size)},
+    {"dp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, dp_size)},
+    {"dcp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, dcp_size)},
+    {"ep_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, ep_size)},
+    {"enable_dp_attention", CAPLOG_ARG_BOOL, offsetof(caplog_server_args, enable_dp_attention)},
+    {"moe_a2a_backend", CAPLOG_ARG_STR, offsetof(caplog_server_args, moe_a2a_backend)},
+    {"attention_backend", CAPLOG_ARG_STR, offsetof(caplog_server_args, attention_backend)},
+    {"cuda_graph_max_bs", CAPLOG_ARG_INT, offsetof(caplog_server_args, cuda_graph_max_bs)},
+    {"cuda_graph_bs", CAPLOG_ARG_LIST, offsetof(caplog_server_args, cuda_graph_bs)},
+    {"speculative_algorithm", CAPLOG_ARG_STR, offsetof(caplog_server_args, speculative_algorithm)},
+    {"speculative_num_steps", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_num_steps)},
+    {"speculative_eagle_topk", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_eagle_topk)},
+    {"speculative_num_draft_tokens", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_num_draft_tokens)},
+    {"context_length", CAPLOG_ARG_INT, offsetof(caplog_server_args, context_length)},
+    {"mem_fraction_static", CAPLOG_ARG_REAL, offsetof(caplog_server_args, mem_fraction_static)},
+    {"max_running_requests", CAPLOG_ARG_INT, offsetof(caplog_server_args, max_running_requests)},
 };
 #define SERVER_ARG_COUNT (sizeof server_arg_table / sizeof server_arg_table[0])
+
+size_t caplog_server_arg_count(void)
+{
+    return SERVER_ARG_COUNT;
+}
+
+const caplog_server_arg_info *caplog_server_arg_at(size_t i)
+{
+    return i < SERVER_ARG_COUNT ? &server_arg_table[i] : NULL;
+}
 
 static void server_arg_set(caplog_server_args *a, const char *name, size_t name_len, const char *v, size_t vlen)
 {
     size_t i;
     for (i = 0; i < SERVER_ARG_COUNT; i++)
-        if (strlen(server_arg_table[i].name) == name_len && !strncmp(server_arg_table[i].name, name, name_len))
+        if (span_is(name, name_len, server_arg_table[i].name))
             break;
-    if (i == SERVER_ARG_COUNT || (vlen == 4 && !strncmp(v, "None", 4)))
+    if (i == SERVER_ARG_COUNT || span_is(v, vlen, "None"))
         return;
     char buf[CAPLOG_STR_MAX];
     size_t n = vlen < sizeof buf - 1 ? vlen : sizeof buf - 1;
@@ -1250,35 +1297,32 @@ static void server_arg_set(caplog_server_args *a, const char *name, size_t name_
     void *field = (char *)a + server_arg_table[i].offset;
     const char *end;
     switch (server_arg_table[i].type) {
-    case SA_INT: {
+    case CAPLOG_ARG_INT: {
         caplog_opt_int *f = field;
         f->has = parse_int(buf, &f->v, &end) && *end == '\0';
         break;
     }
-    case SA_REAL: {
+    case CAPLOG_ARG_REAL: {
         caplog_opt_real *f = field;
         f->has = parse_real(buf, &f->v, &end) && *end == '\0';
         break;
     }
-    case SA_BOOL: {
+    case CAPLOG_ARG_BOOL: {
         caplog_opt_bool *f = field;
         f->has = !strcmp(buf, "True") || !strcmp(buf, "False");
         f->v = !strcmp(buf, "True");
         break;
     }
-    case SA_STR: {
+    case CAPLOG_ARG_STR: {
         caplog_opt_str *f = field;
         const char *s = v;
         size_t len = vlen;
-        if (len >= 2 && (s[0] == '\'' || s[0] == '"') && s[len - 1] == s[0]) {
-            s++;
-            len -= 2;
-        }
+        strip_quotes(&s, &len);
         copy_text(f->v, sizeof f->v, s, len);
         f->has = true;
         break;
     }
-    case SA_LIST: {
+    case CAPLOG_ARG_LIST: {
         caplog_opt_list *f = field;
         /* the list can be longer than BUF: parse it in place, it ends at its ']' */
         int cnt = parse_list(v, f->v, CAPLOG_MAX_BUCKETS, NULL);
@@ -1340,10 +1384,10 @@ static void on_server_args(caplog_parser *p, const char *text)
 static bool on_env_line(caplog_parser *p, const char *s)
 {
     const char *k = s;
-    if (starts_with(k, "+ "))
-        k += 2; /* bash -x */
-    if (starts_with(k, "export "))
-        k = skip_spaces(k + 7);
+    if (starts_with(k, BASH_TRACE_PREFIX))
+        k += LITERAL_LEN(BASH_TRACE_PREFIX); /* bash -x */
+    if (starts_with(k, EXPORT_PREFIX))
+        k = skip_spaces(k + LITERAL_LEN(EXPORT_PREFIX));
     if (!starts_with(k, "SGLANG_") && !starts_with(k, "NVSHMEM_"))
         return false;
     const char *e = k;
@@ -1355,10 +1399,7 @@ static bool on_env_line(caplog_parser *p, const char *s)
     size_t vlen = strlen(v);
     while (vlen && is_space(v[vlen - 1]))
         vlen--;
-    if (vlen >= 2 && (v[0] == '\'' || v[0] == '"') && v[vlen - 1] == v[0]) {
-        v++;
-        vlen -= 2;
-    }
+    strip_quotes(&v, &vlen);
     if (!p->n_env_wait && !p->env_wait_dropped)
         p->env_wait_line = p->line_no;
     env_add(p->env_wait, &p->n_env_wait, &p->env_wait_dropped, k, (size_t)(e - k), v, vlen);
@@ -1367,20 +1408,18 @@ static bool on_env_line(caplog_parser *p, const char *s)
 
 /* ---------------------------------------------------------------- one segment */
 
-static void process_segment(caplog_parser *p, char *s, int depth);
-
 static bool on_capture_line(caplog_parser *p, int32_t slot, const char *msg)
 {
     const char *c;
     if ((c = strstr(msg, "Capture cuda graph failed"))) {
         split_decide(p, false);
         on_failed(p, slot, c);
-    } else if ((c = strstr(msg, "Capture cuda graph bs ["))) {
+    } else if ((c = strstr(msg, BS_LIST_KEY "["))) {
         split_decide(p, false);
-        on_list(p, slot, c + 22, false);
-    } else if ((c = strstr(msg, "Capture cuda graph num tokens ["))) {
+        on_list(p, slot, c + LITERAL_LEN(BS_LIST_KEY), false);
+    } else if ((c = strstr(msg, NUM_TOKENS_LIST_KEY "["))) {
         split_decide(p, false);
-        on_list(p, slot, c + 30, true);
+        on_list(p, slot, c + LITERAL_LEN(NUM_TOKENS_LIST_KEY), true);
     } else {
         char kind[CAPLOG_KIND_MAX];
         bool is_begin;
@@ -1408,11 +1447,12 @@ static void on_message(caplog_parser *p, const char *msg, bool prefixed, const l
         /* a continuation (traceback, re-wrapped message) belongs to the last prefixed rank */
         slot = p->last_slot >= 0 ? p->last_slot : rank0_slot(p);
     }
-    if (strstr(msg, "server_args=")) {
-        on_server_args(p, strstr(msg, "server_args=") + 12);
+    const char *args = strstr(msg, SERVER_ARGS_KEY);
+    if (args) {
+        on_server_args(p, args + LITERAL_LEN(SERVER_ARGS_KEY));
         return;
     }
-    if (slot >= 0 && strstr(msg, "Capture ") && on_capture_line(p, slot, msg))
+    if (slot >= 0 && strstr(msg, CAPTURE_KEY) && on_capture_line(p, slot, msg))
         return;
     if (on_memory_line(p, prefixed ? t : &rank0_tags, msg))
         return;
@@ -1431,7 +1471,7 @@ static void on_message(caplog_parser *p, const char *msg, bool prefixed, const l
 static void process_segment(caplog_parser *p, char *s, int depth)
 {
     size_t n = strlen(s);
-    while (n && (is_space(s[n - 1]) || s[n - 1] == '\r'))
+    while (n && is_space(s[n - 1])) /* no '\r' is left: it ends a segment */
         s[--n] = '\0';
     if (!n)
         return;
@@ -1443,7 +1483,7 @@ static void process_segment(caplog_parser *p, char *s, int depth)
             on_described_bar(p, &f);
         else
             on_plain_bar(p, &f);
-        if (f.tail && depth < 4)
+        if (f.tail && depth < GLUED_SEGMENTS_MAX)
             process_segment(p, (char *)f.tail, depth + 1); /* "...it/s][2025-06-26 ...] Try ..." */
         return;
     }
@@ -1531,13 +1571,9 @@ int caplog_finish(caplog_parser *p)
     if (p->finished)
         return -1;
     p->finished = true;
-    if (p->len || p->overflow) {
+    if (p->len || p->overflow)
         p->lines_read++; /* a last line without its newline: cut, so ignored */
-        p->len = 0;
-        p->overflow = false;
-    }
-    p->split_pending = false;
-    p->n_side = 0;
+    /* a split still pending is dropped with its side table: that start captured nothing */
     if (p->run_content)
         env_flush(p);
     run_emit(p, p->line_no > 1 ? p->line_no - 1 : 1);
@@ -1576,175 +1612,4 @@ const caplog_rank *caplog_run_rank(const caplog_run *run, const char *label)
             return r;
     }
     return NULL;
-}
-
-/* ---------------------------------------------------------------- JSON */
-
-/* CLI.md names a rank by its TP number ("TP0"); the tags as printed ("DP0 TP0 EP0") follow
- * as rank_label, which also tells DP replicas without DP attention apart. */
-static void write_rank_name(jsonw *w, int32_t tp, const char *label)
-{
-    char name[16];
-    snprintf(name, sizeof name, "TP%d", tp);
-    jsonw_kstring(w, "rank", name);
-    jsonw_kstring(w, "rank_label", label[0] ? label : name);
-}
-
-static void write_gib(jsonw *w, const char *key, double v)
-{
-    jsonw_kdouble(w, key, v, 2);
-}
-
-static void write_opt_int(jsonw *w, const char *key, bool has, int64_t v)
-{
-    if (has)
-        jsonw_ki64(w, key, v);
-    else
-        jsonw_knull(w, key);
-}
-
-static void write_server_args(jsonw *w, const caplog_server_args *a)
-{
-    jsonw_key(w, "server_args");
-    jsonw_object_begin(w);
-    for (size_t i = 0; i < SERVER_ARG_COUNT; i++) {
-        const char *name = server_arg_table[i].name;
-        const void *field = (const char *)a + server_arg_table[i].offset;
-        switch (server_arg_table[i].type) {
-        case SA_INT: {
-            const caplog_opt_int *f = field;
-            write_opt_int(w, name, f->has, f->v);
-            break;
-        }
-        case SA_REAL: {
-            const caplog_opt_real *f = field;
-            if (f->has)
-                jsonw_kdouble(w, name, f->v, 3);
-            else
-                jsonw_knull(w, name);
-            break;
-        }
-        case SA_BOOL: {
-            const caplog_opt_bool *f = field;
-            if (f->has)
-                jsonw_kbool(w, name, f->v);
-            else
-                jsonw_knull(w, name);
-            break;
-        }
-        case SA_STR: {
-            const caplog_opt_str *f = field;
-            jsonw_kstring(w, name, f->has ? f->v : NULL);
-            break;
-        }
-        case SA_LIST: {
-            const caplog_opt_list *f = field;
-            jsonw_key(w, name);
-            if (!f->has) {
-                jsonw_null(w);
-                break;
-            }
-            jsonw_array_begin(w);
-            for (uint32_t k = 0; k < f->n; k++)
-                jsonw_u64(w, f->v[k]);
-            jsonw_array_end(w);
-            break;
-        }
-        }
-    }
-    jsonw_object_end(w);
-}
-
-static void write_group(jsonw *w, const caplog_run *run, const caplog_group *g)
-{
-    const char *size_key = g->sizes_are_num_tokens ? "num_tokens" : "bs";
-    jsonw_object_begin(w);
-    jsonw_kstring(w, "kind", g->kind[0] ? g->kind : NULL);
-    jsonw_kstring(w, "role", caplog_role_names[g->role]);
-    jsonw_kstring(w, "phase", caplog_phase_names[caplog_group_phase(run, g)]);
-    write_opt_int(w, "step", g->step >= 0, g->step);
-    write_rank_name(w, g->rank_tp, g->rank_label);
-    jsonw_ku64(w, "first_line", g->first_line);
-    write_gib(w, "begin_avail_gib", g->begin_avail_gib);
-    write_opt_int(w, "tokens_per_req", g->tokens_per_req >= 0, g->tokens_per_req);
-    jsonw_key(w, size_key);
-    if (g->n_sizes) {
-        jsonw_array_begin(w);
-        for (uint32_t i = 0; i < g->n_sizes; i++)
-            jsonw_u64(w, g->sizes[i]);
-        jsonw_array_end(w);
-    } else {
-        jsonw_null(w);
-    }
-    jsonw_key(w, "bars");
-    jsonw_array_begin(w);
-    for (uint32_t i = 0; i < g->n_bars; i++) {
-        const caplog_bar *b = &g->bars[i];
-        jsonw_object_begin(w);
-        write_opt_int(w, size_key, b->size > 0, b->size);
-        write_gib(w, "avail_gib", b->avail_gib);
-        write_gib(w, "increment_gib", b->increment_gib);
-        jsonw_object_end(w);
-    }
-    jsonw_array_end(w);
-    write_gib(w, "end_avail_gib", g->end_avail_gib);
-    write_gib(w, "end_usage_gib", g->end_usage_gib);
-    write_gib(w, "elapsed_s", g->end_elapsed_s);
-    jsonw_kbool(w, "failed", g->failed);
-    jsonw_kstring(w, "failure", g->failed && g->failure[0] ? g->failure : NULL);
-    jsonw_key(w, "layers");
-    jsonw_object_begin(w);
-    write_gib(w, "static_gib", g->static_gib);
-    write_gib(w, "largest_gib", g->largest_gib);
-    write_gib(w, "buckets_gib", g->buckets_gib);
-    write_gib(w, "total_gib", g->total_gib);
-    jsonw_object_end(w);
-    jsonw_object_end(w);
-}
-
-static void write_rank(jsonw *w, const caplog_rank *r)
-{
-    jsonw_object_begin(w);
-    write_rank_name(w, r->tp, r->label);
-    write_gib(w, "weights_begin_avail_gib", r->weights_begin_avail_gib);
-    write_gib(w, "weights_avail_gib", r->weights_end_avail_gib);
-    write_gib(w, "weights_usage_gib", r->weights_usage_gib);
-    write_opt_int(w, "kv_tokens", r->kv_tokens >= 0, r->kv_tokens);
-    write_gib(w, "kv_gib", r->kv_gib);
-    write_gib(w, "state_gib", r->state_gib);
-    write_gib(w, "pool_avail_gib", r->pool_avail_gib);
-    write_opt_int(w, "max_total_num_tokens", r->max_total_num_tokens >= 0, r->max_total_num_tokens);
-    write_gib(w, "available_gpu_mem_gib", r->available_gpu_mem_gib);
-    jsonw_object_end(w);
-}
-
-void caplog_run_write_json(jsonw *w, const caplog_run *run, const char *source_name, const char *model)
-{
-    jsonw_object_begin(w);
-    jsonw_kstring(w, "source", source_name);
-    jsonw_ku64(w, "first_line", run->first_line);
-    jsonw_ku64(w, "last_line", run->last_line);
-    jsonw_kstring(w, "model", model);
-    write_server_args(w, &run->args);
-    jsonw_key(w, "env");
-    jsonw_object_begin(w);
-    for (uint32_t i = 0; i < run->n_env; i++)
-        jsonw_kstring(w, run->env[i].key, run->env[i].value);
-    jsonw_object_end(w);
-    jsonw_key(w, "groups");
-    jsonw_array_begin(w);
-    for (uint32_t i = 0; i < run->n_groups; i++)
-        write_group(w, run, &run->groups[i]);
-    jsonw_array_end(w);
-    jsonw_key(w, "ranks");
-    jsonw_array_begin(w);
-    for (uint32_t i = 0; i < run->n_ranks; i++)
-        if (run->ranks[i].has_data)
-            write_rank(w, &run->ranks[i]);
-    jsonw_array_end(w);
-    jsonw_ku64(w, "lines", run->lines);
-    jsonw_ku64(w, "unknown_lines", run->unknown_lines);
-    jsonw_ku64(w, "truncated_lines", run->truncated_lines);
-    jsonw_ku64(w, "dropped_groups", run->dropped_groups);
-    jsonw_object_end(w);
 }

@@ -15,7 +15,6 @@
 #include <stdint.h>
 
 #include "engine.h"
-#include "jsonw.h"
 
 #define CAPLOG_LINE_MAX (64 * 1024)           /* longer segments are counted as truncated, not read */
 #define CAPLOG_MAX_GROUPS 32                  /* per run; more are counted in dropped_groups */
@@ -130,6 +129,23 @@ typedef struct {
     char raw[CAPLOG_RAW_ARGS_MAX]; /* the ServerArgs(...) text, truncated */
 } caplog_server_args;
 
+/* One row per field above (raw and present aside): the parser fills a field through its row
+ * and writers walk the rows in order, so a field's name, type and place are written once. */
+typedef enum {
+    CAPLOG_ARG_INT,  /* caplog_opt_int */
+    CAPLOG_ARG_REAL, /* caplog_opt_real */
+    CAPLOG_ARG_STR,  /* caplog_opt_str */
+    CAPLOG_ARG_BOOL, /* caplog_opt_bool */
+    CAPLOG_ARG_LIST  /* caplog_opt_list */
+} caplog_arg_type;
+typedef struct {
+    const char *name; /* SGLang's ServerArgs name */
+    caplog_arg_type type;
+    size_t offset; /* of the caplog_opt_* field in caplog_server_args */
+} caplog_server_arg_info;
+size_t caplog_server_arg_count(void);
+const caplog_server_arg_info *caplog_server_arg_at(size_t i); /* NULL past the count */
+
 typedef struct {
     char key[CAPLOG_ENV_KEY_MAX];
     char value[CAPLOG_ENV_VALUE_MAX];
@@ -185,8 +201,5 @@ caplog_phase caplog_group_phase(const caplog_run *run, const caplog_group *g);
 const caplog_bar *caplog_group_bar_at(const caplog_group *g, int32_t index);
 /* The rank with this label ("" or "TP0" find untagged rank 0), or NULL. */
 const caplog_rank *caplog_run_rank(const caplog_run *run, const char *label);
-
-/* CLI.md's dry-run run object. MODEL may be NULL (written as null). */
-void caplog_run_write_json(jsonw *w, const caplog_run *run, const char *source_name, const char *model);
 
 #endif

@@ -20,7 +20,9 @@
 #define ENGINE_MAX_WARNINGS 16
 #define ENGINE_MAX_CAL_RUNS 32
 
-/* ---- Knobs: one table read by the sliders, --set, the YAML loader and --help. ---- */
+/* ---- Knobs: one table (knobs.c) that owns each knob. Sliders, --set, the YAML loader, --help,
+ * the help overlay, the store's rows, `runs show` and `launch` iterate it; nothing outside the
+ * engine switches on a knob id. ---- */
 
 typedef enum {
     KNOB_MAX_BS,
@@ -33,46 +35,151 @@ typedef enum {
     KNOB_CONTEXT_LEN,
     KNOB_MEM_FRACTION,
     KNOB_GPU,
+    /* Knobs of the layout and the release, set with --set and YAML, not sliders. */
+    KNOB_DP_ATTENTION,
+    KNOB_EP,
+    KNOB_A2A,
+    KNOB_DEEPEP_MODE,
+    KNOB_MOE_RUNNER,
+    KNOB_ATTENTION_BACKEND,
+    KNOB_MAX_RUNNING_REQUESTS,
+    KNOB_TBO,
+    KNOB_KV_DTYPE,
+    KNOB_PAGE_SIZE,
     KNOB_COUNT
 } engine_knob_id;
 
 #define KNOB_PRIMARY_COUNT 5 /* max_bs, dp, dcp, max_dispatch, mtp: the five sliders */
+#define KNOB_PANEL_COUNT 10  /* the knobs in the planner's panel: the first ten of the table */
 
 typedef enum {
     KNOB_TYPE_INT,          /* an integer within [min, max] (and the knob's own rule) */
     KNOB_TYPE_INT_OR_AUTO,  /* "auto" or an integer */
     KNOB_TYPE_LIST_OR_AUTO, /* "auto" or a list of integers */
     KNOB_TYPE_FRACTION,     /* a real number within [min, max] */
-    KNOB_TYPE_NAME          /* the name of a preset (resolved outside the engine) */
+    KNOB_TYPE_NAME,         /* the name of a preset (resolved outside the engine) */
+    KNOB_TYPE_ENUM,         /* one of the row's choices */
+    KNOB_TYPE_BOOL,         /* on or off */
 } engine_knob_type;
+
+/* Where a knob's value lives in engine_deployment (offsets in the table row). */
+typedef enum {
+    KNOB_FIELD_U32,    /* uint32_t */
+    KNOB_FIELD_U64,    /* uint64_t */
+    KNOB_FIELD_DOUBLE, /* double */
+    KNOB_FIELD_LIST,   /* uint32_t list[] with a uint32_t count */
+    KNOB_FIELD_NAME,   /* char[ENGINE_NAME_MAX] */
+    KNOB_FIELD_ENUM,   /* an enum (int-sized) indexing the row's choices */
+    KNOB_FIELD_BOOL,   /* bool */
+} engine_knob_field;
+
+/* The step rule of a slider, as data. */
+typedef enum {
+    KNOB_STEPS_NONE,         /* no slider walk (lists, names) */
+    KNOB_STEPS_CAPTURE_GRID, /* SGLang's capture grid up to the knob's max */
+    KNOB_STEPS_DIVISORS,     /* the divisors of a base (another knob or a derived number) */
+    KNOB_STEPS_LINEAR,       /* first, first + step, ... up to max (and min first if below) */
+    KNOB_STEPS_POW2,         /* the powers of two within [min, max] */
+} engine_knob_steps_rule;
+
+typedef struct engine_knobs_state engine_knobs_state;
+/* A base for KNOB_STEPS_DIVISORS: "world", or "attn_tp" (world / dp). */
+typedef struct {
+    const char *name;
+    uint32_t (*value)(const engine_knobs_state *k);
+    const char *how; /* how the base is made, for messages: "world / dp"; NULL: a knob itself */
+} engine_knob_base;
+
+/* Where the store keeps a knob's value. */
+typedef enum {
+    KNOB_STORE_ROW,    /* one row (run, knob, value text, origin): a new knob needs no migration */
+    KNOB_STORE_COLUMN, /* a column of the run itself (the GPU: runs are pooled by it) */
+} engine_knob_store;
 
 typedef struct {
     engine_knob_id id;
     const char *name;  /* as typed in --set and YAML: "max_bs" */
+    const char *alias; /* an older name still accepted ("world" for tp); NULL: none */
+    const char *label; /* the short label of its slider */
+    const char *brief; /* fewer letters still: "disp", in narrow depends-on columns */
     engine_knob_type type;
     double min, max;   /* static range; relational rules (divisors) are checked on apply */
     const char *range; /* for help: "1..1024", "divisors of world" */
-    const char *step;  /* for help: the UI step rule */
-    const char *unit;  /* "requests", "GPUs", "" */
-    const char *help;  /* one line: what the knob means in SGLang terms */
+    engine_knob_steps_rule steps;
+    double step_first, step_size; /* KNOB_STEPS_LINEAR */
+    const engine_knob_base *base; /* KNOB_STEPS_DIVISORS: its values must divide this */
+    const char *leaving_auto;     /* INT_OR_AUTO: what stepping away from auto does */
+    const char *default_text;     /* "preset", "1", "model" (MODEL.md's knob table) */
+    const char *unit;             /* "requests", "GPUs", "" */
+    const char *help;             /* one line: what the knob means in SGLang terms */
+    const char *const *choices;   /* KNOB_TYPE_ENUM: the names, indexed by value */
+    int n_choices;
+    bool autoable; /* ENUM, BOOL, INT: "auto" = what the SGLang release would choose */
+    engine_knob_field field;
+    size_t offset;          /* of the value in engine_deployment */
+    size_t auto_offset;     /* of the bool "auto" flag (INT_OR_AUTO, LIST_OR_AUTO) */
+    size_t count_offset;    /* of the uint32_t count (KNOB_FIELD_LIST) */
+    size_t resolved_offset; /* auto knobs: where the estimate keeps the value resolved (same field
+                             * type, in engine_estimate); 0: shown as plain "auto" */
+    engine_knob_store store;
+    const char *sglang_flag; /* the launch flag that sets it ("--cuda-graph-max-bs"); NULL: none */
+    const char *sglang_env;  /* the environment variable SGLang reads it from; NULL: none */
 } engine_knob_info;
 
 extern const engine_knob_info engine_knobs[KNOB_COUNT];
 const engine_knob_info *engine_knob_find(const char *name);
 #define KNOB_BIT(k) (1u << (k))
+/* The step rule in words, for --help and the help overlay: "next divisor of world". */
+void engine_knob_steps_text(const engine_knob_info *k, char *buf, size_t len);
+/* The order to apply several knobs so a base is set before what must divide it (world, dp,
+ * dcp, then the rest, in table order). Fills OUT with KNOB_COUNT ids. */
+void engine_knob_apply_order(engine_knob_id out[KNOB_COUNT]);
+/* "max_bs buckets mtp": the names of the knobs in MASK, in table order, separated by SEP. */
+void engine_knob_mask_names(uint32_t mask, const char *sep, char *buf, size_t len);
 
 /* ---- The model, the GPU and the deployment. ---- */
 
 typedef enum { ATTN_MLA, ATTN_GQA } engine_attn_kind;
 typedef enum { A2A_DEEPEP, A2A_NONE } engine_a2a;
+/* SGLang's --attention-backend choices (server_args.py ATTENTION_BACKEND_CHOICES). "flashinfer"
+ * on an MLA model is FlashInfer's MLA backend (flashinfer_mla_backend.py); cgplan's older name
+ * "flashinfer_mla" is read as that. */
 typedef enum {
     BACKEND_FLASHINFER_MLA, /* int32 page indices for the full context */
     BACKEND_TRTLLM_MLA,     /* the block-table backends */
     BACKEND_FLASHMLA,
     BACKEND_CUTLASS_MLA,
+    BACKEND_FLASHINFER, /* GQA: kv_indices per token of the largest bucket */
+    BACKEND_FA3,
+    BACKEND_FA4,
+    BACKEND_TRITON,
+    BACKEND_AITER,
+    BACKEND_TRTLLM_MHA,
+    BACKEND_NSA, /* DeepSeek sparse attention ("dsa" in newer releases) */
+    BACKEND_TORCH_NATIVE,
     BACKEND_COUNT
 } engine_backend;
 extern const char *const engine_backend_names[BACKEND_COUNT];
+/* The MoE runner (--moe-runner-backend). */
+typedef enum {
+    MOE_RUNNER_AUTO,
+    MOE_RUNNER_TRITON,
+    MOE_RUNNER_TRITON_KERNEL,
+    MOE_RUNNER_DEEP_GEMM,
+    MOE_RUNNER_FLASHINFER_TRTLLM,
+    MOE_RUNNER_FLASHINFER_CUTLASS,
+    MOE_RUNNER_FLASHINFER_MXFP4,
+    MOE_RUNNER_CUTLASS,
+    MOE_RUNNER_AITER,
+    MOE_RUNNER_COUNT
+} engine_moe_runner;
+extern const char *const engine_moe_runner_names[MOE_RUNNER_COUNT];
+/* --deepep-mode: auto allocates both the low-latency and the normal buffers. */
+typedef enum { DEEPEP_AUTO, DEEPEP_LOW_LATENCY, DEEPEP_NORMAL, DEEPEP_MODE_COUNT } engine_deepep_mode;
+extern const char *const engine_deepep_mode_names[DEEPEP_MODE_COUNT];
+/* --kv-cache-dtype. */
+typedef enum { KV_DTYPE_AUTO, KV_DTYPE_BF16, KV_DTYPE_FP8_E4M3, KV_DTYPE_FP8_E5M2, KV_DTYPE_COUNT } engine_kv_dtype;
+extern const char *const engine_kv_dtype_names[KV_DTYPE_COUNT];
 
 /* Per-model coefficients behind the terms no closed formula covers (MODEL.md, "Default K3
  * coefficients"). */
@@ -87,23 +194,57 @@ typedef enum {
 } engine_coef_id;
 extern const char *const engine_coef_names[COEF_COUNT]; /* "act_bytes_per_row", ... */
 
+/* Weight and KV element types. Bits per parameter include the scales of the quantised ones
+ * (engine_dtype_bits_x1000: FP8 block-128 adds 32 bits per 128 x 128, MXFP4 8 per 32, INT4
+ * W4A16 a BF16 scale per group of 32, NVFP4 an FP8 scale per 16). */
+typedef enum {
+    DTYPE_BF16,
+    DTYPE_FP16,
+    DTYPE_FP32,
+    DTYPE_FP8,   /* e4m3 with block-128 FP32 scales (DeepSeek-V3 style) */
+    DTYPE_MXFP4, /* 4-bit e2m1, UE8M0 scale per 32 (gpt-oss experts) */
+    DTYPE_INT4,  /* W4A16, BF16 scale per group of 32 (Kimi-K2-Thinking experts) */
+    DTYPE_NVFP4, /* 4-bit e2m1, FP8 scale per 16 */
+    DTYPE_COUNT
+} engine_dtype;
+extern const char *const engine_dtype_names[DTYPE_COUNT]; /* "bf16", "fp8", ... */
+/* Bits per parameter x 1000, scales included. */
+uint32_t engine_dtype_bits_x1000(engine_dtype t);
+
 typedef struct {
     char name[ENGINE_NAME_MAX];
     char description[ENGINE_TEXT_MAX];
     char hf_names[ENGINE_MAX_HF_NAMES][ENGINE_TEXT_MAX / 2];
     int n_hf_names;
+    char architecture[ENGINE_NAME_MAX]; /* config.json architectures[0]: "DeepseekV3ForCausalLM" */
+    bool trust_remote_code;             /* SGLang needs --trust-remote-code for it */
     uint32_t vocab, hidden, layers;
     uint64_t context_len;
+    bool tie_embeddings; /* the LM head shares the embedding matrix */
     engine_attn_kind attn_kind;
     uint32_t heads;
-    uint32_t kv_lora_rank, qk_rope_dim, full_attn_layers; /* MLA */
+    uint32_t kv_lora_rank, qk_rope_dim, full_attn_layers; /* MLA (full_attn_layers: also GQA hybrids) */
+    uint32_t q_lora_rank, qk_nope_dim, v_head_dim;        /* MLA projections (0: no q LoRA) */
     uint32_t kv_heads, head_dim;                          /* GQA */
+    uint32_t sliding_window, swa_layers;                  /* sliding-window layers (gpt-oss) */
+    uint32_t linear_attn_layers;                          /* linear-attention layers (Qwen3-Next, K3) */
     uint32_t kv_bytes;                                    /* bytes per KV element (BF16: 2) */
-    uint32_t num_experts, dispatch_hidden, moe_intermediate, top_k;
+    uint32_t intermediate; /* the dense MLP's intermediate size (dense models, dense layers) */
+    uint32_t dense_layers; /* MoE models: the leading dense layers (first_k_dense_replace) */
+    uint32_t num_experts, dispatch_hidden, moe_intermediate, top_k; /* 0 experts: a dense model */
+    uint32_t shared_experts;                                        /* shared experts per MoE layer */
+    uint32_t shared_intermediate;                                   /* their intermediate size (0: moe_intermediate) */
+    engine_dtype dtype;        /* activations and unquantised weights (torch_dtype) */
+    engine_dtype dense_dtype;  /* attention, dense MLP, shared experts */
+    engine_dtype expert_dtype; /* routed experts */
+    uint64_t param_count;      /* parameters as counted from the config (0: not known) */
     uint64_t linear_state_bytes_per_request;
     uint32_t draft_layers;
+    bool draft_separate; /* the MTP layer is a separate checkpoint (--speculative-draft-model-path) */
+    char draft_model_path[ENGINE_TEXT_MAX / 2];
     uint64_t coef[COEF_COUNT];
-    bool coef_borrowed; /* the coefficients are K3's defaults, not this model's */
+    bool coef_missing[COEF_COUNT]; /* the preset has no value: the term is unknown unless calibrated */
+    bool coef_borrowed;            /* some coefficients are missing (older name, kept for the loader's callers) */
 } engine_model;
 
 typedef struct {
@@ -114,7 +255,7 @@ typedef struct {
     bool ue8m0_scales; /* Blackwell: packed UE8M0 scales in the masked GEMM (peak variant only) */
 } engine_gpu;
 
-typedef struct {
+struct engine_knobs_state {
     uint32_t max_bs, dp, dcp, mtp, world;
     uint32_t max_dispatch; /* ignored while max_dispatch_auto */
     bool max_dispatch_auto;
@@ -123,7 +264,22 @@ typedef struct {
     uint32_t buckets[ENGINE_MAX_BUCKETS];
     uint64_t context_len;
     double mem_fraction_static;
-} engine_knobs_state;
+    /* The layout beyond dp and dcp; each *_auto: the release's own choice (resolved by the
+     * estimate). */
+    bool dp_attention, dp_attention_auto; /* auto: on when dp > 1 */
+    uint32_t ep;
+    bool ep_auto; /* auto: tp with DeepEP, else 1 */
+    engine_deepep_mode deepep_mode;
+    engine_moe_runner moe_runner;
+    bool moe_runner_auto;
+    bool backend_auto;
+    uint32_t max_running_requests;
+    bool max_running_requests_auto;
+    bool tbo;
+    engine_kv_dtype kv_dtype;
+    uint32_t page_size;
+    bool page_size_auto;
+};
 
 typedef struct {
     char name[ENGINE_NAME_MAX];
@@ -138,16 +294,38 @@ typedef struct {
     uint64_t other_runtime_bytes; /* MODEL.md default: 1 GiB */
     uint64_t pre_load_free_bytes; /* 0: cuda_total - 0.8 GiB */
     uint64_t margin_bytes;        /* for the recommended fraction; MODEL.md default 1 GiB */
+    bool per_graph_logits;        /* the release keeps each graph's own logits (before PR #8579) */
 } engine_deployment;
 
 /* Derived layout numbers. */
-static inline uint32_t engine_attn_tp(const engine_knobs_state *k) { return k->dp ? k->world / k->dp : 0; }
+/* DP attention as SGLang runs it: auto turns it on when dp > 1. */
+static inline bool engine_dp_attention(const engine_knobs_state *k)
+{
+    return k->dp_attention_auto ? k->dp > 1 : k->dp_attention;
+}
+/* The GPUs one attention group spans: tp / dp with DP attention, else tp (dp replicas). */
+static inline uint32_t engine_attn_tp(const engine_knobs_state *k)
+{
+    if (!k->dp)
+        return 0;
+    return engine_dp_attention(k) ? k->world / k->dp : k->world;
+}
 
 /* ---- Knob get/set (the rules of MODEL.md's knob table). ---- */
 
+typedef enum { SEVERITY_INFO, SEVERITY_WARNING, SEVERITY_BLOCKING } engine_severity;
+extern const char *const engine_severity_names[3]; /* "info", "warning", "blocking" */
+
+/* A warning with its structured fields, so no front end recomputes it: the code's row in the
+ * warning table gives the severity and the knobs it concerns; VALUE and LIMIT are the numbers
+ * it compares (0 where none); BRIEF is the few words shown beside those knobs' sliders. */
 typedef struct {
     char code[32];
+    engine_severity severity;
+    uint32_t knobs; /* KNOB_BIT mask of the knobs it concerns; 0: none */
+    double value, limit;
     char message[ENGINE_TEXT_MAX];
+    char brief[48];
 } engine_warning;
 
 typedef struct {
@@ -155,26 +333,56 @@ typedef struct {
     engine_warning items[ENGINE_MAX_WARNINGS];
 } engine_warnings;
 
-void engine_warn(engine_warnings *w, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Adds a warning: severity and knobs from CODE's row of the warning table. */
+void engine_warn(engine_warnings *w, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same with the compared numbers and the brief text. */
+void engine_warn_at(engine_warnings *w, const char *code, double value, double limit, const char *brief,
+                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* The first warning that concerns KNOB (the table's order is the priority), or NULL. */
+const engine_warning *engine_warning_for_knob(const engine_warnings *w, engine_knob_id knob);
+/* The warning with CODE, or NULL. */
+const engine_warning *engine_warning_find(const engine_warnings *w, const char *code);
 
 /* Parses TEXT as a value of KNOB into D. Checks the static range and the relational rules
- * (dp divides world, dcp divides attn_tp). When a change of world or dp leaves a dependent
- * knob invalid, that knob is moved to the largest valid value not above it and an "adjusted"
- * warning is added to ADJ (may be NULL). Returns 0, or -1 with a one-line reason in ERR.
- * KNOB_GPU is not handled here (the caller resolves the name); it returns -1. */
-int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *text,
-                         engine_warnings *adj, char *err, size_t errlen);
+ * (a divisor knob must divide its base). When a change leaves a dependent knob invalid, that
+ * knob is moved to the largest valid value not above it and an "adjusted" warning is added to
+ * ADJ (may be NULL). Returns 0, or -1 with a one-line reason in ERR. KNOB_TYPE_NAME knobs (gpu)
+ * are not handled here (the caller resolves the name); it returns -1. */
+int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *text, engine_warnings *adj, char *err,
+                         size_t errlen);
 
-/* Numeric access for sliders: the knob's current value (max_dispatch: the resolved value). */
+/* Numeric access for sliders: the knob's current value (an auto knob: its resolved value). */
 double engine_knob_value(const engine_deployment *d, engine_knob_id knob);
 /* Sets a numeric value (already one of engine_knob_steps); same adjustment rules. */
-int engine_knob_set_value(engine_deployment *d, engine_knob_id knob, double value,
-                          engine_warnings *adj, char *err, size_t errlen);
-/* The ordered list of values a slider walks through (MODEL.md's step column). Returns the
- * count (at most CAP). For KNOB_BUCKETS and KNOB_GPU returns 0. */
+int engine_knob_set_value(engine_deployment *d, engine_knob_id knob, double value, engine_warnings *adj, char *err,
+                          size_t errlen);
+/* The ordered list of values a slider walks through (the row's step rule). Returns the count
+ * (at most CAP); 0 for knobs without steps (lists, names). */
 size_t engine_knob_steps(const engine_deployment *d, engine_knob_id knob, double *out, size_t cap);
-/* The knob's value as text: "24", "auto (144)", "0.920", "[1, 2, 4]". */
+/* Moves KNOB DELTA steps along its walk, or to an end (TO_END > 0: last, < 0: first). Leaving
+ * auto starts from the resolved value. Returns 0 when it moved, 1 when it was already there,
+ * -1 with ERR when the knob has no steps or the move is refused. */
+int engine_knob_step(engine_deployment *d, engine_knob_id knob, int delta, int to_end, engine_warnings *adj, char *err,
+                     size_t errlen);
+
+bool engine_knob_is_auto(const engine_deployment *d, engine_knob_id knob);
+/* Puts an auto-able knob back to auto; returns false when it has no auto or already is. */
+bool engine_knob_set_auto(engine_deployment *d, engine_knob_id knob);
+/* Copies KNOB's value (and its auto flag) from SRC to DST, without rules. */
+void engine_knob_copy(engine_deployment *dst, const engine_deployment *src, engine_knob_id knob);
+bool engine_knob_equal(const engine_deployment *a, const engine_deployment *b, engine_knob_id knob);
+
+typedef enum {
+    KNOB_TEXT_CANONICAL, /* parsable back by engine_knob_set_text: "auto", "0.874", "1,2,4" */
+    KNOB_TEXT_DISPLAY,   /* for people, unresolved: "auto", "0.874", "[1, 2, 4]" */
+    KNOB_TEXT_FULL,      /* resolved: "auto (144)" */
+    KNOB_TEXT_SHORT,     /* a slider's value: "auto 144", "1M", a bucket list's count */
+} engine_knob_text_style;
+typedef struct engine_estimate engine_estimate;
+/* KNOB's value as text. E (may be NULL: computed when needed) gives resolved values. */
+void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engine_knob_id knob,
+                      engine_knob_text_style style, char *buf, size_t len);
+/* The same as KNOB_TEXT_FULL (kept for the CLI's tables). */
 void engine_knob_format(const engine_deployment *d, engine_knob_id knob, char *buf, size_t len);
 
 /* ---- Buckets: SGLang's capture list (MODEL.md, "Buckets"). ---- */
@@ -183,13 +391,14 @@ void engine_knob_format(const engine_deployment *d, engine_knob_id knob, char *b
 size_t engine_bucket_grid(uint32_t max_bs, bool speculative, uint32_t *out, size_t cap);
 /* The captured list for a deployment's knobs, ascending; sets *bs_max. Adds a
  * no_bucket_survives warning when the divisibility filter leaves nothing. */
-size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t cap,
-                              engine_warnings *w);
+size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t cap, engine_warnings *w);
 
 /* ---- DeepEP and the MoE terms. ---- */
 
 /* DeepEP get_low_latency_rdma_size_hint(T, H, ranks, E): the rank count does not enter. */
 uint64_t engine_deepep_ll_hint_bytes(uint64_t max_dispatch, uint64_t hidden, uint64_t num_experts);
+/* The NVSHMEM_QP_DEPTH DeepEP (>= 2026-03) needs for MAX_DISPATCH tokens per rank. */
+uint32_t engine_nvshmem_qp_depth(uint32_t max_dispatch);
 /* The same rounded up to NVSHMEM's 512 MiB heap granularity. */
 uint64_t engine_deepep_nvshmem_bytes(uint64_t hint_bytes);
 /* The article's masked-GEMM sum: FP8 receive + BF16 gate_up + FP8 down input alive together. */
@@ -211,32 +420,68 @@ typedef enum {
     TERM_ACT,
     TERM_BUCKETS,
     TERM_DRAFT,
+    TERM_FUSED_MOE,    /* the fused-MoE intermediates of the largest bucket (no DeepEP) */
+    TERM_GRAPH_LOGITS, /* each further graph's own FP32 logits (releases before PR #8579) */
     TERM_COUNT
 } engine_term_id;
 
 typedef enum { LAYER_STATIC, LAYER_LARGEST, LAYER_BUCKETS, LAYER_DRAFT, LAYER_COUNT } engine_layer;
-typedef enum { SOURCE_EXACT, SOURCE_DERIVED, SOURCE_COEFFICIENT, SOURCE_CALIBRATED } engine_source;
+typedef enum { SOURCE_EXACT, SOURCE_DERIVED, SOURCE_COEFFICIENT, SOURCE_CALIBRATED, SOURCE_UNKNOWN } engine_source;
 typedef enum { GROUP_TARGET, GROUP_DRAFT } engine_group;
 
-extern const char *const engine_term_keys[TERM_COUNT];   /* "static.logits", ... */
-extern const char *const engine_term_labels[TERM_COUNT]; /* "logits", "page index", ... */
 extern const char *const engine_layer_names[LAYER_COUNT];
-extern const char *const engine_source_names[4];
+extern const char *const engine_source_names[5];
 extern const char *const engine_group_names[2];
-int engine_term_find(const char *key); /* -1 if unknown */
+
+/* The term table: everything about a term but its bytes. Compute code fills bytes (and the
+ * source when a calibration replaces a coefficient); the TUI and CLI take labels, phrases and
+ * legends from here. */
+typedef struct {
+    engine_term_id id;
+    const char *key;         /* "static.logits" */
+    const char *label;       /* "page index": tables with room */
+    const char *short_label; /* "other bkts": the TUI's narrow term table */
+    const char *legend;      /* what the short label stands for, in the help overlay */
+    engine_layer layer;
+    engine_source source;     /* before any calibration */
+    uint32_t depends_on;      /* KNOB_BIT mask, transitively (MODEL.md) */
+    const char *formula;      /* "logits_rows x vocab x 4 (FP32)" */
+    const char *origin;       /* SGLang file / article section */
+    const char *limit_phrase; /* "the logits buffer (rows x vocab)": what limits the wall */
+    bool moe_floor;           /* part of the MoE floor (DeepEP + masked GEMM) */
+    bool hide_when_zero;      /* a term of another path: tables leave it out while it is 0 */
+} engine_term_info;
+extern const engine_term_info engine_terms[TERM_COUNT];
+
+/* The knobs that decide bs_max and the rows (MODEL.md's ROWS). */
+#define ENGINE_ROWS_MASK                                                                                               \
+    (KNOB_BIT(KNOB_MAX_BS) | KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MTP) | KNOB_BIT(KNOB_DP) | KNOB_BIT(KNOB_WORLD))
+
+/* "max_bs buckets mtp dp world" (names) or, BRIEF, "rows ctx" (MODEL.md's shorthand for the
+ * rows, then the knobs' brief labels); "-" for none. */
+void engine_depends_text(uint32_t mask, bool brief, char *buf, size_t len);
+
+typedef enum {
+    LAYOUT_NAME_PLAIN,    /* "TP8", "DP16", "DP2 x DCP8" */
+    LAYOUT_NAME_WITH_MTP, /* "DP16 no MTP", "DP2 x DCP8 MTP 5"; 0 = unknown: "DP? MTP ?" */
+    LAYOUT_NAME_COMPACT,  /* "DP16 MTP6", "DP2xDCP8 MTP5" */
+} engine_layout_style;
+/* The one name of a layout. */
+void engine_layout_name(const engine_knobs_state *k, engine_layout_style style, char *buf, size_t len);
 
 typedef struct {
     engine_term_id id;
     engine_group group;
     engine_layer layer;
     engine_source source;
-    uint64_t bytes;
+    uint64_t bytes;      /* 0 while !known */
+    bool known;          /* false: no formula, preset value or calibration covers it */
     uint32_t depends_on; /* KNOB_BIT mask */
     const char *formula; /* human formula, e.g. "logits_rows x vocab x 4" */
     const char *origin;  /* where it comes from: SGLang file / article section */
     uint64_t alt_bytes;  /* DeepEP: NVSHMEM-rounded; masked GEMM: lifetime-aware peak; else 0 */
     const char *alt_label;
-    int n_runs;          /* calibrated: the runs behind it */
+    int n_runs; /* calibrated: the runs behind it */
     int64_t runs[ENGINE_MAX_CAL_RUNS];
 } engine_term;
 
@@ -255,36 +500,53 @@ typedef struct {
     int64_t headroom_bytes;       /* negative: the capture will OOM */
     double recommended_mem_fraction_static;
     uint64_t kv_cell_bytes;
-    uint64_t kv_tokens_per_gib;   /* logical tokens one GiB of graph memory costs */
-    uint32_t wall_max_bs;         /* largest max_bs with headroom >= 0 (0: none) */
-    engine_term_id wall_term;     /* the term that grows most on the way to the wall */
-    bool wall_beyond_range;       /* every max_bs up to 1024 fits */
+    uint64_t kv_tokens_per_gib; /* logical tokens one GiB of graph memory costs */
+    uint32_t wall_max_bs;       /* largest max_bs with headroom >= 0 (0: none) */
+    engine_term_id wall_term;   /* the term that grows most on the way to the wall */
+    bool wall_beyond_range;     /* every max_bs up to 1024 fits */
 } engine_budget;
 
+/* The layout as SGLang runs it: the auto knobs resolved. */
 typedef struct {
+    bool dp_attention;
+    bool moe;            /* the model has routed experts */
+    uint32_t ep, moe_tp; /* experts over ep GPUs; each expert's matrices over moe_tp = tp / ep */
+    engine_backend backend;
+    engine_moe_runner moe_runner;
+    bool deepep_ll, deepep_normal; /* DeepEP buffers allocated (auto: both) */
+    uint32_t kv_bytes;
+} engine_layout;
+
+struct engine_estimate {
     /* resolved knobs */
     uint32_t attn_tp, heads_per_gpu;
     uint32_t bs_max, attn_rows, moe_rows, logits_rows;
     uint32_t max_dispatch;
     bool max_dispatch_auto;
+    engine_layout layout; /* not first: a resolved_offset of 0 means none */
     uint32_t n_buckets;
     uint32_t buckets[ENGINE_MAX_BUCKETS];
     uint64_t other_bucket_rows; /* sum over the buckets but the largest of bs x mtp */
     engine_term terms[TERM_COUNT];
     uint64_t layer_bytes[LAYER_COUNT];
-    uint64_t target_total_bytes, draft_total_bytes, total_bytes;
+    uint64_t target_total_bytes, draft_total_bytes, total_bytes; /* the known terms */
+    bool total_complete;                                         /* every term is known */
     uint64_t heuristic_graph_bytes, heuristic_deepep_bytes, heuristic_total_bytes;
     engine_budget budget;
     engine_warnings warnings;
-} engine_estimate;
+};
 
 /* Everything for one deployment. CAL may be NULL. Also computes the budget and the wall (a
  * scan over max_bs), so it costs ~100 terms-only estimates; engine_estimate_terms() skips it. */
-void engine_estimate_compute(const engine_deployment *d, const engine_calibration *cal,
-                             engine_estimate *out);
+void engine_estimate_compute(const engine_deployment *d, const engine_calibration *cal, engine_estimate *out);
 /* Terms, layers, totals and heuristic only (no budget, no wall, no warnings on the budget). */
-void engine_estimate_terms(const engine_deployment *d, const engine_calibration *cal,
-                           engine_estimate *out);
+void engine_estimate_terms(const engine_deployment *d, const engine_calibration *cal, engine_estimate *out);
+
+/* The MoE floor: DeepEP's buffer plus the masked GEMM, the bytes max_dispatch decides. */
+uint64_t engine_moe_floor_bytes(const engine_estimate *e);
+/* What limits the wall, in words: the wall term's phrase (the MoE floor says whether
+ * max_dispatch follows max_bs). */
+const char *engine_wall_phrase(const engine_estimate *e);
 
 /* SGLang's reserve heuristic in bytes (server_args.py reserve_for_graph_mb and
  * reserve_for_deepep_a2a_mb; decode scope). */

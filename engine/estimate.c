@@ -2,45 +2,262 @@
 #include "engine.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-const char *const engine_term_keys[TERM_COUNT] = {
-    "static.logits", "static.kv_index", "static.inputs", "moe.deepep", "moe.masked_gemm",
-    "lazy.other",    "act.attention",   "buckets",       "draft",
-};
-const char *const engine_term_labels[TERM_COUNT] = {
-    "logits", "page index", "inputs", "DeepEP LL buffer", "masked GEMM",
-    "lazy (NCCL, ...)", "activations", "other buckets", "draft graph",
-};
-const char *const engine_layer_names[LAYER_COUNT] = {"static", "largest", "buckets", "draft"};
-const char *const engine_source_names[4] = {"exact", "derived", "coefficient", "calibrated"};
-const char *const engine_group_names[2] = {"target", "draft"};
-const char *const engine_coef_names[COEF_COUNT] = {
-    "act_bytes_per_row", "lazy_bytes",         "graph_bytes",
-    "out_bytes_per_row", "draft_base_bytes", "draft_bytes_per_row",
-};
-const char *const engine_backend_names[BACKEND_COUNT] = {"flashinfer_mla", "trtllm_mla", "flashmla",
-                                                         "cutlass_mla"};
+#define ROWS ENGINE_ROWS_MASK
+#define DISPATCH KNOB_BIT(KNOB_MAX_DISPATCH)
 
-int engine_term_find(const char *key)
+/* The term table (MODEL.md, "Target group" and "Draft group"). depends_on here is the static
+ * part; the MoE terms add ROWS while max_dispatch is auto. */
+const engine_term_info engine_terms[TERM_COUNT] = {
+    {TERM_LOGITS, "static.logits", "logits", "logits", "the FP32 logits buffer of the largest bucket", LAYER_STATIC,
+     SOURCE_EXACT, ROWS, "logits_rows x vocab x 4 (FP32)",
+     "graph_shared_output.py GraphSharedOutput; article, static buffers", "the logits buffer (rows x vocab)", false,
+     false},
+    {TERM_KV_INDEX, "static.kv_index", "page index", "page index", "the attention backend's page-index buffer",
+     LAYER_STATIC, SOURCE_DERIVED, ROWS | KNOB_BIT(KNOB_CONTEXT_LEN),
+     "bs_max x context_len x 4 (int32 page indices, full context)",
+     "attention backend init_cuda_graph_state (flashinfer_mla_backend.py)", "the page index (max_bs x context_len)",
+     false, false},
+    {TERM_INPUTS, "static.inputs", "inputs", "inputs", "input embeddings, ids, positions, out_cache_loc, mrope",
+     LAYER_STATIC, SOURCE_DERIVED, ROWS,
+     "attn_rows x (2 x hidden + 48): embeds BF16, ids, positions, out_cache_loc, mrope",
+     "runner_utils/buffers.py DecodeInputBuffers.create", "the input buffers", false, false},
+    {TERM_DEEPEP, "moe.deepep", "DeepEP LL buffer", "DeepEP LL", "DeepEP's low-latency RDMA buffer", LAYER_LARGEST,
+     SOURCE_EXACT, DISPATCH, "DeepEP LL hint: 2 send + 2 recv + 2 signal, E x T x (2H + 4H/128)",
+     "deep_ep get_low_latency_rdma_size_hint; lazily created at the first dispatch (deepep.py)",
+     "the MoE floor (DeepEP + masked GEMM)", true, false},
+    {TERM_MASKED_GEMM, "moe.masked_gemm", "masked GEMM", "masked GEMM", "DeepGEMM's masked-GEMM intermediates",
+     LAYER_LARGEST, SOURCE_DERIVED, DISPATCH, "E x T x (H + 4I + I): FP8 receive + BF16 gate_up + FP8 down input",
+     "moe_runner/deep_gemm.py _run_masked_gemm; article, MoE buffers", "the MoE floor (DeepEP + masked GEMM)", true,
+     false},
+    {TERM_LAZY, "lazy.other", "lazy (NCCL, ...)", "lazy (NCCL)", "lazy allocations: NCCL, cuBLAS, DeepEP normal mode",
+     LAYER_LARGEST, SOURCE_COEFFICIENT, 0,
+     "lazy_bytes: NCCL connections, cuBLAS workspaces, DeepEP normal-mode buffers",
+     "article, lazy allocations; fitted from the two K3 runs", "the lazy allocations (NCCL, cuBLAS)", false, false},
+    {TERM_ACT, "act.attention", "activations", "activations", "the widest layer's temporaries", LAYER_LARGEST,
+     SOURCE_COEFFICIENT, ROWS | KNOB_BIT(KNOB_DCP), "act_bytes_per_row x attn_rows x heads_per_gpu / heads",
+     "article, activations of the widest layer; fitted from the two K3 runs",
+     "the attention activations (rows x heads per GPU)", false, false},
+    {TERM_BUCKETS, "buckets", "other buckets", "other bkts", "the graphs of every bucket but the largest",
+     LAYER_BUCKETS, SOURCE_COEFFICIENT, ROWS, "graph_bytes x (n - 1) + out_bytes_per_row x sum(other bs x mtp)",
+     "article, per-bucket increments; fitted from the two K3 runs", "the other buckets' graphs", false, false},
+    {TERM_DRAFT, "draft", "draft graph", "draft graph", "the draft model's graphs (MTP)", LAYER_DRAFT,
+     SOURCE_COEFFICIENT, ROWS, "draft_base_bytes + draft_bytes_per_row x attn_rows (0 without speculation)",
+     "article, draft graph; fitted from the two K3 runs", "the draft graphs", false, false},
+    {TERM_FUSED_MOE, "moe.fused", "fused-MoE buffers", "fused MoE", "the fused-MoE kernels' intermediate caches",
+     LAYER_LARGEST, SOURCE_DERIVED, ROWS | KNOB_BIT(KNOB_EP) | KNOB_BIT(KNOB_A2A),
+     "2 x moe_rows x top_k x (max(2I/moe_tp, hidden) + I/moe_tp) (BF16 cache1/3 shared, cache2)",
+     "layers/moe/fused_moe_triton/fused_moe.py fused_experts_impl", "the fused-MoE intermediates (rows x top_k)", false,
+     true},
+    {TERM_GRAPH_LOGITS, "buckets.logits", "per-graph logits", "graph logits",
+     "each further graph's own FP32 logits output (before PR #8579)", LAYER_BUCKETS, SOURCE_EXACT, ROWS,
+     "sum(other bs x mtp) x vocab x 4", "cuda_graph_runner.py output_buffers before PR #8579 (shared logits buffer)",
+     "the per-graph logits outputs", false, true},
+};
+
+const char *const engine_layer_names[LAYER_COUNT] = {"static", "largest", "buckets", "draft"};
+const char *const engine_source_names[5] = {"exact", "derived", "coefficient", "calibrated", "unknown"};
+const char *const engine_group_names[2] = {"target", "draft"};
+const char *const engine_dtype_names[DTYPE_COUNT] = {"bf16", "fp16", "fp32", "fp8", "mxfp4", "int4", "nvfp4"};
+
+uint32_t engine_dtype_bits_x1000(engine_dtype t)
 {
-    for (int i = 0; i < TERM_COUNT; i++)
-        if (strcmp(engine_term_keys[i], key) == 0)
-            return i;
+    switch (t) {
+    case DTYPE_BF16:
+    case DTYPE_FP16:
+        return 16000;
+    case DTYPE_FP32:
+        return 32000;
+    case DTYPE_FP8:
+        return 8000 + 32000 / (128 * 128); /* an FP32 scale per 128 x 128 block */
+    case DTYPE_MXFP4:
+        return 4000 + 8000 / 32; /* a UE8M0 scale per 32 */
+    case DTYPE_INT4:
+        return 4000 + 16000 / 32; /* a BF16 scale per group of 32 */
+    case DTYPE_NVFP4:
+        return 4000 + 8000 / 16; /* an FP8 scale per 16 */
+    case DTYPE_COUNT:
+        break;
+    }
+    return 16000;
+}
+
+const char *const engine_severity_names[3] = {"info", "warning", "blocking"};
+const char *const engine_coef_names[COEF_COUNT] = {
+    "act_bytes_per_row", "lazy_bytes", "graph_bytes", "out_bytes_per_row", "draft_base_bytes", "draft_bytes_per_row",
+};
+const char *const engine_backend_names[BACKEND_COUNT] = {"flashinfer_mla", "trtllm_mla", "flashmla", "cutlass_mla",
+                                                         "flashinfer",     "fa3",        "fa4",      "triton",
+                                                         "aiter",          "trtllm_mha", "nsa",      "torch_native"};
+const char *const engine_moe_runner_names[MOE_RUNNER_COUNT] = {
+    "auto",    "triton", "triton_kernel", "deep_gemm", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_mxfp4",
+    "cutlass", "aiter"};
+const char *const engine_deepep_mode_names[DEEPEP_MODE_COUNT] = {"auto", "low_latency", "normal"};
+const char *const engine_kv_dtype_names[KV_DTYPE_COUNT] = {"auto", "bf16", "fp8_e4m3", "fp8_e5m2"};
+
+/* The warning table: each code's severity and the knobs it concerns (in the order a knob's
+ * row shows them: the first that applies wins). */
+static const struct {
+    const char *code;
+    engine_severity severity;
+    uint32_t knobs;
+} warning_kinds[] = {
+    {"dispatch_below_rows", SEVERITY_BLOCKING, DISPATCH},
+    {"dispatch_cap", SEVERITY_BLOCKING, DISPATCH},
+    {"qp_depth", SEVERITY_WARNING, DISPATCH},
+    {"dcp_with_speculation", SEVERITY_WARNING, KNOB_BIT(KNOB_DCP)},
+    {"no_bucket_survives", SEVERITY_WARNING, KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MAX_BS)},
+    {"kv_pool_exhausted", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION)},
+    {"headroom_negative", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION)},
+    {"no_moe_model", SEVERITY_INFO, 0},
+    {"k3_coefficients", SEVERITY_WARNING, 0},
+    {"adjusted", SEVERITY_INFO, 0},
+};
+#define N_WARNING_KINDS (sizeof warning_kinds / sizeof warning_kinds[0])
+
+static int warning_kind(const char *code)
+{
+    for (size_t i = 0; i < N_WARNING_KINDS; i++)
+        if (strcmp(warning_kinds[i].code, code) == 0)
+            return (int)i;
     return -1;
+}
+
+static engine_warning *warn_v(engine_warnings *w, const char *code, const char *fmt, va_list ap)
+{
+    if (!w || w->n >= ENGINE_MAX_WARNINGS)
+        return NULL;
+    engine_warning *item = &w->items[w->n++];
+    memset(item, 0, sizeof *item);
+    snprintf(item->code, sizeof item->code, "%s", code);
+    int kind = warning_kind(code);
+    item->severity = kind >= 0 ? warning_kinds[kind].severity : SEVERITY_WARNING;
+    item->knobs = kind >= 0 ? warning_kinds[kind].knobs : 0;
+    vsnprintf(item->message, sizeof item->message, fmt, ap);
+    return item;
+}
+
+void engine_warn(engine_warnings *w, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    warn_v(w, code, fmt, ap);
+    va_end(ap);
+}
+
+void engine_warn_at(engine_warnings *w, const char *code, double value, double limit, const char *brief,
+                    const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    engine_warning *item = warn_v(w, code, fmt, ap);
+    va_end(ap);
+    if (!item)
+        return;
+    item->value = value;
+    item->limit = limit;
+    snprintf(item->brief, sizeof item->brief, "%s", brief ? brief : "");
+}
+
+const engine_warning *engine_warning_find(const engine_warnings *w, const char *code)
+{
+    for (int i = 0; i < w->n; i++)
+        if (strcmp(w->items[i].code, code) == 0)
+            return &w->items[i];
+    return NULL;
+}
+
+const engine_warning *engine_warning_for_knob(const engine_warnings *w, engine_knob_id knob)
+{
+    for (size_t k = 0; k < N_WARNING_KINDS; k++) {
+        if (!(warning_kinds[k].knobs & KNOB_BIT(knob)))
+            continue;
+        const engine_warning *hit = engine_warning_find(w, warning_kinds[k].code);
+        if (hit && hit->brief[0])
+            return hit;
+    }
+    return NULL;
+}
+
+void engine_depends_text(uint32_t mask, bool brief, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    if (brief && (mask & ROWS) == ROWS) {
+        used += (size_t)snprintf(buf, len, "rows");
+        mask &= ~ROWS;
+    }
+    for (int k = 0; k < KNOB_COUNT && used < len; k++)
+        if (mask & KNOB_BIT(k))
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "",
+                                     brief ? engine_knobs[k].brief : engine_knobs[k].name);
+    if (!buf[0])
+        snprintf(buf, len, "-");
+}
+
+void engine_layout_name(const engine_knobs_state *k, engine_layout_style style, char *buf, size_t len)
+{
+    switch (style) {
+    case LAYOUT_NAME_PLAIN:
+        if (k->dp == 1 && k->dcp == 1)
+            snprintf(buf, len, "TP%u", k->world);
+        else if (k->dcp > 1)
+            snprintf(buf, len, "DP%u x DCP%u", k->dp, k->dcp);
+        else
+            snprintf(buf, len, "DP%u", k->dp);
+        return;
+    case LAYOUT_NAME_WITH_MTP: {
+        char d[16] = "?", c[24] = "", m[24] = "MTP ?";
+        if (k->dp)
+            snprintf(d, sizeof d, "%u", k->dp);
+        if (k->dcp > 1)
+            snprintf(c, sizeof c, " x DCP%u", k->dcp);
+        if (k->mtp == 1)
+            snprintf(m, sizeof m, "no MTP");
+        else if (k->mtp > 1)
+            snprintf(m, sizeof m, "MTP %u", k->mtp);
+        snprintf(buf, len, "DP%s%s %s", d, c, m);
+        return;
+    }
+    case LAYOUT_NAME_COMPACT:
+        if (k->dcp > 1)
+            snprintf(buf, len, "DP%uxDCP%u MTP%u", k->dp, k->dcp, k->mtp);
+        else
+            snprintf(buf, len, "DP%u MTP%u", k->dp, k->mtp);
+        return;
+    }
+}
+
+uint64_t engine_moe_floor_bytes(const engine_estimate *e)
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < TERM_COUNT; i++)
+        if (engine_terms[i].moe_floor)
+            sum += e->terms[i].bytes;
+    return sum;
+}
+
+const char *engine_wall_phrase(const engine_estimate *e)
+{
+    engine_term_id t = e->budget.wall_term;
+    if (engine_terms[t].moe_floor && e->max_dispatch_auto)
+        return "the MoE floor (max_dispatch grows with max_bs)";
+    return engine_terms[t].limit_phrase;
 }
 
 /* MODEL.md "Default K3 coefficients": the exact solutions of the article's two deployments
  * (REFERENCE-FIGURES.md), kept unrounded so the measured layers reproduce. */
 void engine_k3_default_coefficients(uint64_t coef[COEF_COUNT])
 {
-    coef[COEF_ACT_BYTES_PER_ROW] = 4884109;     /* 4.66 MiB per attention row */
-    coef[COEF_LAZY_BYTES] = 794000357;          /* 0.739 GiB */
-    coef[COEF_GRAPH_BYTES] = 52706322;          /* 50.3 MiB per further graph */
-    coef[COEF_OUT_BYTES_PER_ROW] = 26365;       /* 25.7 KiB per row of a further bucket */
-    coef[COEF_DRAFT_BASE_BYTES] = 510343173;    /* 0.475 GiB */
-    coef[COEF_DRAFT_BYTES_PER_ROW] = 631613;    /* 0.602 MiB per attention row */
+    coef[COEF_ACT_BYTES_PER_ROW] = 4884109;  /* 4.66 MiB per attention row */
+    coef[COEF_LAZY_BYTES] = 794000357;       /* 0.739 GiB */
+    coef[COEF_GRAPH_BYTES] = 52706322;       /* 50.3 MiB per further graph */
+    coef[COEF_OUT_BYTES_PER_ROW] = 26365;    /* 25.7 KiB per row of a further bucket */
+    coef[COEF_DRAFT_BASE_BYTES] = 510343173; /* 0.475 GiB */
+    coef[COEF_DRAFT_BYTES_PER_ROW] = 631613; /* 0.602 MiB per attention row */
 }
 
 void engine_deployment_defaults(engine_deployment *d)
@@ -55,6 +272,13 @@ void engine_deployment_defaults(engine_deployment *d)
     d->knobs.max_dispatch_auto = false;
     d->knobs.buckets_auto = true;
     d->knobs.mem_fraction_static = 0.88;
+    d->knobs.dp_attention_auto = true;
+    d->knobs.ep = 1;
+    d->knobs.ep_auto = true;
+    d->knobs.page_size = 1;
+    d->knobs.moe_runner_auto = true;
+    d->knobs.max_running_requests_auto = true;
+    d->knobs.page_size_auto = true;
     d->backend = BACKEND_FLASHINFER_MLA;
     d->a2a = A2A_DEEPEP;
     d->other_runtime_bytes = ENGINE_GIB;
@@ -76,6 +300,11 @@ uint64_t engine_deepep_ll_hint_bytes(uint64_t T, uint64_t H, uint64_t E)
     uint64_t sig = (4 * E + 127) / 128 * 128;
     uint64_t total = 2 * send + 2 * recv + 2 * sig;
     return (total / 128 + 1) * 128; /* NUM_BUFFER_ALIGNMENT_BYTES: always adds 1..128 */
+}
+
+uint32_t engine_nvshmem_qp_depth(uint32_t max_dispatch)
+{
+    return 2 * max_dispatch + 2; /* DeepEP >= d981409 asserts QP depth >= 2 x (T + 1) */
 }
 
 uint64_t engine_deepep_nvshmem_bytes(uint64_t hint)
@@ -165,9 +394,11 @@ size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
             while ((uint64_t)v * k->mtp % attn_tp != 0)
                 v++;
             list[n++] = v;
-            engine_warn(w, "no_bucket_survives",
-                        "no batch size <= max_bs %u has bs x %u divisible by attn_tp %u: capturing %u instead",
-                        k->max_bs, k->mtp, attn_tp, v);
+            char brief[48];
+            snprintf(brief, sizeof brief, "no bucket divides: bs %u", v);
+            engine_warn_at(w, "no_bucket_survives", v, k->max_bs, brief,
+                           "no batch size <= max_bs %u has bs x %u divisible by attn_tp %u: capturing %u instead",
+                           k->max_bs, k->mtp, attn_tp, v);
         }
     }
     if (n > cap)
@@ -211,29 +442,34 @@ uint64_t engine_kv_cell_bytes(const engine_deployment *d)
 
 /* ---- Terms. ---- */
 
-#define ROWS (KNOB_BIT(KNOB_MAX_BS) | KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MTP) | KNOB_BIT(KNOB_DP) | KNOB_BIT(KNOB_WORLD))
-
-static void set_term(engine_estimate *e, engine_term_id id, engine_layer layer, engine_source source,
-                     uint64_t bytes, uint32_t depends_on, const char *formula, const char *origin)
+/* A term from its table row; compute code then fills the bytes. */
+static engine_term *set_term(engine_estimate *e, engine_term_id id, uint64_t bytes)
 {
+    const engine_term_info *info = &engine_terms[id];
     engine_term *t = &e->terms[id];
     t->id = id;
-    t->group = layer == LAYER_DRAFT ? GROUP_DRAFT : GROUP_TARGET;
-    t->layer = layer;
-    t->source = source;
+    t->group = info->layer == LAYER_DRAFT ? GROUP_DRAFT : GROUP_TARGET;
+    t->layer = info->layer;
+    t->source = info->source;
     t->bytes = bytes;
-    t->depends_on = depends_on;
-    t->formula = formula;
-    t->origin = origin;
+    t->known = true;
+    t->depends_on = info->depends_on;
+    t->formula = info->formula;
+    t->origin = info->origin;
     t->alt_bytes = 0;
     t->alt_label = NULL;
     t->n_runs = 0;
+    return t;
 }
 
 /* A coefficient from the preset, or from the calibration when it has one. */
-static uint64_t coef(const engine_deployment *d, const engine_calibration *cal, engine_coef_id c,
-                     engine_term *t)
+static uint64_t coef(const engine_deployment *d, const engine_calibration *cal, engine_coef_id c, engine_term *t)
 {
+    if ((!cal || !cal->has[c]) && d->model.coef_missing[c]) { /* never another model's number */
+        t->known = false;
+        t->source = SOURCE_UNKNOWN;
+        return 0;
+    }
     if (cal && cal->has[c]) {
         t->source = SOURCE_CALIBRATED;
         t->n_runs = cal->n_runs < ENGINE_MAX_CAL_RUNS ? cal->n_runs : ENGINE_MAX_CAL_RUNS;
@@ -243,6 +479,98 @@ static uint64_t coef(const engine_deployment *d, const engine_calibration *cal, 
     return d->model.coef[c];
 }
 
+/* The auto knobs as the release resolves them (MODEL.md's knob table; SGLang server_args.py). */
+static void resolve_layout(const engine_deployment *d, engine_layout *l)
+{
+    const engine_knobs_state *k = &d->knobs;
+    const engine_model *m = &d->model;
+    l->dp_attention = engine_dp_attention(k);
+    l->moe = m->num_experts > 0;
+    /* --ep-size defaults to 1; DeepEP needs the experts over the whole group (ep = tp). */
+    l->ep = k->ep_auto ? (d->a2a == A2A_DEEPEP ? k->world : 1) : k->ep;
+    if (!l->ep || k->world % l->ep)
+        l->ep = 1;
+    l->moe_tp = k->world / l->ep;
+    /* The release's default backend (server_args.py _handle_attention_backend_compatibility):
+     * MLA on Blackwell trtllm_mla, else fa3 on Hopper-class parts; "flashinfer" on an MLA
+     * model is FlashInfer's MLA backend. */
+    l->backend = d->backend;
+    if (k->backend_auto)
+        l->backend = m->attn_kind == ATTN_MLA ? (d->gpu.ue8m0_scales ? BACKEND_TRTLLM_MLA : BACKEND_FA3)
+                                              : (d->gpu.ue8m0_scales ? BACKEND_FLASHINFER : BACKEND_FA3);
+    if (l->backend == BACKEND_FLASHINFER && m->attn_kind == ATTN_MLA)
+        l->backend = BACKEND_FLASHINFER_MLA;
+    l->moe_runner =
+        k->moe_runner_auto ? (d->a2a == A2A_DEEPEP ? MOE_RUNNER_DEEP_GEMM : MOE_RUNNER_TRITON) : k->moe_runner;
+    l->deepep_ll = d->a2a == A2A_DEEPEP && k->deepep_mode != DEEPEP_NORMAL;
+    l->deepep_normal = d->a2a == A2A_DEEPEP && k->deepep_mode != DEEPEP_LOW_LATENCY;
+    l->kv_bytes = k->kv_dtype == KV_DTYPE_AUTO ? m->kv_bytes : k->kv_dtype == KV_DTYPE_BF16 ? 2 : 1;
+}
+
+/* Each attention backend's init_cuda_graph_state (the layers/attention backends; reference:
+ * sglang.md 5.3): what it allocates for the largest bucket, bs_max requests of attn_rows tokens. */
+static void backend_state(const engine_deployment *d, const engine_estimate *e, engine_term *t)
+{
+    const engine_model *m = &d->model;
+    uint64_t ctx = d->knobs.context_len, bs = e->bs_max, tokens = e->attn_rows;
+    uint32_t attn_tp = e->attn_tp ? e->attn_tp : 1;
+    uint64_t heads_l = m->heads / attn_tp ? m->heads / attn_tp : 1;
+    uint64_t page = d->knobs.page_size_auto || !d->knobs.page_size ? 1 : d->knobs.page_size;
+    bool spec = d->knobs.mtp > 1;
+    switch (e->layout.backend) {
+    case BACKEND_FLASHINFER_MLA: /* kv_indices int32 (max_bs x ctx) */
+        t->bytes = bs * ctx * 4;
+        return;
+    case BACKEND_TRTLLM_MLA:
+    case BACKEND_FLASHMLA:
+    case BACKEND_CUTLASS_MLA: /* block table int32 (max_bs, ceil((ctx + 64) / 64)) */
+        t->bytes = bs * ((ctx + 64 + 63) / 64) * 4;
+        t->formula = "bs_max x ceil((context_len + 64) / 64) x 4 (int32 block table)";
+        if (e->layout.backend == BACKEND_FLASHMLA && spec) { /* + a bool mask for the draft tokens */
+            t->bytes += tokens * (ctx + d->knobs.mtp);
+            t->formula = "bs_max x ceil((context_len + 64) / 64) x 4 + attn_rows x (context_len + mtp) (bool mask)";
+        }
+        return;
+    case BACKEND_FLASHINFER: { /* kv_indices int32 per token of the largest bucket, per wrapper */
+        uint64_t wrappers = m->swa_layers ? 2 : 1;
+        t->bytes = wrappers * tokens * ctx * 4 + (spec ? tokens * ctx : 0); /* + uint8 custom_mask */
+        t->formula = "wrappers x attn_rows x context_len x 4 (+ attn_rows x context_len custom mask with MTP)";
+        t->origin = "flashinfer_backend.py init_cuda_graph_state";
+        return;
+    }
+    case BACKEND_TRITON: {         /* attn_logits + attn_lse FP32 over 8 KV splits, kv_indices int64 */
+        const uint64_t splits = 8; /* triton_backend.py max_kv_splits default */
+        uint64_t v_dim = m->attn_kind == ATTN_MLA ? m->kv_lora_rank : m->head_dim;
+        t->bytes = tokens * heads_l * splits * (v_dim + 1) * 4 + tokens * ctx * 8;
+        t->formula = "attn_rows x heads/attn_tp x 8 splits x (v_dim + 1) x 4 + attn_rows x context_len x 8";
+        t->origin = "triton_backend.py init_cuda_graph_state";
+        return;
+    }
+    case BACKEND_AITER: /* kv_indices int32 and a custom_mask byte per token and context position */
+        t->bytes = tokens * ctx * 4 + tokens * ctx;
+        t->formula = "attn_rows x context_len x (4 + 1): kv_indices and custom_mask";
+        t->origin = "aiter_backend.py init_cuda_graph_state";
+        return;
+    case BACKEND_FA3:
+    case BACKEND_FA4:
+    case BACKEND_TRTLLM_MHA: /* page_table int32 (max_bs, ceil(ctx / page)) */
+        t->bytes = bs * ((ctx + page - 1) / page) * 4;
+        t->formula = "bs_max x ceil(context_len / page_size) x 4 (int32 page table)";
+        t->origin = "flashattention_backend.py / trtllm_mha_backend.py init_cuda_graph_state";
+        return;
+    case BACKEND_NSA:
+        t->known = false; /* the sparse indexer's buffers are not modelled */
+        t->source = SOURCE_UNKNOWN;
+        t->formula = "not modelled for the sparse-attention backend";
+        return;
+    case BACKEND_TORCH_NATIVE:
+    case BACKEND_COUNT:
+        t->bytes = 0;
+        t->formula = "no graph state";
+        return;
+    }
+}
+
 void engine_estimate_terms(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
 {
     const engine_knobs_state *k = &d->knobs;
@@ -250,66 +578,53 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     memset(&e->warnings, 0, sizeof e->warnings);
     memset(&e->budget, 0, sizeof e->budget);
 
+    resolve_layout(d, &e->layout);
+    const engine_layout *lay = &e->layout;
     e->n_buckets = (uint32_t)engine_buckets_resolve(d, e->buckets, ENGINE_MAX_BUCKETS, &e->warnings);
     e->bs_max = e->buckets[e->n_buckets - 1];
     e->attn_tp = engine_attn_tp(k);
     /* Each GPU of a DP group runs attention for all the group's requests; with DCP the queries
      * are gathered, so a GPU computes heads x dcp / attn_tp heads (forward_mla.py). */
     e->attn_rows = e->bs_max * k->mtp;
-    e->moe_rows = (e->attn_rows + e->attn_tp - 1) / e->attn_tp; /* after reduce-scatter */
-    e->logits_rows = e->bs_max * k->mtp;                        /* max_decode_logits_rows() */
+    /* With DeepEP the tokens are scattered over the attention-TP group (reduce-scatter); without
+     * an a2a backend every GPU's MoE runs the tokens gathered over its DP groups. */
+    if (d->a2a == A2A_DEEPEP)
+        e->moe_rows = (e->attn_rows + e->attn_tp - 1) / e->attn_tp;
+    else
+        e->moe_rows = e->attn_rows * (lay->dp_attention ? k->dp : 1);
+    e->logits_rows = e->bs_max * k->mtp; /* max_decode_logits_rows() */
     e->heads_per_gpu = m->heads * k->dcp / e->attn_tp;
     e->max_dispatch_auto = k->max_dispatch_auto;
     e->max_dispatch = k->max_dispatch_auto ? e->moe_rows : k->max_dispatch;
 
     /* Static buffers: allocated before capture, outside the pool, sized for the largest bucket. */
-    set_term(e, TERM_LOGITS, LAYER_STATIC, SOURCE_EXACT, (uint64_t)e->logits_rows * m->vocab * 4, ROWS,
-             "logits_rows x vocab x 4 (FP32)", "graph_shared_output.py GraphSharedOutput; article, static buffers");
-    uint64_t index_bytes;
-    const char *index_formula;
-    if (d->backend == BACKEND_FLASHINFER_MLA) {
-        index_bytes = (uint64_t)e->bs_max * k->context_len * 4;
-        index_formula = "bs_max x context_len x 4 (int32 page indices, full context)";
-    } else {
-        index_bytes = (uint64_t)e->bs_max * ((k->context_len + 64 + 63) / 64) * 4;
-        index_formula = "bs_max x ceil((context_len + 64) / 64) x 4 (int32 block table)";
-    }
-    set_term(e, TERM_KV_INDEX, LAYER_STATIC, SOURCE_DERIVED, index_bytes, ROWS | KNOB_BIT(KNOB_CONTEXT_LEN),
-             index_formula, "attention backend init_cuda_graph_state (flashinfer_mla_backend.py)");
-    set_term(e, TERM_INPUTS, LAYER_STATIC, SOURCE_DERIVED, (uint64_t)e->attn_rows * (2 * m->hidden + 48), ROWS,
-             "attn_rows x (2 x hidden + 48): embeds BF16, ids, positions, out_cache_loc, mrope",
-             "runner_utils/buffers.py DecodeInputBuffers.create");
+    set_term(e, TERM_LOGITS, (uint64_t)e->logits_rows * m->vocab * 4);
+    engine_term *index = set_term(e, TERM_KV_INDEX, 0);
+    backend_state(d, e, index);
+    set_term(e, TERM_INPUTS, (uint64_t)e->attn_rows * (2 * m->hidden + 48));
 
     /* The largest bucket: MoE buffers sized by max_dispatch, lazy allocations, activations. */
-    uint32_t dispatch_deps = KNOB_BIT(KNOB_MAX_DISPATCH) | (k->max_dispatch_auto ? ROWS : 0);
-    bool deepep = d->a2a == A2A_DEEPEP;
+    uint32_t dispatch_deps = k->max_dispatch_auto ? ROWS : 0;
+    bool deepep = d->a2a == A2A_DEEPEP && lay->moe;
     uint64_t T = e->max_dispatch;
     uint64_t deepep_bytes = deepep ? engine_deepep_ll_hint_bytes(T, m->dispatch_hidden, m->num_experts) : 0;
-    set_term(e, TERM_DEEPEP, LAYER_LARGEST, SOURCE_EXACT, deepep_bytes, dispatch_deps,
-             "DeepEP LL hint: 2 send + 2 recv + 2 signal, E x T x (2H + 4H/128)",
-             "deep_ep get_low_latency_rdma_size_hint; lazily created at the first dispatch (deepep.py)");
-    e->terms[TERM_DEEPEP].alt_bytes = deepep ? engine_deepep_nvshmem_bytes(deepep_bytes) : 0;
-    e->terms[TERM_DEEPEP].alt_label = "NVSHMEM 512 MiB chunks";
-    uint64_t gemm = deepep ? engine_masked_gemm_sum_bytes(T, m->dispatch_hidden, m->moe_intermediate, m->num_experts) : 0;
-    set_term(e, TERM_MASKED_GEMM, LAYER_LARGEST, SOURCE_DERIVED, gemm, dispatch_deps,
-             "E x T x (H + 4I + I): FP8 receive + BF16 gate_up + FP8 down input",
-             "moe_runner/deep_gemm.py _run_masked_gemm; article, MoE buffers");
-    e->terms[TERM_MASKED_GEMM].alt_bytes =
-        deepep ? engine_masked_gemm_peak_bytes(T, m->dispatch_hidden, m->moe_intermediate, m->num_experts,
-                                               d->gpu.ue8m0_scales)
-               : 0;
-    e->terms[TERM_MASKED_GEMM].alt_label = "lifetime-aware peak";
+    engine_term *dt = set_term(e, TERM_DEEPEP, deepep_bytes);
+    dt->depends_on |= dispatch_deps;
+    dt->alt_bytes = deepep ? engine_deepep_nvshmem_bytes(deepep_bytes) : 0;
+    dt->alt_label = "NVSHMEM 512 MiB chunks";
+    uint64_t gemm =
+        deepep ? engine_masked_gemm_sum_bytes(T, m->dispatch_hidden, m->moe_intermediate, m->num_experts) : 0;
+    engine_term *gt = set_term(e, TERM_MASKED_GEMM, gemm);
+    gt->depends_on |= dispatch_deps;
+    gt->alt_bytes = deepep ? engine_masked_gemm_peak_bytes(T, m->dispatch_hidden, m->moe_intermediate, m->num_experts,
+                                                           d->gpu.ue8m0_scales)
+                           : 0;
+    gt->alt_label = "lifetime-aware peak";
 
-    engine_term *lazy = &e->terms[TERM_LAZY];
-    set_term(e, TERM_LAZY, LAYER_LARGEST, SOURCE_COEFFICIENT, 0, 0,
-             "lazy_bytes: NCCL connections, cuBLAS workspaces, DeepEP normal-mode buffers",
-             "article, lazy allocations; fitted from the two K3 runs");
+    engine_term *lazy = set_term(e, TERM_LAZY, 0);
     lazy->bytes = coef(d, cal, COEF_LAZY_BYTES, lazy);
 
-    engine_term *act = &e->terms[TERM_ACT];
-    set_term(e, TERM_ACT, LAYER_LARGEST, SOURCE_COEFFICIENT, 0, ROWS | KNOB_BIT(KNOB_DCP),
-             "act_bytes_per_row x attn_rows x heads_per_gpu / heads",
-             "article, activations of the widest layer; fitted from the two K3 runs");
+    engine_term *act = set_term(e, TERM_ACT, 0);
     uint64_t per_row = coef(d, cal, COEF_ACT_BYTES_PER_ROW, act);
     act->bytes = m->heads ? per_row * e->attn_rows * e->heads_per_gpu / m->heads : 0;
 
@@ -317,27 +632,43 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     e->other_bucket_rows = 0;
     for (uint32_t i = 0; i + 1 < e->n_buckets; i++)
         e->other_bucket_rows += (uint64_t)e->buckets[i] * k->mtp;
-    engine_term *bk = &e->terms[TERM_BUCKETS];
-    set_term(e, TERM_BUCKETS, LAYER_BUCKETS, SOURCE_COEFFICIENT, 0, ROWS,
-             "graph_bytes x (n - 1) + out_bytes_per_row x sum(other bs x mtp)",
-             "article, per-bucket increments; fitted from the two K3 runs");
+    engine_term *bk = set_term(e, TERM_BUCKETS, 0);
     uint64_t graph = coef(d, cal, COEF_GRAPH_BYTES, bk);
     uint64_t out_row = coef(d, cal, COEF_OUT_BYTES_PER_ROW, bk);
     bk->bytes = graph * (e->n_buckets - 1) + out_row * e->other_bucket_rows;
 
     /* The draft graph shares the pool and the DeepEP singleton with the target. */
-    engine_term *dr = &e->terms[TERM_DRAFT];
-    set_term(e, TERM_DRAFT, LAYER_DRAFT, SOURCE_COEFFICIENT, 0, ROWS,
-             "draft_base_bytes + draft_bytes_per_row x attn_rows (0 without speculation)",
-             "article, draft graph; fitted from the two K3 runs");
+    engine_term *dr = set_term(e, TERM_DRAFT, 0);
     uint64_t base = coef(d, cal, COEF_DRAFT_BASE_BYTES, dr);
     uint64_t draft_row = coef(d, cal, COEF_DRAFT_BYTES_PER_ROW, dr);
-    dr->bytes = k->mtp > 1 ? base + draft_row * e->attn_rows : 0;
+    dr->bytes = k->mtp > 1 && dr->known ? base + draft_row * e->attn_rows : 0;
+    if (k->mtp <= 1) { /* no speculation: no draft graph, known to be 0 */
+        dr->known = true;
+        dr->source = engine_terms[TERM_DRAFT].source;
+    }
+
+    /* Without DeepEP, the routed experts run the fused-MoE kernels: one cache of
+     * M x top_k x max(N, K) shared by cache1 and cache3, plus cache2 (M x top_k, N / 2), BF16,
+     * N = 2 x I / moe_tp, K = hidden (fused_experts_impl); the largest bucket's peak. */
+    uint64_t fused = 0;
+    if (lay->moe && !deepep) {
+        uint64_t n = 2 * (uint64_t)m->moe_intermediate / lay->moe_tp;
+        uint64_t wide = n > m->hidden ? n : m->hidden;
+        fused = 2 * (uint64_t)e->moe_rows * m->top_k * (wide + n / 2);
+    }
+    set_term(e, TERM_FUSED_MOE, fused);
+
+    /* Releases before the shared logits buffer kept each captured graph's FP32 logits. */
+    set_term(e, TERM_GRAPH_LOGITS, d->per_graph_logits ? e->other_bucket_rows * m->vocab * 4 : 0);
 
     memset(e->layer_bytes, 0, sizeof e->layer_bytes);
-    for (int i = 0; i < TERM_COUNT; i++)
+    e->total_complete = true;
+    for (int i = 0; i < TERM_COUNT; i++) {
         e->layer_bytes[e->terms[i].layer] += e->terms[i].bytes;
-    e->target_total_bytes = e->layer_bytes[LAYER_STATIC] + e->layer_bytes[LAYER_LARGEST] + e->layer_bytes[LAYER_BUCKETS];
+        e->total_complete &= e->terms[i].known;
+    }
+    e->target_total_bytes =
+        e->layer_bytes[LAYER_STATIC] + e->layer_bytes[LAYER_LARGEST] + e->layer_bytes[LAYER_BUCKETS];
     e->draft_total_bytes = e->layer_bytes[LAYER_DRAFT];
     e->total_bytes = e->target_total_bytes + e->draft_total_bytes;
 
@@ -346,27 +677,40 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     e->heuristic_total_bytes = e->heuristic_graph_bytes + e->heuristic_deepep_bytes;
 
     /* MODEL.md's warnings on the combination (never a refusal to estimate). */
-    if (deepep && !k->max_dispatch_auto && k->max_dispatch < e->moe_rows)
-        engine_warn(&e->warnings, "dispatch_below_rows",
-                    "max_dispatch %u < %u MoE rows per GPU: DeepEP asserts at run time; %u fits",
-                    k->max_dispatch, e->moe_rows, e->moe_rows);
-    if (deepep && e->max_dispatch > 1024)
-        engine_warn(&e->warnings, "dispatch_cap",
-                    "max_dispatch %u > 1024: SGLang caps SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK at 1024",
-                    e->max_dispatch);
-    if (deepep && e->max_dispatch > 511)
-        engine_warn(&e->warnings, "qp_depth", "max_dispatch %u needs NVSHMEM_QP_DEPTH >= %u (DeepEP >= 2026-03)",
-                    e->max_dispatch, 2 * e->max_dispatch + 2);
+    char brief[48];
+    if (deepep && !k->max_dispatch_auto && k->max_dispatch < e->moe_rows) {
+        snprintf(brief, sizeof brief, "%u < %u rows", e->max_dispatch, e->moe_rows);
+        engine_warn_at(&e->warnings, "dispatch_below_rows", k->max_dispatch, e->moe_rows, brief,
+                       "max_dispatch %u < %u MoE rows per GPU: DeepEP asserts at run time; %u fits", k->max_dispatch,
+                       e->moe_rows, e->moe_rows);
+    }
+    if (deepep && e->max_dispatch > 1024) {
+        snprintf(brief, sizeof brief, "rows %u > cap 1024", e->moe_rows);
+        engine_warn_at(&e->warnings, "dispatch_cap", e->max_dispatch, 1024, brief,
+                       "max_dispatch %u > 1024: SGLang caps SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK at 1024",
+                       e->max_dispatch);
+    }
+    if (deepep && e->max_dispatch > 511) {
+        uint32_t depth = engine_nvshmem_qp_depth(e->max_dispatch);
+        snprintf(brief, sizeof brief, "needs NVSHMEM_QP_DEPTH %u", depth);
+        engine_warn_at(&e->warnings, "qp_depth", depth, 0, brief,
+                       "max_dispatch %u needs NVSHMEM_QP_DEPTH >= %u (DeepEP >= 2026-03)", e->max_dispatch, depth);
+    }
     if (k->dcp > 1 && k->mtp > 1)
-        engine_warn(&e->warnings, "dcp_with_speculation",
-                    "dcp %u with mtp %u: SGLang main (2026-07) rejects DCP with speculative decoding on CUDA",
-                    k->dcp, k->mtp);
-    if (!deepep)
-        engine_warn(&e->warnings, "no_moe_model",
-                    "a2a none: the fused-MoE intermediates are not modelled (DeepEP and masked GEMM show 0)");
-    if (m->coef_borrowed)
-        engine_warn(&e->warnings, "k3_coefficients",
-                    "%s uses Kimi K3's default coefficients until a calibration replaces them", m->name);
+        engine_warn_at(&e->warnings, "dcp_with_speculation", k->dcp, 1, "DCP + MTP: patched SGLang",
+                       "dcp %u with mtp %u: SGLang main (2026-07) rejects DCP with speculative decoding on CUDA",
+                       k->dcp, k->mtp);
+    if (!e->total_complete) {
+        char which[ENGINE_TEXT_MAX] = "";
+        for (int i = 0; i < TERM_COUNT; i++)
+            if (!e->terms[i].known)
+                snprintf(which + strlen(which), sizeof which - strlen(which), "%s%s", which[0] ? ", " : "",
+                         engine_terms[i].key);
+        engine_warn(&e->warnings, "terms_unknown",
+                    "%s: no formula, preset value or calibration for %s; the total sums the known terms "
+                    "(cgplan calibrate with a measured run fills them)",
+                    m->name, which);
+    }
 }
 
 /* ---- Budget and wall (MODEL.md, "Budget"). ---- */
@@ -446,8 +790,8 @@ void engine_estimate_compute(const engine_deployment *d, const engine_calibratio
     b->static_budget_bytes = (uint64_t)llround(P * (1.0 - k->mem_fraction_static));
     /* KV pool = (P - W) - P x (1 - f) - S: SGLang multiplies f by P, not by the total
      * (kv_cache_configurator.py _profile_available_bytes). */
-    b->kv_pool_bytes = (int64_t)b->pre_load_free_bytes - (int64_t)d->weights_bytes -
-                       (int64_t)b->static_budget_bytes - (int64_t)d->state_pool_bytes;
+    b->kv_pool_bytes = (int64_t)b->pre_load_free_bytes - (int64_t)d->weights_bytes - (int64_t)b->static_budget_bytes -
+                       (int64_t)d->state_pool_bytes;
     b->headroom_bytes = headroom_of(d, e->total_bytes);
     b->recommended_mem_fraction_static =
         P > 0 ? 1.0 - (double)(e->total_bytes + d->other_runtime_bytes + d->margin_bytes) / P : 0;
@@ -457,13 +801,16 @@ void engine_estimate_compute(const engine_deployment *d, const engine_calibratio
     find_wall(d, cal, e, b);
 
     if (b->kv_pool_bytes <= 0)
-        engine_warn(&e->warnings, "kv_pool_exhausted",
-                    "no GPU memory for the KV cache: weights and state leave %.2f GiB at mem_fraction_static %.3f",
-                    (double)b->kv_pool_bytes / (double)ENGINE_GIB, k->mem_fraction_static);
+        engine_warn_at(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, 0, "no KV pool left",
+                       "no GPU memory for the KV cache: weights and state leave %.2f GiB at mem_fraction_static %.3f",
+                       (double)b->kv_pool_bytes / (double)ENGINE_GIB, k->mem_fraction_static);
+    char brief[48];
+    double safe_fraction = floor(b->recommended_mem_fraction_static * 1000) / 1000;
+    snprintf(brief, sizeof brief, "OOM: use <= %.3f", safe_fraction);
     if (b->headroom_bytes < 0)
-        engine_warn(&e->warnings, "headroom_negative",
-                    "graphs need %.2f GiB more than mem_fraction_static %.3f leaves: the capture will OOM "
-                    "(set it to %.3f or lower)",
-                    (double)-b->headroom_bytes / (double)ENGINE_GIB, k->mem_fraction_static,
-                    b->recommended_mem_fraction_static);
+        engine_warn_at(&e->warnings, "headroom_negative", k->mem_fraction_static, safe_fraction, brief,
+                       "graphs need %.2f GiB more than mem_fraction_static %.3f leaves: the capture will OOM "
+                       "(set it to %.3f or lower)",
+                       (double)-b->headroom_bytes / (double)ENGINE_GIB, k->mem_fraction_static,
+                       b->recommended_mem_fraction_static);
 }

@@ -1,56 +1,418 @@
-/* knobs.c — MODEL.md's knob table and the rules for setting a knob (ranges, divisors,
- * adjustments). Sliders, --set, the YAML loader and --help all go through here. */
+/* knobs.c — the knob table and the rules for setting a knob (ranges, divisors, adjustments).
+ *
+ * Each knob is one row (tmux's options-table.c is the model): its name, range, step rule,
+ * default, unit, help, where its value lives in engine_deployment, how the store keeps it and
+ * the SGLang flag or environment variable that sets it. Every function below reads the row;
+ * adding a knob is one row plus the code that uses its value. */
 #include "engine.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+static uint32_t world_of(const engine_knobs_state *k)
+{
+    return k->world;
+}
+static uint32_t attn_tp_of(const engine_knobs_state *k)
+{
+    return engine_attn_tp(k);
+}
+static const engine_knob_base base_world = {"world", world_of, NULL};
+static const engine_knob_base base_attn_tp = {"attn_tp", attn_tp_of, "world / dp"};
+
+#define AT(field) offsetof(engine_deployment, field)
+#define RESOLVED(field) .resolved_offset = offsetof(engine_estimate, field)
+#define CHOICES(names) .choices = names, .n_choices = (int)(sizeof names / sizeof names[0])
+
+static const char *const a2a_choices[] = {"deepep", "none"}; /* indexed by engine_a2a */
+
+/* MODEL.md's knob table. The CUDA-graph flags are those of SGLang main (2026-07). */
 const engine_knob_info engine_knobs[KNOB_COUNT] = {
-    {KNOB_MAX_BS, "max_bs", KNOB_TYPE_INT, 1, 1024, "1..1024", "next size of SGLang's capture grid",
-     "requests", "--cuda-graph-max-bs: the largest captured batch, per DP rank"},
-    {KNOB_DP, "dp", KNOB_TYPE_INT, 1, 1024, "divisors of world", "next divisor", "groups",
-     "DP-attention groups (--dp-size); attn_tp = world / dp"},
-    {KNOB_DCP, "dcp", KNOB_TYPE_INT, 1, 1024, "divisors of attn_tp", "next divisor", "GPUs",
-     "decode context parallel inside an attention group (--dcp-size)"},
-    {KNOB_MAX_DISPATCH, "max_dispatch", KNOB_TYPE_INT_OR_AUTO, 1, 1024, "auto or 1..1024",
-     "8 (leaving auto starts from its value)", "tokens",
-     "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK; auto = the MoE rows per GPU"},
-    {KNOB_MTP, "mtp", KNOB_TYPE_INT, 1, 16, "1..16", "1", "tokens/request",
-     "tokens per request in target verify (--speculative-num-draft-tokens); 1 = no speculation"},
-    {KNOB_WORLD, "world", KNOB_TYPE_INT, 1, 1024, "1..1024", "8", "GPUs",
-     "GPUs in the deployment (= tp_size = ep_size with DeepEP)"},
-    {KNOB_BUCKETS, "buckets", KNOB_TYPE_LIST_OR_AUTO, 1, 1024, "auto or a list", "-", "",
-     "captured batch sizes (--cuda-graph-bs); auto = SGLang's grid up to max_bs"},
-    {KNOB_CONTEXT_LEN, "context_len", KNOB_TYPE_INT, 1, 16777216, "1..16,777,216", "power of two",
-     "tokens", "--context-length (sizes the page-index buffer)"},
-    {KNOB_MEM_FRACTION, "mem_fraction_static", KNOB_TYPE_FRACTION, 0.50, 0.99, "0.50..0.99", "0.005",
-     "", "--mem-fraction-static: SGLang's static share of pre-load free memory"},
-    {KNOB_GPU, "gpu", KNOB_TYPE_NAME, 0, 0, "a GPU preset", "-", "", "the GPU model (a GPU preset name)"},
+    {.id = KNOB_MAX_BS,
+     .name = "max_bs",
+     .label = "max_bs",
+     .brief = "bs",
+     .type = KNOB_TYPE_INT,
+     .min = 1,
+     .max = 1024,
+     .range = "1..1024",
+     .steps = KNOB_STEPS_CAPTURE_GRID,
+     .default_text = "preset",
+     .unit = "requests",
+     .help = "--cuda-graph-max-bs: the largest captured batch, per DP rank",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.max_bs),
+     .sglang_flag = "--cuda-graph-max-bs"},
+    {.id = KNOB_DP,
+     .name = "dp",
+     .label = "dp",
+     .brief = "dp",
+     .type = KNOB_TYPE_INT,
+     .min = 1,
+     .max = 1024,
+     .range = "divisors of world",
+     .steps = KNOB_STEPS_DIVISORS,
+     .base = &base_world,
+     .default_text = "preset",
+     .unit = "groups",
+     .help = "DP-attention groups (--dp-size); attn_tp = world / dp",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.dp),
+     .sglang_flag = "--dp-size"},
+    {.id = KNOB_DCP,
+     .name = "dcp",
+     .label = "dcp",
+     .brief = "dcp",
+     .type = KNOB_TYPE_INT,
+     .min = 1,
+     .max = 1024,
+     .range = "divisors of attn_tp",
+     .steps = KNOB_STEPS_DIVISORS,
+     .base = &base_attn_tp,
+     .default_text = "1",
+     .unit = "GPUs",
+     .help = "decode context parallel inside an attention group (--dcp-size)",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.dcp),
+     .sglang_flag = "--dcp-size"},
+    {.id = KNOB_MAX_DISPATCH,
+     .name = "max_dispatch",
+     .label = "max_dispatch",
+     .brief = "disp",
+     .type = KNOB_TYPE_INT_OR_AUTO,
+     .min = 1,
+     .max = 1024,
+     .range = "auto or 1..1024",
+     .steps = KNOB_STEPS_LINEAR,
+     .step_first = 8,
+     .step_size = 8,
+     .leaving_auto = "starts from its value",
+     .default_text = "preset",
+     .unit = "tokens",
+     .help = "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK; auto = the MoE rows per GPU",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.max_dispatch),
+     .auto_offset = AT(knobs.max_dispatch_auto),
+     RESOLVED(max_dispatch),
+     .sglang_env = "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"},
+    {.id = KNOB_MTP,
+     .name = "mtp",
+     .label = "mtp",
+     .brief = "mtp",
+     .type = KNOB_TYPE_INT,
+     .min = 1,
+     .max = 16,
+     .range = "1..16",
+     .steps = KNOB_STEPS_LINEAR,
+     .step_first = 1,
+     .step_size = 1,
+     .default_text = "preset",
+     .unit = "tokens/request",
+     .help = "tokens per request in target verify (--speculative-num-draft-tokens); 1 = no speculation",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.mtp),
+     .sglang_flag = "--speculative-num-draft-tokens"},
+    {.id = KNOB_WORLD,
+     .name = "world",
+     .alias = "tp", /* SGLang's name (--tp-size) */
+     .label = "world",
+     .brief = "world",
+     .type = KNOB_TYPE_INT,
+     .min = 1,
+     .max = 1024,
+     .range = "1..1024",
+     .steps = KNOB_STEPS_LINEAR,
+     .step_first = 8,
+     .step_size = 8,
+     .default_text = "preset",
+     .unit = "GPUs",
+     .help = "--tp-size: the GPUs of one instance (also read as tp)",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.world),
+     .sglang_flag = "--tp-size"},
+    {.id = KNOB_BUCKETS,
+     .name = "buckets",
+     .label = "buckets",
+     .brief = "bkts",
+     .type = KNOB_TYPE_LIST_OR_AUTO,
+     .min = 1,
+     .max = 1024,
+     .range = "auto or a list",
+     .steps = KNOB_STEPS_NONE,
+     .default_text = "preset",
+     .unit = "",
+     .help = "captured batch sizes (--cuda-graph-bs); auto = SGLang's grid up to max_bs",
+     .field = KNOB_FIELD_LIST,
+     .offset = AT(knobs.buckets),
+     .auto_offset = AT(knobs.buckets_auto),
+     .count_offset = AT(knobs.n_buckets),
+     .sglang_flag = "--cuda-graph-bs"},
+    {.id = KNOB_CONTEXT_LEN,
+     .name = "context_len",
+     .label = "context_len",
+     .brief = "ctx",
+     .type = KNOB_TYPE_INT,
+     .min = 1,
+     .max = 16777216,
+     .range = "1..16,777,216",
+     .steps = KNOB_STEPS_POW2,
+     .default_text = "model",
+     .unit = "tokens",
+     .help = "--context-length (sizes the page-index buffer)",
+     .field = KNOB_FIELD_U64,
+     .offset = AT(knobs.context_len),
+     .sglang_flag = "--context-length"},
+    {.id = KNOB_MEM_FRACTION,
+     .name = "mem_fraction_static",
+     .label = "mem_fraction",
+     .brief = "f",
+     .type = KNOB_TYPE_FRACTION,
+     .min = 0.50,
+     .max = 0.99,
+     .range = "0.50..0.99",
+     .steps = KNOB_STEPS_LINEAR,
+     .step_first = 0.50,
+     .step_size = 0.005,
+     .default_text = "preset",
+     .unit = "",
+     .help = "--mem-fraction-static: SGLang's static share of pre-load free memory",
+     .field = KNOB_FIELD_DOUBLE,
+     .offset = AT(knobs.mem_fraction_static),
+     .sglang_flag = "--mem-fraction-static"},
+    {.id = KNOB_GPU,
+     .name = "gpu",
+     .label = "gpu",
+     .brief = "gpu",
+     .type = KNOB_TYPE_NAME,
+     .range = "a GPU preset",
+     .steps = KNOB_STEPS_NONE,
+     .default_text = "preset",
+     .unit = "",
+     .help = "the GPU model (a GPU preset name)",
+     .field = KNOB_FIELD_NAME,
+     .offset = AT(gpu.name),
+     .store = KNOB_STORE_COLUMN},
+    {.id = KNOB_DP_ATTENTION,
+     .name = "dp_attention",
+     .label = "dp_attention",
+     .brief = "dpa",
+     .type = KNOB_TYPE_BOOL,
+     .autoable = true,
+     .range = "on, off or auto",
+     .default_text = "auto (on when dp > 1)",
+     .unit = "",
+     .help = "--enable-dp-attention: each DP group runs attention for its own requests",
+     .field = KNOB_FIELD_BOOL,
+     .offset = AT(knobs.dp_attention),
+     .auto_offset = AT(knobs.dp_attention_auto),
+     RESOLVED(layout.dp_attention),
+     .sglang_flag = "--enable-dp-attention"},
+    {.id = KNOB_EP,
+     .name = "ep",
+     .label = "ep",
+     .brief = "ep",
+     .type = KNOB_TYPE_INT,
+     .autoable = true,
+     .min = 1,
+     .max = 1024,
+     .range = "auto or divisors of tp",
+     .steps = KNOB_STEPS_DIVISORS,
+     .base = &base_world,
+     .default_text = "auto (tp with DeepEP, else 1)",
+     .unit = "GPUs",
+     .help = "--ep-size: the GPUs the routed experts are sharded over",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.ep),
+     .auto_offset = AT(knobs.ep_auto),
+     RESOLVED(layout.ep),
+     .sglang_flag = "--ep-size"},
+    {.id = KNOB_A2A,
+     .name = "a2a",
+     .label = "a2a",
+     .brief = "a2a",
+     .type = KNOB_TYPE_ENUM,
+     CHOICES(a2a_choices),
+     .range = "deepep or none",
+     .default_text = "preset (none without one)",
+     .unit = "",
+     .help = "--moe-a2a-backend: the MoE all-to-all (none: every GPU's MoE sees all its group's tokens)",
+     .field = KNOB_FIELD_ENUM,
+     .offset = AT(a2a),
+     .sglang_flag = "--moe-a2a-backend"},
+    {.id = KNOB_DEEPEP_MODE,
+     .name = "deepep_mode",
+     .label = "deepep_mode",
+     .brief = "mode",
+     .type = KNOB_TYPE_ENUM,
+     .choices = engine_deepep_mode_names,
+     .n_choices = DEEPEP_MODE_COUNT,
+     .range = "auto, low_latency or normal",
+     .default_text = "auto",
+     .unit = "",
+     .help = "--deepep-mode: auto allocates both the low-latency and the normal-mode buffers",
+     .field = KNOB_FIELD_ENUM,
+     .offset = AT(knobs.deepep_mode),
+     .sglang_flag = "--deepep-mode"},
+    {.id = KNOB_MOE_RUNNER,
+     .name = "moe_runner",
+     .label = "moe_runner",
+     .brief = "runner",
+     .type = KNOB_TYPE_ENUM,
+     .choices = engine_moe_runner_names,
+     .n_choices = MOE_RUNNER_COUNT,
+     .autoable = true,
+     .range = "auto or a runner",
+     .default_text = "auto",
+     .unit = "",
+     .help = "--moe-runner-backend: the kernels of the routed experts",
+     .field = KNOB_FIELD_ENUM,
+     .offset = AT(knobs.moe_runner),
+     .auto_offset = AT(knobs.moe_runner_auto),
+     RESOLVED(layout.moe_runner),
+     .sglang_flag = "--moe-runner-backend"},
+    {.id = KNOB_ATTENTION_BACKEND,
+     .name = "attention_backend",
+     .label = "attention",
+     .brief = "attn",
+     .type = KNOB_TYPE_ENUM,
+     .choices = engine_backend_names,
+     .n_choices = BACKEND_COUNT,
+     .autoable = true,
+     .range = "auto or an SGLang backend",
+     .default_text = "auto (the release's choice)",
+     .unit = "",
+     .help = "--attention-backend: decides the page-index buffers of the graphs",
+     .field = KNOB_FIELD_ENUM,
+     .offset = AT(backend),
+     .auto_offset = AT(knobs.backend_auto),
+     RESOLVED(layout.backend),
+     .sglang_flag = "--attention-backend"},
+    {.id = KNOB_MAX_RUNNING_REQUESTS,
+     .name = "max_running_requests",
+     .label = "max_running",
+     .brief = "mrr",
+     .type = KNOB_TYPE_INT,
+     .autoable = true,
+     .min = 1,
+     .max = 1048576,
+     .range = "auto or 1..1,048,576",
+     .default_text = "auto (a plan: dp x max_bs)",
+     .unit = "requests",
+     .help = "--max-running-requests: the request pool; SGLang clamps the capture list to it",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.max_running_requests),
+     .auto_offset = AT(knobs.max_running_requests_auto),
+     .sglang_flag = "--max-running-requests"},
+    {.id = KNOB_TBO,
+     .name = "tbo",
+     .label = "tbo",
+     .brief = "tbo",
+     .type = KNOB_TYPE_BOOL,
+     .range = "on or off",
+     .default_text = "off",
+     .unit = "",
+     .help = "--enable-two-batch-overlap: captured sizes must be even",
+     .field = KNOB_FIELD_BOOL,
+     .offset = AT(knobs.tbo),
+     .sglang_flag = "--enable-two-batch-overlap"},
+    {.id = KNOB_KV_DTYPE,
+     .name = "kv_dtype",
+     .label = "kv_dtype",
+     .brief = "kv",
+     .type = KNOB_TYPE_ENUM,
+     .choices = engine_kv_dtype_names,
+     .n_choices = KV_DTYPE_COUNT,
+     .range = "auto, bf16, fp8_e4m3, fp8_e5m2",
+     .default_text = "auto (the model's dtype)",
+     .unit = "",
+     .help = "--kv-cache-dtype: bytes per KV element",
+     .field = KNOB_FIELD_ENUM,
+     .offset = AT(knobs.kv_dtype),
+     .sglang_flag = "--kv-cache-dtype"},
+    {.id = KNOB_PAGE_SIZE,
+     .name = "page_size",
+     .label = "page_size",
+     .brief = "page",
+     .type = KNOB_TYPE_INT,
+     .autoable = true,
+     .min = 1,
+     .max = 1024,
+     .range = "auto or 1..1024",
+     .steps = KNOB_STEPS_POW2,
+     .default_text = "auto (the backend's)",
+     .unit = "tokens",
+     .help = "--page-size: tokens per KV page",
+     .field = KNOB_FIELD_U32,
+     .offset = AT(knobs.page_size),
+     .auto_offset = AT(knobs.page_size_auto),
+     .sglang_flag = "--page-size"},
 };
 
 const engine_knob_info *engine_knob_find(const char *name)
 {
     for (int i = 0; i < KNOB_COUNT; i++)
-        if (strcmp(engine_knobs[i].name, name) == 0)
+        if (strcmp(engine_knobs[i].name, name) == 0 ||
+            (engine_knobs[i].alias && strcmp(engine_knobs[i].alias, name) == 0))
             return &engine_knobs[i];
     return NULL;
 }
 
-void engine_warn(engine_warnings *w, const char *code, const char *fmt, ...)
+void engine_knob_steps_text(const engine_knob_info *k, char *buf, size_t len)
 {
-    if (!w || w->n >= ENGINE_MAX_WARNINGS)
-        return;
-    engine_warning *item = &w->items[w->n++];
-    snprintf(item->code, sizeof item->code, "%s", code);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(item->message, sizeof item->message, fmt, ap);
-    va_end(ap);
+    switch (k->steps) {
+    case KNOB_STEPS_CAPTURE_GRID:
+        snprintf(buf, len, "next size of SGLang's capture grid");
+        break;
+    case KNOB_STEPS_DIVISORS:
+        snprintf(buf, len, "next divisor of %s", k->base->name);
+        break;
+    case KNOB_STEPS_LINEAR:
+        snprintf(buf, len, "%g%s%s", k->step_size, k->leaving_auto ? " (leaving auto " : "",
+                 k->leaving_auto ? k->leaving_auto : "");
+        if (k->leaving_auto)
+            snprintf(buf + strlen(buf), len - strlen(buf), ")");
+        break;
+    case KNOB_STEPS_POW2:
+        snprintf(buf, len, "power of two");
+        break;
+    case KNOB_STEPS_NONE:
+        snprintf(buf, len, "none (typed)");
+        break;
+    }
+}
+
+void engine_knob_apply_order(engine_knob_id out[KNOB_COUNT])
+{
+    /* A knob whose rule divides a base goes after the knobs that make the base: bases first,
+     * in table order, then the divisor knobs by the depth of their base. world makes dp's
+     * base; world and dp make dcp's (attn_tp). */
+    int n = 0;
+    out[n++] = KNOB_WORLD;
+    for (int i = 0; i < KNOB_COUNT; i++)
+        if (engine_knobs[i].steps == KNOB_STEPS_DIVISORS && engine_knobs[i].base == &base_world)
+            out[n++] = (engine_knob_id)i;
+    for (int i = 0; i < KNOB_COUNT; i++)
+        if (engine_knobs[i].steps == KNOB_STEPS_DIVISORS && engine_knobs[i].base != &base_world)
+            out[n++] = (engine_knob_id)i;
+    for (int i = 0; i < KNOB_COUNT; i++)
+        if (i != KNOB_WORLD && engine_knobs[i].steps != KNOB_STEPS_DIVISORS)
+            out[n++] = (engine_knob_id)i;
+}
+
+void engine_knob_mask_names(uint32_t mask, const char *sep, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len)
+        buf[0] = '\0';
+    for (int k = 0; k < KNOB_COUNT && used < len; k++)
+        if (mask & KNOB_BIT(k))
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? sep : "", engine_knobs[k].name);
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -64,6 +426,133 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     }
     return -1;
 }
+
+/* ---- Typed access through the row's offsets. ---- */
+
+static void *field_ptr(engine_deployment *d, size_t offset)
+{
+    return (char *)d + offset;
+}
+static const void *field_cptr(const engine_deployment *d, size_t offset)
+{
+    return (const char *)d + offset;
+}
+
+static bool has_auto(const engine_knob_info *k)
+{
+    return k->type == KNOB_TYPE_INT_OR_AUTO || k->type == KNOB_TYPE_LIST_OR_AUTO || k->autoable;
+}
+
+bool engine_knob_is_auto(const engine_deployment *d, engine_knob_id knob)
+{
+    const engine_knob_info *k = &engine_knobs[knob];
+    return has_auto(k) && *(const bool *)field_cptr(d, k->auto_offset);
+}
+
+static void set_auto_flag(engine_deployment *d, const engine_knob_info *k, bool on)
+{
+    if (has_auto(k))
+        *(bool *)field_ptr(d, k->auto_offset) = on;
+}
+
+bool engine_knob_set_auto(engine_deployment *d, engine_knob_id knob)
+{
+    const engine_knob_info *k = &engine_knobs[knob];
+    if (!has_auto(k) || engine_knob_is_auto(d, knob))
+        return false;
+    set_auto_flag(d, k, true);
+    if (k->field == KNOB_FIELD_LIST)
+        *(uint32_t *)field_ptr(d, k->count_offset) = 0;
+    return true;
+}
+
+/* The stored number (not resolved): what the field holds. */
+static double raw_value(const engine_deployment *d, const engine_knob_info *k)
+{
+    const void *p = field_cptr(d, k->offset);
+    switch (k->field) {
+    case KNOB_FIELD_U32:
+        return *(const uint32_t *)p;
+    case KNOB_FIELD_U64:
+        return (double)*(const uint64_t *)p;
+    case KNOB_FIELD_DOUBLE:
+        return *(const double *)p;
+    case KNOB_FIELD_ENUM:
+        return *(const int *)p;
+    case KNOB_FIELD_BOOL:
+        return *(const bool *)p;
+    case KNOB_FIELD_LIST:
+    case KNOB_FIELD_NAME:
+        break;
+    }
+    return 0;
+}
+
+static void store_number(engine_deployment *d, const engine_knob_info *k, uint64_t v)
+{
+    void *p = field_ptr(d, k->offset);
+    if (k->field == KNOB_FIELD_U32)
+        *(uint32_t *)p = (uint32_t)v;
+    else if (k->field == KNOB_FIELD_U64)
+        *(uint64_t *)p = v;
+}
+
+void engine_knob_copy(engine_deployment *dst, const engine_deployment *src, engine_knob_id knob)
+{
+    const engine_knob_info *k = &engine_knobs[knob];
+    size_t size = 0;
+    switch (k->field) {
+    case KNOB_FIELD_U32:
+        size = sizeof(uint32_t);
+        break;
+    case KNOB_FIELD_U64:
+        size = sizeof(uint64_t);
+        break;
+    case KNOB_FIELD_DOUBLE:
+        size = sizeof(double);
+        break;
+    case KNOB_FIELD_NAME:
+        size = ENGINE_NAME_MAX;
+        break;
+    case KNOB_FIELD_ENUM:
+        size = sizeof(int);
+        break;
+    case KNOB_FIELD_BOOL:
+        size = sizeof(bool);
+        break;
+    case KNOB_FIELD_LIST: {
+        uint32_t n = *(const uint32_t *)field_cptr(src, k->count_offset);
+        *(uint32_t *)field_ptr(dst, k->count_offset) = n;
+        size = n * sizeof(uint32_t);
+        break;
+    }
+    }
+    memcpy(field_ptr(dst, k->offset), field_cptr(src, k->offset), size);
+    if (has_auto(k))
+        set_auto_flag(dst, k, engine_knob_is_auto(src, knob));
+}
+
+bool engine_knob_equal(const engine_deployment *a, const engine_deployment *b, engine_knob_id knob)
+{
+    const engine_knob_info *k = &engine_knobs[knob];
+    if (engine_knob_is_auto(a, knob) != engine_knob_is_auto(b, knob))
+        return false;
+    if (engine_knob_is_auto(a, knob))
+        return true;
+    switch (k->field) {
+    case KNOB_FIELD_NAME:
+        return strcmp((const char *)field_cptr(a, k->offset), (const char *)field_cptr(b, k->offset)) == 0;
+    case KNOB_FIELD_LIST: {
+        uint32_t n = *(const uint32_t *)field_cptr(a, k->count_offset);
+        return n == *(const uint32_t *)field_cptr(b, k->count_offset) &&
+               memcmp(field_cptr(a, k->offset), field_cptr(b, k->offset), n * sizeof(uint32_t)) == 0;
+    }
+    default:
+        return raw_value(a, k) == raw_value(b, k);
+    }
+}
+
+/* ---- Parsing. ---- */
 
 /* Strict integer parse: digits only (surrounding blanks allowed), no sign, no overflow. */
 static bool parse_u64(const char *text, uint64_t *out)
@@ -108,70 +597,58 @@ static uint32_t largest_divisor_not_above(uint32_t n, uint32_t limit)
     return 1;
 }
 
-/* After world or dp changed: keep dp | world and dcp | attn_tp, saying what moved. */
+/* After any change: every divisor knob (in apply order, so dp moves before dcp) must still
+ * divide its base; one that does not moves to the largest divisor not above it. */
 static void keep_divisors(engine_deployment *d, engine_warnings *adj)
 {
-    engine_knobs_state *k = &d->knobs;
-    if (k->world % k->dp != 0) {
-        uint32_t dp = largest_divisor_not_above(k->world, k->dp);
-        engine_warn(adj, "adjusted", "dp %u does not divide world %u: dp is now %u", k->dp, k->world, dp);
-        k->dp = dp;
-    }
-    uint32_t attn_tp = engine_attn_tp(k);
-    if (attn_tp % k->dcp != 0) {
-        uint32_t dcp = largest_divisor_not_above(attn_tp, k->dcp);
-        engine_warn(adj, "adjusted", "dcp %u does not divide attn_tp %u: dcp is now %u", k->dcp, attn_tp, dcp);
-        k->dcp = dcp;
+    engine_knob_id order[KNOB_COUNT];
+    engine_knob_apply_order(order);
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        const engine_knob_info *k = &engine_knobs[order[i]];
+        if (k->steps != KNOB_STEPS_DIVISORS)
+            continue;
+        uint32_t base = k->base->value(&d->knobs);
+        uint32_t v = (uint32_t)raw_value(d, k);
+        if (engine_knob_is_auto(d, order[i]) || v == 0 || base == 0 || base % v == 0)
+            continue;
+        uint32_t moved = largest_divisor_not_above(base, v);
+        engine_warn(adj, "adjusted", "%s %u does not divide %s %u: %s is now %u", k->name, v, k->base->name, base,
+                    k->name, moved);
+        store_number(d, k, moved);
     }
 }
 
-static int set_integer(engine_deployment *d, engine_knob_id knob, uint64_t v, engine_warnings *adj,
-                       char *err, size_t errlen)
+static int set_integer(engine_deployment *d, engine_knob_id knob, uint64_t v, engine_warnings *adj, char *err,
+                       size_t errlen)
 {
-    const engine_knob_info *info = &engine_knobs[knob];
-    engine_knobs_state *k = &d->knobs;
-    if (v < (uint64_t)info->min || v > (uint64_t)info->max)
-        return fail(err, errlen, "%s=%llu is outside %s", info->name, (unsigned long long)v, info->range);
-    switch (knob) {
-    case KNOB_MAX_BS: k->max_bs = (uint32_t)v; break;
-    case KNOB_MTP: k->mtp = (uint32_t)v; break;
-    case KNOB_CONTEXT_LEN: k->context_len = v; break;
-    case KNOB_MAX_DISPATCH:
-        k->max_dispatch = (uint32_t)v;
-        k->max_dispatch_auto = false;
-        break;
-    case KNOB_WORLD:
-        k->world = (uint32_t)v;
-        keep_divisors(d, adj);
-        break;
-    case KNOB_DP:
-        if (k->world % v != 0)
-            return fail(err, errlen, "dp=%llu does not divide world %u (try one of its divisors)",
-                        (unsigned long long)v, k->world);
-        k->dp = (uint32_t)v;
-        keep_divisors(d, adj);
-        break;
-    case KNOB_DCP: {
-        uint32_t attn_tp = engine_attn_tp(k);
-        if (attn_tp % v != 0)
-            return fail(err, errlen, "dcp=%llu does not divide attn_tp %u (= world %u / dp %u)",
-                        (unsigned long long)v, attn_tp, k->world, k->dp);
-        k->dcp = (uint32_t)v;
-        break;
+    const engine_knob_info *k = &engine_knobs[knob];
+    if (k->field != KNOB_FIELD_U32 && k->field != KNOB_FIELD_U64)
+        return fail(err, errlen, "%s is not an integer knob", k->name);
+    if (v < (uint64_t)k->min || v > (uint64_t)k->max)
+        return fail(err, errlen, "%s=%llu is outside %s", k->name, (unsigned long long)v, k->range);
+    if (k->steps == KNOB_STEPS_DIVISORS) {
+        uint32_t base = k->base->value(&d->knobs);
+        if (base == 0 || base % v != 0) {
+            char how[96] = "";
+            if (k->base->how)
+                snprintf(how, sizeof how, " (= %s)", k->base->how);
+            return fail(err, errlen, "%s=%llu does not divide %s %u%s: use one of its divisors", k->name,
+                        (unsigned long long)v, k->base->name, base, how);
+        }
     }
-    default: return fail(err, errlen, "%s is not an integer knob", info->name);
-    }
+    store_number(d, k, v);
+    set_auto_flag(d, k, false);
+    keep_divisors(d, adj);
     return 0;
 }
 
-static int set_buckets_text(engine_deployment *d, const char *text, char *err, size_t errlen)
+static int set_list_text(engine_deployment *d, const engine_knob_info *k, const char *text, char *err, size_t errlen)
 {
-    engine_knobs_state *k = &d->knobs;
     while (isspace((unsigned char)*text))
         text++;
     if (strcmp(text, "auto") == 0) {
-        k->buckets_auto = true;
-        k->n_buckets = 0;
+        set_auto_flag(d, k, true);
+        *(uint32_t *)field_ptr(d, k->count_offset) = 0;
         return 0;
     }
     /* "[1, 2, 4]" or "1,2,4" */
@@ -186,13 +663,14 @@ static int set_buckets_text(engine_deployment *d, const char *text, char *err, s
         if (*p == ']' || *p == '\0')
             break;
         if (!isdigit((unsigned char)*p))
-            return fail(err, errlen, "buckets: expected 'auto' or a list of integers like [1, 2, 4], got '%s'", text);
+            return fail(err, errlen, "%s: expected 'auto' or a list of integers like [1, 2, 4], got '%s'", k->name,
+                        text);
         char *end;
         unsigned long v = strtoul(p, &end, 10);
-        if (v < 1 || v > 1024)
-            return fail(err, errlen, "buckets: size %lu is outside 1..1024", v);
+        if (v < (unsigned long)k->min || v > (unsigned long)k->max)
+            return fail(err, errlen, "%s: size %lu is outside %g..%g", k->name, v, k->min, k->max);
         if (n >= ENGINE_MAX_BUCKETS)
-            return fail(err, errlen, "buckets: more than %d sizes", ENGINE_MAX_BUCKETS);
+            return fail(err, errlen, "%s: more than %d sizes", k->name, ENGINE_MAX_BUCKETS);
         list[n++] = (uint32_t)v;
         p = end;
         while (isspace((unsigned char)*p))
@@ -200,82 +678,134 @@ static int set_buckets_text(engine_deployment *d, const char *text, char *err, s
         if (*p == ',')
             p++;
         else if (*p != ']' && *p != '\0')
-            return fail(err, errlen, "buckets: expected ',' or ']' after %lu in '%s'", v, text);
+            return fail(err, errlen, "%s: expected ',' or ']' after %lu in '%s'", k->name, v, text);
     }
     if (n == 0)
-        return fail(err, errlen, "buckets: the list is empty (use 'auto' for SGLang's grid)");
-    k->buckets_auto = false;
-    k->n_buckets = n;
-    memcpy(k->buckets, list, n * sizeof list[0]);
+        return fail(err, errlen, "%s: the list is empty (use 'auto' for SGLang's grid)", k->name);
+    set_auto_flag(d, k, false);
+    *(uint32_t *)field_ptr(d, k->count_offset) = n;
+    memcpy(field_ptr(d, k->offset), list, n * sizeof list[0]);
     return 0;
 }
 
-int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *text,
-                         engine_warnings *adj, char *err, size_t errlen)
+/* cgplan's older names of SGLang choices, still read. */
+static const struct {
+    const char *old, *now;
+} choice_aliases[] = {{"dsa", "nsa"}, {"fp8", "fp8_e4m3"}};
+
+static int set_choice_text(engine_deployment *d, const engine_knob_info *k, const char *text, char *err, size_t errlen)
 {
-    const engine_knob_info *info = &engine_knobs[knob];
-    switch (info->type) {
+    if (k->autoable && strcmp(text, "auto") == 0) {
+        set_auto_flag(d, k, true);
+        return 0;
+    }
+    if (k->type == KNOB_TYPE_BOOL) {
+        bool on = strcmp(text, "on") == 0 || strcmp(text, "true") == 0;
+        if (!on && strcmp(text, "off") != 0 && strcmp(text, "false") != 0)
+            return fail(err, errlen, "%s=%s: expected on or off%s", k->name, text, k->autoable ? " (or auto)" : "");
+        *(bool *)field_ptr(d, k->offset) = on;
+        set_auto_flag(d, k, false);
+        return 0;
+    }
+    const char *name = text;
+    for (size_t a = 0; a < sizeof choice_aliases / sizeof choice_aliases[0]; a++)
+        if (strcmp(text, choice_aliases[a].old) == 0)
+            name = choice_aliases[a].now;
+    for (int i = 0; i < k->n_choices; i++)
+        if (strcmp(k->choices[i], name) == 0) {
+            *(int *)field_ptr(d, k->offset) = i;
+            set_auto_flag(d, k, false);
+            return 0;
+        }
+    char list[512] = "";
+    for (int i = 0; i < k->n_choices; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", k->choices[i]);
+    return fail(err, errlen, "%s=%s: expected %s%s", k->name, text, k->autoable ? "auto, " : "", list);
+}
+
+int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *text, engine_warnings *adj, char *err,
+                         size_t errlen)
+{
+    const engine_knob_info *k = &engine_knobs[knob];
+    switch (k->type) {
     case KNOB_TYPE_INT:
     case KNOB_TYPE_INT_OR_AUTO: {
-        if (info->type == KNOB_TYPE_INT_OR_AUTO && strcmp(text, "auto") == 0) {
-            d->knobs.max_dispatch_auto = true;
+        if ((k->type == KNOB_TYPE_INT_OR_AUTO || k->autoable) && strcmp(text, "auto") == 0) {
+            set_auto_flag(d, k, true);
             return 0;
         }
         uint64_t v;
         if (!parse_u64(text, &v))
-            return fail(err, errlen, "%s=%s: expected %s", info->name, text, info->range);
+            return fail(err, errlen, "%s=%s: expected %s", k->name, text, k->range);
         return set_integer(d, knob, v, adj, err, errlen);
     }
     case KNOB_TYPE_FRACTION: {
         double v;
         if (!parse_fraction(text, &v))
-            return fail(err, errlen, "%s=%s: expected a number in %s", info->name, text, info->range);
+            return fail(err, errlen, "%s=%s: expected a number in %s", k->name, text, k->range);
         return engine_knob_set_value(d, knob, v, adj, err, errlen);
     }
-    case KNOB_TYPE_LIST_OR_AUTO: return set_buckets_text(d, text, err, errlen);
-    case KNOB_TYPE_NAME: break;
+    case KNOB_TYPE_LIST_OR_AUTO:
+        return set_list_text(d, k, text, err, errlen);
+    case KNOB_TYPE_ENUM:
+    case KNOB_TYPE_BOOL:
+        return set_choice_text(d, k, text, err, errlen);
+    case KNOB_TYPE_NAME:
+        break;
     }
-    return fail(err, errlen, "%s names a preset and is resolved by the caller", info->name);
+    return fail(err, errlen, "%s names a preset and is resolved by the caller", k->name);
+}
+
+/* The value an auto knob resolves to, read from the estimate where the row says. */
+static double resolved_value(const engine_deployment *d, const engine_estimate *e, engine_knob_id knob)
+{
+    const engine_knob_info *k = &engine_knobs[knob];
+    if (!k->resolved_offset)
+        return raw_value(d, k);
+    engine_estimate scratch;
+    if (!e) {
+        engine_estimate_terms(d, NULL, &scratch);
+        e = &scratch;
+    }
+    const void *p = (const char *)e + k->resolved_offset;
+    switch (k->field) {
+    case KNOB_FIELD_U32:
+        return *(const uint32_t *)p;
+    case KNOB_FIELD_ENUM:
+        return *(const int *)p;
+    case KNOB_FIELD_BOOL:
+        return *(const bool *)p;
+    default:
+        return raw_value(d, k);
+    }
 }
 
 double engine_knob_value(const engine_deployment *d, engine_knob_id knob)
 {
-    const engine_knobs_state *k = &d->knobs;
-    switch (knob) {
-    case KNOB_MAX_BS: return k->max_bs;
-    case KNOB_DP: return k->dp;
-    case KNOB_DCP: return k->dcp;
-    case KNOB_MTP: return k->mtp;
-    case KNOB_WORLD: return k->world;
-    case KNOB_CONTEXT_LEN: return (double)k->context_len;
-    case KNOB_MEM_FRACTION: return k->mem_fraction_static;
-    case KNOB_MAX_DISPATCH:
-        if (k->max_dispatch_auto) {
-            engine_estimate e;
-            engine_estimate_terms(d, NULL, &e);
-            return e.max_dispatch;
-        }
-        return k->max_dispatch;
-    default: return 0;
-    }
+    const engine_knob_info *k = &engine_knobs[knob];
+    if (engine_knob_is_auto(d, knob) && k->resolved_offset)
+        return resolved_value(d, NULL, knob);
+    return raw_value(d, k);
 }
 
-int engine_knob_set_value(engine_deployment *d, engine_knob_id knob, double value,
-                          engine_warnings *adj, char *err, size_t errlen)
+int engine_knob_set_value(engine_deployment *d, engine_knob_id knob, double value, engine_warnings *adj, char *err,
+                          size_t errlen)
 {
-    const engine_knob_info *info = &engine_knobs[knob];
-    if (info->type == KNOB_TYPE_FRACTION) {
-        if (!(value >= info->min - 1e-9 && value <= info->max + 1e-9))
-            return fail(err, errlen, "%s=%g is outside %s", info->name, value, info->range);
-        d->knobs.mem_fraction_static = value;
+    const engine_knob_info *k = &engine_knobs[knob];
+    if (k->type == KNOB_TYPE_FRACTION) {
+        if (!(value >= k->min - 1e-9 && value <= k->max + 1e-9))
+            return fail(err, errlen, "%s=%g is outside %s", k->name, value, k->range);
+        *(double *)field_ptr(d, k->offset) = value;
         return 0;
     }
-    if (info->type != KNOB_TYPE_INT && info->type != KNOB_TYPE_INT_OR_AUTO)
-        return fail(err, errlen, "%s has no numeric value", info->name);
+    if (k->type != KNOB_TYPE_INT && k->type != KNOB_TYPE_INT_OR_AUTO)
+        return fail(err, errlen, "%s has no numeric value", k->name);
     if (!(value >= 0) || value != floor(value))
-        return fail(err, errlen, "%s=%g: expected an integer in %s", info->name, value, info->range);
+        return fail(err, errlen, "%s=%g: expected an integer in %s", k->name, value, k->range);
     return set_integer(d, knob, (uint64_t)value, adj, err, errlen);
 }
+
+/* ---- Steps. ---- */
 
 static size_t push(double *out, size_t n, size_t cap, double v)
 {
@@ -284,80 +814,177 @@ static size_t push(double *out, size_t n, size_t cap, double v)
     return n + 1;
 }
 
-static size_t divisors(uint32_t n, double *out, size_t cap)
-{
-    size_t count = 0;
-    for (uint32_t v = 1; v <= n; v++)
-        if (n % v == 0)
-            count = push(out, count, cap, v);
-    return count < cap ? count : cap;
-}
-
 size_t engine_knob_steps(const engine_deployment *d, engine_knob_id knob, double *out, size_t cap)
 {
-    const engine_knobs_state *k = &d->knobs;
+    const engine_knob_info *k = &engine_knobs[knob];
     size_t n = 0;
-    switch (knob) {
-    case KNOB_MAX_BS: {
+    switch (k->steps) {
+    case KNOB_STEPS_CAPTURE_GRID: {
         uint32_t grid[ENGINE_MAX_BUCKETS];
-        size_t g = engine_bucket_grid(1024, k->mtp > 1, grid, ENGINE_MAX_BUCKETS);
+        size_t g = engine_bucket_grid((uint32_t)k->max, d->knobs.mtp > 1, grid, ENGINE_MAX_BUCKETS);
         for (size_t i = 0; i < g; i++)
             n = push(out, n, cap, grid[i]);
         break;
     }
-    case KNOB_DP: return divisors(k->world, out, cap);
-    case KNOB_DCP: return divisors(engine_attn_tp(k), out, cap);
-    case KNOB_MAX_DISPATCH:
-        for (uint32_t v = 8; v <= 1024; v += 8)
-            n = push(out, n, cap, v);
+    case KNOB_STEPS_DIVISORS: {
+        uint32_t base = k->base->value(&d->knobs);
+        for (uint32_t v = 1; v <= base; v++)
+            if (base % v == 0)
+                n = push(out, n, cap, v);
         break;
-    case KNOB_MTP:
-        for (uint32_t v = 1; v <= 16; v++)
-            n = push(out, n, cap, v);
+    }
+    case KNOB_STEPS_LINEAR: {
+        /* The knob's minimum comes first when the walk starts above it (world: 1, 8, 16, ...);
+         * an auto knob's walk starts at its first step (max_dispatch: 8, 16, ...). */
+        if (k->step_first > k->min && !has_auto(k))
+            n = push(out, n, cap, k->min);
+        long count = lround((k->max - k->step_first) / k->step_size);
+        for (long i = 0; i <= count; i++)
+            n = push(out, n, cap, k->step_first + k->step_size * (double)i);
         break;
-    case KNOB_WORLD:
-        n = push(out, n, cap, 1);
-        for (uint32_t v = 8; v <= 1024; v += 8)
-            n = push(out, n, cap, v);
+    }
+    case KNOB_STEPS_POW2:
+        for (double v = 1; v <= k->max; v *= 2)
+            if (v >= k->min)
+                n = push(out, n, cap, v);
         break;
-    case KNOB_CONTEXT_LEN:
-        for (uint64_t v = 1; v <= 16777216; v *= 2)
-            n = push(out, n, cap, (double)v);
-        break;
-    case KNOB_MEM_FRACTION:
-        for (int i = 0; i <= 98; i++) /* 0.500 .. 0.990 by 0.005 */
-            n = push(out, n, cap, 0.5 + 0.005 * i);
-        break;
-    default: return 0;
+    case KNOB_STEPS_NONE:
+        return 0;
     }
     return n < cap ? n : cap;
 }
 
+int engine_knob_step(engine_deployment *d, engine_knob_id knob, int delta, int to_end, engine_warnings *adj, char *err,
+                     size_t errlen)
+{
+    const engine_knob_info *k = &engine_knobs[knob];
+    double steps[ENGINE_MAX_BUCKETS + 1];
+    size_t n = engine_knob_steps(d, knob, steps, sizeof steps / sizeof steps[0]);
+    if (n == 0)
+        return fail(err, errlen, "%s has no steps: type a value", k->name);
+    /* Leaving auto starts from the resolved value. */
+    double v = engine_knob_value(d, knob);
+    bool was_auto = engine_knob_is_auto(d, knob);
+    long i;
+    if (to_end) {
+        i = to_end > 0 ? (long)n - 1 : 0;
+    } else if (delta > 0) {
+        size_t j = 0;
+        while (j < n && steps[j] <= v + 1e-9)
+            j++;
+        if (j == n)
+            return 1;
+        i = (long)j + delta - 1;
+    } else {
+        long j = (long)n - 1;
+        while (j >= 0 && steps[j] >= v - 1e-9)
+            j--;
+        if (j < 0)
+            return 1;
+        i = j + delta + 1;
+    }
+    i = i < 0 ? 0 : i >= (long)n ? (long)n - 1 : i;
+    if (!was_auto && fabs(steps[i] - v) < 1e-9)
+        return 1;
+    return engine_knob_set_value(d, knob, steps[i], adj, err, errlen) == 0 ? 0 : -1;
+}
+
+/* ---- Text. ---- */
+
+static void list_text(const engine_deployment *d, const engine_knob_info *k, bool canonical, char *buf, size_t len)
+{
+    uint32_t n = *(const uint32_t *)field_cptr(d, k->count_offset);
+    const uint32_t *v = field_cptr(d, k->offset);
+    size_t used = 0;
+    buf[0] = '\0';
+    const char *sep = canonical ? "," : ", ";
+    for (uint32_t i = 0; i < n && used + 16 < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%u", i ? sep : canonical ? "" : "[", v[i]);
+    if (!canonical && used + 2 <= len)
+        snprintf(buf + used, len - used, "]");
+}
+
+/* The shortest %g text that reads back as the same double. */
+static void exact_real(double v, char *buf, size_t len)
+{
+    for (int digits = 3; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engine_knob_id knob,
+                      engine_knob_text_style style, char *buf, size_t len)
+{
+    const engine_knob_info *k = &engine_knobs[knob];
+    bool is_auto = engine_knob_is_auto(d, knob);
+    if (k->field == KNOB_FIELD_NAME) {
+        snprintf(buf, len, "%s", (const char *)field_cptr(d, k->offset));
+        return;
+    }
+    if (k->field == KNOB_FIELD_LIST) {
+        if (style == KNOB_TEXT_SHORT) { /* the count of sizes captured */
+            engine_estimate scratch;
+            if (!e) {
+                engine_estimate_terms(d, NULL, &scratch);
+                e = &scratch;
+            }
+            snprintf(buf, len, "%u", e->n_buckets);
+        } else if (is_auto)
+            snprintf(buf, len, "auto");
+        else
+            list_text(d, k, style == KNOB_TEXT_CANONICAL, buf, len);
+        return;
+    }
+    if (!is_auto && k->field == KNOB_FIELD_ENUM) {
+        int v = *(const int *)field_cptr(d, k->offset);
+        snprintf(buf, len, "%s", v >= 0 && v < k->n_choices ? k->choices[v] : "?");
+        return;
+    }
+    if (!is_auto && k->field == KNOB_FIELD_BOOL) {
+        snprintf(buf, len, "%s", *(const bool *)field_cptr(d, k->offset) ? "on" : "off");
+        return;
+    }
+    if (is_auto && (style == KNOB_TEXT_FULL || style == KNOB_TEXT_SHORT) && k->resolved_offset &&
+        k->type != KNOB_TYPE_INT_OR_AUTO && k->type != KNOB_TYPE_INT) { /* "auto (fa3)" */
+        double v = resolved_value(d, e, knob);
+        const char *name = k->field == KNOB_FIELD_BOOL            ? (v != 0 ? "on" : "off")
+                           : (int)v >= 0 && (int)v < k->n_choices ? k->choices[(int)v]
+                                                                  : "?";
+        snprintf(buf, len, style == KNOB_TEXT_FULL ? "auto (%s)" : "auto %s", name);
+        return;
+    }
+    if (is_auto && !(k->resolved_offset && (style == KNOB_TEXT_FULL || style == KNOB_TEXT_SHORT))) {
+        snprintf(buf, len, "auto");
+        return;
+    }
+    if (is_auto) {
+        snprintf(buf, len, style == KNOB_TEXT_FULL ? "auto (%.0f)" : "auto %.0f", resolved_value(d, e, knob));
+        return;
+    }
+    double v = raw_value(d, k);
+    if (k->field == KNOB_FIELD_DOUBLE) {
+        if (style == KNOB_TEXT_CANONICAL)
+            exact_real(v, buf, len);
+        else
+            snprintf(buf, len, "%.3f", v);
+        return;
+    }
+    unsigned long long u = k->field == KNOB_FIELD_U64 ? *(const uint64_t *)field_cptr(d, k->offset) : (uint64_t)v;
+    if (style == KNOB_TEXT_SHORT && k->steps == KNOB_STEPS_POW2) { /* 1M, 128K */
+        if (u >= ENGINE_MIB && u % ENGINE_MIB == 0)
+            snprintf(buf, len, "%lluM", u / ENGINE_MIB);
+        else if (u >= 1024 && u % 1024 == 0)
+            snprintf(buf, len, "%lluK", u / 1024);
+        else
+            snprintf(buf, len, "%llu", u);
+        return;
+    }
+    snprintf(buf, len, "%llu", u);
+}
+
 void engine_knob_format(const engine_deployment *d, engine_knob_id knob, char *buf, size_t len)
 {
-    const engine_knobs_state *k = &d->knobs;
-    switch (knob) {
-    case KNOB_MAX_DISPATCH:
-        if (k->max_dispatch_auto)
-            snprintf(buf, len, "auto (%.0f)", engine_knob_value(d, knob));
-        else
-            snprintf(buf, len, "%u", k->max_dispatch);
-        return;
-    case KNOB_MEM_FRACTION: snprintf(buf, len, "%.3f", k->mem_fraction_static); return;
-    case KNOB_GPU: snprintf(buf, len, "%s", d->gpu.name); return;
-    case KNOB_BUCKETS: {
-        if (k->buckets_auto) {
-            snprintf(buf, len, "auto");
-            return;
-        }
-        size_t used = 0;
-        buf[0] = '\0';
-        for (uint32_t i = 0; i < k->n_buckets && used + 8 < len; i++)
-            used += (size_t)snprintf(buf + used, len - used, "%s%u", i ? ", " : "[", k->buckets[i]);
-        if (used + 2 <= len)
-            snprintf(buf + used, len - used, "]");
-        return;
-    }
-    default: snprintf(buf, len, "%.0f", engine_knob_value(d, knob)); return;
-    }
+    engine_knob_text(d, NULL, knob, KNOB_TEXT_FULL, buf, len);
 }

@@ -443,30 +443,23 @@ static int step_knob(tui_app *app, int knob, int delta, int to_end)
             set_message(app, false, "buckets: type a list with = (e.g. = 1,2,4,8 Enter) or = auto Enter");
         return TUI_REDRAW;
     }
+    if (knob != KNOB_GPU) { /* the engine walks the knob's steps (leaving auto from its value) */
+        engine_deployment d = app->plan[0].d;
+        engine_warnings adj = {0};
+        char err[ENGINE_TEXT_MAX];
+        int rc = engine_knob_step(&d, (engine_knob_id)knob, delta, to_end, &adj, err, sizeof err);
+        if (rc < 0) {
+            set_message(app, true, "%s", err);
+            return TUI_REDRAW;
+        }
+        return rc > 0 ? 0 : accept_change(app, knob, &d, &adj);
+    }
+    /* The GPU walks the catalog's GPU presets, which the engine does not know. */
     size_t idx;
     if (to_end)
         idx = to_end > 0 ? n - 1 : 0;
-    else if (knob == KNOB_GPU) {
+    else {
         long i = (long)cur + delta;
-        idx = i < 0 ? 0 : (size_t)i >= n ? n - 1 : (size_t)i;
-    } else {
-        double v = engine_knob_value(&app->plan[0].d, (engine_knob_id)knob);
-        long i;
-        if (delta > 0) {
-            size_t j = 0;
-            while (j < n && steps[j] <= v + STEP_EPS)
-                j++;
-            if (j == n)
-                return 0;
-            i = (long)j + delta - 1;
-        } else {
-            long j = (long)n - 1;
-            while (j >= 0 && steps[j] >= v - STEP_EPS)
-                j--;
-            if (j < 0)
-                return 0;
-            i = j + delta + 1;
-        }
         idx = i < 0 ? 0 : (size_t)i >= n ? n - 1 : (size_t)i;
     }
     return set_value(app, knob, steps[idx]);
@@ -756,13 +749,13 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         app->focus = app->focus > 0 ? app->focus - 1 : 0;
         break;
     case TUI_KEY_DOWN:
-        app->focus = app->focus + 1 < KNOB_COUNT ? app->focus + 1 : app->focus;
+        app->focus = app->focus + 1 < KNOB_PANEL_COUNT ? app->focus + 1 : app->focus;
         break;
     case TUI_KEY_TAB:
-        app->focus = (app->focus + 1) % KNOB_COUNT;
+        app->focus = (app->focus + 1) % KNOB_PANEL_COUNT;
         break;
     case TUI_KEY_BTAB:
-        app->focus = (app->focus + KNOB_COUNT - 1) % KNOB_COUNT;
+        app->focus = (app->focus + KNOB_PANEL_COUNT - 1) % KNOB_PANEL_COUNT;
         break;
     case TUI_KEY_RIGHT:
         flags = step_knob(app, app->focus, 1, 0);

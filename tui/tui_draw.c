@@ -91,15 +91,6 @@ int tui_printf_glyphs(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw
     return tui_print(s, x, y, maxw, st, buf);
 }
 
-static void layout_name(const engine_knobs_state *k, char *buf, size_t len)
-{
-    if (k->dp == 1 && k->dcp == 1)
-        snprintf(buf, len, "TP%u", k->world);
-    else if (k->dcp > 1)
-        snprintf(buf, len, "DP%u x DCP%u", k->dp, k->dcp);
-    else
-        snprintf(buf, len, "DP%u", k->dp);
-}
 
 /* ---- header ---- */
 
@@ -108,7 +99,7 @@ static void draw_header(tui_app *app, tui_screen *s, tui_rect r)
     const tui_plan *p = &app->plan[0];
     const engine_knobs_state *k = &p->d.knobs;
     char lay[64];
-    layout_name(k, lay, sizeof lay);
+    engine_layout_name(k, LAYOUT_NAME_PLAIN, lay, sizeof lay);
     int x = r.x + tui_printf_glyphs(s, app->g, r.x, r.y, r.w, TUI_ST_TITLE, " cgplan  ");
     char mtp[32];
     if (k->mtp > 1)
@@ -205,31 +196,6 @@ static void draw_bar(tui_app *app, tui_screen *s, tui_rect r)
 
 /* ---- the bottom line: what limits this deployment, from the engine's wall and term deltas ---- */
 
-static const char *wall_phrase(engine_term_id t, bool dispatch_auto)
-{
-    switch (t) {
-    case TERM_DEEPEP:
-    case TERM_MASKED_GEMM:
-        return dispatch_auto ? "the MoE floor (max_dispatch grows with max_bs)"
-                             : "the MoE floor (DeepEP + masked GEMM)";
-    case TERM_KV_INDEX:
-        return "the page index (max_bs x context_len)";
-    case TERM_LOGITS:
-        return "the logits buffer (rows x vocab)";
-    case TERM_INPUTS:
-        return "the input buffers";
-    case TERM_LAZY:
-        return "the lazy allocations (NCCL, cuBLAS)";
-    case TERM_ACT:
-        return "the attention activations (rows x heads per GPU)";
-    case TERM_BUCKETS:
-        return "the other buckets' graphs";
-    case TERM_DRAFT:
-        return "the draft graphs";
-    default:
-        return "?";
-    }
-}
 
 static void limits_sentence(const tui_app *app, char *buf, size_t len)
 {
@@ -237,27 +203,26 @@ static void limits_sentence(const tui_app *app, char *buf, size_t len)
     const engine_estimate *e = &p->e;
     const engine_budget *b = &e->budget;
     char lay[64];
-    layout_name(&p->d.knobs, lay, sizeof lay);
+    engine_layout_name(&p->d.knobs, LAYOUT_NAME_PLAIN, lay, sizeof lay);
     size_t used = 0;
-    bool moe = b->wall_term == TERM_DEEPEP || b->wall_term == TERM_MASKED_GEMM;
+    bool moe = engine_terms[b->wall_term].moe_floor;
     if (b->wall_beyond_range)
         used += (size_t)snprintf(buf + used, len - used, "%s: no wall up to max_bs 1024 at mem_fraction_static %.3f",
                                  lay, p->d.knobs.mem_fraction_static);
     else
         used += (size_t)snprintf(buf + used, len - used, "%s: the wall is %s", lay,
-                                 wall_phrase(b->wall_term, e->max_dispatch_auto));
+                                 engine_wall_phrase(e));
     if (used < len && p->whatif_max_bs > p->d.knobs.max_bs) {
         const engine_estimate *w = &p->whatif;
         double dt = tui_sgib((int64_t)w->total_bytes - (int64_t)e->total_bytes);
         double dg;
         const char *what;
         if (moe) {
-            dg = tui_sgib((int64_t)(w->terms[TERM_DEEPEP].bytes + w->terms[TERM_MASKED_GEMM].bytes) -
-                          (int64_t)(e->terms[TERM_DEEPEP].bytes + e->terms[TERM_MASKED_GEMM].bytes));
+            dg = tui_sgib((int64_t)engine_moe_floor_bytes(w) - (int64_t)engine_moe_floor_bytes(e));
             what = "MoE floor";
         } else {
             dg = tui_sgib((int64_t)w->terms[b->wall_term].bytes - (int64_t)e->terms[b->wall_term].bytes);
-            what = engine_term_labels[b->wall_term];
+            what = engine_terms[b->wall_term].label;
         }
         used += (size_t)snprintf(buf + used, len - used, "; max_bs %u → %u adds ~%.*f GiB, %.1f of it %s",
                                  p->d.knobs.max_bs, p->whatif_max_bs, fabs(dt) >= WHOLE_GIB_FROM ? 0 : 1, dt, dg, what);

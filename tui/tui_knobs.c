@@ -7,86 +7,25 @@
 #include "tui_app.h"
 #include "tui_internal.h"
 
-static bool has_warning(const engine_estimate *e, const char *code)
-{
-    for (int i = 0; i < e->warnings.n; i++)
-        if (strcmp(e->warnings.items[i].code, code) == 0)
-            return true;
-    return false;
-}
-
-/* MODEL.md's warnings, short, in the place of the knob they concern. */
+/* The engine's brief text of the first warning that concerns KNOB, in its place. */
 static bool knob_warning(const tui_app *app, int knob, char *buf, size_t len)
 {
-    const tui_plan *p = &app->plan[0];
-    const engine_estimate *e = &p->e;
-    buf[0] = '\0';
-    switch (knob) {
-    case KNOB_MAX_DISPATCH:
-        if (has_warning(e, "dispatch_below_rows"))
-            snprintf(buf, len, "%u < %u rows", e->max_dispatch, e->moe_rows);
-        else if (has_warning(e, "dispatch_cap"))
-            snprintf(buf, len, "rows %u > cap 1024", e->moe_rows);
-        else if (has_warning(e, "qp_depth"))
-            snprintf(buf, len, "needs NVSHMEM_QP_DEPTH %u", 2 * e->max_dispatch + 2);
-        break;
-    case KNOB_DCP:
-        if (has_warning(e, "dcp_with_speculation"))
-            snprintf(buf, len, "DCP + MTP: patched SGLang");
-        break;
-    case KNOB_BUCKETS:
-    case KNOB_MAX_BS:
-        if (has_warning(e, "no_bucket_survives"))
-            snprintf(buf, len, "no bucket divides: bs %u", e->bs_max);
-        break;
-    case KNOB_MEM_FRACTION:
-        if (has_warning(e, "kv_pool_exhausted"))
-            snprintf(buf, len, "no KV pool left");
-        else if (has_warning(e, "headroom_negative"))
-            snprintf(buf, len, "OOM: use <= %.3f", floor(e->budget.recommended_mem_fraction_static * 1000) / 1000);
-        break;
-    default:
-        break;
-    }
-    return buf[0] != '\0';
+    const engine_warning *w = engine_warning_for_knob(&app->plan[0].e.warnings, (engine_knob_id)knob);
+    snprintf(buf, len, "%s", w ? w->brief : "");
+    return w != NULL;
 }
 
 static void knob_value_text(const tui_app *app, int knob, char *buf, size_t len)
 {
     const tui_plan *p = &app->plan[0];
-    switch (knob) {
-    case KNOB_MAX_DISPATCH:
-        if (p->d.knobs.max_dispatch_auto)
-            snprintf(buf, len, "auto %u", p->e.max_dispatch);
-        else
-            snprintf(buf, len, "%u", p->d.knobs.max_dispatch);
-        return;
-    case KNOB_CONTEXT_LEN: {
-        unsigned long long v = p->d.knobs.context_len;
-        if (v >= ENGINE_MIB && v % ENGINE_MIB == 0)
-            snprintf(buf, len, "%lluM", v / ENGINE_MIB);
-        else if (v >= 1024 && v % 1024 == 0)
-            snprintf(buf, len, "%lluK", v / 1024);
-        else
-            snprintf(buf, len, "%llu", v);
-        return;
-    }
-    case KNOB_BUCKETS:
-        snprintf(buf, len, "%u", p->e.n_buckets);
-        return;
-    default:
-        engine_knob_format(&p->d, (engine_knob_id)knob, buf, len);
-        return;
-    }
+    engine_knob_text(&p->d, &p->e, (engine_knob_id)knob, KNOB_TEXT_SHORT, buf, len);
 }
 
-/* The knob's name for a name column W wide: "mem_fraction_static" is shortened when it does not
- * fit. */
+/* The knob's name, or its shorter label where the name column is narrower than the name. */
 static const char *knob_label(int knob, int w)
 {
-    if (knob == KNOB_MEM_FRACTION && w < (int)strlen(engine_knobs[knob].name))
-        return "mem_fraction";
-    return engine_knobs[knob].name;
+    const engine_knob_info *k = &engine_knobs[knob];
+    return (int)strlen(k->name) > w ? k->label : k->name;
 }
 
 /* How one slider line looks: the label (and the focus marker before it), the value, and the
@@ -187,8 +126,10 @@ void tui_draw_knobs(tui_app *app, tui_screen *s, tui_rect r)
                               warn);
         } else {
             const engine_knob_info *info = &engine_knobs[app->focus];
+            char step[96];
+            engine_knob_steps_text(info, step, sizeof step);
             tui_printf_glyphs(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "%s: %s %s · step %s", info->name,
-                              info->range, info->unit, info->step);
+                              info->range, info->unit, step);
         }
         row++;
     }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "engine.h"
 #include "tui_screen.h"
 
 #define TUI_MIN_W 60
@@ -36,7 +37,7 @@ typedef struct {
 /* The layout for a W x H terminal. Panels never overlap and stay inside the screen. */
 void tui_layout_compute(int w, int h, tui_layout *out);
 /* Rows inside the knobs box: one per knob (KNOB_COUNT), then detail lines. */
-#define TUI_KNOB_ROWS 10
+#define TUI_KNOB_ROWS KNOB_PANEL_COUNT
 
 /* One slider line inside a box of interior width IW: marker, name, value, track, extra text. */
 typedef struct {

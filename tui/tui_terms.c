@@ -6,14 +6,10 @@
 #include "tui_app.h"
 #include "tui_internal.h"
 
-static const char *const short_labels[TERM_COUNT] = {
-    "logits",      "page index",  "inputs",     "DeepEP LL",   "masked GEMM",
-    "lazy (NCCL)", "activations", "other bkts", "draft graph",
-};
-static const char *const short_sources[SOURCE_CALIBRATED + 1] = {"exact", "deriv", "coeff", "calib"};
+static const char *const short_sources[SOURCE_UNKNOWN + 1] = {"exact", "deriv", "coeff", "calib", "?"};
 
 /* The table's columns. From TERMS_WIDE_IW interior columns on, the long names: "largest", the
- * engine's term labels, "coefficient"; below it the short ones above. GiB as "%7.2f" or "%5.2f". */
+ * terms' labels, "coefficient"; below it the short ones. GiB as "%7.2f" or "%5.2f". */
 #define TERMS_WIDE_IW 64
 typedef struct {
     int layer, label, gib, source;
@@ -24,24 +20,10 @@ static const term_columns narrow_columns = {.layer = 7, .label = 11, .gib = 5, .
 #define TERMS_SHARE_MIN_IW 48
 #define TERMS_SHARE_W 5
 
-static void depends_text(uint32_t mask, bool brief, char *buf, size_t len)
+/* A term of another path (fused MoE under DeepEP, ...) stays out of the table while it is 0. */
+static bool shown(const engine_term *t)
 {
-    const uint32_t rows =
-        KNOB_BIT(KNOB_MAX_BS) | KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MTP) | KNOB_BIT(KNOB_DP) | KNOB_BIT(KNOB_WORLD);
-    size_t used = 0;
-    buf[0] = '\0';
-    if (brief && (mask & rows) == rows) {
-        used += (size_t)snprintf(buf, len, "rows");
-        mask &= ~rows;
-    }
-    static const char *const brief_names[KNOB_COUNT] = {"bs",    "dp",   "dcp", "disp", "mtp",
-                                                        "world", "bkts", "ctx", "f",    "gpu"};
-    for (int k = 0; k < KNOB_COUNT && used < len; k++)
-        if (mask & KNOB_BIT(k))
-            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "",
-                                     brief ? brief_names[k] : engine_knobs[k].name);
-    if (!buf[0])
-        snprintf(buf, len, "-");
+    return !(engine_terms[t->id].hide_when_zero && t->known && t->bytes == 0);
 }
 
 void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r)
@@ -77,7 +59,9 @@ void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r)
     bool brief_deps = false;
     for (int i = 0; i < TERM_COUNT; i++) {
         char dep[160];
-        depends_text(e->terms[i].depends_on, false, dep, sizeof dep);
+        if (!shown(&e->terms[i]))
+            continue;
+        engine_depends_text(e->terms[i].depends_on, false, dep, sizeof dep);
         brief_deps |= (int)strlen(dep) > dep_w;
     }
     int row = 1;
@@ -85,7 +69,7 @@ void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r)
         bool first = true;
         for (int i = 0; i < TERM_COUNT && row < ih; i++) {
             const engine_term *t = &e->terms[i];
-            if ((int)t->layer != l)
+            if ((int)t->layer != l || !shown(t))
                 continue;
             int y = iy + row++;
             bool moved = app->have_prev && app->changed_knob >= 0 && (t->depends_on & KNOB_BIT(app->changed_knob)) &&
@@ -95,8 +79,11 @@ void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r)
                 tui_print(s, ix + 1, y, layer_w, TUI_ST_DIM,
                           l == LAYER_LARGEST && wide ? "largest" : engine_layer_names[l]);
             first = false;
-            tui_print(s, ix + 1 + x_label, y, label_w, st, wide ? engine_term_labels[i] : short_labels[i]);
-            tui_printf(s, ix + 1 + x_gib, y, gib_w, st, "%*.2f", gib_w, tui_gib(t->bytes));
+            tui_print(s, ix + 1 + x_label, y, label_w, st, wide ? engine_terms[i].label : engine_terms[i].short_label);
+            if (t->known)
+                tui_printf(s, ix + 1 + x_gib, y, gib_w, st, "%*.2f", gib_w, tui_gib(t->bytes));
+            else
+                tui_printf(s, ix + 1 + x_gib, y, gib_w, TUI_ST_WARN, "%*s", gib_w, "?");
             if (cmp)
                 tui_printf(s, ix + 1 + x_b, y, gib_w, TUI_ST_PRED_B, "%*.2f", gib_w, tui_gib(eb->terms[i].bytes));
             if (show_share)
@@ -106,7 +93,7 @@ void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r)
                       wide ? engine_source_names[t->source] : short_sources[t->source]);
             if (dep_w > 1) {
                 char dep[160];
-                depends_text(t->depends_on, brief_deps, dep, sizeof dep);
+                engine_depends_text(t->depends_on, brief_deps, dep, sizeof dep);
                 tui_print(s, ix + 1 + x_dep, y, dep_w, TUI_ST_DIM, dep);
             }
         }

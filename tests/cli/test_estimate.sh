@@ -118,7 +118,8 @@ check_py "{'k3-dp16','k3-dp2-dcp8','dsv3-h200-dp16'} <= {p['name'] for p in j['p
 check_py "{'b200','b300','gb200','h200','h100','mi300x','mi355x'} <= {p['name'] for p in j['presets'] if p['kind']=='gpu'}" "gpus listed"
 check_py "{'kimi-k3','deepseek-v3','kimi-k2'} <= {p['name'] for p in j['presets'] if p['kind']=='model'}" "models listed"
 expect_exit 0 "$CGPLAN" estimate --preset dsv3-h200-dp16 --format json
-check_py "'k3_coefficients' in [w['code'] for w in j['warnings']]" "dsv3 borrows K3 coefficients"
+check_py "'terms_unknown' in [w['code'] for w in j['warnings']] and 'k3_coefficients' not in [w['code'] for w in j['warnings']]" "dsv3 borrows no K3 coefficient: its fitted terms are unknown"
+check_py "[t for t in j['terms'] if t['id']=='lazy.other'][0]['bytes'] is None and [t for t in j['terms'] if t['id']=='lazy.other'][0]['source'] == 'unknown' and j['total_complete'] is False" "dsv3 lazy term unknown, total incomplete"
 check_py "[t for t in j['terms'] if t['id']=='moe.deepep'][0]['bytes'] == 1908410496" "dsv3 deepep 128"
 
 # --- launch

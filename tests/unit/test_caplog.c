@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "caplog.h"
+#include "caplog_json.h" /* cli/: its dry-run JSON is checked here byte for byte */
 
 #define LOGS CGPLAN_FIXTURES "/sglang-logs/"
 
@@ -128,7 +129,7 @@ static char *run_json(const caplog_run *run)
     assert_non_null(f);
     jsonw w;
     jsonw_init(&w, f, false);
-    caplog_run_write_json(&w, run, "server.log", NULL);
+    cli_write_caplog_run_json(&w, run, "server.log", NULL);
     fclose(f);
     return text;
 }
@@ -966,6 +967,53 @@ static void test_rank_cap_and_late_oom(void **state)
     parsed_free(&r);
 }
 
+/* The server_args table drives the parser and the JSON writer alike: a line giving every field
+ * fills every one, and the JSON writes each under its name, in the table's order. */
+static void test_server_arg_table(void **state)
+{
+    (void)state;
+    size_t n = caplog_server_arg_count();
+    assert_true(n > 0);
+    assert_null(caplog_server_arg_at(n));
+    const char *const values[] = {
+        [CAPLOG_ARG_INT] = "7",     [CAPLOG_ARG_REAL] = "0.5",    [CAPLOG_ARG_STR] = "'x'",
+        [CAPLOG_ARG_BOOL] = "True", [CAPLOG_ARG_LIST] = "[1, 2]",
+    };
+    char line[2048];
+    size_t used = (size_t)snprintf(line, sizeof line, "[2026-08-17 16:52:13] server_args=ServerArgs(");
+    for (size_t i = 0; i < n; i++) {
+        const caplog_server_arg_info *arg = caplog_server_arg_at(i);
+        assert_non_null(arg);
+        assert_true(arg->offset + sizeof(caplog_opt_int) <= sizeof(caplog_server_args));
+        used +=
+            (size_t)snprintf(line + used, sizeof line - used, "%s%s=%s", i ? ", " : "", arg->name, values[arg->type]);
+        assert_true(used < sizeof line);
+    }
+    snprintf(line + used, sizeof line - used, ")\n");
+    parsed r = parse_text(line);
+    assert_int_equal(r.n, 1);
+    const caplog_server_args *a = &r.runs[0].args;
+    assert_true(a->present);
+    char *json = run_json(&r.runs[0]);
+    const char *at = strstr(json, "\"server_args\":{");
+    assert_non_null(at);
+    for (size_t i = 0; i < n; i++) {
+        const caplog_server_arg_info *arg = caplog_server_arg_at(i);
+        /* every caplog_opt_* starts with its bool has */
+        if (!*(const bool *)((const char *)a + arg->offset))
+            fail_msg("server_args field %s not read", arg->name);
+        char key[96];
+        snprintf(key, sizeof key, "\"%s\":", arg->name);
+        const char *k = strstr(at, key);
+        if (!k)
+            fail_msg("server_args key %s missing or out of order in %s", arg->name, json);
+        assert_true(strncmp(k + strlen(key), "null", 4) != 0);
+        at = k + strlen(key);
+    }
+    free(json);
+    parsed_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -994,6 +1042,7 @@ int main(void)
         cmocka_unit_test(test_phase_from_server_args),
         cmocka_unit_test(test_group_cap),
         cmocka_unit_test(test_rank_cap_and_late_oom),
+        cmocka_unit_test(test_server_arg_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

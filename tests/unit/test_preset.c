@@ -198,7 +198,7 @@ static void test_k3_dp2_dcp8(void **state)
     preset_catalog_free(c);
 }
 
-static void test_dsv3_borrows_k3_coefficients(void **state)
+static void test_dsv3_has_no_borrowed_coefficients(void **state)
 {
     (void)state;
     preset_catalog *c = preset_catalog_open();
@@ -209,9 +209,11 @@ static void test_dsv3_borrows_k3_coefficients(void **state)
     assert_string_equal(d.model.name, "deepseek-v3");
     assert_string_equal(d.gpu.name, "h200");
     assert_true(d.model.coef_borrowed);
-    uint64_t k3[COEF_COUNT];
-    engine_k3_default_coefficients(k3);
-    assert_memory_equal(d.model.coef, k3, sizeof k3);
+    /* No coefficients of its own: each is missing (unknown), none is K3's. */
+    for (int i = 0; i < COEF_COUNT; i++) {
+        assert_true(d.model.coef_missing[i]);
+        assert_int_equal(d.model.coef[i], 0);
+    }
     assert_int_equal(d.backend, BACKEND_FLASHMLA);
     assert_true(d.knobs.buckets_auto);
     assert_int_equal(d.knobs.max_dispatch, 128);
@@ -633,8 +635,6 @@ static void test_user_model_coefficients(void **state)
     assert_non_null(c);
     assert_int_equal(preset_catalog_problem_count(c), 0);
 
-    uint64_t k3[COEF_COUNT];
-    engine_k3_default_coefficients(k3);
     engine_model m;
     assert_int_equal(preset_load_model(c, "tiny-moe", &m, err, sizeof err), 0);
     assert_int_equal(m.attn_kind, ATTN_GQA);
@@ -646,7 +646,9 @@ static void test_user_model_coefficients(void **state)
     assert_true(m.coef_borrowed);
     assert_int_equal(m.coef[COEF_LAZY_BYTES], GIB);
     assert_int_equal(m.coef[COEF_ACT_BYTES_PER_ROW], 3 * MIB / 2);
-    assert_int_equal(m.coef[COEF_GRAPH_BYTES], k3[COEF_GRAPH_BYTES]);
+    assert_int_equal(m.coef[COEF_GRAPH_BYTES], 0); /* missing: unknown, not K3's */
+    assert_true(m.coef_missing[COEF_GRAPH_BYTES]);
+    assert_false(m.coef_missing[COEF_LAZY_BYTES]);
 
     engine_deployment d;
     assert_int_equal(preset_load_deployment(c, "tiny-h100", &d, err, sizeof err), 0);
@@ -654,7 +656,9 @@ static void test_user_model_coefficients(void **state)
     assert_int_equal(d.a2a, A2A_NONE);
     assert_int_equal(d.model.coef[COEF_GRAPH_BYTES], MIB); /* the deployment's override */
     assert_int_equal(d.model.coef[COEF_LAZY_BYTES], GIB);  /* the model's */
-    assert_int_equal(d.model.coef[COEF_DRAFT_BASE_BYTES], k3[COEF_DRAFT_BASE_BYTES]);
+    assert_int_equal(d.model.coef[COEF_DRAFT_BASE_BYTES], 0);
+    assert_true(d.model.coef_missing[COEF_DRAFT_BASE_BYTES]);
+    assert_false(d.model.coef_missing[COEF_GRAPH_BYTES]); /* the deployment gives it */
     assert_true(d.model.coef_borrowed);
     assert_int_equal(d.gpu.cuda_total_bytes, (uint64_t)llround(79.19 * (double)GIB));
 
@@ -723,7 +727,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_k3_dp16, setup, teardown),
         cmocka_unit_test_setup_teardown(test_k3_dp2_dcp8, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dsv3_borrows_k3_coefficients, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dsv3_has_no_borrowed_coefficients, setup, teardown),
         cmocka_unit_test_setup_teardown(test_catalog_lists_builtins, setup, teardown),
         cmocka_unit_test_setup_teardown(test_match_hf_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_good_deployment_by_path, setup, teardown),

@@ -1,0 +1,629 @@
+/* release.c — SGLang release facts for decode CUDA-graph planning (see release.h).
+ *
+ * Sources: sgl-project/sglang history (read in a fork that carries it, modal-projects/sglang).
+ * Paths are python/sglang/srt/...; "runner" = model_executor/cuda_graph_runner.py
+ * get_batch_sizes_to_capture (v0.4.x-v0.5.x), later runner/base_cuda_graph_runner.py. */
+#include "release.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- Versions ---- */
+
+#define REL(mi, pa, st, nu) {0, (mi), (pa), (st), (nu), false}
+#define FINAL ENGINE_RELEASE_FINAL
+#define POST ENGINE_RELEASE_POST
+#define RC ENGINE_RELEASE_RC
+
+static const engine_release release_oldest = REL(4, 6, FINAL, 0);
+static const engine_release release_main = REL(5, 15, ENGINE_RELEASE_MAIN, 0);
+
+engine_release engine_release_oldest(void) { return release_oldest; }
+engine_release engine_release_newest(void) { return release_main; }
+
+int engine_release_cmp(const engine_release *a, const engine_release *b)
+{
+    const uint32_t ka[] = {a->major, a->minor, a->patch, (uint32_t)a->stage, a->number};
+    const uint32_t kb[] = {b->major, b->minor, b->patch, (uint32_t)b->stage, b->number};
+    for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
+        if (ka[i] != kb[i])
+            return ka[i] < kb[i] ? -1 : 1;
+    return 0;
+}
+
+static void set_err(char *err, size_t errlen, const char *text, const char *why)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "SGLang release '%s': %s", text, why);
+}
+
+/* Reads a decimal number without sign; false if none or it overflows 16 bits. */
+static bool read_u16(const char **s, uint16_t *out)
+{
+    const char *p = *s;
+    uint32_t v = 0;
+    if (*p < '0' || *p > '9')
+        return false;
+    while (*p >= '0' && *p <= '9') {
+        v = v * 10 + (uint32_t)(*p - '0');
+        if (v > 65535)
+            return false;
+        p++;
+    }
+    *out = (uint16_t)v;
+    *s = p;
+    return true;
+}
+
+int engine_release_parse(const char *text, engine_release *out, char *err, size_t errlen)
+{
+    if (!text || !out) {
+        set_err(err, errlen, "", "no text");
+        return -1;
+    }
+    if (strcmp(text, "main") == 0 || strcmp(text, "main@" ENGINE_RELEASE_MAIN_DATE) == 0) {
+        *out = release_main;
+        return 0;
+    }
+    if (strncmp(text, "main", 4) == 0) {
+        set_err(err, errlen, text, "only main@" ENGINE_RELEASE_MAIN_DATE " is modelled; give that or a release");
+        return -1;
+    }
+    const char *p = text;
+    if (*p == 'v' || *p == 'V')
+        p++;
+    engine_release r = {0, 0, 0, FINAL, 0, false};
+    if (!read_u16(&p, &r.major) || *p++ != '.' || !read_u16(&p, &r.minor) || *p++ != '.' ||
+        !read_u16(&p, &r.patch)) {
+        set_err(err, errlen, text, "expected MAJOR.MINOR.PATCH[rcN|.postN] or main");
+        return -1;
+    }
+    const char *suffix = p;
+    if (*suffix == '.')
+        suffix++;
+    if (strncmp(suffix, "post", 4) == 0 && *p == '.') {
+        p = suffix + 4;
+        r.stage = POST;
+        if (!read_u16(&p, &r.number)) {
+            set_err(err, errlen, text, "'.post' needs a number");
+            return -1;
+        }
+    } else if (strncmp(suffix, "rc", 2) == 0) {
+        p = suffix + 2;
+        r.stage = RC;
+        if (!read_u16(&p, &r.number)) {
+            set_err(err, errlen, text, "'rc' needs a number");
+            return -1;
+        }
+    }
+    if (*p != '\0') {
+        set_err(err, errlen, text, "unexpected text after the version");
+        return -1;
+    }
+    if (engine_release_cmp(&r, &release_oldest) < 0) {
+        set_err(err, errlen, text, "older than the oldest modelled release v0.4.6");
+        return -1;
+    }
+    r.beyond_model = engine_release_cmp(&r, &release_main) > 0;
+    *out = r;
+    return 0;
+}
+
+void engine_release_text(const engine_release *r, char *buf, size_t len)
+{
+    if (!buf || !len)
+        return;
+    if (r->stage == ENGINE_RELEASE_MAIN)
+        snprintf(buf, len, "main@%s", ENGINE_RELEASE_MAIN_DATE);
+    else if (r->stage == RC)
+        snprintf(buf, len, "v%u.%u.%urc%u", r->major, r->minor, r->patch, r->number);
+    else if (r->stage == POST)
+        snprintf(buf, len, "v%u.%u.%u.post%u", r->major, r->minor, r->patch, r->number);
+    else
+        snprintf(buf, len, "v%u.%u.%u", r->major, r->minor, r->patch);
+}
+
+/* ---- Facts: one row per upstream change, applied in order up to the release asked for ---- */
+
+typedef enum {
+    RF_GRID,              /* engine_grid_kind */
+    RF_RUNNER_MID_MIB,    /* runner grid adds 160..256 step 8 when gpu_mem > this */
+    RF_RUNNER_MID_DP1,    /* ... and only with dp_size == 1 */
+    RF_RUNNER_BIG_MIB,    /* runner grid adds 256..512 step 16 when gpu_mem > this; 0: never */
+    RF_SMALL_GPU_MIB,     /* runner era: cuda_graph_max_bs defaults to 8 / 80 (tp<4 / tp>=4) below this */
+    RF_A10_TIER_TP_LT4,   /* server era: max_bs default for 35 GiB-class GPUs at tp<4 */
+    RF_SPEC_GRID_64,      /* server spec grid has 64 (range(40, 65, 4)) */
+    RF_APPEND_MAX_BS,     /* generator appends an off-grid max_bs */
+    RF_POOL_ADD_PREV,     /* pool clamp adds N-1 as well as N */
+    RF_MAXBS_RULE,        /* maxbs_rule */
+    RF_TBO,               /* tbo_rule */
+    RF_GATHERED_MULBASE,  /* mul_base *= attn_tp when gathered buffers are required */
+    RF_WIDTH_FILTER,      /* filter on (bs * width) % mul_base */
+    RF_ATTN_CP,           /* mul_base *= attn_cp when not already a multiple */
+    RF_POOL_PAD,          /* N rounded up to mul_base before the clamp */
+    RF_POOL_PER_DP,       /* max_running_requests divided by the attention DP size for the pool */
+    RF_SHARED_LOGITS,
+    RF_DECODE_FLAGS,
+    RF_HEURISTIC,         /* engine_heuristic_variant */
+    RF_EAGLE_RESERVE_MIB,
+    RF_COUNT
+} release_field;
+
+typedef enum { MAXBS_CUT, MAXBS_CUT_EXTEND16, MAXBS_IN_GENERATOR } maxbs_rule;
+typedef enum { TBO_NONE, TBO_AT_LEAST_2, TBO_EVEN, TBO_MULBASE } tbo_rule;
+
+typedef struct {
+    engine_release since; /* first release carrying the change */
+    release_field field;
+    int32_t value;
+    bool cut_verified; /* since checked by ancestry of the PR commit and the release cut */
+    const char *what;
+    const char *source;
+} release_fact;
+
+/* v0.4.6 rows give the baseline; later rows override one field each. Release cut commits
+ * (version.py bumps): v0.4.6 84022c0e5, v0.4.6.post2 9858113c3, v0.4.6.post4 16267d4fa,
+ * v0.4.7 4f723edd3, v0.4.7.post1 f9dc9dd28, v0.4.9 ec5f9c626, v0.4.9.post4 2272c2a5b,
+ * v0.4.10.post2 8cd344586, v0.5.3rc2 0b13cbb7c, v0.5.4.post1 55d75e11b, v0.5.4.post2 41c10e67f;
+ * branch cuts (merge-base with main): v0.5.13 0f8673851 (06-08), v0.5.14 7e6587c94 (06-23),
+ * v0.5.15 9a6f8e599 (07-07). v0.5.7..v0.5.12 have no cut in the history: rows placed there use
+ * public dates (v0.5.7 out by 2026-01-05, v0.5.8 by 01-29, v0.5.9 still the latest on 03-30,
+ * v0.5.11 on 05-06) and are marked unverified. */
+static const release_fact facts[] = {
+    {REL(4, 6, FINAL, 0), RF_GRID, ENGINE_GRID_RUNNER_V046, true,
+     "runner-built list: [1,2,4,8]+16..160/8; spec 1..8,10..32/2,40..160/16; no padding 1..32,40..160/16",
+     "runner get_batch_sizes_to_capture at v0.4.6 (84022c0e5)"},
+    {REL(4, 6, FINAL, 0), RF_RUNNER_MID_MIB, 81920, true, "adds 160..256/8 when gpu_mem > 81920 MiB",
+     "runner at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_RUNNER_MID_DP1, 1, true, "... only with dp_size == 1", "runner at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_RUNNER_BIG_MIB, 0, true, "no 512 tier", "runner at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_SMALL_GPU_MIB, 25000, true, "cuda_graph_max_bs 8 (tp<4) / 80 below 25000 MiB",
+     "server_args.py __post_init__ at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_A10_TIER_TP_LT4, 16, true, "(server era only)", "-"},
+    {REL(4, 6, FINAL, 0), RF_SPEC_GRID_64, 0, true, "(server era only)", "-"},
+    {REL(4, 6, FINAL, 0), RF_APPEND_MAX_BS, 0, true, "no append of max_bs", "runner at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_POOL_ADD_PREV, 1, true, "pool clamp adds N-1 and N", "runner at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_MAXBS_RULE, MAXBS_CUT, true, "max_bs only cuts the list", "runner at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_TBO, TBO_NONE, true, "no two-batch overlap", "runner at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_GATHERED_MULBASE, 0, true, "no attn_tp divisibility filter", "runner at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_WIDTH_FILTER, 0, true, "filter on bs only", "runner at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_ATTN_CP, 0, true, "no attention-CP term", "runner at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_POOL_PAD, 0, true, "pool size used as is", "runner at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_POOL_PER_DP, 0, true, "pool = max_running_requests, undivided",
+     "model_runner.py init_memory_pool at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_SHARED_LOGITS, 0, true, "each captured size keeps its own FP32 logits output",
+     "cuda_graph_runner.py output_buffers before PR #8579"},
+    {REL(4, 6, FINAL, 0), RF_DECODE_FLAGS, 0, true, "only --cuda-graph-max-bs / --cuda-graph-bs",
+     "server_args.py at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_HEURISTIC, ENGINE_HEURISTIC_TP_FRACTION, true, "fraction by tp",
+     "server_args.py __post_init__ at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_EAGLE_RESERVE_MIB, 0, true, "no separate speculative reserve", "server_args.py at v0.4.6"},
+
+    {REL(4, 6, POST, 2), RF_RUNNER_MID_MIB, 96 * 1024, true, "160..256/8 tier moves to gpu_mem > 98304 MiB",
+     "PR #5893 (e4b6133b7, 2025-04-30)"},
+    {REL(4, 6, POST, 2), RF_RUNNER_MID_DP1, 0, true, "... whatever dp_size", "PR #5893"},
+    {REL(4, 6, POST, 2), RF_HEURISTIC, ENGINE_HEURISTIC_TP_FRACTION_H200, true, "fraction relaxed for H200",
+     "PR #5893"},
+    {REL(4, 6, POST, 4), RF_MAXBS_RULE, MAXBS_CUT_EXTEND16, true,
+     "max_bs cuts, then range(max, max_bs + 1, 16) extends", "PR #6201 (fba8eccd7, 2025-05-12)"},
+    {REL(4, 7, FINAL, 0), RF_GRID, ENGINE_GRID_RUNNER_V047, true,
+     "spec list 1..8,10..32/2,40,48,56,80..160/16; no padding 1..32,48..160/16",
+     "PR #6803 (20fd53b8f, 2025-06-01)"},
+    {REL(4, 7, FINAL, 0), RF_POOL_ADD_PREV, 0, true, "pool clamp adds N only", "PR #6803"},
+    {REL(4, 7, FINAL, 0), RF_RUNNER_BIG_MIB, 180000, true, "adds 256..512/16 when gpu_mem > 180000 MiB",
+     "PR #6718 (f2bd3515f, 2025-05-29)"},
+    {REL(4, 7, FINAL, 0), RF_TBO, TBO_AT_LEAST_2, true, "two-batch overlap drops bs 1",
+     "PR #4068 (0d4778802, 2025-05-25)"},
+    {REL(4, 7, POST, 1), RF_RUNNER_MID_MIB, 90 * 1024, true, "160..256/8 tier at gpu_mem > 92160 MiB",
+     "PR #7053 (4a102a2b0, 2025-06-10)"},
+    {REL(4, 7, POST, 1), RF_RUNNER_BIG_MIB, 160000, true, "256..512/16 tier at gpu_mem > 160000 MiB", "PR #7053"},
+    {REL(4, 7, POST, 1), RF_SMALL_GPU_MIB, 35 * 1024, true, "small-GPU max_bs default below 35840 MiB",
+     "PR #7054 (6b12d6a8d, 2025-06-10)"},
+    {REL(4, 7, POST, 1), RF_HEURISTIC, ENGINE_HEURISTIC_GPU_TIER_RESERVE, true, "per-GPU-tier reserve",
+     "PR #7054"},
+    {REL(4, 7, POST, 1), RF_EAGLE_RESERVE_MIB, 2048, true, "+2048 MiB for EAGLE-family speculation", "PR #7054"},
+    {REL(4, 9, FINAL, 0), RF_TBO, TBO_EVEN, true, "two-batch overlap keeps even sizes",
+     "PR #7569 (3d7cdb2eb, 2025-06-27)"},
+    {REL(4, 9, POST, 4), RF_TBO, TBO_MULBASE, true, "two-batch overlap folded into mul_base (x2)",
+     "PR #8280 (c0fb25e94, 2025-07-24)"},
+    {REL(4, 9, POST, 4), RF_GATHERED_MULBASE, 1, true, "bs % (2 if tbo) * attn_tp when gathered buffers",
+     "PR #8280"},
+    {REL(4, 10, POST, 2), RF_SHARED_LOGITS, 1, true, "graphs write one next_token_logits buffer",
+     "PR #8579 (cb099d209, 2025-08-03)"},
+    {REL(5, 3, RC, 2), RF_GRID, ENGINE_GRID_SERVER, true,
+     "server_args generator {1,2,4,8,12}+16..256/8+272..496/16+512../32; spec 1..8,10..32/2,40..60/4,"
+     "72..256/8,272../16; max_bs from GPU tiers",
+     "PR #10372 (05a352665, 2025-09-26), _handle_gpu_memory_settings / _generate_cuda_graph_batch_sizes"},
+    {REL(5, 3, RC, 2), RF_MAXBS_RULE, MAXBS_IN_GENERATOR, true, "max_bs bounds the generator only", "PR #10372"},
+    {REL(5, 3, RC, 2), RF_HEURISTIC, ENGINE_HEURISTIC_INLINE_FORMULA, true,
+     "512 + 1.5 max(chunk, 2048) + 2 max_bs + tp*pp/8 GiB (+DP terms), 10 GiB floor",
+     "PR #10372, PR #10975 (a17e70f5c, 2025-09-29)"},
+    {REL(5, 4, POST, 1), RF_A10_TIER_TP_LT4, 24, true, "35 GiB-class tp<4 default max_bs 16 -> 24",
+     "PR #12124 (4caca1ba0, 2025-10-25)"},
+    {REL(5, 4, POST, 2), RF_SPEC_GRID_64, 1, true, "spec grid 40..64/4 (adds 64)", "PR #12002 (750940ae3, 2025-10-29)"},
+    {REL(5, 8, FINAL, 0), RF_WIDTH_FILTER, 1, false, "filter on (bs * tokens per request) % mul_base",
+     "PR #16961 (d2105d4ab, 2026-01-19)"},
+    {REL(5, 9, FINAL, 0), RF_ATTN_CP, 1, false, "mul_base *= attn_cp when not a multiple",
+     "PR #17213 (8b4c36496, 2026-02-13)"},
+    {REL(5, 10, FINAL, 0), RF_EAGLE_RESERVE_MIB, 4096, false, "speculative reserve 2048 -> 4096 MiB",
+     "PR #19418 (e55e65535, 2026-02-26)"},
+    {REL(5, 10, FINAL, 0), RF_POOL_PER_DP, 1, false, "pool = max_running_requests // attention DP size",
+     "PR #20063 (ddcecdea4, 2026-03-06)"},
+    {REL(5, 10, FINAL, 0), RF_POOL_PAD, 1, false, "N rounded up to mul_base before the clamp",
+     "PR #20978 (343998865, 2026-03-22)"},
+    {REL(5, 10, FINAL, 0), RF_APPEND_MAX_BS, 1, false, "generator appends max_bs when off-grid",
+     "PR #21005 (9191b02ed, 2026-03-31)"},
+    {REL(5, 14, FINAL, 0), RF_DECODE_FLAGS, 1, true, "--cuda-graph-max-bs-decode / --cuda-graph-bs-decode",
+     "PR #23906 (2495c02c2, 2026-06-09)"},
+    {REL(5, 14, FINAL, 0), RF_EAGLE_RESERVE_MIB, 0, true, "speculative reserve removed (KV cell size scaled)",
+     "PR #23862 (75998d042, 2026-06-12)"},
+    {REL(5, 15, ENGINE_RELEASE_MAIN, 0), RF_HEURISTIC, ENGINE_HEURISTIC_RESERVE_METHODS, true,
+     "reserve_for_graph_mb / reserve_for_deepep_a2a_mb", "PR #30157 (2ad9a243f, 2026-07-07, after the v0.5.15 cut)"},
+};
+
+size_t engine_release_fact_count(void) { return sizeof facts / sizeof facts[0]; }
+
+bool engine_release_fact(size_t i, engine_release *since, const char **what, const char **source, bool *cut_verified)
+{
+    if (i >= engine_release_fact_count())
+        return false;
+    if (since)
+        *since = facts[i].since;
+    if (what)
+        *what = facts[i].what;
+    if (source)
+        *source = facts[i].source;
+    if (cut_verified)
+        *cut_verified = facts[i].cut_verified;
+    return true;
+}
+
+/* The field values in force at release r (a newer-than-modelled release gets main's). */
+static void resolve(const engine_release *r, int32_t v[RF_COUNT])
+{
+    engine_release at = *r;
+    if (engine_release_cmp(&at, &release_main) > 0)
+        at = release_main;
+    for (size_t i = 0; i < engine_release_fact_count(); i++)
+        if (engine_release_cmp(&facts[i].since, &at) <= 0)
+            v[facts[i].field] = facts[i].value;
+}
+
+static int32_t fact(const engine_release *r, release_field f)
+{
+    int32_t v[RF_COUNT] = {0};
+    resolve(r, v);
+    return v[f];
+}
+
+bool engine_release_has_shared_logits(const engine_release *r) { return fact(r, RF_SHARED_LOGITS) != 0; }
+bool engine_release_has_decode_graph_flags(const engine_release *r) { return fact(r, RF_DECODE_FLAGS) != 0; }
+engine_heuristic_variant engine_release_heuristic_variant(const engine_release *r)
+{
+    return (engine_heuristic_variant)fact(r, RF_HEURISTIC);
+}
+engine_grid_kind engine_release_grid(const engine_release *r) { return (engine_grid_kind)fact(r, RF_GRID); }
+uint32_t engine_release_eagle_reserve_mib(const engine_release *r) { return (uint32_t)fact(r, RF_EAGLE_RESERVE_MIB); }
+
+/* ---- Default max_bs ---- */
+
+/* Server era: _handle_gpu_memory_settings tiers (reference/sglang.md §2.1; CUDA, NPU tiers left out). */
+static uint32_t server_default_max_bs(const int32_t *v, uint32_t gpu_mem, uint32_t tp)
+{
+    if (gpu_mem == 0)
+        return 160;
+    if (gpu_mem < 20 * 1024) /* T4, 4080 */
+        return 8;
+    if (gpu_mem < 35 * 1024) /* A10, 4090, 5090 */
+        return tp < 4 ? (uint32_t)v[RF_A10_TIER_TP_LT4] : 80;
+    if (gpu_mem < 60 * 1024) /* A100-40G, L40 */
+        return tp < 4 ? 32 : 160;
+    if (gpu_mem < 160 * 1024) /* H100, A100-80G, H20, H200 */
+        return tp < 4 ? 256 : 512;
+    return 512; /* B200, MI300 */
+}
+
+/* Runner era: cuda_graph_max_bs stays unset except on small GPUs; 0 = unset. */
+static uint32_t runner_max_bs_setting(const int32_t *v, uint32_t gpu_mem, uint32_t tp)
+{
+    if (gpu_mem != 0 && gpu_mem < (uint32_t)v[RF_SMALL_GPU_MIB])
+        return tp < 4 ? 8 : 80;
+    return 0;
+}
+
+static bool runner_mid_tier(const int32_t *v, uint32_t gpu_mem, uint32_t dp)
+{
+    return gpu_mem != 0 && gpu_mem > (uint32_t)v[RF_RUNNER_MID_MIB] && (!v[RF_RUNNER_MID_DP1] || dp == 1);
+}
+
+static bool runner_big_tier(const int32_t *v, uint32_t gpu_mem)
+{
+    return gpu_mem != 0 && v[RF_RUNNER_BIG_MIB] != 0 && gpu_mem > (uint32_t)v[RF_RUNNER_BIG_MIB];
+}
+
+/* ---- Capture list: a set of sizes kept as a bitmap, so sort/dedupe are free ---- */
+
+typedef struct {
+    uint64_t bits[(ENGINE_RELEASE_MAX_BS + 64) / 64];
+    uint32_t dropped;
+} bs_set;
+
+static void set_add(bs_set *s, uint64_t bs)
+{
+    if (bs == 0)
+        return;
+    if (bs > ENGINE_RELEASE_MAX_BS) {
+        s->dropped++;
+        return;
+    }
+    s->bits[bs / 64] |= 1ull << (bs % 64);
+}
+
+static bool set_has(const bs_set *s, uint32_t bs)
+{
+    return bs != 0 && bs <= ENGINE_RELEASE_MAX_BS && (s->bits[bs / 64] >> (bs % 64) & 1u);
+}
+
+static void set_del(bs_set *s, uint32_t bs) { s->bits[bs / 64] &= ~(1ull << (bs % 64)); }
+
+static void set_range(bs_set *s, uint64_t from, uint64_t to_inclusive, uint64_t step)
+{
+    for (uint64_t x = from; x <= to_inclusive && x <= ENGINE_RELEASE_MAX_BS; x += step)
+        set_add(s, x);
+}
+
+static uint32_t set_max(const bs_set *s)
+{
+    for (uint32_t bs = ENGINE_RELEASE_MAX_BS; bs > 0; bs--)
+        if (set_has(s, bs))
+            return bs;
+    return 0;
+}
+
+static void set_keep_at_most(bs_set *s, uint32_t limit)
+{
+    for (uint32_t bs = limit + 1; limit < ENGINE_RELEASE_MAX_BS && bs <= ENGINE_RELEASE_MAX_BS; bs++)
+        set_del(s, bs);
+}
+
+/* Removes sizes whose (bs * width) is not a multiple of base; returns how many went. */
+static uint32_t set_keep_multiples(bs_set *s, uint32_t base, uint32_t width)
+{
+    uint32_t gone = 0;
+    if (base <= 1)
+        return 0;
+    for (uint32_t bs = 1; bs <= ENGINE_RELEASE_MAX_BS; bs++)
+        if (set_has(s, bs) && (uint64_t)bs * width % base != 0) {
+            set_del(s, bs);
+            gone++;
+        }
+    return gone;
+}
+
+/* v0.4.6 .. v0.5.3rc0 runner-built default list. */
+static void runner_grid(const int32_t *v, const engine_capture_params *p, uint32_t gpu_mem, uint32_t dp, bs_set *s)
+{
+    bool v047 = v[RF_GRID] == ENGINE_GRID_RUNNER_V047;
+    if (!p->speculative) {
+        if (p->disable_padding) {
+            set_range(s, 1, 32, 1);
+            set_range(s, v047 ? 48 : 40, 160, 16);
+        } else {
+            set_range(s, 1, 2, 1);
+            set_range(s, 4, 8, 4);
+            set_range(s, 16, 160, 8);
+        }
+    } else { /* denser small sizes, fewer large ones: speculative graphs cost more */
+        set_range(s, 1, 8, 1);
+        set_range(s, 10, 32, 2);
+        if (v047) {
+            set_range(s, 40, 63, 8);
+            set_range(s, 80, 160, 16);
+        } else {
+            set_range(s, 40, 160, 16);
+        }
+    }
+    if (runner_mid_tier(v, gpu_mem, dp))
+        set_range(s, 160, 256, 8);
+    if (runner_big_tier(v, gpu_mem))
+        set_range(s, 256, 512, 16);
+}
+
+uint32_t engine_release_default_max_bs(const engine_release *r, uint32_t gpu_mem_mib, uint32_t tp, bool speculative)
+{
+    int32_t v[RF_COUNT] = {0};
+    resolve(r, v);
+    if (tp == 0)
+        tp = 1;
+    if (v[RF_GRID] == ENGINE_GRID_SERVER) /* both server grids reach every tier value */
+        return server_default_max_bs(v, gpu_mem_mib, tp);
+    uint32_t set_by_tier = runner_max_bs_setting(v, gpu_mem_mib, tp);
+    if (set_by_tier)
+        return set_by_tier;
+    /* Unset: the runner list's own top, which v0.4.6's speculative grid leaves at 152. */
+    engine_capture_params p;
+    memset(&p, 0, sizeof p);
+    p.speculative = speculative;
+    bs_set s;
+    memset(&s, 0, sizeof s);
+    runner_grid(v, &p, gpu_mem_mib, 1, &s);
+    return set_max(&s);
+}
+
+/* v0.5.3rc2+ server_args generator, up to max_bs. */
+static void server_grid(const int32_t *v, const engine_capture_params *p, uint32_t max_bs, bs_set *s)
+{
+    if (p->disable_padding) {
+        set_range(s, 1, max_bs, 1);
+    } else if (!p->speculative) {
+        set_range(s, 1, 2, 1);
+        set_range(s, 4, 12, 4);
+        set_range(s, 16, 256, 8);
+        set_range(s, 272, 496, 16);
+        set_range(s, 512, max_bs, 32);
+    } else {
+        set_range(s, 1, 8, 1);
+        set_range(s, 10, 32, 2);
+        set_range(s, 40, v[RF_SPEC_GRID_64] ? 64 : 60, 4);
+        set_range(s, 72, 256, 8);
+        set_range(s, 272, max_bs, 16);
+    }
+    set_keep_at_most(s, max_bs);
+}
+
+/* N: req_to_token_pool.size. Speculative algorithms set max_running_requests = 48 when unset
+ * (server_args _handle_speculative_decoding; arg_groups/speculative_hook.py on main); without it
+ * the pool is clamp(tokens / context * 512, 2048, 4096), capped by tokens // 2 (resolve_max_num_reqs),
+ * which is at least 2048 for any pool of 4096+ tokens: 2048 is used. */
+static uint32_t pool_size(const int32_t *v, const engine_capture_params *p, uint32_t dp, bool *defaulted)
+{
+    *defaulted = false;
+    if (p->pool_size)
+        return p->pool_size;
+    uint32_t requested = p->max_running_requests;
+    if (!requested && p->speculative)
+        requested = 48;
+    if (requested) {
+        *defaulted = p->max_running_requests == 0;
+        uint32_t n = v[RF_POOL_PER_DP] ? requested / dp : requested;
+        return n ? n : 1; /* [I] 0 would fail in SGLang; keep the clamp meaningful */
+    }
+    *defaulted = true;
+    return 2048;
+}
+
+static size_t emit(const bs_set *s, uint32_t *out, size_t cap, bool *truncated)
+{
+    size_t n = 0;
+    for (uint32_t bs = 1; bs <= ENGINE_RELEASE_MAX_BS; bs++)
+        if (set_has(s, bs)) {
+            if (out && n < cap)
+                out[n] = bs;
+            n++;
+        }
+    *truncated = n > cap;
+    return n;
+}
+
+size_t engine_release_capture_list(const engine_release *r, const engine_capture_params *p, uint32_t *out, size_t cap,
+                                   engine_capture_notes *notes)
+{
+    engine_capture_notes local;
+    engine_capture_notes *nt = notes ? notes : &local;
+    memset(nt, 0, sizeof *nt);
+    nt->beyond_model = r->beyond_model;
+    nt->mul_base = 1;
+
+    int32_t v[RF_COUNT] = {0};
+    resolve(r, v);
+    uint32_t tp = p->tp_size ? p->tp_size : 1;
+    uint32_t dp = p->dp ? p->dp : 1;
+    uint32_t attn_tp = p->attn_tp ? p->attn_tp : 1;
+    uint32_t attn_cp = p->attn_cp ? p->attn_cp : 1;
+    uint32_t width = p->width ? p->width : 1;
+    bool has_explicit = p->explicit_bs && p->n_explicit > 0;
+
+    bs_set set;
+    memset(&set, 0, sizeof set);
+    bs_set *s = &set;
+    if (has_explicit)
+        for (size_t i = 0; i < p->n_explicit; i++)
+            set_add(s, p->explicit_bs[i]);
+
+    bool defaulted = false;
+    uint32_t n_pool = pool_size(v, p, dp, &defaulted);
+    nt->pool_defaulted = defaulted;
+
+    if (v[RF_GRID] != ENGINE_GRID_SERVER) {
+        /* Runner era: the list is built and filtered in the runner; cuda_graph_max_bs may be unset. */
+        uint32_t max_bs = p->max_bs ? p->max_bs : runner_max_bs_setting(v, p->gpu_mem_mib, tp);
+        nt->max_bs_defaulted = p->max_bs == 0 && max_bs != 0;
+        if (!has_explicit)
+            runner_grid(v, p, p->gpu_mem_mib, dp, s);
+        if (set_max(s) > n_pool) {
+            nt->clamped_to_pool = true;
+            set_add(s, n_pool);
+            if (v[RF_POOL_ADD_PREV] && n_pool > 1) {
+                set_add(s, n_pool - 1);
+                nt->added_pool_minus_one = true;
+            }
+        }
+        if (v[RF_MAXBS_RULE] == MAXBS_CUT) { /* v0.4.6: clamp to the pool, then cut at max_bs */
+            set_keep_at_most(s, n_pool);
+            if (max_bs)
+                set_keep_at_most(s, max_bs);
+        } else {
+            if (p->tbo && v[RF_TBO] == TBO_AT_LEAST_2 && set_has(s, 1)) {
+                set_del(s, 1);
+                nt->filtered_out++;
+            } else if (p->tbo && v[RF_TBO] == TBO_EVEN) {
+                nt->filtered_out += set_keep_multiples(s, 2, 1);
+                nt->mul_base = 2;
+            } else {
+                uint32_t mul = 1;
+                if (p->tbo && v[RF_TBO] == TBO_MULBASE)
+                    mul *= 2;
+                if (p->require_gathered && v[RF_GATHERED_MULBASE])
+                    mul *= attn_tp;
+                nt->filtered_out += set_keep_multiples(s, mul, 1);
+                nt->mul_base = mul;
+            }
+            if (max_bs) {
+                set_keep_at_most(s, max_bs);
+                uint32_t top = set_max(s);
+                if (top == 0) { /* max() of an empty list raises in SGLang */
+                    nt->capture_fails = true;
+                    nt->max_bs = max_bs;
+                    nt->pool_size = n_pool;
+                    return 0;
+                }
+                if (top < max_bs && v[RF_MAXBS_RULE] == MAXBS_CUT_EXTEND16) {
+                    set_range(s, top, max_bs, 16); /* not re-filtered by mul_base in SGLang */
+                    nt->extended_to_max_bs = true;
+                }
+            }
+            set_keep_at_most(s, n_pool);
+        }
+        nt->max_bs = max_bs ? max_bs : set_max(s);
+    } else {
+        /* Server era: server_args fills the list (or takes the explicit one and sets max_bs to
+         * its max); the runner clamps to the pool and filters by mul_base. */
+        uint32_t max_bs;
+        if (has_explicit) {
+            max_bs = set_max(s);
+        } else {
+            max_bs = p->max_bs ? p->max_bs : server_default_max_bs(v, p->gpu_mem_mib, tp);
+            nt->max_bs_defaulted = p->max_bs == 0;
+            server_grid(v, p, max_bs, s);
+            if (v[RF_APPEND_MAX_BS] && !set_has(s, max_bs)) {
+                set_add(s, max_bs);
+                nt->appended_max_bs = true;
+            }
+        }
+        nt->max_bs = max_bs;
+        uint32_t mul = 1, align_width = v[RF_WIDTH_FILTER] ? width : 1;
+        if (p->tbo) { /* tbo splits a request's rows over two micro-batches: align per request */
+            mul *= 2;
+            align_width = 1;
+        }
+        if (p->require_gathered)
+            mul *= attn_tp;
+        if (v[RF_ATTN_CP] && mul % attn_cp != 0)
+            mul *= attn_cp;
+        nt->mul_base = mul;
+        if (v[RF_POOL_PAD])
+            n_pool = (uint32_t)(((uint64_t)n_pool + mul - 1) / mul * mul);
+        if (set_max(s) > n_pool) {
+            nt->clamped_to_pool = true;
+            set_add(s, n_pool);
+        }
+        nt->filtered_out = set_keep_multiples(s, mul, align_width);
+        set_keep_at_most(s, n_pool);
+    }
+    nt->pool_size = n_pool;
+    nt->dropped_out_of_range = s->dropped;
+    size_t n = emit(s, out, cap, &nt->truncated);
+    if (n == 0)
+        nt->capture_fails = true; /* assert len(capture_bs) > 0 in get_batch_sizes_to_capture */
+    return n;
+}

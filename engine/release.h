@@ -1,0 +1,134 @@
+/* release.h — what changed between SGLang releases for resident CUDA-graph memory planning.
+ *
+ * Pure C11 (libc only): no I/O, no mutable globals; the facts are one const table in release.c,
+ * one row per upstream change, each naming its PR and the first release that carries it.
+ *
+ * Modelled range: v0.4.6 (the oldest; older text is an error naming it) up to "main", which here
+ * means upstream main as of 2026-07-20 (commit 8905cbd42, PR #31837; late enough to have the
+ * --cuda-graph-max-bs-decode / --cuda-graph-bs-decode flags of PR #23906, 2026-06-09). main sorts
+ * after every v0.5.15.x and before v0.5.16. Releases newer than main parse fine, behave as main
+ * and set beyond_model, which the caller turns into an info warning.
+ *
+ * Release boundaries were established from the version.py bump commits (<= v0.5.6.post2) and
+ * the merge-base of v0.5.13/v0.5.14/v0.5.15 branches with main in a fork carrying upstream history;
+ * v0.5.7..v0.5.12 cut points are not in that history and are placed by public release dates
+ * (engine_release_fact() reports cut_verified per row). */
+#ifndef CGPLAN_RELEASE_H
+#define CGPLAN_RELEASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Stages in version order: rc < final < post < main. */
+typedef enum {
+    ENGINE_RELEASE_RC = 0,
+    ENGINE_RELEASE_FINAL = 1,
+    ENGINE_RELEASE_POST = 2,
+    ENGINE_RELEASE_MAIN = 3 /* only as 0.5.15 + MAIN: the main snapshot named above */
+} engine_release_stage;
+
+typedef struct {
+    uint16_t major, minor, patch;
+    engine_release_stage stage;
+    uint16_t number;   /* N of rcN / .postN; 0 otherwise */
+    bool beyond_model; /* newer than main@2026-07-20: facts are main's */
+} engine_release;
+
+#define ENGINE_RELEASE_MAIN_DATE "2026-07-20"
+#define ENGINE_RELEASE_TEXT_MAX 32
+/* Largest batch size the capture list handles; bigger values are dropped with a note. */
+#define ENGINE_RELEASE_MAX_BS 65535u
+
+/* Parses "0.4.N" / "0.5.N" with an optional leading 'v', an optional ".postN" or "rcN" (a '.'
+ * before rc is accepted), or "main" / "main@2026-07-20". Returns 0, or -1 with a sentence in err:
+ * unparsable text, or a release older than v0.4.6. */
+int engine_release_parse(const char *text, engine_release *out, char *err, size_t errlen);
+/* <0, 0, >0 like strcmp; beyond_model is ignored. */
+int engine_release_cmp(const engine_release *a, const engine_release *b);
+/* "v0.5.3rc2", "v0.4.10.post1", "main@2026-07-20"; truncated to len. */
+void engine_release_text(const engine_release *r, char *buf, size_t len);
+/* The oldest and newest modelled releases (v0.4.6, main). */
+engine_release engine_release_oldest(void);
+engine_release engine_release_newest(void);
+
+/* Which code builds the default decode capture list. */
+typedef enum {
+    ENGINE_GRID_RUNNER_V046, /* cuda_graph_runner.get_batch_sizes_to_capture, v0.4.6 lists */
+    ENGINE_GRID_RUNNER_V047, /* same function, lists of PR #6803 (v0.4.7 .. v0.5.3rc0) */
+    ENGINE_GRID_SERVER       /* server_args._generate_cuda_graph_batch_sizes (PR #10372, v0.5.3rc2+) */
+} engine_grid_kind;
+
+/* How the default mem_fraction_static is computed (reference/sglang.md §2.2-2.3). */
+typedef enum {
+    ENGINE_HEURISTIC_TP_FRACTION,      /* <= v0.4.6.post1: fixed fraction by tp, (G-13 GiB)/G above 80 GiB */
+    ENGINE_HEURISTIC_TP_FRACTION_H200, /* v0.4.6.post2 .. v0.4.7: same, H200 relaxed (PR #5893) */
+    ENGINE_HEURISTIC_GPU_TIER_RESERVE, /* v0.4.7.post1 .. v0.5.3rc0: per-tier reserve (PR #7054) */
+    ENGINE_HEURISTIC_INLINE_FORMULA,   /* v0.5.3rc2 .. v0.5.15: 512 + 1.5 chunk + 2 max_bs ... (PR #10372/#10975) */
+    ENGINE_HEURISTIC_RESERVE_METHODS   /* main: reserve_for_graph_mb & co. (PR #30157, 2026-07-07) */
+} engine_heuristic_variant;
+
+typedef struct {
+    uint32_t max_bs;           /* --cuda-graph-max-bs[-decode]; 0: the release default for the GPU */
+    const uint32_t *explicit_bs; /* --cuda-graph-bs[-decode]; NULL or n_explicit 0: none */
+    size_t n_explicit;
+    bool speculative;          /* any --speculative-algorithm (EAGLE, NEXTN, ...) */
+    uint32_t width;            /* tokens per request the decode graph captures (verify: num draft tokens); 0 = 1 */
+    uint32_t gpu_mem_mib;      /* nvidia-smi memory.total (min over the box); 0: unknown */
+    uint32_t tp_size;          /* 0 = 1 */
+    uint32_t dp;               /* attention DP size (dp_size with DP attention, else 1); 0 = 1 */
+    uint32_t max_running_requests; /* --max-running-requests; 0: not given */
+    uint32_t pool_size;        /* req_to_token_pool.size when known (e.g. from a log); 0: derive it */
+    bool require_gathered;     /* require_gathered_buffer(): DP attention, or an a2a backend with attn_tp>1 */
+    uint32_t attn_tp;          /* attention TP size (tp/dp with DP attention); 0 = 1 */
+    uint32_t attn_cp;          /* --attn-cp-size; 0 = 1 */
+    bool tbo;                  /* --enable-two-batch-overlap */
+    bool disable_padding;      /* --disable-cuda-graph-padding */
+} engine_capture_params;
+
+typedef struct {
+    uint32_t max_bs;          /* what bounded the list: explicit, release default, or max(explicit) */
+    bool max_bs_defaulted;    /* came from the release's GPU tiers */
+    uint32_t pool_size;       /* N used by the clamp (after rounding up to mul_base, if the release does) */
+    bool pool_defaulted;      /* N derived: 48 under speculation, else the 2048 floor of the default */
+    bool clamped_to_pool;     /* sizes above N were dropped and N added */
+    bool added_pool_minus_one; /* v0.4.6 also adds N-1 */
+    bool appended_max_bs;     /* off-grid max_bs appended (PR #21005) */
+    bool extended_to_max_bs;  /* runner era: range(max, max_bs + 1, 16) added (PR #6201) */
+    uint32_t mul_base;        /* divisibility base applied; 1: none */
+    uint32_t filtered_out;    /* sizes removed by the two-batch-overlap / mul_base filter */
+    uint32_t dropped_out_of_range; /* sizes above ENGINE_RELEASE_MAX_BS ignored */
+    bool truncated;           /* more sizes than cap: out holds the smallest cap */
+    bool capture_fails;       /* nothing survived: SGLang aborts start-up (assert on an empty capture_bs) */
+    bool beyond_model;        /* copied from the release */
+} engine_capture_notes;
+
+/* The ascending decode capture list SGLang would use. Writes min(n, cap) sizes and returns n
+ * (0 when nothing survives: notes->capture_fails). notes may be NULL. */
+size_t engine_release_capture_list(const engine_release *r, const engine_capture_params *p, uint32_t *out,
+                                   size_t cap, engine_capture_notes *notes);
+
+/* Graphs share one FP32 logits buffer sized for the largest bucket (PR #8579, v0.4.10.post2);
+ * before it every captured size kept its own output. */
+bool engine_release_has_shared_logits(const engine_release *r);
+/* --cuda-graph-max-bs-decode / --cuda-graph-bs-decode exist (PR #23906, v0.5.14). */
+bool engine_release_has_decode_graph_flags(const engine_release *r);
+engine_heuristic_variant engine_release_heuristic_variant(const engine_release *r);
+engine_grid_kind engine_release_grid(const engine_release *r);
+/* Speculative add-on (MiB) of the default-fraction heuristic for EAGLE-family algorithms:
+ * 2048 (PR #7054), 4096 (PR #19418), 0 once the KV cell size absorbs it (PR #23862);
+ * 0 for the tp-fraction variants. */
+uint32_t engine_release_eagle_reserve_mib(const engine_release *r);
+/* The largest decode size the release captures by default on this GPU (dp_size 1; no pool
+ * clamp): the tier's max_bs, or before v0.5.3rc2 the top of the runner-built list (160/256/512,
+ * 152 for v0.4.6's speculative list) unless the small-GPU setting applies. */
+uint32_t engine_release_default_max_bs(const engine_release *r, uint32_t gpu_mem_mib, uint32_t tp,
+                                       bool speculative);
+
+/* Facts table access, for listing and tests. */
+size_t engine_release_fact_count(void);
+/* Row i: its first release, a one-line description and its source; false past the end. */
+bool engine_release_fact(size_t i, engine_release *since, const char **what, const char **source,
+                         bool *cut_verified);
+
+#endif

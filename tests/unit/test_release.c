@@ -1,0 +1,660 @@
+/* test_release.c — SGLang release facts: parsing, ordering, capture lists per release against
+ * reference/sglang.md §4 and the printed lists of shared/fixtures/measured/deployments.json. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "release.h"
+
+/* nvidia-smi memory.total, MiB (reference/sglang.md §1, typical values). */
+#define H100_MIB 81559u
+#define H200_MIB 143771u
+#define B200_MIB 183359u
+#define L40S_MIB 46068u
+#define A10_MIB 23028u
+#define RTX4090_MIB 24564u
+#define GB10_MIB 124610u
+
+static engine_release rel(const char *text)
+{
+    engine_release r;
+    char err[128];
+    int rc = engine_release_parse(text, &r, err, sizeof err);
+    if (rc != 0)
+        fail_msg("parse %s: %s", text, err);
+    return r;
+}
+
+static engine_capture_params params(uint32_t gpu_mem, uint32_t tp)
+{
+    engine_capture_params p;
+    memset(&p, 0, sizeof p);
+    p.gpu_mem_mib = gpu_mem;
+    p.tp_size = tp;
+    return p;
+}
+
+#define MAXN 2048
+static uint32_t got[MAXN];
+
+static size_t list(const char *release, const engine_capture_params *p, engine_capture_notes *n)
+{
+    engine_release r = rel(release);
+    memset(got, 0, sizeof got);
+    return engine_release_capture_list(&r, p, got, MAXN, n);
+}
+
+static void assert_list(size_t n, const uint32_t *want, size_t n_want)
+{
+    assert_int_equal(n, n_want);
+    for (size_t i = 0; i < n_want; i++)
+        if (got[i] != want[i])
+            fail_msg("size %zu: got %u, want %u", i, got[i], want[i]);
+}
+
+/* Builds an expected list from {from, to, step} segments. */
+static size_t segments(uint32_t *out, const uint32_t (*seg)[3], size_t n_seg)
+{
+    size_t n = 0;
+    for (size_t s = 0; s < n_seg; s++)
+        for (uint32_t v = seg[s][0]; v <= seg[s][1]; v += seg[s][2])
+            out[n++] = v;
+    return n;
+}
+
+static void test_parse(void **state)
+{
+    (void)state;
+    engine_release r;
+    char err[128], text[ENGINE_RELEASE_TEXT_MAX];
+    const char *round[] = {"v0.4.6", "v0.4.10.post1", "v0.5.3rc2", "v0.5.6.post2", "v0.5.15", "main@2026-07-20"};
+    for (size_t i = 0; i < sizeof round / sizeof round[0]; i++) {
+        assert_int_equal(engine_release_parse(round[i], &r, err, sizeof err), 0);
+        engine_release_text(&r, text, sizeof text);
+        assert_string_equal(text, round[i]);
+        assert_false(r.beyond_model);
+    }
+    assert_int_equal(engine_release_parse("0.5.3.rc0", &r, err, sizeof err), 0);
+    assert_int_equal(r.stage, ENGINE_RELEASE_RC);
+    assert_int_equal(r.number, 0);
+    assert_int_equal(engine_release_parse("V0.4.9.post6", &r, err, sizeof err), 0);
+    assert_int_equal(r.patch, 9);
+    assert_int_equal(r.stage, ENGINE_RELEASE_POST);
+    assert_int_equal(r.number, 6);
+    assert_int_equal(engine_release_parse("main", &r, err, sizeof err), 0);
+    assert_int_equal(r.stage, ENGINE_RELEASE_MAIN);
+
+    /* Older than modelled: an error naming the oldest. */
+    const char *old[] = {"0.4.5.post3", "v0.4.6rc1", "0.3.9", "0.0.0"};
+    for (size_t i = 0; i < sizeof old / sizeof old[0]; i++) {
+        err[0] = '\0';
+        assert_int_equal(engine_release_parse(old[i], &r, err, sizeof err), -1);
+        assert_non_null(strstr(err, "v0.4.6"));
+    }
+    const char *bad[] = {"", "0.5", "0.5.x", "0.5.3post1", "0.5.3.post", "0.5.3rc", "0.5.3rc2x",
+                         "main@2026-01-01", "0.0.0.dev11582+g4df60434d", "latest", "0.5.99999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        assert_int_equal(engine_release_parse(bad[i], &r, err, sizeof err), -1);
+        assert_true(strlen(err) > 0);
+    }
+    assert_int_equal(engine_release_parse(NULL, &r, err, sizeof err), -1);
+
+    /* Newer than modelled: accepted, flagged, printed as given. */
+    const char *newer[] = {"0.5.16", "v0.5.19.post1", "0.6.0rc0", "1.0.0"};
+    for (size_t i = 0; i < sizeof newer / sizeof newer[0]; i++) {
+        assert_int_equal(engine_release_parse(newer[i], &r, err, sizeof err), 0);
+        assert_true(r.beyond_model);
+    }
+    r = rel("0.5.19.post1");
+    engine_release_text(&r, text, sizeof text);
+    assert_string_equal(text, "v0.5.19.post1");
+    engine_release_text(&r, text, 4); /* truncated, terminated */
+    assert_string_equal(text, "v0.");
+}
+
+static void test_order(void **state)
+{
+    (void)state;
+    const char *asc[] = {"0.4.6",      "0.4.6.post1", "0.4.6.post5", "0.4.7",  "0.4.9.post6", "0.4.10",
+                         "0.5.0rc0",   "0.5.0rc2",    "0.5.1",       "0.5.3rc0", "0.5.3rc2",  "0.5.3",
+                         "0.5.3.post3", "0.5.10",     "0.5.15.post9", "main",  "0.5.16rc0",   "0.5.16",
+                         "0.6.0"};
+    size_t n = sizeof asc / sizeof asc[0];
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            engine_release a = rel(asc[i]), b = rel(asc[j]);
+            int c = engine_release_cmp(&a, &b);
+            if ((i < j && c >= 0) || (i > j && c <= 0) || (i == j && c != 0))
+                fail_msg("cmp(%s, %s) = %d", asc[i], asc[j], c);
+        }
+    engine_release oldest = engine_release_oldest(), newest = engine_release_newest(), r = rel("v0.4.6");
+    assert_int_equal(engine_release_cmp(&oldest, &r), 0);
+    r = rel("main");
+    assert_int_equal(engine_release_cmp(&newest, &r), 0);
+}
+
+/* §4.1 examples on main: sizes and the off-grid append of PR #21005. */
+static void test_server_generator(void **state)
+{
+    (void)state;
+    engine_capture_params p = params(H200_MIB, 8);
+    engine_capture_notes n;
+    p.pool_size = 4096;
+    const struct {
+        uint32_t max_bs;
+        bool spec;
+        size_t count;
+    } cases[] = {{256, false, 36}, {512, false, 52}, {256, true, 51}, {512, true, 67}};
+    for (size_t i = 0; i < 4; i++) {
+        p.max_bs = cases[i].max_bs;
+        p.speculative = cases[i].spec;
+        size_t k = list("main", &p, &n);
+        assert_int_equal(k, cases[i].count);
+        assert_int_equal(got[k - 1], cases[i].max_bs);
+        assert_false(n.appended_max_bs);
+        assert_false(n.clamped_to_pool);
+    }
+    /* v0.5.3: the speculative grid stops at 60 before 64 (PR #12002): one size fewer. */
+    p.max_bs = 256;
+    p.speculative = true;
+    assert_int_equal(list("0.5.3", &p, &n), 50);
+    assert_int_equal(list("0.5.4.post1", &p, &n), 50);
+    assert_int_equal(list("0.5.4.post2", &p, &n), 51);
+
+    p.speculative = false;
+    p.max_bs = 500;
+    size_t k = list("main", &p, &n);
+    assert_int_equal(k, 52);
+    assert_int_equal(got[k - 3], 480);
+    assert_int_equal(got[k - 2], 496);
+    assert_int_equal(got[k - 1], 500);
+    assert_true(n.appended_max_bs);
+    k = list("0.5.6.post2", &p, &n);
+    assert_int_equal(k, 51);
+    assert_int_equal(got[k - 1], 496);
+    assert_false(n.appended_max_bs);
+    assert_int_equal(n.max_bs, 500);
+
+    /* max_bs 24 / 192 examples, and padding disabled: 1..max_bs. */
+    const uint32_t want24[] = {1, 2, 4, 8, 12, 16, 24};
+    p.max_bs = 24;
+    assert_list(list("main", &p, &n), want24, 7);
+    p.speculative = true;
+    const uint32_t want24s[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 18, 20, 22, 24};
+    p.max_bs = 24;
+    p.max_running_requests = 256;
+    assert_list(list("main", &p, &n), want24s, 16);
+    p.max_bs = 192;
+    assert_int_equal(list("main", &p, &n), 43);
+    p.speculative = false;
+    assert_int_equal(list("main", &p, &n), 28);
+    p.disable_padding = true;
+    p.max_bs = 100;
+    k = list("0.5.6", &p, &n);
+    assert_int_equal(k, 100);
+    assert_int_equal(got[0], 1);
+    assert_int_equal(got[99], 100);
+
+    /* An explicit list sets max_bs to its max; the user's max_bs is not applied to it. */
+    p = params(H200_MIB, 8);
+    const uint32_t explicit_bs[] = {64, 8, 1, 8, 32};
+    p.explicit_bs = explicit_bs;
+    p.n_explicit = 5;
+    p.max_bs = 16;
+    const uint32_t want_explicit[] = {1, 8, 32, 64};
+    assert_list(list("main", &p, &n), want_explicit, 4);
+    assert_int_equal(n.max_bs, 64);
+}
+
+/* v0.4.8 .. v0.5.2 runner-built list with GPU tiers (PR #7053) and the max_bs extension (PR #6201). */
+static void test_runner_generator(void **state)
+{
+    (void)state;
+    engine_capture_notes n;
+    engine_capture_params p = params(H100_MIB, 8);
+    size_t k = list("0.5.2", &p, &n);
+    assert_int_equal(k, 23);
+    assert_int_equal(got[k - 1], 160);
+    assert_int_equal(n.max_bs, 160);
+    assert_false(n.max_bs_defaulted);
+    p.gpu_mem_mib = H200_MIB;
+    k = list("0.4.8", &p, &n);
+    assert_int_equal(k, 35);
+    assert_int_equal(got[k - 1], 256);
+    p.gpu_mem_mib = B200_MIB;
+    k = list("0.5.3rc0", &p, &n); /* the server generator arrives in rc2 */
+    assert_int_equal(k, 51);
+    assert_int_equal(got[k - 1], 512);
+
+    /* Tier thresholds moved: v0.4.7 had 98304 / 180000 MiB, v0.4.7.post1 92160 / 160000. */
+    p.gpu_mem_mib = 95000;
+    assert_int_equal(list("0.4.7", &p, &n), 23);
+    assert_int_equal(list("0.4.7.post1", &p, &n), 35);
+    p.gpu_mem_mib = 170000;
+    assert_int_equal(list("0.4.7", &p, &n), 35);
+    assert_int_equal(list("0.4.7.post1", &p, &n), 51);
+
+    /* v0.4.6: 160..256 only above 81920 MiB and with dp_size 1. */
+    p.gpu_mem_mib = H200_MIB;
+    assert_int_equal(list("0.4.6", &p, &n), 35);
+    p.dp = 2;
+    assert_int_equal(list("0.4.6", &p, &n), 23);
+    assert_int_equal(list("0.4.6.post2", &p, &n), 35);
+    p.dp = 1;
+    p.gpu_mem_mib = 90000;
+    assert_int_equal(list("0.4.6", &p, &n), 35);
+    assert_int_equal(list("0.4.6.post2", &p, &n), 23);
+
+    /* Speculative runner lists. */
+    p = params(H100_MIB, 8);
+    p.speculative = true;
+    p.max_running_requests = 1024;
+    const uint32_t want_spec047[] = {1,  2,  3,  4,  5,  6,  7,  8,  10,  12,  14,  16,  18,  20,  22,
+                                     24, 26, 28, 30, 32, 40, 48, 56, 80, 96, 112, 128, 144, 160};
+    assert_list(list("0.5.2", &p, &n), want_spec047, 29);
+    const uint32_t want_spec046[] = {1,  2,  3,  4,  5,  6,  7,  8,  10, 12,  14,  16,  18,  20,
+                                     22, 24, 26, 28, 30, 32, 40, 56, 72, 88, 104, 120, 136, 152};
+    assert_list(list("0.4.6", &p, &n), want_spec046, 28);
+
+    /* Small GPUs: cuda_graph_max_bs 8 (tp<4) / 80; threshold 25000 MiB until v0.4.7, 35840 after. */
+    p = params(RTX4090_MIB, 2);
+    const uint32_t want8[] = {1, 2, 4, 8};
+    assert_list(list("0.4.6", &p, &n), want8, 4);
+    assert_true(n.max_bs_defaulted);
+    p.gpu_mem_mib = 30000;
+    assert_int_equal(list("0.4.7", &p, &n), 23);
+    assert_list(list("0.4.7.post1", &p, &n), want8, 4);
+    p.tp_size = 4;
+    k = list("0.5.0", &p, &n);
+    assert_int_equal(k, 13); /* [1,2,4,8] + 16..80 step 8 */
+    assert_int_equal(got[k - 1], 80);
+
+    /* An explicit max_bs above the list: v0.4.6 only cuts, v0.4.6.post4+ extends by 16. */
+    p = params(H100_MIB, 8);
+    p.max_bs = 256;
+    k = list("0.5.2", &p, &n);
+    assert_int_equal(k, 29);
+    assert_int_equal(got[22], 160);
+    assert_int_equal(got[23], 176);
+    assert_int_equal(got[k - 1], 256);
+    assert_true(n.extended_to_max_bs);
+    k = list("0.4.6.post3", &p, &n);
+    assert_int_equal(k, 23);
+    assert_false(n.extended_to_max_bs);
+    assert_int_equal(list("0.4.6.post4", &p, &n), 29);
+    p.max_bs = 100;
+    k = list("0.5.2", &p, &n);
+    assert_int_equal(k, 15);
+    assert_int_equal(got[k - 1], 96);
+    p.max_bs = 500;
+    k = list("0.5.2", &p, &n);
+    assert_int_equal(got[k - 1], 496);
+}
+
+/* Request-pool clamp (§3.4, §4.3). */
+static void test_pool_clamp(void **state)
+{
+    (void)state;
+    engine_capture_notes n;
+    /* H200 tp8 DeepSeek + NEXTN, no --max-running-requests: pool 48. */
+    engine_capture_params p = params(H200_MIB, 8);
+    p.speculative = true;
+    p.width = 4;
+    uint32_t want[32];
+    const uint32_t seg[][3] = {{1, 8, 1}, {10, 32, 2}, {40, 48, 4}};
+    size_t nw = segments(want, seg, 3);
+    assert_list(list("main", &p, &n), want, nw);
+    assert_int_equal(nw, 23);
+    assert_true(n.clamped_to_pool);
+    assert_true(n.pool_defaulted);
+    assert_int_equal(n.pool_size, 48);
+    assert_int_equal(n.max_bs, 512);
+    assert_list(list("0.5.3", &p, &n), want, nw);
+    assert_list(list("0.5.6.post2", &p, &n), want, nw);
+
+    /* v0.4.6 adds N-1 too. */
+    const uint32_t want046[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 40, 47, 48};
+    assert_list(list("0.4.6", &p, &n), want046, 23);
+    assert_true(n.added_pool_minus_one);
+    const uint32_t want048[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 40, 48};
+    assert_list(list("0.4.8", &p, &n), want048, 22);
+    assert_false(n.added_pool_minus_one);
+
+    /* Same with DP attention dp8 (attn_tp 1): pool 48 // 8 = 6 since PR #20063, 48 before. */
+    p.dp = 8;
+    p.attn_tp = 1;
+    p.require_gathered = true;
+    const uint32_t want6[] = {1, 2, 3, 4, 5, 6};
+    assert_list(list("main", &p, &n), want6, 6);
+    assert_int_equal(n.pool_size, 6);
+    assert_list(list("0.5.6.post2", &p, &n), want, nw);
+    /* An explicit --max-running-requests is divided too. */
+    p.max_running_requests = 64;
+    assert_int_equal(list("main", &p, &n), 8); /* 1..8 */
+    assert_false(n.pool_defaulted);
+
+    /* No speculation: the default pool (>= 2048) never clamps the default grid. */
+    p = params(B200_MIB, 8);
+    assert_int_equal(list("main", &p, &n), 52);
+    assert_false(n.clamped_to_pool);
+    assert_int_equal(n.pool_size, 2048);
+}
+
+/* deployments.json qwen3-next-80b-fp8-dp4-deepep-b200 (v0.5.6.post2, tp4 dp4, DP attention +
+ * DeepEP): the pool of 159 is appended; attn_tp 1 imposes nothing. accuracy-audit.md. */
+static void test_dp4_pool_159(void **state)
+{
+    (void)state;
+    engine_capture_notes n;
+    engine_capture_params p = params(B200_MIB, 4);
+    p.dp = 4;
+    p.attn_tp = 1;
+    p.require_gathered = true;
+    p.pool_size = 159;
+    const uint32_t want[] = {1,  2,  4,  8,  12, 16,  24,  32,  40,  48,  56,  64,
+                             72, 80, 88, 96, 104, 112, 120, 128, 136, 144, 152, 159};
+    assert_list(list("0.5.6.post2", &p, &n), want, 24);
+    assert_true(n.clamped_to_pool);
+    assert_int_equal(n.mul_base, 1);
+    assert_int_equal(n.max_bs, 512);
+
+    /* With attn_tp 4 the odd pool is filtered out in v0.5.6 but padded to 160 on main (PR #20978). */
+    p.tp_size = 8;
+    p.dp = 2;
+    p.attn_tp = 4;
+    size_t k = list("0.5.6.post2", &p, &n);
+    assert_int_equal(n.mul_base, 4);
+    assert_int_equal(got[k - 1], 152);
+    assert_true(n.filtered_out > 0);
+    k = list("main", &p, &n);
+    assert_int_equal(got[k - 1], 160);
+    assert_int_equal(n.pool_size, 160);
+}
+
+/* mul_base: bs % base (v0.4.9.post4 .. v0.5.7) vs (bs * width) % base (PR #16961), attn_cp, tbo. */
+static void test_mul_base(void **state)
+{
+    (void)state;
+    engine_capture_notes n;
+    engine_capture_params p = params(H200_MIB, 8);
+    p.dp = 2;
+    p.attn_tp = 4;
+    p.require_gathered = true;
+    p.speculative = true;
+    p.width = 4;
+    p.max_running_requests = 512; /* pool 256 per DP on main, 512 before */
+    p.max_bs = 64;
+    uint32_t want_main[32];
+    const uint32_t seg[][3] = {{1, 8, 1}, {10, 32, 2}, {40, 64, 4}};
+    size_t nw = segments(want_main, seg, 3);
+    assert_list(list("main", &p, &n), want_main, nw); /* bs * 4 always divisible by 4 */
+    assert_int_equal(n.filtered_out, 0);
+    const uint32_t want_056[] = {4, 8, 12, 16, 20, 24, 28, 32, 40, 44, 48, 52, 56, 60, 64};
+    assert_list(list("0.5.6", &p, &n), want_056, 15);
+    assert_int_equal(n.mul_base, 4);
+    p.width = 1;
+    assert_list(list("main", &p, &n), want_056, 15);
+
+    /* Runner era v0.4.10: bs % attn_tp, then the max_bs cut. */
+    p.width = 4;
+    p.max_bs = 0;
+    const uint32_t want_0410[] = {4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 80, 96, 112, 128, 144, 160, 168, 176,
+                                  184, 192, 200, 208, 216, 224, 232, 240, 248, 256};
+    assert_list(list("0.4.10", &p, &n), want_0410, 29);
+    assert_int_equal(list("0.4.9.post3", &p, &n), 41); /* no gathered filter yet */
+
+    /* Two-batch overlap: even sizes (x2 in mul_base on main; width ignored). */
+    p = params(H200_MIB, 8);
+    p.tbo = true;
+    p.max_bs = 24;
+    const uint32_t want_even[] = {2, 4, 8, 12, 16, 24};
+    assert_list(list("main", &p, &n), want_even, 6);
+    assert_int_equal(n.mul_base, 2);
+    assert_int_equal(n.filtered_out, 1);
+    const uint32_t want_even_runner[] = {2, 4, 8, 16, 24}; /* the runner list has no 12 */
+    assert_list(list("0.4.9", &p, &n), want_even_runner, 5);
+    p.speculative = true;
+    p.max_running_requests = 256;
+    const uint32_t want_ge2[] = {2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 18, 20, 22, 24};
+    assert_list(list("0.4.7", &p, &n), want_ge2, 15);
+    assert_int_equal(n.filtered_out, 1);
+    assert_int_equal(list("0.4.6", &p, &n), 16); /* no two-batch overlap yet */
+
+    /* Attention CP 2 without gathered buffers: mul_base 1 -> 2 (PR #17213); not in v0.5.8. */
+    p = params(H200_MIB, 8);
+    p.attn_cp = 2;
+    p.max_bs = 24;
+    assert_list(list("main", &p, &n), want_even, 6);
+    assert_int_equal(list("0.5.8", &p, &n), 7);
+    /* attn_tp 2 x attn_cp 2: 2 % 2 == 0, so the base stays 2. */
+    p.require_gathered = true;
+    p.attn_tp = 2;
+    list("main", &p, &n);
+    assert_int_equal(n.mul_base, 2);
+    p.attn_tp = 3;
+    list("main", &p, &n);
+    assert_int_equal(n.mul_base, 6);
+}
+
+static void test_nothing_survives(void **state)
+{
+    (void)state;
+    engine_capture_notes n;
+    engine_capture_params p = params(H200_MIB, 8);
+    const uint32_t explicit_bs[] = {1, 2, 3};
+    p.explicit_bs = explicit_bs;
+    p.n_explicit = 3;
+    p.require_gathered = true;
+    p.attn_tp = 8;
+    assert_int_equal(list("0.5.6", &p, &n), 0);
+    assert_true(n.capture_fails);
+    assert_int_equal(list("main", &p, &n), 0);
+    assert_true(n.capture_fails);
+    assert_int_equal(n.filtered_out, 3);
+    p.max_bs = 3; /* runner era: the max_bs step fails on the empty list */
+    assert_int_equal(list("0.4.10", &p, &n), 0);
+    assert_true(n.capture_fails);
+    /* A pool smaller than mul_base: main pads it, so 8 survives there. */
+    p.explicit_bs = NULL;
+    p.n_explicit = 0;
+    p.max_bs = 0;
+    p.pool_size = 5;
+    assert_int_equal(list("0.5.6", &p, &n), 0);
+    assert_true(n.capture_fails);
+    const uint32_t want8[] = {8};
+    assert_list(list("main", &p, &n), want8, 1);
+    assert_false(n.capture_fails);
+}
+
+/* Printed (or stated) lists of shared/fixtures/measured/deployments.json. */
+static void test_deployments(void **state)
+{
+    (void)state;
+    engine_capture_notes n;
+    /* qwen3-30b-a3b-tp8-b200-bs512: main of 2025-07-22 (v0.4.9.post2/.post3), 51 sizes. */
+    uint32_t want[64];
+    const uint32_t seg_b200[][3] = {{1, 2, 1}, {4, 8, 4}, {16, 256, 8}, {272, 512, 16}};
+    size_t nw = segments(want, seg_b200, 4);
+    assert_int_equal(nw, 51);
+    engine_capture_params p = params(B200_MIB, 8);
+    assert_list(list("0.4.9.post2", &p, &n), want, nw);
+    assert_list(list("0.4.9.post3", &p, &n), want, nw);
+    /* dsr1-tp8-ep8-b200-bs512: v0.4.10.post1, 51 graphs (stated, not printed). */
+    assert_list(list("0.4.10.post1", &p, &n), want, nw);
+
+    /* grok2-fp8-tp8-h100-bs160: v0.5.2rc2 on H100. */
+    const uint32_t grok[] = {1,  2,  4,  8,  16, 24, 32,  40,  48,  56,  64, 72,
+                             80, 88, 96, 104, 112, 120, 128, 136, 144, 152, 160};
+    p = params(H100_MIB, 8);
+    assert_list(list("0.5.2rc2", &p, &n), grok, 23);
+
+    /* qwen3-30b-a3b-fp8-tp2-hopper-bs256: main of 2025-11-10 (v0.5.5), tp2 -> 256, 36 graphs. */
+    p = params(H100_MIB, 2);
+    size_t k = list("0.5.5", &p, &n);
+    assert_int_equal(k, 36);
+    assert_int_equal(got[4], 12);
+    assert_int_equal(got[k - 1], 256);
+    p.gpu_mem_mib = H200_MIB;
+    assert_int_equal(list("0.5.5", &p, &n), 36);
+
+    /* qwen3.5-9b-tp2-rtx4090-bs24: a 2026-04 main build, --max-running-requests 62. */
+    const uint32_t rtx[] = {1, 2, 4, 8, 12, 16, 24};
+    p = params(RTX4090_MIB, 2);
+    p.max_running_requests = 62;
+    assert_list(list("0.5.10", &p, &n), rtx, 7);
+    assert_int_equal(n.max_bs, 24);
+    assert_list(list("main", &p, &n), rtx, 7);
+    assert_int_equal(list("0.5.3", &p, &n), 6); /* 16 at tp<4 before PR #12124 */
+
+    /* dsv4.1-flash-tp3-gb10-dspark: 2026-09 build (beyond the model), DSPARK, 6 tokens, 4 requests. */
+    const uint32_t gb10[] = {1, 2, 3, 4};
+    p = params(GB10_MIB, 3);
+    p.speculative = true;
+    p.width = 6;
+    p.max_running_requests = 4;
+    assert_list(list("0.5.19", &p, &n), gb10, 4);
+    assert_true(n.beyond_model);
+    p.max_bs = 4;
+    assert_list(list("main", &p, &n), gb10, 4);
+    assert_false(n.beyond_model);
+
+    /* dsv4-flash-base-tp8-h20: about v0.5.10, --cuda-graph-max-bs 320, 256 running requests. */
+    p = params(97871, 8);
+    p.max_bs = 320;
+    p.max_running_requests = 256;
+    k = list("0.5.10", &p, &n);
+    assert_int_equal(got[k - 1], 256);
+    assert_true(n.clamped_to_pool);
+    assert_int_equal(k, 36);
+}
+
+static void test_queries(void **state)
+{
+    (void)state;
+    engine_release r = rel("0.4.10.post1");
+    assert_false(engine_release_has_shared_logits(&r));
+    r = rel("0.4.10.post2");
+    assert_true(engine_release_has_shared_logits(&r));
+    r = rel("main");
+    assert_true(engine_release_has_shared_logits(&r));
+    r = rel("0.5.13");
+    assert_false(engine_release_has_decode_graph_flags(&r));
+    r = rel("0.5.14");
+    assert_true(engine_release_has_decode_graph_flags(&r));
+    r = rel("0.5.20");
+    assert_true(engine_release_has_decode_graph_flags(&r));
+
+    const struct {
+        const char *release;
+        engine_heuristic_variant variant;
+        uint32_t eagle_mib;
+        engine_grid_kind grid;
+    } v[] = {
+        {"0.4.6", ENGINE_HEURISTIC_TP_FRACTION, 0, ENGINE_GRID_RUNNER_V046},
+        {"0.4.6.post2", ENGINE_HEURISTIC_TP_FRACTION_H200, 0, ENGINE_GRID_RUNNER_V046},
+        {"0.4.7", ENGINE_HEURISTIC_TP_FRACTION_H200, 0, ENGINE_GRID_RUNNER_V047},
+        {"0.4.7.post1", ENGINE_HEURISTIC_GPU_TIER_RESERVE, 2048, ENGINE_GRID_RUNNER_V047},
+        {"0.5.3rc0", ENGINE_HEURISTIC_GPU_TIER_RESERVE, 2048, ENGINE_GRID_RUNNER_V047},
+        {"0.5.3rc2", ENGINE_HEURISTIC_INLINE_FORMULA, 2048, ENGINE_GRID_SERVER},
+        {"0.5.10", ENGINE_HEURISTIC_INLINE_FORMULA, 4096, ENGINE_GRID_SERVER},
+        {"0.5.13", ENGINE_HEURISTIC_INLINE_FORMULA, 4096, ENGINE_GRID_SERVER},
+        {"0.5.15.post1", ENGINE_HEURISTIC_INLINE_FORMULA, 0, ENGINE_GRID_SERVER},
+        {"main", ENGINE_HEURISTIC_RESERVE_METHODS, 0, ENGINE_GRID_SERVER},
+        {"0.6.0", ENGINE_HEURISTIC_RESERVE_METHODS, 0, ENGINE_GRID_SERVER},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        r = rel(v[i].release);
+        assert_int_equal(engine_release_heuristic_variant(&r), v[i].variant);
+        assert_int_equal(engine_release_eagle_reserve_mib(&r), v[i].eagle_mib);
+        assert_int_equal(engine_release_grid(&r), v[i].grid);
+    }
+
+    const struct {
+        const char *release;
+        uint32_t gpu, tp;
+        bool spec;
+        uint32_t max_bs;
+    } d[] = {
+        {"main", H200_MIB, 8, false, 512},   {"main", H200_MIB, 2, true, 256},   {"main", B200_MIB, 1, false, 512},
+        {"main", H100_MIB, 4, false, 512},   {"main", L40S_MIB, 2, false, 32},   {"main", L40S_MIB, 8, false, 160},
+        {"main", A10_MIB, 1, false, 24},     {"main", A10_MIB, 4, false, 80},    {"main", 16000, 8, false, 8},
+        {"main", 0, 8, false, 160},          {"0.5.3", A10_MIB, 1, false, 16},   {"0.5.4.post1", A10_MIB, 1, false, 24},
+        {"0.5.2", H100_MIB, 8, false, 160},  {"0.5.2", H200_MIB, 8, false, 256}, {"0.5.2", B200_MIB, 8, true, 512},
+        {"0.5.2", A10_MIB, 2, false, 8},     {"0.5.2", 30000, 4, false, 80},     {"0.4.6", A10_MIB, 1, false, 8},
+        {"0.4.6", 30000, 1, false, 160},     {"0.4.6", H100_MIB, 8, true, 152},  {"0.4.6", H200_MIB, 8, false, 256},
+        {"0.4.7", B200_MIB, 8, false, 512},  {"0.4.6.post5", B200_MIB, 8, false, 256},
+    };
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+        r = rel(d[i].release);
+        uint32_t got_bs = engine_release_default_max_bs(&r, d[i].gpu, d[i].tp, d[i].spec);
+        if (got_bs != d[i].max_bs)
+            fail_msg("%s gpu %u tp %u: max_bs %u, want %u", d[i].release, d[i].gpu, d[i].tp, got_bs, d[i].max_bs);
+    }
+}
+
+static void test_facts_table(void **state)
+{
+    (void)state;
+    size_t count = engine_release_fact_count();
+    assert_true(count >= 40);
+    engine_release prev = engine_release_oldest(), since;
+    const char *what, *source;
+    bool verified;
+    size_t unverified = 0;
+    for (size_t i = 0; i < count; i++) {
+        assert_true(engine_release_fact(i, &since, &what, &source, &verified));
+        assert_true(engine_release_cmp(&since, &prev) >= 0); /* rows in release order */
+        assert_true(strlen(what) > 0);
+        assert_true(strlen(source) > 0);
+        if (!verified)
+            unverified++;
+        prev = since;
+    }
+    assert_int_equal(unverified, 6); /* the v0.5.8 .. v0.5.10 placements */
+    assert_false(engine_release_fact(count, &since, &what, &source, &verified));
+}
+
+static void test_truncation_and_range(void **state)
+{
+    (void)state;
+    engine_release r = rel("main");
+    engine_capture_params p = params(H200_MIB, 8);
+    engine_capture_notes n;
+    uint32_t small[4] = {0};
+    size_t k = engine_release_capture_list(&r, &p, small, 4, &n);
+    assert_int_equal(k, 52);
+    assert_true(n.truncated);
+    assert_int_equal(small[3], 8);
+    assert_int_equal(engine_release_capture_list(&r, &p, NULL, 0, NULL), 52);
+    const uint32_t explicit_bs[] = {70000, 16};
+    p.explicit_bs = explicit_bs;
+    p.n_explicit = 2;
+    k = engine_release_capture_list(&r, &p, small, 4, &n);
+    assert_int_equal(k, 1);
+    assert_int_equal(small[0], 16);
+    assert_int_equal(n.dropped_out_of_range, 1);
+    /* A release newer than the model behaves as main, flagged. */
+    engine_release later = rel("0.5.16");
+    p.explicit_bs = NULL;
+    p.n_explicit = 0;
+    assert_int_equal(engine_release_capture_list(&later, &p, NULL, 0, &n), 52);
+    assert_true(n.beyond_model);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse),          cmocka_unit_test(test_order),
+        cmocka_unit_test(test_server_generator), cmocka_unit_test(test_runner_generator),
+        cmocka_unit_test(test_pool_clamp),     cmocka_unit_test(test_dp4_pool_159),
+        cmocka_unit_test(test_mul_base),       cmocka_unit_test(test_nothing_survives),
+        cmocka_unit_test(test_deployments),    cmocka_unit_test(test_queries),
+        cmocka_unit_test(test_facts_table),    cmocka_unit_test(test_truncation_and_range),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
