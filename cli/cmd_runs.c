@@ -382,12 +382,16 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
            engine_origin_name(r.origin[KNOB_GPU]), r.origin[KNOB_GPU] ? ")" : "");
     if (r.preset[0])
         printf("preset   %s\n", r.preset);
-    /* The scalar knobs on one line in the order it has always had (world and the layout first;
-     * the table's order starts with max_bs); then each list knob on its own line. */
-    static const engine_knob_id shown[] = {KNOB_WORLD, KNOB_DP,           KNOB_DCP,         KNOB_MAX_BS,
-                                           KNOB_MTP,   KNOB_MAX_DISPATCH, KNOB_CONTEXT_LEN, KNOB_MEM_FRACTION};
+    /* The panel's scalar knobs on one line in the engine's order of application (the layout
+     * first), the others where the run knows them; then each list knob on its own line. */
+    engine_knob_id shown[KNOB_COUNT];
+    engine_knob_apply_order(shown);
     printf("knobs   ");
-    for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
+    for (size_t i = 0; i < KNOB_COUNT; i++) {
+        const engine_knob_info *info = &engine_knobs[shown[i]];
+        if (info->type == KNOB_TYPE_NAME || info->type == KNOB_TYPE_LIST_OR_AUTO ||
+            (shown[i] >= KNOB_PANEL_COUNT && !r.origin[shown[i]]))
+            continue;
         knob_text(&r, shown[i], buf, sizeof buf);
         printf(" %s %s%s%s%s", engine_knobs[shown[i]].name, buf, r.origin[shown[i]] ? " (" : "",
                engine_origin_name(r.origin[shown[i]]), r.origin[shown[i]] ? ")" : "");

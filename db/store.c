@@ -527,6 +527,7 @@ void store_summary_set_knobs(store_run_summary *r, const engine_deployment *valu
     r->mtp = k->mtp;
     r->max_dispatch = k->max_dispatch_auto ? 0 : k->max_dispatch;
     r->n_buckets = k->buckets_auto ? 0 : k->n_buckets;
+    r->knobs = *k;
     copy_text(r->gpu, sizeof r->gpu, values->gpu.name);
 }
 

@@ -51,6 +51,7 @@ typedef struct {
     char created_at[32];
     uint32_t world, dp, dcp, max_bs, mtp, max_dispatch; /* 0 where unknown */
     uint32_t n_buckets;
+    engine_knobs_state knobs; /* every knob as stored; 0 where unknown */
     double static_gib, largest_gib, buckets_gib, draft_gib, target_total_gib, total_gib;
 } store_run_summary;
 

@@ -463,6 +463,11 @@ extern const engine_term_info engine_terms[TERM_COUNT];
 #define ENGINE_ROWS_MASK                                                                                               \
     (KNOB_BIT(KNOB_MAX_BS) | KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MTP) | KNOB_BIT(KNOB_DP) | KNOB_BIT(KNOB_WORLD))
 
+/* The knobs that make a deployment's shape: a stored run sits on a plot of one of them when it
+ * agrees with the plan on all the others. */
+#define ENGINE_SHAPE_MASK                                                                                              \
+    (KNOB_BIT(KNOB_MAX_BS) | KNOB_BIT(KNOB_MTP) | KNOB_BIT(KNOB_DP) | KNOB_BIT(KNOB_DCP) | KNOB_BIT(KNOB_WORLD))
+
 /* "max_bs buckets mtp dp world" (names) or, BRIEF, "rows ctx" (MODEL.md's shorthand for the
  * rows, then the knobs' brief labels); "-" for none. */
 void engine_depends_text(uint32_t mask, bool brief, char *buf, size_t len);

@@ -181,7 +181,7 @@ static const engine_calibration *cal_of(const tui_plan *p)
 
 static bool axis_ok(engine_knob_id k)
 {
-    return k != KNOB_BUCKETS && k != KNOB_GPU;
+    return engine_knobs[k].steps != KNOB_STEPS_NONE; /* a knob without steps has no axis */
 }
 
 static size_t knob_steps(const tui_plan *p, engine_knob_id k, double *out, size_t cap)
@@ -300,7 +300,7 @@ void tui_app_recompute(tui_app *app)
         }
     }
     app->axis = axis_ok((engine_knob_id)app->focus) ? (engine_knob_id)app->focus : KNOB_MAX_BS;
-    app->x_log = app->axis == KNOB_CONTEXT_LEN;
+    app->x_log = engine_knobs[app->axis].steps == KNOB_STEPS_POW2;
     bool both = app->compare && app->plan[1].loaded;
     double hi0 = axis_hi(app, &app->plan[0], app->scratch.steps);
     double hi1 = both ? axis_hi(app, &app->plan[1], app->scratch.steps) : 0;
@@ -398,7 +398,7 @@ static int set_value(tui_app *app, int knob, double value)
             return 0;
         return set_gpu(app, gpus[i]->name);
     }
-    if (knob != KNOB_MAX_DISPATCH || !p->d.knobs.max_dispatch_auto)
+    if (!engine_knob_is_auto(&p->d, (engine_knob_id)knob))
         if (fabs(engine_knob_value(&p->d, (engine_knob_id)knob) - value) < STEP_EPS)
             return 0;
     engine_deployment d = p->d;
@@ -439,8 +439,8 @@ static int step_knob(tui_app *app, int knob, int delta, int to_end)
     size_t cur;
     size_t n = tui_app_knob_steps(app, knob, steps, TUI_CURVE_MAX, &cur);
     if (n == 0) {
-        if (knob == KNOB_BUCKETS)
-            set_message(app, false, "buckets: type a list with = (e.g. = 1,2,4,8 Enter) or = auto Enter");
+        if (engine_knobs[knob].field == KNOB_FIELD_LIST)
+            set_message(app, false, "%s: type a list with = (e.g. = 1,2,4,8 Enter) or = auto Enter", engine_knobs[knob].name);
         return TUI_REDRAW;
     }
     if (knob != KNOB_GPU) { /* the engine walks the knob's steps (leaving auto from its value) */

@@ -179,45 +179,33 @@ static int plot_row(const plot_frame *f, double y)
     return f->ch - 1 - (int)floor(pos);
 }
 
-/* The x of a stored run on the axis, when it belongs on this plot. */
-static bool run_point(const tui_app *app, const tui_plan *p, const store_run_summary *r, double *x)
+/* The x of a stored run on the axis, when it belongs on this plot: same model, the same shape on
+ * every knob but the axis, and a stored (not auto) value of the axis knob. */
+static bool run_point(const tui_app *app, const tui_plan *p, const store_run_summary *r, engine_deployment *run,
+                      double *x)
 {
-    const engine_knobs_state *k = &p->d.knobs;
     if (strcmp(r->model, p->d.model.name) != 0 || !isfinite(r->total_gib))
         return false;
     engine_knob_id axis = app->axis;
-    if ((axis != KNOB_WORLD && r->world != k->world) || (axis != KNOB_DP && r->dp != k->dp) ||
-        (axis != KNOB_DCP && r->dcp != k->dcp) || (axis != KNOB_MTP && r->mtp != k->mtp))
+    run->knobs = r->knobs; /* RUN: the caller's scratch copy of the plan */
+    for (int k = 0; k < KNOB_COUNT; k++)
+        if ((ENGINE_SHAPE_MASK & KNOB_BIT(k)) && k != (int)axis &&
+            !engine_knob_equal(run, &p->d, (engine_knob_id)k))
+            return false;
+    if (engine_knob_is_auto(run, axis) || !(ENGINE_SHAPE_MASK & KNOB_BIT(axis) || axis == KNOB_MAX_DISPATCH))
         return false;
-    switch (axis) {
-    case KNOB_MAX_BS:
-        *x = app->concurrency && app->compare ? (double)r->max_bs * r->dp : r->max_bs;
-        return true;
-    case KNOB_DP:
-        *x = r->dp;
-        return r->max_bs == k->max_bs;
-    case KNOB_DCP:
-        *x = r->dcp;
-        return r->max_bs == k->max_bs;
-    case KNOB_MTP:
-        *x = r->mtp;
-        return r->max_bs == k->max_bs;
-    case KNOB_WORLD:
-        *x = r->world;
-        return r->max_bs == k->max_bs;
-    case KNOB_MAX_DISPATCH:
-        *x = r->max_dispatch;
-        return r->max_dispatch > 0 && r->max_bs == k->max_bs;
-    default:
-        return false;
-    }
+    *x = engine_knob_value(run, axis);
+    if (axis == KNOB_MAX_BS && app->concurrency && app->compare) /* instance concurrency: dp x max_bs */
+        *x *= r->knobs.dp;
+    return *x > 0;
 }
 
 static void axis_label(engine_knob_id axis, double v, char *buf, size_t len)
 {
-    if (axis == KNOB_MEM_FRACTION)
+    const engine_knob_info *k = &engine_knobs[axis];
+    if (k->field == KNOB_FIELD_DOUBLE) /* a fraction */
         snprintf(buf, len, "%.2f", v);
-    else if (axis == KNOB_CONTEXT_LEN)
+    else if (k->steps == KNOB_STEPS_POW2) /* a power-of-two axis reads as K and M */
         snprintf(buf, len,
                  v >= ENGINE_MIB ? "%.0fM"
                  : v >= 1024     ? "%.0fK"
@@ -234,6 +222,7 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
     const tui_glyphs *g = app->g;
     if (r.h < TUI_PLOT_MIN_H)
         return;
+    engine_deployment run = app->plan[0].d; /* each stored run's knobs go in here in turn */
     bool cmp = app->compare && app->plan[1].loaded;
     char title[256];
     const char *xname = app->concurrency && cmp && app->axis == KNOB_MAX_BS ? "dp x max_bs (instance concurrency)"
@@ -302,7 +291,7 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
     for (size_t i = 0; i < app->n_runs; i++) {
         double x;
         for (int k = 0; k < (cmp ? 2 : 1); k++)
-            if (run_point(app, &app->plan[k], &app->runs[i], &x) && x <= f.x_hi && app->runs[i].total_gib > ymax)
+            if (run_point(app, &app->plan[k], &app->runs[i], &run, &x) && x <= f.x_hi && app->runs[i].total_gib > ymax)
                 ymax = app->runs[i].total_gib;
     }
     f.y_max = nice_ceil(ymax * Y_HEADROOM);
@@ -331,7 +320,7 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
     for (int t = 0; t <= n_ticks; t++) {
         double frac = (double)t / n_ticks;
         double v = col_value(&f, frac);
-        if (!f.log && app->axis != KNOB_MEM_FRACTION) {
+        if (!f.log && engine_knobs[app->axis].field != KNOB_FIELD_DOUBLE) {
             double step = nice_ceil((f.x_hi - f.x_lo) / n_ticks);
             v = f.x_lo + step * t;
             if (v > f.x_hi + X_EPS)
@@ -372,7 +361,7 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
     for (int k = 0; k < (cmp ? 2 : 1); k++)
         for (size_t i = 0; i < app->n_runs; i++) {
             double x;
-            if (!run_point(app, &app->plan[k], &app->runs[i], &x) || x < f.x_lo || x > f.x_hi)
+            if (!run_point(app, &app->plan[k], &app->runs[i], &run, &x) || x < f.x_lo || x > f.x_hi)
                 continue;
             tui_put(s, f.cx + plot_col(&f, x), f.cy + plot_row(&f, app->runs[i].total_gib),
                     k ? g->observed_b : g->observed, TUI_ST_OBSERVED);
