@@ -300,7 +300,6 @@ typedef struct {
     uint64_t other_runtime_bytes; /* MODEL.md default: 1 GiB */
     uint64_t pre_load_free_bytes; /* 0: cuda_total - 0.8 GiB */
     uint64_t margin_bytes;        /* for the recommended fraction; MODEL.md default 1 GiB */
-    bool per_graph_logits;        /* the release keeps each graph's own logits (before PR #8579) */
 } engine_deployment;
 
 /* Derived layout numbers. */

@@ -371,8 +371,34 @@ size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
     const engine_knobs_state *k = &d->knobs;
     uint32_t list[ENGINE_MAX_BUCKETS + 1];
     size_t n = 0;
+    uint32_t attn_tp = engine_attn_tp(k);
+    bool dp_attention = engine_dp_attention(k);
+    bool gathered = attn_tp > 1 && (dp_attention || d->a2a == A2A_DEEPEP);
     if (k->buckets_auto) {
-        n = engine_bucket_grid(k->max_bs, k->mtp > 1, list, ENGINE_MAX_BUCKETS);
+        /* The release's own list: its grid, its pool clamp, its divisibility filter. In a plan an
+         * unset max_running_requests is what launch prints, dp x max_bs, so the clamp keeps the
+         * plan's list whole. */
+        engine_capture_params p = {
+            .max_bs = k->max_bs,
+            .speculative = k->mtp > 1,
+            .width = k->mtp,
+            .gpu_mem_mib = d->gpu.nvidia_smi_mib,
+            .tp_size = k->world,
+            .dp = dp_attention ? k->dp : 1,
+            .max_running_requests = k->max_running_requests_auto ? k->dp * k->max_bs : k->max_running_requests,
+            .require_gathered = gathered,
+            .attn_tp = attn_tp,
+            .tbo = k->tbo,
+        };
+        engine_capture_notes notes;
+        n = engine_release_capture_list(&k->sglang, &p, list, ENGINE_MAX_BUCKETS, &notes);
+        if (n > ENGINE_MAX_BUCKETS)
+            n = ENGINE_MAX_BUCKETS;
+        if (n > 0) {
+            memcpy(out, list, (n < cap ? n : cap) * sizeof list[0]);
+            return n < cap ? n : cap;
+        }
+        n = engine_bucket_grid(k->max_bs, k->mtp > 1, list, ENGINE_MAX_BUCKETS); /* nothing survived */
     } else { /* always from the preset's list, never from a previous result */
         for (uint32_t i = 0; i < k->n_buckets; i++)
             if (k->buckets[i] <= k->max_bs)
@@ -381,9 +407,15 @@ size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
     list[n++] = k->max_bs; /* SGLang appends max_bs if absent (PR #21005) */
     sort_unique(list, &n);
 
-    /* Gathered buffers (DP attention or DeepEP with attn_tp > 1) need (bs x width) % attn_tp == 0. */
-    uint32_t attn_tp = engine_attn_tp(k);
-    bool gathered = attn_tp > 1 && (k->dp > 1 || d->a2a == A2A_DEEPEP);
+    /* Gathered buffers (DP attention or DeepEP with attn_tp > 1) need (bs x width) % attn_tp == 0;
+     * two-batch overlap captures even sizes only. */
+    if (k->tbo) {
+        size_t kept = 0;
+        for (size_t i = 0; i < n; i++)
+            if (list[i] % 2 == 0)
+                list[kept++] = list[i];
+        n = kept ? kept : n;
+    }
     if (gathered) {
         size_t kept = 0;
         for (size_t i = 0; i < n; i++)
@@ -660,7 +692,8 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     set_term(e, TERM_FUSED_MOE, fused);
 
     /* Releases before the shared logits buffer kept each captured graph's FP32 logits. */
-    set_term(e, TERM_GRAPH_LOGITS, d->per_graph_logits ? e->other_bucket_rows * m->vocab * 4 : 0);
+    bool per_graph_logits = !engine_release_has_shared_logits(&k->sglang);
+    set_term(e, TERM_GRAPH_LOGITS, per_graph_logits ? e->other_bucket_rows * m->vocab * 4 : 0);
 
     memset(e->layer_bytes, 0, sizeof e->layer_bytes);
     e->total_complete = true;
