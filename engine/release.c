@@ -21,13 +21,20 @@ static const engine_release release_main = REL(5, 15, ENGINE_RELEASE_MAIN, 0);
 engine_release engine_release_oldest(void) { return release_oldest; }
 engine_release engine_release_newest(void) { return release_main; }
 
+/* One ordered key: major, minor, patch (16 bits each), then the stage; the number breaks ties.
+ * The estimator compares a release with every row of the facts table on each estimate. */
+static uint64_t release_key(const engine_release *r)
+{
+    return (uint64_t)r->major << 48 | (uint64_t)r->minor << 32 | (uint64_t)r->patch << 16 | ((uint32_t)r->stage & 0xffffu);
+}
+
 int engine_release_cmp(const engine_release *a, const engine_release *b)
 {
-    const uint32_t ka[] = {a->major, a->minor, a->patch, (uint32_t)a->stage, a->number};
-    const uint32_t kb[] = {b->major, b->minor, b->patch, (uint32_t)b->stage, b->number};
-    for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
-        if (ka[i] != kb[i])
-            return ka[i] < kb[i] ? -1 : 1;
+    uint64_t ka = release_key(a), kb = release_key(b);
+    if (ka != kb)
+        return ka < kb ? -1 : 1;
+    if (a->number != b->number)
+        return a->number < b->number ? -1 : 1;
     return 0;
 }
 
