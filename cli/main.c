@@ -26,7 +26,9 @@ static const struct {
     {"--format", OPT_FORMAT, true},   {"--vary", OPT_VARY, true},       {"--compare", OPT_COMPARE, true},
     {"--ascii", OPT_ASCII, false},    {"--snapshot", OPT_SNAPSHOT, true}, {"--keys", OPT_KEYS, true},
     {"--label", OPT_LABEL, true},     {"--dry-run", OPT_DRY_RUN, false}, {"--yes", OPT_YES, false},
-    {"--model", OPT_MODEL, true},
+    {"--model", OPT_MODEL, true},     {"--check", OPT_CHECK, false},     {"--gpus", OPT_GPUS, true},
+    {"--nodes", OPT_NODES, true},     {"--allow-patched", OPT_ALLOW_PATCHED, false},
+    {"--disaggregation-mode", OPT_DISAGG, true},
 };
 
 int cli_parse(int argc, char **argv, int first, const char *command, unsigned allowed, cli_opts *o)
@@ -107,6 +109,11 @@ int cli_parse(int argc, char **argv, int first, const char *command, unsigned al
         case OPT_LABEL: o->label = value; break;
         case OPT_DRY_RUN: o->dry_run = true; break;
         case OPT_YES: o->yes = true; break;
+        case OPT_CHECK: o->check = true; break;
+        case OPT_GPUS: o->gpus = value; break;
+        case OPT_NODES: o->nodes = value; break;
+        case OPT_ALLOW_PATCHED: o->allow_patched = true; break;
+        case OPT_DISAGG: o->disaggregation = value; break;
         }
     }
     return 0;
@@ -348,4 +355,59 @@ int main(int argc, char **argv)
     }
     cli_error("unknown command '%s' (cgplan --help lists them)", name);
     return EXIT_USAGE;
+}
+
+/* Levenshtein distance, capped: names are short. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 64;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *cli_nearest(const char *word, const char *const *names, size_t n)
+{
+    const char *best = NULL;
+    size_t best_d = 4;
+    for (size_t i = 0; i < n; i++) {
+        if (!names[i])
+            continue;
+        size_t d = edit_distance(word, names[i]);
+        if (d < best_d && d * 2 < strlen(word) + 1) {
+            best_d = d;
+            best = names[i];
+        }
+    }
+    return best;
+}
+
+int cli_report_blocking(const char *command, const engine_estimate *e, const engine_warnings *adj)
+{
+    const engine_warnings *lists[2] = {adj, &e->warnings};
+    int n = 0;
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; lists[l] && i < lists[l]->n; i++)
+            if (lists[l]->items[i].severity == SEVERITY_BLOCKING) {
+                cli_error("%s: does not fit: %s: %s", command, lists[l]->items[i].code, lists[l]->items[i].message);
+                n++;
+            }
+    return n;
 }
