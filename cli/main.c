@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "solve.h"
 
 void cli_error(const char *fmt, ...)
 {
@@ -220,6 +221,10 @@ int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char
         cli_error("%s: --model needs a GPU: add --set gpu=NAME (cgplan presets lists the GPUs)", o->command);
         return EXIT_USAGE;
     }
+    /* A plan from a model alone: its weights per GPU from the model's composition and layout
+     * (the same function search uses, so a listed layout estimates the same). */
+    if (!name && !d->weights_bytes)
+        d->weights_bytes = engine_weights_per_gpu(&d->model, &d->knobs);
     return EXIT_OK;
 }
 
@@ -272,8 +277,17 @@ static const struct {
      "the stored runs; show puts measured layers beside the estimate"},
     {"calibrate", cmd_calibrate, "cgplan calibrate [--preset P] [--db PATH] [--format ...]",
      "fit the per-model coefficients from stored runs and store them"},
-    {"launch", cmd_launch, "cgplan launch --preset P [--set ...] [--db PATH]",
-     "the SGLang flags and environment that realise the plan"},
+    {"launch", cmd_launch,
+     "cgplan launch --preset P | --model M [--set ...] [--db PATH] [--format table|json] [--allow-patched]\n"
+     "       [--disaggregation-mode decode]",
+     "the SGLang command per node that realises the plan (exit 3: it does not fit or the release rejects it)"},
+    {"solve", cmd_solve,
+     "cgplan solve KNOB --preset P | --model M [--set ...] [--db PATH] [--format table|json|csv]\n"
+     "       KNOB: max_bs, max_dispatch, context_len, mtp, mem_fraction_static",
+     "the largest value of a knob that fits (for the fraction: the recommended one) and the term that stops it"},
+    {"search", cmd_search,
+     "cgplan search --model M --set gpu=G --gpus N [--nodes K] [--set ...] [--format table|json|csv]",
+     "every layout SGLang accepts for a model on N GPUs, ranked by concurrency, with the Pareto front"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -345,7 +359,7 @@ int main(int argc, char **argv)
         if (wants_help(argc, argv, 2)) {
             printf("Usage: %s\n\n%s.\n", commands[i].usage, commands[i].summary);
             if (strcmp(name, "estimate") == 0 || strcmp(name, "sweep") == 0 || strcmp(name, "launch") == 0 ||
-                strcmp(name, "ingest") == 0) {
+                strcmp(name, "ingest") == 0 || strcmp(name, "solve") == 0 || strcmp(name, "search") == 0) {
                 printf("\n");
                 print_knob_table(stdout);
             }
