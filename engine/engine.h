@@ -228,6 +228,7 @@ typedef struct {
     uint32_t kv_heads, head_dim;                          /* GQA */
     uint32_t sliding_window, swa_layers;                  /* sliding-window layers (gpt-oss) */
     uint32_t linear_attn_layers;                          /* linear-attention layers (Qwen3-Next, K3) */
+    uint64_t linear_attn_layer_params; /* one linear-attention layer's parameters (KDA, Gated DeltaNet) */
     uint32_t kv_bytes;                                    /* bytes per KV element (BF16: 2) */
     uint32_t intermediate; /* the dense MLP's intermediate size (dense models, dense layers) */
     uint32_t dense_layers; /* MoE models: the leading dense layers (first_k_dense_replace) */
