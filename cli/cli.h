@@ -94,5 +94,6 @@ int cmd_ingest(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_tui(int argc, char **argv);
+int cmd_model(int argc, char **argv);
 
 #endif

@@ -3,9 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "model_import.h"
 
 void cli_error(const char *fmt, ...)
 {
@@ -153,6 +155,16 @@ int cli_apply_set(const preset_catalog *cat, engine_deployment *d, const char *a
 static int load_model(const preset_catalog *cat, const char *name, engine_model *m)
 {
     char err[ENGINE_TEXT_MAX * 2];
+    size_t len = strlen(name);
+    struct stat st;
+    if (len > 5 && strcmp(name + len - 5, ".json") == 0 && stat(name, &st) == 0 && S_ISREG(st.st_mode)) {
+        /* A Hugging Face config.json: imported on the fly, not written. */
+        if (preset_model_from_config_json(name, m, err, sizeof err) != 0) {
+            cli_error("--model %s", err);
+            return EXIT_WORK;
+        }
+        return EXIT_OK;
+    }
     const preset_entry *e = preset_catalog_find(cat, name, PRESET_MODEL) ? NULL : preset_match_hf_name(cat, name);
     if (!e && !preset_catalog_find(cat, name, PRESET_MODEL) && access(name, R_OK) != 0) {
         cli_error("--model %s: no model preset has that name or that Hugging Face id in its hf_names "
@@ -267,6 +279,8 @@ static const struct {
      "fit the per-model coefficients from stored runs and store them"},
     {"launch", cmd_launch, "cgplan launch --preset P [--set ...] [--db PATH]",
      "the SGLang flags and environment that realise the plan"},
+    {"model", cmd_model, "cgplan model import PATH/config.json [--name NAME]",
+     "write a model preset from a Hugging Face config.json into the user presets"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
