@@ -104,7 +104,11 @@ uint64_t engine_weight_bytes_per_gpu(const engine_model *m, uint32_t tp, uint32_
         uint64_t kv_per_gpu = m->kv_heads >= attn_tp ? ceil_div(m->kv_heads, attn_tp) : 1;
         b += bytes_of(p.attn_kv / m->kv_heads * kv_per_gpu, m->dense_dtype);
     }
-    b += bytes_of((p.linear_attn + p.dense_mlp + p.shared_experts + p.latent) / attn_tp, m->dense_dtype);
+    b += bytes_of(p.linear_attn / attn_tp, m->dense_dtype);
+    /* The MLPs run on the tokens gathered from every DP rank, split over the whole tp group
+     * (deepseek_v2.py: the dense MLP's tp is --moe-dense-tp-size, default tp; the shared experts
+     * sit in the MoE layer). */
+    b += bytes_of((p.dense_mlp + p.shared_experts + p.latent) / tp, m->dense_dtype);
     b += bytes_of(p.router, m->dtype);
     if (m->num_experts) {
         uint64_t experts_per_gpu = ceil_div(m->num_experts, ep);

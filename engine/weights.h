@@ -38,10 +38,13 @@ bool engine_model_param_parts(const engine_model *m, engine_param_parts *out);
 uint64_t engine_model_param_count(const engine_model *m);
 
 /* The weight bytes one GPU holds: parameters x the bits of their dtype (engine_dtype_bits_x1000,
- * scales included). Attention, linear attention, dense MLP and shared experts are replicated per
- * DP rank and split over attn_tp (tp / dp with DP attention, else tp); routed experts over ep
- * (ceil(num_experts / ep) per GPU) and each expert's matrices over tp / ep; the embedding and the
- * LM head are vocab-parallel over tp; routers and MLA's q_a / kv_a are whole on every GPU.
+ * scales included). Attention and linear attention are replicated per DP rank and split over
+ * attn_tp (tp / dp with DP attention, else tp); the dense MLP, the shared experts and a latent
+ * MoE's projections over tp (SGLang gathers the DP ranks' tokens for the MLPs; its default
+ * --moe-dense-tp-size is tp); routed experts over ep (ceil(num_experts / ep) per GPU) and each
+ * expert's matrices over tp / ep; the embedding and the LM head are vocab-parallel over tp;
+ * routers and MLA's q_a / kv_a are whole on every GPU. K3 on DP16 gives the 150 GiB the k3-dp16
+ * preset estimates from the checkpoint's composition.
  * *KNOWN (may be NULL) is false, and the result 0, when the layout is impossible (tp, ep 0; ep
  * not dividing tp; dp not dividing tp under DP attention) or the model cannot be counted. */
 uint64_t engine_weight_bytes_per_gpu(const engine_model *m, uint32_t tp, uint32_t dp, bool dp_attention, uint32_t ep,
