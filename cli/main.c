@@ -168,7 +168,7 @@ static int load_model(const preset_catalog *cat, const char *name, engine_model 
     const preset_entry *e = preset_catalog_find(cat, name, PRESET_MODEL) ? NULL : preset_match_hf_name(cat, name);
     if (!e && !preset_catalog_find(cat, name, PRESET_MODEL) && access(name, R_OK) != 0) {
         cli_error("--model %s: no model preset has that name or that Hugging Face id in its hf_names "
-                  "(cgplan presets lists the models; a preset file's path works too)",
+                  "(cgplan presets lists the models; a preset file's path or a Hugging Face config.json works too)",
                   name);
         return EXIT_USAGE;
     }

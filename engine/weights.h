@@ -25,8 +25,8 @@ typedef struct {
     uint64_t dense_mlp;       /* the dense layers' MLP */
     uint64_t shared_experts;
     uint64_t routed_experts;
-    uint64_t router;          /* the gates: replicated */
-    uint64_t latent;          /* a latent MoE's projections to and from dispatch_hidden */
+    uint64_t router; /* the gates: replicated */
+    uint64_t latent; /* a latent MoE's projections to and from dispatch_hidden */
 } engine_param_parts;
 
 /* Fills OUT with M's parameters by part. Returns false (OUT zeroed) when M lacks a field the

@@ -18,18 +18,18 @@
 #define CONFIG_JSON "config.json"
 #define HF_QUANT_CONFIG "hf_quant_config.json" /* modelopt's exports keep the quantisation here */
 #define KV_BYTES_BF16 2
-#define PHRASE_MAX 160 /* one clause of a message */
+#define PHRASE_MAX 160      /* one clause of a message */
 #define LLAMA4_NOPE_EVERY 4 /* llama4.py: use_rope = (layer_id + 1) % 4 != 0; the others are global NoPE */
 
 typedef enum {
-    FAM_DEEPSEEK,     /* MLA + MoE with first_k_dense_replace (DeepSeek-V3, Kimi-K2, GLM-5) */
-    FAM_KIMI_LINEAR,  /* MLA + KDA layers, latent MoE (Kimi-K3, Kimi-Linear) */
-    FAM_DENSE,        /* GQA, dense MLP (Llama, Qwen2, Qwen3) */
-    FAM_QWEN_MOE,     /* GQA + MoE on every decoder_sparse_step-th layer */
-    FAM_QWEN_NEXT,    /* Qwen3-MoE + Gated DeltaNet layers */
-    FAM_LLAMA4,       /* GQA, MoE every interleave_moe_layer_step-th layer with a shared expert */
-    FAM_GLM4_MOE,     /* GQA + MoE with first_k_dense_replace */
-    FAM_GPT_OSS,      /* GQA, alternating sliding-window layers, MoE everywhere */
+    FAM_DEEPSEEK,    /* MLA + MoE with first_k_dense_replace (DeepSeek-V3, Kimi-K2, GLM-5) */
+    FAM_KIMI_LINEAR, /* MLA + KDA layers, latent MoE (Kimi-K3, Kimi-Linear) */
+    FAM_DENSE,       /* GQA, dense MLP (Llama, Qwen2, Qwen3) */
+    FAM_QWEN_MOE,    /* GQA + MoE on every decoder_sparse_step-th layer */
+    FAM_QWEN_NEXT,   /* Qwen3-MoE + Gated DeltaNet layers */
+    FAM_LLAMA4,      /* GQA, MoE every interleave_moe_layer_step-th layer with a shared expert */
+    FAM_GLM4_MOE,    /* GQA + MoE with first_k_dense_replace */
+    FAM_GPT_OSS,     /* GQA, alternating sliding-window layers, MoE everywhere */
 } family;
 
 static const struct {
@@ -82,8 +82,7 @@ static int bad(ctx *c, const char *key, const char *expected)
 }
 
 /* An integer in MIN..UINT32_MAX at KEY. REQUIRED: else DFLT when absent or null. */
-static int get_u32(ctx *c, const char *key, bool required, uint32_t min, uint32_t dflt, const char *what,
-                   uint32_t *out)
+static int get_u32(ctx *c, const char *key, bool required, uint32_t min, uint32_t dflt, const char *what, uint32_t *out)
 {
     json_t *v = field(c, key);
     if (!v) {
@@ -615,15 +614,30 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     m->kv_bytes = KV_BYTES_BF16;
     m->full_attn_layers = m->layers;
     switch (archs[k].fam) {
-    case FAM_DEEPSEEK: rc = deepseek(&c, m); break;
-    case FAM_KIMI_LINEAR: rc = kimi_linear(&c, m); break;
-    case FAM_DENSE: rc = gqa(&c, m) || get_u32(&c, "intermediate_size", true, 1, 0, "the MLP's width",
-                                               &m->intermediate) ? -1 : 0; break;
-    case FAM_QWEN_MOE: rc = qwen_moe(&c, m); break;
-    case FAM_QWEN_NEXT: rc = qwen_next(&c, m); break;
-    case FAM_LLAMA4: rc = llama4(&c, m); break;
-    case FAM_GLM4_MOE: rc = glm4_moe(&c, m); break;
-    case FAM_GPT_OSS: rc = gpt_oss(&c, m); break;
+    case FAM_DEEPSEEK:
+        rc = deepseek(&c, m);
+        break;
+    case FAM_KIMI_LINEAR:
+        rc = kimi_linear(&c, m);
+        break;
+    case FAM_DENSE:
+        rc = gqa(&c, m) || get_u32(&c, "intermediate_size", true, 1, 0, "the MLP's width", &m->intermediate) ? -1 : 0;
+        break;
+    case FAM_QWEN_MOE:
+        rc = qwen_moe(&c, m);
+        break;
+    case FAM_QWEN_NEXT:
+        rc = qwen_next(&c, m);
+        break;
+    case FAM_LLAMA4:
+        rc = llama4(&c, m);
+        break;
+    case FAM_GLM4_MOE:
+        rc = glm4_moe(&c, m);
+        break;
+    case FAM_GPT_OSS:
+        rc = gpt_oss(&c, m);
+        break;
     }
     if (rc != 0)
         goto done;
@@ -693,7 +707,8 @@ int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source)
         fputs(i ? ", " : "", f);
         put_quoted(f, m->hf_names[i]);
     }
-    fprintf(f, "]\narchitecture: %s\ntrust_remote_code: %s\n", m->architecture, m->trust_remote_code ? "true" : "false");
+    fprintf(f, "]\narchitecture: %s\ntrust_remote_code: %s\n", m->architecture,
+            m->trust_remote_code ? "true" : "false");
     fprintf(f, "vocab: %u\nhidden: %u\nlayers: %u\ncontext_len: %llu\ntie_embeddings: %s\n", m->vocab, m->hidden,
             m->layers, (unsigned long long)m->context_len, m->tie_embeddings ? "true" : "false");
     fprintf(f, "attention:\n  kind: %s\n  heads: %u\n", m->attn_kind == ATTN_MLA ? "mla" : "gqa", m->heads);
@@ -715,8 +730,9 @@ int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source)
     if (m->intermediate)
         fprintf(f, "intermediate: %u\n", m->intermediate);
     if (m->num_experts) {
-        fprintf(f, "dense_layers: %u\nmoe:\n  num_experts: %u\n  dispatch_hidden: %u\n  moe_intermediate: %u\n"
-                   "  top_k: %u\n",
+        fprintf(f,
+                "dense_layers: %u\nmoe:\n  num_experts: %u\n  dispatch_hidden: %u\n  moe_intermediate: %u\n"
+                "  top_k: %u\n",
                 m->dense_layers, m->num_experts, m->dispatch_hidden, m->moe_intermediate, m->top_k);
         if (m->shared_experts)
             fprintf(f, "  shared_experts: %u\n", m->shared_experts);

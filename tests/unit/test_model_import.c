@@ -183,11 +183,13 @@ static const struct {
     const char *preset;
     double published;
 } totals[] = {
-    {"deepseek-v3", 671e9},    {"kimi-k2", 1.04e12},       {"kimi-k2-thinking", 1.04e12}, {"kimi-k3", 2.78e12},
-    {"qwen3-0.6b", 0.6e9},     {"qwen3-8b", 8.2e9},        {"qwen3-32b", 32.8e9},         {"qwen3-30b-a3b", 30.5e9},
-    {"qwen3-235b-a22b", 235e9}, {"qwen3-next-80b-a3b", 80e9}, {"qwq-32b", 32.5e9},         {"llama-3.1-8b", 8.03e9},
-    {"llama-3.1-70b", 70.6e9}, {"llama-4-scout", 109e9},   {"llama-4-maverick", 400e9},   {"glm-4.5", 355e9},
-    {"glm-4.6", 355e9},        {"glm-5", 744e9},           {"gpt-oss-20b", 21e9},         {"gpt-oss-120b", 117e9},
+    {"deepseek-v3", 671e9},       {"kimi-k2", 1.04e12},      {"kimi-k2-thinking", 1.04e12},
+    {"kimi-k3", 2.78e12},         {"qwen3-0.6b", 0.6e9},     {"qwen3-8b", 8.2e9},
+    {"qwen3-32b", 32.8e9},        {"qwen3-30b-a3b", 30.5e9}, {"qwen3-235b-a22b", 235e9},
+    {"qwen3-next-80b-a3b", 80e9}, {"qwq-32b", 32.5e9},       {"llama-3.1-8b", 8.03e9},
+    {"llama-3.1-70b", 70.6e9},    {"llama-4-scout", 109e9},  {"llama-4-maverick", 400e9},
+    {"glm-4.5", 355e9},           {"glm-4.6", 355e9},        {"glm-5", 744e9},
+    {"gpt-oss-20b", 21e9},        {"gpt-oss-120b", 117e9},
 };
 
 static void test_param_counts_match_published_totals(void **state)
@@ -275,9 +277,10 @@ static void test_weights_per_gpu(void **state)
 }
 
 /* A Qwen3-MoE config; %s: more keys. */
-#define QWEN_MOE_CONFIG "{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"vocab_size\": 151936, \"hidden_size\": 2048," \
-    " \"num_hidden_layers\": 48, \"max_position_embeddings\": 40960, \"num_attention_heads\": 32," \
-    " \"num_key_value_heads\": 4, \"head_dim\": 128, \"num_experts\": 128," \
+#define QWEN_MOE_CONFIG                                                                                                \
+    "{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"vocab_size\": 151936, \"hidden_size\": 2048,"                    \
+    " \"num_hidden_layers\": 48, \"max_position_embeddings\": 40960, \"num_attention_heads\": 32,"                     \
+    " \"num_key_value_heads\": 4, \"head_dim\": 128, \"num_experts\": 128,"                                            \
     " \"moe_intermediate_size\": 768, \"num_experts_per_tok\": 8%s}"
 
 static void test_quantization_formats(void **state)
