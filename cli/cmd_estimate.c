@@ -71,6 +71,17 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     }
     jsonw_object_end(w);
 
+    /* Where each knob's value came from: set, preset, or what the release chooses (auto). */
+    jsonw_key(w, "knob_origins");
+    jsonw_object_begin(w);
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        engine_knob_origin o = d->knob_origin[i];
+        if (o == ORIGIN_UNKNOWN)
+            o = engine_knob_is_auto(d, (engine_knob_id)i) ? ORIGIN_RELEASE : ORIGIN_UNKNOWN;
+        jsonw_kstring(w, engine_knobs[i].name, o == ORIGIN_UNKNOWN ? "default" : engine_origin_names[o]);
+    }
+    jsonw_object_end(w);
+
     jsonw_key(w, "rows");
     jsonw_object_begin(w);
     jsonw_ku64(w, "bs_max", e->bs_max);

@@ -140,12 +140,14 @@ int cli_apply_set(const preset_catalog *cat, engine_deployment *d, const char *a
             cli_error("--set %s: %s", assignment, err);
             return rc == 1 ? EXIT_WORK : EXIT_USAGE;
         }
+        d->knob_origin[knob->id] = ORIGIN_SET;
         return EXIT_OK;
     }
     if (engine_knob_set_text(d, knob->id, value, adj, err, sizeof err) != 0) {
         cli_error("--set %s: %s", assignment, err);
         return EXIT_USAGE;
     }
+    d->knob_origin[knob->id] = ORIGIN_SET;
     return EXIT_OK;
 }
 

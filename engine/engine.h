@@ -142,6 +142,20 @@ void engine_knob_apply_order(engine_knob_id out[KNOB_COUNT]);
 /* "max_bs buckets mtp": the names of the knobs in MASK, in table order, separated by SEP. */
 void engine_knob_mask_names(uint32_t mask, const char *sep, char *buf, size_t len);
 
+/* Where a knob's value came from: a run records it per knob (CLI.md), and a plan says it in the
+ * estimate (set, preset, or the release's default). */
+typedef enum {
+    ORIGIN_UNKNOWN,
+    ORIGIN_LOG,
+    ORIGIN_ENV,
+    ORIGIN_PRESET,
+    ORIGIN_SET,
+    ORIGIN_INFERRED,
+    ORIGIN_RELEASE, /* a plan's knob left unset: what the SGLang release would choose */
+    ORIGIN_COUNT
+} engine_knob_origin;
+extern const char *const engine_origin_names[ORIGIN_COUNT]; /* "", "log", ..., "release default" */
+
 /* ---- The model, the GPU and the deployment. ---- */
 
 typedef enum { ATTN_MLA, ATTN_GQA } engine_attn_kind;
@@ -300,6 +314,7 @@ typedef struct {
     uint64_t other_runtime_bytes; /* MODEL.md default: 1 GiB */
     uint64_t pre_load_free_bytes; /* 0: cuda_total - 0.8 GiB */
     uint64_t margin_bytes;        /* for the recommended fraction; MODEL.md default 1 GiB */
+    engine_knob_origin knob_origin[KNOB_COUNT]; /* ORIGIN_UNKNOWN: the engine's default */
 } engine_deployment;
 
 /* Derived layout numbers. */
