@@ -128,6 +128,7 @@ typedef struct {
                              * type, in engine_estimate); 0: shown as plain "auto" */
     engine_knob_store store;
     const char *sglang_flag; /* the launch flag that sets it ("--cuda-graph-max-bs"); NULL: none */
+    const char *sglang_flag_alt; /* another spelling SGLang reads ("--cuda-graph-max-bs-decode") */
     const char *sglang_env;  /* the environment variable SGLang reads it from; NULL: none */
 } engine_knob_info;
 
@@ -404,6 +405,13 @@ void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engi
                       engine_knob_text_style style, char *buf, size_t len);
 /* The same as KNOB_TEXT_FULL (kept for the CLI's tables). */
 void engine_knob_format(const engine_deployment *d, engine_knob_id knob, char *buf, size_t len);
+
+/* Reads SGLang's own launch flags ("--tp-size 8 --enable-dp-attention ...", and KEY=VALUE
+ * environment assignments) into D's knobs through the knob table's flags; the model path, if
+ * given, into MODEL_PATH. Flags that do not change graph memory are skipped and counted in
+ * *SKIPPED. Returns 0, or -1 with ERR naming the flag and the fix. */
+int engine_apply_sglang_args(engine_deployment *d, const char *args, char *model_path, size_t model_len,
+                             int *skipped, engine_warnings *adj, char *err, size_t errlen);
 
 /* ---- Buckets: SGLang's capture list (MODEL.md, "Buckets"). ---- */
 
