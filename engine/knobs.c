@@ -596,8 +596,13 @@ static bool parse_u64(const char *text, uint64_t *out)
     return true;
 }
 
+/* A plain decimal number: strtod also reads hex floats ("0x1p-1"), infinities and NaN, which
+ * nobody means as a fraction. */
 static bool parse_fraction(const char *text, double *out)
 {
+    for (const char *c = text; *c; c++)
+        if (!isdigit((unsigned char)*c) && !strchr(".eE+- \t", *c))
+            return false;
     errno = 0;
     char *end;
     double v = strtod(text, &end);
