@@ -401,7 +401,7 @@ int cmd_sweep(int argc, char **argv)
     if (step > 0) {
         for (double v = from; v <= to + 1e-9 && n < SWEEP_MAX_POINTS; v += step)
             values[n++] = knob->type == KNOB_TYPE_FRACTION ? v : floor(v + 0.5);
-        double last = values[n - 1];
+        double last = n ? values[n - 1] : from;
         if (n == SWEEP_MAX_POINTS && last + step <= to + 1e-9)
             fprintf(stderr, "cgplan: sweep: --vary %s has more than %d points: stopped at %s=%g (use a larger STEP)\n",
                     o.vary, SWEEP_MAX_POINTS, knob->name, last);
