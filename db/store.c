@@ -870,7 +870,7 @@ const char *store_run_calibration_exclusion(const store_run_summary *r)
 {
     if (!r->model[0])
         return "model unknown: the log names no model a preset knows; import it (cgplan model import config.json), "
-               "then cgplan runs set-model ID MODEL, or re-ingest with --model MODEL";
+               "then cgplan runs set-model ID MODEL (or cgplan runs rm ID and ingest the log again with --model MODEL)";
     if (!r->gpu[0])
         return "GPU unknown: the log does not name it; ingest it with --preset or --set gpu=NAME";
     if (!caplog_known(r->target_total_gib) && !caplog_known(r->largest_gib))
