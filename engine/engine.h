@@ -128,6 +128,7 @@ typedef struct {
                              * type, in engine_estimate); 0: shown as plain "auto" */
     engine_knob_store store;
     const char *sglang_flag; /* the launch flag that sets it ("--cuda-graph-max-bs"); NULL: none */
+    const char *sglang_flag_alt; /* another spelling SGLang reads ("--cuda-graph-max-bs-decode") */
     const char *sglang_env;  /* the environment variable SGLang reads it from; NULL: none */
 } engine_knob_info;
 
@@ -141,6 +142,20 @@ void engine_knob_steps_text(const engine_knob_info *k, char *buf, size_t len);
 void engine_knob_apply_order(engine_knob_id out[KNOB_COUNT]);
 /* "max_bs buckets mtp": the names of the knobs in MASK, in table order, separated by SEP. */
 void engine_knob_mask_names(uint32_t mask, const char *sep, char *buf, size_t len);
+
+/* Where a knob's value came from: a run records it per knob (CLI.md), and a plan says it in the
+ * estimate (set, preset, or the release's default). */
+typedef enum {
+    ORIGIN_UNKNOWN,
+    ORIGIN_LOG,
+    ORIGIN_ENV,
+    ORIGIN_PRESET,
+    ORIGIN_SET,
+    ORIGIN_INFERRED,
+    ORIGIN_RELEASE, /* a plan's knob left unset: what the SGLang release would choose */
+    ORIGIN_COUNT
+} engine_knob_origin;
+extern const char *const engine_origin_names[ORIGIN_COUNT]; /* "", "log", ..., "release default" */
 
 /* ---- The model, the GPU and the deployment. ---- */
 
@@ -300,6 +315,7 @@ typedef struct {
     uint64_t other_runtime_bytes; /* MODEL.md default: 1 GiB */
     uint64_t pre_load_free_bytes; /* 0: cuda_total - 0.8 GiB */
     uint64_t margin_bytes;        /* for the recommended fraction; MODEL.md default 1 GiB */
+    engine_knob_origin knob_origin[KNOB_COUNT]; /* ORIGIN_UNKNOWN: the engine's default */
 } engine_deployment;
 
 /* Derived layout numbers. */
@@ -389,6 +405,13 @@ void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engi
                       engine_knob_text_style style, char *buf, size_t len);
 /* The same as KNOB_TEXT_FULL (kept for the CLI's tables). */
 void engine_knob_format(const engine_deployment *d, engine_knob_id knob, char *buf, size_t len);
+
+/* Reads SGLang's own launch flags ("--tp-size 8 --enable-dp-attention ...", and KEY=VALUE
+ * environment assignments) into D's knobs through the knob table's flags; the model path, if
+ * given, into MODEL_PATH. Flags that do not change graph memory are skipped and counted in
+ * *SKIPPED. Returns 0, or -1 with ERR naming the flag and the fix. */
+int engine_apply_sglang_args(engine_deployment *d, const char *args, char *model_path, size_t model_len,
+                             int *skipped, engine_warnings *adj, char *err, size_t errlen);
 
 /* ---- Buckets: SGLang's capture list (MODEL.md, "Buckets"). ---- */
 

@@ -13,7 +13,8 @@
 #define DISPATCH_ENV "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
 #define GPU_INFER_WINDOW_GIB 2.0 /* Load weight begin's free memory sits just below cuda_total */
 
-const char *const engine_origin_names[ORIGIN_COUNT] = {"", "log", "env", "preset", "set", "inferred"};
+const char *const engine_origin_names[ORIGIN_COUNT] = {"",    "log",      "env",
+                                                       "preset", "set", "inferred", "release default"};
 
 const char *engine_origin_name(engine_knob_origin o)
 {

@@ -14,18 +14,6 @@
 #include "caplog.h"
 #include "engine.h"
 
-/* Where a run's knob came from (CLI.md: the run records the origin of each knob). */
-typedef enum {
-    ORIGIN_UNKNOWN,
-    ORIGIN_LOG,
-    ORIGIN_ENV,
-    ORIGIN_PRESET,
-    ORIGIN_SET,
-    ORIGIN_INFERRED,
-    ORIGIN_COUNT
-} engine_knob_origin;
-extern const char *const engine_origin_names[ORIGIN_COUNT]; /* "", "log", "env", "preset", "set", "inferred" */
-
 /* "log", "env", ...; "" for ORIGIN_UNKNOWN or a value out of range. */
 const char *engine_origin_name(engine_knob_origin o);
 /* The origin named TEXT; ORIGIN_UNKNOWN for NULL, "" or a name not in the list. */
