@@ -284,7 +284,7 @@ static const char *refusal(const calib_point *p, int n, const row *rows, int m, 
 typedef struct {
     param_state st[CALIB_N_PARAMS];
     double theta[CALIB_N_PARAMS];
-    char why[CALIB_N_PARAMS][ENGINE_TEXT_MAX];
+    char why[CALIB_N_PARAMS][160]; /* short: it goes into a note with more words */
     double raw[CALIB_N_PARAMS]; /* a refused parameter's fitted value */
     bool pair;                   /* slopes from runs that differ only in max_bs */
     bool pair_in[CALIB_MAX_POINTS];
