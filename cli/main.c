@@ -292,12 +292,16 @@ static const struct {
      "the terms across a range of one knob (without STEP: the knob's own steps)"},
     {"presets", cmd_presets, "cgplan presets [--format table|json|csv]", "the presets found, with model, GPU and layout"},
     {"ingest", cmd_ingest,
-     "cgplan ingest [--db PATH] [--label TEXT] [--preset P] [--set KEY=VALUE]... [--dry-run] [--format ...] LOG...",
+     "cgplan ingest [--db PATH] [--label TEXT] [--preset P] [--model M] [--set KEY=VALUE]... [--dry-run] [--format ...] "
+     "LOG...",
      "parse SGLang start-up logs and store each run"},
-    {"runs", cmd_runs, "cgplan runs [list | show ID | rm ID] [--db PATH] [--format ...] [--yes]",
+    {"runs", cmd_runs, "cgplan runs [list | show ID | rm ID | set-model ID MODEL] [--db PATH] [--format ...] [--yes]",
      "the stored runs; show puts measured layers beside the estimate"},
-    {"calibrate", cmd_calibrate, "cgplan calibrate [--preset P] [--db PATH] [--format ...]",
-     "fit the per-model coefficients from stored runs and store them"},
+    {"calibrate", cmd_calibrate,
+     "cgplan calibrate [--preset P | --model M --set gpu=G] [--dry-run] [--db PATH] [--format table|json]\n"
+     "       cgplan calibrate list [--db PATH] [--format ...]\n"
+     "       cgplan calibrate --reset [MODEL GPU [RELEASE]] [--db PATH]",
+     "fit the estimator's non-exact terms per model, GPU and SGLang release from stored runs and store them"},
     {"launch", cmd_launch, "cgplan launch --preset P [--set ...] [--db PATH]",
      "the SGLang flags and environment that realise the plan"},
     {"model", cmd_model, "cgplan model import PATH/config.json [--name NAME]",

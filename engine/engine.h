@@ -523,6 +523,10 @@ typedef struct {
 typedef struct {
     bool has[COEF_COUNT];
     uint64_t value[COEF_COUNT];
+    /* The static layer's unexplained part, one intercept per pool (calibrate.c). No term of the
+     * estimator carries it yet: calib_estimate_terms() books it to the static layer. */
+    bool has_static;
+    uint64_t static_bytes;
     int n_runs;
     int64_t runs[ENGINE_MAX_CAL_RUNS];
 } engine_calibration;
