@@ -451,6 +451,7 @@ typedef enum {
     TERM_DRAFT,
     TERM_FUSED_MOE,    /* the fused-MoE intermediates of the largest bucket (no DeepEP) */
     TERM_GRAPH_LOGITS, /* each further graph's own FP32 logits (releases before PR #8579) */
+    TERM_STATIC_OTHER, /* the static layer no formula explains: a calibration's intercept */
     TERM_COUNT
 } engine_term_id;
 

@@ -56,6 +56,10 @@ const engine_term_info engine_terms[TERM_COUNT] = {
      "each further graph's own FP32 logits output (before PR #8579)", LAYER_BUCKETS, SOURCE_EXACT, ROWS,
      "sum(other bs x mtp) x vocab x 4", "cuda_graph_runner.py output_buffers before PR #8579 (shared logits buffer)",
      "the per-graph logits outputs", false, true},
+    {TERM_STATIC_OTHER, "static.other", "other static", "other static",
+     "the static layer no formula explains, fitted from measured runs", LAYER_STATIC, SOURCE_CALIBRATED, 0,
+     "static_bytes: the calibration's intercept of the static layer", "cgplan calibrate over the pool's runs",
+     "the unexplained static buffers", false, true},
 };
 
 const char *const engine_layer_names[LAYER_COUNT] = {"static", "largest", "buckets", "draft"};
@@ -735,6 +739,15 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     set_term(e, TERM_FUSED_MOE, fused);
 
     /* Releases before the shared logits buffer kept each captured graph's FP32 logits. */
+    /* What a calibration found in the static layer beyond its exact and derived terms. */
+    engine_term *other = set_term(e, TERM_STATIC_OTHER, cal && cal->has_static ? cal->static_bytes : 0);
+    if (!(cal && cal->has_static))
+        other->source = SOURCE_EXACT; /* nothing fitted: no intercept */
+    else {
+        other->n_runs = cal->n_runs < ENGINE_MAX_CAL_RUNS ? cal->n_runs : ENGINE_MAX_CAL_RUNS;
+        memcpy(other->runs, cal->runs, (size_t)other->n_runs * sizeof other->runs[0]);
+    }
+
     bool per_graph_logits = !engine_release_has_shared_logits(&k->sglang);
     set_term(e, TERM_GRAPH_LOGITS, per_graph_logits ? e->other_bucket_rows * m->vocab * 4 : 0);
 
