@@ -116,9 +116,7 @@ bool cli_find_calibration(const cli_opts *o, const engine_deployment *d, engine_
     store *s = store_open(path, STORE_READ_ONLY, err, sizeof err);
     if (!s)
         return false;
-    char release[ENGINE_RELEASE_TEXT_MAX]; /* calibrations pool by release */
-    engine_release_text(&d->knobs.sglang, release, sizeof release);
-    bool found = store_load_calibration_for(s, d->model.name, d->gpu.name, release, cal);
+    bool found = store_load_plan_calibration(s, d, cal);
     store_close(s);
     return found;
 }

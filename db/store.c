@@ -906,6 +906,13 @@ static void read_calibration(sqlite3_stmt *st, engine_calibration *cal)
     cal->static_bytes = cal->has_static ? (uint64_t)sqlite3_column_int64(st, sc) : 0;
 }
 
+bool store_load_plan_calibration(store *s, const engine_deployment *d, engine_calibration *cal)
+{
+    char release[ENGINE_RELEASE_TEXT_MAX]; /* calibrations pool by release */
+    engine_release_text(&d->knobs.sglang, release, sizeof release);
+    return store_load_calibration_for(s, d->model.name, d->gpu.name, release, cal);
+}
+
 bool store_load_calibration_for(store *s, const char *model, const char *gpu, const char *release,
                                 engine_calibration *cal)
 {

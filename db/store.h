@@ -84,6 +84,8 @@ bool store_load_calibration(store *s, const char *model, const char *gpu, engine
  * one stored before releases were pooled (schema 2) matches any; RELEASE NULL: any. */
 bool store_load_calibration_for(store *s, const char *model, const char *gpu, const char *release,
                                 engine_calibration *cal);
+/* The same for a plan: its model, GPU and release. */
+bool store_load_plan_calibration(store *s, const engine_deployment *d, engine_calibration *cal);
 /* Stores a calibration of (MODEL, GPU, RELEASE) with the human report that explains it. A value
  * no GPU could hold (over STORE_CALIBRATION_MAX_BYTES) is refused. Returns 0 or -1 with ERR. */
 #define STORE_CALIBRATION_MAX_BYTES ((uint64_t)1 << 44) /* 16 TiB */
