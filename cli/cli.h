@@ -31,18 +31,20 @@ enum {
     OPT_LABEL = 1 << 9,
     OPT_DRY_RUN = 1 << 10,
     OPT_YES = 1 << 11,
-    OPT_MODEL = 1 << 12, /* accepted wherever --preset is */
-    OPT_CHECK = 1 << 13,
-    OPT_GPUS = 1 << 14,
-    OPT_NODES = 1 << 15,
-    OPT_ALLOW_PATCHED = 1 << 16,
-    OPT_DISAGG = 1 << 17,
+    OPT_MODEL = 1 << 12,       /* accepted wherever --preset is */
+    OPT_SGLANG_ARGS = 1 << 13, /* likewise */
+    OPT_CHECK = 1 << 14,
+    OPT_GPUS = 1 << 15,
+    OPT_NODES = 1 << 16,
+    OPT_ALLOW_PATCHED = 1 << 17,
+    OPT_DISAGG = 1 << 18,
 };
 
 typedef struct {
     const char *command;
     const char *preset;
     const char *model; /* --model: a model preset or a Hugging Face id (its hf_names) */
+    const char *sglang_args; /* --sglang-args "FLAGS": SGLang's own launch flags */
     const char *sets[CLI_MAX_SETS];
     int n_sets;
     const char *db;
@@ -104,6 +106,7 @@ int cmd_ingest(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_tui(int argc, char **argv);
+int cmd_model(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_search(int argc, char **argv);
 

@@ -72,6 +72,17 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     }
     jsonw_object_end(w);
 
+    /* Where each knob's value came from: set, preset, or what the release chooses (auto). */
+    jsonw_key(w, "knob_origins");
+    jsonw_object_begin(w);
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        engine_knob_origin o = d->knob_origin[i];
+        if (o == ORIGIN_UNKNOWN)
+            o = engine_knob_is_auto(d, (engine_knob_id)i) ? ORIGIN_RELEASE : ORIGIN_UNKNOWN;
+        jsonw_kstring(w, engine_knobs[i].name, o == ORIGIN_UNKNOWN ? "default" : engine_origin_names[o]);
+    }
+    jsonw_object_end(w);
+
     jsonw_key(w, "rows");
     jsonw_object_begin(w);
     jsonw_ku64(w, "bs_max", e->bs_max);
@@ -435,6 +446,10 @@ int cmd_sweep(int argc, char **argv)
     if (step > 0) {
         for (double v = from; v <= to + 1e-9 && n < SWEEP_MAX_POINTS; v += step)
             values[n++] = knob->type == KNOB_TYPE_FRACTION ? v : floor(v + 0.5);
+        double last = n ? values[n - 1] : from;
+        if (n == SWEEP_MAX_POINTS && last + step <= to + 1e-9)
+            fprintf(stderr, "cgplan: sweep: --vary %s has more than %d points: stopped at %s=%g (use a larger STEP)\n",
+                    o.vary, SWEEP_MAX_POINTS, knob->name, last);
     } else {
         static double steps[SWEEP_MAX_POINTS];
         size_t m = engine_knob_steps(&base, knob->id, steps, SWEEP_MAX_POINTS);

@@ -103,6 +103,9 @@ static void print_stored(const store_run_summary *r, void *ctx_)
         jsonw_object_end(c->w);
     } else {
         print_run_line(stdout, "stored run", r, c->source, first_line);
+        const char *why = store_run_calibration_exclusion(r);
+        if (why)
+            printf("  not usable for calibration: %s\n", why);
     }
     sc->last_copy = *r;
     sc->last = &sc->last_copy;
@@ -126,13 +129,39 @@ static void on_dry_run(const caplog_run *run, void *ctx_)
         engine_run_derive(run, c->derive, &c->facts);
         summary_of(&c->facts, &r);
         print_run_line(stdout, "would store run", &r, c->source, run->first_line);
+        const char *why = store_run_calibration_exclusion(&r);
+        if (why)
+            printf("  not usable for calibration: %s\n", why);
     }
 }
 
+/* --model: a model preset's name, or a Hugging Face id one of them lists in hf_names, into NAME.
+ * A config.json is imported first (its model then has a name). */
+static int resolve_model(const preset_catalog *cat, const char *text, char *name, size_t len)
+{
+    const preset_entry *e = preset_catalog_find(cat, text, PRESET_MODEL);
+    if (!e)
+        e = preset_match_hf_name(cat, text);
+    if (e) {
+        snprintf(name, len, "%s", e->name);
+        return EXIT_OK;
+    }
+    size_t n = strlen(text);
+    if (n >= 5 && strcmp(text + n - 5, ".json") == 0)
+        cli_error("ingest --model %s: a config.json becomes a model with cgplan model import %s; then pass "
+                  "--model with the name it prints",
+                  text, text);
+    else
+        cli_error("ingest --model %s: no model preset has that name or that Hugging Face id in its hf_names "
+                  "(cgplan presets lists the models; cgplan model import config.json adds one)",
+                  text);
+    return EXIT_USAGE;
+}
+
 /* What --preset and --set supply, with where each knob came from, and what the presets tell
- * about a log (P: the GPUs and the hf_names match). */
+ * about a log (P: the GPUs and the hf_names match); --model's name goes into MODEL_NAME. */
 static int build_given(const cli_opts *o, const preset_catalog *cat, engine_deployment *d, cli_run_presets *p,
-                       engine_run_context *ctx, store_ingest_opts *io)
+                       engine_run_context *ctx, store_ingest_opts *io, char *model_name)
 {
     memset(io, 0, sizeof *io);
     cli_run_context_init(ctx, p, cat);
@@ -170,6 +199,12 @@ static int build_given(const cli_opts *o, const preset_catalog *cat, engine_depl
             if (!ctx->given_origin[k] && strstr(adj.items[i].message, engine_knobs[k].name) == adj.items[i].message)
                 ctx->given_origin[k] = ORIGIN_SET;
     ctx->given = d;
+    if (o->model) {
+        int rc = resolve_model(cat, o->model, model_name, ENGINE_NAME_MAX);
+        if (rc != EXIT_OK)
+            return rc;
+        ctx->model_set = model_name;
+    }
     return EXIT_OK;
 }
 
@@ -306,9 +341,6 @@ static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
                 cli_error("%s: %s", path, err);
                 rc = EXIT_WORK;
             }
-            const char *why = sc->last ? store_run_calibration_exclusion(sc->last) : NULL;
-            if (!c->w && res.n_runs == 1 && why)
-                printf("  not usable for calibration: %s\n", why);
             free(sc);
         }
     }
@@ -320,7 +352,8 @@ int cmd_ingest(int argc, char **argv)
 {
     cli_opts o;
     int rc =
-        cli_parse(argc, argv, 2, "ingest", OPT_DB | OPT_LABEL | OPT_PRESET | OPT_SET | OPT_DRY_RUN | OPT_FORMAT, &o);
+        cli_parse(argc, argv, 2, "ingest",
+                  OPT_DB | OPT_LABEL | OPT_PRESET | OPT_MODEL | OPT_SET | OPT_DRY_RUN | OPT_FORMAT, &o);
     if (rc)
         return rc;
     if (o.n_args == 0) {
@@ -343,7 +376,8 @@ int cmd_ingest(int argc, char **argv)
         rc = EXIT_WORK;
         goto done;
     }
-    if ((rc = build_given(&o, cat, given, presets, &derive, &io)) != EXIT_OK)
+    static char model_name[ENGINE_NAME_MAX];
+    if ((rc = build_given(&o, cat, given, presets, &derive, &io, model_name)) != EXIT_OK)
         goto done;
     c->o = &o;
     c->io = &io;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate.h"
 #include "jsonw.h"
 #include "store_glue.h"
 
@@ -233,8 +234,10 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
     engine_calibration cal;
     bool calibrated = false;
     if (estimated) {
-        calibrated = store_load_calibration(s, d.model.name, d.gpu.name, &cal);
-        engine_estimate_compute(&d, calibrated ? &cal : NULL, &e);
+        char release[ENGINE_RELEASE_TEXT_MAX];
+        engine_release_text(&d.knobs.sglang, release, sizeof release);
+        calibrated = store_load_calibration_for(s, d.model.name, d.gpu.name, release, &cal);
+        calib_estimate_terms(&d, calibrated ? &cal : NULL, &e); /* the pool's static intercept too */
     }
     preset_catalog_free(cat);
     double measured[L_N] = {sum->static_gib, sum->largest_gib, sum->buckets_gib, sum->draft_gib, sum->total_gib};
@@ -457,6 +460,36 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
     return EXIT_OK;
 }
 
+/* ---- set-model (issue 10): a run ingested before its model was known ---- */
+
+static int runs_set_model(store *s, int64_t id, const char *text)
+{
+    preset_catalog *cat = preset_catalog_open();
+    const preset_entry *e = cat ? preset_catalog_find(cat, text, PRESET_MODEL) : NULL;
+    if (cat && !e)
+        e = preset_match_hf_name(cat, text);
+    char name[ENGINE_NAME_MAX], err[4096 + 512];
+    snprintf(name, sizeof name, "%s", e ? e->name : "");
+    preset_catalog_free(cat);
+    if (!name[0]) {
+        cli_error("runs set-model: no model preset has the name or Hugging Face id '%s' (cgplan presets lists "
+                  "them; cgplan model import config.json adds one)",
+                  text);
+        return EXIT_USAGE;
+    }
+    int rc = store_set_run_model(s, id, name, err, sizeof err);
+    if (rc == 1) {
+        cli_error("runs set-model: no run %lld in %s (cgplan runs list shows the ids)", (long long)id, store_path(s));
+        return EXIT_WORK;
+    }
+    if (rc != 0) {
+        cli_error("%s", err);
+        return EXIT_WORK;
+    }
+    printf("run %lld: model %s (set); cgplan calibrate now pools it\n", (long long)id, name);
+    return EXIT_OK;
+}
+
 static int parse_id(const char *text, int64_t *id)
 {
     char *end;
@@ -494,8 +527,21 @@ int cmd_runs(int argc, char **argv)
             cli_error("runs show: --format csv is not offered (use table or json)");
             return EXIT_USAGE;
         }
+    } else if (strcmp(sub, "set-model") == 0) {
+        if (o.n_args != 3) {
+            cli_error("runs set-model: expected a run id and a model (cgplan runs set-model ID MODEL)");
+            return EXIT_USAGE;
+        }
+        if ((rc = parse_id(o.args[1], &id)) != EXIT_OK)
+            return rc;
+        store *s = cli_open_store(&o, CLI_STORE_READ_WRITE);
+        if (!s)
+            return EXIT_WORK;
+        rc = runs_set_model(s, id, o.args[2]);
+        store_close(s);
+        return rc;
     } else {
-        cli_error("runs: unknown subcommand '%s' (list, show ID or rm ID)", sub);
+        cli_error("runs: unknown subcommand '%s' (list, show ID, rm ID or set-model ID MODEL)", sub);
         return EXIT_USAGE;
     }
     bool removing = strcmp(sub, "rm") == 0;

@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "solve.h"
+#include "model_import.h"
 
 void cli_error(const char *fmt, ...)
 {
@@ -27,9 +29,9 @@ static const struct {
     {"--format", OPT_FORMAT, true},   {"--vary", OPT_VARY, true},       {"--compare", OPT_COMPARE, true},
     {"--ascii", OPT_ASCII, false},    {"--snapshot", OPT_SNAPSHOT, true}, {"--keys", OPT_KEYS, true},
     {"--label", OPT_LABEL, true},     {"--dry-run", OPT_DRY_RUN, false}, {"--yes", OPT_YES, false},
-    {"--model", OPT_MODEL, true},     {"--check", OPT_CHECK, false},     {"--gpus", OPT_GPUS, true},
-    {"--nodes", OPT_NODES, true},     {"--allow-patched", OPT_ALLOW_PATCHED, false},
-    {"--disaggregation-mode", OPT_DISAGG, true},
+    {"--model", OPT_MODEL, true},     {"--sglang-args", OPT_SGLANG_ARGS, true},
+    {"--check", OPT_CHECK, false},    {"--gpus", OPT_GPUS, true},       {"--nodes", OPT_NODES, true},
+    {"--allow-patched", OPT_ALLOW_PATCHED, false},                      {"--disaggregation-mode", OPT_DISAGG, true},
 };
 
 int cli_parse(int argc, char **argv, int first, const char *command, unsigned allowed, cli_opts *o)
@@ -37,7 +39,7 @@ int cli_parse(int argc, char **argv, int first, const char *command, unsigned al
     memset(o, 0, sizeof *o);
     o->command = command;
     if (allowed & OPT_PRESET)
-        allowed |= OPT_MODEL;
+        allowed |= OPT_MODEL | OPT_SGLANG_ARGS;
     for (int i = first; i < argc; i++) {
         const char *arg = argv[i];
         if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
@@ -81,6 +83,7 @@ int cli_parse(int argc, char **argv, int first, const char *command, unsigned al
         switch (flags[f].bit) {
         case OPT_PRESET: o->preset = value; break;
         case OPT_MODEL: o->model = value; break;
+        case OPT_SGLANG_ARGS: o->sglang_args = value; break;
         case OPT_SET:
             if (o->n_sets >= CLI_MAX_SETS) {
                 cli_error("%s: more than %d --set options", command, CLI_MAX_SETS);
@@ -148,12 +151,14 @@ int cli_apply_set(const preset_catalog *cat, engine_deployment *d, const char *a
             cli_error("--set %s: %s", assignment, err);
             return rc == 1 ? EXIT_WORK : EXIT_USAGE;
         }
+        d->knob_origin[knob->id] = ORIGIN_SET;
         return EXIT_OK;
     }
     if (engine_knob_set_text(d, knob->id, value, adj, err, sizeof err) != 0) {
         cli_error("--set %s: %s", assignment, err);
         return EXIT_USAGE;
     }
+    d->knob_origin[knob->id] = ORIGIN_SET;
     return EXIT_OK;
 }
 
@@ -161,10 +166,20 @@ int cli_apply_set(const preset_catalog *cat, engine_deployment *d, const char *a
 static int load_model(const preset_catalog *cat, const char *name, engine_model *m)
 {
     char err[ENGINE_TEXT_MAX * 2];
+    size_t len = strlen(name);
+    struct stat st;
+    if (len > 5 && strcmp(name + len - 5, ".json") == 0 && stat(name, &st) == 0 && S_ISREG(st.st_mode)) {
+        /* A Hugging Face config.json: imported on the fly, not written. */
+        if (preset_model_from_config_json(name, m, err, sizeof err) != 0) {
+            cli_error("--model %s", err);
+            return EXIT_WORK;
+        }
+        return EXIT_OK;
+    }
     const preset_entry *e = preset_catalog_find(cat, name, PRESET_MODEL) ? NULL : preset_match_hf_name(cat, name);
     if (!e && !preset_catalog_find(cat, name, PRESET_MODEL) && access(name, R_OK) != 0) {
         cli_error("--model %s: no model preset has that name or that Hugging Face id in its hf_names "
-                  "(cgplan presets lists the models; a preset file's path works too)",
+                  "(cgplan presets lists the models; a preset file's path or a Hugging Face config.json works too)",
                   name);
         return EXIT_USAGE;
     }
@@ -181,8 +196,21 @@ static int load_model(const preset_catalog *cat, const char *name, engine_model 
 int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char *default_preset,
                         engine_deployment *d, engine_warnings *adj)
 {
-    const char *name = o->preset ? o->preset : o->model ? NULL : default_preset;
-    if (!name && !o->model) {
+    /* SGLang's flags may name the model (--model-path); --model and --preset win over them. */
+    char args_model[ENGINE_TEXT_MAX] = "";
+    engine_deployment scratch;
+    if (o->sglang_args) {
+        engine_deployment_defaults(&scratch);
+        char err[ENGINE_TEXT_MAX];
+        if (engine_apply_sglang_args(&scratch, o->sglang_args, args_model, sizeof args_model, NULL, NULL, err,
+                                     sizeof err) != 0) {
+            cli_error("%s", err);
+            return EXIT_USAGE;
+        }
+    }
+    const char *model_name = o->model ? o->model : args_model[0] && !o->preset ? args_model : NULL;
+    const char *name = o->preset ? o->preset : model_name ? NULL : default_preset;
+    if (!name && !model_name) {
         cli_error("%s: --preset or --model is required (cgplan presets lists them)", o->command);
         return EXIT_USAGE;
     }
@@ -203,14 +231,19 @@ int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char
         d->knobs.max_dispatch_auto = true;
         d->gpu.name[0] = '\0';
     }
-    if (o->model) {
-        rc = load_model(cat, o->model, &d->model);
+    if (model_name) {
+        rc = load_model(cat, model_name, &d->model);
         if (rc != EXIT_OK)
             return rc;
         if (!name) {
             d->knobs.context_len = d->model.context_len;
             snprintf(d->name, sizeof d->name, "%s", d->model.name);
         }
+    }
+    if (o->sglang_args &&
+        engine_apply_sglang_args(d, o->sglang_args, NULL, 0, NULL, adj, err, sizeof err) != 0) {
+        cli_error("%s", err);
+        return EXIT_USAGE;
     }
     for (int i = 0; i < o->n_sets; i++) {
         rc = cli_apply_set(cat, d, o->sets[i], adj);
@@ -271,12 +304,16 @@ static const struct {
      "the terms across a range of one knob (without STEP: the knob's own steps)"},
     {"presets", cmd_presets, "cgplan presets [--format table|json|csv]", "the presets found, with model, GPU and layout"},
     {"ingest", cmd_ingest,
-     "cgplan ingest [--db PATH] [--label TEXT] [--preset P] [--set KEY=VALUE]... [--dry-run] [--format ...] LOG...",
+     "cgplan ingest [--db PATH] [--label TEXT] [--preset P] [--model M] [--set KEY=VALUE]... [--dry-run] [--format ...] "
+     "LOG...",
      "parse SGLang start-up logs and store each run"},
-    {"runs", cmd_runs, "cgplan runs [list | show ID | rm ID] [--db PATH] [--format ...] [--yes]",
+    {"runs", cmd_runs, "cgplan runs [list | show ID | rm ID | set-model ID MODEL] [--db PATH] [--format ...] [--yes]",
      "the stored runs; show puts measured layers beside the estimate"},
-    {"calibrate", cmd_calibrate, "cgplan calibrate [--preset P] [--db PATH] [--format ...]",
-     "fit the per-model coefficients from stored runs and store them"},
+    {"calibrate", cmd_calibrate,
+     "cgplan calibrate [--preset P | --model M --set gpu=G] [--dry-run] [--db PATH] [--format table|json]\n"
+     "       cgplan calibrate list [--db PATH] [--format ...]\n"
+     "       cgplan calibrate --reset [MODEL GPU [RELEASE]] [--db PATH]",
+     "fit the estimator's non-exact terms per model, GPU and SGLang release from stored runs and store them"},
     {"launch", cmd_launch,
      "cgplan launch --preset P | --model M [--set ...] [--db PATH] [--format table|json] [--allow-patched]\n"
      "       [--disaggregation-mode decode]",
@@ -288,6 +325,8 @@ static const struct {
     {"search", cmd_search,
      "cgplan search --model M --set gpu=G --gpus N [--nodes K] [--set ...] [--format table|json|csv]",
      "every layout SGLang accepts for a model on N GPUs, ranked by concurrency, with the Pareto front"},
+    {"model", cmd_model, "cgplan model import PATH/config.json [--name NAME]",
+     "write a model preset from a Hugging Face config.json into the user presets"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -116,7 +116,7 @@ bool cli_find_calibration(const cli_opts *o, const engine_deployment *d, engine_
     store *s = store_open(path, STORE_READ_ONLY, err, sizeof err);
     if (!s)
         return false;
-    bool found = store_load_calibration(s, d->model.name, d->gpu.name, cal);
+    bool found = store_load_plan_calibration(s, d, cal);
     store_close(s);
     return found;
 }

@@ -1,4 +1,4 @@
--- schema.sql — cgplan's store, version 2 (PRAGMA user_version = 2). Embedded into the program at
+-- schema.sql — cgplan's store, version 3 (PRAGMA user_version = 3). Embedded into the program at
 -- build time (cmake/embed_schema.cmake): a new store runs it whole; a migration runs it again to
 -- add what an older store lacks, hence IF NOT EXISTS throughout. NULL means "not known".
 CREATE TABLE IF NOT EXISTS runs (
@@ -75,6 +75,8 @@ CREATE TABLE IF NOT EXISTS calibrations (
   act_bytes_per_row INTEGER, lazy_bytes INTEGER, graph_bytes INTEGER,
   out_bytes_per_row INTEGER, draft_base_bytes INTEGER, draft_bytes_per_row INTEGER,
   runs TEXT,                                     -- "1,2": the run ids behind it
-  report TEXT
+  report TEXT,
+  sglang TEXT,                                   -- the release pooled (engine_release_text); NULL: any (v2)
+  static_bytes INTEGER                           -- the static layer's fitted intercept (v3)
 );
 CREATE INDEX IF NOT EXISTS calibrations_model_gpu ON calibrations(model, gpu);

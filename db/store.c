@@ -299,10 +299,43 @@ done:
     return rc;
 }
 
+/* Whether TABLE has COLUMN (a migration that may meet a table schema.sql just created). */
+static int has_column(store *s, const char *table, const char *column)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) !=
+        SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) > 0 : -1;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* v2 -> v3: calibrations pool by SGLang release and carry the static layer's intercept. A v2
+ * calibration keeps a NULL release: it applies to any. */
+static int migrate_2_to_3(store *s, char *err, size_t errlen)
+{
+    static const char *const added[][2] = {{"sglang", "TEXT"}, {"static_bytes", "INTEGER"}};
+    for (size_t i = 0; i < sizeof added / sizeof added[0]; i++) {
+        int have = has_column(s, "calibrations", added[i][0]);
+        if (have < 0) {
+            store_db_err(s, err, errlen, "migrating to schema version 3");
+            return -1;
+        }
+        char sql[128];
+        snprintf(sql, sizeof sql, "ALTER TABLE calibrations ADD COLUMN %s %s", added[i][0], added[i][1]);
+        if (!have && store_exec(s, sql, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* upgrades[N] takes a store from version N to N + 1, inside the caller's transaction; version 0
  * (a new store) gets the whole schema at once instead. */
 typedef int (*store_migration)(store *s, char *err, size_t errlen);
-static const store_migration upgrades[STORE_SCHEMA_VERSION] = {NULL, migrate_1_to_2};
+static const store_migration upgrades[STORE_SCHEMA_VERSION] = {NULL, migrate_1_to_2, migrate_2_to_3};
 
 static int migrate(store *s, store_seed_context_fn seed, void *seed_arg, char *err, size_t errlen)
 {
@@ -836,7 +869,8 @@ int store_runs_for(store *s, const char *model, const char *gpu, int64_t *ids, s
 const char *store_run_calibration_exclusion(const store_run_summary *r)
 {
     if (!r->model[0])
-        return "model unknown: the log's model_path matches no preset's hf_names; ingest it with --preset";
+        return "model unknown: the log names no model a preset knows; import it (cgplan model import config.json), "
+               "then cgplan runs set-model ID MODEL (or cgplan runs rm ID and ingest the log again with --model MODEL)";
     if (!r->gpu[0])
         return "GPU unknown: the log does not name it; ingest it with --preset or --set gpu=NAME";
     if (!caplog_known(r->target_total_gib) && !caplog_known(r->largest_gib))
@@ -846,53 +880,92 @@ const char *store_run_calibration_exclusion(const store_run_summary *r)
 
 /* ---- Calibrations ---- */
 
-bool store_load_calibration(store *s, const char *model, const char *gpu, engine_calibration *cal)
+#define CAL_COLUMNS                                                                                                    \
+    "act_bytes_per_row, lazy_bytes, graph_bytes, out_bytes_per_row, draft_base_bytes, draft_bytes_per_row, runs, "     \
+    "static_bytes, id, model, gpu, sglang, created_at"
+
+/* A calibrations row (CAL_COLUMNS from column 0) into CAL. */
+static void read_calibration(sqlite3_stmt *st, engine_calibration *cal)
+{
+    memset(cal, 0, sizeof *cal);
+    for (int i = 0; i < COEF_COUNT; i++) {
+        cal->has[i] = sqlite3_column_type(st, i) != SQLITE_NULL && sqlite3_column_int64(st, i) >= 0;
+        cal->value[i] = cal->has[i] ? (uint64_t)sqlite3_column_int64(st, i) : 0;
+    }
+    const char *runs = (const char *)sqlite3_column_text(st, COEF_COUNT);
+    while (runs && *runs && cal->n_runs < ENGINE_MAX_CAL_RUNS) {
+        char *end;
+        long long v = strtoll(runs, &end, 10);
+        if (end == runs)
+            break;
+        cal->runs[cal->n_runs++] = v;
+        runs = *end == ',' ? end + 1 : NULL;
+    }
+    int sc = COEF_COUNT + 1;
+    cal->has_static = sqlite3_column_type(st, sc) != SQLITE_NULL && sqlite3_column_int64(st, sc) >= 0;
+    cal->static_bytes = cal->has_static ? (uint64_t)sqlite3_column_int64(st, sc) : 0;
+}
+
+bool store_load_plan_calibration(store *s, const engine_deployment *d, engine_calibration *cal)
+{
+    char release[ENGINE_RELEASE_TEXT_MAX]; /* calibrations pool by release */
+    engine_release_text(&d->knobs.sglang, release, sizeof release);
+    return store_load_calibration_for(s, d->model.name, d->gpu.name, release, cal);
+}
+
+bool store_load_calibration_for(store *s, const char *model, const char *gpu, const char *release,
+                                engine_calibration *cal)
 {
     sqlite3_stmt *st = NULL;
+    /* the release's own calibration before one that predates release pooling (NULL) */
     if (!s || !model || !gpu ||
         sqlite3_prepare_v2(s->db,
-                           "SELECT act_bytes_per_row, lazy_bytes, graph_bytes, out_bytes_per_row, draft_base_bytes, "
-                           "draft_bytes_per_row, runs FROM calibrations WHERE model = ?1 AND gpu = ?2 "
-                           "ORDER BY id DESC LIMIT 1",
+                           "SELECT " CAL_COLUMNS " FROM calibrations WHERE model = ?1 AND gpu = ?2 AND "
+                           "(?3 IS NULL OR sglang IS NULL OR sglang = ?3) ORDER BY sglang IS NULL, id DESC LIMIT 1",
                            -1, &st, NULL) != SQLITE_OK) {
         sqlite3_finalize(st);
         return false;
     }
     sqlite3_bind_text(st, 1, model, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, gpu, -1, SQLITE_TRANSIENT);
+    if (release && *release)
+        sqlite3_bind_text(st, 3, release, -1, SQLITE_TRANSIENT);
     bool found = sqlite3_step(st) == SQLITE_ROW;
-    if (found) {
-        memset(cal, 0, sizeof *cal);
-        for (int i = 0; i < COEF_COUNT; i++) {
-            cal->has[i] = sqlite3_column_type(st, i) != SQLITE_NULL && sqlite3_column_int64(st, i) >= 0;
-            cal->value[i] = cal->has[i] ? (uint64_t)sqlite3_column_int64(st, i) : 0;
-        }
-        const char *runs = (const char *)sqlite3_column_text(st, COEF_COUNT);
-        while (runs && *runs && cal->n_runs < ENGINE_MAX_CAL_RUNS) {
-            char *end;
-            long long v = strtoll(runs, &end, 10);
-            if (end == runs)
-                break;
-            cal->runs[cal->n_runs++] = v;
-            runs = *end == ',' ? end + 1 : NULL;
-        }
-    }
+    if (found)
+        read_calibration(st, cal);
     sqlite3_finalize(st);
     return found;
 }
 
-int store_save_calibration(store *s, const char *model, const char *gpu, const engine_calibration *cal,
-                           const char *report, char *err, size_t errlen)
+bool store_load_calibration(store *s, const char *model, const char *gpu, engine_calibration *cal)
+{
+    return store_load_calibration_for(s, model, gpu, NULL, cal);
+}
+
+int store_save_calibration(store *s, const char *model, const char *gpu, const char *release,
+                           const engine_calibration *cal, const char *report, char *err, size_t errlen)
 {
     if (s->read_only) {
         store_set_err(err, errlen, "%s is open read-only", s->path);
         return -1;
     }
+    /* The store refuses what the fit should have: a value no GPU could hold. */
+    for (int i = 0; i <= COEF_COUNT; i++) {
+        bool has = i < COEF_COUNT ? cal->has[i] : cal->has_static;
+        uint64_t v = i < COEF_COUNT ? cal->value[i] : cal->static_bytes;
+        if (has && v > STORE_CALIBRATION_MAX_BYTES) {
+            store_set_err(err, errlen, "%s: calibration of %s on %s not saved: %s = %llu B is absurd (over 16 TiB)",
+                          s->path, model, gpu, i < COEF_COUNT ? engine_coef_names[i] : "static_bytes",
+                          (unsigned long long)v);
+            return -1;
+        }
+    }
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db,
                            "INSERT INTO calibrations (model, gpu, created_at, act_bytes_per_row, lazy_bytes, "
-                           "graph_bytes, out_bytes_per_row, draft_base_bytes, draft_bytes_per_row, runs, report) "
-                           "VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                           "graph_bytes, out_bytes_per_row, draft_base_bytes, draft_bytes_per_row, runs, report, "
+                           "sglang, static_bytes) VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?3, ?4, ?5, "
+                           "?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                            -1, &st, NULL) != SQLITE_OK) {
         store_db_err(s, err, errlen, "saving a calibration");
         return -1;
@@ -900,7 +973,7 @@ int store_save_calibration(store *s, const char *model, const char *gpu, const e
     sqlite3_bind_text(st, 1, model, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, gpu, -1, SQLITE_TRANSIENT);
     for (int i = 0; i < COEF_COUNT; i++) {
-        if (cal->has[i] && cal->value[i] <= INT64_MAX)
+        if (cal->has[i])
             sqlite3_bind_int64(st, 3 + i, (sqlite3_int64)cal->value[i]);
         else
             sqlite3_bind_null(st, 3 + i);
@@ -914,6 +987,14 @@ int store_save_calibration(store *s, const char *model, const char *gpu, const e
         sqlite3_bind_text(st, 10, report, -1, SQLITE_TRANSIENT);
     else
         sqlite3_bind_null(st, 10);
+    if (release && *release)
+        sqlite3_bind_text(st, 11, release, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, 11);
+    if (cal->has_static)
+        sqlite3_bind_int64(st, 12, (sqlite3_int64)cal->static_bytes);
+    else
+        sqlite3_bind_null(st, 12);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -921,4 +1002,89 @@ int store_save_calibration(store *s, const char *model, const char *gpu, const e
         return -1;
     }
     return 0;
+}
+
+int store_each_calibration(store *s, void (*fn)(const store_calibration_info *c, void *ctx), void *ctx, char *err,
+                           size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT " CAL_COLUMNS ", id = (SELECT max(id) FROM calibrations c2 WHERE c2.model = "
+                           "calibrations.model AND c2.gpu = calibrations.gpu AND c2.sglang IS calibrations.sglang) "
+                           "FROM calibrations ORDER BY id DESC",
+                           -1, &st, NULL) != SQLITE_OK) {
+        store_db_err(s, err, errlen, "listing calibrations");
+        return -1;
+    }
+    int rc;
+    store_calibration_info c;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        memset(&c, 0, sizeof c);
+        read_calibration(st, &c.cal);
+        int base = COEF_COUNT + 2;
+        c.id = sqlite3_column_int64(st, base);
+        copy_text(c.model, sizeof c.model, (const char *)sqlite3_column_text(st, base + 1));
+        copy_text(c.gpu, sizeof c.gpu, (const char *)sqlite3_column_text(st, base + 2));
+        copy_text(c.release, sizeof c.release, (const char *)sqlite3_column_text(st, base + 3));
+        copy_text(c.created_at, sizeof c.created_at, (const char *)sqlite3_column_text(st, base + 4));
+        c.current = sqlite3_column_int(st, base + 5) != 0;
+        fn(&c, ctx);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        store_db_err(s, err, errlen, "listing calibrations");
+        return -1;
+    }
+    return 0;
+}
+
+int store_delete_calibrations(store *s, const char *model, const char *gpu, const char *release, char *err,
+                              size_t errlen)
+{
+    if (s->read_only) {
+        store_set_err(err, errlen, "%s is open read-only", s->path);
+        return -1;
+    }
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           "DELETE FROM calibrations WHERE (?1 IS NULL OR model = ?1) AND (?2 IS NULL OR gpu = ?2) "
+                           "AND (?3 IS NULL OR sglang = ?3)",
+                           -1, &st, NULL) != SQLITE_OK) {
+        store_db_err(s, err, errlen, "deleting calibrations");
+        return -1;
+    }
+    const char *keys[3] = {model, gpu, release};
+    for (int i = 0; i < 3; i++)
+        if (keys[i])
+            sqlite3_bind_text(st, i + 1, keys[i], -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        store_db_err(s, err, errlen, "deleting calibrations");
+        return -1;
+    }
+    return sqlite3_changes(s->db);
+}
+
+int store_set_run_model(store *s, int64_t id, const char *model, char *err, size_t errlen)
+{
+    if (s->read_only) {
+        store_set_err(err, errlen, "%s is open read-only", s->path);
+        return -1;
+    }
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "UPDATE runs SET model = ?2, model_origin = 'set' WHERE id = ?1", -1, &st, NULL) !=
+        SQLITE_OK) {
+        store_db_err(s, err, errlen, "setting a run's model");
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_text(st, 2, model, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        store_db_err(s, err, errlen, "setting a run's model");
+        return -1;
+    }
+    return sqlite3_changes(s->db) > 0 ? 0 : 1;
 }

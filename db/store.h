@@ -77,15 +77,45 @@ typedef struct {
 /* Returns 0, 1 when there is no run ID, -1 on a database error (ERR set). */
 int store_get_run(store *s, int64_t id, store_run_detail *out, char *err, size_t errlen);
 
-/* The newest calibration for (MODEL, GPU), if any: returns true and fills CAL. */
+/* The newest calibration for (MODEL, GPU), of any release, if any: returns true and fills CAL.
+ * (Prefer store_load_calibration_for: calibrations pool by release.) */
 bool store_load_calibration(store *s, const char *model, const char *gpu, engine_calibration *cal);
-/* Stores a calibration with the human report that explains it. Returns 0 or -1 with ERR. */
-int store_save_calibration(store *s, const char *model, const char *gpu, const engine_calibration *cal,
-                           const char *report, char *err, size_t errlen);
+/* The newest calibration for (MODEL, GPU, RELEASE) — RELEASE as engine_release_text writes it;
+ * one stored before releases were pooled (schema 2) matches any; RELEASE NULL: any. */
+bool store_load_calibration_for(store *s, const char *model, const char *gpu, const char *release,
+                                engine_calibration *cal);
+/* The same for a plan: its model, GPU and release. */
+bool store_load_plan_calibration(store *s, const engine_deployment *d, engine_calibration *cal);
+/* Stores a calibration of (MODEL, GPU, RELEASE) with the human report that explains it. A value
+ * no GPU could hold (over STORE_CALIBRATION_MAX_BYTES) is refused. Returns 0 or -1 with ERR. */
+#define STORE_CALIBRATION_MAX_BYTES ((uint64_t)1 << 44) /* 16 TiB */
+int store_save_calibration(store *s, const char *model, const char *gpu, const char *release,
+                           const engine_calibration *cal, const char *report, char *err, size_t errlen);
+
+/* One stored calibration, for `calibrate list`. */
+typedef struct {
+    int64_t id;
+    char model[ENGINE_NAME_MAX], gpu[ENGINE_NAME_MAX];
+    char release[ENGINE_RELEASE_TEXT_MAX]; /* "" : any (stored before releases were pooled) */
+    char created_at[32];
+    bool current; /* the newest of its pool: the one the estimate uses */
+    engine_calibration cal;
+} store_calibration_info;
+/* Calls FN for every stored calibration, newest first. Returns 0 or -1 with ERR. */
+int store_each_calibration(store *s, void (*fn)(const store_calibration_info *c, void *ctx), void *ctx, char *err,
+                           size_t errlen);
+/* Deletes the calibrations of (MODEL, GPU, RELEASE): a NULL narrows nothing (all NULL: every
+ * one). Returns how many were deleted, or -1 with ERR. */
+int store_delete_calibrations(store *s, const char *model, const char *gpu, const char *release, char *err,
+                              size_t errlen);
+
+/* Sets run ID's model (a model preset's name), its origin "set". Returns 0, 1 when there is no
+ * such run, -1 on a database error. */
+int store_set_run_model(store *s, int64_t id, const char *model, char *err, size_t errlen);
 
 /* ---- Additions (issue 2): schema version, ingest, the facts of a run, details for `runs show`. */
 
-#define STORE_SCHEMA_VERSION 2 /* PRAGMA user_version of the newest schema this program writes */
+#define STORE_SCHEMA_VERSION 3 /* PRAGMA user_version of the newest schema this program writes */
 
 /* What ingest takes beside the log's bytes. */
 typedef struct {

@@ -131,6 +131,7 @@ typedef struct {
                              * type, in engine_estimate); 0: shown as plain "auto" */
     engine_knob_store store;
     const char *sglang_flag; /* the launch flag that sets it ("--cuda-graph-max-bs"); NULL: none */
+    const char *sglang_flag_alt; /* another spelling SGLang reads ("--cuda-graph-max-bs-decode") */
     const char *sglang_env;  /* the environment variable SGLang reads it from; NULL: none */
     bool human_int; /* an integer read as SGLang's human_readable_int: 128k = 128,000, 128K = 131,072 */
 } engine_knob_info;
@@ -145,6 +146,20 @@ void engine_knob_steps_text(const engine_knob_info *k, char *buf, size_t len);
 void engine_knob_apply_order(engine_knob_id out[KNOB_COUNT]);
 /* "max_bs buckets mtp": the names of the knobs in MASK, in table order, separated by SEP. */
 void engine_knob_mask_names(uint32_t mask, const char *sep, char *buf, size_t len);
+
+/* Where a knob's value came from: a run records it per knob (CLI.md), and a plan says it in the
+ * estimate (set, preset, or the release's default). */
+typedef enum {
+    ORIGIN_UNKNOWN,
+    ORIGIN_LOG,
+    ORIGIN_ENV,
+    ORIGIN_PRESET,
+    ORIGIN_SET,
+    ORIGIN_INFERRED,
+    ORIGIN_RELEASE, /* a plan's knob left unset: what the SGLang release would choose */
+    ORIGIN_COUNT
+} engine_knob_origin;
+extern const char *const engine_origin_names[ORIGIN_COUNT]; /* "", "log", ..., "release default" */
 
 /* ---- The model, the GPU and the deployment. ---- */
 
@@ -237,6 +252,7 @@ typedef struct {
     uint32_t kv_heads, head_dim;                          /* GQA */
     uint32_t sliding_window, swa_layers;                  /* sliding-window layers (gpt-oss) */
     uint32_t linear_attn_layers;                          /* linear-attention layers (Qwen3-Next, K3) */
+    uint64_t linear_attn_layer_params; /* one linear-attention layer's parameters (KDA, Gated DeltaNet) */
     uint32_t kv_bytes;                                    /* bytes per KV element (BF16: 2) */
     uint32_t intermediate; /* the dense MLP's intermediate size (dense models, dense layers) */
     uint32_t dense_layers; /* MoE models: the leading dense layers (first_k_dense_replace) */
@@ -305,6 +321,7 @@ typedef struct {
     uint64_t other_runtime_bytes; /* MODEL.md default: 1 GiB */
     uint64_t pre_load_free_bytes; /* 0: cuda_total - 0.8 GiB */
     uint64_t margin_bytes;        /* left free at the recommended fraction (knob "margin") */
+    engine_knob_origin knob_origin[KNOB_COUNT]; /* ORIGIN_UNKNOWN: the engine's default */
 } engine_deployment;
 
 /* Derived layout numbers. */
@@ -395,6 +412,13 @@ void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engi
 /* The same as KNOB_TEXT_FULL (kept for the CLI's tables). */
 void engine_knob_format(const engine_deployment *d, engine_knob_id knob, char *buf, size_t len);
 
+/* Reads SGLang's own launch flags ("--tp-size 8 --enable-dp-attention ...", and KEY=VALUE
+ * environment assignments) into D's knobs through the knob table's flags; the model path, if
+ * given, into MODEL_PATH. Flags that do not change graph memory are skipped and counted in
+ * *SKIPPED. Returns 0, or -1 with ERR naming the flag and the fix. */
+int engine_apply_sglang_args(engine_deployment *d, const char *args, char *model_path, size_t model_len,
+                             int *skipped, engine_warnings *adj, char *err, size_t errlen);
+
 /* ---- Buckets: SGLang's capture list (MODEL.md, "Buckets"). ---- */
 
 /* SGLang's decode capture grid for MAX_BS (without the append). */
@@ -432,6 +456,7 @@ typedef enum {
     TERM_DRAFT,
     TERM_FUSED_MOE,    /* the fused-MoE intermediates of the largest bucket (no DeepEP) */
     TERM_GRAPH_LOGITS, /* each further graph's own FP32 logits (releases before PR #8579) */
+    TERM_STATIC_OTHER, /* the static layer no formula explains: a calibration's intercept */
     TERM_COUNT
 } engine_term_id;
 
@@ -504,6 +529,10 @@ typedef struct {
 typedef struct {
     bool has[COEF_COUNT];
     uint64_t value[COEF_COUNT];
+    /* The static layer's unexplained part, one intercept per pool (calibrate.c). No term of the
+     * estimator carries it yet: calib_estimate_terms() books it to the static layer. */
+    bool has_static;
+    uint64_t static_bytes;
     int n_runs;
     int64_t runs[ENGINE_MAX_CAL_RUNS];
 } engine_calibration;

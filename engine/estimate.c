@@ -56,6 +56,10 @@ const engine_term_info engine_terms[TERM_COUNT] = {
      "each further graph's own FP32 logits output (before PR #8579)", LAYER_BUCKETS, SOURCE_EXACT, ROWS,
      "sum(other bs x mtp) x vocab x 4", "cuda_graph_runner.py output_buffers before PR #8579 (shared logits buffer)",
      "the per-graph logits outputs", false, true},
+    {TERM_STATIC_OTHER, "static.other", "other static", "other static",
+     "the static layer no formula explains, fitted from measured runs", LAYER_STATIC, SOURCE_CALIBRATED, 0,
+     "static_bytes: the calibration's intercept of the static layer", "cgplan calibrate over the pool's runs",
+     "the unexplained static buffers", false, true},
 };
 
 const char *const engine_layer_names[LAYER_COUNT] = {"static", "largest", "buckets", "draft"};
@@ -535,6 +539,45 @@ static uint64_t coef(const engine_deployment *d, const engine_calibration *cal, 
     return d->model.coef[c];
 }
 
+/* The widest layer's temporaries at the largest bucket, in the model's dtype (BF16: 2 bytes),
+ * for a model without a fitted act_bytes_per_row. The graph pool reuses a freed block for the
+ * next op, so the peak is the larger of the attention block and the MLP block, plus the
+ * residual and the layer output that live across both (reference: accuracy-audit "The widest
+ * layer"; models/deepseek_v2.py forward_absorb_prepare/core for MLA; llama.py / qwen3.py for GQA
+ * and the gated MLP). */
+static void widest_layer(const engine_deployment *d, const engine_estimate *e, engine_term *t)
+{
+    const engine_model *m = &d->model;
+    const uint64_t elem = 2;
+    uint64_t rows = e->attn_rows;
+    uint64_t heads_l = e->heads_per_gpu ? e->heads_per_gpu : 1;
+    uint64_t attn;
+    if (m->attn_kind == ATTN_MLA) {
+        /* q (nope + rope), q_nope absorbed to kv_lora, the attention output in kv_lora, and the
+         * output after the v up-projection. */
+        uint64_t nope = m->qk_nope_dim ? m->qk_nope_dim : 128, v = m->v_head_dim ? m->v_head_dim : 128;
+        attn = rows * heads_l * (nope + m->qk_rope_dim + 2 * (uint64_t)m->kv_lora_rank + v) * elem;
+        t->formula = "attn_rows x (heads/GPU x (nope + rope + 2 kv_lora + v) + max(MLP) + 2 hidden) x 2";
+    } else {
+        /* the fused qkv projection and the attention output */
+        uint32_t attn_tp = e->attn_tp ? e->attn_tp : 1;
+        uint64_t kv_l = m->kv_heads / attn_tp ? m->kv_heads / attn_tp : 1;
+        attn = rows * ((heads_l + 2 * kv_l) * m->head_dim + heads_l * m->head_dim) * elem;
+        t->formula = "attn_rows x ((q + 2 kv heads/GPU) x head_dim + q heads/GPU x head_dim + max(MLP) + 2 hidden) x 2";
+    }
+    /* The dense MLP (a dense model, the leading dense layers, shared experts): gate_up (2 I) and
+     * the activation (I), sharded like attention. */
+    uint64_t inter = m->num_experts ? (m->dense_layers ? m->intermediate : 0) : m->intermediate;
+    uint64_t shared = m->shared_experts * (uint64_t)(m->shared_intermediate ? m->shared_intermediate : m->moe_intermediate);
+    if (shared > inter)
+        inter = shared;
+    uint64_t mlp_tp = e->attn_tp ? e->attn_tp : 1;
+    uint64_t mlp = rows * 3 * (inter / mlp_tp) * elem;
+    t->bytes = (attn > mlp ? attn : mlp) + 2 * rows * m->hidden * elem;
+    t->source = SOURCE_DERIVED;
+    t->origin = "first principles over the model's shapes (no fitted act_bytes_per_row)";
+}
+
 /* The auto knobs as the release resolves them (MODEL.md's knob table; SGLang server_args.py). */
 static void resolve_layout(const engine_deployment *d, engine_layout *l)
 {
@@ -681,8 +724,12 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     lazy->bytes = coef(d, cal, COEF_LAZY_BYTES, lazy);
 
     engine_term *act = set_term(e, TERM_ACT, 0);
-    uint64_t per_row = coef(d, cal, COEF_ACT_BYTES_PER_ROW, act);
-    act->bytes = m->heads ? per_row * e->attn_rows * e->heads_per_gpu / m->heads : 0;
+    if (m->coef_missing[COEF_ACT_BYTES_PER_ROW] && !(cal && cal->has[COEF_ACT_BYTES_PER_ROW])) {
+        widest_layer(d, e, act); /* no fitted value: the temporaries from the model's shapes */
+    } else {
+        uint64_t per_row = coef(d, cal, COEF_ACT_BYTES_PER_ROW, act);
+        act->bytes = m->heads ? per_row * e->attn_rows * e->heads_per_gpu / m->heads : 0;
+    }
 
     /* Each further bucket: its graph object and output tensors. */
     e->other_bucket_rows = 0;
@@ -715,6 +762,15 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     set_term(e, TERM_FUSED_MOE, fused);
 
     /* Releases before the shared logits buffer kept each captured graph's FP32 logits. */
+    /* What a calibration found in the static layer beyond its exact and derived terms. */
+    engine_term *other = set_term(e, TERM_STATIC_OTHER, cal && cal->has_static ? cal->static_bytes : 0);
+    if (!(cal && cal->has_static))
+        other->source = SOURCE_EXACT; /* nothing fitted: no intercept */
+    else {
+        other->n_runs = cal->n_runs < ENGINE_MAX_CAL_RUNS ? cal->n_runs : ENGINE_MAX_CAL_RUNS;
+        memcpy(other->runs, cal->runs, (size_t)other->n_runs * sizeof other->runs[0]);
+    }
+
     bool per_graph_logits = !engine_release_has_shared_logits(&k->sglang);
     set_term(e, TERM_GRAPH_LOGITS, per_graph_logits ? e->other_bucket_rows * m->vocab * 4 : 0);
 

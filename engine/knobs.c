@@ -48,6 +48,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .help = "--cuda-graph-max-bs-decode: the largest captured batch, per DP rank",
      .field = KNOB_FIELD_U32,
      .offset = AT(knobs.max_bs),
+     .sglang_flag_alt = "--cuda-graph-max-bs-decode",
      .sglang_flag = "--cuda-graph-max-bs"},
     {.id = KNOB_DP,
      .name = "dp",
@@ -64,6 +65,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .help = "DP-attention groups (--dp-size); attn_tp = world / dp",
      .field = KNOB_FIELD_U32,
      .offset = AT(knobs.dp),
+     .sglang_flag_alt = "--dp",
      .sglang_flag = "--dp-size"},
     {.id = KNOB_DCP,
      .name = "dcp",
@@ -135,6 +137,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .help = "--tp-size: the GPUs of one instance (also read as tp)",
      .field = KNOB_FIELD_U32,
      .offset = AT(knobs.world),
+     .sglang_flag_alt = "--tp",
      .sglang_flag = "--tp-size"},
     {.id = KNOB_BUCKETS,
      .name = "buckets",
@@ -150,6 +153,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .help = "captured batch sizes (--cuda-graph-bs-decode; \"1 2 4\" or 1,2,4); auto = SGLang's grid up to max_bs",
      .field = KNOB_FIELD_LIST,
      .offset = AT(knobs.buckets),
+     .sglang_flag_alt = "--cuda-graph-bs-decode",
      .auto_offset = AT(knobs.buckets_auto),
      .count_offset = AT(knobs.n_buckets),
      .sglang_flag = "--cuda-graph-bs"},
@@ -230,6 +234,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .help = "--ep-size: the GPUs the routed experts are sharded over",
      .field = KNOB_FIELD_U32,
      .offset = AT(knobs.ep),
+     .sglang_flag_alt = "--ep",
      .auto_offset = AT(knobs.ep_auto),
      RESOLVED(layout.ep),
      .sglang_flag = "--ep-size"},
@@ -667,8 +672,13 @@ static bool parse_human_u64(const char *text, uint64_t *out)
     return true;
 }
 
+/* A plain decimal number: strtod also reads hex floats ("0x1p-1"), infinities and NaN, which
+ * nobody means as a fraction. */
 static bool parse_fraction(const char *text, double *out)
 {
+    for (const char *c = text; *c; c++)
+        if (!isdigit((unsigned char)*c) && !strchr(".eE+- \t", *c))
+            return false;
     errno = 0;
     char *end;
     double v = strtod(text, &end);

@@ -13,7 +13,8 @@
 #define DISPATCH_ENV "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
 #define GPU_INFER_WINDOW_GIB 2.0 /* Load weight begin's free memory sits just below cuda_total */
 
-const char *const engine_origin_names[ORIGIN_COUNT] = {"", "log", "env", "preset", "set", "inferred"};
+const char *const engine_origin_names[ORIGIN_COUNT] = {"",    "log",      "env",
+                                                       "preset", "set", "inferred", "release default"};
 
 const char *engine_origin_name(engine_knob_origin o)
 {
@@ -38,7 +39,7 @@ static const char *match_model(const caplog_run *run, const engine_run_context *
 
 const char *engine_run_model_name(const caplog_run *run, const engine_run_context *c, char *buf, size_t len)
 {
-    const char *m = match_model(run, c);
+    const char *m = c->model_set && *c->model_set ? c->model_set : match_model(run, c);
     if (!m && c->model_given && c->given && c->given->model.name[0])
         m = c->given->model.name;
     if (!m)
@@ -200,7 +201,10 @@ void engine_run_derive(const caplog_run *run, const engine_run_context *c, engin
     f->target_total_gib = f->draft_gib = f->total_gib = NAN;
 
     const char *model = match_model(run, c);
-    if (model) {
+    if (c->model_set && *c->model_set) { /* said at ingest: it wins over the log's name */
+        snprintf(f->model, sizeof f->model, "%s", c->model_set);
+        f->model_origin = ORIGIN_SET;
+    } else if (model) {
         snprintf(f->model, sizeof f->model, "%s", model);
         f->model_origin = ORIGIN_LOG;
     } else if (c->model_given && c->given && c->given->model.name[0]) {

@@ -14,18 +14,6 @@
 #include "caplog.h"
 #include "engine.h"
 
-/* Where a run's knob came from (CLI.md: the run records the origin of each knob). */
-typedef enum {
-    ORIGIN_UNKNOWN,
-    ORIGIN_LOG,
-    ORIGIN_ENV,
-    ORIGIN_PRESET,
-    ORIGIN_SET,
-    ORIGIN_INFERRED,
-    ORIGIN_COUNT
-} engine_knob_origin;
-extern const char *const engine_origin_names[ORIGIN_COUNT]; /* "", "log", "env", "preset", "set", "inferred" */
-
 /* "log", "env", ...; "" for ORIGIN_UNKNOWN or a value out of range. */
 const char *engine_origin_name(engine_knob_origin o);
 /* The origin named TEXT; ORIGIN_UNKNOWN for NULL, "" or a name not in the list. */
@@ -43,6 +31,8 @@ typedef struct {
     engine_knob_origin given_origin[KNOB_COUNT]; /* per knob of GIVEN: ORIGIN_PRESET, ORIGIN_SET, or
                                                   * ORIGIN_UNKNOWN when neither supplied it */
     bool model_given;                            /* a preset was loaded: GIVEN's model, backend and a2a are real */
+    const char *model_set;                       /* --model (a model preset's name): the run's model whatever
+                                                  * the log names; NULL: none */
     size_t n_gpus;
     const engine_gpu_ref *gpus; /* for inferring an unknown GPU; NULL with n_gpus 0: no inference */
     /* The model whose hf_names match MODEL_PATH, or NULL (also: MATCH_MODEL itself NULL). The
@@ -54,7 +44,7 @@ typedef struct {
 /* Everything derived about one parsed run. */
 typedef struct {
     char model[ENGINE_NAME_MAX];     /* "" when unknown */
-    engine_knob_origin model_origin; /* ORIGIN_LOG (hf_names) or ORIGIN_PRESET */
+    engine_knob_origin model_origin; /* ORIGIN_SET (--model), ORIGIN_LOG (hf_names) or ORIGIN_PRESET */
     engine_deployment values;        /* the knob values where origin[] is known (buckets ascending;
                                       * gpu.name the GPU); every other field is zero */
     engine_knob_origin origin[KNOB_COUNT];
@@ -69,8 +59,8 @@ typedef struct {
 
 void engine_run_derive(const caplog_run *run, const engine_run_context *c, engine_run_facts *out);
 
-/* The model a run names: the hf_names match of its model_path, else the given preset's model;
- * NULL when neither. */
+/* The model of a run: --model, else the hf_names match of its model_path, else the given preset's
+ * model; NULL when none. */
 const char *engine_run_model_name(const caplog_run *run, const engine_run_context *c, char *buf, size_t len);
 
 /* Sets KNOB of D from TEXT as engine_knob_text(KNOB_TEXT_CANONICAL) wrote it, as stated: a

@@ -62,6 +62,10 @@ int preset_load_model(const preset_catalog *c, const char *name, engine_model *o
  * component, so "/models/Kimi-K3" matches "moonshotai/Kimi-K3"); NULL if none. */
 const preset_entry *preset_match_hf_name(const preset_catalog *c, const char *model_path);
 
+/* The user's preset directory: $CGPLAN_PRESETS, else $XDG_CONFIG_HOME/cgplan/presets, else
+ * ~/.config/cgplan/presets ("" when there is none). */
+void preset_user_dir(char *buf, size_t len);
+
 /* Parses a size: an integer byte count, or a number with a unit (B, KiB, MiB, GiB, TiB; any
  * case; "22.5 GiB"), rounded to the nearest byte. Returns 0, or -1 (sign, unknown unit, a bare
  * fraction, overflow). */

@@ -213,8 +213,7 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The user's preset directory ("" when there is none to look at). */
-static void user_dir(char *buf, size_t len)
+void preset_user_dir(char *buf, size_t len)
 {
     const char *env = getenv("CGPLAN_PRESETS");
     const char *xdg = getenv("XDG_CONFIG_HOME");
@@ -232,7 +231,7 @@ static void user_dir(char *buf, size_t len)
 static int add_user_files(preset_catalog *c)
 {
     char dir[PATH_MAX];
-    user_dir(dir, sizeof dir);
+    preset_user_dir(dir, sizeof dir);
     if (!dir[0])
         return 0;
     DIR *dp = opendir(dir);

@@ -6,6 +6,7 @@
  * rules. */
 #include "preset_internal.h"
 #include "preset_yaml.h"
+#include "weights.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -47,14 +48,25 @@ enum {
     M_NAME,
     M_DESCRIPTION,
     M_HF_NAMES,
+    M_ARCHITECTURE,
+    M_TRUST_REMOTE_CODE,
     M_VOCAB,
     M_HIDDEN,
     M_LAYERS,
     M_CONTEXT_LEN,
+    M_TIE_EMBEDDINGS,
     M_ATTENTION,
+    M_INTERMEDIATE,
+    M_DENSE_LAYERS,
     M_MOE,
+    M_DTYPE,
+    M_DENSE_DTYPE,
+    M_EXPERT_DTYPE,
+    M_PARAM_COUNT,
     M_LINEAR_STATE,
     M_DRAFT_LAYERS,
+    M_DRAFT_SEPARATE,
+    M_DRAFT_MODEL_PATH,
     M_COEFFICIENTS,
     M_COUNT
 };
@@ -63,38 +75,67 @@ static const char *const model_keys[M_COUNT] = {
     "name",
     "description",
     "hf_names",
+    "architecture",
+    "trust_remote_code",
     "vocab",
     "hidden",
     "layers",
     "context_len",
+    "tie_embeddings",
     "attention",
+    "intermediate",
+    "dense_layers",
     "moe",
+    "dtype",
+    "dense_dtype",
+    "expert_dtype",
+    "param_count",
     "linear_state_bytes_per_request",
     "draft_layers",
+    "draft_separate",
+    "draft_model_path",
     "coefficients",
 };
 
+/* attention: the keys both kinds take, then MLA's or GQA's own. */
 enum {
     A_KIND,
     A_HEADS,
     A_KV_BYTES,
     A_FULL_ATTN_LAYERS,
-    A_KV_LORA_RANK,
+    A_LINEAR_ATTN_LAYERS,
+    A_LINEAR_ATTN_LAYER_PARAMS,
+    A_SHARED, /* the first kind-specific key */
+    A_KV_LORA_RANK = A_SHARED,
     A_QK_ROPE_DIM,
+    A_Q_LORA_RANK,
+    A_QK_NOPE_DIM,
+    A_V_HEAD_DIM,
     A_KV_HEADS,
     A_HEAD_DIM,
+    A_SLIDING_WINDOW,
+    A_SWA_LAYERS,
     A_COUNT
 };
-/* Both kinds take the first ATTN_SHARED_KEYS keys, then two of their own: MLA the next two, GQA
- * the last two. */
-enum { ATTN_SHARED_KEYS = A_KV_LORA_RANK, ATTN_KIND_KEYS = ATTN_SHARED_KEYS + 2 };
-static const char *const mla_keys[ATTN_KIND_KEYS] = {"kind",         "heads",      "kv_bytes", "full_attn_layers",
-                                                     "kv_lora_rank", "qk_rope_dim"};
-static const char *const gqa_keys[ATTN_KIND_KEYS] = {"kind",     "heads",   "kv_bytes", "full_attn_layers",
-                                                     "kv_heads", "head_dim"};
+enum { MLA_KEYS = A_SHARED + 5, GQA_KEYS = A_SHARED + 4 };
+static const char *const mla_keys[MLA_KEYS] = {
+    "kind",         "heads",       "kv_bytes",    "full_attn_layers", "linear_attn_layers", "linear_attn_layer_params",
+    "kv_lora_rank", "qk_rope_dim", "q_lora_rank", "qk_nope_dim",      "v_head_dim"};
+static const char *const gqa_keys[GQA_KEYS] = {
+    "kind",     "heads",    "kv_bytes",       "full_attn_layers", "linear_attn_layers", "linear_attn_layer_params",
+    "kv_heads", "head_dim", "sliding_window", "swa_layers"};
 
-enum { E_NUM_EXPERTS, E_DISPATCH_HIDDEN, E_MOE_INTERMEDIATE, E_TOP_K, E_COUNT };
-static const char *const moe_keys[E_COUNT] = {"num_experts", "dispatch_hidden", "moe_intermediate", "top_k"};
+enum {
+    E_NUM_EXPERTS,
+    E_DISPATCH_HIDDEN,
+    E_MOE_INTERMEDIATE,
+    E_TOP_K,
+    E_SHARED_EXPERTS,
+    E_SHARED_INTERMEDIATE,
+    E_COUNT
+};
+static const char *const moe_keys[E_COUNT] = {"num_experts", "dispatch_hidden",  "moe_intermediate",
+                                              "top_k",       "shared_experts",   "shared_intermediate"};
 
 static int parse_hf_names(preset_yaml_doc *p, yaml_node_t *n, engine_model *m)
 {
@@ -142,15 +183,16 @@ static int parse_attention(preset_yaml_doc *p, yaml_node_t *map, engine_model *m
         return -1;
     if (preset_yaml_get_choice(p, kind_node, "attention kind", attn_kind_names, COUNT_OF(attn_kind_names), &kind))
         return -1;
-    yaml_node_t *got[ATTN_KIND_KEYS], *v[A_COUNT] = {0};
+    yaml_node_t *got[MLA_KEYS > GQA_KEYS ? MLA_KEYS : GQA_KEYS], *v[A_COUNT] = {0};
     bool mla = kind == ATTN_MLA;
     const char *what = mla ? "attention (kind: mla)" : "attention (kind: gqa)";
-    if (preset_yaml_collect(p, map, what, mla ? mla_keys : gqa_keys, ATTN_KIND_KEYS, got))
+    size_t nkeys = mla ? MLA_KEYS : GQA_KEYS;
+    if (preset_yaml_collect(p, map, what, mla ? mla_keys : gqa_keys, nkeys, got))
         return -1;
-    for (int i = 0; i < ATTN_SHARED_KEYS; i++)
+    for (size_t i = 0; i < A_SHARED; i++)
         v[i] = got[i];
-    v[mla ? A_KV_LORA_RANK : A_KV_HEADS] = got[ATTN_SHARED_KEYS];
-    v[mla ? A_QK_ROPE_DIM : A_HEAD_DIM] = got[ATTN_SHARED_KEYS + 1];
+    for (size_t i = A_SHARED; i < nkeys; i++)
+        v[(mla ? A_KV_LORA_RANK : A_KV_HEADS) + (i - A_SHARED)] = got[i];
     if (preset_yaml_need(p, map, what, "heads", v[A_HEADS], "the query heads (num_attention_heads)"))
         return -1;
     if (mla &&
@@ -169,8 +211,33 @@ static int parse_attention(preset_yaml_doc *p, yaml_node_t *map, engine_model *m
         preset_yaml_get_u32(p, v[A_KV_LORA_RANK], "kv_lora_rank", 1, UINT32_MAX, &m->kv_lora_rank) ||
         preset_yaml_get_u32(p, v[A_QK_ROPE_DIM], "qk_rope_dim", 0, UINT32_MAX, &m->qk_rope_dim) ||
         preset_yaml_get_u32(p, v[A_KV_HEADS], "kv_heads", 1, m->heads, &m->kv_heads) ||
-        preset_yaml_get_u32(p, v[A_HEAD_DIM], "head_dim", 1, UINT32_MAX, &m->head_dim))
+        preset_yaml_get_u32(p, v[A_HEAD_DIM], "head_dim", 1, UINT32_MAX, &m->head_dim) ||
+        preset_yaml_get_u32(p, v[A_Q_LORA_RANK], "q_lora_rank", 0, UINT32_MAX, &m->q_lora_rank) ||
+        preset_yaml_get_u32(p, v[A_QK_NOPE_DIM], "qk_nope_dim", 1, UINT32_MAX, &m->qk_nope_dim) ||
+        preset_yaml_get_u32(p, v[A_V_HEAD_DIM], "v_head_dim", 1, UINT32_MAX, &m->v_head_dim) ||
+        preset_yaml_get_u32(p, v[A_SLIDING_WINDOW], "sliding_window", 1, UINT32_MAX, &m->sliding_window) ||
+        preset_yaml_get_u32(p, v[A_SWA_LAYERS], "swa_layers", 0, m->layers, &m->swa_layers) ||
+        preset_yaml_get_u32(p, v[A_LINEAR_ATTN_LAYERS], "linear_attn_layers", 0, m->layers, &m->linear_attn_layers) ||
+        preset_yaml_get_size(p, v[A_LINEAR_ATTN_LAYER_PARAMS], "linear_attn_layer_params",
+                             &m->linear_attn_layer_params))
         return -1;
+    /* Every layer is one kind: full attention, sliding-window or linear; without
+     * full_attn_layers, the layers that are neither are full. */
+    uint64_t other = (uint64_t)m->swa_layers + m->linear_attn_layers;
+    if (!v[A_FULL_ATTN_LAYERS] && other <= m->layers)
+        m->full_attn_layers = m->layers - (uint32_t)other;
+    if (m->full_attn_layers + other > m->layers) {
+        yaml_node_t *at = v[A_LINEAR_ATTN_LAYERS] ? v[A_LINEAR_ATTN_LAYERS]
+                          : v[A_SWA_LAYERS]       ? v[A_SWA_LAYERS]
+                                                  : v[A_FULL_ATTN_LAYERS];
+        return preset_yaml_error(p, at->start_mark,
+                                 "full_attn_layers %u + swa_layers %u + linear_attn_layers %u exceed the %u layers; "
+                                 "expected each layer counted once",
+                                 m->full_attn_layers, m->swa_layers, m->linear_attn_layers, m->layers);
+    }
+    if (m->swa_layers && !m->sliding_window)
+        return preset_yaml_error(p, v[A_SWA_LAYERS]->start_mark,
+                                 "swa_layers without sliding_window; expected sliding_window: the window in tokens");
     return 0;
 }
 
@@ -188,8 +255,24 @@ static int parse_moe(preset_yaml_doc *p, yaml_node_t *map, engine_model *m)
     if (preset_yaml_get_u32(p, v[E_NUM_EXPERTS], "num_experts", 1, UINT32_MAX, &m->num_experts) ||
         preset_yaml_get_u32(p, v[E_DISPATCH_HIDDEN], "dispatch_hidden", 1, UINT32_MAX, &m->dispatch_hidden) ||
         preset_yaml_get_u32(p, v[E_MOE_INTERMEDIATE], "moe_intermediate", 1, UINT32_MAX, &m->moe_intermediate) ||
-        preset_yaml_get_u32(p, v[E_TOP_K], "top_k", 1, m->num_experts, &m->top_k))
+        preset_yaml_get_u32(p, v[E_TOP_K], "top_k", 1, m->num_experts, &m->top_k) ||
+        preset_yaml_get_u32(p, v[E_SHARED_EXPERTS], "shared_experts", 0, UINT32_MAX, &m->shared_experts) ||
+        preset_yaml_get_u32(p, v[E_SHARED_INTERMEDIATE], "shared_intermediate", 1, UINT32_MAX,
+                            &m->shared_intermediate))
         return -1;
+    if (m->shared_intermediate && !m->shared_experts)
+        return preset_yaml_error(p, v[E_SHARED_INTERMEDIATE]->start_mark,
+                                 "shared_intermediate without shared_experts; expected shared_experts: N as well");
+    return 0;
+}
+
+/* A dtype key: one of engine_dtype_names. */
+static int get_dtype(preset_yaml_doc *p, const yaml_node_t *n, const char *key, engine_dtype *out)
+{
+    int t = (int)*out;
+    if (preset_yaml_get_choice(p, n, key, engine_dtype_names, DTYPE_COUNT, &t))
+        return -1;
+    *out = (engine_dtype)t;
     return 0;
 }
 
@@ -203,21 +286,56 @@ static int parse_model(preset_yaml_doc *p, yaml_node_t *root, preset_item *it)
         preset_yaml_need(p, root, what, "hidden", v[M_HIDDEN], "an integer (config hidden_size)") ||
         preset_yaml_need(p, root, what, "layers", v[M_LAYERS], "an integer (config num_hidden_layers)") ||
         preset_yaml_need(p, root, what, "context_len", v[M_CONTEXT_LEN], "an integer (max_position_embeddings)") ||
-        preset_yaml_need(p, root, what, "attention", v[M_ATTENTION], "a mapping with kind: mla or gqa") ||
-        preset_yaml_need(p, root, what, "moe", v[M_MOE], "a mapping with num_experts, moe_intermediate, top_k"))
+        preset_yaml_need(p, root, what, "attention", v[M_ATTENTION], "a mapping with kind: mla or gqa"))
         return -1;
     const engine_knob_info *ctx_knob = &engine_knobs[KNOB_CONTEXT_LEN];
     if (preset_yaml_get_text(p, v[M_DESCRIPTION], "description", m->description, sizeof m->description) ||
-        parse_hf_names(p, v[M_HF_NAMES], m) || preset_yaml_get_u32(p, v[M_VOCAB], "vocab", 1, UINT32_MAX, &m->vocab) ||
+        parse_hf_names(p, v[M_HF_NAMES], m) ||
+        preset_yaml_get_text(p, v[M_ARCHITECTURE], "architecture", m->architecture, sizeof m->architecture) ||
+        preset_yaml_get_bool(p, v[M_TRUST_REMOTE_CODE], "trust_remote_code", &m->trust_remote_code) ||
+        preset_yaml_get_u32(p, v[M_VOCAB], "vocab", 1, UINT32_MAX, &m->vocab) ||
         preset_yaml_get_u32(p, v[M_HIDDEN], "hidden", 1, UINT32_MAX, &m->hidden) ||
         preset_yaml_get_u32(p, v[M_LAYERS], "layers", 1, UINT32_MAX, &m->layers) ||
         preset_yaml_get_u64(p, v[M_CONTEXT_LEN], "context_len", (uint64_t)ctx_knob->min, (uint64_t)ctx_knob->max,
                             &m->context_len) ||
-        parse_attention(p, v[M_ATTENTION], m) || parse_moe(p, v[M_MOE], m) ||
+        preset_yaml_get_bool(p, v[M_TIE_EMBEDDINGS], "tie_embeddings", &m->tie_embeddings) ||
+        parse_attention(p, v[M_ATTENTION], m) ||
+        preset_yaml_get_u32(p, v[M_INTERMEDIATE], "intermediate", 1, UINT32_MAX, &m->intermediate) ||
+        preset_yaml_get_u32(p, v[M_DENSE_LAYERS], "dense_layers", 0, m->layers, &m->dense_layers) ||
+        (v[M_MOE] && parse_moe(p, v[M_MOE], m)) ||
         preset_yaml_get_size(p, v[M_LINEAR_STATE], "linear_state_bytes_per_request",
                              &m->linear_state_bytes_per_request) ||
-        preset_yaml_get_u32(p, v[M_DRAFT_LAYERS], "draft_layers", 0, MODEL_DRAFT_LAYERS_MAX, &m->draft_layers))
+        preset_yaml_get_u32(p, v[M_DRAFT_LAYERS], "draft_layers", 0, MODEL_DRAFT_LAYERS_MAX, &m->draft_layers) ||
+        preset_yaml_get_bool(p, v[M_DRAFT_SEPARATE], "draft_separate", &m->draft_separate) ||
+        preset_yaml_get_text(p, v[M_DRAFT_MODEL_PATH], "draft_model_path", m->draft_model_path,
+                             sizeof m->draft_model_path))
         return -1;
+    /* Weight dtypes: unquantised weights follow dtype; the routed experts follow the dense ones
+     * unless said otherwise (an FP8 block checkpoint quantises both). */
+    m->dtype = DTYPE_BF16;
+    if (get_dtype(p, v[M_DTYPE], "dtype", &m->dtype))
+        return -1;
+    m->dense_dtype = m->dtype;
+    if (get_dtype(p, v[M_DENSE_DTYPE], "dense_dtype", &m->dense_dtype))
+        return -1;
+    m->expert_dtype = m->dense_dtype;
+    if (get_dtype(p, v[M_EXPERT_DTYPE], "expert_dtype", &m->expert_dtype))
+        return -1;
+    if (v[M_DENSE_LAYERS] && !m->num_experts)
+        return preset_yaml_error(p, v[M_DENSE_LAYERS]->start_mark,
+                                 "dense_layers on a model without moe:; expected it only beside moe: (a dense model's "
+                                 "layers are all dense)");
+    if (v[M_EXPERT_DTYPE] && !m->num_experts)
+        return preset_yaml_error(p, v[M_EXPERT_DTYPE]->start_mark,
+                                 "expert_dtype on a model without moe:; expected dense_dtype for a dense model");
+    /* param_count: the file's, else counted from the config (0 when a field the count needs is
+     * missing). */
+    if (v[M_PARAM_COUNT]) {
+        if (preset_yaml_get_size(p, v[M_PARAM_COUNT], "param_count", &m->param_count))
+            return -1;
+    } else {
+        m->param_count = engine_model_param_count(m);
+    }
     /* A coefficient the file lacks is unknown for this model: never another model's number
      * (the estimate shows the term as unknown until a calibration gives it). */
     memset(m->coef, 0, sizeof m->coef);
@@ -422,6 +540,7 @@ static int parse_deployment(preset_yaml_doc *p, yaml_node_t *root, preset_item *
         free(text);
         if (rc != 0)
             return preset_yaml_error(p, n->start_mark, "%s", why);
+        d->knob_origin[order[i]] = ORIGIN_PRESET;
     }
     dep->has_context_len = knob_node[KNOB_CONTEXT_LEN] != NULL;
     it->entry.world = d->knobs.world;
@@ -510,6 +629,7 @@ void preset_assemble_deployment(const preset_item *dep_item, const preset_item *
     *out = dep->d;
     out->model = model->u.model;
     out->gpu = gpu->u.gpu;
+    out->knob_origin[KNOB_GPU] = ORIGIN_PRESET;
     /* The deployment's coefficients override the model's; what neither gives is unknown. */
     out->model.coef_borrowed = false;
     for (int i = 0; i < COEF_COUNT; i++) {

@@ -74,7 +74,7 @@ static int load_plan(tui_app *app, tui_plan *p, const char *name, char *err, siz
     }
     p->loaded = true;
     snprintf(p->name, sizeof p->name, "%s", p->d.name[0] ? p->d.name : name);
-    p->has_cal = app->db && store_load_calibration(app->db, p->d.model.name, p->d.gpu.name, &p->cal);
+    p->has_cal = app->db && store_load_plan_calibration(app->db, &p->d, &p->cal);
     return 0;
 }
 
@@ -145,7 +145,7 @@ void tui_app_reload_runs(tui_app *app)
     for (int i = 0; i < 2; i++) /* a calibration may have been stored meanwhile */
         if (app->plan[i].loaded)
             app->plan[i].has_cal =
-                store_load_calibration(app->db, app->plan[i].d.model.name, app->plan[i].d.gpu.name, &app->plan[i].cal);
+                store_load_plan_calibration(app->db, &app->plan[i].d, &app->plan[i].cal);
 }
 
 /* ---- Recompute ---- */
@@ -383,7 +383,7 @@ static int set_gpu(tui_app *app, const char *name)
     }
     note_change(app, KNOB_GPU);
     p->d.gpu = gpu;
-    p->has_cal = app->db && store_load_calibration(app->db, p->d.model.name, p->d.gpu.name, &p->cal);
+    p->has_cal = app->db && store_load_plan_calibration(app->db, &p->d, &p->cal);
     return TUI_RECOMPUTE | TUI_REDRAW;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cgplan calibrate: fitting MODEL.md's coefficients from stored runs (issue 3).
+# cgplan calibrate: fitting the estimator's non-exact terms from stored runs (issues 3 and 10).
 source "$CGPLAN_TESTLIB"
 set -e
 DB="$TEST_TMP/runs.db"
@@ -12,18 +12,27 @@ contains "$OUT" "already stored as run" "seeded DP16 run"
 expect_exit 0 "$CGPLAN" ingest --db "$DB" --preset k3-dp2-dcp8 "$LOGS/k3-dp2-dcp8-b200-article.log"
 contains "$OUT" "already stored as run" "seeded DP2 run"
 
+# --dry-run: the same report, nothing stored.
+expect_exit 0 "$CGPLAN" calibrate --db "$DB" --preset k3-dp16 --dry-run
+contains "$OUT" "dry run: nothing stored" "dry run says so"
+expect_exit 0 "$CGPLAN" calibrate list --db "$DB"
+contains "$OUT" "no calibration stored" "dry run stored nothing"
+
 expect_exit 0 "$CGPLAN" calibrate --db "$DB" --preset k3-dp16
-contains "$OUT" "mixed 2 layouts" "table says it mixed two layouts"
+contains "$OUT" "pooled 2 layouts" "table says it pooled two layouts"
 contains "$OUT" "DP16 MTP6" "names the DP16 layout"
 contains "$OUT" "DP2xDCP8 MTP5" "names the DP2 layout"
 contains "$OUT" "residuals" "prints residuals"
+contains "$OUT" "sglang main@" "names the release pooled"
 
-expect_exit 0 "$CGPLAN" calibrate --db "$DB" --preset k3-dp16 --format json
+expect_exit 0 "$CGPLAN" calibrate --db "$DB" --preset k3-dp16 --format json --dry-run
 defaults="dict(act_bytes_per_row=4.66*2**20, lazy_bytes=0.739*2**30, graph_bytes=50.3*2**20, out_bytes_per_row=25.7*1024, draft_base_bytes=0.475*2**30, draft_bytes_per_row=0.602*2**20)"
 check_py "all(abs(j['calibrations'][0]['coefficients'][k]['after_bytes'] - v) <= 0.05 * v for k, v in $defaults.items())" "within 5% of MODEL.md's K3 defaults"
 check_py "j['calibrations'][0]['mixed_layouts'] is True and sorted(j['calibrations'][0]['runs']) == [1, 2]" "two runs, mixed"
-check_py "all(c['fit'] == 'slope and intercept' for c in j['calibrations'][0]['coefficients'].values())" "slopes fitted"
+check_py "all(j['calibrations'][0]['coefficients'][k]['fit'] == 'fitted' for k in $defaults)" "slopes fitted"
+check_py "j['calibrations'][0]['coefficients']['static_bytes']['fit'] == 'refused' and 'refused' in j['calibrations'][0]['coefficients']['static_bytes']['note']" "negative static intercept refused"
 check_py "abs(j['calibrations'][0]['residuals'][0]['largest_bytes']) < 2**20" "residual ~0 with two points"
+check_py "j['calibrations'][0]['stored'] is False and j['dry_run'] is True" "dry run in JSON"
 
 # From then on estimate uses it, marking the fitted terms calibrated with the run ids.
 expect_exit 0 "$CGPLAN" estimate --db "$DB" --preset k3-dp16 --format json
@@ -36,23 +45,89 @@ contains "$OUT" "calibrated terms use the fit of runs" "table names the runs"
 # another GPU has no calibration
 expect_exit 0 "$CGPLAN" estimate --db "$DB" --preset k3-dp16 --set gpu=h200 --format json
 check_py "[t['source'] for t in j['terms'] if t['id']=='lazy.other'] == ['coefficient']" "no calibration for h200"
+# another release has none either
+expect_exit 0 "$CGPLAN" estimate --db "$DB" --preset k3-dp16 --set sglang=0.5.3 --format json
+check_py "[t['source'] for t in j['terms'] if t['id']=='lazy.other'] == ['coefficient']" "no calibration for another release"
+
+# list, then --reset undoes it.
+expect_exit 0 "$CGPLAN" calibrate list --db "$DB" --format json
+check_py "len(j['calibrations']) == 1 and j['calibrations'][0]['model'] == 'kimi-k3' and j['calibrations'][0]['current']" "list shows it"
+expect_exit 0 "$CGPLAN" calibrate list --db "$DB"
+contains "$OUT" "kimi-k3" "list table"
+expect_exit 1 "$CGPLAN" calibrate --reset kimi-k3 h200 --db "$DB"
+contains "$ERR" "no calibration of kimi-k3 on h200" "reset of nothing says so"
+expect_exit 0 "$CGPLAN" calibrate --reset kimi-k3 b200 --db "$DB"
+contains "$OUT" "removed 1 calibration" "reset removes it"
+expect_exit 0 "$CGPLAN" estimate --db "$DB" --preset k3-dp16 --format json
+check_py "[t['source'] for t in j['terms'] if t['id']=='lazy.other'] == ['coefficient']" "after reset: the preset's coefficients"
+expect_exit 2 "$CGPLAN" calibrate --reset kimi-k3 --db "$DB"
+expect_exit 2 "$CGPLAN" calibrate --reset kimi-k3 b200 nonsense --db "$DB"
 
 # One run: only intercepts, and the output says why.
 expect_exit 0 "$CGPLAN" runs rm 2 --db "$DB" --yes
 expect_exit 0 "$CGPLAN" calibrate --db "$DB" --preset k3-dp16 --format json
-check_py "j['calibrations'][0]['coefficients']['lazy_bytes']['fit'] == 'intercept only'" "intercept only"
-check_py "'one run' in j['calibrations'][0]['coefficients']['lazy_bytes']['note']" "says one run"
+check_py "j['calibrations'][0]['coefficients']['lazy_bytes']['fit'] == 'fitted'" "intercept fitted"
+check_py "j['calibrations'][0]['coefficients']['act_bytes_per_row']['fit'] == 'held' and 'one run' in j['calibrations'][0]['coefficients']['act_bytes_per_row']['note']" "slope held: one run"
 check_py "j['calibrations'][0]['coefficients']['act_bytes_per_row']['after_bytes'] == j['calibrations'][0]['coefficients']['act_bytes_per_row']['before_bytes']" "slope kept"
 expect_exit 0 "$CGPLAN" calibrate --db "$DB" --preset k3-dp16
 contains "$OUT" "one run" "table says one run"
 contains "$OUT" "one layout: DP16 MTP6" "one layout"
 
-# A run whose GPU stays unknown is stored, shown, and left out with the reason.
+# A run whose GPU stays unknown, and one whose model is unknown, are stored, shown, and skipped
+# with the reason; the pools that can be fitted still are (exit 0).
 printf '[2026-08-19 21:40:02] server_args=ServerArgs(model_path='"'"'moonshotai/Kimi-K3'"'"', tp_size=16, dp_size=16, enable_dp_attention=True, dcp_size=1, speculative_num_draft_tokens=6, context_length=1048576)\n' > "$TEST_TMP/nogpu.log"
 grep -v server_args "$LOGS/k3-dp16-b200-article.log" | sed 's/avail mem=14.09/avail mem=14.19/' >> "$TEST_TMP/nogpu.log"
 expect_exit 0 "$CGPLAN" ingest --db "$DB" "$TEST_TMP/nogpu.log"
-expect_exit 0 "$CGPLAN" calibrate --db "$DB" --preset k3-dp16 --format json
-check_py "any('GPU unknown' in x['reason'] for x in j['calibrations'][0]['excluded'])" "unknown GPU left out with the reason"
+expect_exit 0 "$CGPLAN" ingest --db "$DB" "$LOGS/15-tp4-pcie-qwq32b-plain-tqdm-end-avail-before-usage.log"
+contains "$OUT" "cgplan model import config.json" "unknown model: the fix that works"
+contains "$OUT" "runs set-model" "unknown model: set-model"
+expect_exit 0 "$CGPLAN" calibrate --db "$DB" --format json
+check_py "any('GPU unknown' in x['reason'] for x in j['skipped'])" "unknown GPU skipped with the reason"
+check_py "any('model unknown' in x['reason'] and 'set-model' in x['reason'] for x in j['skipped'])" "unknown model skipped with the fix"
+check_py "[c['model'] for c in j['calibrations']] == ['kimi-k3'] and j['calibrations'][0]['stored']" "the fittable pool is stored"
+expect_exit 0 "$CGPLAN" calibrate --db "$DB"
+contains "$OUT" "skipped run" "table says what it skipped"
+expect_exit 0 "$CGPLAN" calibrate list --db "$DB" --format json
+check_py "all(c['model'] == 'kimi-k3' for c in j['calibrations'])" "nothing stored it did not fit"
+
+# The article's method 2: two logs of one deployment that differ only in max_bs (128 and 176,
+# made from the article's DP2 log: INDEX.md) predict a third (160) within 5% on the fitted layers.
+P="$TEST_TMP/pair.db"
+expect_exit 0 "$CGPLAN" runs rm 1 --db "$P" --yes
+expect_exit 0 "$CGPLAN" runs rm 2 --db "$P" --yes
+expect_exit 0 "$CGPLAN" ingest --db "$P" --preset k3-dp2-dcp8 "$LOGS/k3-dp2-dcp8-b200-maxbs128.log" "$LOGS/k3-dp2-dcp8-b200-maxbs176.log"
+expect_exit 0 "$CGPLAN" calibrate --db "$P"
+contains "$OUT" "differ only in max_bs: the article's method 2, the cleanest slope" "method 2 said so"
+expect_exit 0 "$CGPLAN" calibrate --db "$P" --format json --dry-run
+check_py "sorted(j['calibrations'][0]['method2_runs']) == [3, 4] and j['calibrations'][0]['coefficients']['act_bytes_per_row']['method2']" "method-2 runs named"
+check_py "abs(j['calibrations'][0]['coefficients']['act_bytes_per_row']['after_bytes'] / 4884109 - 1.10) < 0.02" "finds the fixtures' per-row slope (+10%)"
+expect_exit 0 "$CGPLAN" ingest --db "$P" --preset k3-dp2-dcp8 "$LOGS/k3-dp2-dcp8-b200-maxbs160.log"
+expect_exit 0 "$CGPLAN" runs show 5 --db "$P" --format json
+check_py "j['estimate']['calibrated'] and all(abs(j['error'][l]['percent']) <= 5 for l in ('largest', 'buckets', 'draft', 'total'))" "third max_bs within 5% on the fitted layers"
+expect_exit 0 "$CGPLAN" estimate --db "$P" --preset k3-dp2-dcp8 --set max_bs=160 --format json
+check_py "abs(sum(t['bytes'] for t in j['terms'] if t['layer'] == 'largest')/2**30 - 9.44) <= 0.05*9.44" "estimate at max_bs 160 too"
+
+# Totals only (the end lines, no bars): three max_bs of one deployment calibrate, and each fitted
+# run's total lands within 3% of what it measured (runs show).
+T="$TEST_TMP/totals.db"
+expect_exit 0 "$CGPLAN" runs rm 1 --db "$T" --yes
+expect_exit 0 "$CGPLAN" runs rm 2 --db "$T" --yes
+expect_exit 0 "$CGPLAN" ingest --db "$T" --preset k3-dp2-dcp8 "$LOGS/k3-dp2-dcp8-b200-maxbs128-totals.log" "$LOGS/k3-dp2-dcp8-b200-maxbs160-totals.log" "$LOGS/k3-dp2-dcp8-b200-maxbs176-totals.log"
+expect_exit 0 "$CGPLAN" calibrate --db "$T" --format json
+check_py "j['calibrations'][0]['stored'] and 'totals' in j['calibrations'][0]['coefficients']['lazy_bytes']['note']" "totals give the intercept"
+check_py "j['calibrations'][0]['coefficients']['static_bytes']['fit'] == 'held'" "totals do not part static from lazy"
+check_py "all(r['loo_total_bytes'] is not None for r in j['calibrations'][0]['residuals'])" "leave-one-out with three runs"
+for id in 3 4 5; do
+  expect_exit 0 "$CGPLAN" runs show $id --db "$T" --format json
+  check_py "j['estimate']['calibrated'] and abs(j['error']['total']['percent']) <= 3" "totals-only run $id within 3%"
+done
+
+# A pool with nothing to fit stores nothing and says what data would make it possible.
+N="$TEST_TMP/nothing.db"
+printf '[2026-08-19 21:40:02] server_args=ServerArgs(model_path='"'"'moonshotai/Kimi-K3'"'"', tp_size=16, dp_size=16, enable_dp_attention=True, speculative_num_draft_tokens=6)\n[2026-08-19 21:47:38 DP0 TP0 EP0] Capture target verify CUDA graph begin. backend=full, num_tokens_per_req=6, bs=[1, 2, 4, 8, 16, 24], avail mem=14.09 GB\n' > "$TEST_TMP/nomem.log"
+expect_exit 0 "$CGPLAN" ingest --db "$N" --preset k3-dp16 --set gpu=h200 "$TEST_TMP/nomem.log"
+expect_exit 1 "$CGPLAN" calibrate --db "$N" --preset k3-dp16 --set gpu=h200
+contains "$ERR" "nothing fitted, nothing stored" "says nothing was stored"
 
 # Nothing to fit, and bad usage.
 expect_exit 1 "$CGPLAN" calibrate --db "$TEST_TMP/empty.db" --preset dsv3-h200-dp16
@@ -61,5 +136,6 @@ contains "$ERR" "no usable run" "says why"
 expect_exit 2 "$CGPLAN" calibrate --db "$DB" --preset k3-dp16 --format csv
 expect_exit 2 "$CGPLAN" calibrate --db "$DB" extra
 expect_exit 2 "$CGPLAN" calibrate --db "$DB" --preset nope
+expect_exit 2 "$CGPLAN" calibrate list --db "$DB" --preset k3-dp16
 
 finish

@@ -205,4 +205,34 @@ cmp -s "$TEST_TMP/before.json" "$TEST_TMP/after.json" && pass || fail "killed in
 # and the store still takes new runs
 expect_exit 0 "$CGPLAN" ingest --db "$KDB" "$TEST_TMP/third.log"
 
+# A run whose model the log does not name (issue 10): stored, listed as unusable with the fix
+# that works; --model names it at ingest, runs set-model afterwards. Exit 0 either way.
+MDB="$TEST_TMP/model.db"
+QWQ="$LOGS/15-tp4-pcie-qwq32b-plain-tqdm-end-avail-before-usage.log"
+expect_exit 0 "$CGPLAN" ingest --db "$MDB" "$QWQ" "$LOGS/03-dp-attn-ep4-dp-tp-ep-prefix-bs32.log"
+contains "$OUT" "not usable for calibration: model unknown" "each unusable run listed"
+contains "$OUT" "cgplan model import config.json" "the fix: import the model"
+contains "$OUT" "runs set-model ID MODEL" "the fix: set-model"
+[ "$(printf '%s\n' "$OUT" | grep -c 'not usable for calibration')" -eq 2 ] && pass || fail "both runs said unusable"
+expect_exit 0 "$CGPLAN" ingest --db "$MDB" "$QWQ"
+contains "$OUT" "already stored as run" "re-ingest: already stored, exit 0"
+ID=$(sqlite3 "$MDB" "SELECT id FROM runs WHERE source LIKE '15-%'")
+expect_exit 0 "$CGPLAN" runs set-model "$ID" deepseek-v3 --db "$MDB"
+contains "$OUT" "model deepseek-v3" "set-model says what it set"
+expect_exit 0 "$CGPLAN" runs show "$ID" --db "$MDB" --format json
+check_py "j['model'] == 'deepseek-v3'" "the run has the model now"
+expect_exit 0 "$CGPLAN" runs set-model "$ID" deepseek-ai/DeepSeek-V3 --db "$MDB"
+expect_exit 2 "$CGPLAN" runs set-model "$ID" no-such-model --db "$MDB"
+contains "$ERR" "model import" "unknown model: the fix"
+expect_exit 1 "$CGPLAN" runs set-model 999 deepseek-v3 --db "$MDB"
+expect_exit 2 "$CGPLAN" runs set-model "$ID" --db "$MDB"
+# --model at ingest: a preset name or an HF id; a config.json is imported first
+expect_exit 0 "$CGPLAN" ingest --db "$TEST_TMP/model2.db" --model deepseek-v3 --set gpu=h200 --format json "$QWQ"
+check_py "j['runs'][0]['model'] == 'deepseek-v3' and j['runs'][0]['calibration_excluded'] is None" "--model names the run"
+expect_exit 0 "$CGPLAN" ingest --dry-run --model moonshotai/Kimi-K3 --format json "$QWQ"
+check_py "j['runs'][0]['model'] == 'kimi-k3'" "--model takes an HF id"
+expect_exit 2 "$CGPLAN" ingest --db "$TEST_TMP/model3.db" --model config.json "$QWQ"
+contains "$ERR" "cgplan model import config.json" "config.json: import it first"
+expect_exit 2 "$CGPLAN" ingest --db "$TEST_TMP/model3.db" --model nope "$QWQ"
+
 finish

@@ -444,7 +444,7 @@ static void test_migrate_v1(void **state)
 
     /* read-only: refused with the fix */
     assert_null(store_open(path, STORE_READ_ONLY, err, sizeof err));
-    assert_non_null(strstr(err, "schema version 1; this cgplan reads 2"));
+    assert_non_null(strstr(err, "schema version 1; this cgplan reads 3"));
 
     store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
     if (!s)
@@ -548,9 +548,9 @@ static void test_calibration_roundtrip(void **state)
     cal.n_runs = 2;
     cal.runs[0] = 1;
     cal.runs[1] = 2;
-    assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", &cal, "report", err, sizeof err), 0);
+    assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", NULL, &cal, "report", err, sizeof err), 0);
     cal.value[COEF_LAZY_BYTES] = 1;
-    assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", &cal, NULL, err, sizeof err), 0);
+    assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", NULL, &cal, NULL, err, sizeof err), 0);
     assert_true(store_load_calibration(s, "kimi-k3", "b200", &back));
     assert_true(back.has[COEF_LAZY_BYTES]);
     assert_int_equal(back.value[COEF_LAZY_BYTES], 1); /* the newest */
@@ -559,6 +559,75 @@ static void test_calibration_roundtrip(void **state)
     assert_int_equal(back.n_runs, 2);
     assert_int_equal(back.runs[1], 2);
     assert_false(store_load_calibration(s, "kimi-k3", "h200", &back));
+    store_close(s);
+}
+
+/* v2 -> v3: calibrations gain their release and the static intercept; a v2 one applies to any
+ * release. */
+static void test_migrate_v2_calibrations(void **state)
+{
+    (void)state;
+    const char *path = tmp_path("v2cal.db");
+    store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
+    assert_non_null(s);
+    store_close(s);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    exec_ok(db, "ALTER TABLE calibrations DROP COLUMN sglang; ALTER TABLE calibrations DROP COLUMN static_bytes; "
+                "PRAGMA user_version = 2");
+    exec_ok(db, "INSERT INTO calibrations (model, gpu, created_at, lazy_bytes, runs, report) VALUES "
+                "('kimi-k3', 'b200', '2026-01-01T00:00:00Z', 42, '1,2', 'old')");
+    sqlite3_close(db);
+    s = store_open(path, STORE_READ_WRITE, err, sizeof err);
+    assert_non_null(s);
+    engine_calibration back;
+    assert_true(store_load_calibration_for(s, "kimi-k3", "b200", "main@2026-07-20", &back));
+    assert_int_equal(back.value[COEF_LAZY_BYTES], 42);
+    assert_false(back.has_static);
+    /* a release's own calibration wins over the v2 one; another release still gets the v2 one */
+    engine_calibration cal = {0};
+    cal.has[COEF_LAZY_BYTES] = true;
+    cal.value[COEF_LAZY_BYTES] = 7;
+    cal.has_static = true;
+    cal.static_bytes = 99;
+    assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", "v0.5.3", &cal, "r", err, sizeof err), 0);
+    assert_true(store_load_calibration_for(s, "kimi-k3", "b200", "v0.5.3", &back));
+    assert_int_equal(back.value[COEF_LAZY_BYTES], 7);
+    assert_true(back.has_static);
+    assert_int_equal(back.static_bytes, 99);
+    assert_true(store_load_calibration_for(s, "kimi-k3", "b200", "v0.5.4", &back));
+    assert_int_equal(back.value[COEF_LAZY_BYTES], 42);
+    /* absurd values are refused by the store too */
+    cal.value[COEF_LAZY_BYTES] = STORE_CALIBRATION_MAX_BYTES + 1;
+    assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", "v0.5.3", &cal, "r", err, sizeof err), -1);
+    assert_non_null(strstr(err, "absurd"));
+    /* reset: one release, then everything */
+    assert_int_equal(store_delete_calibrations(s, "kimi-k3", "b200", "v0.5.3", err, sizeof err), 1);
+    assert_int_equal(store_delete_calibrations(s, NULL, NULL, NULL, err, sizeof err), 1);
+    assert_false(store_load_calibration(s, "kimi-k3", "b200", &back));
+    store_close(s);
+    static char migrated[16384], fresh[16384];
+    table_shapes(path, migrated, sizeof migrated);
+    s = store_open(tmp_path("v3.db"), STORE_READ_WRITE, err, sizeof err);
+    store_close(s);
+    table_shapes(tmp_path("v3.db"), fresh, sizeof fresh);
+    assert_string_equal(migrated, fresh);
+}
+
+static void test_set_run_model(void **state)
+{
+    (void)state;
+    store *s = store_open(tmp_path("setmodel.db"), STORE_READ_WRITE, err, sizeof err);
+    assert_non_null(s);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(tmp_path("setmodel.db"), &db), SQLITE_OK);
+    exec_ok(db, "INSERT INTO runs (source, sha256, file_run, created_at) VALUES ('x.log', 'xx', 0, '2026')");
+    sqlite3_close(db);
+    assert_int_equal(store_set_run_model(s, 1, "kimi-k3", err, sizeof err), 0);
+    assert_int_equal(store_set_run_model(s, 99, "kimi-k3", err, sizeof err), 1);
+    store_run_detail d;
+    assert_int_equal(store_get_run(s, 1, &d, err, sizeof err), 0);
+    assert_string_equal(d.summary.model, "kimi-k3");
     store_close(s);
 }
 
@@ -620,7 +689,7 @@ static void test_refusals(void **state)
     assert_int_equal(sqlite3_open(tmp_path("newer.db"), &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
-    assert_refused_untouched(tmp_path("newer.db"), "version 7, newer than this cgplan's 2");
+    assert_refused_untouched(tmp_path("newer.db"), "version 7, newer than this cgplan's 3");
 
     /* a directory */
     assert_int_equal(mkdir(tmp_path("dir.db"), 0755), 0);
@@ -644,6 +713,8 @@ int main(void)
         cmocka_unit_test(test_knob_values_kept_as_stated),
         cmocka_unit_test(test_migrate_v1),
         cmocka_unit_test(test_calibration_roundtrip),
+        cmocka_unit_test(test_migrate_v2_calibrations),
+        cmocka_unit_test(test_set_run_model),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

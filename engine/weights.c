@@ -1,0 +1,120 @@
+/* weights.c — parameters from the config and weight bytes per GPU (see weights.h). The shapes
+ * are those of the Hugging Face checkpoints, as SGLang's model files load them
+ * (deepseek_v2.py, qwen3.py, qwen3_moe.py, qwen3_next.py, llama.py, llama4.py, glm4_moe.py,
+ * gpt_oss.py, kimi_k3.py). */
+#include "weights.h"
+
+#include <string.h>
+
+#define GATED_MLP_MATRICES 3 /* gate, up, down: every MLP and expert here is a gated (SwiGLU) one */
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return b ? (a + b - 1) / b : 0;
+}
+
+bool engine_model_param_parts(const engine_model *m, engine_param_parts *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!m->hidden || !m->vocab || !m->layers || m->linear_attn_layers > m->layers)
+        return false;
+    uint64_t h = m->hidden;
+    uint64_t attn_layers = m->layers - m->linear_attn_layers; /* MLA or GQA layers */
+    bool moe = m->num_experts > 0;
+    uint64_t moe_layers = moe ? m->layers - (m->dense_layers < m->layers ? m->dense_layers : m->layers) : 0;
+    uint64_t dense_layers = m->layers - moe_layers;
+
+    out->embed = (uint64_t)m->vocab * h;
+    out->lm_head = m->tie_embeddings ? 0 : (uint64_t)m->vocab * h;
+
+    if (m->attn_kind == ATTN_MLA) {
+        if (!m->heads || !m->kv_lora_rank || !m->qk_nope_dim || !m->v_head_dim)
+            return false;
+        uint64_t qk_head = (uint64_t)m->qk_nope_dim + m->qk_rope_dim;
+        uint64_t q_sharded = m->q_lora_rank ? (uint64_t)m->q_lora_rank * m->heads * qk_head : h * m->heads * qk_head;
+        uint64_t q_a = m->q_lora_rank ? h * m->q_lora_rank : 0;
+        uint64_t kv_a = h * ((uint64_t)m->kv_lora_rank + m->qk_rope_dim);
+        uint64_t kv_b = (uint64_t)m->kv_lora_rank * m->heads * ((uint64_t)m->qk_nope_dim + m->v_head_dim);
+        uint64_t o = (uint64_t)m->heads * m->v_head_dim * h;
+        out->attn_sharded = attn_layers * (q_sharded + kv_b + o);
+        out->attn_replicated = attn_layers * (q_a + kv_a);
+    } else {
+        if (!m->heads || !m->kv_heads || !m->head_dim)
+            return false;
+        uint64_t q_o = 2 * (uint64_t)m->heads * m->head_dim * h;
+        out->attn_sharded = attn_layers * q_o;
+        out->attn_kv = attn_layers * 2 * (uint64_t)m->kv_heads * m->head_dim * h;
+    }
+    out->linear_attn = (uint64_t)m->linear_attn_layers * m->linear_attn_layer_params;
+
+    if (dense_layers) {
+        if (!m->intermediate)
+            return false;
+        out->dense_mlp = dense_layers * GATED_MLP_MATRICES * h * m->intermediate;
+    }
+    if (moe) {
+        if (!m->moe_intermediate)
+            return false;
+        uint64_t dispatch = m->dispatch_hidden ? m->dispatch_hidden : h;
+        uint64_t shared_inter = m->shared_intermediate ? m->shared_intermediate : m->moe_intermediate;
+        out->routed_experts = moe_layers * m->num_experts * GATED_MLP_MATRICES * dispatch * m->moe_intermediate;
+        out->shared_experts = moe_layers * m->shared_experts * GATED_MLP_MATRICES * h * shared_inter;
+        out->router = moe_layers * m->num_experts * h;
+        /* K3's latent MoE: down to dispatch_hidden before the dispatch, up after the combine. */
+        out->latent = dispatch != h ? moe_layers * 2 * h * dispatch : 0;
+    }
+    return true;
+}
+
+uint64_t engine_model_param_count(const engine_model *m)
+{
+    engine_param_parts p;
+    if (!engine_model_param_parts(m, &p))
+        return 0;
+    return p.embed + p.lm_head + p.attn_sharded + p.attn_replicated + p.attn_kv + p.linear_attn + p.dense_mlp +
+           p.shared_experts + p.routed_experts + p.router + p.latent;
+}
+
+/* PARAMS of dtype T in bytes, scales included. */
+static uint64_t bytes_of(uint64_t params, engine_dtype t)
+{
+    return params * engine_dtype_bits_x1000(t) / 8000;
+}
+
+uint64_t engine_weight_bytes_per_gpu(const engine_model *m, uint32_t tp, uint32_t dp, bool dp_attention, uint32_t ep,
+                                     bool *known)
+{
+    engine_param_parts p;
+    if (known)
+        *known = false;
+    if (!tp || !ep || tp % ep || (dp_attention && (!dp || tp % dp)) || !engine_model_param_parts(m, &p))
+        return 0;
+    uint64_t attn_tp = dp_attention ? tp / dp : tp;
+    uint64_t moe_tp = tp / ep;
+
+    uint64_t b = 0;
+    /* Vocab-parallel: each GPU holds ceil(vocab / tp) rows. */
+    uint64_t rows = ceil_div(m->vocab, tp);
+    b += bytes_of(rows * m->hidden, m->dtype) * (p.lm_head ? 2 : 1);
+
+    b += bytes_of(p.attn_sharded / attn_tp, m->dense_dtype);
+    b += bytes_of(p.attn_replicated, m->dense_dtype);
+    if (p.attn_kv) {
+        /* KV heads split over attn_tp; past kv_heads each GPU keeps a whole head (replicated). */
+        uint64_t kv_per_gpu = m->kv_heads >= attn_tp ? ceil_div(m->kv_heads, attn_tp) : 1;
+        b += bytes_of(p.attn_kv / m->kv_heads * kv_per_gpu, m->dense_dtype);
+    }
+    b += bytes_of(p.linear_attn / attn_tp, m->dense_dtype);
+    /* The MLPs run on the tokens gathered from every DP rank, split over the whole tp group
+     * (deepseek_v2.py: the dense MLP's tp is --moe-dense-tp-size, default tp; the shared experts
+     * sit in the MoE layer). */
+    b += bytes_of((p.dense_mlp + p.shared_experts + p.latent) / tp, m->dense_dtype);
+    b += bytes_of(p.router, m->dtype);
+    if (m->num_experts) {
+        uint64_t experts_per_gpu = ceil_div(m->num_experts, ep);
+        b += bytes_of(p.routed_experts / m->num_experts * experts_per_gpu / moe_tp, m->expert_dtype);
+    }
+    if (known)
+        *known = true;
+    return b;
+}

@@ -1,0 +1,53 @@
+/* weights.h — a model's parameters counted from its config, and the weight bytes one GPU holds
+ * under a layout (tp, dp with or without DP attention, ep). Pure: libc only.
+ *
+ * Counted: the embedding, the LM head (none when tied), attention (MLA: q_a/q_b or q, kv_a,
+ * kv_b, o; GQA: q, k, v, o), linear-attention layers (linear_attn_layer_params each), the dense
+ * MLP layers (gate, up, down), routed and shared experts (gate, up, down), the routers and a
+ * latent MoE's down/up projections. Not counted, each well under 0.5% of any model here: norms,
+ * biases, attention sinks, q/k norms, MLA output gates, DSA indexers, vision towers. The MTP
+ * draft layers are not part of the target's count (the draft worker loads them). */
+#ifndef CGPLAN_WEIGHTS_H
+#define CGPLAN_WEIGHTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+/* The parameters of a model by part. */
+typedef struct {
+    uint64_t embed, lm_head;  /* vocab x hidden each; lm_head 0 when tied */
+    uint64_t attn_sharded;    /* q_b (or q), kv_b, o; GQA q and o: split over attn_tp */
+    uint64_t attn_replicated; /* MLA q_a and kv_a (ReplicatedLinear in SGLang's deepseek_v2.py) */
+    uint64_t attn_kv;         /* GQA k and v: split over attn_tp by KV head, replicated past kv_heads */
+    uint64_t linear_attn;     /* linear-attention layers */
+    uint64_t dense_mlp;       /* the dense layers' MLP */
+    uint64_t shared_experts;
+    uint64_t routed_experts;
+    uint64_t router; /* the gates: replicated */
+    uint64_t latent; /* a latent MoE's projections to and from dispatch_hidden */
+} engine_param_parts;
+
+/* Fills OUT with M's parameters by part. Returns false (OUT zeroed) when M lacks a field the
+ * count needs (hidden, vocab, layers; MLA's qk_nope_dim and v_head_dim; GQA's head_dim; the
+ * intermediate size of any dense MLP layer; an MoE's moe_intermediate). */
+bool engine_model_param_parts(const engine_model *m, engine_param_parts *out);
+
+/* Every parameter of the target model (0: the model lacks a field to count it). */
+uint64_t engine_model_param_count(const engine_model *m);
+
+/* The weight bytes one GPU holds: parameters x the bits of their dtype (engine_dtype_bits_x1000,
+ * scales included). Attention and linear attention are replicated per DP rank and split over
+ * attn_tp (tp / dp with DP attention, else tp); the dense MLP, the shared experts and a latent
+ * MoE's projections over tp (SGLang gathers the DP ranks' tokens for the MLPs; its default
+ * --moe-dense-tp-size is tp); routed experts over ep (ceil(num_experts / ep) per GPU) and each
+ * expert's matrices over tp / ep; the embedding and the LM head are vocab-parallel over tp;
+ * routers and MLA's q_a / kv_a are whole on every GPU. K3 on DP16 gives the 150 GiB the k3-dp16
+ * preset estimates from the checkpoint's composition.
+ * *KNOWN (may be NULL) is false, and the result 0, when the layout is impossible (tp, ep 0; ep
+ * not dividing tp; dp not dividing tp under DP attention) or the model cannot be counted. */
+uint64_t engine_weight_bytes_per_gpu(const engine_model *m, uint32_t tp, uint32_t dp, bool dp_attention, uint32_t ep,
+                                     bool *known);
+
+#endif

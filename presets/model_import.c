@@ -1,0 +1,747 @@
+/* model_import.c — engine_model from a Hugging Face config.json (see model_import.h). The keys
+ * and their meaning are those of each architecture's transformers configuration class and
+ * SGLang's model file (deepseek_v2.py, kimi_k3.py, glm4_moe.py, qwen2.py, qwen3.py,
+ * qwen3_moe.py, qwen3_next.py, llama.py, llama4.py, gpt_oss.py). */
+#include "model_import.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "preset_internal.h"
+#include "weights.h"
+
+#define CONFIG_JSON "config.json"
+#define HF_QUANT_CONFIG "hf_quant_config.json" /* modelopt's exports keep the quantisation here */
+#define KV_BYTES_BF16 2
+#define PHRASE_MAX 160      /* one clause of a message */
+#define LLAMA4_NOPE_EVERY 4 /* llama4.py: use_rope = (layer_id + 1) % 4 != 0; the others are global NoPE */
+
+typedef enum {
+    FAM_DEEPSEEK,    /* MLA + MoE with first_k_dense_replace (DeepSeek-V3, Kimi-K2, GLM-5) */
+    FAM_KIMI_LINEAR, /* MLA + KDA layers, latent MoE (Kimi-K3, Kimi-Linear) */
+    FAM_DENSE,       /* GQA, dense MLP (Llama, Qwen2, Qwen3) */
+    FAM_QWEN_MOE,    /* GQA + MoE on every decoder_sparse_step-th layer */
+    FAM_QWEN_NEXT,   /* Qwen3-MoE + Gated DeltaNet layers */
+    FAM_LLAMA4,      /* GQA, MoE every interleave_moe_layer_step-th layer with a shared expert */
+    FAM_GLM4_MOE,    /* GQA + MoE with first_k_dense_replace */
+    FAM_GPT_OSS,     /* GQA, alternating sliding-window layers, MoE everywhere */
+} family;
+
+static const struct {
+    const char *arch;
+    family fam;
+    bool nested; /* the text model's keys are under text_config */
+} archs[] = {
+    {"DeepseekV3ForCausalLM", FAM_DEEPSEEK, false},
+    {"KimiK25ForConditionalGeneration", FAM_DEEPSEEK, true},
+    {"GlmMoeDsaForCausalLM", FAM_DEEPSEEK, false},
+    {"KimiK3ForConditionalGeneration", FAM_KIMI_LINEAR, true},
+    {"KimiLinearForCausalLM", FAM_KIMI_LINEAR, false},
+    {"Qwen2ForCausalLM", FAM_DENSE, false},
+    {"Qwen3ForCausalLM", FAM_DENSE, false},
+    {"LlamaForCausalLM", FAM_DENSE, false},
+    {"Qwen3MoeForCausalLM", FAM_QWEN_MOE, false},
+    {"Qwen3NextForCausalLM", FAM_QWEN_NEXT, false},
+    {"Llama4ForConditionalGeneration", FAM_LLAMA4, true},
+    {"Glm4MoeForCausalLM", FAM_GLM4_MOE, false},
+    {"GptOssForCausalLM", FAM_GPT_OSS, false},
+};
+#define N_ARCHS (sizeof archs / sizeof archs[0])
+
+typedef struct {
+    const char *path;
+    json_t *root, *cfg; /* cfg: the text model's object (root, or root.text_config) */
+    const char *prefix; /* "" or "text_config." in messages */
+    char *err;
+    size_t errlen;
+} ctx;
+
+/* ---- Reading fields. ---- */
+
+static json_t *field(ctx *c, const char *key)
+{
+    json_t *v = json_object_get(c->cfg, key);
+    return json_is_null(v) ? NULL : v;
+}
+
+static int missing(ctx *c, const char *key, const char *expected)
+{
+    return preset_set_err(c->err, c->errlen, "%s: %s%s: missing; expected %s (a Hugging Face config.json of the model)",
+                          c->path, c->prefix, key, expected);
+}
+
+static int bad(ctx *c, const char *key, const char *expected)
+{
+    return preset_set_err(c->err, c->errlen, "%s: %s%s: not %s; fix the config or import another", c->path, c->prefix,
+                          key, expected);
+}
+
+/* An integer in MIN..UINT32_MAX at KEY. REQUIRED: else DFLT when absent or null. */
+static int get_u32(ctx *c, const char *key, bool required, uint32_t min, uint32_t dflt, const char *what, uint32_t *out)
+{
+    json_t *v = field(c, key);
+    if (!v) {
+        if (required)
+            return missing(c, key, what);
+        *out = dflt;
+        return 0;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)min || json_integer_value(v) > UINT32_MAX) {
+        char expected[PHRASE_MAX];
+        snprintf(expected, sizeof expected, "an integer >= %u (%s)", min, what);
+        return bad(c, key, expected);
+    }
+    *out = (uint32_t)json_integer_value(v);
+    return 0;
+}
+
+static int get_bool(ctx *c, const char *key, bool dflt, bool *out)
+{
+    json_t *v = field(c, key);
+    if (!v) {
+        v = json_object_get(c->root, key); /* nested configs keep tie_word_embeddings outside too */
+        if (!v || json_is_null(v)) {
+            *out = dflt;
+            return 0;
+        }
+    }
+    if (!json_is_boolean(v))
+        return bad(c, key, "true or false");
+    *out = json_is_true(v);
+    return 0;
+}
+
+/* The length of the array at KEY (0 when absent); -1 when it is not an array. */
+static int array_len(ctx *c, json_t *obj, const char *key, const char *what, size_t *out)
+{
+    json_t *v = json_object_get(obj, key);
+    *out = 0;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_array(v))
+        return bad(c, key, what);
+    *out = json_array_size(v);
+    return 0;
+}
+
+/* How many strings of layer_types equal TYPE. */
+static uint32_t count_layer_type(json_t *types, const char *type)
+{
+    uint32_t n = 0;
+    size_t i;
+    json_t *t;
+    json_array_foreach(types, i, t) if (json_is_string(t) && strcmp(json_string_value(t), type) == 0) n++;
+    return n;
+}
+
+/* ---- dtypes. ---- */
+
+static int torch_dtype(ctx *c, engine_dtype *out)
+{
+    json_t *v = field(c, "torch_dtype");
+    if (!v)
+        v = field(c, "dtype");
+    if (!v)
+        v = json_object_get(c->root, "torch_dtype");
+    if (!v || json_is_null(v))
+        v = json_object_get(c->root, "dtype");
+    *out = DTYPE_BF16; /* what the Hub's checkpoints nearly all are; the config may say so */
+    if (!v || json_is_null(v))
+        return 0;
+    const char *s = json_is_string(v) ? json_string_value(v) : "";
+    if (strcmp(s, "bfloat16") == 0)
+        *out = DTYPE_BF16;
+    else if (strcmp(s, "float16") == 0)
+        *out = DTYPE_FP16;
+    else if (strcmp(s, "float32") == 0)
+        *out = DTYPE_FP32;
+    else
+        return bad(c, "torch_dtype", "bfloat16, float16 or float32");
+    return 0;
+}
+
+/* The weights' dtype of a compressed-tensors config: config_groups.*.weights. */
+static int compressed_tensors_dtype(ctx *c, json_t *q, engine_dtype *out)
+{
+    json_t *groups = json_object_get(q, "config_groups");
+    const char *key;
+    json_t *g;
+    json_object_foreach(groups, key, g)
+    {
+        json_t *w = json_object_get(g, "weights");
+        json_t *bits = json_object_get(w, "num_bits"), *type = json_object_get(w, "type");
+        json_t *gs = json_object_get(w, "group_size");
+        const char *t = json_is_string(type) ? json_string_value(type) : "";
+        json_int_t nb = json_is_integer(bits) ? json_integer_value(bits) : 0;
+        json_int_t group = json_is_integer(gs) ? json_integer_value(gs) : 0;
+        if (nb == 4 && strcmp(t, "int") == 0)
+            *out = DTYPE_INT4; /* W4A16 pack-quantized (Kimi-K2-Thinking, K2.5) */
+        else if (nb == 4 && strcmp(t, "float") == 0)
+            *out = group == 16 ? DTYPE_NVFP4 : DTYPE_MXFP4; /* FP4 with FP8 scales per 16, or E8M0 per 32 */
+        else if (nb == 8 && strcmp(t, "float") == 0)
+            *out = DTYPE_FP8;
+        else
+            return bad(c, "quantization_config.config_groups.weights",
+                       "4-bit int, 4-bit float or 8-bit float weights (the dtypes cgplan knows)");
+        return 0; /* the first group: the checkpoints here have one */
+    }
+    return missing(c, "quantization_config.config_groups", "the weights' num_bits and type");
+}
+
+/* Does any exclusion entry name NEEDLE (and not AVOID)? */
+static bool excluded(json_t *lists[], size_t nlists, const char *needle, const char *avoid)
+{
+    for (size_t l = 0; l < nlists; l++) {
+        size_t i;
+        json_t *e;
+        json_array_foreach(lists[l], i, e)
+        {
+            const char *s = json_is_string(e) ? json_string_value(e) : "";
+            if (strstr(s, needle) && !(avoid && strstr(s, avoid)))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Reads the JSON file PATH, or NULL. */
+static json_t *load_json(const char *path, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!j)
+        preset_set_err(err, errlen, "%s:%d:%d: %s; expected a Hugging Face config.json", path, je.line, je.column,
+                       je.text);
+    else if (!json_is_object(j)) {
+        preset_set_err(err, errlen, "%s:1:1: not a JSON object; expected a Hugging Face config.json", path);
+        json_decref(j);
+        j = NULL;
+    }
+    return j;
+}
+
+/* The quantisation block modelopt writes beside the config, if any (owned by the caller). */
+static json_t *sibling_quant_config(const char *path)
+{
+    char dir[ENGINE_TEXT_MAX * 4];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, HF_QUANT_CONFIG);
+    FILE *f = fopen(dir, "rb");
+    if (!f)
+        return NULL;
+    fclose(f);
+    char ignored[8];
+    json_t *j = load_json(dir, ignored, sizeof ignored);
+    json_t *q = j ? json_object_get(j, "quantization") : NULL;
+    if (q)
+        json_incref(q);
+    json_decref(j);
+    return q;
+}
+
+static int weight_dtypes(ctx *c, engine_model *m)
+{
+    if (torch_dtype(c, &m->dtype))
+        return -1;
+    m->dense_dtype = m->expert_dtype = m->dtype;
+    json_t *q = field(c, "quantization_config");
+    if (!q)
+        q = json_object_get(c->root, "quantization_config");
+    json_t *owned = NULL;
+    if (!q || json_is_null(q))
+        q = owned = sibling_quant_config(c->path);
+    if (!q)
+        return 0;
+    int rc = 0;
+    engine_dtype t = m->dtype;
+    json_t *method = json_object_get(q, "quant_method"), *algo = json_object_get(q, "quant_algo");
+    const char *mth = json_is_string(method) ? json_string_value(method) : "";
+    const char *alg = json_is_string(algo) ? json_string_value(algo) : "";
+    if (strcmp(mth, "fp8") == 0 || strcmp(mth, "fbgemm_fp8") == 0)
+        t = DTYPE_FP8;
+    else if (strcmp(mth, "mxfp4") == 0)
+        t = DTYPE_MXFP4;
+    else if (strcmp(mth, "compressed-tensors") == 0)
+        rc = compressed_tensors_dtype(c, q, &t);
+    else if (strcmp(mth, "modelopt") == 0 || (!*mth && *alg)) { /* hf_quant_config.json has no quant_method */
+        if (strcmp(alg, "NVFP4") == 0)
+            t = DTYPE_NVFP4;
+        else if (strcmp(alg, "FP8") == 0)
+            t = DTYPE_FP8;
+        else
+            rc = bad(c, "quantization_config.quant_algo", "NVFP4 or FP8 (the modelopt formats cgplan knows)");
+    } else
+        rc = bad(c, "quantization_config.quant_method",
+                 "fp8, fbgemm_fp8, mxfp4, compressed-tensors or modelopt (the formats cgplan knows)");
+    if (rc == 0) {
+        json_t *lists[] = {json_object_get(q, "modules_to_not_convert"), json_object_get(q, "ignore"),
+                           json_object_get(q, "exclude_modules")};
+        size_t n = sizeof lists / sizeof lists[0];
+        /* Attention, dense MLP and shared experts share dense_dtype: attention decides. */
+        m->dense_dtype = excluded(lists, n, "self_attn", NULL) ? m->dtype : t;
+        m->expert_dtype = excluded(lists, n, "experts", "shared_expert") ? m->dtype : t;
+    }
+    json_decref(owned);
+    return rc;
+}
+
+/* ---- The architectures. ---- */
+
+static int gqa(ctx *c, engine_model *m)
+{
+    m->attn_kind = ATTN_GQA;
+    if (get_u32(c, "num_attention_heads", true, 1, 0, "the query heads", &m->heads) ||
+        get_u32(c, "num_key_value_heads", false, 1, m->heads, "the KV heads", &m->kv_heads) ||
+        get_u32(c, "head_dim", false, 1, m->hidden / m->heads, "the head size", &m->head_dim))
+        return -1;
+    if (!m->head_dim)
+        return missing(c, "head_dim", "an integer (hidden_size / num_attention_heads is 0)");
+    return 0;
+}
+
+static int mla(ctx *c, engine_model *m)
+{
+    m->attn_kind = ATTN_MLA;
+    return get_u32(c, "num_attention_heads", true, 1, 0, "the query heads", &m->heads) ||
+                   get_u32(c, "kv_lora_rank", true, 1, 0, "the MLA latent rank", &m->kv_lora_rank) ||
+                   get_u32(c, "qk_rope_head_dim", true, 0, 0, "the rotary part of a head", &m->qk_rope_dim) ||
+                   get_u32(c, "qk_nope_head_dim", true, 1, 0, "the non-rotary part of a head", &m->qk_nope_dim) ||
+                   get_u32(c, "v_head_dim", true, 1, 0, "the value head size", &m->v_head_dim) ||
+                   get_u32(c, "q_lora_rank", false, 1, 0, "the query LoRA rank; null: none", &m->q_lora_rank)
+               ? -1
+               : 0;
+}
+
+static int deepseek(ctx *c, engine_model *m)
+{
+    uint32_t freq = 1;
+    if (mla(c, m) || get_u32(c, "intermediate_size", true, 1, 0, "the dense MLP's width", &m->intermediate) ||
+        get_u32(c, "first_k_dense_replace", false, 0, 0, "the leading dense layers", &m->dense_layers) ||
+        get_u32(c, "n_routed_experts", true, 1, 0, "the routed experts", &m->num_experts) ||
+        get_u32(c, "moe_intermediate_size", true, 1, 0, "an expert's width", &m->moe_intermediate) ||
+        get_u32(c, "num_experts_per_tok", true, 1, 0, "the experts per token", &m->top_k) ||
+        get_u32(c, "n_shared_experts", false, 0, 0, "the shared experts", &m->shared_experts) ||
+        get_u32(c, "num_nextn_predict_layers", false, 0, 0, "the MTP layers", &m->draft_layers) ||
+        get_u32(c, "moe_layer_freq", false, 1, 1, "1", &freq))
+        return -1;
+    if (freq != 1)
+        return bad(c, "moe_layer_freq", "1 (every layer after first_k_dense_replace is MoE; cgplan reads no other)");
+    return 0;
+}
+
+static int kimi_linear(ctx *c, engine_model *m)
+{
+    json_t *lin = field(c, "linear_attn_config");
+    if (!lin || !json_is_object(lin))
+        return missing(c, "linear_attn_config", "an object with full_attn_layers, kda_layers, num_heads, head_dim");
+    size_t full = 0, kda = 0;
+    if (mla(c, m) || get_u32(c, "intermediate_size", true, 1, 0, "the dense MLP's width", &m->intermediate) ||
+        get_u32(c, "first_k_dense_replace", false, 0, 0, "the leading dense layers", &m->dense_layers) ||
+        get_u32(c, "num_experts", true, 1, 0, "the routed experts", &m->num_experts) ||
+        get_u32(c, "moe_intermediate_size", true, 1, 0, "an expert's width", &m->moe_intermediate) ||
+        get_u32(c, "num_experts_per_token", true, 1, 0, "the experts per token", &m->top_k) ||
+        get_u32(c, "num_shared_experts", false, 0, 0, "the shared experts", &m->shared_experts) ||
+        get_u32(c, "routed_expert_hidden_size", false, 1, m->hidden, "the latent MoE width", &m->dispatch_hidden) ||
+        get_u32(c, "num_nextn_predict_layers", false, 0, 0, "the MTP layers", &m->draft_layers) ||
+        array_len(c, lin, "full_attn_layers", "a list of layer numbers", &full) ||
+        array_len(c, lin, "kda_layers", "a list of layer numbers", &kda))
+        return -1;
+    ctx sub = *c;
+    sub.cfg = lin;
+    sub.prefix = c->cfg == c->root ? "linear_attn_config." : "text_config.linear_attn_config.";
+    uint32_t heads, head_dim, kernel;
+    bool full_rank_gate;
+    if (get_u32(&sub, "num_heads", true, 1, 0, "the KDA heads", &heads) ||
+        get_u32(&sub, "head_dim", true, 1, 0, "the KDA head size", &head_dim) ||
+        get_u32(&sub, "short_conv_kernel_size", false, 1, 4, "the short convolution", &kernel) ||
+        get_bool(&sub, "use_full_rank_gate", false, &full_rank_gate))
+        return -1;
+    if (full + kda != m->layers)
+        return bad(c, "linear_attn_config", "full_attn_layers and kda_layers that together list every layer");
+    m->full_attn_layers = (uint32_t)full;
+    m->linear_attn_layers = (uint32_t)kda;
+    /* One KDA layer (kimi_linear.py KimiDeltaAttention): q, k, v, o over heads x head_dim; the
+     * forget gate full rank or through head_dim; the output gate through head_dim; beta per
+     * head; a short convolution over q, k and v. */
+    uint64_t h = m->hidden, hd = (uint64_t)heads * head_dim;
+    uint64_t low_rank = h * head_dim + (uint64_t)head_dim * hd;
+    m->linear_attn_layer_params =
+        4 * h * hd + (full_rank_gate ? h * hd : low_rank) + low_rank + h * heads + 3 * hd * kernel;
+    return 0;
+}
+
+/* Qwen3-MoE's layer rule: MoE where (i + 1) % decoder_sparse_step == 0, unless in mlp_only_layers. */
+static int qwen_moe(ctx *c, engine_model *m)
+{
+    uint32_t step = 1;
+    if (gqa(c, m) || get_u32(c, "num_experts", true, 1, 0, "the routed experts", &m->num_experts) ||
+        get_u32(c, "moe_intermediate_size", true, 1, 0, "an expert's width", &m->moe_intermediate) ||
+        get_u32(c, "num_experts_per_tok", true, 1, 0, "the experts per token", &m->top_k) ||
+        get_u32(c, "decoder_sparse_step", false, 1, 1, "the MoE layer interval", &step) ||
+        get_u32(c, "intermediate_size", false, 1, 0, "the dense MLP's width", &m->intermediate) ||
+        get_u32(c, "shared_expert_intermediate_size", false, 0, 0, "the shared expert's width",
+                &m->shared_intermediate))
+        return -1;
+    json_t *only = field(c, "mlp_only_layers");
+    if (only && !json_is_array(only))
+        return bad(c, "mlp_only_layers", "a list of layer indices");
+    uint32_t dense = 0;
+    for (uint32_t i = 0; i < m->layers; i++) {
+        bool in_only = false;
+        size_t k;
+        json_t *e;
+        json_array_foreach(only, k, e) in_only |= json_is_integer(e) && json_integer_value(e) == (json_int_t)i;
+        dense += in_only || (i + 1) % step != 0;
+    }
+    m->dense_layers = dense; /* placement does not matter for the weights or the KV */
+    if (dense && !m->intermediate)
+        return missing(c, "intermediate_size", "the dense layers' MLP width");
+    m->shared_experts = m->shared_intermediate ? 1 : 0;
+    return 0;
+}
+
+static int qwen_next(ctx *c, engine_model *m)
+{
+    if (qwen_moe(c, m))
+        return -1;
+    json_t *types = field(c, "layer_types");
+    uint32_t interval = 0, nk, nv, dk, dv, kernel;
+    if (types && json_is_array(types))
+        m->linear_attn_layers = count_layer_type(types, "linear_attention");
+    else if (get_u32(c, "full_attention_interval", true, 1, 0, "every how many layers one is full attention",
+                     &interval))
+        return -1;
+    else
+        m->linear_attn_layers = m->layers - m->layers / interval;
+    if (get_u32(c, "linear_num_key_heads", true, 1, 0, "the Gated DeltaNet key heads", &nk) ||
+        get_u32(c, "linear_num_value_heads", true, 1, 0, "the Gated DeltaNet value heads", &nv) ||
+        get_u32(c, "linear_key_head_dim", true, 1, 0, "the key head size", &dk) ||
+        get_u32(c, "linear_value_head_dim", true, 1, 0, "the value head size", &dv) ||
+        get_u32(c, "linear_conv_kernel_dim", false, 1, 4, "the convolution kernel", &kernel))
+        return -1;
+    m->full_attn_layers = m->layers - m->linear_attn_layers;
+    /* One Gated DeltaNet layer (qwen3_next.py): in_proj_qkvz, in_proj_ba, the convolution over
+     * q, k and v, dt_bias and A_log per value head, the gated norm, out_proj. */
+    uint64_t h = m->hidden, key_dim = (uint64_t)nk * dk, value_dim = (uint64_t)nv * dv;
+    m->linear_attn_layer_params = h * (2 * key_dim + 2 * value_dim) + h * 2 * nv + (2 * key_dim + value_dim) * kernel +
+                                  2 * (uint64_t)nv + dv + value_dim * h;
+    return 0;
+}
+
+static int llama4(ctx *c, engine_model *m)
+{
+    uint32_t step = 1, chunk = 0;
+    if (gqa(c, m) || get_u32(c, "num_local_experts", true, 1, 0, "the routed experts", &m->num_experts) ||
+        get_u32(c, "num_experts_per_tok", true, 1, 0, "the experts per token", &m->top_k) ||
+        get_u32(c, "intermediate_size", true, 1, 0, "an expert's (and the shared expert's) width",
+                &m->moe_intermediate) ||
+        get_u32(c, "intermediate_size_mlp", true, 1, 0, "the dense layers' MLP width", &m->intermediate) ||
+        get_u32(c, "interleave_moe_layer_step", false, 1, 1, "the MoE layer interval", &step) ||
+        get_u32(c, "attention_chunk_size", false, 1, 0, "the chunked-attention window", &chunk))
+        return -1;
+    /* llama4.py: MoE where (layer_id + 1) % interleave_moe_layer_step == 0, each with one shared
+     * expert of intermediate_size. */
+    m->dense_layers = m->layers - m->layers / step;
+    m->shared_experts = 1;
+    m->shared_intermediate = m->moe_intermediate;
+    if (chunk) { /* the RoPE layers attend within chunks; every fourth layer is global */
+        m->sliding_window = chunk;
+        m->swa_layers = m->layers - m->layers / LLAMA4_NOPE_EVERY;
+        m->full_attn_layers = m->layers - m->swa_layers;
+    }
+    return 0;
+}
+
+static int glm4_moe(ctx *c, engine_model *m)
+{
+    return gqa(c, m) || get_u32(c, "intermediate_size", true, 1, 0, "the dense MLP's width", &m->intermediate) ||
+                   get_u32(c, "first_k_dense_replace", false, 0, 0, "the leading dense layers", &m->dense_layers) ||
+                   get_u32(c, "n_routed_experts", true, 1, 0, "the routed experts", &m->num_experts) ||
+                   get_u32(c, "moe_intermediate_size", true, 1, 0, "an expert's width", &m->moe_intermediate) ||
+                   get_u32(c, "num_experts_per_tok", true, 1, 0, "the experts per token", &m->top_k) ||
+                   get_u32(c, "n_shared_experts", false, 0, 0, "the shared experts", &m->shared_experts) ||
+                   get_u32(c, "num_nextn_predict_layers", false, 0, 0, "the MTP layers", &m->draft_layers)
+               ? -1
+               : 0;
+}
+
+static int gpt_oss(ctx *c, engine_model *m)
+{
+    uint32_t window = 0;
+    if (gqa(c, m) || get_u32(c, "num_local_experts", true, 1, 0, "the routed experts", &m->num_experts) ||
+        get_u32(c, "intermediate_size", true, 1, 0, "an expert's width", &m->moe_intermediate) ||
+        get_u32(c, "sliding_window", false, 1, 0, "the sliding window", &window))
+        return -1;
+    if (field(c, "num_experts_per_tok")) {
+        if (get_u32(c, "num_experts_per_tok", true, 1, 0, "the experts per token", &m->top_k))
+            return -1;
+    } else if (get_u32(c, "experts_per_token", true, 1, 0, "the experts per token", &m->top_k))
+        return -1;
+    json_t *types = field(c, "layer_types");
+    if (types && json_is_array(types) && window) {
+        m->sliding_window = window;
+        m->swa_layers = count_layer_type(types, "sliding_attention");
+        m->full_attn_layers = m->layers - m->swa_layers;
+    }
+    return 0;
+}
+
+/* ---- Names. ---- */
+
+/* The last path component of PATH before its file name, and the file name. */
+static void split_path(const char *path, const char **dir, size_t *dir_len, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    *base = slash ? slash + 1 : path;
+    *dir = NULL;
+    *dir_len = 0;
+    if (!slash)
+        return;
+    const char *end = slash;
+    while (end > path && end[-1] == '/')
+        end--;
+    const char *start = end;
+    while (start > path && start[-1] != '/')
+        start--;
+    *dir = start;
+    *dir_len = (size_t)(end - start);
+}
+
+/* The original-case name the preset is named from: the stem, or the folder for config.json. */
+static void source_name(const char *path, char *buf, size_t len)
+{
+    const char *dir, *base;
+    size_t dir_len;
+    split_path(path, &dir, &dir_len, &base);
+    buf[0] = '\0';
+    if (strcmp(base, CONFIG_JSON) == 0) {
+        if (dir && dir_len && !(dir_len == 1 && dir[0] == '.'))
+            snprintf(buf, len, "%.*s", (int)dir_len, dir);
+        return;
+    }
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+        n -= 5;
+    snprintf(buf, len, "%.*s", (int)n, base);
+}
+
+void preset_model_import_name(const char *path, char *buf, size_t len)
+{
+    char src[ENGINE_TEXT_MAX];
+    source_name(path, src, sizeof src);
+    size_t i = 0;
+    for (; src[i] && i + 1 < len; i++) {
+        unsigned char ch = (unsigned char)tolower((unsigned char)src[i]);
+        buf[i] = isalnum(ch) || ch == '.' || ch == '_' || ch == '-' ? (char)ch : '-';
+    }
+    if (len)
+        buf[i < len ? i : len - 1] = '\0';
+}
+
+int preset_model_check_name(const char *name, char *err, size_t errlen)
+{
+    size_t n = strlen(name);
+    bool ok = n > 0 && n < ENGINE_NAME_MAX && name[0] != '.' && name[0] != '-';
+    for (size_t i = 0; ok && i < n; i++)
+        ok = isalnum((unsigned char)name[i]) || name[i] == '.' || name[i] == '_' || name[i] == '-';
+    if (!ok)
+        return preset_set_err(err, errlen,
+                              "'%s' is not a preset name; expected 1 to %d of letters, digits, '.', '_' and '-', "
+                              "not starting with '.' or '-' (give --name NAME)",
+                              name, ENGINE_NAME_MAX - 1);
+    return 0;
+}
+
+/* ---- The import. ---- */
+
+int preset_model_from_config_json(const char *path, engine_model *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    json_t *root = load_json(path, err, errlen);
+    if (!root)
+        return -1;
+    ctx c = {.path = path, .root = root, .cfg = root, .prefix = "", .err = err, .errlen = errlen};
+    int rc = -1;
+    json_t *a = json_object_get(root, "architectures");
+    json_t *a0 = json_is_array(a) ? json_array_get(a, 0) : NULL;
+    if (!json_is_string(a0)) {
+        missing(&c, "architectures", "a list whose first entry names the architecture, like [\"Qwen3ForCausalLM\"]");
+        goto done;
+    }
+    const char *arch = json_string_value(a0);
+    size_t k = 0;
+    while (k < N_ARCHS && strcmp(archs[k].arch, arch) != 0)
+        k++;
+    if (k == N_ARCHS) {
+        char list[PRESET_LIST_MAX];
+        size_t used = 0;
+        list[0] = '\0';
+        for (size_t i = 0; i < N_ARCHS && used < sizeof list; i++) {
+            int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", archs[i].arch);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        preset_set_err(err, errlen, "%s: architectures[0]: '%s' is not one cgplan reads; expected one of: %s", path,
+                       arch, list);
+        goto done;
+    }
+    if (archs[k].nested || json_is_object(json_object_get(root, "text_config"))) {
+        c.cfg = json_object_get(root, "text_config");
+        c.prefix = "text_config.";
+        if (!json_is_object(c.cfg)) {
+            c.cfg = root;
+            c.prefix = "";
+            missing(&c, "text_config", "an object with the text model's keys");
+            goto done;
+        }
+    }
+    engine_model *m = out;
+    snprintf(m->architecture, sizeof m->architecture, "%s", arch);
+    /* Custom code in the repository (auto_map) is what SGLang's --trust-remote-code is for. */
+    m->trust_remote_code = json_object_get(root, "auto_map") != NULL;
+    uint32_t ctx_len = 0;
+    if (get_u32(&c, "vocab_size", true, 1, 0, "the vocabulary", &m->vocab) ||
+        get_u32(&c, "hidden_size", true, 1, 0, "the model width", &m->hidden) ||
+        get_u32(&c, "num_hidden_layers", true, 1, 0, "the decoder layers", &m->layers) ||
+        get_u32(&c, "max_position_embeddings", true, 1, 0, "the context length", &ctx_len) ||
+        get_bool(&c, "tie_word_embeddings", false, &m->tie_embeddings))
+        goto done;
+    m->context_len = ctx_len;
+    m->kv_bytes = KV_BYTES_BF16;
+    m->full_attn_layers = m->layers;
+    switch (archs[k].fam) {
+    case FAM_DEEPSEEK:
+        rc = deepseek(&c, m);
+        break;
+    case FAM_KIMI_LINEAR:
+        rc = kimi_linear(&c, m);
+        break;
+    case FAM_DENSE:
+        rc = gqa(&c, m) || get_u32(&c, "intermediate_size", true, 1, 0, "the MLP's width", &m->intermediate) ? -1 : 0;
+        break;
+    case FAM_QWEN_MOE:
+        rc = qwen_moe(&c, m);
+        break;
+    case FAM_QWEN_NEXT:
+        rc = qwen_next(&c, m);
+        break;
+    case FAM_LLAMA4:
+        rc = llama4(&c, m);
+        break;
+    case FAM_GLM4_MOE:
+        rc = glm4_moe(&c, m);
+        break;
+    case FAM_GPT_OSS:
+        rc = gpt_oss(&c, m);
+        break;
+    }
+    if (rc != 0)
+        goto done;
+    rc = -1;
+    if (m->num_experts && !m->dispatch_hidden)
+        m->dispatch_hidden = m->hidden;
+    if (m->top_k > m->num_experts && m->num_experts) {
+        bad(&c, "num_experts_per_tok", "at most the number of experts");
+        goto done;
+    }
+    if (m->dense_layers > m->layers) {
+        bad(&c, "first_k_dense_replace", "at most num_hidden_layers");
+        goto done;
+    }
+    if (!m->num_experts)
+        m->dense_layers = 0; /* a dense model's layers are all dense */
+    if (weight_dtypes(&c, m))
+        goto done;
+
+    preset_model_import_name(path, m->name, sizeof m->name);
+    json_t *nop = json_object_get(root, "_name_or_path");
+    if (json_is_string(nop) && *json_string_value(nop))
+        snprintf(m->hf_names[m->n_hf_names++], sizeof m->hf_names[0], "%s", json_string_value(nop));
+    char src[sizeof m->hf_names[0]];
+    source_name(path, src, sizeof src);
+    if (src[0] && (!m->n_hf_names || strcmp(m->hf_names[0], src) != 0))
+        snprintf(m->hf_names[m->n_hf_names++], sizeof m->hf_names[0], "%s", src);
+    snprintf(m->description, sizeof m->description, "imported from %.160s (%s)", path, arch);
+    m->param_count = engine_model_param_count(m);
+    for (int i = 0; i < COEF_COUNT; i++)
+        m->coef_missing[i] = true; /* unknown until calibrated: never another model's number */
+    m->coef_borrowed = true;
+    rc = 0;
+done:
+    json_decref(root);
+    return rc;
+}
+
+/* ---- Writing the preset. ---- */
+
+/* S as a double-quoted YAML scalar. */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\x%02x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source)
+{
+    fprintf(f, "# Imported by `cgplan model import` from ");
+    for (const char *s = source; *s; s++)
+        fputc(*s == '\n' ? ' ' : *s, f);
+    fprintf(f, ".\n# No coefficients: the fitted terms stay unknown until `cgplan calibrate`.\n");
+    fprintf(f, "kind: model\nname: %s\ndescription: ", m->name);
+    put_quoted(f, m->description);
+    fprintf(f, "\nhf_names: [");
+    for (int i = 0; i < m->n_hf_names; i++) {
+        fputs(i ? ", " : "", f);
+        put_quoted(f, m->hf_names[i]);
+    }
+    fprintf(f, "]\narchitecture: %s\ntrust_remote_code: %s\n", m->architecture,
+            m->trust_remote_code ? "true" : "false");
+    fprintf(f, "vocab: %u\nhidden: %u\nlayers: %u\ncontext_len: %llu\ntie_embeddings: %s\n", m->vocab, m->hidden,
+            m->layers, (unsigned long long)m->context_len, m->tie_embeddings ? "true" : "false");
+    fprintf(f, "attention:\n  kind: %s\n  heads: %u\n", m->attn_kind == ATTN_MLA ? "mla" : "gqa", m->heads);
+    if (m->attn_kind == ATTN_MLA) {
+        fprintf(f, "  kv_lora_rank: %u\n  qk_rope_dim: %u\n  qk_nope_dim: %u\n  v_head_dim: %u\n", m->kv_lora_rank,
+                m->qk_rope_dim, m->qk_nope_dim, m->v_head_dim);
+        if (m->q_lora_rank)
+            fprintf(f, "  q_lora_rank: %u\n", m->q_lora_rank);
+    } else {
+        fprintf(f, "  kv_heads: %u\n  head_dim: %u\n", m->kv_heads, m->head_dim);
+        if (m->swa_layers)
+            fprintf(f, "  sliding_window: %u\n  swa_layers: %u\n", m->sliding_window, m->swa_layers);
+    }
+    fprintf(f, "  full_attn_layers: %u\n", m->full_attn_layers);
+    if (m->linear_attn_layers)
+        fprintf(f, "  linear_attn_layers: %u\n  linear_attn_layer_params: %llu\n", m->linear_attn_layers,
+                (unsigned long long)m->linear_attn_layer_params);
+    fprintf(f, "  kv_bytes: %u\n", m->kv_bytes);
+    if (m->intermediate)
+        fprintf(f, "intermediate: %u\n", m->intermediate);
+    if (m->num_experts) {
+        fprintf(f,
+                "dense_layers: %u\nmoe:\n  num_experts: %u\n  dispatch_hidden: %u\n  moe_intermediate: %u\n"
+                "  top_k: %u\n",
+                m->dense_layers, m->num_experts, m->dispatch_hidden, m->moe_intermediate, m->top_k);
+        if (m->shared_experts)
+            fprintf(f, "  shared_experts: %u\n", m->shared_experts);
+        if (m->shared_intermediate)
+            fprintf(f, "  shared_intermediate: %u\n", m->shared_intermediate);
+    }
+    fprintf(f, "dtype: %s\ndense_dtype: %s\n", engine_dtype_names[m->dtype], engine_dtype_names[m->dense_dtype]);
+    if (m->num_experts)
+        fprintf(f, "expert_dtype: %s\n", engine_dtype_names[m->expert_dtype]);
+    fprintf(f, "param_count: %llu\ndraft_layers: %u\n", (unsigned long long)m->param_count, m->draft_layers);
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,46 @@
+/* model_import.h — a model preset from a Hugging Face config.json (read with jansson): for
+ * `cgplan model import` (which writes the preset) and `--model PATH.json` (which uses it on the
+ * fly).
+ *
+ * Architectures read: DeepseekV3ForCausalLM (DeepSeek-V3/R1, Kimi-K2), KimiK25ForConditional-
+ * Generation (nested text_config), KimiK3ForConditionalGeneration and KimiLinearForCausalLM,
+ * GlmMoeDsaForCausalLM (GLM-5), Glm4MoeForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM,
+ * Qwen3MoeForCausalLM, Qwen3NextForCausalLM, LlamaForCausalLM, Llama4ForConditionalGeneration
+ * (nested text_config), GptOssForCausalLM.
+ *
+ * Weight dtypes: torch_dtype (or dtype), else BF16, for what is not quantised; the
+ * quantization_config (or, without one, an hf_quant_config.json beside the file) gives the
+ * quantised dtype: fp8 / fbgemm_fp8 -> fp8, mxfp4 -> mxfp4, compressed-tensors 4-bit int ->
+ * int4, 4-bit float group 32 -> mxfp4, group 16 -> nvfp4, 8-bit float -> fp8, modelopt NVFP4 ->
+ * nvfp4, FP8 -> fp8. Its exclusion list (modules_to_not_convert, ignore, exclude_modules)
+ * decides what stays unquantised: an entry naming self_attn keeps attention, dense MLP and shared
+ * experts (one dtype in engine_model) unquantised; one naming the routed experts keeps them so;
+ * the rest (lm_head, embeddings, routers, norms, vision) are unquantised anyway. */
+#ifndef CGPLAN_MODEL_IMPORT_H
+#define CGPLAN_MODEL_IMPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "engine.h"
+
+/* Reads the config at PATH into OUT (cleared first): name from preset_model_import_name(),
+ * hf_names from _name_or_path and the file's folder (or, when the file is not named
+ * config.json, its stem), param_count counted (engine_model_param_count). No coefficients: every
+ * coefficient is missing. Returns 0, or -1 with ERR naming the file, the field and what was
+ * expected (an unknown architecture, a missing or malformed field, unreadable JSON). */
+int preset_model_from_config_json(const char *path, engine_model *out, char *err, size_t errlen);
+
+/* The preset name for PATH: its file name's stem unless it is plain config.json, else its
+ * folder's name; lower case, with anything but [a-z0-9._-] as '-' ("DeepSeek-V3.json" ->
+ * "deepseek-v3", "/models/Qwen3-8B/config.json" -> "qwen3-8b"). "" when none can be made. */
+void preset_model_import_name(const char *path, char *buf, size_t len);
+
+/* Checks NAME as a preset name (a file stem): 0, or -1 with ERR saying what is allowed. */
+int preset_model_check_name(const char *name, char *err, size_t errlen);
+
+/* Writes M as a model preset (kind: model, name: M->name) to F; SOURCE is named in its header
+ * comment. Returns 0, or -1 on a write error. */
+int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source);
+
+#endif

@@ -1,0 +1,445 @@
+/* test_model_import.c — the config.json importer and the weight count: each real config in
+ * tests/fixtures/configs imports to the numbers of its built-in preset; the architectures
+ * without a stored config import a config written from their preset's cited numbers; every
+ * family's parameter count is within 2% of its published total; the weights per GPU follow
+ * the layout; bad configs are errors that name the file and the field. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model_import.h"
+#include "preset.h"
+#include "weights.h"
+
+#define CONFIGS CGPLAN_FIXTURES "/configs/"
+#define GB 1e9
+
+static preset_catalog *builtins(void)
+{
+    setenv("CGPLAN_PRESETS", "/nonexistent/cgplan-test", 1); /* the built-ins only */
+    preset_catalog *c = preset_catalog_open();
+    assert_non_null(c);
+    return c;
+}
+
+static void load_builtin(preset_catalog *c, const char *name, engine_model *m)
+{
+    char err[1024] = "";
+    int rc = preset_load_model(c, name, m, err, sizeof err);
+    if (rc != 0)
+        fail_msg("%s: %s", name, err);
+}
+
+static void import_ok(const char *path, engine_model *m)
+{
+    char err[1024] = "";
+    if (preset_model_from_config_json(path, m, err, sizeof err) != 0)
+        fail_msg("%s", err);
+}
+
+/* Every field the importer sets equals the preset's. DRAFT: compare draft_layers too. */
+static void assert_same_model(const engine_model *a, const engine_model *b, bool draft)
+{
+    assert_string_equal(a->architecture, b->architecture);
+    assert_int_equal(a->trust_remote_code, b->trust_remote_code);
+    assert_int_equal(a->vocab, b->vocab);
+    assert_int_equal(a->hidden, b->hidden);
+    assert_int_equal(a->layers, b->layers);
+    assert_int_equal(a->context_len, b->context_len);
+    assert_int_equal(a->tie_embeddings, b->tie_embeddings);
+    assert_int_equal(a->attn_kind, b->attn_kind);
+    assert_int_equal(a->heads, b->heads);
+    assert_int_equal(a->kv_lora_rank, b->kv_lora_rank);
+    assert_int_equal(a->qk_rope_dim, b->qk_rope_dim);
+    assert_int_equal(a->q_lora_rank, b->q_lora_rank);
+    assert_int_equal(a->qk_nope_dim, b->qk_nope_dim);
+    assert_int_equal(a->v_head_dim, b->v_head_dim);
+    assert_int_equal(a->full_attn_layers, b->full_attn_layers);
+    assert_int_equal(a->kv_heads, b->kv_heads);
+    assert_int_equal(a->head_dim, b->head_dim);
+    assert_int_equal(a->sliding_window, b->sliding_window);
+    assert_int_equal(a->swa_layers, b->swa_layers);
+    assert_int_equal(a->linear_attn_layers, b->linear_attn_layers);
+    assert_int_equal(a->linear_attn_layer_params, b->linear_attn_layer_params);
+    assert_int_equal(a->kv_bytes, b->kv_bytes);
+    assert_int_equal(a->intermediate, b->intermediate);
+    assert_int_equal(a->dense_layers, b->dense_layers);
+    assert_int_equal(a->num_experts, b->num_experts);
+    assert_int_equal(a->dispatch_hidden, b->dispatch_hidden);
+    assert_int_equal(a->moe_intermediate, b->moe_intermediate);
+    assert_int_equal(a->top_k, b->top_k);
+    assert_int_equal(a->shared_experts, b->shared_experts);
+    assert_int_equal(a->shared_intermediate, b->shared_intermediate);
+    assert_int_equal(a->dtype, b->dtype);
+    assert_int_equal(a->dense_dtype, b->dense_dtype);
+    assert_int_equal(a->expert_dtype, b->expert_dtype);
+    assert_int_equal(a->param_count, b->param_count);
+    if (draft)
+        assert_int_equal(a->draft_layers, b->draft_layers);
+}
+
+static const struct {
+    const char *file, *preset;
+} real_configs[] = {
+    {"DeepSeek-V3.json", "deepseek-v3"},
+    {"Kimi-K2-Instruct.json", "kimi-k2"},
+    {"Kimi-K2.5.json", "kimi-k2.5"},
+    {"Kimi-K3.json", "kimi-k3"},
+    {"GLM-5.json", "glm-5"},
+    {"Qwen3-8B.json", "qwen3-8b"},
+    {"Qwen3-30B-A3B.json", "qwen3-30b-a3b"},
+    {"Qwen3-30B-A3B-FP8.json", "qwen3-30b-a3b-fp8"},
+    {"Llama-3.1-8B.json", "llama-3.1-8b"},
+    {"Llama-4-Scout-17B-16E-Instruct.json", "llama-4-scout"},
+    {"gpt-oss-120b.json", "gpt-oss-120b"},
+};
+
+static void test_real_configs_match_builtins(void **state)
+{
+    (void)state;
+    preset_catalog *c = builtins();
+    for (size_t i = 0; i < sizeof real_configs / sizeof real_configs[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, CONFIGS "%s", real_configs[i].file);
+        engine_model got, want;
+        import_ok(path, &got);
+        load_builtin(c, real_configs[i].preset, &want);
+        /* K3's config says no MTP layer: the preset adds the separate draft checkpoint. */
+        assert_same_model(&got, &want, strcmp(real_configs[i].preset, "kimi-k3") != 0);
+        for (int k = 0; k < COEF_COUNT; k++)
+            assert_true(got.coef_missing[k]); /* an import has no coefficients */
+    }
+    preset_catalog_free(c);
+}
+
+/* The architectures without a stored config.json: a config written from the numbers the preset
+ * cites imports to that preset. */
+static const struct {
+    const char *preset, *json;
+} written_configs[] = {
+    {"qwq-32b", "{\"architectures\": [\"Qwen2ForCausalLM\"], \"vocab_size\": 152064, \"hidden_size\": 5120,"
+                " \"num_hidden_layers\": 64, \"max_position_embeddings\": 40960, \"num_attention_heads\": 40,"
+                " \"num_key_value_heads\": 8, \"intermediate_size\": 27648, \"tie_word_embeddings\": false,"
+                " \"torch_dtype\": \"bfloat16\", \"use_sliding_window\": false, \"sliding_window\": 32768}"},
+    {"qwen3-next-80b-a3b",
+     "{\"architectures\": [\"Qwen3NextForCausalLM\"], \"vocab_size\": 151936, \"hidden_size\": 2048,"
+     " \"num_hidden_layers\": 48, \"max_position_embeddings\": 262144, \"num_attention_heads\": 16,"
+     " \"num_key_value_heads\": 2, \"head_dim\": 256, \"intermediate_size\": 5120, \"num_experts\": 512,"
+     " \"num_experts_per_tok\": 10, \"moe_intermediate_size\": 512, \"shared_expert_intermediate_size\": 512,"
+     " \"decoder_sparse_step\": 1, \"mlp_only_layers\": [], \"full_attention_interval\": 4,"
+     " \"linear_num_key_heads\": 16, \"linear_num_value_heads\": 32, \"linear_key_head_dim\": 128,"
+     " \"linear_value_head_dim\": 128, \"linear_conv_kernel_dim\": 4, \"tie_word_embeddings\": false,"
+     " \"torch_dtype\": \"bfloat16\"}"},
+    {"glm-4.5", "{\"architectures\": [\"Glm4MoeForCausalLM\"], \"vocab_size\": 151552, \"hidden_size\": 5120,"
+                " \"num_hidden_layers\": 92, \"max_position_embeddings\": 131072, \"num_attention_heads\": 96,"
+                " \"num_key_value_heads\": 8, \"head_dim\": 128, \"intermediate_size\": 12288,"
+                " \"first_k_dense_replace\": 3, \"n_routed_experts\": 160, \"moe_intermediate_size\": 1536,"
+                " \"num_experts_per_tok\": 8, \"n_shared_experts\": 1, \"num_nextn_predict_layers\": 1,"
+                " \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\"}"},
+};
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_written_configs_match_builtins(void **state)
+{
+    (void)state;
+    preset_catalog *c = builtins();
+    char dir[] = "/tmp/cgplan-test-import-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    for (size_t i = 0; i < sizeof written_configs / sizeof written_configs[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/config.json", dir);
+        write_text(path, written_configs[i].json);
+        engine_model got, want;
+        import_ok(path, &got);
+        load_builtin(c, written_configs[i].preset, &want);
+        assert_same_model(&got, &want, true);
+        unlink(path);
+    }
+    rmdir(dir);
+    preset_catalog_free(c);
+}
+
+/* Published totals (model cards and release notes): DeepSeek-V3 671B (the MTP layer aside);
+ * Kimi K2 1.04T (its tech report); Kimi K3 2.78T (models.md 1.2); Qwen3 model cards 0.6B, 8.2B,
+ * 32.8B, 30.5B, 235B; Qwen3-Next 80B; QwQ-32B 32.5B; Llama 3.1 8.03B and 70.6B; Llama 4 Scout
+ * 109B and Maverick 400B (Meta's card: the vision encoder is in the total); GLM-4.5 355B,
+ * GLM-5 744B (Z.ai's release notes); gpt-oss-20b 21B and gpt-oss-120b 117B (OpenAI's card). */
+static const struct {
+    const char *preset;
+    double published;
+} totals[] = {
+    {"deepseek-v3", 671e9},       {"kimi-k2", 1.04e12},      {"kimi-k2-thinking", 1.04e12},
+    {"kimi-k3", 2.78e12},         {"qwen3-0.6b", 0.6e9},     {"qwen3-8b", 8.2e9},
+    {"qwen3-32b", 32.8e9},        {"qwen3-30b-a3b", 30.5e9}, {"qwen3-235b-a22b", 235e9},
+    {"qwen3-next-80b-a3b", 80e9}, {"qwq-32b", 32.5e9},       {"llama-3.1-8b", 8.03e9},
+    {"llama-3.1-70b", 70.6e9},    {"llama-4-scout", 109e9},  {"llama-4-maverick", 400e9},
+    {"glm-4.5", 355e9},           {"glm-4.6", 355e9},        {"glm-5", 744e9},
+    {"gpt-oss-20b", 21e9},        {"gpt-oss-120b", 117e9},
+};
+
+static void test_param_counts_match_published_totals(void **state)
+{
+    (void)state;
+    preset_catalog *c = builtins();
+    for (size_t i = 0; i < sizeof totals / sizeof totals[0]; i++) {
+        engine_model m;
+        load_builtin(c, totals[i].preset, &m);
+        double n = (double)engine_model_param_count(&m);
+        double off = fabs(n - totals[i].published) / totals[i].published;
+        print_message("%-20s %8.2fB counted, %8.2fB published (%+.1f%%)\n", totals[i].preset, n / 1e9,
+                      totals[i].published / 1e9, 100 * (n - totals[i].published) / totals[i].published);
+        if (off > 0.02)
+            fail_msg("%s: %.2fB counted vs %.2fB published", totals[i].preset, n / 1e9, totals[i].published / 1e9);
+        assert_int_equal(m.param_count, (uint64_t)n); /* the loader fills it */
+    }
+    preset_catalog_free(c);
+}
+
+static void test_weights_per_gpu(void **state)
+{
+    (void)state;
+    preset_catalog *c = builtins();
+    engine_model m;
+    bool known = false;
+
+    /* Dense BF16: 2 bytes a parameter on one GPU. */
+    load_builtin(c, "qwen3-8b", &m);
+    uint64_t one = engine_weight_bytes_per_gpu(&m, 1, 1, false, 1, &known);
+    assert_true(known);
+    assert_int_equal(one, 2 * engine_model_param_count(&m));
+    /* TP2 halves everything: 8 KV heads split evenly. */
+    assert_int_equal(engine_weight_bytes_per_gpu(&m, 2, 1, false, 1, NULL), one / 2);
+    /* TP16 > 8 KV heads: each GPU keeps a whole KV head, so more than a 16th. */
+    assert_true(engine_weight_bytes_per_gpu(&m, 16, 1, false, 1, NULL) > one / 16);
+
+    /* Measured: QwQ-32B BF16 on TP4, SGLang "Load weight end ... mem usage=15.54 GB" (GiB;
+     * bench/data/deployments.json, log 15-tp4-pcie-qwq32b). Within 3%. */
+    load_builtin(c, "qwq-32b", &m);
+    double qwq = (double)engine_weight_bytes_per_gpu(&m, 4, 1, false, 1, &known) / (1 << 30);
+    assert_true(known);
+    assert_true(fabs(qwq - 15.54) / 15.54 < 0.03);
+
+    /* DeepSeek-V3 FP8 on 8 GPUs: ~670 GB of FP8 over 8, MLA's q_a/kv_a whole on each. */
+    load_builtin(c, "deepseek-v3", &m);
+    double tp8 = (double)engine_weight_bytes_per_gpu(&m, 8, 1, false, 1, &known) / GB;
+    assert_true(known);
+    assert_true(tp8 > 84 && tp8 < 86);
+    /* EP8 moves experts, not bytes (8 whole experts' worth per GPU either way). */
+    assert_int_equal(engine_weight_bytes_per_gpu(&m, 8, 1, false, 8, NULL),
+                     engine_weight_bytes_per_gpu(&m, 8, 1, false, 1, NULL));
+    /* DP attention replicates attention and dense layers per DP rank: more per GPU. */
+    uint64_t dp8 = engine_weight_bytes_per_gpu(&m, 8, 8, true, 8, &known);
+    assert_true(known);
+    assert_true(dp8 > engine_weight_bytes_per_gpu(&m, 8, 1, false, 8, NULL));
+
+    /* gpt-oss-120b on one GPU: MXFP4 experts (4.25 bits), the rest BF16: about 65 GB. */
+    load_builtin(c, "gpt-oss-120b", &m);
+    double oss = (double)engine_weight_bytes_per_gpu(&m, 1, 1, false, 1, NULL) / GB;
+    assert_true(oss > 63 && oss < 66);
+
+    /* K3 over TP8 / EP8, times 8: the 1.56 TB checkpoint (models.md 1.3), within 2%. */
+    load_builtin(c, "kimi-k3", &m);
+    double k3 = (double)engine_weight_bytes_per_gpu(&m, 8, 1, false, 8, NULL) * 8 / 1e12;
+    assert_true(fabs(k3 - 1.56) / 1.56 < 0.02);
+
+    /* The deployment presets' estimates from the checkpoints' composition: K3 DP16 150 GiB
+     * (k3-dp16.yaml), DeepSeek-V3 DP16 on 16 GPUs 48 GiB (dsv3-h200-dp16.yaml). */
+    double k3_dp16 = (double)engine_weight_bytes_per_gpu(&m, 16, 16, true, 16, NULL) / (1 << 30);
+    assert_true(fabs(k3_dp16 - 150) / 150 < 0.02);
+    engine_model dsv3;
+    load_builtin(c, "deepseek-v3", &dsv3);
+    double dsv3_dp16 = (double)engine_weight_bytes_per_gpu(&dsv3, 16, 16, true, 16, NULL) / (1 << 30);
+    assert_true(fabs(dsv3_dp16 - 48) / 48 < 0.03);
+
+    /* Impossible layouts are unknown. */
+    assert_int_equal(engine_weight_bytes_per_gpu(&m, 8, 3, true, 1, &known), 0);
+    assert_false(known);
+    assert_int_equal(engine_weight_bytes_per_gpu(&m, 8, 1, false, 3, &known), 0);
+    assert_false(known);
+    assert_int_equal(engine_weight_bytes_per_gpu(&m, 0, 1, false, 1, &known), 0);
+    assert_false(known);
+    preset_catalog_free(c);
+}
+
+/* A Qwen3-MoE config; %s: more keys. */
+#define QWEN_MOE_CONFIG                                                                                                \
+    "{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"vocab_size\": 151936, \"hidden_size\": 2048,"                    \
+    " \"num_hidden_layers\": 48, \"max_position_embeddings\": 40960, \"num_attention_heads\": 32,"                     \
+    " \"num_key_value_heads\": 4, \"head_dim\": 128, \"num_experts\": 128,"                                            \
+    " \"moe_intermediate_size\": 768, \"num_experts_per_tok\": 8%s}"
+
+static void test_quantization_formats(void **state)
+{
+    (void)state;
+    engine_model m;
+    import_ok(CONFIGS "DeepSeek-V3.json", &m); /* fp8 block, nothing excluded */
+    assert_int_equal(m.dense_dtype, DTYPE_FP8);
+    assert_int_equal(m.expert_dtype, DTYPE_FP8);
+    assert_int_equal(m.dtype, DTYPE_BF16);
+    import_ok(CONFIGS "Kimi-K2.5.json", &m); /* compressed-tensors int4, attention ignored */
+    assert_int_equal(m.dense_dtype, DTYPE_BF16);
+    assert_int_equal(m.expert_dtype, DTYPE_INT4);
+    import_ok(CONFIGS "Kimi-K3.json", &m); /* compressed-tensors mxfp4-pack-quantized */
+    assert_int_equal(m.expert_dtype, DTYPE_MXFP4);
+    import_ok(CONFIGS "gpt-oss-120b.json", &m); /* mxfp4, self_attn not converted */
+    assert_int_equal(m.dense_dtype, DTYPE_BF16);
+    assert_int_equal(m.expert_dtype, DTYPE_MXFP4);
+    import_ok(CONFIGS "Qwen3-30B-A3B-FP8.json", &m); /* routers and norms not converted */
+    assert_int_equal(m.dense_dtype, DTYPE_FP8);
+    assert_int_equal(m.expert_dtype, DTYPE_FP8);
+
+    /* modelopt NVFP4 in the config, and (without one) in hf_quant_config.json beside it. */
+    char dir[] = "/tmp/cgplan-test-quant-XXXXXX", path[256], side[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    snprintf(side, sizeof side, "%s/hf_quant_config.json", dir);
+
+    char text[2048];
+    snprintf(text, sizeof text, QWEN_MOE_CONFIG,
+             ", \"quantization_config\": {\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\","
+             " \"ignore\": [\"lm_head\", \"model.layers.0.self_attn*\"]}");
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_int_equal(m.expert_dtype, DTYPE_NVFP4);
+    assert_int_equal(m.dense_dtype, DTYPE_BF16);
+    snprintf(text, sizeof text, QWEN_MOE_CONFIG, "");
+    write_text(path, text);
+    write_text(side, "{\"producer\": {\"name\": \"modelopt\"}, \"quantization\": {\"quant_algo\": \"NVFP4\","
+                     " \"exclude_modules\": [\"lm_head\", \"model.layers.0.mlp.gate\"]}}");
+    import_ok(path, &m);
+    assert_int_equal(m.expert_dtype, DTYPE_NVFP4);
+    assert_int_equal(m.dense_dtype, DTYPE_NVFP4); /* attention was not excluded */
+    unlink(side);
+
+    /* An unknown format is an error naming the field. */
+    char err[1024] = "";
+    snprintf(text, sizeof text, QWEN_MOE_CONFIG, ", \"quantization_config\": {\"quant_method\": \"awq\"}");
+    write_text(path, text);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err, "quantization_config.quant_method"));
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_errors_name_file_and_field(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cgplan-test-bad-XXXXXX", path[256], err[1024];
+    engine_model m;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+
+    write_text(path, "{\"architectures\": [\"MysteryForCausalLM\"]}");
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err, "'MysteryForCausalLM'"));
+    assert_non_null(strstr(err, "Qwen3ForCausalLM")); /* lists what is read */
+
+    write_text(path, "{\"architectures\": [\"DeepseekV3ForCausalLM\"], \"vocab_size\": 129280, \"hidden_size\": 7168,"
+                     " \"num_hidden_layers\": 61, \"max_position_embeddings\": 163840, \"num_attention_heads\": 128}");
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "kv_lora_rank: missing"));
+
+    write_text(path, "{\"architectures\": [\"Llama4ForConditionalGeneration\"]}");
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "text_config: missing"));
+
+    write_text(path, "{\"architectures\": [\"LlamaForCausalLM\"], \"vocab_size\": \"many\"}");
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "vocab_size: not an integer"));
+
+    write_text(path, "{\"architectures\": [");
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, path));
+    assert_non_null(strchr(err, ':'));
+
+    unlink(path);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    rmdir(dir);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    char name[64], err[256];
+    preset_model_import_name("/models/DeepSeek-V3.json", name, sizeof name);
+    assert_string_equal(name, "deepseek-v3");
+    preset_model_import_name("/models/Qwen3-8B/config.json", name, sizeof name);
+    assert_string_equal(name, "qwen3-8b");
+    preset_model_import_name("/models/Qwen3-8B//config.json", name, sizeof name);
+    assert_string_equal(name, "qwen3-8b");
+    preset_model_import_name("config.json", name, sizeof name);
+    assert_string_equal(name, "");
+    preset_model_import_name("My Model (v2).json", name, sizeof name);
+    assert_string_equal(name, "my-model--v2-");
+    assert_int_equal(preset_model_check_name("qwen3-8b", err, sizeof err), 0);
+    assert_int_equal(preset_model_check_name("", err, sizeof err), -1);
+    assert_int_equal(preset_model_check_name("../x", err, sizeof err), -1);
+    assert_non_null(strstr(err, "--name"));
+
+    /* hf_names: _name_or_path, then where the name came from. */
+    engine_model m;
+    import_ok(CONFIGS "Kimi-K2.5.json", &m);
+    assert_int_equal(m.n_hf_names, 1);
+    assert_string_equal(m.hf_names[0], "Kimi-K2.5");
+}
+
+/* A dense model's preset needs no moe: and counts its MLP on every layer. */
+static void test_dense_yaml_and_written_preset_roundtrip(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cgplan-test-yaml-XXXXXX", path[256], err[1024] = "";
+    assert_non_null(mkdtemp(dir));
+    setenv("CGPLAN_PRESETS", dir, 1);
+    preset_catalog *c = preset_catalog_open();
+    for (size_t i = 0; i < sizeof real_configs / sizeof real_configs[0]; i++) {
+        char src[512];
+        snprintf(src, sizeof src, CONFIGS "%s", real_configs[i].file);
+        engine_model m, back;
+        import_ok(src, &m);
+        snprintf(path, sizeof path, "%s/%s.yaml", dir, m.name);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        assert_int_equal(preset_model_write_yaml(f, &m, src), 0);
+        fclose(f);
+        if (preset_load_model(c, path, &back, err, sizeof err) != 0)
+            fail_msg("%s", err);
+        assert_same_model(&m, &back, true);
+        assert_int_equal(back.n_hf_names, m.n_hf_names);
+        unlink(path);
+    }
+    preset_catalog_free(c);
+    rmdir(dir);
+    unsetenv("CGPLAN_PRESETS");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_real_configs_match_builtins),
+        cmocka_unit_test(test_written_configs_match_builtins),
+        cmocka_unit_test(test_param_counts_match_published_totals),
+        cmocka_unit_test(test_weights_per_gpu),
+        cmocka_unit_test(test_quantization_formats),
+        cmocka_unit_test(test_errors_name_file_and_field),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_dense_yaml_and_written_preset_roundtrip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
