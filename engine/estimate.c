@@ -979,8 +979,10 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
     engine_deployment p = *d;
     uint32_t grid[ENGINE_MAX_BUCKETS];
     size_t n = engine_bucket_grid(1024, d->knobs.mtp > 1, grid, ENGINE_MAX_BUCKETS);
-    engine_estimate lo_e, hi_e;
-    engine_fit lo_f, hi_f;
+    /* Three estimates, swapped by pointer: the fitting end, the failing end, the probe. */
+    engine_estimate pool[3];
+    engine_estimate *lo_e = &pool[0], *hi_e = &pool[1], *mid_e = &pool[2];
+    engine_fit lo_f, hi_f, mid_f;
     b->wall_max_bs = 0;
     b->wall_next_bs = 0;
     b->wall_beyond_range = false;
@@ -988,34 +990,33 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
     b->wall_reason[0] = '\0';
 
     p.knobs.max_bs = grid[0];
-    if (!engine_fit_at_recommended(&p, cal, &lo_e, &lo_f)) { /* nothing fits */
+    if (!engine_fit_at_recommended(&p, cal, lo_e, &lo_f)) { /* nothing fits */
         b->wall_code = lo_f.blocking;
-        b->wall_term = largest_term(&lo_e);
-        reason_text(&p, &lo_e, &lo_f, b->wall_reason, sizeof b->wall_reason);
+        b->wall_term = largest_term(lo_e);
+        reason_text(&p, lo_e, &lo_f, b->wall_reason, sizeof b->wall_reason);
         return;
     }
     p.knobs.max_bs = grid[n - 1];
-    if (engine_fit_at_recommended(&p, cal, &hi_e, &hi_f)) {
+    if (engine_fit_at_recommended(&p, cal, hi_e, &hi_f)) {
         b->wall_max_bs = grid[n - 1];
         b->wall_beyond_range = true;
         b->wall_mem_fraction_static = hi_f.mem_fraction_static;
-        b->wall_term = largest_growth(now, &hi_e);
+        b->wall_term = largest_growth(now, hi_e);
         return;
     }
     size_t lo = 0, hi = n - 1; /* grid[lo] fits, grid[hi] does not */
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        engine_estimate mid_e;
-        engine_fit mid_f;
         p.knobs.max_bs = grid[mid];
-        if (engine_fit_at_recommended(&p, cal, &mid_e, &mid_f)) {
+        engine_estimate *t;
+        if (engine_fit_at_recommended(&p, cal, mid_e, &mid_f)) {
             lo = mid;
-            lo_e = mid_e;
             lo_f = mid_f;
+            t = lo_e, lo_e = mid_e, mid_e = t;
         } else {
             hi = mid;
-            hi_e = mid_e;
             hi_f = mid_f;
+            t = hi_e, hi_e = mid_e, mid_e = t;
         }
     }
     b->wall_max_bs = grid[lo];
@@ -1024,11 +1025,11 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
     b->wall_code = hi_f.blocking;
     /* A dispatch limit is the DeepEP buffer's (max_dispatch sizes it); a memory limit is the
      * term that grows most from the wall to the next size. */
-    b->wall_term = engine_terms[largest_growth(&lo_e, &hi_e)].id;
+    b->wall_term = largest_growth(lo_e, hi_e);
     if (warning_kinds[warning_kind(hi_f.blocking)].knobs & DISPATCH)
         b->wall_term = TERM_DEEPEP;
     p.knobs.max_bs = grid[hi];
-    reason_text(&p, &hi_e, &hi_f, b->wall_reason, sizeof b->wall_reason);
+    reason_text(&p, hi_e, &hi_f, b->wall_reason, sizeof b->wall_reason);
 }
 
 /* SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (opt-in since PR #30157, 2026-07-07): the pool is reserved
