@@ -141,7 +141,14 @@ int cli_apply_set(const preset_catalog *cat, engine_deployment *d, const char *a
             if (i + 1 < KNOB_COUNT)
                 strncat(names, ", ", sizeof names - strlen(names) - 1);
         }
-        cli_error("--set %s: unknown knob '%s' (knobs: %s)", assignment, key, names);
+        const char *knob_names[KNOB_COUNT];
+        for (int i = 0; i < KNOB_COUNT; i++)
+            knob_names[i] = engine_knobs[i].name;
+        const char *near = cli_nearest(key, knob_names, KNOB_COUNT);
+        if (near)
+            cli_error("--set %s: unknown knob '%s'; did you mean %s? (knobs: %s)", assignment, key, near, names);
+        else
+            cli_error("--set %s: unknown knob '%s' (knobs: %s)", assignment, key, names);
         return EXIT_USAGE;
     }
     char err[ENGINE_TEXT_MAX];
@@ -219,7 +226,17 @@ int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char
     if (name) {
         rc = preset_load_deployment(cat, name, d, err, sizeof err);
         if (rc != 0) {
-            cli_error("%s", err);
+            /* "did you mean": the nearest deployment preset's name, when the name matches none */
+            const char *names[256];
+            size_t n = 0;
+            for (size_t i = 0; i < preset_catalog_count(cat) && n < 256; i++)
+                if (preset_catalog_get(cat, i)->kind == PRESET_DEPLOYMENT)
+                    names[n++] = preset_catalog_get(cat, i)->name;
+            const char *near = !preset_catalog_find(cat, name, PRESET_DEPLOYMENT) ? cli_nearest(name, names, n) : NULL;
+            if (near)
+                cli_error("%s; did you mean %s?", err, near);
+            else
+                cli_error("%s", err);
             return rc == 1 ? EXIT_WORK : EXIT_USAGE;
         }
     } else {
@@ -362,8 +379,35 @@ static bool wants_help(int argc, char **argv, int first)
     return false;
 }
 
+/* Global options before the command ("cgplan --db X runs list"): the index of the command word
+ * after options (skipping the values of options that take one), or 0 when there is none. */
+static int command_after_options(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0) {
+            for (size_t c = 0; c < N_COMMANDS; c++)
+                if (strcmp(commands[c].name, a) == 0)
+                    return i;
+            return 0;
+        }
+        size_t len = strchr(a, '=') ? (size_t)(strchr(a, '=') - a) : strlen(a);
+        for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+            if (strlen(flags[k].name) == len && strncmp(flags[k].name, a, len) == 0 && flags[k].takes_value &&
+                !strchr(a, '='))
+                i++;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    int at = argc >= 2 && strncmp(argv[1], "--", 2) == 0 ? command_after_options(argc, argv) : 0;
+    if (at > 1) { /* move the command word first; the options keep their order after it */
+        char *cmd = argv[at];
+        memmove(&argv[2], &argv[1], (size_t)(at - 1) * sizeof argv[0]);
+        argv[1] = cmd;
+    }
     bool options_only = argc >= 2 && strncmp(argv[1], "--", 2) == 0 && strcmp(argv[1], "--help") != 0 &&
                         strcmp(argv[1], "--version") != 0;
     if (argc < 2 || options_only) {
@@ -406,7 +450,14 @@ int main(int argc, char **argv)
         }
         return commands[i].run(argc, argv);
     }
-    cli_error("unknown command '%s' (cgplan --help lists them)", name);
+    const char *names[N_COMMANDS];
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        names[i] = commands[i].name;
+    const char *near = cli_nearest(name, names, N_COMMANDS);
+    if (near)
+        cli_error("unknown command '%s'; did you mean %s? (cgplan --help lists them)", name, near);
+    else
+        cli_error("unknown command '%s' (cgplan --help lists them)", name);
     return EXIT_USAGE;
 }
 
