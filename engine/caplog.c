@@ -228,7 +228,8 @@ static bool int_plausible(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
     const char *end;
     int64_t v;
-    if (!parse_int(s, &v, &end) || *end == '.' || has_exponent(end) || v < lo || v > hi)
+    /* "12.5" or "1e9" is not an integer SGLang printed; "16." ends a sentence */
+    if (!parse_int(s, &v, &end) || (*end == '.' && is_digit(end[1])) || has_exponent(end) || v < lo || v > hi)
         return false;
     *out = v;
     return true;
@@ -943,7 +944,10 @@ static void on_begin(caplog_parser *p, int32_t slot, const char *kind, const cha
         int n = parse_sizes(strchr(list, '['), tmp, &dropped, num_tokens || g->sizes_are_num_tokens);
         if (n < 0)
             note_malformed(p);
+        bool had_sizes = g->n_sizes > 0;
         set_sizes(g, tmp, n, dropped);
+        if (num_tokens && !had_sizes && g->n_sizes)
+            g->sizes_are_num_tokens = true; /* "num_tokens=[...]": token counts, whatever the kind */
     }
     if (p->run->ranks[slot].order == 0)
         bars_follow(p, j);
@@ -1060,7 +1064,11 @@ static void on_list(caplog_parser *p, int32_t slot, const char *list, bool num_t
         if (p->run->ranks[slot].order == 0)
             bars_follow(p, j);
     }
-    set_sizes(&p->run->groups[j], tmp, n, dropped);
+    caplog_group *g = &p->run->groups[j];
+    bool had_sizes = g->n_sizes > 0;
+    set_sizes(g, tmp, n, dropped);
+    if (num_tokens && !had_sizes && g->n_sizes)
+        g->sizes_are_num_tokens = true; /* a num_tokens list is never a list of batch sizes */
 }
 
 /* ---------------------------------------------------------------- progress bars */
