@@ -30,13 +30,15 @@ enum {
     OPT_LABEL = 1 << 9,
     OPT_DRY_RUN = 1 << 10,
     OPT_YES = 1 << 11,
-    OPT_MODEL = 1 << 12, /* accepted wherever --preset is */
+    OPT_MODEL = 1 << 12,       /* accepted wherever --preset is */
+    OPT_SGLANG_ARGS = 1 << 13, /* likewise */
 };
 
 typedef struct {
     const char *command;
     const char *preset;
     const char *model; /* --model: a model preset or a Hugging Face id (its hf_names) */
+    const char *sglang_args; /* --sglang-args "FLAGS": SGLang's own launch flags */
     const char *sets[CLI_MAX_SETS];
     int n_sets;
     const char *db;

@@ -12,14 +12,6 @@
 
 #define MAX_RUNS 4096
 
-static void layout_text(const engine_knobs_state *k, char *buf, size_t len)
-{
-    if (k->dcp > 1)
-        snprintf(buf, len, "DP%uxDCP%u MTP%u", k->dp, k->dcp, k->mtp);
-    else
-        snprintf(buf, len, "DP%u MTP%u", k->dp, k->mtp);
-}
-
 static double bytes_or_nan(double gib) { return isfinite(gib) ? gib * (double)ENGINE_GIB : NAN; }
 
 typedef struct {
@@ -93,7 +85,7 @@ static int calibrate_pool(const cli_opts *o, store *st, const preset_catalog *ca
         calib_point *p = &points[n_points++];
         memset(p, 0, sizeof *p);
         p->run_id = s->id;
-        layout_text(&d.knobs, p->layout, sizeof p->layout);
+        engine_layout_name(&d.knobs, LAYOUT_NAME_COMPACT, p->layout, sizeof p->layout);
         p->static_bytes = bytes_or_nan(s->static_gib);
         p->largest_bytes = bytes_or_nan(s->largest_gib);
         p->buckets_bytes = bytes_or_nan(s->buckets_gib);

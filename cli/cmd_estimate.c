@@ -53,6 +53,7 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
             jsonw_ku64(w, info->name, (uint64_t)engine_knob_value(d, (engine_knob_id)i));
             break;
         case KNOB_TYPE_BOOL: jsonw_kbool(w, info->name, engine_knob_value(d, (engine_knob_id)i) != 0); break;
+        case KNOB_TYPE_RELEASE:
         case KNOB_TYPE_ENUM: {
             char text[64];
             engine_knob_text(d, e, (engine_knob_id)i, KNOB_TEXT_FULL, text, sizeof text);
@@ -67,6 +68,17 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
             snprintf(key, sizeof key, "%s_auto", info->name);
             jsonw_kbool(w, key, engine_knob_is_auto(d, (engine_knob_id)i));
         }
+    }
+    jsonw_object_end(w);
+
+    /* Where each knob's value came from: set, preset, or what the release chooses (auto). */
+    jsonw_key(w, "knob_origins");
+    jsonw_object_begin(w);
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        engine_knob_origin o = d->knob_origin[i];
+        if (o == ORIGIN_UNKNOWN)
+            o = engine_knob_is_auto(d, (engine_knob_id)i) ? ORIGIN_RELEASE : ORIGIN_UNKNOWN;
+        jsonw_kstring(w, engine_knobs[i].name, o == ORIGIN_UNKNOWN ? "default" : engine_origin_names[o]);
     }
     jsonw_object_end(w);
 
@@ -389,6 +401,10 @@ int cmd_sweep(int argc, char **argv)
     if (step > 0) {
         for (double v = from; v <= to + 1e-9 && n < SWEEP_MAX_POINTS; v += step)
             values[n++] = knob->type == KNOB_TYPE_FRACTION ? v : floor(v + 0.5);
+        double last = n ? values[n - 1] : from;
+        if (n == SWEEP_MAX_POINTS && last + step <= to + 1e-9)
+            fprintf(stderr, "cgplan: sweep: --vary %s has more than %d points: stopped at %s=%g (use a larger STEP)\n",
+                    o.vary, SWEEP_MAX_POINTS, knob->name, last);
     } else {
         static double steps[SWEEP_MAX_POINTS];
         size_t m = engine_knob_steps(&base, knob->id, steps, SWEEP_MAX_POINTS);

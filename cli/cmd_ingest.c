@@ -16,11 +16,12 @@
 typedef struct {
     const cli_opts *o;
     store_ingest_opts *io;
-    jsonw *w; /* JSON output (NULL: table) */
+    const engine_run_context *derive; /* the presets' and --preset/--set's side of each run */
+    jsonw *w;                         /* JSON output (NULL: table) */
     const char *source;
     uint32_t n_runs;
-    bool saw_binary;       /* NUL bytes in the first chunk: say "binary" if nothing is recognised */
-    store_run_facts facts; /* scratch */
+    bool saw_binary;        /* NUL bytes in the first chunk: say "binary" if nothing is recognised */
+    engine_run_facts facts; /* scratch */
 } ingest_ctx;
 
 static const char *base_name(const char *path)
@@ -38,7 +39,7 @@ static void print_run_line(FILE *out, const char *verb, const store_run_summary 
                            uint32_t first_line)
 {
     char layout[64], gpu[ENGINE_NAME_MAX + 16], total[96], id[32] = "";
-    cli_layout_text(r->dp, r->dcp, r->mtp, layout, sizeof layout);
+    cli_run_layout_text(r, layout, sizeof layout);
     cli_gpu_text(r->gpu, r->gpu_inferred, gpu, sizeof gpu);
     if (caplog_known(r->total_gib) && caplog_known(r->draft_gib))
         snprintf(total, sizeof total, "target %.2f + draft %.2f = %.2f GiB", r->target_total_gib, r->draft_gib,
@@ -57,16 +58,12 @@ static void print_run_line(FILE *out, const char *verb, const store_run_summary 
 }
 
 /* The summary a dry run would store. */
-static void summary_of(const store_run_facts *f, store_run_summary *r)
+static void summary_of(const engine_run_facts *f, store_run_summary *r)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->model, sizeof r->model, "%s", f->model);
-    snprintf(r->gpu, sizeof r->gpu, "%s", f->gpu);
+    store_summary_set_knobs(r, &f->values); /* the facts' values are 0 where unknown */
     r->gpu_inferred = f->gpu_inferred;
-    r->dp = f->origin[KNOB_DP] ? f->knobs.dp : 0;
-    r->dcp = f->origin[KNOB_DCP] ? f->knobs.dcp : 0;
-    r->mtp = f->origin[KNOB_MTP] ? f->knobs.mtp : 0;
-    r->max_bs = f->origin[KNOB_MAX_BS] ? f->knobs.max_bs : 0;
     r->target_total_gib = f->target_total_gib;
     r->draft_gib = f->draft_gib;
     r->total_gib = f->total_gib;
@@ -123,20 +120,23 @@ static void on_dry_run(const caplog_run *run, void *ctx_)
     c->n_runs++;
     if (c->w) {
         char model[ENGINE_NAME_MAX];
-        cli_write_caplog_run_json(c->w, run, c->source, store_run_model_name(run, c->io, model, sizeof model));
+        cli_write_caplog_run_json(c->w, run, c->source, engine_run_model_name(run, c->derive, model, sizeof model));
     } else {
         store_run_summary r;
-        store_run_derive(run, c->io, &c->facts);
+        engine_run_derive(run, c->derive, &c->facts);
         summary_of(&c->facts, &r);
         print_run_line(stdout, "would store run", &r, c->source, run->first_line);
     }
 }
 
-/* What --preset and --set supply, with where each knob came from. */
-static int build_given(const cli_opts *o, const preset_catalog *cat, engine_deployment *d, store_ingest_opts *io)
+/* What --preset and --set supply, with where each knob came from, and what the presets tell
+ * about a log (P: the GPUs and the hf_names match). */
+static int build_given(const cli_opts *o, const preset_catalog *cat, engine_deployment *d, cli_run_presets *p,
+                       engine_run_context *ctx, store_ingest_opts *io)
 {
     memset(io, 0, sizeof *io);
-    io->catalog = cat;
+    cli_run_context_init(ctx, p, cat);
+    io->derive = ctx;
     io->label = o->label;
     io->preset = o->preset;
     if (o->preset) {
@@ -147,8 +147,8 @@ static int build_given(const cli_opts *o, const preset_catalog *cat, engine_depl
             return rc == 1 ? EXIT_WORK : EXIT_USAGE;
         }
         for (int k = 0; k < KNOB_COUNT; k++)
-            io->given_origin[k] = ORIGIN_PRESET;
-        io->model_given = true;
+            ctx->given_origin[k] = ORIGIN_PRESET;
+        ctx->model_given = true;
     } else {
         engine_deployment_defaults(d);
     }
@@ -162,14 +162,14 @@ static int build_given(const cli_opts *o, const preset_catalog *cat, engine_depl
         snprintf(key, sizeof key, "%.*s", (int)(eq - o->sets[i]), o->sets[i]);
         const engine_knob_info *knob = engine_knob_find(key);
         if (knob)
-            io->given_origin[knob->id] = ORIGIN_SET;
+            ctx->given_origin[knob->id] = ORIGIN_SET;
     }
     /* A knob moved by a later --set ("adjusted") is the user's doing too. */
     for (int i = 0; i < adj.n; i++)
         for (int k = 0; k < KNOB_COUNT; k++)
-            if (!io->given_origin[k] && strstr(adj.items[i].message, engine_knobs[k].name) == adj.items[i].message)
-                io->given_origin[k] = ORIGIN_SET;
-    io->given = d;
+            if (!ctx->given_origin[k] && strstr(adj.items[i].message, engine_knobs[k].name) == adj.items[i].message)
+                ctx->given_origin[k] = ORIGIN_SET;
+    ctx->given = d;
     return EXIT_OK;
 }
 
@@ -335,16 +335,19 @@ int cmd_ingest(int argc, char **argv)
     engine_deployment *given = malloc(sizeof *given);
     char *chunk = malloc(CHUNK_BYTES);
     ingest_ctx *c = calloc(1, sizeof *c);
+    cli_run_presets *presets = malloc(sizeof *presets);
+    engine_run_context derive;
     store_ingest_opts io;
-    if (!cat || !given || !chunk || !c) {
+    if (!cat || !given || !chunk || !c || !presets) {
         cli_error("ingest: out of memory");
         rc = EXIT_WORK;
         goto done;
     }
-    if ((rc = build_given(&o, cat, given, &io)) != EXIT_OK)
+    if ((rc = build_given(&o, cat, given, presets, &derive, &io)) != EXIT_OK)
         goto done;
     c->o = &o;
     c->io = &io;
+    c->derive = &derive;
     store *s = NULL;
     if (!o.dry_run && !(s = cli_open_store(&o, CLI_STORE_READ_WRITE))) {
         rc = EXIT_WORK;
@@ -369,6 +372,7 @@ int cmd_ingest(int argc, char **argv)
     store_close(s);
     report_peak();
 done:
+    free(presets);
     free(c);
     free(chunk);
     free(given);

@@ -115,7 +115,7 @@ static void list_one(const store_run_summary *r, void *ctx_)
         putchar('\n');
     } else {
         char layout[64], gpu[ENGINE_NAME_MAX + 16], max_bs[16] = "?", t[16], d[16], tot[16];
-        cli_layout_text(r->dp, r->dcp, r->mtp, layout, sizeof layout);
+        cli_run_layout_text(r, layout, sizeof layout);
         cli_gpu_text(r->gpu, r->gpu_inferred, gpu, sizeof gpu);
         if (r->max_bs)
             snprintf(max_bs, sizeof max_bs, "%u", r->max_bs);
@@ -164,57 +164,39 @@ static int runs_list(const cli_opts *o, store *s)
 enum { L_STATIC, L_LARGEST, L_BUCKETS, L_DRAFT, L_TOTAL, L_N };
 static const char *const layer_keys[L_N] = {"static", "largest", "buckets", "draft", "total"};
 
+/* A stored knob for people ("auto", "0.874", "[1, 2, 4]"), "?" when the run does not know it. */
 static void knob_text(const store_run_detail *r, int knob, char *buf, size_t len)
 {
-    const engine_knobs_state *k = &r->knobs;
+    if (r->origin[knob])
+        engine_knob_text(&r->values, NULL, (engine_knob_id)knob, KNOB_TEXT_DISPLAY, buf, len);
+    else
+        snprintf(buf, len, "?");
+}
+
+/* A stored knob as JSON: null when unknown, "auto", a list, a name, or a number. */
+static void knob_json(jsonw *w, const store_run_detail *r, int knob)
+{
+    const engine_knob_info *k = &engine_knobs[knob];
+    const engine_deployment *v = &r->values;
     if (!r->origin[knob]) {
-        snprintf(buf, len, "?");
-        return;
-    }
-    switch (knob) {
-    case KNOB_WORLD:
-        snprintf(buf, len, "%u", k->world);
-        break;
-    case KNOB_DP:
-        snprintf(buf, len, "%u", k->dp);
-        break;
-    case KNOB_DCP:
-        snprintf(buf, len, "%u", k->dcp);
-        break;
-    case KNOB_MAX_BS:
-        snprintf(buf, len, "%u", k->max_bs);
-        break;
-    case KNOB_MTP:
-        snprintf(buf, len, "%u", k->mtp);
-        break;
-    case KNOB_MAX_DISPATCH:
-        if (k->max_dispatch_auto)
-            snprintf(buf, len, "auto");
-        else
-            snprintf(buf, len, "%u", k->max_dispatch);
-        break;
-    case KNOB_CONTEXT_LEN:
-        snprintf(buf, len, "%llu", (unsigned long long)k->context_len);
-        break;
-    case KNOB_MEM_FRACTION:
-        snprintf(buf, len, "%.3f", k->mem_fraction_static);
-        break;
-    case KNOB_GPU:
-        snprintf(buf, len, "%s", r->summary.gpu);
-        break;
-    case KNOB_BUCKETS:
-        if (k->buckets_auto)
-            snprintf(buf, len, "auto");
-        else {
-            size_t used = 0;
-            buf[0] = '\0';
-            for (uint32_t i = 0; i < k->n_buckets && used + 16 < len; i++)
-                used += (size_t)snprintf(buf + used, len - used, "%s%u", i ? ", " : "[", k->buckets[i]);
-            snprintf(buf + used, len - used, "]");
-        }
-        break;
-    default:
-        snprintf(buf, len, "?");
+        jsonw_null(w);
+    } else if (engine_knob_is_auto(v, k->id)) {
+        jsonw_string(w, "auto");
+    } else if (k->field == KNOB_FIELD_LIST) {
+        const uint32_t *list = (const uint32_t *)((const char *)v + k->offset);
+        uint32_t n = *(const uint32_t *)((const char *)v + k->count_offset);
+        jsonw_array_begin(w);
+        for (uint32_t i = 0; i < n; i++)
+            jsonw_u64(w, list[i]);
+        jsonw_array_end(w);
+    } else if (k->field == KNOB_FIELD_NAME) {
+        char buf[ENGINE_NAME_MAX];
+        engine_knob_text(v, NULL, k->id, KNOB_TEXT_CANONICAL, buf, sizeof buf);
+        jsonw_string(w, buf);
+    } else if (k->field == KNOB_FIELD_DOUBLE) {
+        jsonw_double(w, engine_knob_value(v, k->id), 3);
+    } else {
+        jsonw_u64(w, (uint64_t)engine_knob_value(v, k->id));
     }
 }
 
@@ -257,7 +239,7 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
     preset_catalog_free(cat);
     double measured[L_N] = {sum->static_gib, sum->largest_gib, sum->buckets_gib, sum->draft_gib, sum->total_gib};
     /* a run without speculation has no draft layer: 0 measured, not unknown */
-    if (!caplog_known(measured[L_DRAFT]) && r.origin[KNOB_MTP] && r.knobs.mtp == 1)
+    if (!caplog_known(measured[L_DRAFT]) && sum->mtp == 1)
         measured[L_DRAFT] = 0;
     uint64_t estimate[L_N] = {0};
     if (estimated) {
@@ -293,35 +275,8 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
             jsonw_key(&w, engine_knobs[k].name);
             jsonw_object_begin(&w);
             jsonw_key(&w, "value");
-            const engine_knobs_state *kn = &r.knobs;
-            if (!r.origin[k])
-                jsonw_null(&w);
-            else if (k == KNOB_BUCKETS) {
-                if (kn->buckets_auto)
-                    jsonw_string(&w, "auto");
-                else {
-                    jsonw_array_begin(&w);
-                    for (uint32_t i = 0; i < kn->n_buckets; i++)
-                        jsonw_u64(&w, kn->buckets[i]);
-                    jsonw_array_end(&w);
-                }
-            } else if (k == KNOB_GPU)
-                jsonw_string(&w, sum->gpu);
-            else if (k == KNOB_MEM_FRACTION)
-                jsonw_double(&w, kn->mem_fraction_static, 3);
-            else if (k == KNOB_MAX_DISPATCH && kn->max_dispatch_auto)
-                jsonw_string(&w, "auto");
-            else {
-                uint64_t v = k == KNOB_WORLD          ? kn->world
-                             : k == KNOB_DP           ? kn->dp
-                             : k == KNOB_DCP          ? kn->dcp
-                             : k == KNOB_MAX_BS       ? kn->max_bs
-                             : k == KNOB_MTP          ? kn->mtp
-                             : k == KNOB_MAX_DISPATCH ? kn->max_dispatch
-                                                      : kn->context_len;
-                jsonw_u64(&w, v);
-            }
-            jsonw_kstring(&w, "origin", r.origin[k] ? store_origin_name(r.origin[k]) : NULL);
+            knob_json(&w, &r, k);
+            jsonw_kstring(&w, "origin", r.origin[k] ? engine_origin_name(r.origin[k]) : NULL);
             jsonw_object_end(&w);
         }
         jsonw_object_end(&w);
@@ -424,20 +379,33 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
         printf("model    %s%s\n", sum->model[0] ? sum->model : "?", sum->model[0] ? " (from --preset)" : "");
     cli_gpu_text(sum->gpu, sum->gpu_inferred, gpu, sizeof gpu);
     printf("gpu      %s%s%s%s\n", gpu, r.origin[KNOB_GPU] ? " (" : " (unknown: ingest with --preset or --set gpu=NAME)",
-           r.origin[KNOB_GPU] ? store_origin_name(r.origin[KNOB_GPU]) : "", r.origin[KNOB_GPU] ? ")" : "");
+           engine_origin_name(r.origin[KNOB_GPU]), r.origin[KNOB_GPU] ? ")" : "");
     if (r.preset[0])
         printf("preset   %s\n", r.preset);
-    static const int shown[] = {KNOB_WORLD, KNOB_DP,           KNOB_DCP,         KNOB_MAX_BS,
-                                KNOB_MTP,   KNOB_MAX_DISPATCH, KNOB_CONTEXT_LEN, KNOB_MEM_FRACTION};
+    /* The panel's scalar knobs on one line in the engine's order of application (the layout
+     * first), the others where the run knows them; then each list knob on its own line. */
+    engine_knob_id shown[KNOB_COUNT];
+    engine_knob_apply_order(shown);
     printf("knobs   ");
-    for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
+    for (size_t i = 0; i < KNOB_COUNT; i++) {
+        const engine_knob_info *info = &engine_knobs[shown[i]];
+        if (info->type == KNOB_TYPE_NAME || info->type == KNOB_TYPE_LIST_OR_AUTO ||
+            (shown[i] >= KNOB_PANEL_COUNT && !r.origin[shown[i]]))
+            continue;
         knob_text(&r, shown[i], buf, sizeof buf);
         printf(" %s %s%s%s%s", engine_knobs[shown[i]].name, buf, r.origin[shown[i]] ? " (" : "",
-               store_origin_name(r.origin[shown[i]]), r.origin[shown[i]] ? ")" : "");
+               engine_origin_name(r.origin[shown[i]]), r.origin[shown[i]] ? ")" : "");
     }
-    knob_text(&r, KNOB_BUCKETS, buf, sizeof buf);
-    printf("\nbuckets  %u%s%s%s: %s\n\n", r.knobs.n_buckets, r.origin[KNOB_BUCKETS] ? " (" : "",
-           store_origin_name(r.origin[KNOB_BUCKETS]), r.origin[KNOB_BUCKETS] ? ")" : "", buf);
+    printf("\n");
+    for (int k = 0; k < KNOB_COUNT; k++) {
+        const engine_knob_info *info = &engine_knobs[k];
+        if (info->field != KNOB_FIELD_LIST)
+            continue;
+        knob_text(&r, k, buf, sizeof buf);
+        printf("%-8s %u%s%s%s: %s\n", info->name, *(const uint32_t *)((const char *)&r.values + info->count_offset),
+               r.origin[k] ? " (" : "", engine_origin_name(r.origin[k]), r.origin[k] ? ")" : "", buf);
+    }
+    printf("\n");
     if (estimated)
         printf("%-8s %12s %13s %10s %8s   estimate: %s, %s coefficients\n", "layer", "measured GiB", "estimate GiB",
                "error GiB", "error", d.name, calibrated ? "calibrated" : "preset");

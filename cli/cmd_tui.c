@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "store_glue.h"
 #include "tui.h"
 
 /* "WxH" with both within sane bounds. */
@@ -46,6 +47,9 @@ int cmd_tui(int argc, char **argv)
         .db_path = cli_db_path(&o, db_buf, sizeof db_buf),
         .ascii = o.ascii,
     };
+    /* The TUI opens the store itself; a new one is created and seeded here, where the presets
+     * that derive the seed runs are at hand. */
+    cli_store_prepare(t.db_path);
     if (o.snapshot) {
         int w, h;
         if (!parse_size(o.snapshot, &w, &h)) {

@@ -26,7 +26,7 @@ static const struct {
     {"--format", OPT_FORMAT, true},   {"--vary", OPT_VARY, true},       {"--compare", OPT_COMPARE, true},
     {"--ascii", OPT_ASCII, false},    {"--snapshot", OPT_SNAPSHOT, true}, {"--keys", OPT_KEYS, true},
     {"--label", OPT_LABEL, true},     {"--dry-run", OPT_DRY_RUN, false}, {"--yes", OPT_YES, false},
-    {"--model", OPT_MODEL, true},
+    {"--model", OPT_MODEL, true},     {"--sglang-args", OPT_SGLANG_ARGS, true},
 };
 
 int cli_parse(int argc, char **argv, int first, const char *command, unsigned allowed, cli_opts *o)
@@ -34,7 +34,7 @@ int cli_parse(int argc, char **argv, int first, const char *command, unsigned al
     memset(o, 0, sizeof *o);
     o->command = command;
     if (allowed & OPT_PRESET)
-        allowed |= OPT_MODEL;
+        allowed |= OPT_MODEL | OPT_SGLANG_ARGS;
     for (int i = first; i < argc; i++) {
         const char *arg = argv[i];
         if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
@@ -78,6 +78,7 @@ int cli_parse(int argc, char **argv, int first, const char *command, unsigned al
         switch (flags[f].bit) {
         case OPT_PRESET: o->preset = value; break;
         case OPT_MODEL: o->model = value; break;
+        case OPT_SGLANG_ARGS: o->sglang_args = value; break;
         case OPT_SET:
             if (o->n_sets >= CLI_MAX_SETS) {
                 cli_error("%s: more than %d --set options", command, CLI_MAX_SETS);
@@ -140,12 +141,14 @@ int cli_apply_set(const preset_catalog *cat, engine_deployment *d, const char *a
             cli_error("--set %s: %s", assignment, err);
             return rc == 1 ? EXIT_WORK : EXIT_USAGE;
         }
+        d->knob_origin[knob->id] = ORIGIN_SET;
         return EXIT_OK;
     }
     if (engine_knob_set_text(d, knob->id, value, adj, err, sizeof err) != 0) {
         cli_error("--set %s: %s", assignment, err);
         return EXIT_USAGE;
     }
+    d->knob_origin[knob->id] = ORIGIN_SET;
     return EXIT_OK;
 }
 
@@ -173,8 +176,21 @@ static int load_model(const preset_catalog *cat, const char *name, engine_model 
 int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char *default_preset,
                         engine_deployment *d, engine_warnings *adj)
 {
-    const char *name = o->preset ? o->preset : o->model ? NULL : default_preset;
-    if (!name && !o->model) {
+    /* SGLang's flags may name the model (--model-path); --model and --preset win over them. */
+    char args_model[ENGINE_TEXT_MAX] = "";
+    engine_deployment scratch;
+    if (o->sglang_args) {
+        engine_deployment_defaults(&scratch);
+        char err[ENGINE_TEXT_MAX];
+        if (engine_apply_sglang_args(&scratch, o->sglang_args, args_model, sizeof args_model, NULL, NULL, err,
+                                     sizeof err) != 0) {
+            cli_error("%s", err);
+            return EXIT_USAGE;
+        }
+    }
+    const char *model_name = o->model ? o->model : args_model[0] && !o->preset ? args_model : NULL;
+    const char *name = o->preset ? o->preset : model_name ? NULL : default_preset;
+    if (!name && !model_name) {
         cli_error("%s: --preset or --model is required (cgplan presets lists them)", o->command);
         return EXIT_USAGE;
     }
@@ -195,14 +211,19 @@ int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char
         d->knobs.max_dispatch_auto = true;
         d->gpu.name[0] = '\0';
     }
-    if (o->model) {
-        rc = load_model(cat, o->model, &d->model);
+    if (model_name) {
+        rc = load_model(cat, model_name, &d->model);
         if (rc != EXIT_OK)
             return rc;
         if (!name) {
             d->knobs.context_len = d->model.context_len;
             snprintf(d->name, sizeof d->name, "%s", d->model.name);
         }
+    }
+    if (o->sglang_args &&
+        engine_apply_sglang_args(d, o->sglang_args, NULL, 0, NULL, adj, err, sizeof err) != 0) {
+        cli_error("%s", err);
+        return EXIT_USAGE;
     }
     for (int i = 0; i < o->n_sets; i++) {
         rc = cli_apply_set(cat, d, o->sets[i], adj);

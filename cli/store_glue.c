@@ -1,11 +1,96 @@
-/* store_glue.c — opening the store for the commands, and the calibration lookup estimate,
- * sweep, launch and the TUI use (never creating a store just to look). */
+/* store_glue.c — opening the store for the commands (seeding a new one from the presets), the
+ * presets' side of deriving a run, and the calibration lookup estimate, sweep, launch and the TUI
+ * use (never creating a store just to look). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "store_glue.h"
+
+static const char *match_hf_name(void *arg, const char *model_path)
+{
+    cli_run_presets *p = arg;
+    if (!p->cached || strcmp(p->cached_path, model_path) != 0) {
+        const preset_entry *e = preset_match_hf_name(p->cat, model_path);
+        p->cached = true;
+        snprintf(p->cached_path, sizeof p->cached_path, "%s", model_path);
+        snprintf(p->cached_model, sizeof p->cached_model, "%s", e ? e->name : "");
+    }
+    return p->cached_model[0] ? p->cached_model : NULL;
+}
+
+void cli_run_context_init(engine_run_context *ctx, cli_run_presets *p, const preset_catalog *cat)
+{
+    memset(ctx, 0, sizeof *ctx);
+    memset(p, 0, sizeof *p);
+    p->cat = cat;
+    for (size_t i = 0; cat && i < preset_catalog_count(cat) && p->n_gpus < CLI_MAX_GPU_PRESETS; i++) {
+        const preset_entry *e = preset_catalog_get(cat, i);
+        engine_gpu gpu;
+        char err[ENGINE_TEXT_MAX];
+        if (!e || e->kind != PRESET_GPU || preset_load_gpu(cat, e->name, &gpu, err, sizeof err) != 0)
+            continue; /* a broken GPU preset is reported where it is used, not here */
+        snprintf(p->gpu_names[p->n_gpus], ENGINE_NAME_MAX, "%s", gpu.name[0] ? gpu.name : e->name);
+        p->gpus[p->n_gpus].name = p->gpu_names[p->n_gpus];
+        p->gpus[p->n_gpus++].cuda_total_bytes = gpu.cuda_total_bytes;
+    }
+    if (cat) {
+        ctx->gpus = p->gpus;
+        ctx->n_gpus = p->n_gpus;
+        ctx->match_model = match_hf_name;
+        ctx->match_ctx = p;
+    }
+}
+
+/* The seed's side of the presets: each seed log's deployment preset gives what it lacks. */
+typedef struct {
+    const preset_catalog *cat;
+    preset_catalog *own; /* opened here when the caller had none */
+    cli_run_presets presets;
+    engine_deployment given;
+} cli_seeder;
+
+static int seed_context(void *arg, const store_seed_log *seed, engine_run_context *ctx, char *err, size_t errlen)
+{
+    cli_seeder *s = arg;
+    if (!s->cat && !(s->cat = s->own = preset_catalog_open())) {
+        snprintf(err, errlen, "out of memory opening the presets");
+        return -1;
+    }
+    if (preset_load_deployment(s->cat, seed->preset, &s->given, err, errlen) != 0)
+        return -1;
+    cli_run_context_init(ctx, &s->presets, s->cat);
+    ctx->given = &s->given;
+    ctx->model_given = true;
+    for (int k = 0; k < KNOB_COUNT; k++)
+        ctx->given_origin[k] = ORIGIN_PRESET;
+    return 0;
+}
+
+store *cli_store_open(const preset_catalog *cat, const char *path, store_mode mode, char *err, size_t errlen)
+{
+    cli_seeder *seeder = calloc(1, sizeof *seeder);
+    if (!seeder) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    seeder->cat = cat;
+    store *s = store_open_seeded(path, mode, seed_context, seeder, err, errlen);
+    preset_catalog_free(seeder->own);
+    free(seeder);
+    return s;
+}
+
+void cli_store_prepare(const char *path)
+{
+    struct stat st;
+    if (!path || (stat(path, &st) == 0 && st.st_size > 0))
+        return; /* a file is there: the front end's own open judges it */
+    char err[4096 + 512];
+    store_close(cli_store_open(NULL, path, STORE_READ_WRITE, err, sizeof err));
+}
 
 store *cli_open_store(const cli_opts *o, cli_store_need need)
 {
@@ -15,7 +100,7 @@ store *cli_open_store(const cli_opts *o, cli_store_need need)
     struct stat st;
     if (need == CLI_STORE_WRITE_IF_POSSIBLE && stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, W_OK) != 0)
         mode = STORE_READ_ONLY;
-    store *s = store_open(path, mode, err, sizeof err);
+    store *s = cli_store_open(NULL, path, mode, err, sizeof err);
     if (!s)
         cli_error("%s", err);
     return s;
@@ -36,18 +121,10 @@ bool cli_find_calibration(const cli_opts *o, const engine_deployment *d, engine_
     return found;
 }
 
-const char *cli_layout_text(uint32_t dp, uint32_t dcp, uint32_t mtp, char *buf, size_t len)
+const char *cli_run_layout_text(const store_run_summary *r, char *buf, size_t len)
 {
-    char d[16] = "?", c[24] = "", m[24] = "MTP ?";
-    if (dp)
-        snprintf(d, sizeof d, "%u", dp);
-    if (dcp > 1)
-        snprintf(c, sizeof c, " x DCP%u", dcp);
-    if (mtp == 1)
-        snprintf(m, sizeof m, "no MTP");
-    else if (mtp > 1)
-        snprintf(m, sizeof m, "MTP %u", mtp);
-    snprintf(buf, len, "DP%s%s %s", d, c, m);
+    engine_knobs_state k = {.world = r->world, .dp = r->dp, .dcp = r->dcp, .mtp = r->mtp};
+    engine_layout_name(&k, LAYOUT_NAME_WITH_MTP, buf, len);
     return buf;
 }
 
@@ -61,7 +138,7 @@ const char *cli_gpu_text(const char *gpu, bool inferred, char *buf, size_t len)
 }
 
 int cli_run_deployment(const preset_catalog *cat, const store_run_detail *r, engine_deployment *d, char *why,
-                            size_t whylen)
+                       size_t whylen)
 {
     char err[ENGINE_TEXT_MAX * 2];
     const store_run_summary *sum = &r->summary;
@@ -82,35 +159,19 @@ int cli_run_deployment(const preset_catalog *cat, const store_run_detail *r, eng
     if (sum->gpu[0] && strcmp(d->gpu.name, sum->gpu) != 0 &&
         preset_load_gpu(cat, sum->gpu, &d->gpu, err, sizeof err) != 0)
         snprintf(d->gpu.name, sizeof d->gpu.name, "%s", sum->gpu);
-    /* The run's own knobs, as it ran (the log's values are consistent by construction). */
+    /* The run's own knobs, as it ran (the log's values are consistent by construction). A name
+     * (the GPU) was resolved to its preset above; a known 0 is a value the log did not state. */
+    for (int k = 0; k < KNOB_COUNT; k++) {
+        const engine_knob_info *info = &engine_knobs[k];
+        if (!r->origin[k] || info->type == KNOB_TYPE_NAME)
+            continue;
+        bool numeric = info->field != KNOB_FIELD_LIST;
+        if (numeric && !engine_knob_is_auto(&r->values, (engine_knob_id)k) &&
+            engine_knob_value(&r->values, (engine_knob_id)k) <= 0)
+            continue;
+        engine_knob_copy(d, &r->values, (engine_knob_id)k);
+    }
     engine_knobs_state *k = &d->knobs;
-    const engine_knobs_state *rk = &r->knobs;
-    if (r->origin[KNOB_WORLD] && rk->world)
-        k->world = rk->world;
-    if (r->origin[KNOB_DP] && rk->dp)
-        k->dp = rk->dp;
-    if (r->origin[KNOB_DCP] && rk->dcp)
-        k->dcp = rk->dcp;
-    if (r->origin[KNOB_MAX_BS] && rk->max_bs)
-        k->max_bs = rk->max_bs;
-    if (r->origin[KNOB_MTP] && rk->mtp)
-        k->mtp = rk->mtp;
-    if (r->origin[KNOB_MAX_DISPATCH]) {
-        k->max_dispatch_auto = rk->max_dispatch_auto;
-        if (!rk->max_dispatch_auto && rk->max_dispatch)
-            k->max_dispatch = rk->max_dispatch;
-    }
-    if (r->origin[KNOB_CONTEXT_LEN] && rk->context_len)
-        k->context_len = rk->context_len;
-    if (r->origin[KNOB_MEM_FRACTION] && rk->mem_fraction_static > 0)
-        k->mem_fraction_static = rk->mem_fraction_static;
-    if (r->origin[KNOB_BUCKETS]) {
-        k->buckets_auto = rk->buckets_auto;
-        if (!rk->buckets_auto) {
-            k->n_buckets = rk->n_buckets;
-            memcpy(k->buckets, rk->buckets, rk->n_buckets * sizeof rk->buckets[0]);
-        }
-    }
     if (!k->context_len)
         k->context_len = d->model.context_len;
     if (k->dp == 0 || k->world % k->dp != 0)

@@ -1,9 +1,39 @@
-/* store_glue.h — what `ingest`, `runs` and the store lookups of other commands share. */
+/* store_glue.h — what `ingest`, `runs` and the store lookups of other commands share: opening (and
+ * seeding) the store, and what the presets give to derive a run from its log. */
 #ifndef CGPLAN_STORE_GLUE_H
 #define CGPLAN_STORE_GLUE_H
 
 #include "cli.h"
+#include "run_derive.h"
 #include "store.h"
+
+#define CLI_MAX_GPU_PRESETS 32
+
+/* What the presets know beside a log: the GPUs' totals (to infer an unknown GPU) and the hf_names
+ * match, the last one cached (a big log repeats one model). Owned by the caller; the context that
+ * cli_run_context_init fills points into it. */
+typedef struct {
+    const preset_catalog *cat;
+    size_t n_gpus;
+    engine_gpu_ref gpus[CLI_MAX_GPU_PRESETS];
+    char gpu_names[CLI_MAX_GPU_PRESETS][ENGINE_NAME_MAX];
+    bool cached;
+    char cached_path[CAPLOG_STR_MAX];
+    char cached_model[ENGINE_NAME_MAX];
+} cli_run_presets;
+
+/* Fills CTX with P's GPUs and hf_names match over CAT (CAT NULL: neither); nothing given yet
+ * (the caller sets given, given_origin and model_given). */
+void cli_run_context_init(engine_run_context *ctx, cli_run_presets *p, const preset_catalog *cat);
+
+/* Opens the store at PATH; a store this call creates is seeded with the article's two K3 runs,
+ * each derived with its deployment preset from CAT (NULL: the catalog is opened for the seed).
+ * The TUI opens its store with this too. Returns NULL with ERR set. */
+store *cli_store_open(const preset_catalog *cat, const char *path, store_mode mode, char *err, size_t errlen);
+
+/* Creates and seeds the store at PATH when there is none yet, for a front end that opens it with
+ * store_open itself (the TUI); any error is left for that open to report. */
+void cli_store_prepare(const char *path);
 
 /* Opens the store of --db (or its default) and prints the error when it fails. For list/show
  * (WRITE_IF_POSSIBLE): read-only when the file exists and cannot be written, else read-write
@@ -11,15 +41,15 @@
 typedef enum { CLI_STORE_READ_WRITE, CLI_STORE_WRITE_IF_POSSIBLE } cli_store_need;
 store *cli_open_store(const cli_opts *o, cli_store_need need);
 
-/* "DP2 x DCP8 · MTP 5"; unknown values print as "?". */
-const char *cli_layout_text(uint32_t dp, uint32_t dcp, uint32_t mtp, char *buf, size_t len);
 /* "b200", "h100 (inferred)" or "?" */
 const char *cli_gpu_text(const char *gpu, bool inferred, char *buf, size_t len);
+/* "DP2 x DCP8 MTP 5" for a run's summary; unknown values print as "?". */
+const char *cli_run_layout_text(const store_run_summary *r, char *buf, size_t len);
 
 /* The deployment a stored run ran, for `runs show` and `calibrate`: R's preset,
  * else its model and GPU presets over engine defaults, then R's own knobs (its captured buckets
  * as an explicit list). Returns 0, or -1 with the reason in WHY (no model, unknown preset). */
 int cli_run_deployment(const preset_catalog *cat, const store_run_detail *r, engine_deployment *d, char *why,
-                            size_t whylen);
+                       size_t whylen);
 
 #endif

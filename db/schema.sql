@@ -1,7 +1,7 @@
--- schema.sql — cgplan's store, version 1 (PRAGMA user_version = 1). Reference copy: the program
--- runs the identical text embedded in db/store.c (migrate_0_to_1). NULL means "not known"; a
--- knob's *_origin says where its value came from (log, env, preset, set, inferred).
-CREATE TABLE runs (
+-- schema.sql — cgplan's store, version 2 (PRAGMA user_version = 2). Embedded into the program at
+-- build time (cmake/embed_schema.cmake): a new store runs it whole; a migration runs it again to
+-- add what an older store lacks, hence IF NOT EXISTS throughout. NULL means "not known".
+CREATE TABLE IF NOT EXISTS runs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,          -- ids are never reused after `runs rm`
   source TEXT NOT NULL,                          -- the log's file name
   path TEXT,                                     -- as given at ingest (NULL for the seed)
@@ -9,30 +9,29 @@ CREATE TABLE runs (
   file_run INTEGER NOT NULL,                     -- 0-based position of the run in its file
   label TEXT,
   model TEXT, model_origin TEXT, model_path TEXT,
-  gpu TEXT, gpu_origin TEXT, gpu_inferred INTEGER NOT NULL DEFAULT 0,
+  gpu TEXT, gpu_origin TEXT, gpu_inferred INTEGER NOT NULL DEFAULT 0, -- the GPU: runs are pooled by it
   preset TEXT,
   reconstructed INTEGER NOT NULL DEFAULT 0,
   created_at TEXT NOT NULL,
   first_line INTEGER, last_line INTEGER,
   lines INTEGER, unknown_lines INTEGER, truncated_lines INTEGER, malformed_lines INTEGER,
   server_args_raw TEXT,
-  world INTEGER, world_origin TEXT,
-  dp INTEGER, dp_origin TEXT,
-  dcp INTEGER, dcp_origin TEXT,
-  max_bs INTEGER, max_bs_origin TEXT,
-  mtp INTEGER, mtp_origin TEXT,
-  max_dispatch INTEGER, max_dispatch_auto INTEGER NOT NULL DEFAULT 0, max_dispatch_origin TEXT,
-  context_len INTEGER, context_len_origin TEXT,
-  mem_fraction_static REAL, mem_fraction_static_origin TEXT,
-  buckets TEXT, buckets_origin TEXT,             -- "16,24,...,192" ascending, or "auto"
   attention_backend TEXT, a2a TEXT,
   target_group INTEGER,                          -- ordinal of the target group
   static_gib REAL, largest_gib REAL, buckets_gib REAL,
   target_total_gib REAL, draft_gib REAL, total_gib REAL
 );
-CREATE INDEX runs_sha256 ON runs(sha256);
-CREATE INDEX runs_model_gpu ON runs(model, gpu);
-CREATE TABLE groups (
+CREATE INDEX IF NOT EXISTS runs_sha256 ON runs(sha256);
+CREATE INDEX IF NOT EXISTS runs_model_gpu ON runs(model, gpu);
+-- One row per knob a run knows (engine_knobs[] with KNOB_STORE_ROW): a new knob needs no migration.
+CREATE TABLE IF NOT EXISTS run_knobs (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  knob TEXT NOT NULL,                            -- engine_knobs[].name: "max_bs"
+  value TEXT NOT NULL,                           -- canonical knob text: "24", "auto", "0.874", "1,2,4"
+  origin TEXT NOT NULL,                          -- log, env, preset, set, inferred
+  PRIMARY KEY (run_id, knob)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS groups (
   id INTEGER PRIMARY KEY,
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   ordinal INTEGER NOT NULL,
@@ -47,14 +46,14 @@ CREATE TABLE groups (
   static_gib REAL, largest_gib REAL, buckets_gib REAL, total_gib REAL,
   UNIQUE (run_id, ordinal)
 );
-CREATE TABLE bars (
+CREATE TABLE IF NOT EXISTS bars (
   group_id INTEGER NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
   ordinal INTEGER NOT NULL,
   size INTEGER, position INTEGER, counter INTEGER,
   avail_gib REAL, increment_gib REAL,
   PRIMARY KEY (group_id, ordinal)
 ) WITHOUT ROWID;
-CREATE TABLE ranks (
+CREATE TABLE IF NOT EXISTS ranks (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   ordinal INTEGER NOT NULL,
   label TEXT NOT NULL, tp INTEGER,
@@ -63,13 +62,13 @@ CREATE TABLE ranks (
   max_total_num_tokens INTEGER, available_gpu_mem_gib REAL,
   PRIMARY KEY (run_id, ordinal)
 ) WITHOUT ROWID;
-CREATE TABLE env (
+CREATE TABLE IF NOT EXISTS env (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   ordinal INTEGER NOT NULL,
   key TEXT NOT NULL, value TEXT,
   PRIMARY KEY (run_id, ordinal)
 ) WITHOUT ROWID;
-CREATE TABLE calibrations (
+CREATE TABLE IF NOT EXISTS calibrations (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   model TEXT NOT NULL, gpu TEXT NOT NULL,
   created_at TEXT NOT NULL,
@@ -78,4 +77,4 @@ CREATE TABLE calibrations (
   runs TEXT,                                     -- "1,2": the run ids behind it
   report TEXT
 );
-CREATE INDEX calibrations_model_gpu ON calibrations(model, gpu);
+CREATE INDEX IF NOT EXISTS calibrations_model_gpu ON calibrations(model, gpu);

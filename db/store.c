@@ -15,97 +15,6 @@
 
 #include "store_internal.h"
 
-const char *const store_origin_names[6] = {"", "log", "env", "preset", "set", "inferred"};
-
-const char *store_origin_name(store_origin o)
-{
-    return (unsigned)o < 6 ? store_origin_names[o] : "";
-}
-
-/* db/schema.sql, verbatim (test_store checks they are identical). */
-const char store_schema_v1[] =
-    "-- schema.sql — cgplan's store, version 1 (PRAGMA user_version = 1). Reference copy: the program\n"
-    "-- runs the identical text embedded in db/store.c (migrate_0_to_1). NULL means \"not known\"; a\n"
-    "-- knob's *_origin says where its value came from (log, env, preset, set, inferred).\n"
-    "CREATE TABLE runs (\n"
-    "  id INTEGER PRIMARY KEY AUTOINCREMENT,          -- ids are never reused after `runs rm`\n"
-    "  source TEXT NOT NULL,                          -- the log's file name\n"
-    "  path TEXT,                                     -- as given at ingest (NULL for the seed)\n"
-    "  sha256 TEXT NOT NULL,                          -- of the whole file: re-ingest detection\n"
-    "  file_run INTEGER NOT NULL,                     -- 0-based position of the run in its file\n"
-    "  label TEXT,\n"
-    "  model TEXT, model_origin TEXT, model_path TEXT,\n"
-    "  gpu TEXT, gpu_origin TEXT, gpu_inferred INTEGER NOT NULL DEFAULT 0,\n"
-    "  preset TEXT,\n"
-    "  reconstructed INTEGER NOT NULL DEFAULT 0,\n"
-    "  created_at TEXT NOT NULL,\n"
-    "  first_line INTEGER, last_line INTEGER,\n"
-    "  lines INTEGER, unknown_lines INTEGER, truncated_lines INTEGER, malformed_lines INTEGER,\n"
-    "  server_args_raw TEXT,\n"
-    "  world INTEGER, world_origin TEXT,\n"
-    "  dp INTEGER, dp_origin TEXT,\n"
-    "  dcp INTEGER, dcp_origin TEXT,\n"
-    "  max_bs INTEGER, max_bs_origin TEXT,\n"
-    "  mtp INTEGER, mtp_origin TEXT,\n"
-    "  max_dispatch INTEGER, max_dispatch_auto INTEGER NOT NULL DEFAULT 0, max_dispatch_origin TEXT,\n"
-    "  context_len INTEGER, context_len_origin TEXT,\n"
-    "  mem_fraction_static REAL, mem_fraction_static_origin TEXT,\n"
-    "  buckets TEXT, buckets_origin TEXT,             -- \"16,24,...,192\" ascending, or \"auto\"\n"
-    "  attention_backend TEXT, a2a TEXT,\n"
-    "  target_group INTEGER,                          -- ordinal of the target group\n"
-    "  static_gib REAL, largest_gib REAL, buckets_gib REAL,\n"
-    "  target_total_gib REAL, draft_gib REAL, total_gib REAL\n"
-    ");\n"
-    "CREATE INDEX runs_sha256 ON runs(sha256);\n"
-    "CREATE INDEX runs_model_gpu ON runs(model, gpu);\n"
-    "CREATE TABLE groups (\n"
-    "  id INTEGER PRIMARY KEY,\n"
-    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
-    "  ordinal INTEGER NOT NULL,\n"
-    "  kind TEXT, role TEXT, phase TEXT, step INTEGER,\n"
-    "  rank_label TEXT, first_line INTEGER,\n"
-    "  begin_avail_gib REAL, tokens_per_req INTEGER,\n"
-    "  sizes_are_num_tokens INTEGER NOT NULL DEFAULT 0,\n"
-    "  sizes TEXT,                                    -- capture order, largest first\n"
-    "  bar_total INTEGER, captured INTEGER, has_begin INTEGER, has_end INTEGER,\n"
-    "  end_elapsed_s REAL, end_usage_gib REAL, end_avail_gib REAL,\n"
-    "  failed INTEGER NOT NULL DEFAULT 0, failure TEXT,\n"
-    "  static_gib REAL, largest_gib REAL, buckets_gib REAL, total_gib REAL,\n"
-    "  UNIQUE (run_id, ordinal)\n"
-    ");\n"
-    "CREATE TABLE bars (\n"
-    "  group_id INTEGER NOT NULL REFERENCES groups(id) ON DELETE CASCADE,\n"
-    "  ordinal INTEGER NOT NULL,\n"
-    "  size INTEGER, position INTEGER, counter INTEGER,\n"
-    "  avail_gib REAL, increment_gib REAL,\n"
-    "  PRIMARY KEY (group_id, ordinal)\n"
-    ") WITHOUT ROWID;\n"
-    "CREATE TABLE ranks (\n"
-    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
-    "  ordinal INTEGER NOT NULL,\n"
-    "  label TEXT NOT NULL, tp INTEGER,\n"
-    "  weights_begin_avail_gib REAL, weights_end_avail_gib REAL, weights_usage_gib REAL,\n"
-    "  kv_tokens INTEGER, kv_gib REAL, state_gib REAL, pool_avail_gib REAL,\n"
-    "  max_total_num_tokens INTEGER, available_gpu_mem_gib REAL,\n"
-    "  PRIMARY KEY (run_id, ordinal)\n"
-    ") WITHOUT ROWID;\n"
-    "CREATE TABLE env (\n"
-    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
-    "  ordinal INTEGER NOT NULL,\n"
-    "  key TEXT NOT NULL, value TEXT,\n"
-    "  PRIMARY KEY (run_id, ordinal)\n"
-    ") WITHOUT ROWID;\n"
-    "CREATE TABLE calibrations (\n"
-    "  id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
-    "  model TEXT NOT NULL, gpu TEXT NOT NULL,\n"
-    "  created_at TEXT NOT NULL,\n"
-    "  act_bytes_per_row INTEGER, lazy_bytes INTEGER, graph_bytes INTEGER,\n"
-    "  out_bytes_per_row INTEGER, draft_base_bytes INTEGER, draft_bytes_per_row INTEGER,\n"
-    "  runs TEXT,                                     -- \"1,2\": the run ids behind it\n"
-    "  report TEXT\n"
-    ");\n"
-    "CREATE INDEX calibrations_model_gpu ON calibrations(model, gpu);\n";
-
 void store_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
     if (!err || !errlen)
@@ -288,20 +197,114 @@ static int read_facts(store *s, store_header_facts *f, char *err, size_t errlen)
     return 0;
 }
 
-static int migrate_0_to_1(store *s, char *err, size_t errlen)
+/* A new store: the whole schema (db/schema.sql), marked as cgplan's. */
+static int create_schema(store *s, char *err, size_t errlen)
 {
     char sql[64];
-    if (store_exec(s, store_schema_v1, err, errlen) != 0)
+    if (store_exec(s, store_schema_sql, err, errlen) != 0)
         return -1;
     snprintf(sql, sizeof sql, "PRAGMA application_id = %d", STORE_APPLICATION_ID);
     return store_exec(s, sql, err, errlen);
 }
 
-/* migrations[N] takes a store from version N to N + 1, inside the caller's transaction. */
-typedef int (*store_migration)(store *s, char *err, size_t errlen);
-static const store_migration migrations[STORE_SCHEMA_VERSION] = {migrate_0_to_1};
+/* The knobs version 1 kept as columns of runs: NAME and NAME_origin (and NAME_auto for an
+ * INT_OR_AUTO knob). A fact of version 1, so names, not the knob table's ids. */
+static const char *const v1_knob_columns[] = {
+    "world", "dp", "dcp", "max_bs", "mtp", "max_dispatch", "context_len", "mem_fraction_static", "buckets"};
 
-static int migrate(store *s, char *err, size_t errlen)
+/* Version 1's column value as the text engine_run_knob_set_text reads (v1 read NULL as 0, and as
+ * "auto" for the bucket list). */
+static void v1_value_text(sqlite3_stmt *st, const engine_knob_info *k, bool has_auto, char *buf, size_t len)
+{
+    if (has_auto && sqlite3_column_int(st, 3) != 0)
+        snprintf(buf, len, "auto");
+    else if (sqlite3_column_type(st, 1) == SQLITE_NULL)
+        snprintf(buf, len, "%s", k->type == KNOB_TYPE_LIST_OR_AUTO ? "auto" : "0");
+    else if (sqlite3_column_type(st, 1) == SQLITE_FLOAT)
+        snprintf(buf, len, "%.17g", sqlite3_column_double(st, 1)); /* exact; written back canonical */
+    else
+        snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 1));
+}
+
+/* v1 -> v2: the knob columns of runs become rows of run_knobs (in canonical knob text), then
+ * leave runs; schema.sql (IF NOT EXISTS throughout) adds run_knobs. */
+static int migrate_1_to_2(store *s, char *err, size_t errlen)
+{
+    if (store_exec(s, store_schema_sql, err, errlen) != 0)
+        return -1;
+    engine_deployment *d = malloc(sizeof *d);
+    char *text = malloc(ENGINE_MAX_BUCKETS * 11);
+    sqlite3_stmt *sel = NULL, *ins = NULL;
+    int rc = -1;
+    if (!d || !text) {
+        store_set_err(err, errlen, "%s: out of memory while migrating", s->path);
+        goto done;
+    }
+    if (sqlite3_prepare_v2(s->db, "INSERT INTO run_knobs (run_id, knob, value, origin) VALUES (?1, ?2, ?3, ?4)", -1,
+                           &ins, NULL) != SQLITE_OK)
+        goto dberr;
+    for (size_t c = 0; c < sizeof v1_knob_columns / sizeof v1_knob_columns[0]; c++) {
+        const char *name = v1_knob_columns[c];
+        const engine_knob_info *k = engine_knob_find(name);
+        if (!k)
+            continue; /* a knob this cgplan no longer has: nothing would read it back */
+        bool has_auto = k->type == KNOB_TYPE_INT_OR_AUTO;
+        char sql[256];
+        snprintf(sql, sizeof sql, "SELECT id, %s, %s_origin%s%s%s FROM runs WHERE %s_origin IS NOT NULL", name, name,
+                 has_auto ? ", " : "", has_auto ? name : "", has_auto ? "_auto" : "", name);
+        if (sqlite3_prepare_v2(s->db, sql, -1, &sel, NULL) != SQLITE_OK)
+            goto dberr;
+        int step;
+        while ((step = sqlite3_step(sel)) == SQLITE_ROW) {
+            char why[ENGINE_TEXT_MAX];
+            v1_value_text(sel, k, has_auto, text, ENGINE_MAX_BUCKETS * 11);
+            memset(d, 0, sizeof *d);
+            if (engine_run_knob_set_text(d, k->id, text, why, sizeof why) != 0) {
+                store_set_err(err, errlen, "%s: migrating run %lld: %s; move the store aside or pass --db", s->path,
+                              (long long)sqlite3_column_int64(sel, 0), why);
+                goto done;
+            }
+            engine_knob_text(d, NULL, k->id, KNOB_TEXT_CANONICAL, text, ENGINE_MAX_BUCKETS * 11);
+            sqlite3_bind_int64(ins, 1, sqlite3_column_int64(sel, 0));
+            sqlite3_bind_text(ins, 2, k->name, -1, SQLITE_STATIC);
+            sqlite3_bind_text(ins, 3, text, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(ins, 4, (const char *)sqlite3_column_text(sel, 2), -1, SQLITE_TRANSIENT);
+            int irc = sqlite3_step(ins);
+            sqlite3_reset(ins);
+            if (irc != SQLITE_DONE)
+                goto dberr;
+        }
+        if (step != SQLITE_DONE)
+            goto dberr;
+        sqlite3_finalize(sel);
+        sel = NULL;
+    }
+    for (size_t c = 0; c < sizeof v1_knob_columns / sizeof v1_knob_columns[0]; c++) {
+        const char *name = v1_knob_columns[c];
+        char sql[256];
+        snprintf(sql, sizeof sql, "ALTER TABLE runs DROP COLUMN %s; ALTER TABLE runs DROP COLUMN %s_origin", name,
+                 name);
+        if (store_exec(s, sql, err, errlen) != 0)
+            goto done;
+    }
+    rc = store_exec(s, "ALTER TABLE runs DROP COLUMN max_dispatch_auto", err, errlen);
+    goto done;
+dberr:
+    store_db_err(s, err, errlen, "migrating to schema version 2");
+done:
+    sqlite3_finalize(sel);
+    sqlite3_finalize(ins);
+    free(text);
+    free(d);
+    return rc;
+}
+
+/* upgrades[N] takes a store from version N to N + 1, inside the caller's transaction; version 0
+ * (a new store) gets the whole schema at once instead. */
+typedef int (*store_migration)(store *s, char *err, size_t errlen);
+static const store_migration upgrades[STORE_SCHEMA_VERSION] = {NULL, migrate_1_to_2};
+
+static int migrate(store *s, store_seed_context_fn seed, void *seed_arg, char *err, size_t errlen)
 {
     if (store_exec(s, "BEGIN IMMEDIATE", err, errlen) != 0)
         return -1;
@@ -321,11 +324,13 @@ static int migrate(store *s, char *err, size_t errlen)
         goto fail;
     }
     s->in_transaction = true;
-    for (int64_t v = f.user_version; v < STORE_SCHEMA_VERSION; v++) {
-        if (migrations[v](s, err, errlen) != 0)
+    if (f.user_version == 0) {
+        if (create_schema(s, err, errlen) != 0 || (seed && store_seed(s, seed, seed_arg, err, errlen) != 0))
             goto fail;
-        if (v == 0 && store_seed(s, err, errlen) != 0)
-            goto fail;
+    } else {
+        for (int64_t v = f.user_version; v < STORE_SCHEMA_VERSION; v++)
+            if (upgrades[v](s, err, errlen) != 0)
+                goto fail;
     }
     if (f.user_version < STORE_SCHEMA_VERSION) {
         char sql[64];
@@ -344,6 +349,13 @@ fail:
 }
 
 store *store_open(const char *path, store_mode mode, char *err, size_t errlen)
+{
+    return store_open_seeded(path, mode, NULL, NULL, err, errlen);
+}
+
+store *store_open_seeded(const char *path, store_mode mode, store_seed_context_fn seed, void *seed_arg, char *err,
+                         size_t errlen)
+
 {
     if (!path || !*path) {
         store_set_err(err, errlen, "the database path is empty; pass --db PATH");
@@ -481,7 +493,7 @@ store *store_open(const char *path, store_mode mode, char *err, size_t errlen)
      * the last commit. */
     if (store_exec(s, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", err, errlen) != 0)
         goto fail;
-    if (f.user_version < STORE_SCHEMA_VERSION && migrate(s, err, errlen) != 0)
+    if (f.user_version < STORE_SCHEMA_VERSION && migrate(s, seed, seed_arg, err, errlen) != 0)
         goto fail;
     return s;
 fail:
@@ -500,112 +512,100 @@ void store_close(store *s)
 
 /* ---- Reading runs ---- */
 
-static double col_real(sqlite3_stmt *st, int i)
+static void copy_text(char *buf, size_t len, const char *t)
 {
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-static uint32_t col_u32(sqlite3_stmt *st, int i)
-{
-    if (sqlite3_column_type(st, i) == SQLITE_NULL)
-        return 0;
-    int64_t v = sqlite3_column_int64(st, i);
-    return v < 0 || v > UINT32_MAX ? 0 : (uint32_t)v;
-}
-static void col_text(sqlite3_stmt *st, int i, char *buf, size_t len)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    snprintf(buf, len, "%s", t ? (const char *)t : "");
+    snprintf(buf, len, "%s", t ? t : "");
 }
 
-/* Parses "1,2,4" (or "auto") into OUT; returns the count. */
-static uint32_t parse_list(const char *text, uint32_t *out, uint32_t cap)
+void store_summary_set_knobs(store_run_summary *r, const engine_deployment *values)
 {
-    uint32_t n = 0;
-    const char *p = text;
-    while (p && *p && n < cap) {
-        char *end;
-        unsigned long v = strtoul(p, &end, 10);
-        if (end == p)
-            break;
-        out[n++] = (uint32_t)v;
-        p = *end == ',' ? end + 1 : NULL;
-    }
-    return n;
+    const engine_knobs_state *k = &values->knobs;
+    r->world = k->world;
+    r->dp = k->dp;
+    r->dcp = k->dcp;
+    r->max_bs = k->max_bs;
+    r->mtp = k->mtp;
+    r->max_dispatch = k->max_dispatch_auto ? 0 : k->max_dispatch;
+    r->n_buckets = k->buckets_auto ? 0 : k->n_buckets;
+    r->knobs = *k;
+    copy_text(r->gpu, sizeof r->gpu, values->gpu.name);
 }
 
-#define SUMMARY_COLS                                                                                                   \
-    "id, label, source, model, gpu, gpu_inferred, reconstructed, created_at, world, dp, dcp, max_bs, mtp, "            \
-    "max_dispatch, buckets, static_gib, largest_gib, buckets_gib, draft_gib, target_total_gib, total_gib"
-#define SUMMARY_NCOLS 21
-
-static void read_summary(sqlite3_stmt *st, store_run_summary *r)
+static void summary_of(const store_run_row *row, const engine_deployment *values, store_run_summary *r)
 {
     memset(r, 0, sizeof *r);
-    r->id = sqlite3_column_int64(st, 0);
-    col_text(st, 1, r->label, sizeof r->label);
-    col_text(st, 2, r->source, sizeof r->source);
-    col_text(st, 3, r->model, sizeof r->model);
-    col_text(st, 4, r->gpu, sizeof r->gpu);
-    r->gpu_inferred = sqlite3_column_int(st, 5) != 0;
-    r->reconstructed = sqlite3_column_int(st, 6) != 0;
-    col_text(st, 7, r->created_at, sizeof r->created_at);
-    r->world = col_u32(st, 8);
-    r->dp = col_u32(st, 9);
-    r->dcp = col_u32(st, 10);
-    r->max_bs = col_u32(st, 11);
-    r->mtp = col_u32(st, 12);
-    r->max_dispatch = col_u32(st, 13);
-    const unsigned char *b = sqlite3_column_text(st, 14);
-    if (b && strcmp((const char *)b, "auto") != 0) {
-        uint32_t n = 1;
-        for (const unsigned char *p = b; *p; p++)
-            n += *p == ',';
-        r->n_buckets = *b ? n : 0;
-    }
-    r->static_gib = col_real(st, 15);
-    r->largest_gib = col_real(st, 16);
-    r->buckets_gib = col_real(st, 17);
-    r->draft_gib = col_real(st, 18);
-    r->target_total_gib = col_real(st, 19);
-    r->total_gib = col_real(st, 20);
+    r->id = row->id;
+    copy_text(r->label, sizeof r->label, row->label);
+    copy_text(r->source, sizeof r->source, row->source);
+    copy_text(r->model, sizeof r->model, row->model);
+    r->gpu_inferred = row->gpu_inferred;
+    r->reconstructed = row->reconstructed;
+    copy_text(r->created_at, sizeof r->created_at, row->created_at);
+    store_summary_set_knobs(r, values);
+    r->static_gib = row->static_gib;
+    r->largest_gib = row->largest_gib;
+    r->buckets_gib = row->buckets_gib;
+    r->draft_gib = row->draft_gib;
+    r->target_total_gib = row->target_total_gib;
+    r->total_gib = row->total_gib;
 }
 
-static int each_run(store *s, const char *sql, int64_t from_id, int64_t to_id,
+/* Calls FN for each run TAIL selects ("WHERE ... ORDER BY ..."; ?1 and ?2 bound to FROM_ID and
+ * TO_ID when it has them), with its knobs read from run_knobs. */
+static int each_run(store *s, const char *tail, int64_t from_id, int64_t to_id,
                     void (*fn)(const store_run_summary *r, void *ctx), void *ctx, char *err, size_t errlen)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+    char sql[2048];
+    store_select_sql(&store_runs_table, NULL, tail, sql, sizeof sql);
+    sqlite3_stmt *st = NULL, *knobs = NULL;
+    engine_deployment *values = malloc(sizeof *values);
+    engine_knob_origin origin[KNOB_COUNT];
+    if (!values) {
+        store_set_err(err, errlen, "%s: out of memory listing runs", s->path);
+        return -1;
+    }
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db, store_knobs_select, -1, &knobs, NULL) != SQLITE_OK) {
         store_db_err(s, err, errlen, "listing runs");
+        sqlite3_finalize(st);
+        free(values);
         return -1;
     }
     if (sqlite3_bind_parameter_count(st) == 2) {
         sqlite3_bind_int64(st, 1, from_id);
         sqlite3_bind_int64(st, 2, to_id);
     }
+    store_run_row row;
     store_run_summary r;
-    int rc;
+    int rc, out = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        read_summary(st, &r);
+        store_read_row(st, 0, &store_runs_table, &row);
+        if (store_read_knobs(s, knobs, &row, values, origin, err, errlen) != 0) {
+            out = -1;
+            break;
+        }
+        summary_of(&row, values, &r);
         fn(&r, ctx);
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
+    if (out == 0 && rc != SQLITE_DONE) {
         store_db_err(s, err, errlen, "listing runs");
-        return -1;
+        out = -1;
     }
-    return 0;
+    sqlite3_finalize(st);
+    sqlite3_finalize(knobs);
+    free(values);
+    return out;
 }
 
 int store_each_run(store *s, void (*fn)(const store_run_summary *r, void *ctx), void *ctx, char *err, size_t errlen)
 {
-    return each_run(s, "SELECT " SUMMARY_COLS " FROM runs ORDER BY id DESC", 0, 0, fn, ctx, err, errlen);
+    return each_run(s, "ORDER BY id DESC", 0, 0, fn, ctx, err, errlen);
 }
 
 int store_each_run_range(store *s, int64_t from_id, int64_t to_id, void (*fn)(const store_run_summary *r, void *ctx),
                          void *ctx, char *err, size_t errlen)
 {
-    return each_run(s, "SELECT " SUMMARY_COLS " FROM runs WHERE id BETWEEN ?1 AND ?2 ORDER BY id", from_id, to_id, fn,
-                    ctx, err, errlen);
+    return each_run(s, "WHERE id BETWEEN ?1 AND ?2 ORDER BY id", from_id, to_id, fn, ctx, err, errlen);
 }
 
 typedef struct {
@@ -649,77 +649,57 @@ int store_delete_run(store *s, int64_t id, char *err, size_t errlen)
     return sqlite3_changes(s->db) > 0 ? 0 : 1;
 }
 
-static store_origin origin_from_text(const unsigned char *t)
-{
-    if (!t)
-        return ORIGIN_UNKNOWN;
-    for (int i = 1; i < 6; i++)
-        if (strcmp((const char *)t, store_origin_names[i]) == 0)
-            return (store_origin)i;
-    return ORIGIN_UNKNOWN;
-}
-
 int store_get_run(store *s, int64_t id, store_run_detail *out, char *err, size_t errlen)
 {
-    static const char sql[] =
-        "SELECT " SUMMARY_COLS ", preset, "
-        "world_origin, dp_origin, dcp_origin, max_bs_origin, mtp_origin, max_dispatch_origin, "
-        "max_dispatch_auto, context_len, context_len_origin, mem_fraction_static, mem_fraction_static_origin, "
-        "buckets_origin, gpu_origin, attention_backend, a2a FROM runs WHERE id = ?1";
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+    char sql[2048];
+    store_select_sql(&store_runs_table, NULL, "WHERE id = ?1", sql, sizeof sql);
+    sqlite3_stmt *st = NULL, *knobs = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db, store_knobs_select, -1, &knobs, NULL) != SQLITE_OK) {
         store_db_err(s, err, errlen, "reading a run");
+        sqlite3_finalize(st);
         return -1;
     }
     sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st);
+    int rc = sqlite3_step(st), out_rc = 0;
     if (rc != SQLITE_ROW) {
         if (rc != SQLITE_DONE)
             store_db_err(s, err, errlen, "reading a run");
-        sqlite3_finalize(st);
-        return rc == SQLITE_DONE ? 1 : -1;
+        out_rc = rc == SQLITE_DONE ? 1 : -1;
+        goto done;
     }
     memset(out, 0, sizeof *out);
-    read_summary(st, &out->summary);
-    int c = SUMMARY_NCOLS;
-    col_text(st, c++, out->preset, sizeof out->preset);
-    engine_knobs_state *k = &out->knobs;
-    const store_run_summary *r = &out->summary;
-    k->world = r->world;
-    k->dp = r->dp;
-    k->dcp = r->dcp;
-    k->max_bs = r->max_bs;
-    k->mtp = r->mtp;
-    k->max_dispatch = r->max_dispatch;
-    out->origin[KNOB_WORLD] = origin_from_text(sqlite3_column_text(st, c++));
-    out->origin[KNOB_DP] = origin_from_text(sqlite3_column_text(st, c++));
-    out->origin[KNOB_DCP] = origin_from_text(sqlite3_column_text(st, c++));
-    out->origin[KNOB_MAX_BS] = origin_from_text(sqlite3_column_text(st, c++));
-    out->origin[KNOB_MTP] = origin_from_text(sqlite3_column_text(st, c++));
-    out->origin[KNOB_MAX_DISPATCH] = origin_from_text(sqlite3_column_text(st, c++));
-    k->max_dispatch_auto = sqlite3_column_int(st, c++) != 0;
-    k->context_len = sqlite3_column_type(st, c) == SQLITE_NULL ? 0 : (uint64_t)sqlite3_column_int64(st, c);
-    c++;
-    out->origin[KNOB_CONTEXT_LEN] = origin_from_text(sqlite3_column_text(st, c++));
-    k->mem_fraction_static = sqlite3_column_type(st, c) == SQLITE_NULL ? 0 : sqlite3_column_double(st, c);
-    c++;
-    out->origin[KNOB_MEM_FRACTION] = origin_from_text(sqlite3_column_text(st, c++));
-    out->origin[KNOB_BUCKETS] = origin_from_text(sqlite3_column_text(st, c++));
-    out->origin[KNOB_GPU] = origin_from_text(sqlite3_column_text(st, c++));
-    const unsigned char *backend = sqlite3_column_text(st, c++);
+    store_run_row row;
+    store_read_row(st, 0, &store_runs_table, &row);
+    if (store_read_knobs(s, knobs, &row, &out->values, out->origin, err, errlen) != 0) {
+        out_rc = -1;
+        goto done;
+    }
+    summary_of(&row, &out->values, &out->summary);
+    copy_text(out->preset, sizeof out->preset, row.preset);
     out->backend = BACKEND_FLASHINFER_MLA;
-    for (int b = 0; backend && b < BACKEND_COUNT; b++)
-        if (strcmp((const char *)backend, engine_backend_names[b]) == 0)
+    for (int b = 0; b < BACKEND_COUNT; b++)
+        if (strcmp(row.attention_backend, engine_backend_names[b]) == 0)
             out->backend = (engine_backend)b;
-    const unsigned char *a2a = sqlite3_column_text(st, c++);
-    out->a2a = a2a && strcmp((const char *)a2a, "none") == 0 ? A2A_NONE : A2A_DEEPEP;
-    /* buckets: the list the log captured */
-    const unsigned char *b = sqlite3_column_text(st, 14);
-    k->buckets_auto = !b || strcmp((const char *)b, "auto") == 0;
-    if (!k->buckets_auto)
-        k->n_buckets = parse_list((const char *)b, k->buckets, ENGINE_MAX_BUCKETS);
+    out->a2a = strcmp(row.a2a, "none") == 0 ? A2A_NONE : A2A_DEEPEP;
+done:
     sqlite3_finalize(st);
-    return 0;
+    sqlite3_finalize(knobs);
+    return out_rc;
+}
+
+/* The number of sizes in "1,2,4" and the first of them (0: none). */
+static uint32_t list_count(const char *text, uint32_t *first)
+{
+    *first = 0;
+    if (!text || !*text)
+        return 0;
+    uint32_t n = 1;
+    for (const char *p = text; *p; p++)
+        n += *p == ',';
+    unsigned long v = strtoul(text, NULL, 10);
+    *first = v <= UINT32_MAX ? (uint32_t)v : 0;
+    return n;
 }
 
 int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t cap, size_t *n_groups,
@@ -727,17 +707,16 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
                         size_t errlen)
 {
     sqlite3_stmt *st = NULL;
-    int found = 0;
+    char sql[2048];
     if (n_groups)
         *n_groups = 0;
     if (n_ranks)
         *n_ranks = 0;
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT path, sha256, model_path, first_line, last_line, lines, unknown_lines, "
-                           "malformed_lines, target_group, (SELECT value FROM env WHERE env.run_id = runs.id AND "
-                           "key = 'SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK' ORDER BY ordinal DESC LIMIT 1) "
-                           "FROM runs WHERE id = ?1",
-                           -1, &st, NULL) != SQLITE_OK)
+    store_select_sql(&store_runs_table,
+                     "(SELECT value FROM env WHERE env.run_id = runs.id AND "
+                     "key = 'SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK' ORDER BY ordinal DESC LIMIT 1)",
+                     "WHERE id = ?1", sql, sizeof sql);
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
         goto dberr;
     sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st);
@@ -747,61 +726,56 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
     }
     if (rc != SQLITE_ROW)
         goto dberr;
-    int target = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 8);
+    store_run_row run;
+    store_read_row(st, 1, &store_runs_table, &run);
+    int64_t target = run.target_group;
     if (extra) {
         memset(extra, 0, sizeof *extra);
-        col_text(st, 0, extra->path, sizeof extra->path);
-        col_text(st, 1, extra->sha256, sizeof extra->sha256);
-        col_text(st, 2, extra->model_path, sizeof extra->model_path);
-        extra->first_line = col_u32(st, 3);
-        extra->last_line = col_u32(st, 4);
-        extra->lines = (uint64_t)sqlite3_column_int64(st, 5);
-        extra->unknown_lines = (uint64_t)sqlite3_column_int64(st, 6);
-        extra->malformed_lines = (uint64_t)sqlite3_column_int64(st, 7);
-        col_text(st, 9, extra->env_dispatch, sizeof extra->env_dispatch);
+        copy_text(extra->path, sizeof extra->path, run.path);
+        copy_text(extra->sha256, sizeof extra->sha256, run.sha256);
+        copy_text(extra->model_path, sizeof extra->model_path, run.model_path);
+        extra->first_line = run.first_line >= 0 && run.first_line <= UINT32_MAX ? (uint32_t)run.first_line : 0;
+        extra->last_line = run.last_line >= 0 && run.last_line <= UINT32_MAX ? (uint32_t)run.last_line : 0;
+        extra->lines = (uint64_t)run.lines;
+        extra->unknown_lines = (uint64_t)run.unknown_lines;
+        extra->malformed_lines = (uint64_t)run.malformed_lines;
+        const unsigned char *env = sqlite3_column_text(st, 0);
+        copy_text(extra->env_dispatch, sizeof extra->env_dispatch, (const char *)env);
     }
     sqlite3_finalize(st);
     st = NULL;
-    found = 1;
     if (groups && cap) {
-        if (sqlite3_prepare_v2(s->db,
-                               "SELECT ordinal, kind, role, phase, step, tokens_per_req, rank_label, failed, failure, "
-                               "sizes, (SELECT count(*) FROM bars WHERE bars.group_id = groups.id), begin_avail_gib, "
-                               "end_avail_gib, end_usage_gib, end_elapsed_s, static_gib, largest_gib, buckets_gib, "
-                               "total_gib FROM groups WHERE run_id = ?1 ORDER BY ordinal",
-                               -1, &st, NULL) != SQLITE_OK)
+        store_select_sql(&store_groups_table, "(SELECT count(*) FROM bars WHERE bars.group_id = groups.id)",
+                         "WHERE run_id = ?1 ORDER BY ordinal", sql, sizeof sql);
+        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
             goto dberr;
         sqlite3_bind_int64(st, 1, id);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n_groups < cap) {
+            store_group_row r;
+            store_read_row(st, 1, &store_groups_table, &r);
             store_group_info *g = &groups[(*n_groups)++];
             memset(g, 0, sizeof *g);
-            g->ordinal = sqlite3_column_int(st, 0);
-            col_text(st, 1, g->kind, sizeof g->kind);
-            col_text(st, 2, g->role, sizeof g->role);
-            col_text(st, 3, g->phase, sizeof g->phase);
-            g->step = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 4);
-            g->tokens_per_req = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 5);
-            col_text(st, 6, g->rank, sizeof g->rank);
-            g->failed = sqlite3_column_int(st, 7) != 0;
-            col_text(st, 8, g->failure, sizeof g->failure);
-            const unsigned char *sizes = sqlite3_column_text(st, 9);
-            uint32_t first[1];
-            if (sizes && *sizes) {
-                g->n_sizes = 1;
-                for (const unsigned char *p = sizes; *p; p++)
-                    g->n_sizes += *p == ',';
-                g->first_size = parse_list((const char *)sizes, first, 1) ? first[0] : 0;
-            }
-            g->n_bars = col_u32(st, 10);
-            g->begin_avail_gib = col_real(st, 11);
-            g->end_avail_gib = col_real(st, 12);
-            g->end_usage_gib = col_real(st, 13);
-            g->end_elapsed_s = col_real(st, 14);
-            g->static_gib = col_real(st, 15);
-            g->largest_gib = col_real(st, 16);
-            g->buckets_gib = col_real(st, 17);
-            g->total_gib = col_real(st, 18);
-            g->is_target = g->ordinal == target;
+            g->ordinal = (int)r.ordinal;
+            copy_text(g->kind, sizeof g->kind, r.kind);
+            copy_text(g->role, sizeof g->role, r.role);
+            copy_text(g->phase, sizeof g->phase, r.phase);
+            g->step = (int32_t)r.step;
+            g->tokens_per_req = (int32_t)r.tokens_per_req;
+            copy_text(g->rank, sizeof g->rank, r.rank_label);
+            g->failed = r.failed;
+            copy_text(g->failure, sizeof g->failure, r.failure);
+            g->n_sizes = list_count(r.sizes, &g->first_size);
+            int64_t bars = sqlite3_column_int64(st, 0);
+            g->n_bars = bars >= 0 && bars <= UINT32_MAX ? (uint32_t)bars : 0;
+            g->begin_avail_gib = r.begin_avail_gib;
+            g->end_avail_gib = r.end_avail_gib;
+            g->end_usage_gib = r.end_usage_gib;
+            g->end_elapsed_s = r.end_elapsed_s;
+            g->static_gib = r.static_gib;
+            g->largest_gib = r.largest_gib;
+            g->buckets_gib = r.buckets_gib;
+            g->total_gib = r.total_gib;
+            g->is_target = r.ordinal == target;
         }
         if (rc != SQLITE_ROW && rc != SQLITE_DONE)
             goto dberr;
@@ -809,22 +783,21 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
         st = NULL;
     }
     if (ranks && rcap) {
-        if (sqlite3_prepare_v2(
-                s->db,
-                "SELECT label, weights_begin_avail_gib, weights_usage_gib, kv_tokens, kv_gib, state_gib, "
-                "pool_avail_gib FROM ranks WHERE run_id = ?1 ORDER BY ordinal",
-                -1, &st, NULL) != SQLITE_OK)
+        store_select_sql(&store_ranks_table, NULL, "WHERE run_id = ?1 ORDER BY ordinal", sql, sizeof sql);
+        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
             goto dberr;
         sqlite3_bind_int64(st, 1, id);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n_ranks < rcap) {
-            store_rank_info *r = &ranks[(*n_ranks)++];
-            col_text(st, 0, r->label, sizeof r->label);
-            r->weights_begin_avail_gib = col_real(st, 1);
-            r->weights_usage_gib = col_real(st, 2);
-            r->kv_tokens = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
-            r->kv_gib = col_real(st, 4);
-            r->state_gib = col_real(st, 5);
-            r->pool_avail_gib = col_real(st, 6);
+            store_rank_row r;
+            store_read_row(st, 0, &store_ranks_table, &r);
+            store_rank_info *k = &ranks[(*n_ranks)++];
+            copy_text(k->label, sizeof k->label, r.label);
+            k->weights_begin_avail_gib = r.weights_begin_avail_gib;
+            k->weights_usage_gib = r.weights_usage_gib;
+            k->kv_tokens = r.kv_tokens;
+            k->kv_gib = r.kv_gib;
+            k->state_gib = r.state_gib;
+            k->pool_avail_gib = r.pool_avail_gib;
         }
         if (rc != SQLITE_ROW && rc != SQLITE_DONE)
             goto dberr;
@@ -834,7 +807,6 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
 dberr:
     store_db_err(s, err, errlen, "reading a run");
     sqlite3_finalize(st);
-    (void)found;
     return -1;
 }
 

@@ -1,6 +1,7 @@
-/* store.h — the SQLite store of measured runs, their groups and bars, per-rank memory lines and
- * calibrations (schema versioned with PRAGMA user_version; WAL; one transaction per ingest).
- * Errors come back as one line in ERR naming the database path and the fix. */
+/* store.h — the SQLite store of measured runs, their knobs, groups and bars, per-rank memory lines
+ * and calibrations (schema versioned with PRAGMA user_version; WAL; one transaction per ingest).
+ * Depends on the engine and SQLite only: what the presets know reaches it as an
+ * engine_run_context. Errors come back as one line in ERR naming the database path and the fix. */
 #ifndef CGPLAN_STORE_H
 #define CGPLAN_STORE_H
 
@@ -10,7 +11,8 @@
 
 #include "caplog.h"
 #include "engine.h"
-#include "preset.h"
+#include "run_derive.h"
+#include "seed_logs.h"
 
 typedef struct store store;
 
@@ -19,9 +21,21 @@ typedef enum {
     STORE_READ_WRITE, /* creates the file (and its directory) and seeds it when new */
 } store_mode;
 
-/* Opens (creating and seeding when new and READ_WRITE) the store at PATH. A file that is not a
- * cgplan SQLite store is reported and left untouched. Returns NULL with ERR set. */
+/* Opens the store at PATH (creating it, empty, when new and READ_WRITE; migrating an older
+ * schema). A file that is not a cgplan SQLite store is reported and left untouched. Returns NULL
+ * with ERR set. */
 store *store_open(const char *path, store_mode mode, char *err, size_t errlen);
+
+/* Fills CTX to derive SEED's run (its deployment preset SEED->preset gives what the log lacks).
+ * Returns 0, or -1 with the reason in ERR. CTX and what it points to must stay valid until the
+ * next call or until store_open_seeded returns. */
+typedef int (*store_seed_context_fn)(void *arg, const store_seed_log *seed, engine_run_context *ctx, char *err,
+                                     size_t errlen);
+/* The same, and a store this call creates is seeded with store_seed_logs, each derived through
+ * the context FN fills, in the transaction that creates it: a new store is never seen unseeded.
+ * FN is called only then. */
+store *store_open_seeded(const char *path, store_mode mode, store_seed_context_fn fn, void *arg, char *err,
+                         size_t errlen);
 void store_close(store *s);
 
 /* One stored run as lists and plots need it. Measured values are GiB as the log printed them;
@@ -37,6 +51,7 @@ typedef struct {
     char created_at[32];
     uint32_t world, dp, dcp, max_bs, mtp, max_dispatch; /* 0 where unknown */
     uint32_t n_buckets;
+    engine_knobs_state knobs; /* every knob as stored; 0 where unknown */
     double static_gib, largest_gib, buckets_gib, draft_gib, target_total_gib, total_gib;
 } store_run_summary;
 
@@ -45,16 +60,16 @@ int store_list_runs(store *s, store_run_summary *out, size_t cap, size_t *n, cha
 /* Deletes run ID with its groups, bars and rank lines. Returns 0, 1 when there is no such run,
  * -1 on a database error. */
 int store_delete_run(store *s, int64_t id, char *err, size_t errlen);
-/* Where a run's knob came from (CLI.md: the run records the origin of each knob). */
-typedef enum { ORIGIN_UNKNOWN, ORIGIN_LOG, ORIGIN_ENV, ORIGIN_PRESET, ORIGIN_SET, ORIGIN_INFERRED } store_origin;
-extern const char *const store_origin_names[6]; /* "", "log", "env", "preset", "set", "inferred" */
+/* Sets R's knob numbers (0 where unknown) from VALUES, a run's knobs zero where unknown. */
+void store_summary_set_knobs(store_run_summary *r, const engine_deployment *values);
 
 /* A run with everything the estimator needs to recompute it for its own knobs. */
 typedef struct {
     store_run_summary summary;
     char preset[ENGINE_NAME_MAX]; /* the --preset given at ingest ("" if none) */
-    engine_knobs_state knobs;     /* buckets = the list the log captured (explicit) */
-    store_origin origin[KNOB_COUNT];
+    engine_deployment values;     /* its knobs where origin[] is known (buckets: the list the log
+                                   * captured; gpu.name: summary.gpu); every other field is zero */
+    engine_knob_origin origin[KNOB_COUNT];
     engine_backend backend;
     engine_a2a a2a;
 } store_run_detail;
@@ -70,46 +85,18 @@ int store_save_calibration(store *s, const char *model, const char *gpu, const e
 
 /* ---- Additions (issue 2): schema version, ingest, the facts of a run, details for `runs show`. */
 
-#define STORE_SCHEMA_VERSION 1 /* PRAGMA user_version of the newest schema this program writes */
+#define STORE_SCHEMA_VERSION 2 /* PRAGMA user_version of the newest schema this program writes */
 
-/* The text of a knob origin ("log", "env", ...); "" for ORIGIN_UNKNOWN. */
-const char *store_origin_name(store_origin o);
-
-/* What ingest takes from the command line: the deployment --preset loaded (with --set applied)
- * or engine defaults with --set applied, and where each of its knobs came from. */
+/* What ingest takes beside the log's bytes. */
 typedef struct {
-    const char *source;                    /* the name runs are shown by: the log's file name */
-    const char *path;                      /* the path as given; NULL: none (the seed) */
-    const char *label;                     /* --label; NULL: none */
-    const char *preset;                    /* --preset as given; NULL: none */
-    const engine_deployment *given;        /* NULL: nothing given */
-    store_origin given_origin[KNOB_COUNT]; /* per knob of GIVEN: ORIGIN_PRESET, ORIGIN_SET, or
-                                            * ORIGIN_UNKNOWN when neither supplied it */
-    bool model_given;                      /* GIVEN->model is a real model (a --preset was loaded) */
-    bool reconstructed;                    /* the article's seeded runs */
-    const preset_catalog *catalog;         /* hf_names matching and GPU inference; NULL: none */
+    const char *source;               /* the name runs are shown by: the log's file name */
+    const char *path;                 /* the path as given; NULL: none (the seed) */
+    const char *label;                /* --label; NULL: none */
+    const char *preset;               /* --preset as given; NULL: none */
+    bool reconstructed;               /* the article's seeded runs */
+    const engine_run_context *derive; /* what --preset/--set and the presets give beside the log
+                                       * (engine_run_derive); must outlive the store_ingest */
 } store_ingest_opts;
-
-/* Everything ingest derives about one parsed run (MODEL.md "Calibration"; LOGS.md "What a run
- * records"): the model, GPU and knobs with their origins, and the measured layers. */
-typedef struct {
-    char model[ENGINE_NAME_MAX]; /* "" when unknown */
-    store_origin model_origin;   /* ORIGIN_LOG (hf_names) or ORIGIN_PRESET */
-    char gpu[ENGINE_NAME_MAX];   /* "" when unknown */
-    bool gpu_inferred;           /* from Load weight begin's free memory */
-    engine_knobs_state knobs;    /* 0 where unknown; buckets ascending */
-    store_origin origin[KNOB_COUNT];
-    bool has_backend, has_a2a;
-    engine_backend backend;
-    engine_a2a a2a;
-    int target_group; /* index into run->groups; -1: none */
-    int n_draft_groups;
-    double static_gib, largest_gib, buckets_gib, target_total_gib, draft_gib, total_gib; /* NaN */
-} store_run_facts;
-
-void store_run_derive(const caplog_run *run, const store_ingest_opts *o, store_run_facts *out);
-/* The model a dry run names: hf_names match, else the given preset's model; NULL if none. */
-const char *store_run_model_name(const caplog_run *run, const store_ingest_opts *o, char *buf, size_t len);
 
 /* One file, one transaction (BEGIN IMMEDIATE .. COMMIT): killed midway, the store keeps exactly
  * the runs it had. Feed the file's bytes in chunks; every run the parser emits is written at

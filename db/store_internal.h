@@ -16,13 +16,117 @@ struct store {
     bool in_transaction; /* a migration's transaction is open: ingest joins it (the seed) */
 };
 
-extern const char store_schema_v1[]; /* db/schema.sql, embedded */
+extern const char store_schema_sql[]; /* db/schema.sql, embedded at build time */
 
 void store_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "PATH: <sqlite's message>; <hint>" for a failed statement. */
 void store_db_err(const store *s, char *err, size_t errlen, const char *doing);
 int store_exec(store *s, const char *sql, char *err, size_t errlen);
-/* Inserts the seed logs (called inside the transaction that creates the schema). */
-int store_seed(store *s, char *err, size_t errlen);
+/* Ingests store_seed_logs through FN's contexts (inside the transaction that creates the store). */
+int store_seed(store *s, store_seed_context_fn fn, void *arg, char *err, size_t errlen);
+
+/* ---- Rows: one column table per SQL table drives its INSERT, the binds and every SELECT. ---- */
+
+typedef enum {
+    STORE_COL_TEXT,   /* const char *: NULL or "" is NULL; read back, it points into the statement's row */
+    STORE_COL_KEY,    /* const char *, never NULL ("" too is a value) */
+    STORE_COL_INT,    /* int64_t, always a value */
+    STORE_COL_POS,    /* int64_t: <= 0 is NULL (unknown); NULL reads 0 */
+    STORE_COL_NONNEG, /* int64_t: < 0 is NULL; NULL reads -1 */
+    STORE_COL_REAL,   /* double: NaN is NULL; NULL reads NaN */
+    STORE_COL_BOOL,   /* bool */
+} store_col_type;
+
+typedef struct {
+    const char *name;
+    store_col_type type;
+    size_t offset;            /* in the table's row struct */
+    const char *null_default; /* the SQL the INSERT puts for a NULL value; NULL: none */
+} store_column;
+
+typedef struct {
+    const char *name;
+    const store_column *cols;
+    int n_cols;
+    /* runs only: each KNOB_STORE_COLUMN knob is also a column (named like the knob, its
+     * canonical text) with NAME_origin, kept in the const char *[KNOB_COUNT] arrays at these
+     * offsets of the row */
+    bool knob_columns;
+    size_t knob_offset, knob_origin_offset;
+} store_table;
+
+/* The row structs. Integers are int64_t, texts borrowed pointers. */
+typedef struct {
+    int64_t id; /* 0 on insert: SQLite assigns it */
+    const char *source, *path, *sha256;
+    int64_t file_run;
+    const char *label, *model, *model_origin, *model_path;
+    bool gpu_inferred;
+    const char *preset;
+    bool reconstructed;
+    const char *created_at; /* NULL on insert: the time SQLite gives */
+    int64_t first_line, last_line, lines, unknown_lines, truncated_lines, malformed_lines;
+    const char *server_args_raw, *attention_backend, *a2a;
+    int64_t target_group;
+    double static_gib, largest_gib, buckets_gib, target_total_gib, draft_gib, total_gib;
+    const char *knob[KNOB_COUNT], *knob_origin[KNOB_COUNT]; /* the column knobs (the GPU); else NULL */
+} store_run_row;
+
+typedef struct {
+    int64_t id, run_id, ordinal;
+    const char *kind, *role, *phase;
+    int64_t step;
+    const char *rank_label;
+    int64_t first_line;
+    double begin_avail_gib;
+    int64_t tokens_per_req;
+    bool sizes_are_num_tokens;
+    const char *sizes; /* capture order, largest first */
+    int64_t bar_total;
+    bool captured, has_begin, has_end;
+    double end_elapsed_s, end_usage_gib, end_avail_gib;
+    bool failed;
+    const char *failure;
+    double static_gib, largest_gib, buckets_gib, total_gib;
+} store_group_row;
+
+typedef struct {
+    int64_t group_id, ordinal, size, position, counter;
+    double avail_gib, increment_gib;
+} store_bar_row;
+
+typedef struct {
+    int64_t run_id, ordinal;
+    const char *label;
+    int64_t tp;
+    double weights_begin_avail_gib, weights_end_avail_gib, weights_usage_gib;
+    int64_t kv_tokens;
+    double kv_gib, state_gib, pool_avail_gib;
+    int64_t max_total_num_tokens;
+    double available_gpu_mem_gib;
+} store_rank_row;
+
+typedef struct {
+    int64_t run_id, ordinal;
+    const char *key, *value;
+} store_env_row;
+
+extern const store_table store_runs_table, store_groups_table, store_bars_table, store_ranks_table, store_env_table;
+
+/* "INSERT INTO t (a, b, ...) VALUES (?1, ?2, ...)". */
+void store_insert_sql(const store_table *t, char *buf, size_t len);
+/* "SELECT <FIRST, >a, b, ... FROM t <TAIL>": FIRST (may be NULL) are computed columns before the
+ * table's, which store_read_row then reads from their count on. */
+void store_select_sql(const store_table *t, const char *first, const char *tail, char *buf, size_t len);
+void store_bind_row(sqlite3_stmt *st, const store_table *t, const void *row);
+/* Reads the table's columns from result column FIRST on. Texts stay valid until the next step. */
+void store_read_row(sqlite3_stmt *st, int first, const store_table *t, void *row);
+
+/* "SELECT knob, value, origin FROM run_knobs WHERE run_id = ?1", for store_read_knobs. */
+extern const char store_knobs_select[];
+/* Reads run ROW->id's knob rows (KNOBS: store_knobs_select, prepared) and ROW's column knobs into
+ * VALUES and ORIGIN (both cleared first). Returns 0, or -1 with ERR. */
+int store_read_knobs(store *s, sqlite3_stmt *knobs, const store_run_row *row, engine_deployment *values,
+                     engine_knob_origin origin[KNOB_COUNT], char *err, size_t errlen);
 
 #endif

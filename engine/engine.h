@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "release.h"
+
 #define ENGINE_GIB ((uint64_t)1 << 30)
 #define ENGINE_MIB ((uint64_t)1 << 20)
 #define ENGINE_NAME_MAX 64
@@ -46,6 +48,7 @@ typedef enum {
     KNOB_TBO,
     KNOB_KV_DTYPE,
     KNOB_PAGE_SIZE,
+    KNOB_SGLANG,
     KNOB_COUNT
 } engine_knob_id;
 
@@ -60,6 +63,7 @@ typedef enum {
     KNOB_TYPE_NAME,         /* the name of a preset (resolved outside the engine) */
     KNOB_TYPE_ENUM,         /* one of the row's choices */
     KNOB_TYPE_BOOL,         /* on or off */
+    KNOB_TYPE_RELEASE,      /* an SGLang release: 0.4.N / 0.5.N[.postN|rcN] or main */
 } engine_knob_type;
 
 /* Where a knob's value lives in engine_deployment (offsets in the table row). */
@@ -71,6 +75,7 @@ typedef enum {
     KNOB_FIELD_NAME,   /* char[ENGINE_NAME_MAX] */
     KNOB_FIELD_ENUM,   /* an enum (int-sized) indexing the row's choices */
     KNOB_FIELD_BOOL,   /* bool */
+    KNOB_FIELD_RELEASE, /* engine_release */
 } engine_knob_field;
 
 /* The step rule of a slider, as data. */
@@ -123,6 +128,7 @@ typedef struct {
                              * type, in engine_estimate); 0: shown as plain "auto" */
     engine_knob_store store;
     const char *sglang_flag; /* the launch flag that sets it ("--cuda-graph-max-bs"); NULL: none */
+    const char *sglang_flag_alt; /* another spelling SGLang reads ("--cuda-graph-max-bs-decode") */
     const char *sglang_env;  /* the environment variable SGLang reads it from; NULL: none */
 } engine_knob_info;
 
@@ -136,6 +142,20 @@ void engine_knob_steps_text(const engine_knob_info *k, char *buf, size_t len);
 void engine_knob_apply_order(engine_knob_id out[KNOB_COUNT]);
 /* "max_bs buckets mtp": the names of the knobs in MASK, in table order, separated by SEP. */
 void engine_knob_mask_names(uint32_t mask, const char *sep, char *buf, size_t len);
+
+/* Where a knob's value came from: a run records it per knob (CLI.md), and a plan says it in the
+ * estimate (set, preset, or the release's default). */
+typedef enum {
+    ORIGIN_UNKNOWN,
+    ORIGIN_LOG,
+    ORIGIN_ENV,
+    ORIGIN_PRESET,
+    ORIGIN_SET,
+    ORIGIN_INFERRED,
+    ORIGIN_RELEASE, /* a plan's knob left unset: what the SGLang release would choose */
+    ORIGIN_COUNT
+} engine_knob_origin;
+extern const char *const engine_origin_names[ORIGIN_COUNT]; /* "", "log", ..., "release default" */
 
 /* ---- The model, the GPU and the deployment. ---- */
 
@@ -279,6 +299,7 @@ struct engine_knobs_state {
     engine_kv_dtype kv_dtype;
     uint32_t page_size;
     bool page_size_auto;
+    engine_release sglang; /* the release whose behaviour the plan follows */
 };
 
 typedef struct {
@@ -294,7 +315,7 @@ typedef struct {
     uint64_t other_runtime_bytes; /* MODEL.md default: 1 GiB */
     uint64_t pre_load_free_bytes; /* 0: cuda_total - 0.8 GiB */
     uint64_t margin_bytes;        /* for the recommended fraction; MODEL.md default 1 GiB */
-    bool per_graph_logits;        /* the release keeps each graph's own logits (before PR #8579) */
+    engine_knob_origin knob_origin[KNOB_COUNT]; /* ORIGIN_UNKNOWN: the engine's default */
 } engine_deployment;
 
 /* Derived layout numbers. */
@@ -385,6 +406,13 @@ void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engi
 /* The same as KNOB_TEXT_FULL (kept for the CLI's tables). */
 void engine_knob_format(const engine_deployment *d, engine_knob_id knob, char *buf, size_t len);
 
+/* Reads SGLang's own launch flags ("--tp-size 8 --enable-dp-attention ...", and KEY=VALUE
+ * environment assignments) into D's knobs through the knob table's flags; the model path, if
+ * given, into MODEL_PATH. Flags that do not change graph memory are skipped and counted in
+ * *SKIPPED. Returns 0, or -1 with ERR naming the flag and the fix. */
+int engine_apply_sglang_args(engine_deployment *d, const char *args, char *model_path, size_t model_len,
+                             int *skipped, engine_warnings *adj, char *err, size_t errlen);
+
 /* ---- Buckets: SGLang's capture list (MODEL.md, "Buckets"). ---- */
 
 /* SGLang's decode capture grid for MAX_BS (without the append). */
@@ -456,6 +484,11 @@ extern const engine_term_info engine_terms[TERM_COUNT];
 /* The knobs that decide bs_max and the rows (MODEL.md's ROWS). */
 #define ENGINE_ROWS_MASK                                                                                               \
     (KNOB_BIT(KNOB_MAX_BS) | KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MTP) | KNOB_BIT(KNOB_DP) | KNOB_BIT(KNOB_WORLD))
+
+/* The knobs that make a deployment's shape: a stored run sits on a plot of one of them when it
+ * agrees with the plan on all the others. */
+#define ENGINE_SHAPE_MASK                                                                                              \
+    (KNOB_BIT(KNOB_MAX_BS) | KNOB_BIT(KNOB_MTP) | KNOB_BIT(KNOB_DP) | KNOB_BIT(KNOB_DCP) | KNOB_BIT(KNOB_WORLD))
 
 /* "max_bs buckets mtp dp world" (names) or, BRIEF, "rows ctx" (MODEL.md's shorthand for the
  * rows, then the knobs' brief labels); "-" for none. */

@@ -276,6 +276,7 @@ void engine_deployment_defaults(engine_deployment *d)
     d->knobs.ep = 1;
     d->knobs.ep_auto = true;
     d->knobs.page_size = 1;
+    d->knobs.sglang = engine_release_newest();
     d->knobs.moe_runner_auto = true;
     d->knobs.max_running_requests_auto = true;
     d->knobs.page_size_auto = true;
@@ -370,8 +371,34 @@ size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
     const engine_knobs_state *k = &d->knobs;
     uint32_t list[ENGINE_MAX_BUCKETS + 1];
     size_t n = 0;
+    uint32_t attn_tp = engine_attn_tp(k);
+    bool dp_attention = engine_dp_attention(k);
+    bool gathered = attn_tp > 1 && (dp_attention || d->a2a == A2A_DEEPEP);
     if (k->buckets_auto) {
-        n = engine_bucket_grid(k->max_bs, k->mtp > 1, list, ENGINE_MAX_BUCKETS);
+        /* The release's own list: its grid, its pool clamp, its divisibility filter. In a plan an
+         * unset max_running_requests is what launch prints, dp x max_bs, so the clamp keeps the
+         * plan's list whole. */
+        engine_capture_params p = {
+            .max_bs = k->max_bs,
+            .speculative = k->mtp > 1,
+            .width = k->mtp,
+            .gpu_mem_mib = d->gpu.nvidia_smi_mib,
+            .tp_size = k->world,
+            .dp = dp_attention ? k->dp : 1,
+            .max_running_requests = k->max_running_requests_auto ? k->dp * k->max_bs : k->max_running_requests,
+            .require_gathered = gathered,
+            .attn_tp = attn_tp,
+            .tbo = k->tbo,
+        };
+        engine_capture_notes notes;
+        n = engine_release_capture_list(&k->sglang, &p, list, ENGINE_MAX_BUCKETS, &notes);
+        if (n > ENGINE_MAX_BUCKETS)
+            n = ENGINE_MAX_BUCKETS;
+        if (n > 0) {
+            memcpy(out, list, (n < cap ? n : cap) * sizeof list[0]);
+            return n < cap ? n : cap;
+        }
+        n = engine_bucket_grid(k->max_bs, k->mtp > 1, list, ENGINE_MAX_BUCKETS); /* nothing survived */
     } else { /* always from the preset's list, never from a previous result */
         for (uint32_t i = 0; i < k->n_buckets; i++)
             if (k->buckets[i] <= k->max_bs)
@@ -380,9 +407,15 @@ size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
     list[n++] = k->max_bs; /* SGLang appends max_bs if absent (PR #21005) */
     sort_unique(list, &n);
 
-    /* Gathered buffers (DP attention or DeepEP with attn_tp > 1) need (bs x width) % attn_tp == 0. */
-    uint32_t attn_tp = engine_attn_tp(k);
-    bool gathered = attn_tp > 1 && (k->dp > 1 || d->a2a == A2A_DEEPEP);
+    /* Gathered buffers (DP attention or DeepEP with attn_tp > 1) need (bs x width) % attn_tp == 0;
+     * two-batch overlap captures even sizes only. */
+    if (k->tbo) {
+        size_t kept = 0;
+        for (size_t i = 0; i < n; i++)
+            if (list[i] % 2 == 0)
+                list[kept++] = list[i];
+        n = kept ? kept : n;
+    }
     if (gathered) {
         size_t kept = 0;
         for (size_t i = 0; i < n; i++)
@@ -477,6 +510,45 @@ static uint64_t coef(const engine_deployment *d, const engine_calibration *cal, 
         return cal->value[c];
     }
     return d->model.coef[c];
+}
+
+/* The widest layer's temporaries at the largest bucket, in the model's dtype (BF16: 2 bytes),
+ * for a model without a fitted act_bytes_per_row. The graph pool reuses a freed block for the
+ * next op, so the peak is the larger of the attention block and the MLP block, plus the
+ * residual and the layer output that live across both (reference: accuracy-audit "The widest
+ * layer"; models/deepseek_v2.py forward_absorb_prepare/core for MLA; llama.py / qwen3.py for GQA
+ * and the gated MLP). */
+static void widest_layer(const engine_deployment *d, const engine_estimate *e, engine_term *t)
+{
+    const engine_model *m = &d->model;
+    const uint64_t elem = 2;
+    uint64_t rows = e->attn_rows;
+    uint64_t heads_l = e->heads_per_gpu ? e->heads_per_gpu : 1;
+    uint64_t attn;
+    if (m->attn_kind == ATTN_MLA) {
+        /* q (nope + rope), q_nope absorbed to kv_lora, the attention output in kv_lora, and the
+         * output after the v up-projection. */
+        uint64_t nope = m->qk_nope_dim ? m->qk_nope_dim : 128, v = m->v_head_dim ? m->v_head_dim : 128;
+        attn = rows * heads_l * (nope + m->qk_rope_dim + 2 * (uint64_t)m->kv_lora_rank + v) * elem;
+        t->formula = "attn_rows x (heads/GPU x (nope + rope + 2 kv_lora + v) + max(MLP) + 2 hidden) x 2";
+    } else {
+        /* the fused qkv projection and the attention output */
+        uint32_t attn_tp = e->attn_tp ? e->attn_tp : 1;
+        uint64_t kv_l = m->kv_heads / attn_tp ? m->kv_heads / attn_tp : 1;
+        attn = rows * ((heads_l + 2 * kv_l) * m->head_dim + heads_l * m->head_dim) * elem;
+        t->formula = "attn_rows x ((q + 2 kv heads/GPU) x head_dim + q heads/GPU x head_dim + max(MLP) + 2 hidden) x 2";
+    }
+    /* The dense MLP (a dense model, the leading dense layers, shared experts): gate_up (2 I) and
+     * the activation (I), sharded like attention. */
+    uint64_t inter = m->num_experts ? (m->dense_layers ? m->intermediate : 0) : m->intermediate;
+    uint64_t shared = m->shared_experts * (uint64_t)(m->shared_intermediate ? m->shared_intermediate : m->moe_intermediate);
+    if (shared > inter)
+        inter = shared;
+    uint64_t mlp_tp = e->attn_tp ? e->attn_tp : 1;
+    uint64_t mlp = rows * 3 * (inter / mlp_tp) * elem;
+    t->bytes = (attn > mlp ? attn : mlp) + 2 * rows * m->hidden * elem;
+    t->source = SOURCE_DERIVED;
+    t->origin = "first principles over the model's shapes (no fitted act_bytes_per_row)";
 }
 
 /* The auto knobs as the release resolves them (MODEL.md's knob table; SGLang server_args.py). */
@@ -625,8 +697,12 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     lazy->bytes = coef(d, cal, COEF_LAZY_BYTES, lazy);
 
     engine_term *act = set_term(e, TERM_ACT, 0);
-    uint64_t per_row = coef(d, cal, COEF_ACT_BYTES_PER_ROW, act);
-    act->bytes = m->heads ? per_row * e->attn_rows * e->heads_per_gpu / m->heads : 0;
+    if (m->coef_missing[COEF_ACT_BYTES_PER_ROW] && !(cal && cal->has[COEF_ACT_BYTES_PER_ROW])) {
+        widest_layer(d, e, act); /* no fitted value: the temporaries from the model's shapes */
+    } else {
+        uint64_t per_row = coef(d, cal, COEF_ACT_BYTES_PER_ROW, act);
+        act->bytes = m->heads ? per_row * e->attn_rows * e->heads_per_gpu / m->heads : 0;
+    }
 
     /* Each further bucket: its graph object and output tensors. */
     e->other_bucket_rows = 0;
@@ -659,7 +735,8 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     set_term(e, TERM_FUSED_MOE, fused);
 
     /* Releases before the shared logits buffer kept each captured graph's FP32 logits. */
-    set_term(e, TERM_GRAPH_LOGITS, d->per_graph_logits ? e->other_bucket_rows * m->vocab * 4 : 0);
+    bool per_graph_logits = !engine_release_has_shared_logits(&k->sglang);
+    set_term(e, TERM_GRAPH_LOGITS, per_graph_logits ? e->other_bucket_rows * m->vocab * 4 : 0);
 
     memset(e->layer_bytes, 0, sizeof e->layer_bytes);
     e->total_complete = true;

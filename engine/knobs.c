@@ -48,6 +48,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .help = "--cuda-graph-max-bs: the largest captured batch, per DP rank",
      .field = KNOB_FIELD_U32,
      .offset = AT(knobs.max_bs),
+     .sglang_flag_alt = "--cuda-graph-max-bs-decode",
      .sglang_flag = "--cuda-graph-max-bs"},
     {.id = KNOB_DP,
      .name = "dp",
@@ -64,6 +65,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .help = "DP-attention groups (--dp-size); attn_tp = world / dp",
      .field = KNOB_FIELD_U32,
      .offset = AT(knobs.dp),
+     .sglang_flag_alt = "--dp",
      .sglang_flag = "--dp-size"},
     {.id = KNOB_DCP,
      .name = "dcp",
@@ -135,6 +137,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .help = "--tp-size: the GPUs of one instance (also read as tp)",
      .field = KNOB_FIELD_U32,
      .offset = AT(knobs.world),
+     .sglang_flag_alt = "--tp",
      .sglang_flag = "--tp-size"},
     {.id = KNOB_BUCKETS,
      .name = "buckets",
@@ -150,6 +153,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .help = "captured batch sizes (--cuda-graph-bs); auto = SGLang's grid up to max_bs",
      .field = KNOB_FIELD_LIST,
      .offset = AT(knobs.buckets),
+     .sglang_flag_alt = "--cuda-graph-bs-decode",
      .auto_offset = AT(knobs.buckets_auto),
      .count_offset = AT(knobs.n_buckets),
      .sglang_flag = "--cuda-graph-bs"},
@@ -229,6 +233,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .help = "--ep-size: the GPUs the routed experts are sharded over",
      .field = KNOB_FIELD_U32,
      .offset = AT(knobs.ep),
+     .sglang_flag_alt = "--ep",
      .auto_offset = AT(knobs.ep_auto),
      RESOLVED(layout.ep),
      .sglang_flag = "--ep-size"},
@@ -352,6 +357,17 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .offset = AT(knobs.page_size),
      .auto_offset = AT(knobs.page_size_auto),
      .sglang_flag = "--page-size"},
+    {.id = KNOB_SGLANG,
+     .name = "sglang",
+     .label = "sglang",
+     .brief = "rel",
+     .type = KNOB_TYPE_RELEASE,
+     .range = "0.4.6.. 0.5.N[.postN|rcN] or main",
+     .default_text = "main (" ENGINE_RELEASE_MAIN_DATE ")",
+     .unit = "",
+     .help = "the SGLang release: its capture list, logits buffers and flags",
+     .field = KNOB_FIELD_RELEASE,
+     .offset = AT(knobs.sglang)},
 };
 
 const engine_knob_info *engine_knob_find(const char *name)
@@ -481,6 +497,7 @@ static double raw_value(const engine_deployment *d, const engine_knob_info *k)
         return *(const int *)p;
     case KNOB_FIELD_BOOL:
         return *(const bool *)p;
+    case KNOB_FIELD_RELEASE:
     case KNOB_FIELD_LIST:
     case KNOB_FIELD_NAME:
         break;
@@ -514,6 +531,9 @@ void engine_knob_copy(engine_deployment *dst, const engine_deployment *src, engi
     case KNOB_FIELD_NAME:
         size = ENGINE_NAME_MAX;
         break;
+    case KNOB_FIELD_RELEASE:
+        size = sizeof(engine_release);
+        break;
     case KNOB_FIELD_ENUM:
         size = sizeof(int);
         break;
@@ -542,6 +562,8 @@ bool engine_knob_equal(const engine_deployment *a, const engine_deployment *b, e
     switch (k->field) {
     case KNOB_FIELD_NAME:
         return strcmp((const char *)field_cptr(a, k->offset), (const char *)field_cptr(b, k->offset)) == 0;
+    case KNOB_FIELD_RELEASE:
+        return engine_release_cmp(field_cptr(a, k->offset), field_cptr(b, k->offset)) == 0;
     case KNOB_FIELD_LIST: {
         uint32_t n = *(const uint32_t *)field_cptr(a, k->count_offset);
         return n == *(const uint32_t *)field_cptr(b, k->count_offset) &&
@@ -574,8 +596,13 @@ static bool parse_u64(const char *text, uint64_t *out)
     return true;
 }
 
+/* A plain decimal number: strtod also reads hex floats ("0x1p-1"), infinities and NaN, which
+ * nobody means as a fraction. */
 static bool parse_fraction(const char *text, double *out)
 {
+    for (const char *c = text; *c; c++)
+        if (!isdigit((unsigned char)*c) && !strchr(".eE+- \t", *c))
+            return false;
     errno = 0;
     char *end;
     double v = strtod(text, &end);
@@ -750,6 +777,12 @@ int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *
     case KNOB_TYPE_ENUM:
     case KNOB_TYPE_BOOL:
         return set_choice_text(d, k, text, err, errlen);
+    case KNOB_TYPE_RELEASE: {
+        char why[ENGINE_TEXT_MAX];
+        if (engine_release_parse(text, field_ptr(d, k->offset), why, sizeof why) != 0)
+            return fail(err, errlen, "%s=%s: %s", k->name, text, why);
+        return 0;
+    }
     case KNOB_TYPE_NAME:
         break;
     }
@@ -921,6 +954,10 @@ void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engi
     bool is_auto = engine_knob_is_auto(d, knob);
     if (k->field == KNOB_FIELD_NAME) {
         snprintf(buf, len, "%s", (const char *)field_cptr(d, k->offset));
+        return;
+    }
+    if (k->field == KNOB_FIELD_RELEASE) {
+        engine_release_text(field_cptr(d, k->offset), buf, len);
         return;
     }
     if (k->field == KNOB_FIELD_LIST) {

@@ -422,6 +422,7 @@ static int parse_deployment(preset_yaml_doc *p, yaml_node_t *root, preset_item *
         free(text);
         if (rc != 0)
             return preset_yaml_error(p, n->start_mark, "%s", why);
+        d->knob_origin[order[i]] = ORIGIN_PRESET;
     }
     dep->has_context_len = knob_node[KNOB_CONTEXT_LEN] != NULL;
     it->entry.world = d->knobs.world;
@@ -510,6 +511,7 @@ void preset_assemble_deployment(const preset_item *dep_item, const preset_item *
     *out = dep->d;
     out->model = model->u.model;
     out->gpu = gpu->u.gpu;
+    out->knob_origin[KNOB_GPU] = ORIGIN_PRESET;
     /* The deployment's coefficients override the model's; what neither gives is unknown. */
     out->model.coef_borrowed = false;
     for (int i = 0; i < COEF_COUNT; i++) {

@@ -150,6 +150,30 @@ void tui_app_reload_runs(tui_app *app)
 
 /* ---- Recompute ---- */
 
+/* Knob values are doubles: two that differ by less than this are the same step. */
+#define STEP_EPS 1e-9
+
+/* The plot's x range (axis_hi). Along max_bs: at least AXIS_BS_ZOOM times the current max_bs
+ * and at least AXIS_BS_MIN; the wall with AXIS_WALL_ROOM of room after it, and the stored runs
+ * of this layout with AXIS_RUN_ROOM. Along another knob: a list of up to AXIS_SHORT_LIST steps is
+ * shown whole; a longer one up to AXIS_LONG_ZOOM times the current value, and at least its first
+ * AXIS_SHORT_LIST steps. */
+#define AXIS_BS_ZOOM 4
+#define AXIS_BS_MIN 64
+#define AXIS_WALL_ROOM 1.5
+#define AXIS_RUN_ROOM 1.25
+#define AXIS_SHORT_LIST 32
+#define AXIS_LONG_ZOOM 2.5
+
+/* The what-if's max_bs stops at the max_bs knob's upper end. */
+#define WHATIF_MAX_BS 1024
+
+/* At most this many GPU presets on the gpu knob's slider. */
+#define GPUS_MAX 64
+
+/* PgUp/PgDn: this many knob steps, or rows of a list. */
+#define PAGE_STEPS 10
+
 static const engine_calibration *cal_of(const tui_plan *p)
 {
     return p->has_cal ? &p->cal : NULL;
@@ -157,7 +181,7 @@ static const engine_calibration *cal_of(const tui_plan *p)
 
 static bool axis_ok(engine_knob_id k)
 {
-    return k != KNOB_BUCKETS && k != KNOB_GPU;
+    return engine_knobs[k].steps != KNOB_STEPS_NONE; /* a knob without steps has no axis */
 }
 
 static size_t knob_steps(const tui_plan *p, engine_knob_id k, double *out, size_t cap)
@@ -185,7 +209,7 @@ static void compute_curve(tui_app *app, int which, double hi_value)
     engine_estimate *e = &app->scratch.e;
     bool want_wall = app->axis != KNOB_MAX_BS;
     for (size_t i = 0; i < n && c->n < TUI_CURVE_MAX; i++) {
-        if (steps[i] > hi_value * (1 + 1e-9))
+        if (steps[i] > hi_value * (1 + STEP_EPS))
             break;
         *d = p->d;
         if (engine_knob_set_value(d, app->axis, steps[i], NULL, NULL, 0) != 0)
@@ -222,26 +246,26 @@ static double axis_hi(const tui_app *app, const tui_plan *p, double *steps)
     double v = engine_knob_value(&p->d, app->axis);
     double hi;
     if (app->axis == KNOB_MAX_BS) {
-        hi = v * 4 > 64 ? v * 4 : 64;
-        if (!p->e.budget.wall_beyond_range && p->e.budget.wall_max_bs * 1.5 > hi)
-            hi = p->e.budget.wall_max_bs * 1.5;
+        hi = v * AXIS_BS_ZOOM > AXIS_BS_MIN ? v * AXIS_BS_ZOOM : AXIS_BS_MIN;
+        if (!p->e.budget.wall_beyond_range && p->e.budget.wall_max_bs * AXIS_WALL_ROOM > hi)
+            hi = p->e.budget.wall_max_bs * AXIS_WALL_ROOM;
         for (size_t i = 0; i < app->n_runs; i++) { /* the runs of this layout stay in view */
             const store_run_summary *r = &app->runs[i];
             const engine_knobs_state *k = &p->d.knobs;
             if (strcmp(r->model, p->d.model.name) == 0 && r->world == k->world && r->dp == k->dp && r->dcp == k->dcp &&
-                r->mtp == k->mtp && r->max_bs * 1.25 > hi)
-                hi = r->max_bs * 1.25;
+                r->mtp == k->mtp && r->max_bs * AXIS_RUN_ROOM > hi)
+                hi = r->max_bs * AXIS_RUN_ROOM;
         }
-    } else if (n <= 32) {
+    } else if (n <= AXIS_SHORT_LIST) {
         hi = steps[n - 1];
     } else {
-        hi = v * 2.5;
-        if (hi < steps[31])
-            hi = steps[31];
+        hi = v * AXIS_LONG_ZOOM;
+        if (hi < steps[AXIS_SHORT_LIST - 1])
+            hi = steps[AXIS_SHORT_LIST - 1];
     }
     /* Snap to the next step. */
     for (size_t i = 0; i < n; i++)
-        if (steps[i] >= hi - 1e-9)
+        if (steps[i] >= hi - STEP_EPS)
             return steps[i];
     return steps[n - 1];
 }
@@ -249,7 +273,7 @@ static double axis_hi(const tui_app *app, const tui_plan *p, double *steps)
 static uint32_t next_pow2_at_least(uint32_t v)
 {
     uint32_t p = 1;
-    while (p < v && p < 1024)
+    while (p < v && p < WHATIF_MAX_BS)
         p <<= 1;
     return p;
 }
@@ -276,7 +300,7 @@ void tui_app_recompute(tui_app *app)
         }
     }
     app->axis = axis_ok((engine_knob_id)app->focus) ? (engine_knob_id)app->focus : KNOB_MAX_BS;
-    app->x_log = app->axis == KNOB_CONTEXT_LEN;
+    app->x_log = engine_knobs[app->axis].steps == KNOB_STEPS_POW2;
     bool both = app->compare && app->plan[1].loaded;
     double hi0 = axis_hi(app, &app->plan[0], app->scratch.steps);
     double hi1 = both ? axis_hi(app, &app->plan[1], app->scratch.steps) : 0;
@@ -367,15 +391,15 @@ static int set_value(tui_app *app, int knob, double value)
 {
     tui_plan *p = &app->plan[0];
     if (knob == KNOB_GPU) {
-        const preset_entry *gpus[64];
-        size_t n = gpu_list(app, gpus, 64);
+        const preset_entry *gpus[GPUS_MAX];
+        size_t n = gpu_list(app, gpus, GPUS_MAX);
         size_t i = (size_t)value;
         if (i >= n || strcmp(gpus[i]->name, p->d.gpu.name) == 0)
             return 0;
         return set_gpu(app, gpus[i]->name);
     }
-    if (knob != KNOB_MAX_DISPATCH || !p->d.knobs.max_dispatch_auto)
-        if (fabs(engine_knob_value(&p->d, (engine_knob_id)knob) - value) < 1e-9)
+    if (!engine_knob_is_auto(&p->d, (engine_knob_id)knob))
+        if (fabs(engine_knob_value(&p->d, (engine_knob_id)knob) - value) < STEP_EPS)
             return 0;
     engine_deployment d = p->d;
     engine_warnings adj = {0};
@@ -393,8 +417,8 @@ size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t ca
     const tui_plan *p = &app->plan[0];
     *cur = 0;
     if (knob == KNOB_GPU) {
-        const preset_entry *gpus[64];
-        size_t n = gpu_list(app, gpus, 64);
+        const preset_entry *gpus[GPUS_MAX];
+        size_t n = gpu_list(app, gpus, GPUS_MAX);
         for (size_t i = 0; i < n && i < cap; i++) {
             steps[i] = (double)i;
             if (strcmp(gpus[i]->name, p->d.gpu.name) == 0)
@@ -415,8 +439,8 @@ static int step_knob(tui_app *app, int knob, int delta, int to_end)
     size_t cur;
     size_t n = tui_app_knob_steps(app, knob, steps, TUI_CURVE_MAX, &cur);
     if (n == 0) {
-        if (knob == KNOB_BUCKETS)
-            set_message(app, false, "buckets: type a list with = (e.g. = 1,2,4,8 Enter) or = auto Enter");
+        if (engine_knobs[knob].field == KNOB_FIELD_LIST)
+            set_message(app, false, "%s: type a list with = (e.g. = 1,2,4,8 Enter) or = auto Enter", engine_knobs[knob].name);
         return TUI_REDRAW;
     }
     if (knob != KNOB_GPU) { /* the engine walks the knob's steps (leaving auto from its value) */
@@ -582,10 +606,10 @@ static int handle_list(tui_app *app, const tui_event *ev)
         app->sel = app->sel + 1 < n ? app->sel + 1 : app->sel;
         return TUI_REDRAW;
     case TUI_KEY_PGUP:
-        app->sel = app->sel > 10 ? app->sel - 10 : 0;
+        app->sel = app->sel > PAGE_STEPS ? app->sel - PAGE_STEPS : 0;
         return TUI_REDRAW;
     case TUI_KEY_PGDN:
-        app->sel = app->sel + 10 < n ? app->sel + 10 : (n ? n - 1 : 0);
+        app->sel = app->sel + PAGE_STEPS < n ? app->sel + PAGE_STEPS : (n ? n - 1 : 0);
         return TUI_REDRAW;
     case TUI_KEY_HOME:
         app->sel = 0;
@@ -740,10 +764,10 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         flags = step_knob(app, app->focus, -1, 0);
         break;
     case TUI_KEY_PGUP:
-        flags = step_knob(app, app->focus, 10, 0);
+        flags = step_knob(app, app->focus, PAGE_STEPS, 0);
         break;
     case TUI_KEY_PGDN:
-        flags = step_knob(app, app->focus, -10, 0);
+        flags = step_knob(app, app->focus, -PAGE_STEPS, 0);
         break;
     case TUI_KEY_HOME:
         flags = step_knob(app, app->focus, 0, -1);

@@ -18,6 +18,10 @@
 #include <unistd.h>
 #include <term.h> /* last: its macros (lines, columns, ...) clash with ordinary names */
 
+/* A lone ESC is the Escape key once the terminal has been quiet this long: the bytes of an
+ * escape sequence arrive together. */
+#define ESC_WAIT_MS 40
+
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t got_winch;
 static bool curses_on, mouse_on;
@@ -328,7 +332,7 @@ static int run(tui_app *app, const tui_options *o)
         }
         flags = 0;
         struct pollfd pfd = {STDIN_FILENO, POLLIN, 0};
-        int pr = poll(&pfd, 1, tui_decoder_pending(&dec) ? 40 : -1);
+        int pr = poll(&pfd, 1, tui_decoder_pending(&dec) ? ESC_WAIT_MS : -1);
         if (got_signal) {
             status = 128 + got_signal;
             break;

@@ -11,6 +11,17 @@
 #include "tui_app.h"
 #include "tui_internal.h"
 
+/* From this width the total line also gives the target's and the draft's share. */
+#define TOTAL_SPLIT_W 110
+/* From this width the memory bar's suffix is in words; the bar keeps at least BAR_MIN_W cells
+ * for its BAR_PARTS parts (weights, KV, graph, free). */
+#define BAR_WORDS_W 120
+#define BAR_MIN_W 8
+#define BAR_PARTS 4
+#define BAR_GRAPH 2 /* the part in TUI_ST_ERROR when the deployment does not fit */
+/* The limiting sentence gives GiB without decimals from this many on. */
+#define WHOLE_GIB_FROM 10
+
 void tui_draw_box(tui_screen *s, const tui_glyphs *g, tui_rect r, const char *title, bool bottom)
 {
     if (r.w < 2 || r.h < 2)
@@ -118,7 +129,7 @@ static void draw_total(tui_app *app, tui_screen *s, tui_rect r)
         int64_t d = (int64_t)e->total_bytes - (int64_t)app->prev_total;
         x += tui_printf(s, x, r.y, r.x + r.w - x, TUI_ST_HILITE, " (%+.2f)", tui_sgib(d));
     }
-    if (r.w >= 110)
+    if (r.w >= TOTAL_SPLIT_W)
         x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_DIM, "  target %.2f + draft %.2f",
                                tui_gib(e->target_total_bytes), tui_gib(e->draft_total_bytes));
     x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_HEUR, " · SGLang heuristic %.2f GiB (%.0f%% of it)",
@@ -137,8 +148,8 @@ static void draw_bar(tui_app *app, tui_screen *s, tui_rect r)
     const tui_plan *p = &app->plan[0];
     const engine_budget *b = &p->e.budget;
     char suffix[160];
-    double rec = floor(b->recommended_mem_fraction_static * 1000) / 1000;
-    if (r.w >= 120)
+    double rec = tui_fraction_floor(b->recommended_mem_fraction_static);
+    if (r.w >= BAR_WORDS_W)
         snprintf(suffix, sizeof suffix, " headroom %.2f GiB · mem_fraction_static %.3f (recommended %.3f)",
                  tui_sgib(b->headroom_bytes), p->d.knobs.mem_fraction_static, rec);
     else
@@ -147,29 +158,29 @@ static void draw_bar(tui_app *app, tui_screen *s, tui_rect r)
     ascii_fold(g, suffix, sizeof suffix);
     const char *prefix = " per GPU ";
     int bw = r.w - tui_text_width(prefix) - tui_text_width(suffix) - 2;
-    if (bw < 8)
-        bw = 8;
+    if (bw < BAR_MIN_W)
+        bw = BAR_MIN_W;
     int x = r.x + tui_print(s, r.x, r.y, r.w, TUI_ST_NORMAL, prefix);
     tui_put(s, x++, r.y, g->bar_l, TUI_ST_BORDER);
     /* weights | state + KV pool | graphs | runtime + headroom, over what was free before load */
-    double parts[4] = {(double)b->weights_bytes,
-                       (double)b->state_pool_bytes + (b->kv_pool_bytes > 0 ? (double)b->kv_pool_bytes : 0),
-                       (double)p->e.total_bytes,
-                       b->headroom_bytes > 0 ? (double)b->headroom_bytes + (double)b->other_runtime_bytes
-                                             : (double)b->other_runtime_bytes};
-    static const char *const names[4] = {"weights", "KV", "graph", "free"};
-    static const tui_style styles[4] = {TUI_ST_BAR_WEIGHTS, TUI_ST_BAR_KV, TUI_ST_BAR_GRAPH, TUI_ST_BAR_FREE};
+    double parts[BAR_PARTS] = {(double)b->weights_bytes,
+                               (double)b->state_pool_bytes + (b->kv_pool_bytes > 0 ? (double)b->kv_pool_bytes : 0),
+                               (double)p->e.total_bytes,
+                               b->headroom_bytes > 0 ? (double)b->headroom_bytes + (double)b->other_runtime_bytes
+                                                     : (double)b->other_runtime_bytes};
+    static const char *const names[BAR_PARTS] = {"weights", "KV", "graph", "free"};
+    static const tui_style styles[BAR_PARTS] = {TUI_ST_BAR_WEIGHTS, TUI_ST_BAR_KV, TUI_ST_BAR_GRAPH, TUI_ST_BAR_FREE};
     double sum = parts[0] + parts[1] + parts[2] + parts[3];
     int used = 0;
     double acc = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < BAR_PARTS; i++) {
         acc += parts[i];
         int end = sum > 0 ? (int)lround(acc / sum * bw) : 0;
-        if (i == 3)
+        if (i == BAR_PARTS - 1) /* the last part ends at the bar's end, whatever the rounding */
             end = bw;
         int w = end - used;
         tui_style st = styles[i];
-        if (i == 2 && b->headroom_bytes < 0)
+        if (i == BAR_GRAPH && b->headroom_bytes < 0)
             st = TUI_ST_ERROR;
         for (int c = 0; c < w; c++)
             tui_put(s, x + used + c, r.y, g->bar[i], st);
@@ -214,13 +225,13 @@ static void limits_sentence(const tui_app *app, char *buf, size_t len)
             what = engine_terms[b->wall_term].label;
         }
         used += (size_t)snprintf(buf + used, len - used, "; max_bs %u → %u adds ~%.*f GiB, %.1f of it %s",
-                                 p->d.knobs.max_bs, p->whatif_max_bs, fabs(dt) >= 10 ? 0 : 1, dt, dg, what);
+                                 p->d.knobs.max_bs, p->whatif_max_bs, fabs(dt) >= WHOLE_GIB_FROM ? 0 : 1, dt, dg, what);
     }
     if (used < len) {
         if (b->headroom_bytes < 0)
             used += (size_t)snprintf(
                 buf + used, len - used, "; it does not fit now (%.2f GiB over: mem_fraction_static ≤ %.3f)",
-                tui_sgib(-b->headroom_bytes), floor(b->recommended_mem_fraction_static * 1000) / 1000);
+                tui_sgib(-b->headroom_bytes), tui_fraction_floor(b->recommended_mem_fraction_static));
         else if (!b->wall_beyond_range)
             used += (size_t)snprintf(buf + used, len - used, "; fits up to max_bs %u", b->wall_max_bs);
     }

@@ -3,6 +3,7 @@
 #ifndef CGPLAN_TUI_INTERNAL_H
 #define CGPLAN_TUI_INTERNAL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +21,12 @@ static inline double tui_gib(uint64_t b)
 static inline double tui_sgib(int64_t b)
 {
     return (double)b / (double)ENGINE_GIB;
+}
+
+/* mem_fraction_static as shown: rounded down to three decimals, so the value printed still fits. */
+static inline double tui_fraction_floor(double f)
+{
+    return floor(f * 1000) / 1000;
 }
 
 /* tui_draw.c: a box on R with TITLE on its top border; BOTTOM: close it with a bottom border

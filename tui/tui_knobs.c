@@ -97,7 +97,7 @@ void tui_draw_knobs(tui_app *app, tui_screen *s, tui_rect r)
         knob_value_text(app, k, val, sizeof val);
         size_t cur;
         size_t n = tui_app_knob_steps(app, k, steps, TUI_CURVE_MAX, &cur);
-        bool list = k == KNOB_BUCKETS;
+        bool list = engine_knobs[k].field == KNOB_FIELD_LIST;
         const slider_styles st = {
             .focused = focused,
             .label = focused ? TUI_ST_FOCUS : TUI_ST_NORMAL,

@@ -4,6 +4,33 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* The knob box's width: 45% of the terminal, within [KNOBS_MIN_W, KNOBS_MAX_W] (the sliders'
+ * columns need KNOBS_MIN_W; wider, the term table makes better use of the room). */
+#define KNOBS_SHARE_NUM 9
+#define KNOBS_SHARE_DEN 20
+#define KNOBS_MIN_W 34
+#define KNOBS_MAX_W 72
+/* From this height on the knob box has three detail lines under the knobs, else one. */
+#define KNOBS_TALL_H 34
+#define KNOBS_DETAIL_TALL 3
+#define KNOBS_DETAIL_SHORT 1
+/* Below this width the limiting sentence (about 150 columns) takes two lines. */
+#define LIMITS_ONE_LINE_W 160
+
+/* One slider line: the name column (19 fits "mem_fraction_static"; narrow boxes get 12), the
+ * value column ("auto 1024"), and at least a few columns of track. */
+#define SLIDER_WIDE_IW 52
+#define SLIDER_NAME_W_WIDE 19
+#define SLIDER_NAME_W_NARROW 12
+#define SLIDER_VALUE_W 9
+#define SLIDER_MIN_REST 4
+/* With this much room after the value, range, unit and warnings get a column of their own:
+ * 2/5 of that room, at most SLIDER_EXTRA_MAX_W. */
+#define SLIDER_EXTRA_MIN_REST 40
+#define SLIDER_EXTRA_NUM 2
+#define SLIDER_EXTRA_DEN 5
+#define SLIDER_EXTRA_MAX_W 26
+
 static tui_rect rect(int x, int y, int w, int h)
 {
     tui_rect r = {x, y, w > 0 ? w : 0, h > 0 ? h : 0};
@@ -18,12 +45,12 @@ void tui_layout_compute(int w, int h, tui_layout *out)
         return;
     }
     /* Knob box: 10 knob rows + detail lines + borders; more detail when there are rows to spare. */
-    int box_h = h >= 34 ? 2 + TUI_KNOB_ROWS + 3 : 2 + TUI_KNOB_ROWS + 1;
-    int knobs_w = w * 9 / 20;
-    if (knobs_w < 34)
-        knobs_w = 34;
-    if (knobs_w > 72)
-        knobs_w = 72;
+    int box_h = 2 + TUI_KNOB_ROWS + (h >= KNOBS_TALL_H ? KNOBS_DETAIL_TALL : KNOBS_DETAIL_SHORT);
+    int knobs_w = w * KNOBS_SHARE_NUM / KNOBS_SHARE_DEN;
+    if (knobs_w < KNOBS_MIN_W)
+        knobs_w = KNOBS_MIN_W;
+    if (knobs_w > KNOBS_MAX_W)
+        knobs_w = KNOBS_MAX_W;
     int y = 0;
     out->panel[TUI_PANEL_HEADER] = rect(0, y, w, 1);
     y += 1;
@@ -35,9 +62,9 @@ void tui_layout_compute(int w, int h, tui_layout *out)
     out->panel[TUI_PANEL_BAR] = rect(0, y, w, 1);
     y += 1;
     /* At the bottom: the limiting sentence (two lines when narrow) and the status line. */
-    int limits_h = w < 160 ? 2 : 1; /* the sentence runs to ~150 columns */
+    int limits_h = w < LIMITS_ONE_LINE_W ? 2 : 1;
     int plot_h = h - y - limits_h - 1;
-    if (plot_h >= 4) {
+    if (plot_h >= TUI_PLOT_MIN_H) {
         out->panel[TUI_PANEL_PLOT] = rect(0, y, w, plot_h);
         y += plot_h;
     } else {
@@ -53,17 +80,17 @@ void tui_slider_geometry(int iw, tui_slider_geom *g)
 {
     /* " max_dispatch  auto 144 ━━━●─── 8..1024 tokens" */
     g->name_x = 1;
-    g->name_w = iw >= 52 ? 19 : 12;
+    g->name_w = iw >= SLIDER_WIDE_IW ? SLIDER_NAME_W_WIDE : SLIDER_NAME_W_NARROW;
     g->value_x = g->name_x + g->name_w + 1;
-    g->value_w = 9;
+    g->value_w = SLIDER_VALUE_W;
     g->track_x = g->value_x + g->value_w + 1;
     int rest = iw - g->track_x - 1;
-    if (rest < 4)
-        rest = 4;
+    if (rest < SLIDER_MIN_REST)
+        rest = SLIDER_MIN_REST;
     /* On wide boxes the range, unit and warnings get their own column beside the track. */
-    g->extra_w = rest >= 40 ? rest * 2 / 5 : 0;
-    if (g->extra_w > 26)
-        g->extra_w = 26;
+    g->extra_w = rest >= SLIDER_EXTRA_MIN_REST ? rest * SLIDER_EXTRA_NUM / SLIDER_EXTRA_DEN : 0;
+    if (g->extra_w > SLIDER_EXTRA_MAX_W)
+        g->extra_w = SLIDER_EXTRA_MAX_W;
     g->track_w = rest - (g->extra_w ? g->extra_w + 1 : 0);
     g->extra_x = g->track_x + g->track_w + 1;
 }

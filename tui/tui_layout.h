@@ -19,7 +19,7 @@ typedef enum {
     TUI_PANEL_TERMS,  /* boxed: the term table */
     TUI_PANEL_TOTAL,  /* one line: total and the SGLang heuristic */
     TUI_PANEL_BAR,    /* one line: the per-GPU memory bar */
-    TUI_PANEL_PLOT,   /* boxed: graph memory vs the knob in focus (h 0 when there is no room) */
+    TUI_PANEL_PLOT,   /* boxed: graph memory vs the knob in focus (h 0 below TUI_PLOT_MIN_H) */
     TUI_PANEL_LIMITS, /* one line: what limits this deployment */
     TUI_PANEL_STATUS, /* one line: store, warnings, typed input */
     TUI_PANEL_COUNT
@@ -30,6 +30,9 @@ typedef struct {
     bool too_small; /* below TUI_MIN_W x TUI_MIN_H: only the "too small" screen */
     tui_rect panel[TUI_PANEL_COUNT];
 } tui_layout;
+
+/* The plot's box needs its top border, two rows of chart and the row of x labels. */
+#define TUI_PLOT_MIN_H 4
 
 /* The layout for a W x H terminal. Panels never overlap and stay inside the screen. */
 void tui_layout_compute(int w, int h, tui_layout *out);

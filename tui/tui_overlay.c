@@ -3,6 +3,22 @@
 #include "tui_app.h"
 #include "tui_internal.h"
 
+/* Each window's width: the help's and the lists' longest lines (a preset's or a run's row), the
+ * confirmation's question. The help's height: its key lines, one line per knob, the sources
+ * legend and the borders, with a few to spare. */
+#define HELP_W 92
+#define HELP_H (10 + KNOB_COUNT + 6)
+#define PICKER_W 90
+#define RUNS_W 100
+#define CONFIRM_W 44
+#define CONFIRM_H 3
+/* A list window: two borders and a blank line under the rows (so a window R.h high shows
+ * R.h - LIST_CHROME_H rows), one spare line, and at least LIST_MIN_H high. */
+#define LIST_CHROME_H 3
+#define LIST_MIN_H 8
+
+/* A W x H window in the middle of the screen, leaving at least a column and a row of the screen
+ * on each side. */
 static tui_rect centered(const tui_screen *s, int w, int h)
 {
     if (w > s->w - 2)
@@ -16,7 +32,7 @@ static tui_rect centered(const tui_screen *s, int w, int h)
 static void draw_help(tui_app *app, tui_screen *s)
 {
     const tui_glyphs *g = app->g;
-    tui_rect r = centered(s, 92, 10 + KNOB_COUNT + 6);
+    tui_rect r = centered(s, HELP_W, HELP_H);
     tui_fill(s, r, L' ', TUI_ST_NORMAL);
     tui_draw_box(s, g, r, "help (any key closes)", true);
     static const char *const lines[] = {
@@ -44,9 +60,16 @@ static void draw_help(tui_app *app, tui_screen *s)
                           "rows = max_bs, buckets, mtp, dp, world (they decide the rows)");
 }
 
+/* The height of a list window for N rows. */
+static int list_height(int n)
+{
+    int h = n + LIST_CHROME_H + 1;
+    return h < LIST_MIN_H ? LIST_MIN_H : h;
+}
+
 static void draw_list_frame(tui_app *app, tui_rect r, int n, int *first)
 {
-    int rows = r.h - 3;
+    int rows = r.h - LIST_CHROME_H;
     if (rows < 1)
         rows = 1;
     if (app->sel < app->scroll)
@@ -64,7 +87,7 @@ static void draw_picker(tui_app *app, tui_screen *s)
     int n = 0;
     while (tui_app_picker_entry(app, n))
         n++;
-    tui_rect r = centered(s, 90, n + 4 < 8 ? 8 : n + 4);
+    tui_rect r = centered(s, PICKER_W, list_height(n));
     tui_fill(s, r, L' ', TUI_ST_NORMAL);
     tui_draw_box(s, g, r, "presets: Enter load · c compare with · Escape close", true);
     int first;
@@ -83,7 +106,7 @@ static void draw_runs(tui_app *app, tui_screen *s)
 {
     const tui_glyphs *g = app->g;
     int n = (int)app->n_runs;
-    tui_rect r = centered(s, 100, n + 4 < 8 ? 8 : n + 4);
+    tui_rect r = centered(s, RUNS_W, list_height(n));
     tui_fill(s, r, L' ', TUI_ST_NORMAL);
     tui_draw_box(s, g, r, "stored runs: d delete · Escape close", true);
     if (!app->db) {
@@ -104,7 +127,7 @@ static void draw_runs(tui_app *app, tui_screen *s)
                           run->mtp, run->max_bs, run->total_gib, run->label);
     }
     if (app->mode == TUI_MODE_CONFIRM && app->sel < n) {
-        tui_rect c = centered(s, 44, 3);
+        tui_rect c = centered(s, CONFIRM_W, CONFIRM_H);
         tui_fill(s, c, L' ', TUI_ST_NORMAL);
         tui_draw_box(s, g, c, NULL, true);
         tui_printf_glyphs(s, g, c.x + 2, c.y + 1, c.w - 4, TUI_ST_WARN, "delete run %lld? y / n",

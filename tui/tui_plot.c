@@ -9,6 +9,34 @@
 #include "tui_app.h"
 #include "tui_internal.h"
 
+/* Unicode braille: U+2800 plus one bit per dot, BRAILLE_W x BRAILLE_H dots to a cell. The
+ * legend shows the prediction as U+28C0, the two bottom dots. */
+#define BRAILLE_BASE 0x2800
+#define BRAILLE_LEGEND 0x28C0
+#define BRAILLE_W 2
+#define BRAILLE_H 4
+
+/* The y labels' column left of the axis ("%6.1f" and the axis itself), and the y range: the
+ * highest point plus Y_HEADROOM, rounded up to a nice number. Values get one decimal below
+ * Y_ONE_DECIMAL_BELOW GiB; the middle label only from Y_MID_LABEL_MIN_H rows on. */
+#define Y_LABEL_W 7
+#define Y_HEADROOM 1.05
+#define Y_ONE_DECIMAL_BELOW 10
+#define Y_MID_LABEL_MIN_H 5
+/* A chart narrower than this is not drawn. */
+#define CHART_MIN_W 8
+/* One x label per X_TICK_COLS columns, at least X_MIN_TICKS; a label takes at most X_LABEL_MAX_W. */
+#define X_TICK_COLS 10
+#define X_MIN_TICKS 2
+#define X_LABEL_MAX_W 16
+/* The wall's label ("wall", "wall B") starts WALL_LABEL_GAP columns right of the wall. */
+#define WALL_LABEL_GAP 2
+#define WALL_LABEL_W 6
+/* Slack in comparing x values (knob steps are doubles), and what keeps y = y_max in the top row. */
+#define X_EPS 1e-9
+#define TOP_EPS 1e-6
+
+/* The next of 1, 2, 2.5, 5 and 10 times a power of ten at least V: the y axis's upper end. */
 static double nice_ceil(double v)
 {
     if (v <= 0)
@@ -36,7 +64,7 @@ static double fx(const plot_frame *f, double x)
 /* Curve value at X by linear interpolation; false outside the curve. */
 static bool curve_at(const tui_curve *c, const double *ys, double x, double *y)
 {
-    if (c->n == 0 || x < c->x[0] - 1e-9 || x > c->x[c->n - 1] + 1e-9)
+    if (c->n == 0 || x < c->x[0] - X_EPS || x > c->x[c->n - 1] + X_EPS)
         return false;
     for (size_t i = 0; i + 1 < c->n; i++)
         if (x <= c->x[i + 1]) {
@@ -57,14 +85,14 @@ static double col_value(const plot_frame *f, double col_frac)
     return f->x_lo + col_frac * (f->x_hi - f->x_lo);
 }
 
-/* Braille: 2 x 4 dots per cell. */
+/* Braille: BRAILLE_W x BRAILLE_H dots per cell. */
 static void plot_braille(tui_screen *s, const plot_frame *f, const tui_curve *c, const double *ys, tui_style st)
 {
-    int dw = f->cw * 2, dh = f->ch * 4;
+    int dw = f->cw * BRAILLE_W, dh = f->ch * BRAILLE_H;
     unsigned char *bits = calloc((size_t)f->cw * (size_t)f->ch, 1);
     if (!bits)
         return;
-    static const unsigned char dot[4][2] = {{0x01, 0x08}, {0x02, 0x10}, {0x04, 0x20}, {0x40, 0x80}};
+    static const unsigned char dot[BRAILLE_H][BRAILLE_W] = {{0x01, 0x08}, {0x02, 0x10}, {0x04, 0x20}, {0x40, 0x80}};
     int prev_row = -1;
     for (int dx = 0; dx < dw; dx++) {
         double x = col_value(f, dw > 1 ? (double)dx / (dw - 1) : 0);
@@ -93,14 +121,14 @@ static void plot_braille(tui_screen *s, const plot_frame *f, const tui_curve *c,
                 a = b = row;
         }
         for (int r = a; r <= b; r++)
-            bits[(r / 4) * f->cw + dx / 2] |= dot[r % 4][dx % 2];
-        bits[(row / 4) * f->cw + dx / 2] |= dot[row % 4][dx % 2];
+            bits[(r / BRAILLE_H) * f->cw + dx / BRAILLE_W] |= dot[r % BRAILLE_H][dx % BRAILLE_W];
+        bits[(row / BRAILLE_H) * f->cw + dx / BRAILLE_W] |= dot[row % BRAILLE_H][dx % BRAILLE_W];
         prev_row = row;
     }
     for (int cy = 0; cy < f->ch; cy++)
         for (int cx = 0; cx < f->cw; cx++)
             if (bits[cy * f->cw + cx])
-                tui_put(s, f->cx + cx, f->cy + cy, (wchar_t)(0x2800 + bits[cy * f->cw + cx]), st);
+                tui_put(s, f->cx + cx, f->cy + cy, (wchar_t)(BRAILLE_BASE + bits[cy * f->cw + cx]), st);
     free(bits);
 }
 
@@ -119,8 +147,8 @@ static void plot_cells(tui_screen *s, const plot_frame *f, const tui_curve *c, c
         double pos = y / f->y_max * f->ch; /* 0 .. ch, from the bottom */
         if (pos < 0)
             pos = 0;
-        if (pos > f->ch - 1e-6)
-            pos = f->ch - 1e-6;
+        if (pos > f->ch - TOP_EPS)
+            pos = f->ch - TOP_EPS;
         int row = f->ch - 1 - (int)floor(pos);
         double frac = pos - floor(pos);
         wchar_t ch = glyph;
@@ -144,52 +172,40 @@ static int plot_col(const plot_frame *f, double x)
 static int plot_row(const plot_frame *f, double y)
 {
     double pos = y / f->y_max * f->ch;
-    if (pos > f->ch - 1e-6)
-        pos = f->ch - 1e-6;
+    if (pos > f->ch - TOP_EPS)
+        pos = f->ch - TOP_EPS;
     if (pos < 0)
         pos = 0;
     return f->ch - 1 - (int)floor(pos);
 }
 
-/* The x of a stored run on the axis, when it belongs on this plot. */
-static bool run_point(const tui_app *app, const tui_plan *p, const store_run_summary *r, double *x)
+/* The x of a stored run on the axis, when it belongs on this plot: same model, the same shape on
+ * every knob but the axis, and a stored (not auto) value of the axis knob. */
+static bool run_point(const tui_app *app, const tui_plan *p, const store_run_summary *r, engine_deployment *run,
+                      double *x)
 {
-    const engine_knobs_state *k = &p->d.knobs;
     if (strcmp(r->model, p->d.model.name) != 0 || !isfinite(r->total_gib))
         return false;
     engine_knob_id axis = app->axis;
-    if ((axis != KNOB_WORLD && r->world != k->world) || (axis != KNOB_DP && r->dp != k->dp) ||
-        (axis != KNOB_DCP && r->dcp != k->dcp) || (axis != KNOB_MTP && r->mtp != k->mtp))
+    run->knobs = r->knobs; /* RUN: the caller's scratch copy of the plan */
+    for (int k = 0; k < KNOB_COUNT; k++)
+        if ((ENGINE_SHAPE_MASK & KNOB_BIT(k)) && k != (int)axis &&
+            !engine_knob_equal(run, &p->d, (engine_knob_id)k))
+            return false;
+    if (engine_knob_is_auto(run, axis) || !(ENGINE_SHAPE_MASK & KNOB_BIT(axis) || axis == KNOB_MAX_DISPATCH))
         return false;
-    switch (axis) {
-    case KNOB_MAX_BS:
-        *x = app->concurrency && app->compare ? (double)r->max_bs * r->dp : r->max_bs;
-        return true;
-    case KNOB_DP:
-        *x = r->dp;
-        return r->max_bs == k->max_bs;
-    case KNOB_DCP:
-        *x = r->dcp;
-        return r->max_bs == k->max_bs;
-    case KNOB_MTP:
-        *x = r->mtp;
-        return r->max_bs == k->max_bs;
-    case KNOB_WORLD:
-        *x = r->world;
-        return r->max_bs == k->max_bs;
-    case KNOB_MAX_DISPATCH:
-        *x = r->max_dispatch;
-        return r->max_dispatch > 0 && r->max_bs == k->max_bs;
-    default:
-        return false;
-    }
+    *x = engine_knob_value(run, axis);
+    if (axis == KNOB_MAX_BS && app->concurrency && app->compare) /* instance concurrency: dp x max_bs */
+        *x *= r->knobs.dp;
+    return *x > 0;
 }
 
 static void axis_label(engine_knob_id axis, double v, char *buf, size_t len)
 {
-    if (axis == KNOB_MEM_FRACTION)
+    const engine_knob_info *k = &engine_knobs[axis];
+    if (k->field == KNOB_FIELD_DOUBLE) /* a fraction */
         snprintf(buf, len, "%.2f", v);
-    else if (axis == KNOB_CONTEXT_LEN)
+    else if (k->steps == KNOB_STEPS_POW2) /* a power-of-two axis reads as K and M */
         snprintf(buf, len,
                  v >= ENGINE_MIB ? "%.0fM"
                  : v >= 1024     ? "%.0fK"
@@ -204,8 +220,9 @@ static void axis_label(engine_knob_id axis, double v, char *buf, size_t len)
 void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
 {
     const tui_glyphs *g = app->g;
-    if (r.h < 4)
+    if (r.h < TUI_PLOT_MIN_H)
         return;
+    engine_deployment run = app->plan[0].d; /* each stored run's knobs go in here in turn */
     bool cmp = app->compare && app->plan[1].loaded;
     char title[256];
     const char *xname = app->concurrency && cmp && app->axis == KNOB_MAX_BS ? "dp x max_bs (instance concurrency)"
@@ -218,8 +235,8 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
     {
         char out[256];
         size_t o = 0;
-        wchar_t glyphs[5] = {g->utf8 ? (wchar_t)0x28C0 : L'.', cmp ? g->pred_b : g->observed, g->observed, g->heur,
-                             g->wall};
+        wchar_t glyphs[5] = {g->utf8 ? (wchar_t)BRAILLE_LEGEND : L'.', cmp ? g->pred_b : g->observed, g->observed,
+                             g->heur, g->wall};
         const char *words[5];
         int nw;
         if (cmp) {
@@ -253,7 +270,7 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
         tui_print(s, r.x + r.w - 2 - lw, r.y, lw, TUI_ST_DIM, legend);
 
     plot_frame f;
-    int yl = 7;
+    int yl = Y_LABEL_W;
     f.cx = r.x + 1 + yl;
     f.cy = r.y + 1;
     f.cw = r.w - 2 - yl - 1;
@@ -261,7 +278,7 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
     f.x_lo = app->x_lo;
     f.x_hi = app->x_hi;
     f.log = app->x_log;
-    if (f.cw < 8 || f.ch < 1)
+    if (f.cw < CHART_MIN_W || f.ch < 1)
         return;
     double ymax = 0;
     for (int k = 0; k < 2; k++)
@@ -274,10 +291,10 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
     for (size_t i = 0; i < app->n_runs; i++) {
         double x;
         for (int k = 0; k < (cmp ? 2 : 1); k++)
-            if (run_point(app, &app->plan[k], &app->runs[i], &x) && x <= f.x_hi && app->runs[i].total_gib > ymax)
+            if (run_point(app, &app->plan[k], &app->runs[i], &run, &x) && x <= f.x_hi && app->runs[i].total_gib > ymax)
                 ymax = app->runs[i].total_gib;
     }
-    f.y_max = nice_ceil(ymax * 1.05);
+    f.y_max = nice_ceil(ymax * Y_HEADROOM);
     /* y axis */
     for (int row = 0; row < f.ch; row++) {
         tui_put(s, f.cx - 1, f.cy + row, g->axis_v, TUI_ST_BORDER);
@@ -285,27 +302,28 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
     int label_rows[3] = {0, f.ch / 2, f.ch - 1};
     for (int i = 0; i < 3; i++) {
         int row = label_rows[i];
-        if (i == 1 && (f.ch < 5))
+        if (i == 1 && (f.ch < Y_MID_LABEL_MIN_H))
             continue;
         double v = f.y_max * (double)(f.ch - 1 - row + (row == f.ch - 1 ? 0 : 1)) / f.ch;
         if (row == f.ch - 1)
             v = 0;
-        tui_printf(s, r.x + 1, f.cy + row, yl - 1, TUI_ST_DIM, "%*.*f", yl - 1, f.y_max < 10 ? 1 : 0, v);
+        tui_printf(s, r.x + 1, f.cy + row, yl - 1, TUI_ST_DIM, "%*.*f", yl - 1, f.y_max < Y_ONE_DECIMAL_BELOW ? 1 : 0,
+                   v);
         tui_put(s, f.cx - 1, f.cy + row, g->tick, TUI_ST_BORDER);
     }
     /* x labels */
     int ly = f.cy + f.ch;
     int last_end = -1;
-    int n_ticks = f.cw / 10;
-    if (n_ticks < 2)
-        n_ticks = 2;
+    int n_ticks = f.cw / X_TICK_COLS;
+    if (n_ticks < X_MIN_TICKS)
+        n_ticks = X_MIN_TICKS;
     for (int t = 0; t <= n_ticks; t++) {
         double frac = (double)t / n_ticks;
         double v = col_value(&f, frac);
-        if (!f.log && app->axis != KNOB_MEM_FRACTION) {
+        if (!f.log && engine_knobs[app->axis].field != KNOB_FIELD_DOUBLE) {
             double step = nice_ceil((f.x_hi - f.x_lo) / n_ticks);
             v = f.x_lo + step * t;
-            if (v > f.x_hi + 1e-9)
+            if (v > f.x_hi + X_EPS)
                 break;
         }
         char lab[32];
@@ -314,7 +332,7 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
         int lx = f.cx + col - tui_text_width(lab) / 2;
         if (lx <= last_end || lx + tui_text_width(lab) > r.x + r.w - 1)
             continue;
-        tui_print(s, lx, ly, 16, TUI_ST_DIM, lab);
+        tui_print(s, lx, ly, X_LABEL_MAX_W, TUI_ST_DIM, lab);
         last_end = lx + tui_text_width(lab);
     }
     /* series: heuristic, comparison, prediction, wall, observed */
@@ -337,13 +355,13 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
                 tui_put(s, f.cx + col, f.cy + row, g->wall, TUI_ST_WALL);
         }
         const char *lab = k ? "wall B" : "wall";
-        if (col + 2 + 6 < f.cw)
-            tui_print(s, f.cx + col + 2, f.cy + k, 6, TUI_ST_WALL, lab);
+        if (col + WALL_LABEL_GAP + WALL_LABEL_W < f.cw)
+            tui_print(s, f.cx + col + WALL_LABEL_GAP, f.cy + k, WALL_LABEL_W, TUI_ST_WALL, lab);
     }
     for (int k = 0; k < (cmp ? 2 : 1); k++)
         for (size_t i = 0; i < app->n_runs; i++) {
             double x;
-            if (!run_point(app, &app->plan[k], &app->runs[i], &x) || x < f.x_lo || x > f.x_hi)
+            if (!run_point(app, &app->plan[k], &app->runs[i], &run, &x) || x < f.x_lo || x > f.x_hi)
                 continue;
             tui_put(s, f.cx + plot_col(&f, x), f.cy + plot_row(&f, app->runs[i].total_gib),
                     k ? g->observed_b : g->observed, TUI_ST_OBSERVED);

@@ -6,7 +6,19 @@
 #include "tui_app.h"
 #include "tui_internal.h"
 
-static const char *const short_sources[5] = {"exact", "deriv", "coeff", "calib", "?"};
+static const char *const short_sources[SOURCE_UNKNOWN + 1] = {"exact", "deriv", "coeff", "calib", "?"};
+
+/* The table's columns. From TERMS_WIDE_IW interior columns on, the long names: "largest", the
+ * terms' labels, "coefficient"; below it the short ones. GiB as "%7.2f" or "%5.2f". */
+#define TERMS_WIDE_IW 64
+typedef struct {
+    int layer, label, gib, source;
+} term_columns;
+static const term_columns wide_columns = {.layer = 8, .label = 17, .gib = 7, .source = 11};
+static const term_columns narrow_columns = {.layer = 7, .label = 11, .gib = 5, .source = 5};
+/* The share column ("share", "100%") from TERMS_SHARE_MIN_IW columns on, plus the comparison's. */
+#define TERMS_SHARE_MIN_IW 48
+#define TERMS_SHARE_W 5
 
 /* A term of another path (fused MoE under DeepEP, ...) stays out of the table while it is 0. */
 static bool shown(const engine_term *t)
@@ -23,12 +35,13 @@ void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r)
     const engine_estimate *eb = &app->plan[1].e;
     tui_draw_box(s, g, r, "CUDA-graph memory per GPU (GiB)", true);
     int ix = r.x + 1, iy = r.y + 1, iw = r.w - 2, ih = r.h - 2;
-    bool wide = iw >= 64;
-    int layer_w = wide ? 8 : 7, label_w = wide ? 17 : 11, gib_w = wide ? 7 : 5;
+    bool wide = iw >= TERMS_WIDE_IW;
+    const term_columns *cols = wide ? &wide_columns : &narrow_columns;
+    int layer_w = cols->layer, label_w = cols->label, gib_w = cols->gib;
     int b_w = cmp ? gib_w + 1 : 0;
-    bool show_share = iw >= 48 + b_w;
-    int share_w = show_share ? 5 : 0;
-    int src_w = wide ? 11 : 5;
+    bool show_share = iw >= TERMS_SHARE_MIN_IW + b_w;
+    int share_w = show_share ? TERMS_SHARE_W : 0;
+    int src_w = cols->source;
     int x_label = layer_w + 1, x_gib = x_label + label_w + 1, x_b = x_gib + gib_w + 1;
     int x_share = x_b + b_w, x_src = x_share + (share_w ? share_w + 1 : 0), x_dep = x_src + src_w + 1;
     int dep_w = iw - x_dep - 1;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "preset.h"
 #include "seed_logs.h"
 #include "sha256.h"
 #include "store.h"
@@ -21,6 +22,7 @@
 
 #define DP2_LOG CGPLAN_FIXTURES "/sglang-logs/k3-dp2-dcp8-b200-article.log"
 #define SCHEMA_SQL CGPLAN_FIXTURES "/../../db/schema.sql"
+#define SCHEMA_V1_SQL CGPLAN_FIXTURES "/store/schema-v1.sql"
 
 static char tmpdir[256];
 static char err[8192];
@@ -72,6 +74,43 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* The seed's contexts from the presets, as the CLI builds them (each seed log's deployment preset
+ * gives what the log lacks); the store itself knows no presets. */
+typedef struct {
+    preset_catalog *cat;
+    engine_deployment given;
+} seed_presets;
+
+static const char *match_hf(void *arg, const char *model_path)
+{
+    const preset_entry *e = preset_match_hf_name(arg, model_path);
+    return e ? e->name : NULL;
+}
+
+static int seed_context(void *arg, const store_seed_log *seed, engine_run_context *ctx, char *why, size_t len)
+{
+    seed_presets *p = arg;
+    if (preset_load_deployment(p->cat, seed->preset, &p->given, why, len) != 0)
+        return -1;
+    ctx->given = &p->given;
+    ctx->model_given = true;
+    for (int k = 0; k < KNOB_COUNT; k++)
+        ctx->given_origin[k] = ORIGIN_PRESET;
+    ctx->match_model = match_hf;
+    ctx->match_ctx = p->cat;
+    return 0;
+}
+
+static store *open_seeded(const char *path, store_mode mode)
+{
+    static seed_presets p;
+    p.cat = preset_catalog_open();
+    assert_non_null(p.cat);
+    store *s = store_open_seeded(path, mode, seed_context, &p, err, sizeof err);
+    preset_catalog_free(p.cat);
+    return s;
+}
+
 /* ---- SHA-256 (FIPS 180-4 examples) ---- */
 
 static void test_sha256_vectors(void **state)
@@ -119,7 +158,7 @@ static void test_seed_and_schema_match_files(void **state)
     assert_int_equal(n, 2);
     size_t len;
     char *schema = read_file(SCHEMA_SQL, &len);
-    assert_string_equal(store_schema_v1, schema);
+    assert_string_equal(store_schema_sql, schema);
     free(schema);
 }
 
@@ -129,9 +168,9 @@ static void test_new_store_is_seeded(void **state)
 {
     (void)state;
     const char *path = tmp_path("new/deeper/runs.db");
-    assert_null(store_open(path, STORE_READ_ONLY, err, sizeof err)); /* read-only never creates */
+    assert_null(open_seeded(path, STORE_READ_ONLY)); /* read-only never creates */
     assert_non_null(strstr(err, "does not exist"));
-    store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
+    store *s = open_seeded(path, STORE_READ_WRITE);
     assert_non_null(s);
     store_run_summary runs[8];
     size_t n = 0;
@@ -168,12 +207,12 @@ static void test_new_store_is_seeded(void **state)
     assert_int_equal(d.origin[KNOB_DP], ORIGIN_LOG);
     assert_int_equal(d.origin[KNOB_GPU], ORIGIN_PRESET);
     assert_int_equal(d.origin[KNOB_MEM_FRACTION], ORIGIN_PRESET);
-    assert_false(d.knobs.buckets_auto);
-    assert_int_equal(d.knobs.n_buckets, 23);
-    assert_int_equal(d.knobs.buckets[0], 16); /* ascending */
-    assert_int_equal(d.knobs.buckets[22], 192);
-    assert_int_equal(d.knobs.context_len, 1048576);
-    assert_float_equal(d.knobs.mem_fraction_static, 0.874, 1e-9);
+    assert_false(d.values.knobs.buckets_auto);
+    assert_int_equal(d.values.knobs.n_buckets, 23);
+    assert_int_equal(d.values.knobs.buckets[0], 16); /* ascending */
+    assert_int_equal(d.values.knobs.buckets[22], 192);
+    assert_int_equal(d.values.knobs.context_len, 1048576);
+    assert_float_equal(d.values.knobs.mem_fraction_static, 0.874, 1e-9);
     assert_int_equal(d.a2a, A2A_DEEPEP);
     assert_int_equal(store_get_run(s, 99, &d, err, sizeof err), 1);
     store_close(s);
@@ -193,7 +232,7 @@ static void test_new_store_is_seeded(void **state)
     sqlite3_close(db);
 
     /* reopening does not seed again */
-    s = store_open(path, STORE_READ_ONLY, err, sizeof err);
+    s = open_seeded(path, STORE_READ_ONLY);
     assert_non_null(s);
     assert_int_equal(store_list_runs(s, runs, 8, &n, err, sizeof err), 0);
     assert_int_equal(n, 2);
@@ -207,12 +246,14 @@ static int ingest_text(store *s, const char *text, size_t len, size_t chunk, con
                        store_ingest_result *res, store_ingest **keep)
 {
     static engine_deployment given;
-    store_ingest_opts o = {.source = "test.log", .catalog = NULL};
+    static engine_run_context ctx; /* no presets: no hf_names match, no GPU inference */
+    memset(&ctx, 0, sizeof ctx);
+    store_ingest_opts o = {.source = "test.log", .derive = &ctx};
     if (preset_gpu) {
         engine_deployment_defaults(&given);
         snprintf(given.gpu.name, sizeof given.gpu.name, "%s", preset_gpu);
-        o.given = &given;
-        o.given_origin[KNOB_GPU] = ORIGIN_SET;
+        ctx.given = &given;
+        ctx.given_origin[KNOB_GPU] = ORIGIN_SET;
     }
     store_ingest *in = store_ingest_begin(s, &o, err, sizeof err);
     assert_non_null(in);
@@ -226,7 +267,7 @@ static int ingest_text(store *s, const char *text, size_t len, size_t chunk, con
 static void test_ingest_dedup_delete(void **state)
 {
     (void)state;
-    store *s = store_open(tmp_path("ingest.db"), STORE_READ_WRITE, err, sizeof err);
+    store *s = open_seeded(tmp_path("ingest.db"), STORE_READ_WRITE);
     assert_non_null(s);
     size_t len;
     char *text = read_file(DP2_LOG, &len);
@@ -286,7 +327,8 @@ static void test_ingest_dedup_delete(void **state)
 
     /* abandoned midway (a failure or a kill): nothing of it remains */
     copy[1] = '!';
-    store_ingest_opts o = {.source = "half.log"};
+    static const engine_run_context nothing;
+    store_ingest_opts o = {.source = "half.log", .derive = &nothing};
     in = store_ingest_begin(s, &o, err, sizeof err);
     assert_non_null(in);
     assert_int_equal(store_ingest_feed(in, copy, len, err, sizeof err), 0);
@@ -300,6 +342,196 @@ static void test_ingest_dedup_delete(void **state)
     store_close(s);
     free(copy);
     free(text);
+}
+
+/* A log may state what the planner's sliders do not offer: stored and read back as stated. */
+static void test_knob_values_kept_as_stated(void **state)
+{
+    (void)state;
+    store *s = store_open(tmp_path("stated.db"), STORE_READ_WRITE, err, sizeof err);
+    assert_non_null(s);
+    store_run_summary none[1];
+    size_t n = 9;
+    assert_int_equal(store_list_runs(s, none, 1, &n, err, sizeof err), 0);
+    assert_int_equal(n, 0); /* store_open alone does not seed */
+    const char *log = "[2026-01-01 00:00:00] server_args=ServerArgs(model_path='x/y', tp_size=12, dp_size=12, "
+                      "enable_dp_attention=True, dcp_size=1, mem_fraction_static=0.3, speculative_algorithm='EAGLE', "
+                      "speculative_num_draft_tokens=64, cuda_graph_max_bs=2048, context_length=33554432)\n";
+    store_ingest_result res;
+    store_ingest *in;
+    assert_int_equal(ingest_text(s, log, strlen(log), 4096, NULL, &res, &in), 0);
+    assert_int_equal(res.n_runs, 1);
+    int64_t id = res.run_ids[0];
+    store_ingest_free(in);
+    static store_run_detail d;
+    assert_int_equal(store_get_run(s, id, &d, err, sizeof err), 0);
+    assert_float_equal(d.values.knobs.mem_fraction_static, 0.3, 0);
+    assert_int_equal(d.values.knobs.mtp, 64);
+    assert_int_equal(d.values.knobs.max_bs, 2048);
+    assert_int_equal(d.values.knobs.context_len, 33554432);
+    assert_int_equal(d.values.knobs.world, 12);
+    assert_int_equal(d.origin[KNOB_MEM_FRACTION], ORIGIN_LOG);
+    assert_int_equal(d.origin[KNOB_MAX_DISPATCH], ORIGIN_UNKNOWN);
+    assert_int_equal(d.summary.dp, 12);
+    assert_int_equal(d.summary.max_dispatch, 0);
+    store_close(s);
+}
+
+/* ---- schema version 1 -> 2: knob columns become knob rows ---- */
+
+static void exec_ok(sqlite3 *db, const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s: %s", sql, msg);
+}
+
+/* "name:type,..." of every table, from PRAGMA table_info. */
+static void table_shapes(const char *path, char *buf, size_t len)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT m.name, p.name, p.type, p.\"notnull\", p.pk FROM sqlite_master m, "
+                                        "pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name NOT LIKE "
+                                        "'sqlite_%' ORDER BY m.name, p.cid",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    size_t used = 0;
+    buf[0] = '\0';
+    while (sqlite3_step(st) == SQLITE_ROW && used < len)
+        used += (size_t)snprintf(buf + used, len - used, "%s.%s:%s:%d:%d,", sqlite3_column_text(st, 0),
+                                 sqlite3_column_text(st, 1), sqlite3_column_text(st, 2), sqlite3_column_int(st, 3),
+                                 sqlite3_column_int(st, 4));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+static void test_migrate_v1(void **state)
+{
+    (void)state;
+    const char *path = tmp_path("v1.db");
+    size_t len;
+    char *v1 = read_file(SCHEMA_V1_SQL, &len);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    exec_ok(db, "PRAGMA journal_mode = WAL");
+    exec_ok(db, v1);
+    exec_ok(db, "PRAGMA application_id = 1667723313; PRAGMA user_version = 1");
+    /* What cgplan 1 wrote: a value only with its origin; NULL with an origin read as 0 (as "auto"
+     * for the bucket list); max_dispatch auto as a flag column. */
+    exec_ok(db, "INSERT INTO runs (source, sha256, file_run, label, model, model_origin, gpu, gpu_origin, "
+                "created_at, world, world_origin, dp, dp_origin, dcp, dcp_origin, max_bs, max_bs_origin, mtp, "
+                "mtp_origin, max_dispatch, max_dispatch_auto, max_dispatch_origin, context_len, context_len_origin, "
+                "mem_fraction_static, mem_fraction_static_origin, buckets, buckets_origin, attention_backend, a2a, "
+                "target_group, static_gib, largest_gib, buckets_gib, target_total_gib, draft_gib, total_gib) VALUES "
+                "('a.log', 'aa', 0, 'first', 'kimi-k3', 'log', 'b200', 'preset', '2026-01-01T00:00:00Z', 16, 'log', "
+                "2, 'log', 8, 'log', 192, 'log', 5, 'log', 128, 0, 'env', 1048576, 'log', 0.874, 'preset', "
+                "'16,24,32', 'log', 'flashmla', 'deepep', 0, 1.33, 10.24, 1.35, 12.92, 1.04, 13.96)");
+    exec_ok(db, "INSERT INTO runs (source, sha256, file_run, created_at, max_bs, max_bs_origin, max_dispatch_auto, "
+                "max_dispatch_origin, context_len_origin, buckets, buckets_origin, mem_fraction_static, "
+                "mem_fraction_static_origin, gpu, gpu_origin, gpu_inferred) VALUES ('b.log', 'bb', 0, "
+                "'2026-01-02T00:00:00Z', 32, 'log', 1, 'set', 'preset', NULL, 'preset', 0.1 + 0.2, 'set', 'h100', "
+                "'inferred', 1)");
+    exec_ok(db, "INSERT INTO runs (source, sha256, file_run, created_at) VALUES ('c.log', 'cc', 0, "
+                "'2026-01-03T00:00:00Z')");
+    exec_ok(db, "INSERT INTO groups (run_id, ordinal, kind, sizes) VALUES (1, 0, 'target verify', '32,24,16')");
+    exec_ok(db, "INSERT INTO env (run_id, ordinal, key, value) VALUES "
+                "(1, 0, 'SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK', '128')");
+    sqlite3_close(db);
+    free(v1);
+
+    /* read-only: refused with the fix */
+    assert_null(store_open(path, STORE_READ_ONLY, err, sizeof err));
+    assert_non_null(strstr(err, "schema version 1; this cgplan reads 2"));
+
+    store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
+    if (!s)
+        fail_msg("%s", err);
+    store_run_summary runs[4];
+    size_t n;
+    assert_int_equal(store_list_runs(s, runs, 4, &n, err, sizeof err), 0);
+    assert_int_equal(n, 3); /* not seeded: it was not new */
+    const store_run_summary *a = &runs[2], *b = &runs[1], *c = &runs[0];
+    assert_int_equal(a->world, 16);
+    assert_int_equal(a->dp, 2);
+    assert_int_equal(a->dcp, 8);
+    assert_int_equal(a->max_bs, 192);
+    assert_int_equal(a->mtp, 5);
+    assert_int_equal(a->max_dispatch, 128);
+    assert_int_equal(a->n_buckets, 3);
+    assert_string_equal(a->gpu, "b200");
+    assert_string_equal(a->created_at, "2026-01-01T00:00:00Z");
+    assert_float_equal(a->total_gib, 13.96, 0);
+    assert_int_equal(b->max_dispatch, 0); /* auto */
+    assert_int_equal(b->n_buckets, 0);
+    assert_true(b->gpu_inferred);
+    assert_int_equal(c->max_bs, 0);
+    assert_string_equal(c->gpu, "");
+
+    static store_run_detail d;
+    assert_int_equal(store_get_run(s, 1, &d, err, sizeof err), 0);
+    assert_int_equal(d.origin[KNOB_MAX_DISPATCH], ORIGIN_ENV);
+    assert_int_equal(d.origin[KNOB_MEM_FRACTION], ORIGIN_PRESET);
+    assert_int_equal(d.origin[KNOB_GPU], ORIGIN_PRESET);
+    assert_float_equal(d.values.knobs.mem_fraction_static, 0.874, 0);
+    assert_int_equal(d.values.knobs.context_len, 1048576);
+    assert_int_equal(d.values.knobs.n_buckets, 3);
+    assert_int_equal(d.values.knobs.buckets[2], 32);
+    assert_int_equal(d.backend, BACKEND_FLASHMLA);
+    assert_int_equal(store_get_run(s, 2, &d, err, sizeof err), 0);
+    assert_true(d.values.knobs.max_dispatch_auto);
+    assert_int_equal(d.origin[KNOB_MAX_DISPATCH], ORIGIN_SET);
+    assert_true(d.values.knobs.buckets_auto); /* NULL with an origin: v1 read it as auto */
+    assert_int_equal(d.origin[KNOB_BUCKETS], ORIGIN_PRESET);
+    assert_int_equal(d.values.knobs.context_len, 0); /* NULL with an origin: v1 read it as 0 */
+    assert_int_equal(d.origin[KNOB_CONTEXT_LEN], ORIGIN_PRESET);
+    assert_true(d.values.knobs.mem_fraction_static == 0.1 + 0.2); /* exact, not 15 digits */
+    assert_int_equal(d.origin[KNOB_GPU], ORIGIN_INFERRED);
+    assert_int_equal(d.origin[KNOB_WORLD], ORIGIN_UNKNOWN);
+    assert_int_equal(store_get_run(s, 3, &d, err, sizeof err), 0);
+    for (int k = 0; k < KNOB_COUNT; k++)
+        assert_int_equal(d.origin[k], ORIGIN_UNKNOWN);
+    store_group_info groups[2];
+    size_t ng;
+    store_run_extra extra;
+    assert_int_equal(store_get_run_parts(s, 1, groups, 2, &ng, NULL, 0, NULL, &extra, err, sizeof err), 0);
+    assert_int_equal(ng, 1);
+    assert_true(groups[0].is_target);
+    assert_int_equal(groups[0].first_size, 32);
+    assert_string_equal(extra.env_dispatch, "128");
+    /* the cascade reaches the knob rows */
+    assert_int_equal(store_delete_run(s, 1, err, sizeof err), 0);
+    store_close(s);
+
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT value FROM run_knobs WHERE run_id = 2 AND knob = "
+                                        "'mem_fraction_static'",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(st, 0), "0.30000000000000004");
+    sqlite3_finalize(st);
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM run_knobs WHERE run_id = 1", -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+
+    /* a migrated store has the tables and columns of a new one */
+    store *fresh = store_open(tmp_path("v2.db"), STORE_READ_WRITE, err, sizeof err);
+    assert_non_null(fresh);
+    store_close(fresh);
+    static char migrated_shape[16384], fresh_shape[16384];
+    table_shapes(path, migrated_shape, sizeof migrated_shape);
+    table_shapes(tmp_path("v2.db"), fresh_shape, sizeof fresh_shape);
+    assert_string_equal(migrated_shape, fresh_shape);
+    assert_non_null(strstr(fresh_shape, "run_knobs.value:TEXT"));
+    assert_null(strstr(fresh_shape, "runs.max_bs"));
 }
 
 static void test_calibration_roundtrip(void **state)
@@ -388,7 +620,7 @@ static void test_refusals(void **state)
     assert_int_equal(sqlite3_open(tmp_path("newer.db"), &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
-    assert_refused_untouched(tmp_path("newer.db"), "version 7, newer than this cgplan's 1");
+    assert_refused_untouched(tmp_path("newer.db"), "version 7, newer than this cgplan's 2");
 
     /* a directory */
     assert_int_equal(mkdir(tmp_path("dir.db"), 0755), 0);
@@ -405,9 +637,14 @@ static void test_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha256_vectors),        cmocka_unit_test(test_seed_and_schema_match_files),
-        cmocka_unit_test(test_new_store_is_seeded),   cmocka_unit_test(test_ingest_dedup_delete),
-        cmocka_unit_test(test_calibration_roundtrip), cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_sha256_vectors),
+        cmocka_unit_test(test_seed_and_schema_match_files),
+        cmocka_unit_test(test_new_store_is_seeded),
+        cmocka_unit_test(test_ingest_dedup_delete),
+        cmocka_unit_test(test_knob_values_kept_as_stated),
+        cmocka_unit_test(test_migrate_v1),
+        cmocka_unit_test(test_calibration_roundtrip),
+        cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,324 @@
+/* run_derive.c — a parsed run's model, GPU, knobs and measured layers, from the log first and
+ * from what the caller gave (--preset, --set) for what the log does not say. */
+#include "run_derive.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DISPATCH_ENV "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
+#define GPU_INFER_WINDOW_GIB 2.0 /* Load weight begin's free memory sits just below cuda_total */
+
+const char *const engine_origin_names[ORIGIN_COUNT] = {"",    "log",      "env",
+                                                       "preset", "set", "inferred", "release default"};
+
+const char *engine_origin_name(engine_knob_origin o)
+{
+    return (unsigned)o < ORIGIN_COUNT ? engine_origin_names[o] : "";
+}
+
+engine_knob_origin engine_origin_from_name(const char *text)
+{
+    for (int i = 1; text && i < ORIGIN_COUNT; i++)
+        if (strcmp(text, engine_origin_names[i]) == 0)
+            return (engine_knob_origin)i;
+    return ORIGIN_UNKNOWN;
+}
+
+static const char *match_model(const caplog_run *run, const engine_run_context *c)
+{
+    if (!run->args.model_path.has || !c->match_model)
+        return NULL;
+    const char *m = c->match_model(c->match_ctx, run->args.model_path.v);
+    return m && *m ? m : NULL;
+}
+
+const char *engine_run_model_name(const caplog_run *run, const engine_run_context *c, char *buf, size_t len)
+{
+    const char *m = match_model(run, c);
+    if (!m && c->model_given && c->given && c->given->model.name[0])
+        m = c->given->model.name;
+    if (!m)
+        return NULL;
+    snprintf(buf, len, "%s", m);
+    return buf;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The target group (the first target decode/verify group, or a legacy "cuda graph" one) and the
+ * layers measured by it and by the draft groups. */
+static void derive_layers(const caplog_run *run, engine_run_facts *f)
+{
+    for (uint32_t i = 0; i < run->n_groups && f->target_group < 0; i++) {
+        const caplog_group *g = &run->groups[i];
+        caplog_phase ph = caplog_group_phase(run, g);
+        if ((g->role == CAPLOG_ROLE_TARGET && (ph == CAPLOG_PHASE_DECODE || ph == CAPLOG_PHASE_VERIFY)) ||
+            strcmp(g->kind, "cuda graph") == 0)
+            f->target_group = (int)i;
+    }
+    const caplog_group *t = f->target_group >= 0 ? &run->groups[f->target_group] : NULL;
+    double draft = 0;
+    bool draft_known = false;
+    for (uint32_t i = 0; i < run->n_groups; i++) {
+        const caplog_group *g = &run->groups[i];
+        if (g->role != CAPLOG_ROLE_DRAFT)
+            continue;
+        f->n_draft_groups++;
+        if (caplog_known(g->total_gib)) {
+            draft += g->total_gib;
+            draft_known = true;
+        }
+    }
+    if (t) {
+        f->static_gib = t->static_gib;
+        f->largest_gib = t->largest_gib;
+        f->buckets_gib = t->buckets_gib;
+        f->target_total_gib = t->total_gib;
+    }
+    f->draft_gib = draft_known ? draft : NAN;
+    if (f->n_draft_groups == 0)
+        f->total_gib = f->target_total_gib;
+    else if (draft_known)
+        f->total_gib = f->target_total_gib + draft; /* NaN stays NaN */
+}
+
+/* The knobs the log states (MODEL.md "Calibration"). */
+static void derive_logged_knobs(const caplog_run *run, engine_run_facts *f)
+{
+    const caplog_server_args *a = &run->args;
+    engine_knobs_state *k = &f->values.knobs;
+    const caplog_group *t = f->target_group >= 0 ? &run->groups[f->target_group] : NULL;
+#define FROM(knob, field, value, org)                                                                                  \
+    do {                                                                                                               \
+        k->field = (value);                                                                                            \
+        f->origin[knob] = (org);                                                                                       \
+    } while (0)
+    if (a->tp_size.has && a->tp_size.v > 0)
+        FROM(KNOB_WORLD, world, (uint32_t)a->tp_size.v, ORIGIN_LOG);
+    if (a->present) {
+        bool dp_attn = a->enable_dp_attention.has ? a->enable_dp_attention.v : a->dp_size.has;
+        uint32_t dp = dp_attn && a->dp_size.has && a->dp_size.v > 0 ? (uint32_t)a->dp_size.v : 1;
+        FROM(KNOB_DP, dp, dp, ORIGIN_LOG);
+        FROM(KNOB_DCP, dcp, a->dcp_size.has && a->dcp_size.v > 0 ? (uint32_t)a->dcp_size.v : 1, ORIGIN_LOG);
+    } else if (a->dcp_size.has && a->dcp_size.v > 0) {
+        FROM(KNOB_DCP, dcp, (uint32_t)a->dcp_size.v, ORIGIN_LOG);
+    }
+    bool captured_list = t && t->n_sizes > 0 && !t->sizes_are_num_tokens;
+    if (captured_list) {
+        uint32_t max = 0;
+        for (uint32_t i = 0; i < t->n_sizes; i++)
+            max = t->sizes[i] > max ? t->sizes[i] : max;
+        FROM(KNOB_MAX_BS, max_bs, max, ORIGIN_LOG);
+        k->n_buckets = t->n_sizes;
+        memcpy(k->buckets, t->sizes, t->n_sizes * sizeof t->sizes[0]);
+        qsort(k->buckets, k->n_buckets, sizeof k->buckets[0], cmp_u32);
+        f->origin[KNOB_BUCKETS] = ORIGIN_LOG;
+    } else {
+        if (a->cuda_graph_max_bs.has && a->cuda_graph_max_bs.v > 0)
+            FROM(KNOB_MAX_BS, max_bs, (uint32_t)a->cuda_graph_max_bs.v, ORIGIN_LOG);
+        if (a->cuda_graph_bs.has && a->cuda_graph_bs.n > 0) {
+            k->n_buckets = a->cuda_graph_bs.n;
+            memcpy(k->buckets, a->cuda_graph_bs.v, a->cuda_graph_bs.n * sizeof a->cuda_graph_bs.v[0]);
+            qsort(k->buckets, k->n_buckets, sizeof k->buckets[0], cmp_u32);
+            f->origin[KNOB_BUCKETS] = ORIGIN_LOG;
+        }
+    }
+    if (a->speculative_num_draft_tokens.has && a->speculative_num_draft_tokens.v > 0)
+        FROM(KNOB_MTP, mtp, (uint32_t)a->speculative_num_draft_tokens.v, ORIGIN_LOG);
+    else if (t && t->tokens_per_req > 0 && caplog_group_phase(run, t) == CAPLOG_PHASE_VERIFY)
+        FROM(KNOB_MTP, mtp, (uint32_t)t->tokens_per_req, ORIGIN_LOG);
+    else if ((a->present && !a->speculative_algorithm.has) ||
+             (t && t->role == CAPLOG_ROLE_TARGET && t->phase == CAPLOG_PHASE_DECODE && f->n_draft_groups == 0))
+        FROM(KNOB_MTP, mtp, 1, ORIGIN_LOG);
+    for (uint32_t i = 0; i < run->n_env; i++) {
+        if (strcmp(run->env[i].key, DISPATCH_ENV) != 0)
+            continue;
+        char *end;
+        unsigned long v = strtoul(run->env[i].value, &end, 10);
+        if (end != run->env[i].value && *end == '\0' && v > 0 && v <= UINT32_MAX) {
+            FROM(KNOB_MAX_DISPATCH, max_dispatch, (uint32_t)v, ORIGIN_ENV);
+            k->max_dispatch_auto = false;
+        }
+    }
+    if (a->context_length.has && a->context_length.v > 0)
+        FROM(KNOB_CONTEXT_LEN, context_len, (uint64_t)a->context_length.v, ORIGIN_LOG);
+    if (a->mem_fraction_static.has && a->mem_fraction_static.v > 0)
+        FROM(KNOB_MEM_FRACTION, mem_fraction_static, a->mem_fraction_static.v, ORIGIN_LOG);
+#undef FROM
+    if (a->attention_backend.has)
+        for (int b = 0; b < BACKEND_COUNT; b++)
+            if (strcmp(a->attention_backend.v, engine_backend_names[b]) == 0) {
+                f->has_backend = true;
+                f->backend = (engine_backend)b;
+            }
+    if (a->moe_a2a_backend.has) {
+        f->has_a2a = true;
+        f->a2a = strcmp(a->moe_a2a_backend.v, "deepep") == 0 ? A2A_DEEPEP : A2A_NONE;
+    }
+}
+
+/* Still no GPU: the first Load weight begin's free memory sits just below the GPU's total; the
+ * smallest GPU within the window wins. */
+static void infer_gpu(const caplog_run *run, const engine_run_context *c, engine_run_facts *f)
+{
+    double free_gib = NAN;
+    for (uint32_t i = 0; i < run->n_ranks && !caplog_known(free_gib); i++)
+        if (run->ranks[i].order == 0 && caplog_known(run->ranks[i].weights_begin_avail_gib))
+            free_gib = run->ranks[i].weights_begin_avail_gib;
+    for (uint32_t i = 0; i < run->n_ranks && !caplog_known(free_gib); i++)
+        free_gib = run->ranks[i].weights_begin_avail_gib;
+    if (!caplog_known(free_gib))
+        return;
+    const engine_gpu_ref *best = NULL;
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        double total_gib = (double)c->gpus[i].cuda_total_bytes / (double)ENGINE_GIB;
+        double gap = total_gib - free_gib;
+        if (gap >= -0.01 && gap <= GPU_INFER_WINDOW_GIB &&
+            (!best || c->gpus[i].cuda_total_bytes < best->cuda_total_bytes))
+            best = &c->gpus[i];
+    }
+    if (best) {
+        snprintf(f->values.gpu.name, sizeof f->values.gpu.name, "%s", best->name);
+        f->gpu_inferred = true;
+        f->origin[KNOB_GPU] = ORIGIN_INFERRED;
+    }
+}
+
+void engine_run_derive(const caplog_run *run, const engine_run_context *c, engine_run_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    f->target_group = -1;
+    f->static_gib = f->largest_gib = f->buckets_gib = NAN;
+    f->target_total_gib = f->draft_gib = f->total_gib = NAN;
+
+    const char *model = match_model(run, c);
+    if (model) {
+        snprintf(f->model, sizeof f->model, "%s", model);
+        f->model_origin = ORIGIN_LOG;
+    } else if (c->model_given && c->given && c->given->model.name[0]) {
+        snprintf(f->model, sizeof f->model, "%s", c->given->model.name);
+        f->model_origin = ORIGIN_PRESET;
+    }
+    derive_layers(run, f);
+    derive_logged_knobs(run, f);
+
+    /* What the log lacks comes from --preset / --set. */
+    const engine_deployment *g = c->given;
+    for (int knob = 0; g && knob < KNOB_COUNT; knob++) {
+        if (f->origin[knob] != ORIGIN_UNKNOWN || c->given_origin[knob] == ORIGIN_UNKNOWN)
+            continue;
+        f->origin[knob] = c->given_origin[knob];
+        engine_knob_copy(&f->values, g, (engine_knob_id)knob);
+    }
+    if (g && c->model_given) {
+        if (!f->has_backend) {
+            f->has_backend = true;
+            f->backend = g->backend;
+        }
+        if (!f->has_a2a) {
+            f->has_a2a = true;
+            f->a2a = g->a2a;
+        }
+    }
+    if (f->values.gpu.name[0] == '\0')
+        f->origin[KNOB_GPU] = ORIGIN_UNKNOWN;
+    if (f->origin[KNOB_GPU] == ORIGIN_UNKNOWN)
+        infer_gpu(run, c, f);
+}
+
+/* ---- A stored value back, as stated ---- */
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Digits only, no sign, no overflow; END gets the first byte after them. */
+static bool parse_u64(const char *p, uint64_t *out, const char **end)
+{
+    if (!isdigit((unsigned char)*p))
+        return false;
+    errno = 0;
+    char *e;
+    unsigned long long v = strtoull(p, &e, 10);
+    if (errno)
+        return false;
+    *out = v;
+    *end = e;
+    return true;
+}
+
+int engine_run_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *text, char *err, size_t errlen)
+{
+    const engine_knob_info *k = &engine_knobs[knob];
+    char *base = (char *)d;
+    bool autoable = k->type == KNOB_TYPE_INT_OR_AUTO || k->type == KNOB_TYPE_LIST_OR_AUTO || k->autoable;
+    if (autoable && strcmp(text, "auto") == 0) {
+        engine_knob_set_auto(d, knob);
+        return 0;
+    }
+    uint64_t v;
+    const char *end = text;
+    switch (k->field) {
+    case KNOB_FIELD_U32:
+    case KNOB_FIELD_U64:
+        if (!parse_u64(text, &v, &end) || *end || (k->field == KNOB_FIELD_U32 && v > UINT32_MAX))
+            return fail(err, errlen, "%s='%s': expected an integer%s", k->name, text, autoable ? " or 'auto'" : "");
+        if (k->field == KNOB_FIELD_U32)
+            *(uint32_t *)(base + k->offset) = (uint32_t)v;
+        else
+            *(uint64_t *)(base + k->offset) = v;
+        break;
+    case KNOB_FIELD_DOUBLE: {
+        errno = 0;
+        char *e;
+        double x = strtod(text, &e);
+        if (e == text || *e || errno || !isfinite(x))
+            return fail(err, errlen, "%s='%s': expected a number", k->name, text);
+        *(double *)(base + k->offset) = x;
+        break;
+    }
+    case KNOB_FIELD_LIST: {
+        uint32_t *list = (uint32_t *)(base + k->offset), n = 0;
+        for (const char *p = text;; p = end + 1) {
+            if (!parse_u64(p, &v, &end) || v > UINT32_MAX || (*end && *end != ','))
+                return fail(err, errlen, "%s='%s': expected 'auto' or integers separated by commas", k->name, text);
+            if (n == ENGINE_MAX_BUCKETS)
+                return fail(err, errlen, "%s='%s': more than %d sizes", k->name, text, ENGINE_MAX_BUCKETS);
+            list[n++] = (uint32_t)v;
+            if (!*end)
+                break;
+        }
+        *(uint32_t *)(base + k->count_offset) = n;
+        break;
+    }
+    case KNOB_FIELD_ENUM:
+    case KNOB_FIELD_BOOL:
+    case KNOB_FIELD_RELEASE: /* choices and releases have no planner rules to bypass */
+        return engine_knob_set_text(d, knob, text, NULL, err, errlen);
+    case KNOB_FIELD_NAME:
+        if (strlen(text) >= ENGINE_NAME_MAX)
+            return fail(err, errlen, "%s='%.32s...': longer than %d bytes", k->name, text, ENGINE_NAME_MAX - 1);
+        snprintf(base + k->offset, ENGINE_NAME_MAX, "%s", text);
+        break;
+    }
+    if (autoable)
+        *(bool *)(base + k->auto_offset) = false;
+    return 0;
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Plans from a model alone (--model, --set tp=, --sglang-args) and releases (issue 8's contract).
+source "$CGPLAN_TESTLIB"
+set -e
+GIB=1073741824
+term() { echo "[t for t in j['terms'] if t['id']=='$1'][0]"; }
+
+# --- the contract line: no deployment preset, an HF id, tp, a release
+expect_exit 0 "$CGPLAN" estimate --model deepseek-ai/DeepSeek-V3 --set gpu=h200 --set tp=8 --set sglang=0.4.6 \
+  --set max_bs=256 --format json
+check_py "j['model'] == 'deepseek-v3' and j['gpu'] == 'h200' and j['knobs']['tp'] == 8 and j['knobs']['max_bs'] == 256" "model plan knobs"
+check_py "j['knob_origins']['max_bs'] == 'set' and j['knob_origins']['ep'] == 'release default'" "knob origins"
+check_py "all(k in j for k in ('total_bytes', 'terms', 'budget', 'warnings')) and 'static_bytes' in j['layers']['target']" "JSON keys kept"
+# No K3 coefficient for another model: its fitted terms are unknown, the total says so.
+check_py "$(term lazy.other)['bytes'] is None and $(term buckets)['bytes'] is None and j['total_complete'] is False" "unknown terms"
+check_py "'k3_coefficients' not in [w['code'] for w in j['warnings']] and 'terms_unknown' in [w['code'] for w in j['warnings']]" "terms_unknown warning"
+# 0.4.6 on an H200 (over 81,920 MiB): [1, 2, 4, 8] + 16..256 step 8, 35 graphs; it kept each
+# graph's FP32 logits: the other buckets' rows x vocab x 4 (PR #8579 came later).
+check_py "len(j['knobs']['buckets']) == 35 and j['knobs']['buckets'][:5] == [1, 2, 4, 8, 16] and $(term buckets.logits)['bytes'] == (sum(j['knobs']['buckets']) - 256) * 129280 * 4" "per-graph logits before #8579"
+# Without an a2a backend the MoE runs the fused kernels over every token: no DeepEP bytes.
+check_py "$(term moe.deepep)['bytes'] == 0 and $(term moe.fused)['bytes'] > 0 and j['rows']['moe'] == 256" "fused MoE, all rows"
+expect_exit 0 "$CGPLAN" estimate --model deepseek-ai/DeepSeek-V3 --set gpu=h200 --set tp=8 --set max_bs=256 --format json
+check_py "$(term buckets.logits)['bytes'] == 0" "main shares one logits buffer"
+
+# --- bad input
+expect_exit 2 "$CGPLAN" estimate --model deepseek-ai/DeepSeek-V3 --set tp=8
+contains "$ERR" "--set gpu=NAME" "a model plan needs a GPU"
+expect_exit 2 "$CGPLAN" estimate --model no-such/Model --set gpu=h200
+contains "$ERR" "no model preset" "unknown model named"
+expect_exit 2 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --set sglang=0.3.0
+contains "$ERR" "v0.4.6" "too old a release names the oldest"
+expect_exit 2 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --set attention_backend=nope
+contains "$ERR" "fa3" "a bad choice lists the choices"
+
+# --- SGLang's own flags read back into knobs
+expect_exit 0 "$CGPLAN" estimate --set gpu=b200 --sglang-args "python3 -m sglang.launch_server --model-path \
+  deepseek-ai/DeepSeek-R1-0528 --tp-size 8 --enable-dp-attention --dp-size 8 --moe-a2a-backend deepep \
+  --cuda-graph-max-bs 64 --context-length 32768 --enable-two-batch-overlap" --format json
+check_py "j['model'] == 'deepseek-v3' and j['knobs']['tp'] == 8 and j['knobs']['dp'] == 8 and j['knobs']['dp_attention'] is True" "flags: layout"
+check_py "j['knobs']['a2a'] == 'deepep' and j['knobs']['tbo'] is True and j['knobs']['context_len'] == 32768" "flags: a2a, tbo, context"
+check_py "all(b % 2 == 0 for b in j['knobs']['buckets']) and j['knobs']['max_bs'] == 64" "two-batch overlap: even sizes"
+# The article's DP2 x DCP8 plan through its own flags gives the preset's graph memory.
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp2-dcp8 --format json
+want=$(printf '%s' "$OUT" | python3 -c "import json,sys; print(json.load(sys.stdin)['total_bytes'])")
+bs=$(printf '%s' "$OUT" | python3 -c "import json,sys; print(' '.join(map(str, json.load(sys.stdin)['knobs']['buckets'])))")
+expect_exit 0 "$CGPLAN" estimate --model kimi-k3 --set gpu=b200 --set attention_backend=flashinfer --sglang-args \
+  "--tp-size 16 --dp-size 2 --enable-dp-attention --dcp-size 8 --moe-a2a-backend deepep --cuda-graph-max-bs 192 \
+   --cuda-graph-bs $bs --speculative-algorithm EAGLE --speculative-num-steps 4 --speculative-num-draft-tokens 5 \
+   --context-length 1048576 SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=128" --format json
+check_py "j['total_bytes'] == $want" "flags reproduce the k3-dp2-dcp8 graph memory"
+check_py "j['knob_origins']['max_dispatch'] == 'set' and j['knobs']['max_dispatch'] == 128" "env assignment read"
+
+finish
