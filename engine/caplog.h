@@ -30,18 +30,19 @@
 
 /* Plausibility bounds. A number outside them is a corrupted or foreign line, not a measurement:
  * the line counts as malformed and the value is not kept (so it never reaches the store, a
- * calibration or a knob). Where a number becomes a knob the bound is the knob's range
- * (engine_knobs[], checked by test_caplog); the others are far beyond any real deployment. */
-#define CAPLOG_GIB_MAX 65536.0           /* any GiB value: 64 TiB, hundreds of times a GPU's memory */
-#define CAPLOG_SECONDS_MAX 1e6           /* a capture's elapsed time: 11 days */
-#define CAPLOG_BS_MAX 1024               /* a captured bs (max_bs, buckets: 1..1024) */
-#define CAPLOG_NUM_TOKENS_MAX 16777216   /* a captured num_tokens; also context_length (context_len) */
-#define CAPLOG_RANKS_MAX 1024            /* tp/dp/dcp/ep sizes (world, dp, dcp, ep: 1..1024) */
-#define CAPLOG_TAG_MAX 65535             /* a rank tag's number (TP0 .. TP65535) */
-#define CAPLOG_SPEC_MAX 1024             /* speculative steps, top-k, draft tokens, tokens per request */
-#define CAPLOG_REQUESTS_MAX 1048576      /* max_running_requests (its knob's range) */
+ * calibration or a knob). A log may state more than the planner's sliders offer (max_bs 2048, a
+ * 32M context: stored as stated), so each bound lies beyond its knob's range (test_caplog
+ * checks) and far beyond any real deployment, and well inside the types that hold it. */
+#define CAPLOG_GIB_MAX 65536.0                /* any GiB value: 64 TiB, hundreds of GPUs' memory */
+#define CAPLOG_SECONDS_MAX 1e6                /* a capture's elapsed time: 11 days */
+#define CAPLOG_BS_MAX 65536                   /* a captured bs (SGLang's grids stop at a few thousand) */
+#define CAPLOG_NUM_TOKENS_MAX (1 << 30)       /* a captured num_tokens; context_length */
+#define CAPLOG_RANKS_MAX 65536                /* tp/dp/dcp/ep sizes */
+#define CAPLOG_TAG_MAX 65535                  /* a rank tag's number (TP0 .. TP65535) */
+#define CAPLOG_SPEC_MAX 1024                  /* speculative steps, top-k, draft tokens, tokens per request */
+#define CAPLOG_REQUESTS_MAX (1 << 24)         /* max_running_requests */
 #define CAPLOG_KV_TOKENS_MAX (INT64_C(1) << 40) /* a KV pool's token count */
-#define CAPLOG_BAR_TOTAL_MAX 1048576     /* the n of a progress bar's i/n */
+#define CAPLOG_BAR_TOTAL_MAX 1048576          /* the n of a progress bar's i/n */
 
 typedef enum { CAPLOG_ROLE_NONE, CAPLOG_ROLE_TARGET, CAPLOG_ROLE_DRAFT } caplog_role;
 typedef enum {
