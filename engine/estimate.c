@@ -131,6 +131,8 @@ static int warning_kind(const char *code)
 }
 
 static engine_warning *warn_v(engine_warnings *w, const char *code, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static engine_warning *warn_v(engine_warnings *w, const char *code, const char *fmt, va_list ap)
 {
     if (!w || w->n >= ENGINE_MAX_WARNINGS)
         return NULL;

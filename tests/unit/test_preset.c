@@ -775,7 +775,10 @@ static void test_deep_nesting_refused_fast(void **state)
     if (took > 0.25)
         fail_msg("opening the catalog with three hostile files took %.3f s", took);
     assert_int_equal(preset_catalog_problem_count(c), 3);
-    assert_int_equal(preset_catalog_count(c), 13); /* every built-in */
+    size_t builtins = 0;
+    while (preset_builtin_files[builtins].file_name)
+        builtins++;
+    assert_int_equal(preset_catalog_count(c), builtins); /* every built-in, none of the hostile files */
     assert_int_equal(preset_load_model(c, "deep", &(engine_model){0}, err, sizeof err), 1);
     assert_located(err, path, 3, 11, "nests deeper than 8 levels", "expected a preset", NULL);
     assert_int_equal(preset_load_model(c, "huge", &(engine_model){0}, err, sizeof err), 1);
