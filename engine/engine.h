@@ -595,6 +595,17 @@ uint64_t engine_heuristic_deepep_bytes(engine_a2a a2a);
 /* KV cell per token per GPU (MLA or GQA), including the draft layers under speculation. */
 uint64_t engine_kv_cell_bytes(const engine_deployment *d);
 
+/* The bounds every model and deployment keeps so no product the engine forms can wrap
+ * (model_check.c says which products): dimensions, counts, byte sizes and coefficients. */
+#define ENGINE_DIM_MAX ((uint64_t)1 << 20)   /* hidden, head and intermediate sizes */
+#define ENGINE_VOCAB_MAX ((uint64_t)1 << 24) /* 16.7M tokens */
+#define ENGINE_COUNT_MAX ((uint64_t)1 << 16) /* heads, layers, experts, top_k */
+#define ENGINE_SIZE_MAX ((uint64_t)1 << 50)  /* 1 PiB: any byte size a preset gives */
+#define ENGINE_COEF_MAX ((uint64_t)1 << 32)  /* a coefficient (per row, per graph, lazy): 4 GiB */
+/* Returns 0, or -1 with "NAME: value too large: FIELD V is above MAX" in ERR. */
+int engine_model_check(const engine_model *m, char *err, size_t errlen);
+int engine_deployment_check(const engine_deployment *d, char *err, size_t errlen);
+
 /* Fills D with MODEL.md's defaults that presets may omit (dcp 1, other_runtime 1 GiB, ...). */
 void engine_deployment_defaults(engine_deployment *d);
 /* K3's default coefficients (MODEL.md), for models that have none of their own. */
