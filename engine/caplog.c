@@ -40,6 +40,7 @@ const char *const caplog_phase_names[5] = {NULL, "decode", "verify", "extend", "
 typedef struct {
     int32_t dp, pp, attn_cp, moe_dp, tp, ep;
     char label[CAPLOG_LABEL_MAX];
+    bool implausible; /* a tag's number beyond CAPLOG_TAG_MAX: the line is not read */
 } line_tags;
 
 /* A bar frame without bs= waits until a later frame shows it was the last one for its counter
@@ -57,6 +58,7 @@ struct caplog_parser {
     size_t len;
     bool overflow;
     uint32_t line_no; /* physical line of the segment being read, 1-based */
+    bool segment_malformed; /* the segment being read was counted as malformed already */
     bool finished;
 
     caplog_run *run;
@@ -188,8 +190,10 @@ static bool parse_int(const char *s, int64_t *out, const char **end)
         return false;
     int64_t v = 0;
     while (is_digit(*p)) {
-        if (v < INT64_MAX / 10)
-            v = v * 10 + (*p - '0');
+        int d = *p - '0';
+        /* saturate rather than drop digits: a 26-digit number must fail every range check, not
+         * read as its first 18 digits */
+        v = v > (INT64_MAX - d) / 10 ? INT64_MAX : v * 10 + d;
         p++;
     }
     *out = neg ? -v : v;
@@ -198,25 +202,42 @@ static bool parse_int(const char *s, int64_t *out, const char **end)
     return true;
 }
 
-/* The number right after KEY in S, or NaN. */
-static double real_after(const char *s, const char *key)
+/* "1e309": SGLang prints fixed-point only, so an exponent means the number is not one it wrote
+ * (reading the "1" and dropping the rest would invent a value). */
+static bool has_exponent(const char *end)
 {
-    const char *k = strstr(s, key);
-    double v;
-    if (!k || !parse_real(skip_spaces(k + strlen(key)), &v, NULL))
-        return NO_VALUE;
-    return v;
+    if (*end != 'e' && *end != 'E')
+        return false;
+    end++;
+    if (*end == '+' || *end == '-')
+        end++;
+    return is_digit(*end);
 }
 
-static bool int_after(const char *s, const char *key, int64_t *out)
+static bool real_plausible(const char *s, double lo, double hi, double *out)
 {
-    const char *k = strstr(s, key);
-    return k && parse_int(skip_spaces(k + strlen(key)), out, NULL);
+    const char *end;
+    double v;
+    if (!parse_real(s, &v, &end) || has_exponent(end) || !(v >= lo && v <= hi)) /* NaN, inf fail */
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool int_plausible(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *end;
+    int64_t v;
+    /* "12.5" or "1e9" is not an integer SGLang printed; "16." ends a sentence */
+    if (!parse_int(s, &v, &end) || (*end == '.' && is_digit(end[1])) || has_exponent(end) || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
 }
 
 /* "[1, 2, 4]" at S into OUT (at most CAP; the rest counted in *DROPPED). Returns the count,
- * or -1 when the list is not closed or holds something else. */
-static int parse_list(const char *s, uint32_t *out, uint32_t cap, uint32_t *dropped)
+ * or -1 when the list is not closed, holds something else or a number outside LO..HI. */
+static int parse_list(const char *s, uint32_t *out, uint32_t cap, uint32_t *dropped, int64_t lo, int64_t hi)
 {
     const char *p = skip_spaces(s);
     if (*p != '[')
@@ -228,7 +249,7 @@ static int parse_list(const char *s, uint32_t *out, uint32_t cap, uint32_t *drop
         if (*p == ']')
             return (int)n;
         int64_t v;
-        if (!parse_int(p, &v, &p) || v < 0 || v > UINT32_MAX)
+        if (!parse_int(p, &v, &p) || v < lo || v > hi)
             return -1;
         if (n < cap)
             out[n++] = (uint32_t)v;
@@ -239,6 +260,64 @@ static int parse_list(const char *s, uint32_t *out, uint32_t cap, uint32_t *drop
             p++;
         else if (*p != ']')
             return -1;
+    }
+}
+
+/* A number after its key: absent (the key is not there), read, or implausible (the key is there
+ * but what follows is not a number in range: the line is malformed). */
+typedef enum { VALUE_ABSENT, VALUE_OK, VALUE_BAD } value_state;
+
+static value_state real_key(const char *s, const char *key, double lo, double hi, double *out)
+{
+    const char *k = strstr(s, key);
+    if (!k)
+        return VALUE_ABSENT;
+    return real_plausible(skip_spaces(k + strlen(key)), lo, hi, out) ? VALUE_OK : VALUE_BAD;
+}
+
+static value_state int_key(const char *s, const char *key, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *k = strstr(s, key);
+    if (!k)
+        return VALUE_ABSENT;
+    return int_plausible(skip_spaces(k + strlen(key)), lo, hi, out) ? VALUE_OK : VALUE_BAD;
+}
+
+/* Counts the segment being read as malformed, once however many of its values are bad. */
+static void note_malformed(caplog_parser *p)
+{
+    if (p->segment_malformed)
+        return;
+    p->segment_malformed = true;
+    if (!p->run->malformed_lines++)
+        p->run->first_malformed_line = p->line_no;
+}
+
+/* The number after KEY in S within LO..HI, or NaN (absent, or implausible: then malformed). */
+static double real_after(caplog_parser *p, const char *s, const char *key, double lo, double hi)
+{
+    double v = NO_VALUE;
+    if (real_key(s, key, lo, hi, &v) == VALUE_BAD) {
+        note_malformed(p);
+        return NO_VALUE;
+    }
+    return v;
+}
+
+/* A GiB value after KEY: finite, 0..CAPLOG_GIB_MAX. */
+static double gib_after(caplog_parser *p, const char *s, const char *key)
+{
+    return real_after(p, s, key, 0.0, CAPLOG_GIB_MAX);
+}
+
+/* The integer after KEY in S within LO..HI into OUT; false when absent or implausible (then
+ * malformed). */
+static bool int_after(caplog_parser *p, const char *s, const char *key, int64_t lo, int64_t hi, int64_t *out)
+{
+    switch (int_key(s, key, lo, hi, out)) {
+    case VALUE_OK: return true;
+    case VALUE_BAD: note_malformed(p); return false;
+    default: return false;
     }
 }
 
@@ -281,7 +360,7 @@ static double diff2(double a, double b)
 /* ---------------------------------------------------------------- prefixes and tags */
 
 /* A line without tags: rank 0's. */
-static const line_tags rank0_tags = {-1, -1, -1, -1, -1, -1, ""};
+static const line_tags rank0_tags = {-1, -1, -1, -1, -1, -1, "", false};
 
 /* Parses "[YYYY-MM-DD HH:MM:SS(.mmm)? TAGS] " or 2024's "[HH:MM:SS TAGS] " at S (the '[' may
  * be lost in a paste). Returns the message, or NULL when S does not start with a prefix. */
@@ -314,7 +393,9 @@ static const char *parse_prefix(const char *s, line_tags *t)
         if (!tag_start)
             tag_start = name;
         tag_end = p;
-        int32_t v = num > INT32_MAX ? INT32_MAX : (int32_t)num;
+        if (num > CAPLOG_TAG_MAX)
+            tags.implausible = true;
+        int32_t v = num > CAPLOG_TAG_MAX ? CAPLOG_TAG_MAX : (int32_t)num;
         if (span_is(name, name_len, "DP"))
             tags.dp = v;
         else if (span_is(name, name_len, "PP"))
@@ -782,12 +863,6 @@ static bool run_speculative(const caplog_run *run)
 
 /* ---------------------------------------------------------------- capture lines */
 
-static void note_malformed(caplog_parser *p)
-{
-    if (!p->run->malformed_lines++)
-        p->run->first_malformed_line = p->line_no;
-}
-
 /* "Capture <name> begin." / "... end.": the kind as CLI.md names it ("target verify",
  * "draft cuda graph", "piecewise cuda graph"). Returns the text after the dot, or NULL. */
 static const char *capture_kind(const char *msg, char *kind, size_t cap, bool *is_begin)
@@ -823,15 +898,21 @@ static const char *capture_kind(const char *msg, char *kind, size_t cap, bool *i
     return stop + (*is_begin ? LITERAL_LEN(BEGIN_KEY) : LITERAL_LEN(END_KEY));
 }
 
-static int32_t step_of(const char *rest)
+static int32_t step_of(caplog_parser *p, const char *rest)
 {
     int64_t v;
-    return int_after(rest, "step=", &v) && v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+    return int_after(p, rest, "step=", 0, CAPLOG_SPEC_MAX, &v) ? (int32_t)v : -1;
+}
+
+/* The bounds of a capture list's entries: batch sizes, or num_tokens for prefill/piecewise. */
+static int parse_sizes(const char *s, uint32_t *out, uint32_t *dropped, bool num_tokens)
+{
+    return parse_list(s, out, CAPLOG_MAX_BUCKETS, dropped, 1, num_tokens ? CAPLOG_NUM_TOKENS_MAX : CAPLOG_BS_MAX);
 }
 
 static void on_begin(caplog_parser *p, int32_t slot, const char *kind, const char *rest)
 {
-    int32_t step = step_of(rest);
+    int32_t step = step_of(p, rest);
     int32_t j = group_match(p, slot, kind, step);
     if (j < 0)
         j = group_new(p, kind, step);
@@ -846,23 +927,27 @@ static void on_begin(caplog_parser *p, int32_t slot, const char *kind, const cha
         group_claim(p, j, slot);
     if (p->group_src[j] == slot) {
         g->has_begin = true;
-        g->begin_avail_gib = real_after(rest, "avail mem=");
-        if (strstr(rest, "avail mem=") && !caplog_known(g->begin_avail_gib))
-            note_malformed(p);
+        g->begin_avail_gib = gib_after(p, rest, "avail mem="); /* an unreadable one is malformed */
     }
     int64_t tokens;
-    if ((int_after(rest, "num_tokens_per_req=", &tokens) || int_after(rest, "num_tokens_per_bs=", &tokens)) &&
-        tokens >= 0 && tokens <= INT32_MAX)
+    if (int_after(p, rest, "num_tokens_per_req=", 1, CAPLOG_SPEC_MAX, &tokens) ||
+        int_after(p, rest, "num_tokens_per_bs=", 1, CAPLOG_SPEC_MAX, &tokens))
         g->tokens_per_req = (int32_t)tokens;
     const char *list = strstr(rest, "bs=[");
-    if (!list)
+    bool num_tokens = false;
+    if (!list) {
         list = strstr(rest, "num_tokens=[");
+        num_tokens = list != NULL;
+    }
     if (list) {
         uint32_t tmp[CAPLOG_MAX_BUCKETS], dropped = 0;
-        int n = parse_list(strchr(list, '['), tmp, CAPLOG_MAX_BUCKETS, &dropped);
+        int n = parse_sizes(strchr(list, '['), tmp, &dropped, num_tokens || g->sizes_are_num_tokens);
         if (n < 0)
             note_malformed(p);
+        bool had_sizes = g->n_sizes > 0;
         set_sizes(g, tmp, n, dropped);
+        if (num_tokens && !had_sizes && g->n_sizes)
+            g->sizes_are_num_tokens = true; /* "num_tokens=[...]": token counts, whatever the kind */
     }
     if (p->run->ranks[slot].order == 0)
         bars_follow(p, j);
@@ -870,7 +955,7 @@ static void on_begin(caplog_parser *p, int32_t slot, const char *kind, const cha
 
 static void on_end(caplog_parser *p, int32_t slot, const char *kind, const char *rest)
 {
-    int32_t step = step_of(rest);
+    int32_t step = step_of(p, rest);
     int32_t j = p->rank_open[slot];
     if (j < 0 || !group_is(&p->run->groups[j], kind, step))
         j = group_match(p, slot, kind, step);
@@ -888,14 +973,12 @@ static void on_end(caplog_parser *p, int32_t slot, const char *kind, const char 
         group_claim(p, j, slot);
     if (p->group_src[j] == slot) {
         g->has_end = true;
-        g->end_elapsed_s = real_after(rest, "elapsed=");
+        g->end_elapsed_s = real_after(p, rest, "elapsed=", 0.0, CAPLOG_SECONDS_MAX);
         if (!caplog_known(g->end_elapsed_s))
-            g->end_elapsed_s = real_after(rest, "Time elapsed:");
-        g->end_usage_gib = real_after(rest, "mem usage=");
-        g->end_avail_gib = real_after(rest, "avail mem=");
-        if ((strstr(rest, "mem usage=") && !caplog_known(g->end_usage_gib)) ||
-            (strstr(rest, "avail mem=") && !caplog_known(g->end_avail_gib)))
-            note_malformed(p);
+            g->end_elapsed_s = real_after(p, rest, "Time elapsed:", 0.0, CAPLOG_SECONDS_MAX);
+        /* usage is a difference of two readings: slightly negative when memory was freed */
+        g->end_usage_gib = real_after(p, rest, "mem usage=", -CAPLOG_GIB_MAX, CAPLOG_GIB_MAX);
+        g->end_avail_gib = gib_after(p, rest, "avail mem=");
     }
     if (j == p->bar_group && p->run->ranks[slot].order == 0) {
         pend_commit(p);
@@ -964,7 +1047,7 @@ static void on_failed(caplog_parser *p, int32_t slot, const char *msg)
 static void on_list(caplog_parser *p, int32_t slot, const char *list, bool num_tokens)
 {
     uint32_t tmp[CAPLOG_MAX_BUCKETS], dropped = 0;
-    int n = parse_list(list, tmp, CAPLOG_MAX_BUCKETS, &dropped);
+    int n = parse_sizes(list, tmp, &dropped, num_tokens);
     if (n < 0) {
         note_malformed(p);
         return;
@@ -981,13 +1064,18 @@ static void on_list(caplog_parser *p, int32_t slot, const char *list, bool num_t
         if (p->run->ranks[slot].order == 0)
             bars_follow(p, j);
     }
-    set_sizes(&p->run->groups[j], tmp, n, dropped);
+    caplog_group *g = &p->run->groups[j];
+    bool had_sizes = g->n_sizes > 0;
+    set_sizes(g, tmp, n, dropped);
+    if (num_tokens && !had_sizes && g->n_sizes)
+        g->sizes_are_num_tokens = true; /* a num_tokens list is never a list of batch sizes */
 }
 
 /* ---------------------------------------------------------------- progress bars */
 
 typedef struct {
-    bool described; /* "Capturing batches (...)" rather than a plain bar */
+    bool described;   /* "Capturing batches (...)" rather than a plain bar */
+    bool implausible; /* a number out of range: the frame is malformed, not read */
     uint32_t size;  /* bs= / num_tokens=, 0 if absent */
     bool num_tokens;
     double avail;     /* NaN if absent */
@@ -1007,10 +1095,13 @@ static void parse_bar_tail(const char *s, bar_frame *f)
         return;
     const char *q = skip_spaces(bar_end + 1);
     int64_t i, n;
-    if (parse_int(q, &i, &q) && *q == '/' && parse_int(q + 1, &n, &q) && i >= 0 && n > 0 && i <= INT32_MAX &&
-        n <= UINT32_MAX) {
-        f->counter = (int32_t)i;
-        f->total = (uint32_t)n;
+    if (parse_int(q, &i, &q) && *q == '/' && parse_int(q + 1, &n, &q)) {
+        if (i >= 0 && n > 0 && i <= CAPLOG_BAR_TOTAL_MAX && n <= CAPLOG_BAR_TOTAL_MAX) {
+            f->counter = (int32_t)i;
+            f->total = (uint32_t)n;
+        } else {
+            f->implausible = true;
+        }
     }
     const char *rate = strchr(q, '[');
     const char *rate_end = rate ? strchr(rate, ']') : NULL;
@@ -1039,13 +1130,15 @@ static bool parse_bar(const char *s, bar_frame *f)
         memcpy(desc, lparen + 1, n);
         desc[n] = '\0';
         int64_t size;
-        if (int_after(desc, "num_tokens=", &size) && size > 0 && size <= UINT32_MAX) {
+        value_state tokens = int_key(desc, "num_tokens=", 1, CAPLOG_NUM_TOKENS_MAX, &size);
+        value_state bs = tokens == VALUE_ABSENT ? int_key(desc, "bs=", 1, CAPLOG_BS_MAX, &size) : VALUE_ABSENT;
+        if (tokens == VALUE_OK || bs == VALUE_OK)
             f->size = (uint32_t)size;
-            f->num_tokens = true;
-        } else if (int_after(desc, "bs=", &size) && size > 0 && size <= UINT32_MAX) {
-            f->size = (uint32_t)size;
-        }
-        f->avail = real_after(desc, "avail_mem=");
+        f->num_tokens = tokens == VALUE_OK;
+        if (real_key(desc, "avail_mem=", 0.0, CAPLOG_GIB_MAX, &f->avail) == VALUE_BAD)
+            f->implausible = true;
+        if (tokens == VALUE_BAD || bs == VALUE_BAD)
+            f->implausible = true;
         parse_bar_tail(rparen, f);
         return true;
     }
@@ -1187,24 +1280,24 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
         }
         caplog_rank *r = rank_values(p, t);
         if (r)
-            rank_set(r, &r->weights_begin_avail_gib, real_after(k, "avail mem="));
+            rank_set(r, &r->weights_begin_avail_gib, gib_after(p, k, "avail mem="));
     } else if ((k = strstr(msg, "Load weight end."))) {
         caplog_rank *r = rank_values(p, t);
         if (r && !caplog_known(r->weights_end_avail_gib)) {
-            rank_set(r, &r->weights_end_avail_gib, real_after(k, "avail mem="));
-            rank_set(r, &r->weights_usage_gib, real_after(k, "mem usage="));
+            rank_set(r, &r->weights_end_avail_gib, gib_after(p, k, "avail mem="));
+            rank_set(r, &r->weights_usage_gib, gib_after(p, k, "mem usage="));
         }
     } else if ((k = strstr(msg, "KV Cache is allocated."))) {
         caplog_rank *r = rank_values(p, t);
         if (r && !caplog_known(r->pool_avail_gib)) { /* after the first pool: a draft's cache */
             int64_t tokens;
-            if (r->kv_tokens < 0 && int_after(k, "#tokens:", &tokens)) {
+            if (r->kv_tokens < 0 && int_after(p, k, "#tokens:", 0, CAPLOG_KV_TOKENS_MAX, &tokens)) {
                 r->kv_tokens = tokens;
                 r->has_data = true;
             }
-            double kv = real_after(k, "KV size:");
+            double kv = gib_after(p, k, "KV size:");
             if (!caplog_known(kv)) {
-                double ks = real_after(k, "K size:"), vs = real_after(k, "V size:");
+                double ks = gib_after(p, k, "K size:"), vs = gib_after(p, k, "V size:");
                 kv = (caplog_known(ks) && caplog_known(vs)) ? ks + vs : NO_VALUE;
             }
             if (!caplog_known(kv))
@@ -1215,27 +1308,28 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
         caplog_rank *r = rank_values(p, t);
         if (r && !caplog_known(r->pool_avail_gib)) {
             for (const char *s = strstr(k, "state size:"); s; s = strstr(s + 1, "state size:"))
-                rank_add(r, &r->state_gib, real_after(s, "state size:"));
+                rank_add(r, &r->state_gib, gib_after(p, s, "state size:"));
         }
     } else if ((k = strstr(msg, "Memory pool end."))) {
         caplog_rank *r = rank_values(p, t);
         if (r)
-            rank_set(r, &r->pool_avail_gib, real_after(k, "avail mem="));
+            rank_set(r, &r->pool_avail_gib, gib_after(p, k, "avail mem="));
     } else if ((k = strstr(msg, "max_total_num_tokens="))) {
         caplog_rank *r = rank_values(p, t);
         int64_t tokens;
-        if (r && r->max_total_num_tokens < 0 && int_after(k, "max_total_num_tokens=", &tokens)) {
+        if (r && r->max_total_num_tokens < 0 &&
+            int_after(p, k, "max_total_num_tokens=", 0, CAPLOG_KV_TOKENS_MAX, &tokens)) {
             r->max_total_num_tokens = tokens;
             r->has_data = true;
-            rank_set(r, &r->available_gpu_mem_gib, real_after(k, "available_gpu_mem="));
+            rank_set(r, &r->available_gpu_mem_gib, gib_after(p, k, "available_gpu_mem="));
         }
     } else if ((k = strstr(msg, "DCP enabled, dcp_size="))) {
         int64_t v;
-        if (!p->run->args.dcp_size.has && int_after(k, "dcp_size=", &v)) {
+        if (!p->run->args.dcp_size.has && int_after(p, k, "dcp_size=", 1, CAPLOG_RANKS_MAX, &v)) {
             p->run->args.dcp_size.has = true;
             p->run->args.dcp_size.v = v;
         }
-        if (!p->run->args.tp_size.has && int_after(k, "tp_size=", &v)) {
+        if (!p->run->args.tp_size.has && int_after(p, k, "tp_size=", 1, CAPLOG_RANKS_MAX, &v)) {
             p->run->args.tp_size.has = true;
             p->run->args.tp_size.v = v;
         }
@@ -1252,23 +1346,27 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
 
 /* The fields the planner reads, in the order the JSON writes them (tmux-style table). */
 static const caplog_server_arg_info server_arg_table[] = {
-    {"model_path", CAPLOG_ARG_STR, offsetof(caplog_server_args, model_path)},
-    {"tp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, tp_size)},
-    {"dp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, dp_size)},
-    {"dcp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, dcp_size)},
-    {"ep_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, ep_size)},
-    {"enable_dp_attention", CAPLOG_ARG_BOOL, offsetof(caplog_server_args, enable_dp_attention)},
-    {"moe_a2a_backend", CAPLOG_ARG_STR, offsetof(caplog_server_args, moe_a2a_backend)},
-    {"attention_backend", CAPLOG_ARG_STR, offsetof(caplog_server_args, attention_backend)},
-    {"cuda_graph_max_bs", CAPLOG_ARG_INT, offsetof(caplog_server_args, cuda_graph_max_bs)},
-    {"cuda_graph_bs", CAPLOG_ARG_LIST, offsetof(caplog_server_args, cuda_graph_bs)},
-    {"speculative_algorithm", CAPLOG_ARG_STR, offsetof(caplog_server_args, speculative_algorithm)},
-    {"speculative_num_steps", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_num_steps)},
-    {"speculative_eagle_topk", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_eagle_topk)},
-    {"speculative_num_draft_tokens", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_num_draft_tokens)},
-    {"context_length", CAPLOG_ARG_INT, offsetof(caplog_server_args, context_length)},
-    {"mem_fraction_static", CAPLOG_ARG_REAL, offsetof(caplog_server_args, mem_fraction_static)},
-    {"max_running_requests", CAPLOG_ARG_INT, offsetof(caplog_server_args, max_running_requests)},
+    {"model_path", CAPLOG_ARG_STR, offsetof(caplog_server_args, model_path), 0, 0},
+    {"tp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, tp_size), 1, CAPLOG_RANKS_MAX},
+    {"dp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, dp_size), 1, CAPLOG_RANKS_MAX},
+    {"dcp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, dcp_size), 1, CAPLOG_RANKS_MAX},
+    {"ep_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, ep_size), 1, CAPLOG_RANKS_MAX},
+    {"enable_dp_attention", CAPLOG_ARG_BOOL, offsetof(caplog_server_args, enable_dp_attention), 0, 0},
+    {"moe_a2a_backend", CAPLOG_ARG_STR, offsetof(caplog_server_args, moe_a2a_backend), 0, 0},
+    {"attention_backend", CAPLOG_ARG_STR, offsetof(caplog_server_args, attention_backend), 0, 0},
+    {"cuda_graph_max_bs", CAPLOG_ARG_INT, offsetof(caplog_server_args, cuda_graph_max_bs), 1, CAPLOG_BS_MAX},
+    {"cuda_graph_bs", CAPLOG_ARG_LIST, offsetof(caplog_server_args, cuda_graph_bs), 1, CAPLOG_BS_MAX},
+    {"speculative_algorithm", CAPLOG_ARG_STR, offsetof(caplog_server_args, speculative_algorithm), 0, 0},
+    {"speculative_num_steps", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_num_steps), 0, CAPLOG_SPEC_MAX},
+    {"speculative_eagle_topk", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_eagle_topk), 1,
+     CAPLOG_SPEC_MAX},
+    {"speculative_num_draft_tokens", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_num_draft_tokens), 1,
+     CAPLOG_SPEC_MAX},
+    {"context_length", CAPLOG_ARG_INT, offsetof(caplog_server_args, context_length), 1, CAPLOG_NUM_TOKENS_MAX},
+    /* a fraction of the GPU: 0 would leave nothing, above 1 is more than there is */
+    {"mem_fraction_static", CAPLOG_ARG_REAL, offsetof(caplog_server_args, mem_fraction_static), 1e-6, 1},
+    {"max_running_requests", CAPLOG_ARG_INT, offsetof(caplog_server_args, max_running_requests), 1,
+     CAPLOG_REQUESTS_MAX},
 };
 #define SERVER_ARG_COUNT (sizeof server_arg_table / sizeof server_arg_table[0])
 
@@ -1282,29 +1380,46 @@ const caplog_server_arg_info *caplog_server_arg_at(size_t i)
     return i < SERVER_ARG_COUNT ? &server_arg_table[i] : NULL;
 }
 
-static void server_arg_set(caplog_server_args *a, const char *name, size_t name_len, const char *v, size_t vlen)
+/* Sets field NAME from the value text V. Returns false when the value is there but implausible
+ * (the line is then malformed; the field stays unset). */
+static bool server_arg_set(caplog_server_args *a, const char *name, size_t name_len, const char *v, size_t vlen)
 {
     size_t i;
     for (i = 0; i < SERVER_ARG_COUNT; i++)
         if (span_is(name, name_len, server_arg_table[i].name))
             break;
     if (i == SERVER_ARG_COUNT || span_is(v, vlen, "None"))
-        return;
+        return true;
     char buf[CAPLOG_STR_MAX];
     size_t n = vlen < sizeof buf - 1 ? vlen : sizeof buf - 1;
     memcpy(buf, v, n);
     buf[n] = '\0';
-    void *field = (char *)a + server_arg_table[i].offset;
+    const caplog_server_arg_info *info = &server_arg_table[i];
+    void *field = (char *)a + info->offset;
     const char *end;
-    switch (server_arg_table[i].type) {
+    switch (info->type) {
     case CAPLOG_ARG_INT: {
         caplog_opt_int *f = field;
-        f->has = parse_int(buf, &f->v, &end) && *end == '\0';
+        int64_t x;
+        f->has = parse_int(buf, &x, &end) && *end == '\0';
+        if (f->has && (x < (int64_t)info->min || x > (int64_t)info->max)) {
+            f->has = false;
+            return false;
+        }
+        f->v = f->has ? x : 0;
         break;
     }
     case CAPLOG_ARG_REAL: {
         caplog_opt_real *f = field;
-        f->has = parse_real(buf, &f->v, &end) && *end == '\0';
+        double x;
+        f->has = parse_real(buf, &x, &end) && *end == '\0';
+        if (!f->has && parse_real(buf, &x, &end) && has_exponent(end))
+            return false; /* "1e309" */
+        if (f->has && !(x >= info->min && x <= info->max)) {
+            f->has = false;
+            return false;
+        }
+        f->v = f->has ? x : 0;
         break;
     }
     case CAPLOG_ARG_BOOL: {
@@ -1325,12 +1440,19 @@ static void server_arg_set(caplog_server_args *a, const char *name, size_t name_
     case CAPLOG_ARG_LIST: {
         caplog_opt_list *f = field;
         /* the list can be longer than BUF: parse it in place, it ends at its ']' */
-        int cnt = parse_list(v, f->v, CAPLOG_MAX_BUCKETS, NULL);
+        int cnt = parse_list(v, f->v, CAPLOG_MAX_BUCKETS, NULL, 0, UINT32_MAX);
         f->has = cnt >= 0;
         f->n = cnt < 0 ? 0 : (uint32_t)cnt;
+        for (uint32_t k = 0; k < f->n; k++)
+            if (f->v[k] < info->min || f->v[k] > info->max) {
+                f->has = false;
+                f->n = 0;
+                return false;
+            }
         break;
     }
     }
+    return true;
 }
 
 /* server_args=ServerArgs(key=value, ...): values may hold quotes, lists, dicts, parentheses. */
@@ -1376,7 +1498,8 @@ static void on_server_args(caplog_parser *p, const char *text)
         }
         if (!*s && (quote || depth))
             break; /* cut inside a value */
-        server_arg_set(a, name, name_len, v, (size_t)(s - v));
+        if (!server_arg_set(a, name, name_len, v, (size_t)(s - v)))
+            note_malformed(p);
     }
 }
 
@@ -1440,6 +1563,12 @@ static bool on_capture_line(caplog_parser *p, int32_t slot, const char *msg)
 static void on_message(caplog_parser *p, const char *msg, bool prefixed, const line_tags *t)
 {
     int32_t slot;
+    if (prefixed && t->implausible) {
+        /* "TP99999999999": not a rank of any deployment; reading it as one (or as rank 0)
+         * would invent a rank */
+        note_malformed(p);
+        return;
+    }
     if (prefixed) {
         slot = run_rank(p, t);
         p->last_slot = slot;
@@ -1479,7 +1608,9 @@ static void process_segment(caplog_parser *p, char *s, int depth)
     const char *t = skip_spaces(m);
     bar_frame f;
     if (parse_bar(t, &f)) {
-        if (f.described)
+        if (f.implausible)
+            note_malformed(p);
+        else if (f.described)
             on_described_bar(p, &f);
         else
             on_plain_bar(p, &f);
@@ -1538,6 +1669,7 @@ static void segment_done(caplog_parser *p)
         p->run->truncated_lines++;
     } else {
         p->line[p->len] = '\0';
+        p->segment_malformed = false;
         process_segment(p, p->line, 0);
     }
     p->len = 0;

@@ -28,6 +28,22 @@
 #define CAPLOG_ENV_VALUE_MAX 160
 #define CAPLOG_RAW_ARGS_MAX 4096 /* server_args text kept verbatim, truncated */
 
+/* Plausibility bounds. A number outside them is a corrupted or foreign line, not a measurement:
+ * the line counts as malformed and the value is not kept (so it never reaches the store, a
+ * calibration or a knob). A log may state more than the planner's sliders offer (max_bs 2048, a
+ * 32M context: stored as stated), so each bound lies beyond its knob's range (test_caplog
+ * checks) and far beyond any real deployment, and well inside the types that hold it. */
+#define CAPLOG_GIB_MAX 65536.0                /* any GiB value: 64 TiB, hundreds of GPUs' memory */
+#define CAPLOG_SECONDS_MAX 1e6                /* a capture's elapsed time: 11 days */
+#define CAPLOG_BS_MAX 65536                   /* a captured bs (SGLang's grids stop at a few thousand) */
+#define CAPLOG_NUM_TOKENS_MAX (1 << 30)       /* a captured num_tokens; context_length */
+#define CAPLOG_RANKS_MAX 65536                /* tp/dp/dcp/ep sizes */
+#define CAPLOG_TAG_MAX 65535                  /* a rank tag's number (TP0 .. TP65535) */
+#define CAPLOG_SPEC_MAX 1024                  /* speculative steps, top-k, draft tokens, tokens per request */
+#define CAPLOG_REQUESTS_MAX (1 << 24)         /* max_running_requests */
+#define CAPLOG_KV_TOKENS_MAX (INT64_C(1) << 40) /* a KV pool's token count */
+#define CAPLOG_BAR_TOTAL_MAX 1048576          /* the n of a progress bar's i/n */
+
 typedef enum { CAPLOG_ROLE_NONE, CAPLOG_ROLE_TARGET, CAPLOG_ROLE_DRAFT } caplog_role;
 typedef enum {
     CAPLOG_PHASE_NONE,
@@ -141,7 +157,8 @@ typedef enum {
 typedef struct {
     const char *name; /* SGLang's ServerArgs name */
     caplog_arg_type type;
-    size_t offset; /* of the caplog_opt_* field in caplog_server_args */
+    size_t offset;   /* of the caplog_opt_* field in caplog_server_args */
+    double min, max; /* INT, REAL, LIST items: the plausible range; a value outside is malformed */
 } caplog_server_arg_info;
 size_t caplog_server_arg_count(void);
 const caplog_server_arg_info *caplog_server_arg_at(size_t i); /* NULL past the count */

@@ -60,6 +60,13 @@ const engine_term_info engine_terms[TERM_COUNT] = {
      "the static layer no formula explains, fitted from measured runs", LAYER_STATIC, SOURCE_CALIBRATED, 0,
      "static_bytes: the calibration's intercept of the static layer", "cgplan calibrate over the pool's runs",
      "the unexplained static buffers", false, true},
+    {TERM_DEEPEP_NORMAL, "moe.deepep_normal", "DeepEP normal", "DeepEP norm",
+     "DeepEP's normal-mode NVL buffer (auto and normal mode)", LAYER_LARGEST, SOURCE_EXACT,
+     KNOB_BIT(KNOB_DEEPEP_MODE) | KNOB_BIT(KNOB_EP) | KNOB_BIT(KNOB_A2A),
+     "NVL hint (+ the normal RDMA hint beyond the LL one) over the dispatch and combine configs, hidden x 2 B",
+     "deep_ep Config::get_nvl_buffer_size_hint / get_rdma_buffer_size_hint; token_dispatcher/deepep.py "
+     "DeepEPBuffer.get_deepep_buffer",
+     "DeepEP's normal-mode buffer", false, true},
 };
 
 const char *const engine_layer_names[LAYER_COUNT] = {"static", "largest", "buckets", "draft"};
@@ -136,6 +143,8 @@ static int warning_kind(const char *code)
     return -1;
 }
 
+static engine_warning *warn_v(engine_warnings *w, const char *code, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 static engine_warning *warn_v(engine_warnings *w, const char *code, const char *fmt, va_list ap)
 {
     if (!w || w->n >= ENGINE_MAX_WARNINGS)
@@ -279,7 +288,9 @@ const char *engine_wall_phrase(const engine_estimate *e)
 void engine_k3_default_coefficients(uint64_t coef[COEF_COUNT])
 {
     coef[COEF_ACT_BYTES_PER_ROW] = 4884109;  /* 4.66 MiB per attention row */
-    coef[COEF_LAZY_BYTES] = 794000357;       /* 0.739 GiB */
+    /* 0.739 GiB of the article less DeepEP's normal-mode NVL buffer at EP16 (212,523,264 B),
+     * now a term of its own: the sum, and so every K3 total, is unchanged. */
+    coef[COEF_LAZY_BYTES] = 581477093;
     coef[COEF_GRAPH_BYTES] = 52706322;       /* 50.3 MiB per further graph */
     coef[COEF_OUT_BYTES_PER_ROW] = 26365;    /* 25.7 KiB per row of a further bucket */
     coef[COEF_DRAFT_BASE_BYTES] = 510343173; /* 0.475 GiB */
@@ -328,6 +339,46 @@ uint64_t engine_deepep_ll_hint_bytes(uint64_t T, uint64_t H, uint64_t E)
     uint64_t sig = (4 * E + 127) / 128 * 128;
     uint64_t total = 2 * send + 2 * recv + 2 * sig;
     return (total / 128 + 1) * 128; /* NUM_BUFFER_ALIGNMENT_BYTES: always adds 1..128 */
+}
+
+/* DeepEP's default normal-mode configs (deep_ep/buffer.py get_dispatch_config / get_combine_config
+ * at HEAD, reference/moe-comm-memory.md 1.6): {ranks, nvl_recv, rdma_send, rdma_recv} of the
+ * dispatch and the combine config; num_sms 20 (Buffer.num_sms), so 10 channels. */
+static const struct {
+    uint32_t ranks;
+    uint32_t nvl_recv[2], rdma_send[2], rdma_recv[2];
+} deepep_configs[] = {
+    {2, {256, 256}, {6, 6}, {128, 128}},     {4, {256, 256}, {6, 6}, {128, 128}},
+    {8, {256, 256}, {6, 6}, {128, 128}},     {16, {288, 288}, {20, 12}, {128, 128}},
+    {24, {288, 288}, {8, 8}, {128, 128}},    {32, {288, 288}, {8, 8}, {128, 128}},
+    {48, {288, 288}, {8, 8}, {128, 128}},    {64, {288, 288}, {8, 8}, {128, 128}},
+    {96, {480, 480}, {12, 8}, {128, 128}},   {128, {560, 560}, {12, 8}, {128, 128}},
+    {144, {720, 720}, {12, 8}, {128, 128}},  {160, {720, 720}, {12, 8}, {128, 128}},
+};
+
+static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+bool engine_deepep_normal_bytes(uint32_t ranks, uint64_t hb, uint64_t *nvl, uint64_t *rdma)
+{
+    const uint64_t channels = 20 / 2;
+    for (size_t i = 0; i < sizeof deepep_configs / sizeof deepep_configs[0]; i++) {
+        if (deepep_configs[i].ranks != ranks)
+            continue;
+        uint64_t rdma_ranks = ranks / 8 > 1 ? ranks / 8 : 1, nvl_ranks = ranks < 8 ? ranks : 8;
+        *nvl = *rdma = 0;
+        for (int c = 0; c < 2; c++) {
+            uint64_t n = channels * nvl_ranks * deepep_configs[i].nvl_recv[c];
+            uint64_t v = align_up(4 * channels * nvl_ranks * (2 * rdma_ranks + 3) + n * (hb + 2056), 128);
+            *nvl = v > *nvl ? v : *nvl;
+            if (ranks > 8) { /* RDMA only across nodes */
+                uint64_t m = channels * rdma_ranks * align_up(deepep_configs[i].rdma_recv[c], deepep_configs[i].rdma_send[c]);
+                uint64_t r = align_up(144 * channels * rdma_ranks + 2 * m * (hb + 2072), 128);
+                *rdma = r > *rdma ? r : *rdma;
+            }
+        }
+        return true;
+    }
+    return false;
 }
 
 uint32_t engine_nvshmem_qp_depth(uint32_t max_dispatch)
@@ -711,6 +762,25 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     dt->depends_on |= dispatch_deps;
     dt->alt_bytes = deepep ? engine_deepep_nvshmem_bytes(deepep_bytes) : 0;
     dt->alt_label = "NVSHMEM 512 MiB chunks";
+    /* Normal and auto mode add the normal-mode NVL buffer; their RDMA buffer is the larger of the
+     * normal hint and the LL one (so auto adds only what the normal hint has beyond LL). SGLang
+     * passes hidden x 2 bytes (params_bytes 2: BF16 dispatch) over the EP group. */
+    engine_term *normal = set_term(e, TERM_DEEPEP_NORMAL, 0);
+    if (deepep && lay->deepep_normal) {
+        uint64_t nvl, rdma;
+        if (engine_deepep_normal_bytes(lay->ep, 2 * (uint64_t)m->dispatch_hidden, &nvl, &rdma)) {
+            uint64_t ll = lay->deepep_ll ? deepep_bytes : 0;
+            normal->bytes = nvl + (rdma > ll ? rdma - ll : 0);
+        } else {
+            normal->known = false;
+            normal->source = SOURCE_UNKNOWN;
+            normal->formula = "DeepEP has no default normal-mode config for this EP size";
+        }
+    }
+    if (deepep && !lay->deepep_ll) { /* normal mode only: no low-latency buffer */
+        dt->bytes = 0;
+        dt->alt_bytes = 0;
+    }
     uint64_t gemm =
         deepep ? engine_masked_gemm_sum_bytes(T, m->dispatch_hidden, m->moe_intermediate, m->num_experts) : 0;
     engine_term *gt = set_term(e, TERM_MASKED_GEMM, gemm);

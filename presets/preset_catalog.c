@@ -13,7 +13,10 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#define PRESET_FILE_MAX ((size_t)1 << 20) /* a preset is a few hundred bytes; refuse junk */
+/* A preset is a few hundred bytes (the largest built-in, kimi-k3.yaml, 1.3 KB): 64 KiB is 50
+ * times that, room for long comments, and small enough that a file at the cap costs well under a
+ * millisecond to refuse or parse (the nesting scan keeps libyaml linear). */
+#define PRESET_FILE_MAX ((size_t)64 << 10)
 #define PRESET_SUFFIX ".yaml"
 #define PRESET_SUFFIX_LEN (sizeof PRESET_SUFFIX - 1)
 #define CATALOG_INITIAL_ITEMS 16   /* room for the built-in presets before the first realloc */
@@ -62,8 +65,9 @@ static char *read_file(const char *path, size_t *len, char *msg, size_t msglen)
         return NULL;
     }
     if (n > PRESET_FILE_MAX) {
-        preset_set_err(msg, msglen, "%s:1:1: the file is larger than %zu bytes; expected a preset of a few lines", path,
-                       PRESET_FILE_MAX);
+        preset_set_err(msg, msglen,
+                       "%s:1:1: the file is larger than %zu bytes; expected a preset (a few hundred bytes of keys)",
+                       path, PRESET_FILE_MAX);
         free(buf);
         return NULL;
     }
@@ -463,6 +467,12 @@ int preset_load_deployment(const preset_catalog *c, const char *name_or_path, en
     }
     preset_assemble_deployment(it, model, gpu, out);
     free_item(owned);
+    /* The backstop: nothing out of the engine's bounds reaches an estimate. */
+    char why[PRESET_MSG_MAX];
+    if (engine_deployment_check(out, why, sizeof why) != 0) {
+        preset_set_err(err, errlen, "%s: %s", name_or_path, why);
+        return 1;
+    }
     return 0;
 }
 
@@ -485,6 +495,11 @@ int preset_load_model(const preset_catalog *c, const char *name, engine_model *o
     if (rc == 0)
         *out = it->u.model;
     free_item(owned);
+    char why[PRESET_MSG_MAX];
+    if (rc == 0 && engine_model_check(out, why, sizeof why) != 0) {
+        preset_set_err(err, errlen, "%s: %s", name, why);
+        return 1;
+    }
     return rc;
 }
 

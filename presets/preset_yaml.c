@@ -400,6 +400,136 @@ char *preset_yaml_join_list(preset_yaml_doc *p, const yaml_node_t *n, const char
     return text;
 }
 
+/* ---- Nesting, before libyaml. ---- */
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static int too_deep(const char *origin, size_t line, size_t col, char *msg, size_t msglen)
+{
+    return preset_set_err(msg, msglen,
+                          "%s:%zu:%zu: the file nests deeper than %d levels; expected a preset (a mapping of keys, "
+                          "a few of them holding a mapping or a list)",
+                          origin, line, col, PRESET_DEPTH_MAX);
+}
+
+static int too_many_openers(const char *origin, size_t line, size_t col, char *msg, size_t msglen)
+{
+    return preset_set_err(msg, msglen,
+                          "%s:%zu:%zu: more than %d '[' and '{' in the file; expected a preset (a mapping with a few "
+                          "flow lists)",
+                          origin, line, col, PRESET_FLOW_OPENERS_MAX);
+}
+
+/* The scan reads YAML's structure coarsely: indentation and compact "- " / "? " entries for
+ * block depth; brackets outside quotes, comments and block scalars for flow depth. Where it can
+ * misread (a quote inside a block scalar's text), the opener count still bounds what libyaml
+ * sees, so no file reaches libyaml deeper than PRESET_FLOW_OPENERS_MAX. */
+int preset_yaml_check_nesting(const char *origin, const char *text, size_t len, char *msg, size_t msglen)
+{
+    size_t indents[PRESET_DEPTH_MAX + 1]; /* the open block levels' columns, increasing */
+    size_t n_indents = 0, flow = 0, openers = 0, line = 0, i = 0;
+    size_t literal_indent = 0; /* inside a "|" or ">" block scalar: deeper lines are its text */
+    bool literal = false;
+    char quote = 0; /* the open quoted scalar's quote, or 0 */
+    while (i < len) {
+        size_t start = i, eol = i;
+        while (eol < len && text[eol] != '\n')
+            eol++;
+        line++;
+        size_t indent = 0;
+        while (start + indent < eol && text[start + indent] == ' ')
+            indent++;
+        bool blank = start + indent == eol || text[start + indent] == '\r';
+        if (literal && (blank || indent > literal_indent)) {
+            for (size_t k = start; k < eol; k++) /* its text is not structure, but it is counted */
+                if ((text[k] == '[' || text[k] == '{') && ++openers > PRESET_FLOW_OPENERS_MAX)
+                    return too_many_openers(origin, line, k - start + 1, msg, msglen);
+            i = eol + 1;
+            continue;
+        }
+        literal = false;
+        size_t depth = n_indents;
+        i = start;
+        if (!quote && flow == 0 && !blank && text[start + indent] != '#') {
+            while (n_indents && indents[n_indents - 1] > indent)
+                n_indents--;
+            if (!n_indents || indents[n_indents - 1] < indent) {
+                if (n_indents == PRESET_DEPTH_MAX)
+                    return too_deep(origin, line, indent + 1, msg, msglen);
+                indents[n_indents++] = indent;
+            }
+            depth = n_indents;
+            i = start + indent;
+            while (i + 1 < eol && (text[i] == '-' || text[i] == '?') && is_blank(text[i + 1])) {
+                if (++depth > PRESET_DEPTH_MAX)
+                    return too_deep(origin, line, i - start + 1, msg, msglen);
+                i += 2;
+                while (i < eol && is_blank(text[i]))
+                    i++;
+            }
+        }
+        /* PREV: the byte before. LAST: what the last non-blank byte was to YAML, an indicator
+         * (":-?,[{" when it acted as one) or 'a' for the text of a scalar. */
+        char prev = ' ', last = 0;
+        const char *value = NULL; /* where the last token outside quotes started */
+        for (; i < eol; i++) {
+            char c = text[i];
+            if ((c == '[' || c == '{') && ++openers > PRESET_FLOW_OPENERS_MAX)
+                return too_many_openers(origin, line, i - start + 1, msg, msglen);
+            if (quote) {
+                if (quote == '"' && c == '\\' && i + 1 < eol)
+                    i++;
+                else if (quote == '\'' && c == '\'' && i + 1 < eol && text[i + 1] == '\'')
+                    i++; /* '' inside '...' */
+                else if (c == quote)
+                    quote = 0;
+                prev = c;
+                last = 'a';
+                continue;
+            }
+            if (c == '#' && is_blank(prev))
+                break; /* a comment: the rest of the line */
+            if (is_blank(c)) {
+                prev = c;
+                continue;
+            }
+            bool next_blank = i + 1 >= eol || is_blank(text[i + 1]) || text[i + 1] == '\r';
+            bool after_indicator = !last || strchr(":-?,[{", last) != NULL;
+            bool token_start = after_indicator && (is_blank(prev) || strchr(",[{", prev) || prev == ':' || !last);
+            char role = 'a';
+            if (token_start)
+                value = text + i;
+            if ((c == '"' || c == '\'') && token_start) {
+                quote = c;
+            } else if ((c == '[' || c == '{') && (flow > 0 || token_start)) {
+                if (++flow + depth > PRESET_DEPTH_MAX)
+                    return too_deep(origin, line, i - start + 1, msg, msglen);
+                role = c;
+            } else if ((c == ']' || c == '}') && flow > 0) {
+                flow--;
+            } else if (c == ',' && flow > 0) {
+                role = c;
+            } else if (c == ':' && (next_blank || flow > 0)) {
+                role = c;
+            } else if ((c == '-' || c == '?') && token_start && next_blank) {
+                role = c;
+            }
+            last = role;
+            prev = c;
+        }
+        /* "key: |" or "key: >-": the lines deeper than this one are the scalar's text */
+        if (!quote && flow == 0 && value && (*value == '|' || *value == '>')) {
+            literal = true;
+            literal_indent = indent;
+        }
+        i = eol + 1;
+    }
+    return 0;
+}
+
 /* ---- The document. ---- */
 
 static void parser_error(preset_yaml_doc *p, const yaml_parser_t *parser, const char *text, size_t len)
@@ -430,6 +560,8 @@ yaml_node_t *preset_yaml_open(preset_yaml_doc *p, const char *origin, const char
 {
     yaml_parser_t parser;
     *p = (preset_yaml_doc){.origin = origin, .msg = msg, .msglen = msglen};
+    if (preset_yaml_check_nesting(origin, text, len, msg, msglen) != 0)
+        return NULL;
     if (!yaml_parser_initialize(&parser)) {
         preset_set_err(msg, msglen, "%s: out of memory", origin);
         return NULL;

@@ -16,6 +16,14 @@
 #define PRESET_MAX_KEYS 40    /* the most keys a mapping takes: the deployment's (asserted there) */
 #define PRESET_PREVIEW 48     /* characters of an offending value quoted in a message */
 #define PRESET_QUOTED_MAX (PRESET_PREVIEW + 8) /* a preview, its quotes, "..." and the NUL */
+/* Nesting: presets need two levels of collections (the root mapping, then `attention:` or a
+ * flow list); 8 leaves room for any sane layout. The check is a byte scan that runs before
+ * libyaml, whose scanner is quadratic in flow depth (40,000 levels cost seconds). */
+#define PRESET_DEPTH_MAX 8
+/* Every '[' and '{' of the file, wherever it stands (comments and quotes too): a bound on the
+ * flow depth libyaml can reach that does not depend on the scan reading quotes and comments as
+ * libyaml does. A preset has a handful. */
+#define PRESET_FLOW_OPENERS_MAX 256
 
 typedef struct {
     const char *origin; /* the file, as messages name it */
@@ -24,6 +32,11 @@ typedef struct {
     yaml_document_t doc;
     bool loaded; /* doc holds a document to delete */
 } preset_yaml_doc;
+
+/* The byte scan: 0 when TEXT nests at most PRESET_DEPTH_MAX collections deep (block indentation,
+ * compact "- " entries and flow brackets together) and holds at most PRESET_FLOW_OPENERS_MAX
+ * flow openers; else -1 with "ORIGIN:LINE:COLUMN: ..." in MSG. Linear in LEN. */
+int preset_yaml_check_nesting(const char *origin, const char *text, size_t len, char *msg, size_t msglen);
 
 /* Parses TEXT (LEN bytes of the file ORIGIN) into P. The file must hold one document whose root
  * is a mapping; ROOT_EXPECTED says what that mapping should be ("a mapping with kind: ..."), for

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 #include <term.h> /* last: its macros (lines, columns, ...) clash with ordinary names */
 
@@ -25,9 +26,71 @@ static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t got_winch;
 static bool curses_on, mouse_on;
 
+/* For a fatal signal, which cannot call curses: the bytes that undo what the TUI did to the
+ * terminal (mouse reporting off, attributes reset, cursor shown, alternate screen left), built
+ * from terminfo before the screen changes, and the terminal modes from before curses. */
+#define RESET_SEQ_MAX 256
+static char reset_seq[RESET_SEQ_MAX];
+static size_t reset_len;
+static struct termios saved_tty;
+static bool tty_saved;
+static volatile sig_atomic_t terminal_dirty; /* set while the TUI owns the terminal */
+static const int fatal_signals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGQUIT};
+
+/* Appends the terminfo capability CAP to the reset bytes, without its padding ("$<5>"), which
+ * only tputs understands. */
+static void reset_append(const char *cap)
+{
+    const char *s = tigetstr(cap);
+    if (!s || s == (char *)-1)
+        return;
+    for (; *s && reset_len + 1 < RESET_SEQ_MAX; s++) {
+        if (s[0] == '$' && s[1] == '<') {
+            const char *end = strchr(s, '>');
+            if (end) {
+                s = end;
+                continue;
+            }
+        }
+        reset_seq[reset_len++] = *s;
+    }
+}
+
+static void build_reset_sequence(void)
+{
+    static const char mouse_off[] = "\033[?1006l\033[?1002l\033[?1000l";
+    reset_len = 0;
+    memcpy(reset_seq, mouse_off, sizeof mouse_off - 1);
+    reset_len = sizeof mouse_off - 1;
+    reset_append("sgr0");
+    reset_append("cnorm");
+    reset_append("rmcup");
+}
+
+/* SIGSEGV and the like: async-signal-safe calls only (write, tcsetattr, sigaction, raise), then
+ * the signal again with its default action, so the exit status and a core dump are the
+ * signal's. */
+static void on_fatal(int sig)
+{
+    if (terminal_dirty) {
+        terminal_dirty = 0;
+        ssize_t rc = write(STDOUT_FILENO, reset_seq, reset_len);
+        (void)rc;
+        if (tty_saved)
+            tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+    raise(sig); /* delivered on return (or at once: SA_NODEFER) */
+}
+
 /* Every exit path comes through here (q, signals, atexit). */
 static void restore_terminal(void)
 {
+    terminal_dirty = 0; /* from here on curses restores it; a crash later must not write again */
     if (mouse_on) {
         static const char off[] = "\033[?1006l\033[?1002l\033[?1000l";
         fflush(stdout);
@@ -63,6 +126,10 @@ static void install_handlers(void)
     sigaction(SIGHUP, &sa, NULL);
     sa.sa_handler = on_winch;
     sigaction(SIGWINCH, &sa, NULL);
+    sa.sa_handler = on_fatal;
+    sa.sa_flags = SA_NODEFER | SA_RESETHAND; /* a fault inside the handler ends the process */
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+        sigaction(fatal_signals[i], &sa, NULL);
 }
 
 /* ---- colour schemes: style -> (pair, attributes) ---- */
@@ -193,6 +260,7 @@ static int run(tui_app *app, const tui_options *o)
         tui_app_free(app);
         return 1;
     }
+    tty_saved = tcgetattr(STDIN_FILENO, &saved_tty) == 0; /* before curses changes the modes */
     if (!newterm(NULL, stdout, stdin)) {
         fprintf(stderr, "cgplan: tui: cannot initialise the terminal (TERM=%s)\n",
                 getenv("TERM") ? getenv("TERM") : "");
@@ -212,6 +280,8 @@ static int run(tui_app *app, const tui_options *o)
     }
     curses_on = true;
     atexit(restore_terminal);
+    build_reset_sequence();
+    terminal_dirty = 1;
     install_handlers();
     cbreak();
     noecho();

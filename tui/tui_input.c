@@ -2,7 +2,6 @@
 #include "tui_input.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -24,16 +23,35 @@ static int key_event(tui_event *ev, int key)
     return 1;
 }
 
-/* "\e[<b;x;yM" / "...m": xterm SGR mouse (mode 1006). */
+/* The decimal number at *S (at most MAX) into OUT, *S moved past it. No sign, no overflow: a
+ * terminal's report is digits, and anything else (or a number past MAX) is not one. */
+static bool read_bounded(const unsigned char **s, const unsigned char *end, int max, int *out)
+{
+    const unsigned char *p = *s;
+    int v = 0;
+    if (p >= end || *p < '0' || *p > '9')
+        return false;
+    for (; p < end && *p >= '0' && *p <= '9'; p++) {
+        v = v * 10 + (*p - '0');
+        if (v > max)
+            return false;
+    }
+    *s = p;
+    *out = v;
+    return true;
+}
+
+/* "\e[<b;x;yM" / "...m": xterm SGR mouse (mode 1006). Coordinates are 1-based cells; a report
+ * outside 1..TUI_MOUSE_COORD_MAX (an INT_MIN from a hostile or broken terminal) is dropped. */
 static int decode_sgr_mouse(const unsigned char *seq, size_t len, tui_event *ev)
 {
-    char tmp[64];
-    if (len < 6 || len >= sizeof tmp)
+    if (len < 6)
         return 0;
-    memcpy(tmp, seq + 3, len - 4);
-    tmp[len - 4] = '\0';
+    const unsigned char *p = seq + 3, *end = seq + len - 1; /* between "\e[<" and the final byte */
     int b, x, y;
-    if (sscanf(tmp, "%d;%d;%d", &b, &x, &y) != 3)
+    if (!read_bounded(&p, end, TUI_MOUSE_BUTTON_MAX, &b) || p >= end || *p++ != ';' ||
+        !read_bounded(&p, end, TUI_MOUSE_COORD_MAX, &x) || p >= end || *p++ != ';' ||
+        !read_bounded(&p, end, TUI_MOUSE_COORD_MAX, &y) || p != end || x < 1 || y < 1)
         return 0;
     memset(ev, 0, sizeof *ev);
     ev->type = TUI_EV_MOUSE;
@@ -87,7 +105,10 @@ static int decode_sequence(const unsigned char *s, size_t len, tui_event *ev)
     case 'Z':
         return key_event(ev, TUI_KEY_BTAB);
     case '~': {
-        int n = atoi((const char *)s + 2);
+        const unsigned char *p = s + 2;
+        int n = -1;
+        if (!read_bounded(&p, s + len, TUI_SEQ_NUMBER_MAX, &n))
+            return 0; /* not "\e[<digits>~" (or absurdly long): no key */
         switch (n) {
         case 1:
         case 7:
@@ -143,6 +164,10 @@ int tui_decoder_feed(tui_decoder *d, unsigned char byte, tui_event *ev)
         d->len = 0;
         return decode_sequence(d->buf, len, ev);
     }
+    if (d->utf8_need && (byte & 0xC0) != 0x80) {
+        d->utf8_need = d->utf8_len = 0; /* a lead byte without its continuation: drop it */
+        return tui_decoder_feed(d, byte, ev);
+    }
     if (d->utf8_need) {
         d->utf8[d->utf8_len++] = byte;
         if (d->utf8_len < d->utf8_need)
@@ -155,6 +180,10 @@ int tui_decoder_feed(tui_decoder *d, unsigned char byte, tui_event *ev)
         c = b0 & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
         for (int i = 1; i < n; i++)
             c = (c << 6) | (d->utf8[i] & 0x3F);
+        /* past Unicode (F5..F7 leads) or a surrogate: not a character, and it must not alias a
+         * TUI_KEY_* code above 0x10FFFF */
+        if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+            return 0;
         return key_event(ev, c);
     }
     if (byte == 27) {

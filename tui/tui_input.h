@@ -27,6 +27,12 @@ enum {
     TUI_KEY_F1,
 };
 
+/* Bounds on the numbers in a terminal's reports: SGR mouse cells are 1-based and xterm caps them
+ * far below this; a larger (or overflowing) number is garbage and its report is dropped. */
+#define TUI_MOUSE_COORD_MAX 65535
+#define TUI_MOUSE_BUTTON_MAX 1023
+#define TUI_SEQ_NUMBER_MAX 9999 /* "\e[N~" */
+
 typedef enum { TUI_EV_KEY, TUI_EV_MOUSE, TUI_EV_RESIZE } tui_event_type;
 typedef enum {
     TUI_MOUSE_PRESS,

@@ -589,6 +589,7 @@ static void test_streaming_chunks_agree(void **state)
         "27-2025-01-docs-llama31-8b-h100-kv-no-tokens-end-no-mem.log",
         "k3-dp16-b200-article.log",
         "k3-dp2-dcp8-b200-article.log",
+        "absurd-values.log",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         parsed whole = parse_fixture(names[i], 0);
@@ -1014,6 +1015,116 @@ static void test_server_arg_table(void **state)
     parsed_free(&r);
 }
 
+/* ---------------------------------------------------------------- plausibility bounds (issue 11) */
+
+/* Every value a knob accepts is plausible: the bounds only refuse what no knob (and no real
+ * deployment) holds. */
+static void test_bounds_are_the_knob_ranges(void **state)
+{
+    (void)state;
+    assert_true(CAPLOG_BS_MAX >= engine_knobs[KNOB_MAX_BS].max);
+    assert_true(CAPLOG_BS_MAX >= engine_knobs[KNOB_BUCKETS].max);
+    assert_true(CAPLOG_RANKS_MAX >= engine_knobs[KNOB_WORLD].max);
+    assert_true(CAPLOG_RANKS_MAX >= engine_knobs[KNOB_DP].max);
+    assert_true(CAPLOG_RANKS_MAX >= engine_knobs[KNOB_DCP].max);
+    assert_true(CAPLOG_RANKS_MAX >= engine_knobs[KNOB_EP].max);
+    assert_true(CAPLOG_NUM_TOKENS_MAX >= engine_knobs[KNOB_CONTEXT_LEN].max);
+    assert_true(CAPLOG_REQUESTS_MAX >= engine_knobs[KNOB_MAX_RUNNING_REQUESTS].max);
+    assert_true(CAPLOG_SPEC_MAX >= engine_knobs[KNOB_MTP].max);
+    assert_true(CAPLOG_BS_MAX <= UINT32_MAX && CAPLOG_NUM_TOKENS_MAX <= UINT32_MAX); /* uint32_t sizes */
+}
+
+/* tests/fixtures/sglang-logs/absurd-values.log: every number out of range (INDEX.md). Each line
+ * that holds one is malformed; none of its values is kept. */
+static void test_absurd_values(void **state)
+{
+    (void)state;
+    parsed r = parse_fixture("absurd-values.log", 0);
+    assert_int_equal(r.n, 1);
+    const caplog_run *run = &r.runs[0];
+    assert_int_equal(run->malformed_lines, 13); /* every line but the last */
+    assert_int_equal(run->first_malformed_line, 1);
+    assert_int_equal(run->unknown_lines, 1);
+    const caplog_server_args *a = &run->args;
+    assert_true(a->present);
+    assert_true(a->model_path.has && a->enable_dp_attention.has && a->speculative_algorithm.has);
+    assert_false(a->tp_size.has); /* 26 digits */
+    assert_false(a->dp_size.has); /* 0 */
+    assert_false(a->dcp_size.has); /* -1, and the DCP line's 4294967296 */
+    assert_false(a->ep_size.has);
+    assert_false(a->cuda_graph_max_bs.has); /* 4294967295 */
+    assert_false(a->cuda_graph_bs.has);
+    assert_int_equal(a->cuda_graph_bs.n, 0);
+    assert_false(a->speculative_num_steps.has || a->speculative_eagle_topk.has || a->speculative_num_draft_tokens.has);
+    assert_false(a->context_length.has); /* 26 digits: not clipped to 18 */
+    assert_false(a->mem_fraction_static.has); /* 7.5 */
+    assert_false(a->max_running_requests.has); /* 1e309 */
+    for (uint32_t i = 0; i < run->n_ranks; i++) {
+        const caplog_rank *k = &run->ranks[i];
+        assert_true(k->tp <= CAPLOG_TAG_MAX && k->tp == 0); /* TP99999999999's line is not a rank */
+        assert_false(k->has_data);
+        assert_unknown(k->weights_begin_avail_gib); /* 400 digits */
+        assert_unknown(k->weights_end_avail_gib);   /* 1e309: not 1.00 */
+        assert_unknown(k->weights_usage_gib);       /* negative */
+        assert_unknown(k->kv_gib);
+        assert_int_equal(k->kv_tokens, -1);
+        assert_unknown(k->pool_avail_gib); /* -5.00 */
+        assert_int_equal(k->max_total_num_tokens, -1);
+        assert_unknown(k->available_gpu_mem_gib);
+    }
+    assert_int_equal(run->n_groups, 1);
+    const caplog_group *g = &run->groups[0];
+    assert_true(g->has_begin && g->has_end);
+    assert_unknown(g->begin_avail_gib);
+    assert_int_equal(g->tokens_per_req, -1);
+    assert_int_equal(g->step, -1);
+    assert_int_equal(g->n_sizes, 0);
+    assert_int_equal(g->n_bars, 0); /* bs 4294967295, avail 1e309, counter 4294967295/3 */
+    assert_int_equal(g->bar_total, 0);
+    assert_unknown(g->end_elapsed_s);
+    assert_unknown(g->end_usage_gib);
+    assert_gib(g->end_avail_gib, 6.49); /* the one plausible number on its line */
+    assert_unknown(g->static_gib);
+    assert_unknown(g->total_gib);
+    parsed_free(&r);
+}
+
+/* The bounds themselves are plausible values: kept, and one past them is not. */
+static void test_bounds_inclusive(void **state)
+{
+    (void)state;
+    parsed r = parse_text(
+        "[2026-08-19 21:40:02] server_args=ServerArgs(tp_size=65536, dp_size=1, cuda_graph_max_bs=65536, "
+        "cuda_graph_bs=[1, 65536], context_length=1073741824, mem_fraction_static=1.0, "
+        "max_running_requests=16777216)\n"
+        "[2026-08-19 21:40:10 TP65535] Load weight begin. avail mem=65536.00 GB\n"
+        "[2026-08-19 21:40:10 TP0] Load weight begin. avail mem=65536.01 GB\n"
+        "[2026-08-19 21:40:45 TP0] Capture cuda graph begin. bs=[1, 65536], avail mem=80.00 GB\n"
+        "[2026-08-19 21:40:45 TP0] Capture cuda graph bs [1, 65537]\n"
+        "[2026-08-19 21:40:46 TP0] Capture cuda graph end. Time elapsed: 1000000.00 s, mem usage=-0.10 GB, "
+        "avail mem=0.00 GB.\n");
+    assert_int_equal(r.n, 1);
+    const caplog_run *run = &r.runs[0];
+    const caplog_server_args *a = &run->args;
+    assert_true(a->tp_size.has && a->tp_size.v == 65536);
+    assert_true(a->cuda_graph_max_bs.has && a->cuda_graph_max_bs.v == 65536);
+    assert_true(a->cuda_graph_bs.has && a->cuda_graph_bs.n == 2);
+    assert_true(a->context_length.has && a->context_length.v == 1073741824);
+    assert_true(a->mem_fraction_static.has);
+    assert_true(a->max_running_requests.has && a->max_running_requests.v == 16777216);
+    assert_gib(rank_of(run, "TP65535")->weights_begin_avail_gib, 65536.0);
+    assert_unknown(rank_of(run, "TP0")->weights_begin_avail_gib);
+    assert_int_equal(run->malformed_lines, 2); /* 65536.01 GiB and bs 65537 */
+    assert_int_equal(run->first_malformed_line, 3);
+    const caplog_group *g = &run->groups[0];
+    assert_int_equal(g->n_sizes, 2);
+    assert_int_equal(g->sizes[0], 65536);
+    assert_true(g->end_elapsed_s == 1e6);
+    assert_gib(g->end_usage_gib, -0.10);
+    assert_gib(g->end_avail_gib, 0.0);
+    parsed_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1043,6 +1154,9 @@ int main(void)
         cmocka_unit_test(test_group_cap),
         cmocka_unit_test(test_rank_cap_and_late_oom),
         cmocka_unit_test(test_server_arg_table),
+        cmocka_unit_test(test_bounds_are_the_knob_ranges),
+        cmocka_unit_test(test_absurd_values),
+        cmocka_unit_test(test_bounds_inclusive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,9 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "preset.h"
+#include "preset_yaml.h" /* the nesting scan, tested on its own */
 
 #define GIB ((uint64_t)1 << 30)
 #define MIB ((uint64_t)1 << 20)
@@ -725,6 +727,118 @@ static void test_parse_size(void **state)
     assert_int_equal(v, 7); /* untouched on failure */
 }
 
+/* ---- Bounded inputs (issue 11): nesting refused before libyaml, a lower file cap. ---- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* "kind: model\nname: NAME\nx: " and DEPTH '[' then DEPTH ']', malloc'd. */
+static char *deep_flow(const char *name, size_t depth)
+{
+    char head[128];
+    int n = snprintf(head, sizeof head, "kind: model\nname: %s\nx: ", name);
+    char *text = malloc((size_t)n + 2 * depth + 2);
+    assert_non_null(text);
+    memcpy(text, head, (size_t)n);
+    memset(text + n, '[', depth);
+    memset(text + n + depth, ']', depth);
+    memcpy(text + n + 2 * depth, "\n", 2);
+    return text;
+}
+
+/* One deeply nested user file: refused in milliseconds by the scan (libyaml took 7-17 s at
+ * 40,000 levels), reported once, and every other preset still loads. */
+static void test_deep_nesting_refused_fast(void **state)
+{
+    fixture *f = *state;
+    char path[512], big[512], block[512], err[1024];
+    char *deep = deep_flow("deep", 30000); /* 60 KB: under the cap, so the scan refuses it */
+    write_file(f->dir, "deep.yaml", deep, path, sizeof path);
+    char *huge = deep_flow("huge", 40000); /* the issue's 80 KB file: over the 64 KiB cap */
+    write_file(f->dir, "huge.yaml", huge, big, sizeof big);
+    size_t nb = 30000;
+    char *dashes = malloc(2 * nb + 16);
+    assert_non_null(dashes);
+    for (size_t i = 0; i < nb; i++)
+        memcpy(dashes + 2 * i, "- ", 2);
+    memcpy(dashes + 2 * nb, "x\n", 3);
+    write_file(f->dir, "dashes.yaml", dashes, block, sizeof block);
+
+    double t0 = now_s();
+    preset_catalog *c = preset_catalog_open();
+    double took = now_s() - t0;
+    assert_non_null(c);
+    if (took > 0.25)
+        fail_msg("opening the catalog with three hostile files took %.3f s", took);
+    assert_int_equal(preset_catalog_problem_count(c), 3);
+    size_t builtins = 0;
+    while (preset_builtin_files[builtins].file_name)
+        builtins++;
+    assert_int_equal(preset_catalog_count(c), builtins); /* every built-in, none of the hostile files */
+    assert_int_equal(preset_load_model(c, "deep", &(engine_model){0}, err, sizeof err), 1);
+    assert_located(err, path, 3, 11, "nests deeper than 8 levels", "expected a preset", NULL);
+    assert_int_equal(preset_load_model(c, "huge", &(engine_model){0}, err, sizeof err), 1);
+    assert_located(err, big, 1, 1, "larger than 65536 bytes", NULL);
+    assert_int_equal(preset_load_model(c, "dashes", &(engine_model){0}, err, sizeof err), 1);
+    assert_located(err, block, 1, 15, "nests deeper than 8 levels", NULL);
+    engine_deployment d;
+    assert_int_equal(preset_load_deployment(c, "k3-dp16", &d, err, sizeof err), 0);
+    preset_catalog_free(c);
+
+    /* By path too, and as fast. */
+    t0 = now_s();
+    assert_int_equal(preset_load_model(NULL, path, &(engine_model){0}, err, sizeof err), 1);
+    took = now_s() - t0;
+    if (took > 0.1)
+        fail_msg("loading the deep file by path took %.3f s", took);
+    free(deep);
+    free(huge);
+    free(dashes);
+}
+
+static void test_nesting_scan(void **state)
+{
+    (void)state;
+    char err[1024];
+#define SCAN(text) preset_yaml_check_nesting("t.yaml", text, strlen(text), err, sizeof err)
+    /* What presets hold passes, the built-ins included. */
+    for (const preset_builtin_file *b = preset_builtin_files; b->file_name; b++)
+        assert_int_equal(preset_yaml_check_nesting(b->file_name, b->text, strlen(b->text), err, sizeof err), 0);
+    assert_int_equal(SCAN("a: [1, [2, [3]]]\nb: {c: {d: [e]}}\n"), 0);
+    assert_int_equal(SCAN("description: 'a [[[[[[[[[[ b'\n"), 0);               /* quoted */
+    assert_int_equal(SCAN("description: \"a [[[[[[[[[[ \\\" # b\"\n"), 0);       /* escaped quote */
+    assert_int_equal(SCAN("description: see [[[[[[[[[[ here\n"), 0);            /* inside a plain scalar */
+    assert_int_equal(SCAN("# [[[[[[[[[[[[\nx: 1 # {{{{{{{{{{{{\n"), 0);           /* comments */
+    assert_int_equal(SCAN("description: |\n  [[[[[[[[[[[[\n  {{{{{{{{{\nx: 1\n"), 0); /* a block scalar */
+    assert_int_equal(SCAN("a:\n  b:\n    c:\n      d: [1, 2]\n"), 0);
+    /* Too deep: flow, block indentation, compact entries, and flow on top of block. */
+    assert_int_equal(SCAN("x: [[[[[[[[1]]]]]]]]\n"), -1);
+    assert_located(err, "t.yaml", 1, 11, "nests deeper than 8 levels", NULL);
+    assert_int_equal(SCAN("a:\n b:\n  c:\n   d:\n    e:\n     f:\n      g:\n       h:\n        i: 1\n"), -1);
+    assert_located(err, "t.yaml", 9, 9, "nests deeper than 8 levels", NULL);
+    assert_int_equal(SCAN("- - - - - - - - - x\n"), -1);
+    assert_located(err, "t.yaml", 1, 15, NULL);
+    assert_int_equal(SCAN("a:\n  b:\n    c:\n      d: [[[[[1]]]]]\n"), -1);
+    assert_located(err, "t.yaml", 4, 14, NULL); /* four mappings and the fifth bracket */
+    /* A flow list spread over lines keeps its depth. */
+    assert_int_equal(SCAN("x: [[[[\n[[[[\n[1]]]]]]]]]\n"), -1);
+    assert_located(err, "t.yaml", 2, 4, NULL);
+    /* However the scan reads quotes, no file holds more than 256 flow openers: here it takes the
+     * quote in a plain scalar's continuation ("b 'x") for an open string. */
+    char many[1200];
+    size_t n = (size_t)snprintf(many, sizeof many, "a: b\n  'x\n");
+    for (int i = 0; i < 300; i++)
+        n += (size_t)snprintf(many + n, sizeof many - n, "[");
+    snprintf(many + n, sizeof many - n, "\n");
+    assert_int_equal(SCAN(many), -1);
+    assert_located(err, "t.yaml", 3, 257, "more than 256 '[' and '{'", NULL);
+#undef SCAN
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -744,6 +858,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_user_override_and_broken_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_model_coefficients, setup, teardown),
         cmocka_unit_test(test_parse_size),
+        cmocka_unit_test_setup_teardown(test_deep_nesting_refused_fast, setup, teardown),
+        cmocka_unit_test(test_nesting_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

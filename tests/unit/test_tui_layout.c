@@ -158,6 +158,62 @@ static void test_input_decoder(void **state)
     assert_null(strchr(err, '\n'));
 }
 
+
+/* Hostile or broken terminal reports (issue 11): coordinates out of range, overflowing numbers,
+ * malformed fields and stray UTF-8 give no event (or the bytes' own keys), never UB. */
+static void test_input_decoder_hostile(void **state)
+{
+    (void)state;
+    tui_event ev[16];
+    static const char *const dropped[] = {
+        "\033[<0;-2147483648;5M", /* INT_MIN: `x - 1` was signed overflow */
+        "\033[<0;2147483648;5M",  /* overflows int */
+        "\033[<0;99999999999999999999;1M",
+        "\033[<0;65536;1M", /* past TUI_MOUSE_COORD_MAX */
+        "\033[<0;0;1M",     /* cells are 1-based */
+        "\033[<0;1;0M",
+        "\033[<1024;1;1M", /* past TUI_MOUSE_BUTTON_MAX */
+        "\033[<0;1M",      /* two fields */
+        "\033[<0;1;1;1M",  /* four */
+        "\033[<;1;1M",
+        "\033[<0; 1;1M",
+        "\033[<+1;1;1M",
+        "\033[99999999999999999999~",
+    };
+    for (size_t i = 0; i < sizeof dropped / sizeof dropped[0]; i++) {
+        int n = decode_all(dropped[i], ev, 16);
+        for (int k = 0; k < n; k++)
+            if (ev[k].type == TUI_EV_MOUSE)
+                fail_msg("a mouse event from %s", dropped[i] + 1);
+        if (n)
+            fail_msg("%d events from %s", n, dropped[i] + 1);
+    }
+    /* the largest coordinate is still a report */
+    int n = decode_all("\033[<0;65535;65535M", ev, 16);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].type, TUI_EV_MOUSE);
+    assert_int_equal(ev[0].x, 65534);
+    assert_int_equal(ev[0].y, 65534);
+    /* "\e[5;2~" (a modifier) is still PgUp */
+    n = decode_all("\033[5;2~", ev, 16);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].key, TUI_KEY_PGUP);
+    /* UTF-8: a lead byte past Unicode gives nothing (it must not alias TUI_KEY_UP and the
+     * others above 0x10FFFF); a lead byte followed by ASCII drops the lead, keeps the ASCII */
+    n = decode_all("\xf7\xbf\xbf\xbf", ev, 16);
+    assert_int_equal(n, 0);
+    n = decode_all("\xf4\x90\x80\x80", ev, 16); /* 0x110000 = TUI_KEY_UP */
+    assert_int_equal(n, 0);
+    n = decode_all("\xed\xa0\x80", ev, 16); /* a surrogate */
+    assert_int_equal(n, 0);
+    n = decode_all("\xc3q", ev, 16);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].key, 'q');
+    n = decode_all("\xc3\xa9", ev, 16);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].key, 0xe9);
+}
+
 /* ---- the snapshot renderer ---- */
 
 static bool is_border(wchar_t c)
@@ -362,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_layout_sizes),
         cmocka_unit_test(test_slider_mapping),
         cmocka_unit_test(test_input_decoder),
+        cmocka_unit_test(test_input_decoder_hostile),
         cmocka_unit_test(test_snapshot_renderer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
