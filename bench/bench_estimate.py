@@ -9,7 +9,7 @@ import math, sys, time
 
 GIB = 1 << 30
 K3 = dict(vocab=163840, hidden=7168, heads=96, E=896, H=3584, I=3072, ctx=1048576,
-          act=4884109, lazy=794000357, graph=52706322, out=26365, dbase=510343173, drow=631613,
+          act=4884109, lazy=581477093, graph=52706322, out=26365, dbase=510343173, drow=631613,
           kv_lora=512, rope=64, attn_layers=24, draft_layers=1, kv_bytes=2)
 # k3-dp16's budget: P = B200's 178.35 GiB - 0.8 GiB, W 150 GiB, S 8 GiB, O 1 GiB; the fit rule's
 # margin (5 GiB) and KV minimum (4096 tokens per running request)
@@ -24,6 +24,24 @@ def deepep(T, H, E):
     S = H // 128; D = 16 + max(2 * H, H + 4 * S); C = 2 * H + 4 * S
     send = max(T * D, E * T * C); recv = E * T * max(D, C); sig = (4 * E + 127) // 128 * 128
     return ((2 * send + 2 * recv + 2 * sig) // 128 + 1) * 128
+
+# DeepEP's default normal-mode configs at EP16 (deep_ep buffer.py get_dispatch_config /
+# get_combine_config): nvl_recv, rdma_send, rdma_recv of dispatch and combine; 10 channels
+NORMAL16 = dict(nvl_recv=(288, 288), rdma_send=(20, 12), rdma_recv=(128, 128))
+
+def align_up(v, a):
+    return (v + a - 1) // a * a
+
+def deepep_normal(ranks, hb, cfg=NORMAL16):
+    ch, rdma_ranks, nvl_ranks = 10, max(ranks // 8, 1), min(ranks, 8)
+    nvl = rdma = 0
+    for c in range(2):
+        n = ch * nvl_ranks * cfg['nvl_recv'][c]
+        nvl = max(nvl, align_up(4 * ch * nvl_ranks * (2 * rdma_ranks + 3) + n * (hb + 2056), 128))
+        if ranks > 8:
+            mm = ch * rdma_ranks * align_up(cfg['rdma_recv'][c], cfg['rdma_send'][c])
+            rdma = max(rdma, align_up(144 * ch * rdma_ranks + 2 * mm * (hb + 2072), 128))
+    return nvl, rdma
 
 def estimate(world, dp, dcp, mtp, max_bs, max_dispatch, m=K3, rows=None):
     attn_tp = world // dp
@@ -41,7 +59,9 @@ def estimate(world, dp, dcp, mtp, max_bs, max_dispatch, m=K3, rows=None):
     T = moe if max_dispatch == 0 else max_dispatch
     heads_per_gpu = m['heads'] * dcp // attn_tp
     static = attn * m['vocab'] * 4 + bs_max * m['ctx'] * 4 + attn * (2 * m['hidden'] + 48)
-    largest = (deepep(T, m['H'], m['E']) + m['E'] * T * (m['H'] + 5 * m['I']) + m['lazy']
+    ll = deepep(T, m['H'], m['E'])
+    nvl, rdma = deepep_normal(world, 2 * m['H'])  # deepep_mode auto: the normal buffers beside LL
+    largest = (ll + nvl + max(rdma - ll, 0) + m['E'] * T * (m['H'] + 5 * m['I']) + m['lazy']
                + m['act'] * attn * heads_per_gpu // m['heads'])
     buckets = m['graph'] * (len(b) - 1) + m['out'] * sum(x * mtp for x in b[:-1])
     draft = m['dbase'] + m['drow'] * attn if mtp > 1 else 0
