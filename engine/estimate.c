@@ -1,5 +1,6 @@
 /* estimate.c — every term of MODEL.md, the SGLang heuristic, the budget and the wall. */
 #include "engine.h"
+#include "weights.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -944,13 +945,24 @@ void engine_estimate_compute(const engine_deployment *d, const engine_calibratio
     const engine_knobs_state *k = &d->knobs;
     double P = (double)pre_load_free(d);
     b->pre_load_free_bytes = pre_load_free(d);
+    /* A measured figure (a log's "Load weight end ... mem usage", in the preset) wins; else the
+     * weights the model and the layout put on one GPU (weights.c). */
+    b->weights_measured = d->weights_bytes != 0;
     b->weights_bytes = d->weights_bytes;
+    if (!b->weights_measured) {
+        bool known = false;
+        b->weights_bytes = engine_weight_bytes_per_gpu(&d->model, k->world, k->dp, e->layout.dp_attention,
+                                                       e->layout.ep, &known);
+        b->weights_known = known;
+    } else {
+        b->weights_known = true;
+    }
     b->state_pool_bytes = d->state_pool_bytes;
     b->other_runtime_bytes = d->other_runtime_bytes;
     b->static_budget_bytes = (uint64_t)llround(P * (1.0 - k->mem_fraction_static));
     /* KV pool = (P - W) - P x (1 - f) - S: SGLang multiplies f by P, not by the total
      * (kv_cache_configurator.py _profile_available_bytes). */
-    b->kv_pool_bytes = (int64_t)b->pre_load_free_bytes - (int64_t)d->weights_bytes - (int64_t)b->static_budget_bytes -
+    b->kv_pool_bytes = (int64_t)b->pre_load_free_bytes - (int64_t)b->weights_bytes - (int64_t)b->static_budget_bytes -
                        (int64_t)d->state_pool_bytes;
     b->headroom_bytes = headroom_of(d, e->total_bytes);
     b->recommended_mem_fraction_static =
