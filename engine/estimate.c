@@ -515,18 +515,32 @@ uint64_t engine_heuristic_deepep_bytes(engine_a2a a2a)
     return a2a == A2A_DEEPEP ? 2048 * ENGINE_MIB : 0;
 }
 
+/* Bytes per KV element: the model's (auto) or --kv-cache-dtype's (model_runner_kv_cache_mixin). */
+static uint64_t kv_element_bytes(const engine_deployment *d)
+{
+    switch (d->knobs.kv_dtype) {
+    case KV_DTYPE_BF16: return 2;
+    case KV_DTYPE_FP8_E4M3:
+    case KV_DTYPE_FP8_E5M2: return 1;
+    case KV_DTYPE_AUTO:
+    case KV_DTYPE_COUNT: break;
+    }
+    return d->model.kv_bytes;
+}
+
 uint64_t engine_kv_cell_bytes(const engine_deployment *d)
 {
     const engine_model *m = &d->model;
+    uint64_t kv_bytes = kv_element_bytes(d);
     uint64_t draft = d->knobs.mtp > 1 ? m->draft_layers : 0;
     if (m->attn_kind == ATTN_MLA)
         /* model_runner_kv_cache_mixin: (kv_lora_rank + rope) x layers x dtype, not divided by TP;
          * speculative targets scale by 1 + draft_layers / layers (SGLang PR #23862). */
-        return (uint64_t)(m->kv_lora_rank + m->qk_rope_dim) * (m->full_attn_layers + draft) * m->kv_bytes;
+        return (uint64_t)(m->kv_lora_rank + m->qk_rope_dim) * (m->full_attn_layers + draft) * kv_bytes;
     uint32_t attn_tp = engine_attn_tp(&d->knobs);
     uint64_t heads = attn_tp && m->kv_heads / attn_tp > 1 ? m->kv_heads / attn_tp : 1;
     uint64_t layers = (m->full_attn_layers ? m->full_attn_layers : m->layers) + draft;
-    return heads * 2 * m->head_dim * layers * m->kv_bytes;
+    return heads * 2 * m->head_dim * layers * kv_bytes;
 }
 
 /* ---- Terms. ---- */
@@ -957,13 +971,21 @@ void engine_estimate_compute(const engine_deployment *d, const engine_calibratio
     } else {
         b->weights_known = true;
     }
+    /* The linear-attention state of the running requests: the preset's figure, else one state per
+     * request slot of this DP rank (the plan's max_running_requests: dp x max_bs, per rank max_bs),
+     * its heads split over the attention group like the KV heads. */
     b->state_pool_bytes = d->state_pool_bytes;
+    if (!b->state_pool_bytes && d->model.linear_state_bytes_per_request) {
+        uint64_t dp = k->dp ? k->dp : 1;
+        uint64_t slots = k->max_running_requests_auto ? k->max_bs : (k->max_running_requests + dp - 1) / dp;
+        b->state_pool_bytes = d->model.linear_state_bytes_per_request * slots / (e->attn_tp ? e->attn_tp : 1);
+    }
     b->other_runtime_bytes = d->other_runtime_bytes;
     b->static_budget_bytes = (uint64_t)llround(P * (1.0 - k->mem_fraction_static));
     /* KV pool = (P - W) - P x (1 - f) - S: SGLang multiplies f by P, not by the total
      * (kv_cache_configurator.py _profile_available_bytes). */
     b->kv_pool_bytes = (int64_t)b->pre_load_free_bytes - (int64_t)b->weights_bytes - (int64_t)b->static_budget_bytes -
-                       (int64_t)d->state_pool_bytes;
+                       (int64_t)b->state_pool_bytes;
     b->headroom_bytes = headroom_of(d, e->total_bytes);
     b->recommended_mem_fraction_static =
         P > 0 ? 1.0 - (double)(e->total_bytes + d->other_runtime_bytes + d->margin_bytes) / P : 0;
