@@ -127,6 +127,7 @@ static const struct {
     {"no_moe_model", SEVERITY_INFO, 0},
     {"k3_coefficients", SEVERITY_WARNING, 0},
     {"adjusted", SEVERITY_INFO, 0},
+    {"heuristic_no_graph_term", SEVERITY_INFO, 0},
 };
 #define N_WARNING_KINDS (sizeof warning_kinds / sizeof warning_kinds[0])
 
@@ -621,6 +622,37 @@ static void widest_layer(const engine_deployment *d, const engine_estimate *e, e
     t->origin = "first principles over the model's shapes (no fitted act_bytes_per_row)";
 }
 
+/* What the release's default-fraction heuristic sets aside for the graphs (reference/sglang.md
+ * 2.2-2.3). main's reserve_for_graph_mb (2 max_bs, + 3 max_bs dp under DP attention, + 1.5 max_bs
+ * dp past 300) with reserve_for_deepep_a2a_mb (2048, PR #29615); v0.5.3rc2 .. v0.5.15 the same
+ * decode terms inline, plus the speculative add-on; before that no reserve names the graphs
+ * (a per-GPU-tier or a per-tp fraction covers everything), so the heuristic is 0 there and
+ * the estimate says so in the warning. */
+static void heuristic_for_release(const engine_deployment *d, engine_estimate *e)
+{
+    const engine_knobs_state *k = &d->knobs;
+    uint32_t dp = e->layout.dp_attention ? k->dp : 1;
+    e->heuristic_graph_bytes = e->heuristic_deepep_bytes = 0;
+    switch (engine_release_heuristic_variant(&k->sglang)) {
+    case ENGINE_HEURISTIC_RESERVE_METHODS:
+        e->heuristic_graph_bytes = engine_heuristic_graph_bytes(k->max_bs, dp);
+        e->heuristic_deepep_bytes = engine_heuristic_deepep_bytes(d->a2a);
+        break;
+    case ENGINE_HEURISTIC_INLINE_FORMULA:
+        e->heuristic_graph_bytes = engine_heuristic_graph_bytes(k->max_bs, dp) +
+                                   (k->mtp > 1 ? (uint64_t)engine_release_eagle_reserve_mib(&k->sglang) * ENGINE_MIB : 0);
+        break;
+    case ENGINE_HEURISTIC_GPU_TIER_RESERVE:
+    case ENGINE_HEURISTIC_TP_FRACTION:
+    case ENGINE_HEURISTIC_TP_FRACTION_H200:
+        engine_warn(&e->warnings, "heuristic_no_graph_term",
+                    "SGLang before v0.5.3rc2 reserves no memory for graphs by name (its default fraction covers "
+                    "everything as one share): the heuristic shows 0");
+        break;
+    }
+    e->heuristic_total_bytes = e->heuristic_graph_bytes + e->heuristic_deepep_bytes;
+}
+
 /* The auto knobs as the release resolves them (MODEL.md's knob table; SGLang server_args.py). */
 static void resolve_layout(const engine_deployment *d, engine_layout *l)
 {
@@ -847,9 +879,7 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     e->draft_total_bytes = e->layer_bytes[LAYER_DRAFT];
     e->total_bytes = e->target_total_bytes + e->draft_total_bytes;
 
-    e->heuristic_graph_bytes = engine_heuristic_graph_bytes(k->max_bs, k->dp);
-    e->heuristic_deepep_bytes = engine_heuristic_deepep_bytes(d->a2a);
-    e->heuristic_total_bytes = e->heuristic_graph_bytes + e->heuristic_deepep_bytes;
+    heuristic_for_release(d, e);
 
     /* MODEL.md's warnings on the combination (never a refusal to estimate). */
     char brief[48];
