@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "solve.h"
 #include "model_import.h"
 
 void cli_error(const char *fmt, ...)
@@ -275,10 +274,6 @@ int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char
         cli_error("%s: --model needs a GPU: add --set gpu=NAME (cgplan presets lists the GPUs)", o->command);
         return EXIT_USAGE;
     }
-    /* A plan from a model alone: its weights per GPU from the model's composition and layout
-     * (the same function search uses, so a listed layout estimates the same). */
-    if (!name && !d->weights_bytes)
-        d->weights_bytes = engine_weights_per_gpu(&d->model, &d->knobs);
     if (engine_deployment_check(d, err, sizeof err) != 0) { /* sizes the engine cannot compute with */
         cli_error("%s", err);
         return EXIT_WORK;

@@ -544,6 +544,8 @@ typedef struct {
 
 typedef struct {
     uint64_t pre_load_free_bytes, weights_bytes, state_pool_bytes, other_runtime_bytes;
+    bool weights_measured; /* the preset's measured figure; else computed from the model */
+    bool weights_known;    /* false: the model lacks a field to count its weights */
     uint64_t static_budget_bytes; /* P x (1 - f): what graphs and the runtime must fit in */
     int64_t kv_pool_bytes;        /* may be <= 0: SGLang refuses to start */
     int64_t headroom_bytes;       /* negative: the capture will OOM */

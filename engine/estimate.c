@@ -1,5 +1,6 @@
 /* estimate.c — every term of MODEL.md, the SGLang heuristic, the budget and the wall. */
 #include "engine.h"
+#include "weights.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -132,6 +133,7 @@ static const struct {
     /* info */
     {"no_moe_model", SEVERITY_INFO, 0},
     {"adjusted", SEVERITY_INFO, 0},
+    {"heuristic_no_graph_term", SEVERITY_INFO, 0},
 };
 #define N_WARNING_KINDS (sizeof warning_kinds / sizeof warning_kinds[0])
 
@@ -537,18 +539,32 @@ uint64_t engine_heuristic_deepep_bytes(engine_a2a a2a)
     return a2a == A2A_DEEPEP ? 2048 * ENGINE_MIB : 0;
 }
 
+/* Bytes per KV element: the model's (auto) or --kv-cache-dtype's (model_runner_kv_cache_mixin). */
+static uint64_t kv_element_bytes(const engine_deployment *d)
+{
+    switch (d->knobs.kv_dtype) {
+    case KV_DTYPE_BF16: return 2;
+    case KV_DTYPE_FP8_E4M3:
+    case KV_DTYPE_FP8_E5M2: return 1;
+    case KV_DTYPE_AUTO:
+    case KV_DTYPE_COUNT: break;
+    }
+    return d->model.kv_bytes;
+}
+
 uint64_t engine_kv_cell_bytes(const engine_deployment *d)
 {
     const engine_model *m = &d->model;
+    uint64_t kv_bytes = kv_element_bytes(d);
     uint64_t draft = d->knobs.mtp > 1 ? m->draft_layers : 0;
     if (m->attn_kind == ATTN_MLA)
         /* model_runner_kv_cache_mixin: (kv_lora_rank + rope) x layers x dtype, not divided by TP;
          * speculative targets scale by 1 + draft_layers / layers (SGLang PR #23862). */
-        return (uint64_t)(m->kv_lora_rank + m->qk_rope_dim) * (m->full_attn_layers + draft) * m->kv_bytes;
+        return (uint64_t)(m->kv_lora_rank + m->qk_rope_dim) * (m->full_attn_layers + draft) * kv_bytes;
     uint32_t attn_tp = engine_attn_tp(&d->knobs);
     uint64_t heads = attn_tp && m->kv_heads / attn_tp > 1 ? m->kv_heads / attn_tp : 1;
     uint64_t layers = (m->full_attn_layers ? m->full_attn_layers : m->layers) + draft;
-    return heads * 2 * m->head_dim * layers * m->kv_bytes;
+    return heads * 2 * m->head_dim * layers * kv_bytes;
 }
 
 /* ---- Terms. ---- */
@@ -627,6 +643,37 @@ static void widest_layer(const engine_deployment *d, const engine_estimate *e, e
     t->bytes = (attn > mlp ? attn : mlp) + 2 * rows * m->hidden * elem;
     t->source = SOURCE_DERIVED;
     t->origin = "first principles over the model's shapes (no fitted act_bytes_per_row)";
+}
+
+/* What the release's default-fraction heuristic sets aside for the graphs (reference/sglang.md
+ * 2.2-2.3). main's reserve_for_graph_mb (2 max_bs, + 3 max_bs dp under DP attention, + 1.5 max_bs
+ * dp past 300) with reserve_for_deepep_a2a_mb (2048, PR #29615); v0.5.3rc2 .. v0.5.15 the same
+ * decode terms inline, plus the speculative add-on; before that no reserve names the graphs
+ * (a per-GPU-tier or a per-tp fraction covers everything), so the heuristic is 0 there and
+ * the estimate says so in the warning. */
+static void heuristic_for_release(const engine_deployment *d, engine_estimate *e)
+{
+    const engine_knobs_state *k = &d->knobs;
+    uint32_t dp = e->layout.dp_attention ? k->dp : 1;
+    e->heuristic_graph_bytes = e->heuristic_deepep_bytes = 0;
+    switch (engine_release_heuristic_variant(&k->sglang)) {
+    case ENGINE_HEURISTIC_RESERVE_METHODS:
+        e->heuristic_graph_bytes = engine_heuristic_graph_bytes(k->max_bs, dp);
+        e->heuristic_deepep_bytes = engine_heuristic_deepep_bytes(d->a2a);
+        break;
+    case ENGINE_HEURISTIC_INLINE_FORMULA:
+        e->heuristic_graph_bytes = engine_heuristic_graph_bytes(k->max_bs, dp) +
+                                   (k->mtp > 1 ? (uint64_t)engine_release_eagle_reserve_mib(&k->sglang) * ENGINE_MIB : 0);
+        break;
+    case ENGINE_HEURISTIC_GPU_TIER_RESERVE:
+    case ENGINE_HEURISTIC_TP_FRACTION:
+    case ENGINE_HEURISTIC_TP_FRACTION_H200:
+        engine_warn(&e->warnings, "heuristic_no_graph_term",
+                    "SGLang before v0.5.3rc2 reserves no memory for graphs by name (its default fraction covers "
+                    "everything as one share): the heuristic shows 0");
+        break;
+    }
+    e->heuristic_total_bytes = e->heuristic_graph_bytes + e->heuristic_deepep_bytes;
 }
 
 /* The auto knobs as the release resolves them (MODEL.md's knob table; SGLang server_args.py). */
@@ -855,9 +902,7 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     e->draft_total_bytes = e->layer_bytes[LAYER_DRAFT];
     e->total_bytes = e->target_total_bytes + e->draft_total_bytes;
 
-    e->heuristic_graph_bytes = engine_heuristic_graph_bytes(k->max_bs, k->dp);
-    e->heuristic_deepep_bytes = engine_heuristic_deepep_bytes(d->a2a);
-    e->heuristic_total_bytes = e->heuristic_graph_bytes + e->heuristic_deepep_bytes;
+    heuristic_for_release(d, e);
 
     /* MODEL.md's warnings on the combination (never a refusal to estimate). */
     char brief[48];
@@ -918,11 +963,38 @@ static int64_t headroom_of(const engine_deployment *d, double f, uint64_t graph_
     return reserve_of(d, f) - (int64_t)graph_total - (int64_t)d->other_runtime_bytes;
 }
 
+/* The weights on one GPU: a measured figure (a log's "Load weight end ... mem usage", in the
+ * preset) wins; else what the model and the layout put there (weights.c). */
+static uint64_t plan_weights(const engine_deployment *d, const engine_estimate *e, bool *known)
+{
+    if (d->weights_bytes) {
+        *known = true;
+        return d->weights_bytes;
+    }
+    const engine_knobs_state *k = &d->knobs;
+    return engine_weight_bytes_per_gpu(&d->model, k->world, k->dp, e->layout.dp_attention, e->layout.ep, known);
+}
+
+/* The linear-attention state of the running requests: the preset's figure, else one state per
+ * request slot of this DP rank (the plan's max_running_requests: dp x max_bs, per rank max_bs),
+ * its heads split over the attention group like the KV heads. */
+static uint64_t plan_state(const engine_deployment *d, const engine_estimate *e)
+{
+    const engine_knobs_state *k = &d->knobs;
+    if (d->state_pool_bytes || !d->model.linear_state_bytes_per_request)
+        return d->state_pool_bytes;
+    uint64_t dp = k->dp ? k->dp : 1;
+    uint64_t slots = k->max_running_requests_auto ? k->max_bs : (k->max_running_requests + dp - 1) / dp;
+    return d->model.linear_state_bytes_per_request * slots / (e->attn_tp ? e->attn_tp : 1);
+}
+
 /* KV pool = (P - W) - P x (1 - f) - S: SGLang multiplies f by P, not by the total
  * (kv_cache_configurator.py _profile_available_bytes). */
-static int64_t kv_pool_of(const engine_deployment *d, double f)
+static int64_t kv_pool_of(const engine_deployment *d, const engine_estimate *e, double f)
 {
-    return (int64_t)pre_load_free(d) - (int64_t)d->weights_bytes - reserve_of(d, f) - (int64_t)d->state_pool_bytes;
+    bool known;
+    return (int64_t)pre_load_free(d) - (int64_t)plan_weights(d, e, &known) - reserve_of(d, f) -
+           (int64_t)plan_state(d, e);
 }
 
 /* The requests one GPU's pool serves: a DP rank's share of the request pool (launch prints
@@ -962,12 +1034,14 @@ static void fit_at(const engine_deployment *d, const engine_estimate *e, double 
 {
     uint64_t cell = engine_kv_cell_bytes(d);
     out->mem_fraction_static = f;
-    out->kv_pool_bytes = kv_pool_of(d, f);
+    out->kv_pool_bytes = kv_pool_of(d, e, f);
     out->headroom_bytes = headroom_of(d, f, e->total_bytes);
     out->kv_min_bytes = kv_min_bytes_of(d, cell);
     out->kv_tokens = out->kv_pool_bytes > 0 && cell ? (uint64_t)out->kv_pool_bytes / cell * d->knobs.dcp : 0;
     out->blocking = NULL;
-    if (d->weights_bytes >= pre_load_free(d))
+    bool known;
+    uint64_t weights = plan_weights(d, e, &known);
+    if (weights >= pre_load_free(d))
         out->blocking = "weights_exceed_gpu";
     else if (out->kv_pool_bytes <= 0 || (uint64_t)out->kv_pool_bytes < out->kv_min_bytes)
         out->blocking = "kv_pool_exhausted";
@@ -1022,8 +1096,9 @@ static void reason_text(const engine_deployment *d, const engine_estimate *e, co
     if (!code) {
         snprintf(buf, len, "max_bs %u fits at --mem-fraction-static %.3f", bs, f->mem_fraction_static);
     } else if (strcmp(code, "weights_exceed_gpu") == 0) {
+        bool known;
         snprintf(buf, len, "the weights (%.2f GiB per GPU) exceed the GPU's %.2f GiB free before load (%s)",
-                 (double)d->weights_bytes / gib, (double)pre_load_free(d) / gib, code);
+                 (double)plan_weights(d, e, &known) / gib, (double)pre_load_free(d) / gib, code);
     } else if (strcmp(code, "kv_pool_exhausted") == 0) {
         snprintf(buf, len,
                  "max_bs %u at its recommended --mem-fraction-static %.3f leaves a KV pool of %.2f GiB, below the "
@@ -1124,7 +1199,7 @@ static void post_capture(const engine_deployment *d, const engine_estimate *e, e
         double G = (double)d->gpu.cuda_total_bytes / (double)ENGINE_MIB;
         double reserved = 512 + (double)k->world / 8 * 1024;
         double f = G > 0 ? round((G - reserved) / G * 1000) / 1000 : 0;
-        int64_t free_after = (int64_t)pre_load_free(d) - (int64_t)d->weights_bytes - (int64_t)d->state_pool_bytes -
+        int64_t free_after = (int64_t)pre_load_free(d) - (int64_t)b->weights_bytes - (int64_t)b->state_pool_bytes -
                              (int64_t)e->total_bytes - (int64_t)d->other_runtime_bytes;
         int64_t kv = free_after - reserve_of(d, f);
         b->post_capture_applies = true;
@@ -1139,8 +1214,9 @@ void engine_estimate_compute(const engine_deployment *d, const engine_calibratio
     engine_budget *b = &e->budget;
     const engine_knobs_state *k = &d->knobs;
     b->pre_load_free_bytes = pre_load_free(d);
-    b->weights_bytes = d->weights_bytes;
-    b->state_pool_bytes = d->state_pool_bytes;
+    b->weights_measured = d->weights_bytes != 0;
+    b->weights_bytes = plan_weights(d, e, &b->weights_known);
+    b->state_pool_bytes = plan_state(d, e);
     b->other_runtime_bytes = d->other_runtime_bytes;
     b->margin_bytes = d->margin_bytes;
     b->static_budget_bytes = (uint64_t)reserve_of(d, k->mem_fraction_static);
@@ -1161,12 +1237,12 @@ void engine_estimate_compute(const engine_deployment *d, const engine_calibratio
     double gib = (double)ENGINE_GIB;
     double safe_fraction = b->recommended_mem_fraction_static;
     char brief[48];
-    if (d->weights_bytes >= b->pre_load_free_bytes)
-        engine_warn_at(&e->warnings, "weights_exceed_gpu", (double)d->weights_bytes, (double)b->pre_load_free_bytes,
+    if (b->weights_bytes >= b->pre_load_free_bytes)
+        engine_warn_at(&e->warnings, "weights_exceed_gpu", (double)b->weights_bytes, (double)b->pre_load_free_bytes,
                        "weights exceed the GPU",
                        "weights of %.2f GiB per GPU exceed the %.2f GiB free before load on %s: use more GPUs (world) "
                        "or a larger GPU",
-                       (double)d->weights_bytes / gib, (double)b->pre_load_free_bytes / gib, d->gpu.name);
+                       (double)b->weights_bytes / gib, (double)b->pre_load_free_bytes / gib, d->gpu.name);
     if (b->kv_pool_bytes <= 0)
         engine_warn_at(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, 0, "no KV pool left",
                        "no GPU memory for the KV cache: weights and state leave %.2f GiB at mem_fraction_static %.3f",

@@ -1,52 +1,9 @@
-/* solve.c — weights per GPU, solve and search (solve.h). */
+/* solve.c — solve and search (solve.h). */
 #include "solve.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-/* ---- Weights ---- */
-
-static uint64_t bytes_of(double params, engine_dtype t)
-{
-    return (uint64_t)llround(params * engine_dtype_bits_x1000(t) / 8000.0);
-}
-
-uint64_t engine_weights_per_gpu(const engine_model *m, const engine_knobs_state *k)
-{
-    if (!m->hidden || !m->layers || !k->world)
-        return 0;
-    double H = m->hidden, heads = m->heads;
-    double attn;
-    if (m->attn_kind == ATTN_MLA) { /* DeepSeek-V2 MLA: q (LoRA or not), kv_a, kv_b, o */
-        double nope = m->qk_nope_dim ? m->qk_nope_dim : 128, rope = m->qk_rope_dim ? m->qk_rope_dim : 64;
-        double v = m->v_head_dim ? m->v_head_dim : 128, kvl = m->kv_lora_rank, ql = m->q_lora_rank;
-        double q = ql ? H * ql + ql * heads * (nope + rope) : H * heads * (nope + rope);
-        attn = q + H * (kvl + rope) + kvl * heads * (nope + v) + heads * v * H;
-    } else {
-        double hd = m->head_dim;
-        attn = 2 * H * heads * hd + 2 * H * m->kv_heads * hd;
-    }
-    double moe_layers = m->num_experts ? (double)(m->layers - (m->dense_layers < m->layers ? m->dense_layers : 0)) : 0;
-    double dense_layers = m->num_experts ? m->dense_layers : m->layers;
-    double dense = dense_layers * 3 * H * m->intermediate;
-    double expert_h = m->dispatch_hidden ? m->dispatch_hidden : H; /* latent MoE: experts at the dispatch width */
-    double routed = moe_layers * (double)m->num_experts * 3 * expert_h * m->moe_intermediate;
-    double shared_i = m->shared_intermediate ? m->shared_intermediate : m->moe_intermediate;
-    double shared = moe_layers * ((double)m->shared_experts * 3 * H * shared_i + H * m->num_experts);
-    double embed = (double)m->vocab * H * (m->tie_embeddings ? 1 : 2);
-    double layers_attn = attn * m->layers;
-    double total = layers_attn + dense + routed + shared + embed;
-    double scale = m->param_count && total > 0 ? (double)m->param_count / total : 1.0;
-
-    double world = k->world, attn_tp = engine_attn_tp(k) ? engine_attn_tp(k) : 1;
-    /* SGLang shards attention and the vocabulary over the attention group (DP attention
-     * replicates them per group), everything else over the whole instance. */
-    uint64_t b = bytes_of(scale * layers_attn / attn_tp, m->dense_dtype) + bytes_of(scale * embed / attn_tp, m->dtype) +
-                 bytes_of(scale * (dense + shared) / world, m->dense_dtype) +
-                 bytes_of(scale * routed / world, m->expert_dtype);
-    return b;
-}
 
 /* ---- solve ---- */
 
@@ -279,7 +236,10 @@ size_t engine_search(const engine_deployment *base, const engine_calibration *ca
                             d.knobs.max_dispatch_auto = true;
                             d.knobs.buckets_auto = true;
                             d.knobs.max_running_requests_auto = true;
-                            d.weights_bytes = engine_weights_per_gpu(m, &d.knobs);
+                            /* the preset's measured weights and state are its own layout's:
+                             * each layout gets the model's (weights.c, the budget's state) */
+                            d.weights_bytes = 0;
+                            d.state_pool_bytes = 0;
                             (*scanned)++;
                             engine_estimate_compute(&d, cal, e);
                             const engine_budget *b = &e->budget;
@@ -297,7 +257,7 @@ size_t engine_search(const engine_deployment *base, const engine_calibration *ca
                             r.max_bs = b->wall_max_bs;
                             r.mem_fraction_static = b->wall_mem_fraction_static;
                             r.limit = b->wall_term;
-                            r.weights_bytes = d.weights_bytes;
+                            r.weights_bytes = b->weights_bytes;
                             d.knobs.max_bs = b->wall_max_bs;
                             engine_fit f;
                             engine_fit_at_recommended(&d, cal, e, &f);

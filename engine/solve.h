@@ -1,17 +1,10 @@
-/* solve.h — the planning questions on top of the estimate: the weights a layout puts on each GPU,
- * the largest value of a knob that fits (solve), and every layout of a model on N GPUs ranked by
- * concurrency (search). Pure; each answer applies the budget's one fit rule
+/* solve.h — the planning questions on top of the estimate: the largest value of a knob that fits
+ * (solve), and every layout of a model on N GPUs ranked by concurrency (search). Pure; each answer applies the budget's one fit rule
  * (engine_fit_at_recommended). */
 #ifndef CGPLAN_SOLVE_H
 #define CGPLAN_SOLVE_H
 
 #include "engine.h"
-
-/* Weights per GPU from the model's composition: attention and embeddings over the attention
- * group (attn_tp), dense MLPs, shared and routed experts over the instance (tp = ep x moe_tp),
- * each at its dtype's bits (scales included); scaled to param_count where the preset gives it.
- * 0 when the model lacks the sizes. */
-uint64_t engine_weights_per_gpu(const engine_model *m, const engine_knobs_state *k);
 
 /* ---- solve ---- */
 
