@@ -139,6 +139,9 @@ typedef struct {
 extern const engine_knob_info engine_knobs[KNOB_COUNT];
 const engine_knob_info *engine_knob_find(const char *name);
 #define KNOB_BIT(k) (1u << (k))
+/* Writes a one-line reason into ERR (may be NULL) and returns -1: the engine's one way to fail
+ * (tmux's `char **cause`). */
+int engine_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The step rule in words, for --help and the help overlay: "next divisor of world". */
 void engine_knob_steps_text(const engine_knob_info *k, char *buf, size_t len);
 /* The order to apply several knobs so a base is set before what must divide it (world, dp,

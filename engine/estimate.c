@@ -122,6 +122,7 @@ static const struct {
     {"dispatch_cap", SEVERITY_BLOCKING, DISPATCH},
     {"weights_exceed_gpu", SEVERITY_BLOCKING, KNOB_BIT(KNOB_GPU) | KNOB_BIT(KNOB_WORLD)},
     {"kv_pool_exhausted", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION) | KNOB_BIT(KNOB_MIN_KV)},
+    {"backend_unsupported", SEVERITY_BLOCKING, KNOB_BIT(KNOB_ATTENTION_BACKEND)},
     {"headroom_negative", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION)},
     /* warning: it runs, but not on every build, or the estimate is weaker */
     {"qp_depth", SEVERITY_WARNING, DISPATCH},
@@ -862,9 +863,9 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     uint64_t base = coef(d, cal, COEF_DRAFT_BASE_BYTES, dr);
     uint64_t draft_row = coef(d, cal, COEF_DRAFT_BYTES_PER_ROW, dr);
     dr->bytes = k->mtp > 1 && dr->known ? base + draft_row * e->attn_rows : 0;
-    if (k->mtp <= 1) { /* no speculation: no draft graph, known to be 0 */
+    if (k->mtp <= 1) { /* no speculation: no draft graph, exactly 0 */
         dr->known = true;
-        dr->source = engine_terms[TERM_DRAFT].source;
+        dr->source = SOURCE_EXACT;
     }
 
     /* Without DeepEP, the routed experts run the fused-MoE kernels: one cache of
@@ -928,6 +929,19 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
         engine_warn_at(&e->warnings, "dcp_with_speculation", k->dcp, 1, "DCP + MTP: patched SGLang",
                        "dcp %u with mtp %u: SGLang main (2026-07) rejects DCP with speculative decoding on CUDA",
                        k->dcp, k->mtp);
+    /* A backend written for the other attention kind: SGLang refuses to start with it
+     * (server_args.py _handle_attention_backend_compatibility). */
+    static const struct {
+        engine_backend backend;
+        bool mla;
+    } backend_kind[] = {{BACKEND_TRTLLM_MLA, true}, {BACKEND_FLASHMLA, true},    {BACKEND_CUTLASS_MLA, true},
+                        {BACKEND_NSA, true},        {BACKEND_TRTLLM_MHA, false}, {BACKEND_FA4, false}};
+    for (size_t i = 0; i < sizeof backend_kind / sizeof backend_kind[0]; i++)
+        if (lay->backend == backend_kind[i].backend && backend_kind[i].mla != (m->attn_kind == ATTN_MLA))
+            engine_warn_at(&e->warnings, "backend_unsupported", 0, 0, "not for this attention",
+                           "attention_backend %s is for %s models; %s uses %s attention: SGLang refuses it",
+                           engine_backend_names[lay->backend], backend_kind[i].mla ? "MLA" : "MHA/GQA", m->name,
+                           m->attn_kind == ATTN_MLA ? "MLA" : "GQA");
     if (!e->total_complete) {
         char which[ENGINE_TEXT_MAX] = "";
         for (int i = 0; i < TERM_COUNT; i++)
