@@ -360,6 +360,8 @@ typedef struct {
 
 typedef struct {
     int n;
+    bool quiet; /* codes, severities and numbers only: no message or brief text (the wall scan,
+                 * solve and search read no text, and formatting it was most of an estimate) */
     engine_warning items[ENGINE_MAX_WARNINGS];
 } engine_warnings;
 
@@ -610,6 +612,13 @@ struct engine_estimate {
  * scan over max_bs), so it costs ~100 terms-only estimates; engine_estimate_terms() skips it. */
 void engine_estimate_compute(const engine_deployment *d, const engine_calibration *cal, engine_estimate *out);
 /* Terms, layers, totals and heuristic only (no budget, no wall, no warnings on the budget). */
+/* The same without the warnings' texts (codes, severities and numbers stay): for the estimates
+ * nobody reads, the wall's scan, solve and search. */
+void engine_estimate_terms_quiet(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e);
+/* The message of the terms' warning CODE for D (the terms re-run with texts): for an answer built
+ * on quiet estimates. Returns BUF (CODE itself when D has no such warning). */
+const char *engine_warning_message_for(const engine_deployment *d, const engine_calibration *cal, const char *code,
+                                       char *buf, size_t len);
 void engine_estimate_terms(const engine_deployment *d, const engine_calibration *cal, engine_estimate *out);
 
 /* The MoE floor: DeepEP's buffer plus the masked GEMM, the bytes max_dispatch decides. */

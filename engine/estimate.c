@@ -138,6 +138,10 @@ static const struct {
 };
 #define N_WARNING_KINDS (sizeof warning_kinds / sizeof warning_kinds[0])
 
+/* A warning's brief text into BUF, only when the warnings keep texts. */
+#define BRIEF(w, buf, ...)                                                                                             \
+    ((w) && (w)->quiet ? (void)((buf)[0] = '\0') : (void)snprintf(buf, sizeof buf, __VA_ARGS__))
+
 static int warning_kind(const char *code)
 {
     for (size_t i = 0; i < N_WARNING_KINDS; i++)
@@ -153,12 +157,18 @@ static engine_warning *warn_v(engine_warnings *w, const char *code, const char *
     if (!w || w->n >= ENGINE_MAX_WARNINGS)
         return NULL;
     engine_warning *item = &w->items[w->n++];
-    memset(item, 0, sizeof *item);
-    snprintf(item->code, sizeof item->code, "%s", code);
+    size_t len = strlen(code);
+    if (len >= sizeof item->code)
+        len = sizeof item->code - 1;
+    memcpy(item->code, code, len);
+    item->code[len] = '\0';
     int kind = warning_kind(code);
     item->severity = kind >= 0 ? warning_kinds[kind].severity : SEVERITY_WARNING;
     item->knobs = kind >= 0 ? warning_kinds[kind].knobs : 0;
-    vsnprintf(item->message, sizeof item->message, fmt, ap);
+    item->value = item->limit = 0;
+    item->brief[0] = item->message[0] = '\0';
+    if (!w->quiet)
+        vsnprintf(item->message, sizeof item->message, fmt, ap);
     return item;
 }
 
@@ -181,7 +191,8 @@ void engine_warn_at(engine_warnings *w, const char *code, double value, double l
         return;
     item->value = value;
     item->limit = limit;
-    snprintf(item->brief, sizeof item->brief, "%s", brief ? brief : "");
+    if (!w->quiet)
+        snprintf(item->brief, sizeof item->brief, "%s", brief ? brief : "");
 }
 
 engine_severity engine_warning_severity(const char *code)
@@ -509,7 +520,7 @@ size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
                 v++;
             list[n++] = v;
             char brief[48];
-            snprintf(brief, sizeof brief, "no bucket divides: bs %u", v);
+            BRIEF(w, brief, "no bucket divides: bs %u", v);
             engine_warn_at(w, "no_bucket_survives", v, k->max_bs, brief,
                            "no batch size <= max_bs %u has bs x %u divisible by attn_tp %u: capturing %u instead",
                            k->max_bs, k->mtp, attn_tp, v);
@@ -769,11 +780,12 @@ static void backend_state(const engine_deployment *d, const engine_estimate *e, 
     }
 }
 
-void engine_estimate_terms(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
+static void estimate_terms(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet)
 {
     const engine_knobs_state *k = &d->knobs;
     const engine_model *m = &d->model;
-    memset(&e->warnings, 0, sizeof e->warnings);
+    e->warnings.n = 0; /* the items are written as they are added: no need to clear 6 KB */
+    e->warnings.quiet = quiet;
     memset(&e->budget, 0, sizeof e->budget);
 
     resolve_layout(d, &e->layout);
@@ -908,20 +920,20 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     /* MODEL.md's warnings on the combination (never a refusal to estimate). */
     char brief[48];
     if (deepep && !k->max_dispatch_auto && k->max_dispatch < e->moe_rows) {
-        snprintf(brief, sizeof brief, "%u < %u rows", e->max_dispatch, e->moe_rows);
+        BRIEF(&e->warnings, brief, "%u < %u rows", e->max_dispatch, e->moe_rows);
         engine_warn_at(&e->warnings, "dispatch_below_rows", k->max_dispatch, e->moe_rows, brief,
                        "max_dispatch %u < %u MoE rows per GPU: DeepEP asserts at run time; %u fits", k->max_dispatch,
                        e->moe_rows, e->moe_rows);
     }
     if (deepep && e->max_dispatch > 1024) {
-        snprintf(brief, sizeof brief, "rows %u > cap 1024", e->moe_rows);
+        BRIEF(&e->warnings, brief, "rows %u > cap 1024", e->moe_rows);
         engine_warn_at(&e->warnings, "dispatch_cap", e->max_dispatch, 1024, brief,
                        "max_dispatch %u > 1024: SGLang caps SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK at 1024",
                        e->max_dispatch);
     }
     if (deepep && e->max_dispatch > 511) {
         uint32_t depth = engine_nvshmem_qp_depth(e->max_dispatch);
-        snprintf(brief, sizeof brief, "needs NVSHMEM_QP_DEPTH %u", depth);
+        BRIEF(&e->warnings, brief, "needs NVSHMEM_QP_DEPTH %u", depth);
         engine_warn_at(&e->warnings, "qp_depth", depth, 0, brief,
                        "max_dispatch %u needs NVSHMEM_QP_DEPTH >= %u (DeepEP >= 2026-03)", e->max_dispatch, depth);
     }
@@ -944,7 +956,7 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
                            m->attn_kind == ATTN_MLA ? "MLA" : "GQA");
     if (!e->total_complete) {
         char which[ENGINE_TEXT_MAX] = "";
-        for (int i = 0; i < TERM_COUNT; i++)
+        for (int i = 0; i < TERM_COUNT && !quiet; i++)
             if (!e->terms[i].known)
                 snprintf(which + strlen(which), sizeof which - strlen(which), "%s%s", which[0] ? ", " : "",
                          engine_terms[i].key);
@@ -955,6 +967,26 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     }
 }
 
+
+void engine_estimate_terms(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
+{
+    estimate_terms(d, cal, e, false);
+}
+
+void engine_estimate_terms_quiet(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
+{
+    estimate_terms(d, cal, e, true);
+}
+
+const char *engine_warning_message_for(const engine_deployment *d, const engine_calibration *cal, const char *code,
+                                       char *buf, size_t len)
+{
+    engine_estimate e;
+    estimate_terms(d, cal, &e, false);
+    const engine_warning *w = engine_warning_find(&e.warnings, code);
+    snprintf(buf, len, "%s", w ? w->message : code);
+    return buf;
+}
 
 /* ---- Budget and wall (MODEL.md, "Budget"). ---- */
 
@@ -1070,7 +1102,7 @@ static void fit_at(const engine_deployment *d, const engine_estimate *e, double 
 bool engine_fit_at_recommended(const engine_deployment *d, const engine_calibration *cal, engine_estimate *scratch,
                                engine_fit *out)
 {
-    engine_estimate_terms(d, cal, scratch);
+    engine_estimate_terms_quiet(d, cal, scratch); /* the scan reads numbers and codes, no text */
     fit_at(d, scratch, recommended_fraction(d, scratch->total_bytes), out);
     return out->fits;
 }
@@ -1101,8 +1133,8 @@ static engine_term_id largest_term(const engine_estimate *e)
 }
 
 /* Why a plan evaluated by fit_at does not fit, once, in words (never inside the scan). */
-static void reason_text(const engine_deployment *d, const engine_estimate *e, const engine_fit *f, char *buf,
-                        size_t len)
+static void reason_text(const engine_deployment *d, const engine_calibration *cal, const engine_estimate *e,
+                        const engine_fit *f, char *buf, size_t len)
 {
     const char *code = f->blocking;
     double gib = (double)ENGINE_GIB;
@@ -1123,8 +1155,9 @@ static void reason_text(const engine_deployment *d, const engine_estimate *e, co
         snprintf(buf, len, "max_bs %u: the graphs (%.2f GiB) leave no fraction with headroom (%s)", bs,
                  (double)e->total_bytes / gib, code);
     } else {
-        const engine_warning *w = engine_warning_find(&e->warnings, code);
-        snprintf(buf, len, "max_bs %u: %.200s (%s)", bs, w ? w->message : code, code);
+        char message[ENGINE_TEXT_MAX];
+        engine_warning_message_for(d, cal, code, message, sizeof message);
+        snprintf(buf, len, "max_bs %u: %.200s (%s)", bs, message, code);
     }
 }
 
@@ -1152,7 +1185,7 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
     if (!engine_fit_at_recommended(&p, cal, lo_e, &lo_f)) { /* nothing fits */
         b->wall_code = lo_f.blocking;
         b->wall_term = largest_term(lo_e);
-        reason_text(&p, lo_e, &lo_f, b->wall_reason, sizeof b->wall_reason);
+        reason_text(&p, cal, lo_e, &lo_f, b->wall_reason, sizeof b->wall_reason);
         return;
     }
     p.knobs.max_bs = grid[n - 1];
@@ -1188,7 +1221,7 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
     if (warning_kinds[warning_kind(hi_f.blocking)].knobs & DISPATCH)
         b->wall_term = TERM_DEEPEP;
     p.knobs.max_bs = grid[hi];
-    reason_text(&p, hi_e, &hi_f, b->wall_reason, sizeof b->wall_reason);
+    reason_text(&p, cal, hi_e, &hi_f, b->wall_reason, sizeof b->wall_reason);
 }
 
 /* SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (opt-in since PR #30157, 2026-07-07): the pool is reserved
@@ -1268,7 +1301,7 @@ void engine_estimate_compute(const engine_deployment *d, const engine_calibratio
                        "min_kv_tokens, or raise mem_fraction_static)",
                        (double)b->kv_pool_bytes / gib, (double)b->kv_min_bytes / gib, b->running_requests,
                        (unsigned long long)k->min_kv_tokens);
-    snprintf(brief, sizeof brief, "OOM: use <= %.3f", safe_fraction);
+    BRIEF(&e->warnings, brief, "OOM: use <= %.3f", safe_fraction);
     if (b->headroom_bytes < 0)
         engine_warn_at(&e->warnings, "headroom_negative", k->mem_fraction_static, safe_fraction, brief,
                        "graphs need %.2f GiB more than mem_fraction_static %.3f leaves: the capture will OOM "

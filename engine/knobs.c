@@ -875,7 +875,7 @@ static double resolved_value(const engine_deployment *d, const engine_estimate *
         return raw_value(d, k);
     engine_estimate scratch;
     if (!e) {
-        engine_estimate_terms(d, NULL, &scratch);
+        engine_estimate_terms_quiet(d, NULL, &scratch);
         e = &scratch;
     }
     const void *p = (const char *)e + k->resolved_offset;
@@ -1042,7 +1042,7 @@ void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engi
         if (style == KNOB_TEXT_SHORT) { /* the count of sizes captured */
             engine_estimate scratch;
             if (!e) {
-                engine_estimate_terms(d, NULL, &scratch);
+                engine_estimate_terms_quiet(d, NULL, &scratch);
                 e = &scratch;
             }
             snprintf(buf, len, "%u", e->n_buckets);

@@ -10,7 +10,7 @@
 
 /* ---- Versions ---- */
 
-#define REL(mi, pa, st, nu) {0, (mi), (pa), (st), (nu), false}
+#define REL(mi, pa, st, nu) {0, (mi), (pa), (st), (nu), false, false, {0}}
 #define FINAL ENGINE_RELEASE_FINAL
 #define POST ENGINE_RELEASE_POST
 #define RC ENGINE_RELEASE_RC
@@ -18,8 +18,10 @@
 static const engine_release release_oldest = REL(4, 6, FINAL, 0);
 static const engine_release release_main = REL(5, 15, ENGINE_RELEASE_MAIN, 0);
 
-engine_release engine_release_oldest(void) { return release_oldest; }
-engine_release engine_release_newest(void) { return release_main; }
+static engine_release with_facts(engine_release r);
+
+engine_release engine_release_oldest(void) { return with_facts(release_oldest); }
+engine_release engine_release_newest(void) { return with_facts(release_main); }
 
 /* One ordered key: major, minor, patch (16 bits each), then the stage; the number breaks ties.
  * The estimator compares a release with every row of the facts table on each estimate. */
@@ -69,7 +71,7 @@ int engine_release_parse(const char *text, engine_release *out, char *err, size_
         return -1;
     }
     if (strcmp(text, "main") == 0 || strcmp(text, "main@" ENGINE_RELEASE_MAIN_DATE) == 0) {
-        *out = release_main;
+        *out = with_facts(release_main);
         return 0;
     }
     if (strncmp(text, "main", 4) == 0) {
@@ -79,7 +81,7 @@ int engine_release_parse(const char *text, engine_release *out, char *err, size_
     const char *p = text;
     if (*p == 'v' || *p == 'V')
         p++;
-    engine_release r = {0, 0, 0, FINAL, 0, false};
+    engine_release r = {0, 0, 0, FINAL, 0, false, false, {0}};
     if (!read_u16(&p, &r.major) || *p++ != '.' || !read_u16(&p, &r.minor) || *p++ != '.' ||
         !read_u16(&p, &r.patch)) {
         set_err(err, errlen, text, "expected MAJOR.MINOR.PATCH[rcN|.postN] or main");
@@ -112,7 +114,7 @@ int engine_release_parse(const char *text, engine_release *out, char *err, size_
         return -1;
     }
     r.beyond_model = engine_release_cmp(&r, &release_main) > 0;
-    *out = r;
+    *out = with_facts(r);
     return 0;
 }
 
@@ -155,6 +157,7 @@ typedef enum {
     RF_EAGLE_RESERVE_MIB,
     RF_COUNT
 } release_field;
+_Static_assert(RF_COUNT <= ENGINE_RELEASE_FACT_FIELDS, "raise ENGINE_RELEASE_FACT_FIELDS");
 
 typedef enum { MAXBS_CUT, MAXBS_CUT_EXTEND16, MAXBS_IN_GENERATOR } maxbs_rule;
 typedef enum { TBO_NONE, TBO_AT_LEAST_2, TBO_EVEN, TBO_MULBASE } tbo_rule;
@@ -296,11 +299,30 @@ static void resolve(const engine_release *r, int32_t v[RF_COUNT])
             v[facts[i].field] = facts[i].value;
 }
 
+/* R's facts: the ones resolved when R was made, else resolved into SCRATCH now. */
+static const int32_t *facts_of(const engine_release *r, int32_t scratch[RF_COUNT])
+{
+    if (r->facts_resolved)
+        return r->facts;
+    memset(scratch, 0, RF_COUNT * sizeof scratch[0]);
+    resolve(r, scratch);
+    return scratch;
+}
+
+/* Fills R's resolved facts (a value that leaves this module carries them). */
+static engine_release with_facts(engine_release r)
+{
+    memset(r.facts, 0, sizeof r.facts);
+    r.facts_resolved = false;
+    resolve(&r, r.facts);
+    r.facts_resolved = true;
+    return r;
+}
+
 static int32_t fact(const engine_release *r, release_field f)
 {
-    int32_t v[RF_COUNT] = {0};
-    resolve(r, v);
-    return v[f];
+    int32_t scratch[RF_COUNT];
+    return facts_of(r, scratch)[f];
 }
 
 bool engine_release_has_shared_logits(const engine_release *r) { return fact(r, RF_SHARED_LOGITS) != 0; }
@@ -417,16 +439,43 @@ static void set_keep_at_most(bs_set *s, uint32_t limit)
         s->bits[w] = 0;
 }
 
-/* Removes sizes whose (bs * width) is not a multiple of base; returns how many went. */
+static uint32_t gcd32(uint32_t a, uint32_t b)
+{
+    while (b) {
+        uint32_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Removes sizes whose (bs * width) is not a multiple of base; returns how many went. That holds
+ * exactly for the multiples of step = base / gcd(base, width); a step dividing 64 (the usual
+ * attention-TP sizes) is one repeating bit pattern over every word, anything else is tested
+ * size by size. */
 static uint32_t set_keep_multiples(bs_set *s, uint32_t base, uint32_t width)
 {
-    uint32_t gone = 0;
     if (base <= 1)
         return 0;
+    uint32_t step = base / gcd32(base, width ? width : 1);
+    if (step <= 1)
+        return 0;
+    uint32_t gone = 0;
+    if (64 % step == 0) {
+        uint64_t pattern = 0;
+        for (uint32_t i = 0; i < 64; i += step)
+            pattern |= 1ull << i;
+        for (size_t w = 0; w < s->hi; w++) {
+            uint64_t kept = s->bits[w] & pattern;
+            gone += (uint32_t)(__builtin_popcountll(s->bits[w]) - __builtin_popcountll(kept));
+            s->bits[w] = kept;
+        }
+        return gone;
+    }
     for (size_t w = 0; w < s->hi; w++)
         for (uint64_t bits = s->bits[w]; bits; bits &= bits - 1) {
             uint32_t bs = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
-            if (bs && (uint64_t)bs * width % base != 0) {
+            if (bs % step != 0) {
                 set_del(s, bs);
                 gone++;
             }
@@ -465,8 +514,8 @@ static void runner_grid(const int32_t *v, const engine_capture_params *p, uint32
 
 uint32_t engine_release_default_max_bs(const engine_release *r, uint32_t gpu_mem_mib, uint32_t tp, bool speculative)
 {
-    int32_t v[RF_COUNT] = {0};
-    resolve(r, v);
+    int32_t scratch[RF_COUNT];
+    const int32_t *v = facts_of(r, scratch);
     if (tp == 0)
         tp = 1;
     if (v[RF_GRID] == ENGINE_GRID_SERVER) /* both server grids reach every tier value */
@@ -551,8 +600,8 @@ size_t engine_release_capture_list(const engine_release *r, const engine_capture
     nt->beyond_model = r->beyond_model;
     nt->mul_base = 1;
 
-    int32_t v[RF_COUNT] = {0};
-    resolve(r, v);
+    int32_t scratch[RF_COUNT];
+    const int32_t *v = facts_of(r, scratch);
     uint32_t tp = p->tp_size ? p->tp_size : 1;
     uint32_t dp = p->dp ? p->dp : 1;
     uint32_t attn_tp = p->attn_tp ? p->attn_tp : 1;

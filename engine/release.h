@@ -28,11 +28,18 @@ typedef enum {
     ENGINE_RELEASE_MAIN = 3 /* only as 0.5.15 + MAIN: the main snapshot named above */
 } engine_release_stage;
 
+#define ENGINE_RELEASE_FACT_FIELDS 24
+
 typedef struct {
     uint16_t major, minor, patch;
     engine_release_stage stage;
     uint16_t number;   /* N of rcN / .postN; 0 otherwise */
     bool beyond_model; /* newer than main@2026-07-20: facts are main's */
+    /* The facts table resolved for this release when the value was made (parse, oldest,
+     * newest): every estimate asks several of them, and walking the table each time was most
+     * of an estimate. A value built by hand has none and is resolved on each query. */
+    bool facts_resolved;
+    int32_t facts[ENGINE_RELEASE_FACT_FIELDS];
 } engine_release;
 
 #define ENGINE_RELEASE_MAIN_DATE "2026-07-20"

@@ -57,13 +57,15 @@ static bool fits_value(const engine_deployment *d, const engine_calibration *cal
     return engine_fit_at_recommended(p, cal, e, f);
 }
 
-static void describe(const engine_deployment *p, const engine_estimate *e, const engine_fit *f, engine_knob_id knob,
-                     double v, char *buf, size_t len)
+static void describe(const engine_deployment *p, const engine_calibration *cal, const engine_estimate *e,
+                     const engine_fit *f, engine_knob_id knob, double v, char *buf, size_t len)
 {
     const engine_warning *w = f->blocking ? engine_warning_find(&e->warnings, f->blocking) : NULL;
     double gib = (double)ENGINE_GIB;
-    if (w)
-        snprintf(buf, len, "%s %.0f: %.180s (%s)", engine_knobs[knob].name, v, w->message, f->blocking);
+    char message[ENGINE_TEXT_MAX];
+    if (w) /* the estimates of the scan are quiet: the message is written for this one */
+        snprintf(buf, len, "%s %.0f: %.180s (%s)", engine_knobs[knob].name, v,
+                 engine_warning_message_for(p, cal, f->blocking, message, sizeof message), f->blocking);
     else if (f->blocking && strcmp(f->blocking, "kv_pool_exhausted") == 0)
         snprintf(buf, len, "%s %.0f at --mem-fraction-static %.3f leaves a KV pool of %.2f GiB < %.2f GiB (%s)",
                  engine_knobs[knob].name, v, f->mem_fraction_static, (double)f->kv_pool_bytes / gib,
@@ -98,7 +100,7 @@ int engine_solve(const engine_deployment *d, const engine_calibration *cal, engi
             s->kv_tokens = f.kv_tokens;
             s->concurrency = concurrency_of(&p.knobs);
             s->limit = b->wall_term;
-            describe(&p, &scratch[1], &f, knob, s->value, s->reason, sizeof s->reason);
+            describe(&p, cal, &scratch[1], &f, knob, s->value, s->reason, sizeof s->reason);
             return 0;
         }
         s->found = b->wall_max_bs > 0;
@@ -120,7 +122,7 @@ int engine_solve(const engine_deployment *d, const engine_calibration *cal, engi
      * values; the draft graph appears at 2). max_dispatch starts at the MoE rows it must cover. */
     double lo = info->min, hi = info->max;
     if (knob == KNOB_MAX_DISPATCH) {
-        engine_estimate_terms(d, cal, &scratch[0]);
+        engine_estimate_terms_quiet(d, cal, &scratch[0]);
         lo = scratch[0].moe_rows ? scratch[0].moe_rows : 1;
     }
     if (knob == KNOB_CONTEXT_LEN && d->model.context_len && (double)d->model.context_len < hi)
@@ -130,7 +132,7 @@ int engine_solve(const engine_deployment *d, const engine_calibration *cal, engi
     if (lo > hi || !fits_value(d, cal, knob, lo, &lo_d, &scratch[0], &lo_f)) {
         s->code = lo > hi ? "dispatch_cap" : lo_f.blocking;
         s->value = lo;
-        describe(&lo_d, &scratch[0], &lo_f, knob, lo, s->reason, sizeof s->reason);
+        describe(&lo_d, cal, &scratch[0], &lo_f, knob, lo, s->reason, sizeof s->reason);
         s->limit = growth_term(&scratch[0], &scratch[0]);
         return 0;
     }
@@ -177,7 +179,7 @@ int engine_solve(const engine_deployment *d, const engine_calibration *cal, engi
         s->limit = growth_term(&scratch[0], &scratch[1]);
         if (hi_f.blocking && (strcmp(hi_f.blocking, "dispatch_below_rows") == 0 || strcmp(hi_f.blocking, "dispatch_cap") == 0))
             s->limit = TERM_DEEPEP;
-        describe(&hi_d, &scratch[1], &hi_f, knob, hi, s->reason, sizeof s->reason);
+        describe(&hi_d, cal, &scratch[1], &hi_f, knob, hi, s->reason, sizeof s->reason);
     } else {
         snprintf(s->reason, sizeof s->reason, "every %s up to %.0f fits", info->name, hi);
     }
