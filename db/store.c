@@ -42,8 +42,9 @@ static void disk_full_hint(const char *path, char *buf, size_t len)
         *slash = '\0';
     struct statvfs fs;
     if (statvfs(dir, &fs) == 0)
-        snprintf(buf, len, " (the disk holding %s is full: %.1f MiB free; free space there or pass --db on another disk)",
-                 dir, (double)fs.f_bavail * (double)fs.f_frsize / 1048576.0);
+        snprintf(buf, len,
+                 " (the disk holding %s is full: %.1f MiB free; free space there or pass --db on another disk)", dir,
+                 (double)fs.f_bavail * (double)fs.f_frsize / 1048576.0);
     else
         snprintf(buf, len, " (the disk holding %s is full: free space there or pass --db on another disk)", dir);
 }

@@ -1,12 +1,13 @@
 /* store_ingest.c — a parsed log into the store: one file, one short transaction.
  *
- * The file's bytes go through SHA-256 and the streaming parser together; each run the parser
- * emits is derived at once and its rows are kept, encoded, in a buffer (in memory up to a bound,
- * then in an unlinked temporary file). Only at the end, with the content hash known, is the
+ * The file's bytes go through SHA-256 (on a second thread) and the streaming parser together;
+ * each run the parser emits is derived at once and its rows are kept, encoded, in a buffer (in
+ * memory up to a bound, then in an unlinked temporary file). Only at the end, with the content hash known, is the
  * write lock taken: a file already stored is reported without writing (or waiting), any other is
  * written in one BEGIN IMMEDIATE .. COMMIT. So reading a slow input (a pipe, a huge log) never
  * blocks another writer, and a kill at any moment leaves the store as it was. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +30,24 @@ typedef enum { ROW_RUN, ROW_KNOB, ROW_GROUP, ROW_BAR, ROW_RANK, ROW_ENV, ROW_KIN
 /* Value tags of the encoding: SQLite's types, and what is known only when the rows are written. */
 enum { TAG_NULL, TAG_INT, TAG_REAL, TAG_TEXT, TAG_RUN_ID, TAG_GROUP_ID, TAG_SHA256 };
 
+/* SHA-256 costs about as much as the parse: a second thread hashes each chunk while the caller
+ * parses it (the chunk is the caller's until store_ingest_feed returns, which waits for both). */
+typedef struct {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    store_sha256 *sha;
+    const char *buf;
+    size_t len;
+    bool running, busy, quit;
+} store_hasher;
+
 struct store_ingest {
     store *s;
     store_ingest_opts o;
     caplog_parser *parser;
     store_sha256 sha;
+    store_hasher hasher;
     bool finished, failed;
     char err[4096 + 512];
     /* Encoded rows: [u32 record length][u8 kind][u8 n values][values...], the older ones spilled
@@ -93,9 +107,9 @@ static int column_index(const store_table *t, const char *name)
 static int spill_error(store_ingest *in, int e)
 {
     store_set_err(in->err, sizeof in->err,
-             "cannot keep the parsed runs in a temporary file in %s: %s (free space there or point TMPDIR "
-             "to a directory with room)",
-             in->spill_dir, strerror(e));
+                  "cannot keep the parsed runs in a temporary file in %s: %s (free space there or point TMPDIR "
+                  "to a directory with room)",
+                  in->spill_dir, strerror(e));
     return -1;
 }
 
@@ -210,6 +224,82 @@ static int keep_table_row(store_ingest *in, row_kind kind, const void *row)
     store_value v[STORE_MAX_VALUES];
     int n = store_row_values(row_tables[kind], row, v);
     return keep_row(in, kind, v, n, in->ref_col[kind], kind == ROW_RUN ? in->sha_col : -1);
+}
+
+/* ---- The hash beside the parse ---- */
+
+static void *hasher_main(void *arg)
+{
+    store_hasher *h = arg;
+    pthread_mutex_lock(&h->lock);
+    for (;;) {
+        while (!h->busy && !h->quit)
+            pthread_cond_wait(&h->wake, &h->lock);
+        if (h->quit)
+            break;
+        pthread_mutex_unlock(&h->lock);
+        store_sha256_update(h->sha, h->buf, h->len);
+        pthread_mutex_lock(&h->lock);
+        h->busy = false;
+        pthread_cond_broadcast(&h->wake);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return NULL;
+}
+
+/* Without a thread (none could be made) the caller hashes: slower, the same result. */
+static void hasher_start(store_hasher *h, store_sha256 *sha)
+{
+    h->sha = sha;
+    if (pthread_mutex_init(&h->lock, NULL) != 0)
+        return;
+    if (pthread_cond_init(&h->wake, NULL) != 0) {
+        pthread_mutex_destroy(&h->lock);
+        return;
+    }
+    h->running = pthread_create(&h->thread, NULL, hasher_main, h) == 0;
+    if (!h->running) {
+        pthread_cond_destroy(&h->wake);
+        pthread_mutex_destroy(&h->lock);
+    }
+}
+
+static void hasher_post(store_hasher *h, const char *buf, size_t len)
+{
+    if (!h->running) {
+        store_sha256_update(h->sha, buf, len);
+        return;
+    }
+    pthread_mutex_lock(&h->lock);
+    h->buf = buf;
+    h->len = len;
+    h->busy = true;
+    pthread_cond_broadcast(&h->wake);
+    pthread_mutex_unlock(&h->lock);
+}
+
+static void hasher_wait(store_hasher *h)
+{
+    if (!h->running)
+        return;
+    pthread_mutex_lock(&h->lock);
+    while (h->busy)
+        pthread_cond_wait(&h->wake, &h->lock);
+    pthread_mutex_unlock(&h->lock);
+}
+
+static void hasher_stop(store_hasher *h)
+{
+    if (!h->running)
+        return;
+    pthread_mutex_lock(&h->lock);
+    h->quit = true;
+    pthread_cond_broadcast(&h->wake);
+    pthread_mutex_unlock(&h->lock);
+    pthread_join(h->thread, NULL);
+    pthread_cond_destroy(&h->wake);
+    pthread_mutex_destroy(&h->lock);
+    h->running = false;
 }
 
 /* ---- Deriving a run into rows (no lock held) ---- */
@@ -382,12 +472,13 @@ store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err
     in->o = *o;
     in->bound = o->buffer_bytes ? o->buffer_bytes : STORE_INGEST_BUFFER_BYTES;
     for (int k = 0; k < ROW_KINDS; k++)
-        in->ref_col[k] = !row_tables[k]                  ? 0 /* run_knobs: (run_id, knob, value, origin) */
-                         : k == ROW_BAR                  ? column_index(row_tables[k], "group_id")
-                         : k == ROW_RUN                  ? -1
-                                                         : column_index(row_tables[k], "run_id");
+        in->ref_col[k] = !row_tables[k] ? 0 /* run_knobs: (run_id, knob, value, origin) */
+                         : k == ROW_BAR ? column_index(row_tables[k], "group_id")
+                         : k == ROW_RUN ? -1
+                                        : column_index(row_tables[k], "run_id");
     in->sha_col = column_index(&store_runs_table, "sha256");
     store_sha256_init(&in->sha);
+    hasher_start(&in->hasher, &in->sha);
     caplog_set_callback(in->parser, on_run, in);
     return in; /* no lock and no statement yet: the store is touched only when the rows are written */
 }
@@ -398,9 +489,10 @@ int store_ingest_feed(store_ingest *in, const char *buf, size_t len, char *err, 
         store_set_err(err, errlen, "%s", in->err[0] ? in->err : "the ingest is over");
         return -1;
     }
-    store_sha256_update(&in->sha, buf, len);
+    hasher_post(&in->hasher, buf, len);
     in->bytes += len;
     caplog_feed(in->parser, buf, len);
+    hasher_wait(&in->hasher);
     if (in->failed) {
         store_set_err(err, errlen, "%s", in->err);
         return -1;
@@ -413,18 +505,18 @@ int store_ingest_feed(store_ingest *in, const char *buf, size_t len, char *err, 
 static int damaged(store_ingest *in)
 {
     store_set_err(in->err, sizeof in->err, "%s: the parsed runs kept in %s came back damaged; ingest the file again",
-             in->s->path, in->spill ? in->spill_dir : "memory");
+                  in->s->path, in->spill ? in->spill_dir : "memory");
     return -1;
 }
 
 static int write_record(store_ingest *in, const char *p, size_t len)
 {
+    if (len < 2 || (unsigned char)p[0] >= ROW_KINDS)
+        return damaged(in);
     row_kind kind = (row_kind)(unsigned char)p[0];
     int n = (unsigned char)p[1];
     const char *end = p + len;
     p += 2;
-    if (len < 2 || kind >= ROW_KINDS)
-        goto bad;
     sqlite3_stmt *st = in->ins[kind];
     for (int i = 1; i <= n; i++) {
         if (p >= end)
@@ -433,6 +525,9 @@ static int write_record(store_ingest *in, const char *p, size_t len)
         int64_t iv;
         double dv;
         uint32_t tl;
+        size_t room = (size_t)(end - p); /* a damaged spill file must not lead past the record */
+        if (((tag == TAG_INT || tag == TAG_REAL) && room < 8) || (tag == TAG_TEXT && room < 4))
+            goto bad;
         switch (tag) {
         case TAG_INT:
             memcpy(&iv, p, 8);
@@ -446,6 +541,8 @@ static int write_record(store_ingest *in, const char *p, size_t len)
             break;
         case TAG_TEXT: /* the record outlives the step: no copy */
             memcpy(&tl, p, 4);
+            if (tl > room - 4)
+                goto bad;
             sqlite3_bind_text(st, i, p + 4, (int)tl, SQLITE_STATIC);
             p += 4 + tl;
             break;
@@ -468,9 +565,10 @@ static int write_record(store_ingest *in, const char *p, size_t len)
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE) {
-        static const char *const what[ROW_KINDS] = {"storing a run",  "storing a run's knobs", "storing a group",
-                                                    "storing a bar",  "storing a rank",        "storing an "
-                                                                                               "environment line"};
+        static const char *const what[ROW_KINDS] = {
+            "storing a run", "storing a run's knobs", "storing a group",
+            "storing a bar", "storing a rank",        "storing an environment line",
+        };
         store_db_err(in->s, in->err, sizeof in->err, what[kind]);
         return -1;
     }
@@ -645,6 +743,7 @@ int store_ingest_finish(store_ingest *in, store_ingest_result *res, char *err, s
         return -1;
     }
     caplog_finish(in->parser);
+    hasher_stop(&in->hasher);
     in->finished = true;
     res->bytes = in->bytes;
     res->lines = caplog_lines_read(in->parser);
@@ -682,6 +781,7 @@ void store_ingest_free(store_ingest *in)
     if (!in)
         return;
     finalize_inserts(in);
+    hasher_stop(&in->hasher);
     caplog_free(in->parser);
     if (in->spill)
         fclose(in->spill);

@@ -29,12 +29,12 @@ with open(out, "wb") as f:
 PY
 }
 
-# --- eight concurrent ingests of distinct 24 MiB logs into one store: every one succeeds
+# --- eight concurrent ingests of distinct 16 MiB logs into one store: every one succeeds
 CDB="$TEST_TMP/concurrent.db"
 "$CGPLAN" runs list --db "$CDB" > /dev/null
-gen_log "$TEST_TMP/c0.log" 24 concurrent-0
+gen_log "$TEST_TMP/c0.log" 16 concurrent-0
 PER=$("$CGPLAN" ingest --dry-run "$TEST_TMP/c0.log" | grep -c '^would store run')
-[ "$PER" -gt 1000 ] && pass || fail "generated log holds only $PER runs"
+[ "$PER" -gt 2000 ] && pass || fail "generated log holds only $PER runs"
 for n in 1 2 3 4 5 6 7 8; do { echo "# concurrent $n"; cat "$TEST_TMP/c0.log"; } > "$TEST_TMP/c$n.log"; done
 t0=$(now)
 pids=()
@@ -43,7 +43,7 @@ for n in 1 2 3 4 5 6 7 8; do
 done
 failed=0
 for p in "${pids[@]}"; do wait "$p" || failed=$((failed + 1)); done
-echo "concurrent: 8 x 24 MiB ingests ($PER runs each) in $(since "$t0") s, $failed failed"
+echo "concurrent: 8 x 16 MiB ingests ($PER runs each) in $(since "$t0") s, $failed failed"
 [ "$failed" = 0 ] && pass || fail "$failed of 8 concurrent ingests failed: $(cat "$TEST_TMP"/c*.err | head -3)"
 [ "$(count "$CDB" runs)" = $((2 + 8 * PER)) ] && pass || fail "concurrent: $(count "$CDB" runs) runs, want $((2 + 8 * PER))"
 [ "$(sqlite3 "$CDB" 'PRAGMA integrity_check')" = ok ] && pass || fail "concurrent: integrity_check"
@@ -131,7 +131,7 @@ wait "$HP"
 # file, never damage
 KDB="$TEST_TMP/kill.db"
 "$CGPLAN" runs list --db "$KDB" > /dev/null
-gen_log "$TEST_TMP/k.log" 16 kill-0
+gen_log "$TEST_TMP/k.log" 8 kill-0
 t0=$(now)
 "$CGPLAN" ingest --db "$KDB" "$TEST_TMP/k.log" > /dev/null
 T=$(since "$t0")
@@ -145,7 +145,7 @@ killed=0
 bad=0
 for i in $(seq 1 20); do
   { echo "# kill $i"; cat "$TEST_TMP/k.log"; } > "$TEST_TMP/ki.log"
-  delay=$(awk -v t="$T" -v i="$i" 'BEGIN { printf "%.3f", t * (i - 0.5) / 21 }')
+  delay=$(awk -v t="$T" -v i="$i" 'BEGIN { printf "%.3f", 0.85 * t * (i - 0.5) / 20 }')
   "$CGPLAN" ingest --db "$KDB" "$TEST_TMP/ki.log" > /dev/null 2>&1 &
   KP=$!
   sleep "$delay"
@@ -162,9 +162,9 @@ for i in $(seq 1 20); do
   fi
 done
 files=$((($(count "$KDB" runs) - SEED_RUNS) / KPER))
-echo "kill -9: 20 kills over a $T s ingest of 16 MiB ($KPER runs): $killed landed mid-ingest, $((files - 1)) ingests completed, $bad left a partial or damaged store"
+echo "kill -9: 20 kills over a $T s ingest of 8 MiB ($KPER runs): $killed landed before the process ended, $((files - 1)) of the files were stored whole, $bad left a partial or damaged store"
 [ "$bad" = 0 ] && pass || fail "$bad kills left a partial file or a damaged store"
-[ "$killed" -ge 10 ] && pass || fail "only $killed of 20 kills landed mid-ingest"
+[ "$killed" -ge 12 ] && pass || fail "only $killed of 20 kills landed mid-ingest"
 { echo "# after the kills"; cat "$TEST_TMP/k.log"; } > "$TEST_TMP/ki.log"
 expect_exit 0 "$CGPLAN" ingest --db "$KDB" "$TEST_TMP/ki.log"
 [ "$(count "$KDB" runs)" = $((SEED_RUNS + (files + 1) * KPER)) ] && pass || fail "kill: the store takes a whole file after the kills"

@@ -749,8 +749,8 @@ static void assert_same_rows(const char *a, const char *b)
     sqlite3 *db;
     assert_int_equal(sqlite3_open(a, &db), SQLITE_OK);
     char sql[1200];
-    snprintf(sql, sizeof sql, "ATTACH '%s' AS b; UPDATE main.runs SET created_at = ''; UPDATE b.runs SET created_at = ''",
-             b);
+    snprintf(sql, sizeof sql,
+             "ATTACH '%s' AS b; UPDATE main.runs SET created_at = ''; UPDATE b.runs SET created_at = ''", b);
     assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
     static const char *const tables[] = {"runs", "run_knobs", "groups", "bars", "ranks", "env"};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
