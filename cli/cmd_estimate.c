@@ -161,6 +161,7 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_object_begin(w);
     jsonw_ku64(w, "pre_load_free_bytes", b->pre_load_free_bytes);
     jsonw_ku64(w, "weights_bytes", b->weights_bytes);
+    jsonw_kstring(w, "weights_source", b->weights_measured ? "measured" : b->weights_known ? "computed" : "unknown");
     jsonw_ku64(w, "state_pool_bytes", b->state_pool_bytes);
     jsonw_ku64(w, "other_runtime_bytes", b->other_runtime_bytes);
     jsonw_ku64(w, "static_budget_bytes", b->static_budget_bytes);
@@ -266,8 +267,9 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
             e->total_bytes ? 100.0 * (double)e->heuristic_total_bytes / (double)e->total_bytes : 0.0);
 
     const engine_budget *b = &e->budget;
-    fprintf(out, "budget  pre-load free %.2f GiB · weights %.2f · state %.2f · P x (1 - f) %.2f\n",
-            cli_gib(b->pre_load_free_bytes), cli_gib(b->weights_bytes), cli_gib(b->state_pool_bytes),
+    fprintf(out, "budget  pre-load free %.2f GiB · weights %.2f (%s) · state %.2f · P x (1 - f) %.2f\n",
+            cli_gib(b->pre_load_free_bytes), cli_gib(b->weights_bytes),
+            b->weights_measured ? "measured" : b->weights_known ? "from the model" : "unknown", cli_gib(b->state_pool_bytes),
             cli_gib(b->static_budget_bytes));
     fprintf(out, "        KV pool %.2f GiB · headroom %.2f GiB · recommended --mem-fraction-static %.3f\n",
             (double)b->kv_pool_bytes / (double)ENGINE_GIB, (double)b->headroom_bytes / (double)ENGINE_GIB,

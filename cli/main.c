@@ -176,11 +176,15 @@ static int load_model(const preset_catalog *cat, const char *name, engine_model 
         return EXIT_USAGE;
     }
     int rc = preset_load_model(cat, e ? e->name : name, m, err, sizeof err);
+    if (rc == 1) { /* the preset's file is what is wrong: its message says where */
+        cli_error("--model %s", err);
+        return EXIT_WORK;
+    }
     if (rc != 0) {
         cli_error("--model %s: %s (a model preset name or a Hugging Face id in a preset's hf_names; "
                   "cgplan presets lists them)",
                   name, err);
-        return rc == 1 ? EXIT_WORK : EXIT_USAGE;
+        return EXIT_USAGE;
     }
     return EXIT_OK;
 }
@@ -245,6 +249,10 @@ int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char
     if (!d->gpu.name[0]) {
         cli_error("%s: --model needs a GPU: add --set gpu=NAME (cgplan presets lists the GPUs)", o->command);
         return EXIT_USAGE;
+    }
+    if (engine_deployment_check(d, err, sizeof err) != 0) { /* sizes the engine cannot compute with */
+        cli_error("%s", err);
+        return EXIT_WORK;
     }
     return EXIT_OK;
 }

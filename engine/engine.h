@@ -135,6 +135,9 @@ typedef struct {
 extern const engine_knob_info engine_knobs[KNOB_COUNT];
 const engine_knob_info *engine_knob_find(const char *name);
 #define KNOB_BIT(k) (1u << (k))
+/* Writes a one-line reason into ERR (may be NULL) and returns -1: the engine's one way to fail
+ * (tmux's `char **cause`). */
+int engine_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The step rule in words, for --help and the help overlay: "next divisor of world". */
 void engine_knob_steps_text(const engine_knob_info *k, char *buf, size_t len);
 /* The order to apply several knobs so a base is set before what must divide it (world, dp,
@@ -426,6 +429,10 @@ size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
 
 /* DeepEP get_low_latency_rdma_size_hint(T, H, ranks, E): the rank count does not enter. */
 uint64_t engine_deepep_ll_hint_bytes(uint64_t max_dispatch, uint64_t hidden, uint64_t num_experts);
+/* DeepEP normal-mode buffers for RANKS ranks and HIDDEN_BYTES per token (Buffer.get_dispatch_config
+ * / get_combine_config, Config::get_nvl_buffer_size_hint / get_rdma_buffer_size_hint; the max
+ * over both configs). False for a rank count DeepEP has no default config for. */
+bool engine_deepep_normal_bytes(uint32_t ranks, uint64_t hidden_bytes, uint64_t *nvl, uint64_t *rdma);
 /* The NVSHMEM_QP_DEPTH DeepEP (>= 2026-03) needs for MAX_DISPATCH tokens per rank. */
 uint32_t engine_nvshmem_qp_depth(uint32_t max_dispatch);
 /* The same rounded up to NVSHMEM's 512 MiB heap granularity. */
@@ -452,6 +459,7 @@ typedef enum {
     TERM_FUSED_MOE,    /* the fused-MoE intermediates of the largest bucket (no DeepEP) */
     TERM_GRAPH_LOGITS, /* each further graph's own FP32 logits (releases before PR #8579) */
     TERM_STATIC_OTHER, /* the static layer no formula explains: a calibration's intercept */
+    TERM_DEEPEP_NORMAL, /* DeepEP's normal-mode NVL buffer (and its RDMA part beyond the LL one) */
     TERM_COUNT
 } engine_term_id;
 
@@ -534,6 +542,8 @@ typedef struct {
 
 typedef struct {
     uint64_t pre_load_free_bytes, weights_bytes, state_pool_bytes, other_runtime_bytes;
+    bool weights_measured; /* the preset's measured figure; else computed from the model */
+    bool weights_known;    /* false: the model lacks a field to count its weights */
     uint64_t static_budget_bytes; /* P x (1 - f): what graphs and the runtime must fit in */
     int64_t kv_pool_bytes;        /* may be <= 0: SGLang refuses to start */
     int64_t headroom_bytes;       /* negative: the capture will OOM */
@@ -594,6 +604,17 @@ uint64_t engine_heuristic_deepep_bytes(engine_a2a a2a);
 
 /* KV cell per token per GPU (MLA or GQA), including the draft layers under speculation. */
 uint64_t engine_kv_cell_bytes(const engine_deployment *d);
+
+/* The bounds every model and deployment keeps so no product the engine forms can wrap
+ * (model_check.c says which products): dimensions, counts, byte sizes and coefficients. */
+#define ENGINE_DIM_MAX ((uint64_t)1 << 20)   /* hidden, head and intermediate sizes */
+#define ENGINE_VOCAB_MAX ((uint64_t)1 << 24) /* 16.7M tokens */
+#define ENGINE_COUNT_MAX ((uint64_t)1 << 16) /* heads, layers, experts, top_k */
+#define ENGINE_SIZE_MAX ((uint64_t)1 << 50)  /* 1 PiB: any byte size a preset gives */
+#define ENGINE_COEF_MAX ((uint64_t)1 << 32)  /* a coefficient (per row, per graph, lazy): 4 GiB */
+/* Returns 0, or -1 with "NAME: value too large: FIELD V is above MAX" in ERR. */
+int engine_model_check(const engine_model *m, char *err, size_t errlen);
+int engine_deployment_check(const engine_deployment *d, char *err, size_t errlen);
 
 /* Fills D with MODEL.md's defaults that presets may omit (dcp 1, other_runtime 1 GiB, ...). */
 void engine_deployment_defaults(engine_deployment *d);

@@ -1,5 +1,6 @@
 /* estimate.c — every term of MODEL.md, the SGLang heuristic, the budget and the wall. */
 #include "engine.h"
+#include "weights.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -60,6 +61,13 @@ const engine_term_info engine_terms[TERM_COUNT] = {
      "the static layer no formula explains, fitted from measured runs", LAYER_STATIC, SOURCE_CALIBRATED, 0,
      "static_bytes: the calibration's intercept of the static layer", "cgplan calibrate over the pool's runs",
      "the unexplained static buffers", false, true},
+    {TERM_DEEPEP_NORMAL, "moe.deepep_normal", "DeepEP normal", "DeepEP norm",
+     "DeepEP's normal-mode NVL buffer (auto and normal mode)", LAYER_LARGEST, SOURCE_EXACT,
+     KNOB_BIT(KNOB_DEEPEP_MODE) | KNOB_BIT(KNOB_EP) | KNOB_BIT(KNOB_A2A),
+     "NVL hint (+ the normal RDMA hint beyond the LL one) over the dispatch and combine configs, hidden x 2 B",
+     "deep_ep Config::get_nvl_buffer_size_hint / get_rdma_buffer_size_hint; token_dispatcher/deepep.py "
+     "DeepEPBuffer.get_deepep_buffer",
+     "DeepEP's normal-mode buffer", false, true},
 };
 
 const char *const engine_layer_names[LAYER_COUNT] = {"static", "largest", "buckets", "draft"};
@@ -115,10 +123,12 @@ static const struct {
     {"dcp_with_speculation", SEVERITY_WARNING, KNOB_BIT(KNOB_DCP)},
     {"no_bucket_survives", SEVERITY_WARNING, KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MAX_BS)},
     {"kv_pool_exhausted", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION)},
+    {"backend_unsupported", SEVERITY_BLOCKING, KNOB_BIT(KNOB_ATTENTION_BACKEND)},
     {"headroom_negative", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION)},
     {"no_moe_model", SEVERITY_INFO, 0},
     {"k3_coefficients", SEVERITY_WARNING, 0},
     {"adjusted", SEVERITY_INFO, 0},
+    {"heuristic_no_graph_term", SEVERITY_INFO, 0},
 };
 #define N_WARNING_KINDS (sizeof warning_kinds / sizeof warning_kinds[0])
 
@@ -259,7 +269,9 @@ const char *engine_wall_phrase(const engine_estimate *e)
 void engine_k3_default_coefficients(uint64_t coef[COEF_COUNT])
 {
     coef[COEF_ACT_BYTES_PER_ROW] = 4884109;  /* 4.66 MiB per attention row */
-    coef[COEF_LAZY_BYTES] = 794000357;       /* 0.739 GiB */
+    /* 0.739 GiB of the article less DeepEP's normal-mode NVL buffer at EP16 (212,523,264 B),
+     * now a term of its own: the sum, and so every K3 total, is unchanged. */
+    coef[COEF_LAZY_BYTES] = 581477093;
     coef[COEF_GRAPH_BYTES] = 52706322;       /* 50.3 MiB per further graph */
     coef[COEF_OUT_BYTES_PER_ROW] = 26365;    /* 25.7 KiB per row of a further bucket */
     coef[COEF_DRAFT_BASE_BYTES] = 510343173; /* 0.475 GiB */
@@ -307,6 +319,46 @@ uint64_t engine_deepep_ll_hint_bytes(uint64_t T, uint64_t H, uint64_t E)
     uint64_t sig = (4 * E + 127) / 128 * 128;
     uint64_t total = 2 * send + 2 * recv + 2 * sig;
     return (total / 128 + 1) * 128; /* NUM_BUFFER_ALIGNMENT_BYTES: always adds 1..128 */
+}
+
+/* DeepEP's default normal-mode configs (deep_ep/buffer.py get_dispatch_config / get_combine_config
+ * at HEAD, reference/moe-comm-memory.md 1.6): {ranks, nvl_recv, rdma_send, rdma_recv} of the
+ * dispatch and the combine config; num_sms 20 (Buffer.num_sms), so 10 channels. */
+static const struct {
+    uint32_t ranks;
+    uint32_t nvl_recv[2], rdma_send[2], rdma_recv[2];
+} deepep_configs[] = {
+    {2, {256, 256}, {6, 6}, {128, 128}},     {4, {256, 256}, {6, 6}, {128, 128}},
+    {8, {256, 256}, {6, 6}, {128, 128}},     {16, {288, 288}, {20, 12}, {128, 128}},
+    {24, {288, 288}, {8, 8}, {128, 128}},    {32, {288, 288}, {8, 8}, {128, 128}},
+    {48, {288, 288}, {8, 8}, {128, 128}},    {64, {288, 288}, {8, 8}, {128, 128}},
+    {96, {480, 480}, {12, 8}, {128, 128}},   {128, {560, 560}, {12, 8}, {128, 128}},
+    {144, {720, 720}, {12, 8}, {128, 128}},  {160, {720, 720}, {12, 8}, {128, 128}},
+};
+
+static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+bool engine_deepep_normal_bytes(uint32_t ranks, uint64_t hb, uint64_t *nvl, uint64_t *rdma)
+{
+    const uint64_t channels = 20 / 2;
+    for (size_t i = 0; i < sizeof deepep_configs / sizeof deepep_configs[0]; i++) {
+        if (deepep_configs[i].ranks != ranks)
+            continue;
+        uint64_t rdma_ranks = ranks / 8 > 1 ? ranks / 8 : 1, nvl_ranks = ranks < 8 ? ranks : 8;
+        *nvl = *rdma = 0;
+        for (int c = 0; c < 2; c++) {
+            uint64_t n = channels * nvl_ranks * deepep_configs[i].nvl_recv[c];
+            uint64_t v = align_up(4 * channels * nvl_ranks * (2 * rdma_ranks + 3) + n * (hb + 2056), 128);
+            *nvl = v > *nvl ? v : *nvl;
+            if (ranks > 8) { /* RDMA only across nodes */
+                uint64_t m = channels * rdma_ranks * align_up(deepep_configs[i].rdma_recv[c], deepep_configs[i].rdma_send[c]);
+                uint64_t r = align_up(144 * channels * rdma_ranks + 2 * m * (hb + 2072), 128);
+                *rdma = r > *rdma ? r : *rdma;
+            }
+        }
+        return true;
+    }
+    return false;
 }
 
 uint32_t engine_nvshmem_qp_depth(uint32_t max_dispatch)
@@ -465,18 +517,32 @@ uint64_t engine_heuristic_deepep_bytes(engine_a2a a2a)
     return a2a == A2A_DEEPEP ? 2048 * ENGINE_MIB : 0;
 }
 
+/* Bytes per KV element: the model's (auto) or --kv-cache-dtype's (model_runner_kv_cache_mixin). */
+static uint64_t kv_element_bytes(const engine_deployment *d)
+{
+    switch (d->knobs.kv_dtype) {
+    case KV_DTYPE_BF16: return 2;
+    case KV_DTYPE_FP8_E4M3:
+    case KV_DTYPE_FP8_E5M2: return 1;
+    case KV_DTYPE_AUTO:
+    case KV_DTYPE_COUNT: break;
+    }
+    return d->model.kv_bytes;
+}
+
 uint64_t engine_kv_cell_bytes(const engine_deployment *d)
 {
     const engine_model *m = &d->model;
+    uint64_t kv_bytes = kv_element_bytes(d);
     uint64_t draft = d->knobs.mtp > 1 ? m->draft_layers : 0;
     if (m->attn_kind == ATTN_MLA)
         /* model_runner_kv_cache_mixin: (kv_lora_rank + rope) x layers x dtype, not divided by TP;
          * speculative targets scale by 1 + draft_layers / layers (SGLang PR #23862). */
-        return (uint64_t)(m->kv_lora_rank + m->qk_rope_dim) * (m->full_attn_layers + draft) * m->kv_bytes;
+        return (uint64_t)(m->kv_lora_rank + m->qk_rope_dim) * (m->full_attn_layers + draft) * kv_bytes;
     uint32_t attn_tp = engine_attn_tp(&d->knobs);
     uint64_t heads = attn_tp && m->kv_heads / attn_tp > 1 ? m->kv_heads / attn_tp : 1;
     uint64_t layers = (m->full_attn_layers ? m->full_attn_layers : m->layers) + draft;
-    return heads * 2 * m->head_dim * layers * m->kv_bytes;
+    return heads * 2 * m->head_dim * layers * kv_bytes;
 }
 
 /* ---- Terms. ---- */
@@ -555,6 +621,37 @@ static void widest_layer(const engine_deployment *d, const engine_estimate *e, e
     t->bytes = (attn > mlp ? attn : mlp) + 2 * rows * m->hidden * elem;
     t->source = SOURCE_DERIVED;
     t->origin = "first principles over the model's shapes (no fitted act_bytes_per_row)";
+}
+
+/* What the release's default-fraction heuristic sets aside for the graphs (reference/sglang.md
+ * 2.2-2.3). main's reserve_for_graph_mb (2 max_bs, + 3 max_bs dp under DP attention, + 1.5 max_bs
+ * dp past 300) with reserve_for_deepep_a2a_mb (2048, PR #29615); v0.5.3rc2 .. v0.5.15 the same
+ * decode terms inline, plus the speculative add-on; before that no reserve names the graphs
+ * (a per-GPU-tier or a per-tp fraction covers everything), so the heuristic is 0 there and
+ * the estimate says so in the warning. */
+static void heuristic_for_release(const engine_deployment *d, engine_estimate *e)
+{
+    const engine_knobs_state *k = &d->knobs;
+    uint32_t dp = e->layout.dp_attention ? k->dp : 1;
+    e->heuristic_graph_bytes = e->heuristic_deepep_bytes = 0;
+    switch (engine_release_heuristic_variant(&k->sglang)) {
+    case ENGINE_HEURISTIC_RESERVE_METHODS:
+        e->heuristic_graph_bytes = engine_heuristic_graph_bytes(k->max_bs, dp);
+        e->heuristic_deepep_bytes = engine_heuristic_deepep_bytes(d->a2a);
+        break;
+    case ENGINE_HEURISTIC_INLINE_FORMULA:
+        e->heuristic_graph_bytes = engine_heuristic_graph_bytes(k->max_bs, dp) +
+                                   (k->mtp > 1 ? (uint64_t)engine_release_eagle_reserve_mib(&k->sglang) * ENGINE_MIB : 0);
+        break;
+    case ENGINE_HEURISTIC_GPU_TIER_RESERVE:
+    case ENGINE_HEURISTIC_TP_FRACTION:
+    case ENGINE_HEURISTIC_TP_FRACTION_H200:
+        engine_warn(&e->warnings, "heuristic_no_graph_term",
+                    "SGLang before v0.5.3rc2 reserves no memory for graphs by name (its default fraction covers "
+                    "everything as one share): the heuristic shows 0");
+        break;
+    }
+    e->heuristic_total_bytes = e->heuristic_graph_bytes + e->heuristic_deepep_bytes;
 }
 
 /* The auto knobs as the release resolves them (MODEL.md's knob table; SGLang server_args.py). */
@@ -690,6 +787,25 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     dt->depends_on |= dispatch_deps;
     dt->alt_bytes = deepep ? engine_deepep_nvshmem_bytes(deepep_bytes) : 0;
     dt->alt_label = "NVSHMEM 512 MiB chunks";
+    /* Normal and auto mode add the normal-mode NVL buffer; their RDMA buffer is the larger of the
+     * normal hint and the LL one (so auto adds only what the normal hint has beyond LL). SGLang
+     * passes hidden x 2 bytes (params_bytes 2: BF16 dispatch) over the EP group. */
+    engine_term *normal = set_term(e, TERM_DEEPEP_NORMAL, 0);
+    if (deepep && lay->deepep_normal) {
+        uint64_t nvl, rdma;
+        if (engine_deepep_normal_bytes(lay->ep, 2 * (uint64_t)m->dispatch_hidden, &nvl, &rdma)) {
+            uint64_t ll = lay->deepep_ll ? deepep_bytes : 0;
+            normal->bytes = nvl + (rdma > ll ? rdma - ll : 0);
+        } else {
+            normal->known = false;
+            normal->source = SOURCE_UNKNOWN;
+            normal->formula = "DeepEP has no default normal-mode config for this EP size";
+        }
+    }
+    if (deepep && !lay->deepep_ll) { /* normal mode only: no low-latency buffer */
+        dt->bytes = 0;
+        dt->alt_bytes = 0;
+    }
     uint64_t gemm =
         deepep ? engine_masked_gemm_sum_bytes(T, m->dispatch_hidden, m->moe_intermediate, m->num_experts) : 0;
     engine_term *gt = set_term(e, TERM_MASKED_GEMM, gemm);
@@ -724,9 +840,9 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     uint64_t base = coef(d, cal, COEF_DRAFT_BASE_BYTES, dr);
     uint64_t draft_row = coef(d, cal, COEF_DRAFT_BYTES_PER_ROW, dr);
     dr->bytes = k->mtp > 1 && dr->known ? base + draft_row * e->attn_rows : 0;
-    if (k->mtp <= 1) { /* no speculation: no draft graph, known to be 0 */
+    if (k->mtp <= 1) { /* no speculation: no draft graph, exactly 0 */
         dr->known = true;
-        dr->source = engine_terms[TERM_DRAFT].source;
+        dr->source = SOURCE_EXACT;
     }
 
     /* Without DeepEP, the routed experts run the fused-MoE kernels: one cache of
@@ -764,9 +880,7 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     e->draft_total_bytes = e->layer_bytes[LAYER_DRAFT];
     e->total_bytes = e->target_total_bytes + e->draft_total_bytes;
 
-    e->heuristic_graph_bytes = engine_heuristic_graph_bytes(k->max_bs, k->dp);
-    e->heuristic_deepep_bytes = engine_heuristic_deepep_bytes(d->a2a);
-    e->heuristic_total_bytes = e->heuristic_graph_bytes + e->heuristic_deepep_bytes;
+    heuristic_for_release(d, e);
 
     /* MODEL.md's warnings on the combination (never a refusal to estimate). */
     char brief[48];
@@ -792,6 +906,19 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
         engine_warn_at(&e->warnings, "dcp_with_speculation", k->dcp, 1, "DCP + MTP: patched SGLang",
                        "dcp %u with mtp %u: SGLang main (2026-07) rejects DCP with speculative decoding on CUDA",
                        k->dcp, k->mtp);
+    /* A backend written for the other attention kind: SGLang refuses to start with it
+     * (server_args.py _handle_attention_backend_compatibility). */
+    static const struct {
+        engine_backend backend;
+        bool mla;
+    } backend_kind[] = {{BACKEND_TRTLLM_MLA, true}, {BACKEND_FLASHMLA, true},    {BACKEND_CUTLASS_MLA, true},
+                        {BACKEND_NSA, true},        {BACKEND_TRTLLM_MHA, false}, {BACKEND_FA4, false}};
+    for (size_t i = 0; i < sizeof backend_kind / sizeof backend_kind[0]; i++)
+        if (lay->backend == backend_kind[i].backend && backend_kind[i].mla != (m->attn_kind == ATTN_MLA))
+            engine_warn_at(&e->warnings, "backend_unsupported", 0, 0, "not for this attention",
+                           "attention_backend %s is for %s models; %s uses %s attention: SGLang refuses it",
+                           engine_backend_names[lay->backend], backend_kind[i].mla ? "MLA" : "MHA/GQA", m->name,
+                           m->attn_kind == ATTN_MLA ? "MLA" : "GQA");
     if (!e->total_complete) {
         char which[ENGINE_TEXT_MAX] = "";
         for (int i = 0; i < TERM_COUNT; i++)
@@ -876,14 +1003,33 @@ void engine_estimate_compute(const engine_deployment *d, const engine_calibratio
     const engine_knobs_state *k = &d->knobs;
     double P = (double)pre_load_free(d);
     b->pre_load_free_bytes = pre_load_free(d);
+    /* A measured figure (a log's "Load weight end ... mem usage", in the preset) wins; else the
+     * weights the model and the layout put on one GPU (weights.c). */
+    b->weights_measured = d->weights_bytes != 0;
     b->weights_bytes = d->weights_bytes;
+    if (!b->weights_measured) {
+        bool known = false;
+        b->weights_bytes = engine_weight_bytes_per_gpu(&d->model, k->world, k->dp, e->layout.dp_attention,
+                                                       e->layout.ep, &known);
+        b->weights_known = known;
+    } else {
+        b->weights_known = true;
+    }
+    /* The linear-attention state of the running requests: the preset's figure, else one state per
+     * request slot of this DP rank (the plan's max_running_requests: dp x max_bs, per rank max_bs),
+     * its heads split over the attention group like the KV heads. */
     b->state_pool_bytes = d->state_pool_bytes;
+    if (!b->state_pool_bytes && d->model.linear_state_bytes_per_request) {
+        uint64_t dp = k->dp ? k->dp : 1;
+        uint64_t slots = k->max_running_requests_auto ? k->max_bs : (k->max_running_requests + dp - 1) / dp;
+        b->state_pool_bytes = d->model.linear_state_bytes_per_request * slots / (e->attn_tp ? e->attn_tp : 1);
+    }
     b->other_runtime_bytes = d->other_runtime_bytes;
     b->static_budget_bytes = (uint64_t)llround(P * (1.0 - k->mem_fraction_static));
     /* KV pool = (P - W) - P x (1 - f) - S: SGLang multiplies f by P, not by the total
      * (kv_cache_configurator.py _profile_available_bytes). */
-    b->kv_pool_bytes = (int64_t)b->pre_load_free_bytes - (int64_t)d->weights_bytes - (int64_t)b->static_budget_bytes -
-                       (int64_t)d->state_pool_bytes;
+    b->kv_pool_bytes = (int64_t)b->pre_load_free_bytes - (int64_t)b->weights_bytes - (int64_t)b->static_budget_bytes -
+                       (int64_t)b->state_pool_bytes;
     b->headroom_bytes = headroom_of(d, e->total_bytes);
     b->recommended_mem_fraction_static =
         P > 0 ? 1.0 - (double)(e->total_bytes + d->other_runtime_bytes + d->margin_bytes) / P : 0;

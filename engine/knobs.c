@@ -431,8 +431,8 @@ void engine_knob_mask_names(uint32_t mask, const char *sep, char *buf, size_t le
             used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? sep : "", engine_knobs[k].name);
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+
+int engine_fail(char *err, size_t errlen, const char *fmt, ...)
 {
     if (err && errlen) {
         va_list ap;
@@ -650,16 +650,16 @@ static int set_integer(engine_deployment *d, engine_knob_id knob, uint64_t v, en
 {
     const engine_knob_info *k = &engine_knobs[knob];
     if (k->field != KNOB_FIELD_U32 && k->field != KNOB_FIELD_U64)
-        return fail(err, errlen, "%s is not an integer knob", k->name);
+        return engine_fail(err, errlen, "%s is not an integer knob", k->name);
     if (v < (uint64_t)k->min || v > (uint64_t)k->max)
-        return fail(err, errlen, "%s=%llu is outside %s", k->name, (unsigned long long)v, k->range);
+        return engine_fail(err, errlen, "%s=%llu is outside %s", k->name, (unsigned long long)v, k->range);
     if (k->steps == KNOB_STEPS_DIVISORS) {
         uint32_t base = k->base->value(&d->knobs);
         if (base == 0 || base % v != 0) {
             char how[96] = "";
             if (k->base->how)
                 snprintf(how, sizeof how, " (= %s)", k->base->how);
-            return fail(err, errlen, "%s=%llu does not divide %s %u%s: use one of its divisors", k->name,
+            return engine_fail(err, errlen, "%s=%llu does not divide %s %u%s: use one of its divisors", k->name,
                         (unsigned long long)v, k->base->name, base, how);
         }
     }
@@ -690,14 +690,14 @@ static int set_list_text(engine_deployment *d, const engine_knob_info *k, const 
         if (*p == ']' || *p == '\0')
             break;
         if (!isdigit((unsigned char)*p))
-            return fail(err, errlen, "%s: expected 'auto' or a list of integers like [1, 2, 4], got '%s'", k->name,
+            return engine_fail(err, errlen, "%s: expected 'auto' or a list of integers like [1, 2, 4], got '%s'", k->name,
                         text);
         char *end;
         unsigned long v = strtoul(p, &end, 10);
         if (v < (unsigned long)k->min || v > (unsigned long)k->max)
-            return fail(err, errlen, "%s: size %lu is outside %g..%g", k->name, v, k->min, k->max);
+            return engine_fail(err, errlen, "%s: size %lu is outside %g..%g", k->name, v, k->min, k->max);
         if (n >= ENGINE_MAX_BUCKETS)
-            return fail(err, errlen, "%s: more than %d sizes", k->name, ENGINE_MAX_BUCKETS);
+            return engine_fail(err, errlen, "%s: more than %d sizes", k->name, ENGINE_MAX_BUCKETS);
         list[n++] = (uint32_t)v;
         p = end;
         while (isspace((unsigned char)*p))
@@ -705,10 +705,10 @@ static int set_list_text(engine_deployment *d, const engine_knob_info *k, const 
         if (*p == ',')
             p++;
         else if (*p != ']' && *p != '\0')
-            return fail(err, errlen, "%s: expected ',' or ']' after %lu in '%s'", k->name, v, text);
+            return engine_fail(err, errlen, "%s: expected ',' or ']' after %lu in '%s'", k->name, v, text);
     }
     if (n == 0)
-        return fail(err, errlen, "%s: the list is empty (use 'auto' for SGLang's grid)", k->name);
+        return engine_fail(err, errlen, "%s: the list is empty (use 'auto' for SGLang's grid)", k->name);
     set_auto_flag(d, k, false);
     *(uint32_t *)field_ptr(d, k->count_offset) = n;
     memcpy(field_ptr(d, k->offset), list, n * sizeof list[0]);
@@ -729,7 +729,7 @@ static int set_choice_text(engine_deployment *d, const engine_knob_info *k, cons
     if (k->type == KNOB_TYPE_BOOL) {
         bool on = strcmp(text, "on") == 0 || strcmp(text, "true") == 0;
         if (!on && strcmp(text, "off") != 0 && strcmp(text, "false") != 0)
-            return fail(err, errlen, "%s=%s: expected on or off%s", k->name, text, k->autoable ? " (or auto)" : "");
+            return engine_fail(err, errlen, "%s=%s: expected on or off%s", k->name, text, k->autoable ? " (or auto)" : "");
         *(bool *)field_ptr(d, k->offset) = on;
         set_auto_flag(d, k, false);
         return 0;
@@ -747,7 +747,7 @@ static int set_choice_text(engine_deployment *d, const engine_knob_info *k, cons
     char list[512] = "";
     for (int i = 0; i < k->n_choices; i++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", k->choices[i]);
-    return fail(err, errlen, "%s=%s: expected %s%s", k->name, text, k->autoable ? "auto, " : "", list);
+    return engine_fail(err, errlen, "%s=%s: expected %s%s", k->name, text, k->autoable ? "auto, " : "", list);
 }
 
 int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *text, engine_warnings *adj, char *err,
@@ -763,13 +763,13 @@ int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *
         }
         uint64_t v;
         if (!parse_u64(text, &v))
-            return fail(err, errlen, "%s=%s: expected %s", k->name, text, k->range);
+            return engine_fail(err, errlen, "%s=%s: expected %s", k->name, text, k->range);
         return set_integer(d, knob, v, adj, err, errlen);
     }
     case KNOB_TYPE_FRACTION: {
         double v;
         if (!parse_fraction(text, &v))
-            return fail(err, errlen, "%s=%s: expected a number in %s", k->name, text, k->range);
+            return engine_fail(err, errlen, "%s=%s: expected a number in %s", k->name, text, k->range);
         return engine_knob_set_value(d, knob, v, adj, err, errlen);
     }
     case KNOB_TYPE_LIST_OR_AUTO:
@@ -780,13 +780,13 @@ int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *
     case KNOB_TYPE_RELEASE: {
         char why[ENGINE_TEXT_MAX];
         if (engine_release_parse(text, field_ptr(d, k->offset), why, sizeof why) != 0)
-            return fail(err, errlen, "%s=%s: %s", k->name, text, why);
+            return engine_fail(err, errlen, "%s=%s: %s", k->name, text, why);
         return 0;
     }
     case KNOB_TYPE_NAME:
         break;
     }
-    return fail(err, errlen, "%s names a preset and is resolved by the caller", k->name);
+    return engine_fail(err, errlen, "%s names a preset and is resolved by the caller", k->name);
 }
 
 /* The value an auto knob resolves to, read from the estimate where the row says. */
@@ -827,14 +827,14 @@ int engine_knob_set_value(engine_deployment *d, engine_knob_id knob, double valu
     const engine_knob_info *k = &engine_knobs[knob];
     if (k->type == KNOB_TYPE_FRACTION) {
         if (!(value >= k->min - 1e-9 && value <= k->max + 1e-9))
-            return fail(err, errlen, "%s=%g is outside %s", k->name, value, k->range);
+            return engine_fail(err, errlen, "%s=%g is outside %s", k->name, value, k->range);
         *(double *)field_ptr(d, k->offset) = value;
         return 0;
     }
     if (k->type != KNOB_TYPE_INT && k->type != KNOB_TYPE_INT_OR_AUTO)
-        return fail(err, errlen, "%s has no numeric value", k->name);
+        return engine_fail(err, errlen, "%s has no numeric value", k->name);
     if (!(value >= 0) || value != floor(value))
-        return fail(err, errlen, "%s=%g: expected an integer in %s", k->name, value, k->range);
+        return engine_fail(err, errlen, "%s=%g: expected an integer in %s", k->name, value, k->range);
     return set_integer(d, knob, (uint64_t)value, adj, err, errlen);
 }
 
@@ -894,7 +894,7 @@ int engine_knob_step(engine_deployment *d, engine_knob_id knob, int delta, int t
     double steps[ENGINE_MAX_BUCKETS + 1];
     size_t n = engine_knob_steps(d, knob, steps, sizeof steps / sizeof steps[0]);
     if (n == 0)
-        return fail(err, errlen, "%s has no steps: type a value", k->name);
+        return engine_fail(err, errlen, "%s has no steps: type a value", k->name);
     /* Leaving auto starts from the resolved value. */
     double v = engine_knob_value(d, knob);
     bool was_auto = engine_knob_is_auto(d, knob);

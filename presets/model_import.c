@@ -666,6 +666,11 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     if (src[0] && (!m->n_hf_names || strcmp(m->hf_names[0], src) != 0))
         snprintf(m->hf_names[m->n_hf_names++], sizeof m->hf_names[0], "%s", src);
     snprintf(m->description, sizeof m->description, "imported from %.160s (%s)", path, arch);
+    char why[PRESET_MSG_MAX];
+    if (engine_model_check(m, why, sizeof why) != 0) { /* before any product of its sizes */
+        preset_set_err(err, errlen, "%s: %s", path, why);
+        goto done;
+    }
     m->param_count = engine_model_param_count(m);
     for (int i = 0; i < COEF_COUNT; i++)
         m->coef_missing[i] = true; /* unknown until calibrated: never another model's number */

@@ -467,6 +467,12 @@ int preset_load_deployment(const preset_catalog *c, const char *name_or_path, en
     }
     preset_assemble_deployment(it, model, gpu, out);
     free_item(owned);
+    /* The backstop: nothing out of the engine's bounds reaches an estimate. */
+    char why[PRESET_MSG_MAX];
+    if (engine_deployment_check(out, why, sizeof why) != 0) {
+        preset_set_err(err, errlen, "%s: %s", name_or_path, why);
+        return 1;
+    }
     return 0;
 }
 
@@ -489,6 +495,11 @@ int preset_load_model(const preset_catalog *c, const char *name, engine_model *o
     if (rc == 0)
         *out = it->u.model;
     free_item(owned);
+    char why[PRESET_MSG_MAX];
+    if (rc == 0 && engine_model_check(out, why, sizeof why) != 0) {
+        preset_set_err(err, errlen, "%s: %s", name, why);
+        return 1;
+    }
     return rc;
 }
 

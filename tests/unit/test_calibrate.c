@@ -26,6 +26,14 @@ static void free_all(calib_point *p)
 
 /* The article's runs as the logs print them (REFERENCE-FIGURES.md), with the estimator's view of
  * each run's own knobs: max_dispatch 144 / 128, rows 144 / 960, buckets 6 / 23. */
+/* DeepEP's normal-mode NVL buffer at EP16 (auto mode): an exact term the fit subtracts. */
+static uint64_t deepep_normal_ep16(void)
+{
+    uint64_t nvl = 0, rdma = 0;
+    assert_true(engine_deepep_normal_bytes(16, 2 * 3584, &nvl, &rdma));
+    return nvl; /* its RDMA part (51.7 MB) is below the LL buffer's, so auto adds nothing more */
+}
+
 static calib_point dp16(void)
 {
     calib_point p = {0};
@@ -41,7 +49,7 @@ static calib_point dp16(void)
     p.draft_bytes = 0.56 * GIB;
     p.fixed[LAYER_STATIC] = p.static_predicted = 0.184 * GIB;
     p.fixed[LAYER_LARGEST] = (double)(engine_deepep_ll_hint_bytes(144, 3584, 896) +
-                                      engine_masked_gemm_sum_bytes(144, 3584, 3072, 896));
+                                      engine_masked_gemm_sum_bytes(144, 3584, 3072, 896) + deepep_normal_ep16());
     p.attn_rows_scaled = 144;
     p.attn_rows = 144;
     p.other_buckets = 5;
@@ -66,7 +74,7 @@ static calib_point dp2(void)
     p.draft_bytes = 1.04 * GIB;
     p.fixed[LAYER_STATIC] = p.static_predicted = 1.349 * GIB;
     p.fixed[LAYER_LARGEST] = (double)(engine_deepep_ll_hint_bytes(128, 3584, 896) +
-                                      engine_masked_gemm_sum_bytes(128, 3584, 3072, 896));
+                                      engine_masked_gemm_sum_bytes(128, 3584, 3072, 896) + deepep_normal_ep16());
     p.attn_rows_scaled = 960;
     p.attn_rows = 960;
     p.other_buckets = 22;

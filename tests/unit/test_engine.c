@@ -328,6 +328,23 @@ static void test_dp2_reference(void **state)
     assert_int_equal(e.budget.kv_tokens_per_gib, ENGINE_GIB / 28800 * 8);
 }
 
+/* DeepEP normal mode at EP16, H 7168 B per token (reference/moe-comm-memory.md 1.6's table). */
+static void test_deepep_normal_hint(void **state)
+{
+    (void)state;
+    uint64_t nvl, rdma;
+    assert_true(engine_deepep_normal_bytes(16, 7168, &nvl, &rdma));
+    assert_int_equal(nvl, 212523264);
+    assert_int_equal(rdma, 51746944);
+    assert_true(engine_deepep_normal_bytes(8, 2 * 7168, &nvl, &rdma));
+    assert_int_equal(nvl, 335709824);
+    assert_int_equal(rdma, 0); /* one node: no RDMA */
+    assert_true(engine_deepep_normal_bytes(128, 2 * 7168, &nvl, &rdma));
+    assert_int_equal(nvl, 734372864);
+    assert_int_equal(rdma, 693096960);
+    assert_false(engine_deepep_normal_bytes(12, 7168, &nvl, &rdma)); /* no default config */
+}
+
 static void test_remainder_difference(void **state)
 {
     (void)state;
@@ -338,8 +355,10 @@ static void test_remainder_difference(void **state)
     k3_dp2_dcp8(&b);
     engine_estimate_terms(&a, NULL, &ea);
     engine_estimate_terms(&b, NULL, &eb);
-    double ra = (ea.terms[TERM_LAZY].bytes + ea.terms[TERM_ACT].bytes) / GIB;
-    double rb = (eb.terms[TERM_LAZY].bytes + eb.terms[TERM_ACT].bytes) / GIB;
+    /* The remainder: the largest bucket beyond the MoE floor (lazy, activations and, now a term
+     * of its own, DeepEP's normal-mode buffer). */
+    double ra = (ea.terms[TERM_LAZY].bytes + ea.terms[TERM_ACT].bytes + ea.terms[TERM_DEEPEP_NORMAL].bytes) / GIB;
+    double rb = (eb.terms[TERM_LAZY].bytes + eb.terms[TERM_ACT].bytes + eb.terms[TERM_DEEPEP_NORMAL].bytes) / GIB;
     assert_within(ra, 1.394, 0.002);
     assert_within(rb, 5.106, 0.002);
     assert_within(rb - ra, 3.71, 0.01);
@@ -426,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_dp16_reference),
         cmocka_unit_test(test_dp16_max_bs_128),     cmocka_unit_test(test_dp16_dispatch_below_rows),
         cmocka_unit_test(test_dp2_reference),       cmocka_unit_test(test_remainder_difference),
+        cmocka_unit_test(test_deepep_normal_hint),
         cmocka_unit_test(test_knob_rules),          cmocka_unit_test(test_knob_steps),
         cmocka_unit_test(test_calibrated_source),
     };

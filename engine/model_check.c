@@ -1,0 +1,86 @@
+/* model_check.c — the bounds a model and a deployment must keep so every product the engine
+ * forms fits in 64 bits (issue "Hardening": no signed overflow, no silent wrap). The loader and
+ * the config.json import check each value where it is read (with its file position); this is
+ * the backstop both call on the assembled struct, so nothing out of bounds reaches an estimate.
+ *
+ * The widest products: rows (max_bs x mtp <= 2^14, x dp <= 2^24 without an a2a backend) times
+ * vocab (<= 2^24) times 4; experts (<= 2^16) x dispatch (<= 2^14) x 6 x a dimension (<= 2^20);
+ * a per-row coefficient (<= 2^32) x rows x heads (<= 2^16); and the parameter count, bounded
+ * as a whole below. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "engine.h"
+
+
+#define CHECK(value, max, what)                                                                                        \
+    do {                                                                                                               \
+        if ((uint64_t)(value) > (uint64_t)(max))                                                                       \
+            return engine_fail(err, errlen, "%s: value too large: %s %llu is above %llu", m->name, what,               \
+                             (unsigned long long)(value), (unsigned long long)(max));                                 \
+    } while (0)
+
+int engine_model_check(const engine_model *m, char *err, size_t errlen)
+{
+    CHECK(m->vocab, ENGINE_VOCAB_MAX, "vocab");
+    const struct {
+        uint64_t v;
+        const char *name;
+    } dims[] = {{m->hidden, "hidden"},
+                {m->head_dim, "head_dim"},
+                {m->kv_lora_rank, "kv_lora_rank"},
+                {m->qk_rope_dim, "qk_rope_dim"},
+                {m->q_lora_rank, "q_lora_rank"},
+                {m->qk_nope_dim, "qk_nope_dim"},
+                {m->v_head_dim, "v_head_dim"},
+                {m->intermediate, "intermediate"},
+                {m->dispatch_hidden, "dispatch_hidden"},
+                {m->moe_intermediate, "moe_intermediate"},
+                {m->shared_intermediate, "shared_intermediate"},
+                {m->sliding_window, "sliding_window"}};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        CHECK(dims[i].v, ENGINE_DIM_MAX, dims[i].name);
+    const struct {
+        uint64_t v;
+        const char *name;
+    } counts[] = {{m->heads, "heads"},           {m->kv_heads, "kv_heads"},         {m->layers, "layers"},
+                  {m->num_experts, "num_experts"}, {m->shared_experts, "shared_experts"}, {m->top_k, "top_k"}};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        CHECK(counts[i].v, ENGINE_COUNT_MAX, counts[i].name);
+    CHECK(m->linear_state_bytes_per_request, ENGINE_SIZE_MAX, "linear_state_bytes_per_request");
+    CHECK(m->param_count, ENGINE_SIZE_MAX, "param_count");
+    for (int c = 0; c < COEF_COUNT; c++)
+        CHECK(m->coef[c], ENGINE_COEF_MAX, engine_coef_names[c]);
+    /* The parameters as a whole, in floating point so the check itself cannot wrap: a model of
+     * more than 2^52 parameters (4.5 quadrillion) would not fit any set of GPUs. */
+    double h = m->hidden, layers = m->layers;
+    double experts = (double)m->num_experts + m->shared_experts;
+    double mlp = 3.0 * h * ((double)m->intermediate + experts * m->moe_intermediate);
+    double attn = h * ((double)m->heads + 2.0 * m->kv_heads) * (m->head_dim ? m->head_dim : 1) * 2.0 +
+                  h * ((double)m->q_lora_rank + m->kv_lora_rank) * 4.0;
+    double params = layers * (mlp + attn) + 2.0 * (double)m->vocab * h + layers * (double)m->linear_attn_layer_params;
+    if (params > 4503599627370496.0) /* 2^52 */
+        return engine_fail(err, errlen, "%s: value too large: about %.3g parameters (the engine takes up to 2^52)",
+                         m->name, params);
+    return 0;
+}
+
+int engine_deployment_check(const engine_deployment *d, char *err, size_t errlen)
+{
+    if (engine_model_check(&d->model, err, errlen) != 0)
+        return -1;
+    const struct {
+        uint64_t v;
+        const char *name;
+    } sizes[] = {{d->weights_bytes, "weights_bytes"},
+                 {d->state_pool_bytes, "state_pool_bytes"},
+                 {d->other_runtime_bytes, "other_runtime_bytes"},
+                 {d->pre_load_free_bytes, "pre_load_free_bytes"},
+                 {d->margin_bytes, "margin_bytes"},
+                 {d->gpu.cuda_total_bytes, "cuda_total_bytes"}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (sizes[i].v > ENGINE_SIZE_MAX)
+            return engine_fail(err, errlen, "%s: value too large: %s %llu is above %llu (1 PiB)", d->name,
+                             sizes[i].name, (unsigned long long)sizes[i].v, (unsigned long long)ENGINE_SIZE_MAX);
+    return 0;
+}
