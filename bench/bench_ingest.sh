@@ -43,7 +43,28 @@ t0=$(now); CGPLAN_REPORT_PEAK=1 "$cgplan" ingest --dry-run "$log" > "$work/dry.o
 runs=$(grep -c '^would store run' "$work/dry.out")
 echo "cgplan ingest --dry-run           $(rate "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")  peak RSS $(awk '/peak RSS/ {print $(NF-1), $NF}' "$work/dry.err"), $runs runs"
 
-# the real thing: parse, hash and store every run in one transaction
+# the real thing: parse, hash and store every run in one transaction, while a probe tries the
+# write lock every 50 ms: how long the ingest keeps every other writer out
+"$cgplan" runs list --db "$work/runs.db" > /dev/null
+python3 - "$work/runs.db" "$work/held" <<'PROBE' &
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], timeout=0, isolation_level=None)
+held = 0.0
+while True:
+    t = time.monotonic()
+    try:
+        c.execute("BEGIN IMMEDIATE")
+        c.execute("ROLLBACK")
+        locked = False
+    except sqlite3.OperationalError:
+        locked = True
+    time.sleep(0.05)
+    held += time.monotonic() - t if locked else 0
+    open(sys.argv[2], "w").write("%.1f" % held)
+PROBE
+probe=$!
 t0=$(now); CGPLAN_REPORT_PEAK=1 "$cgplan" ingest --db "$work/runs.db" "$log" > "$work/ingest.out" 2> "$work/ingest.err"; t1=$(now)
+kill "$probe"; wait "$probe" 2> /dev/null || true
 stored=$(grep -c '^stored run' "$work/ingest.out")
 echo "cgplan ingest (store)             $(rate "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")  peak RSS $(awk '/peak RSS/ {print $(NF-1), $NF}' "$work/ingest.err"), $stored runs stored, store $(du -m "$work/runs.db" | cut -f1) MiB"
+echo "  write lock held                 $(cat "$work/held" 2> /dev/null || echo 0) s of $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (other writers wait only then)"

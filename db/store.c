@@ -3,7 +3,8 @@
  * A store is an SQLite file with application_id "cgp1" and user_version = its schema version.
  * Nothing is written to a file before it is known to be a cgplan store (or an empty file): a
  * database of another program, a damaged file or random bytes are reported and left untouched.
- * WAL and a busy timeout let two cgplan processes work on one store at once. */
+ * WAL and a busy handler (waits with jitter, up to STORE_BUSY_TIMEOUT_MS) let several cgplan
+ * processes work on one store at once; writers take turns. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store_internal.h"
@@ -25,18 +28,45 @@ void store_set_err(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
+/* " (the disk holding DIR is full: N MiB free; ...)" for PATH's file system. */
+static void disk_full_hint(const char *path, char *buf, size_t len)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    struct statvfs fs;
+    if (statvfs(dir, &fs) == 0)
+        snprintf(buf, len,
+                 " (the disk holding %s is full: %.1f MiB free; free space there or pass --db on another disk)", dir,
+                 (double)fs.f_bavail * (double)fs.f_frsize / 1048576.0);
+    else
+        snprintf(buf, len, " (the disk holding %s is full: free space there or pass --db on another disk)", dir);
+}
+
 void store_db_err(const store *s, char *err, size_t errlen, const char *doing)
 {
     int code = sqlite3_extended_errcode(s->db) & 0xff;
     const char *hint = "";
-    if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
-        hint = " (another cgplan is writing to it; try again when it is done)";
-    else if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN || code == SQLITE_PERM)
+    char busy[256], full[4096 + 256];
+    if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
+        snprintf(busy, sizeof busy,
+                 " (another process held the write lock for all of the %g s this cgplan waits: try again when it "
+                 "is done, or wait longer with CGPLAN_BUSY_TIMEOUT_MS)",
+                 s->busy_timeout_ms / 1000.0);
+        hint = busy;
+    } else if (code == SQLITE_FULL) {
+        disk_full_hint(s->path, full, sizeof full);
+        hint = full;
+    } else if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN || code == SQLITE_PERM)
         hint = " (check the permissions of the file and its directory, or pass --db)";
     else if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
         hint = " (the file is damaged: move it aside or pass --db)";
-    else if (code == SQLITE_FULL)
-        hint = " (the disk is full)";
     store_set_err(err, errlen, "%s: %s: %s%s", s->path, doing, sqlite3_errmsg(s->db), hint);
 }
 
@@ -381,6 +411,43 @@ fail:
     return -1;
 }
 
+static double monotonic_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* CGPLAN_BUSY_TIMEOUT_MS (0 .. a day), else STORE_BUSY_TIMEOUT_MS. */
+static int busy_timeout_ms(void)
+{
+    const char *v = getenv("CGPLAN_BUSY_TIMEOUT_MS");
+    char *end;
+    long ms = v && *v ? strtol(v, &end, 10) : -1;
+    return v && *v && *end == '\0' && ms >= 0 && ms <= 86400000L ? (int)ms : STORE_BUSY_TIMEOUT_MS;
+}
+
+/* SQLite calls this while another connection holds the lock it needs (COUNT: 0 on the first
+ * call of a wait). Waits up to busy_timeout_ms in sleeps of a random 1..20 ms: waiters wake at
+ * different moments, so the lock passes to one of them within a few ms of its release instead
+ * of SQLite's 100 ms steps, and none depends on another's progress to be served. */
+static int busy_wait(void *arg, int count)
+{
+    store *s = arg;
+    double now = monotonic_s();
+    if (count == 0)
+        s->busy_since = now;
+    if ((now - s->busy_since) * 1000.0 >= s->busy_timeout_ms)
+        return 0;
+    s->jitter ^= s->jitter << 13;
+    s->jitter ^= s->jitter >> 7;
+    s->jitter ^= s->jitter << 17;
+    long us = 1000 + (long)(s->jitter % 19000);
+    struct timespec nap = {0, us * 1000};
+    nanosleep(&nap, NULL);
+    return 1;
+}
+
 store *store_open(const char *path, store_mode mode, char *err, size_t errlen)
 {
     return store_open_seeded(path, mode, NULL, NULL, err, errlen);
@@ -442,7 +509,9 @@ store *store_open_seeded(const char *path, store_mode mode, store_seed_context_f
         return NULL;
     }
     sqlite3_extended_result_codes(s->db, 1);
-    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+    s->busy_timeout_ms = busy_timeout_ms();
+    s->jitter = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL) ^ (uintptr_t)s;
+    sqlite3_busy_handler(s->db, busy_wait, s);
 
     store_header_facts f;
     if (read_facts(s, &f, err, errlen) != 0) {

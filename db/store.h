@@ -23,7 +23,8 @@ typedef enum {
 
 /* Opens the store at PATH (creating it, empty, when new and READ_WRITE; migrating an older
  * schema). A file that is not a cgplan SQLite store is reported and left untouched. Returns NULL
- * with ERR set. */
+ * with ERR set. A write waits for another process's write transaction up to 60 s (the
+ * environment's CGPLAN_BUSY_TIMEOUT_MS, in ms, overrides), then fails saying so. */
 store *store_open(const char *path, store_mode mode, char *err, size_t errlen);
 
 /* Fills CTX to derive SEED's run (its deployment preset SEED->preset gives what the log lacks).
@@ -126,11 +127,16 @@ typedef struct {
     bool reconstructed;               /* the article's seeded runs */
     const engine_run_context *derive; /* what --preset/--set and the presets give beside the log
                                        * (engine_run_derive); must outlive the store_ingest */
+    size_t buffer_bytes;              /* the parsed rows kept in memory before they spill to a
+                                       * file in $TMPDIR; 0: 64 MiB (tests set less) */
 } store_ingest_opts;
 
-/* One file, one transaction (BEGIN IMMEDIATE .. COMMIT): killed midway, the store keeps exactly
- * the runs it had. Feed the file's bytes in chunks; every run the parser emits is written at
- * once (constant memory). Nothing is committed until store_ingest_finish. */
+/* One file, one short transaction. Feed the file's bytes in chunks: every run the parser emits is
+ * derived at once and its rows kept (in memory up to buffer_bytes, then in an unlinked temporary
+ * file), with no lock held, however slow the input. store_ingest_finish then, knowing the content
+ * hash, reports a stored copy without writing, or takes the write lock (BEGIN IMMEDIATE, waiting
+ * for another writer as store_open says) and writes every row in one transaction: killed at any
+ * moment, the store keeps exactly the runs it had. */
 typedef struct store_ingest store_ingest;
 
 typedef struct {
@@ -146,11 +152,12 @@ typedef struct {
 store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err, size_t errlen);
 /* Returns 0, or -1 with ERR after a database error (the file's transaction is then void). */
 int store_ingest_feed(store_ingest *in, const char *buf, size_t len, char *err, size_t errlen);
-/* Ends the input, checks the content hash and commits. Returns 0 with RES filled (also for a
- * duplicate, which is rolled back); 1 when the input holds nothing recognisable (rolled back);
- * -1 on a database error (rolled back, ERR set). RES stays valid until store_ingest_free. */
+/* Ends the input, checks the content hash and writes. Returns 0 with RES filled (also for a
+ * duplicate: nothing written); 1 when the input holds nothing recognisable (nothing written);
+ * -1 on a database error, a write lock not had in time, or a full disk (nothing written, ERR
+ * set). RES stays valid until store_ingest_free. */
 int store_ingest_finish(store_ingest *in, store_ingest_result *res, char *err, size_t errlen);
-/* Rolls back if not finished and frees. */
+/* Frees (an unfinished ingest has written nothing). */
 void store_ingest_free(store_ingest *in);
 
 /* Why a run cannot enter a calibration (unknown GPU or model, no measured target layers),

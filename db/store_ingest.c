@@ -1,44 +1,79 @@
-/* store_ingest.c — a parsed log into the store: one file, one transaction.
+/* store_ingest.c — a parsed log into the store: one file, one short transaction.
  *
- * The file's bytes go through SHA-256 and the streaming parser together; each run the parser
- * emits is written at once (constant memory whatever the log's size). The content hash is known
- * only at the end: a file already stored is then rolled back and reported as a duplicate. A kill
- * at any moment leaves the store as it was, since nothing is committed before the last byte. */
+ * The file's bytes go through SHA-256 (on a second thread) and the streaming parser together;
+ * each run the parser emits is derived at once and its rows are kept, encoded, in a buffer (in
+ * memory up to a bound, then in an unlinked temporary file). Only at the end, with the content hash known, is the
+ * write lock taken: a file already stored is reported without writing (or waiting), any other is
+ * written in one BEGIN IMMEDIATE .. COMMIT. So reading a slow input (a pipe, a huge log) never
+ * blocks another writer, and a kill at any moment leaves the store as it was. */
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "seed_logs.h"
 #include "sha256.h"
 #include "store_internal.h"
 
-/* ---- Writing ---- */
+/* The rows of a 100 MiB log (17,535 server starts, 400,000 bars) take 55 MiB encoded: such a
+ * log, far beyond any real one, is kept whole in memory, and eight concurrent ingests stay under
+ * 600 MiB. A bigger file spills (1 GiB: 512 MiB to the file); writing it then reads the file back
+ * sequentially, a small part of the 14 s SQLite spends storing those rows. */
+#define STORE_INGEST_BUFFER_BYTES ((size_t)64 << 20)
+#define FIRST_BUFFER_BYTES ((size_t)64 << 10) /* a small log stays small */
+
+/* The tables an encoded row goes to, in the order of their prepared INSERTs. */
+typedef enum { ROW_RUN, ROW_KNOB, ROW_GROUP, ROW_BAR, ROW_RANK, ROW_ENV, ROW_KINDS } row_kind;
+
+/* Value tags of the encoding: SQLite's types, and what is known only when the rows are written. */
+enum { TAG_NULL, TAG_INT, TAG_REAL, TAG_TEXT, TAG_RUN_ID, TAG_GROUP_ID, TAG_SHA256 };
+
+/* SHA-256 costs about as much as the parse: a second thread hashes each chunk while the caller
+ * parses it (the chunk is the caller's until store_ingest_feed returns, which waits for both). */
+typedef struct {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    store_sha256 *sha;
+    const char *buf;
+    size_t len;
+    bool running, busy, quit;
+} store_hasher;
 
 struct store_ingest {
     store *s;
     store_ingest_opts o;
     caplog_parser *parser;
     store_sha256 sha;
-    bool own_transaction, finished, failed;
+    store_hasher hasher;
+    bool finished, failed;
     char err[4096 + 512];
-    sqlite3_stmt *ins_run, *ins_knob, *ins_group, *ins_bar, *ins_rank, *ins_env;
+    /* Encoded rows: [u32 record length][u8 kind][u8 n values][values...], the older ones spilled
+     * to SPILL (SPILLED bytes) once BUF would outgrow BOUND. */
+    char *buf;
+    size_t used, cap, bound;
+    FILE *spill;
+    uint64_t spilled;
+    char spill_dir[4096];
+    int ref_col[ROW_KINDS]; /* the run_id / group_id column of each table; -1: none */
+    int sha_col;            /* runs.sha256 */
+    /* The file's runs: first lines as parsed, ids as written. */
     int64_t *ids;
     uint32_t *first_lines;
-    size_t n_ids, cap_ids;
+    size_t n_runs, cap_runs, n_written;
+    int64_t run_id, group_id; /* the last written */
+    char sha256[65];
+    sqlite3_stmt *ins[ROW_KINDS];
     uint64_t bytes;
     engine_run_facts facts; /* scratch, ~7 KiB: kept off the stack */
     char list[ENGINE_MAX_BUCKETS * 11];
     char knob_text[ENGINE_MAX_BUCKETS * 11];
 };
 
-static int prepare(store_ingest *in, sqlite3_stmt **st, const char *sql)
-{
-    if (sqlite3_prepare_v2(in->s->db, sql, -1, st, NULL) != SQLITE_OK) {
-        store_db_err(in->s, in->err, sizeof in->err, "preparing the ingest");
-        return -1;
-    }
-    return 0;
-}
+static const store_table *const row_tables[ROW_KINDS] = {
+    &store_runs_table, NULL, &store_groups_table, &store_bars_table, &store_ranks_table, &store_env_table};
 
 static const char *list_text(char *buf, size_t len, const uint32_t *v, uint32_t n)
 {
@@ -59,27 +94,225 @@ static bool run_has_content(const caplog_run *run)
     return false;
 }
 
-static int step_done(store_ingest *in, sqlite3_stmt *st, const char *what)
+static int column_index(const store_table *t, const char *name)
 {
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    if (rc != SQLITE_DONE) {
-        store_db_err(in->s, in->err, sizeof in->err, what);
+    for (int i = 0; i < t->n_cols; i++)
+        if (strcmp(t->cols[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- The buffer and its spill file ---- */
+
+static int spill_error(store_ingest *in, int e)
+{
+    store_set_err(in->err, sizeof in->err,
+                  "cannot keep the parsed runs in a temporary file in %s: %s (free space there or point TMPDIR "
+                  "to a directory with room)",
+                  in->spill_dir, strerror(e));
+    return -1;
+}
+
+/* Moves the buffer's records to the spill file (created, already unlinked, on first use: a
+ * kill leaves nothing behind). */
+static int spill(store_ingest *in)
+{
+    if (!in->spill) {
+        const char *dir = getenv("TMPDIR");
+        snprintf(in->spill_dir, sizeof in->spill_dir, "%s", dir && *dir ? dir : "/tmp");
+        char path[4096 + 32];
+        snprintf(path, sizeof path, "%s/cgplan-ingest-XXXXXX", in->spill_dir);
+        int fd = mkstemp(path);
+        if (fd < 0)
+            return spill_error(in, errno);
+        unlink(path);
+        if (!(in->spill = fdopen(fd, "w+b"))) {
+            int e = errno;
+            close(fd);
+            return spill_error(in, e);
+        }
+    }
+    if (in->used && fwrite(in->buf, 1, in->used, in->spill) != in->used)
+        return spill_error(in, errno);
+    in->spilled += in->used;
+    in->used = 0;
+    return 0;
+}
+
+/* Room for NEED more bytes: the buffer doubles up to its bound, then spills. */
+static char *reserve(store_ingest *in, size_t need)
+{
+    if (in->used + need > in->cap) {
+        size_t cap = in->cap ? in->cap : FIRST_BUFFER_BYTES;
+        while (cap < in->used + need && cap < in->bound)
+            cap *= 2;
+        if (cap > in->bound)
+            cap = in->bound;
+        if (in->used + need > cap) {
+            if (spill(in) != 0)
+                return NULL;
+            while (cap < need) /* one record bigger than the bound: the bound gives way */
+                cap *= 2;
+        }
+        if (cap > in->cap) {
+            char *b = realloc(in->buf, cap);
+            if (!b) {
+                store_set_err(in->err, sizeof in->err, "%s: out of memory keeping the parsed runs", in->s->path);
+                return NULL;
+            }
+            in->buf = b;
+            in->cap = cap;
+        }
+    }
+    char *p = in->buf + in->used;
+    in->used += need;
+    return p;
+}
+
+static size_t value_size(const store_value *v)
+{
+    if (v->type == SQLITE_INTEGER || v->type == SQLITE_FLOAT)
+        return 9;
+    if (v->type == SQLITE_TEXT)
+        return 5 + strlen(v->text);
+    return 1;
+}
+
+/* One row of KIND: its values, REF (the column bound to the run's or group's id once written, or
+ * -1) and SHA (runs.sha256, bound to the file's hash; or -1). */
+static int keep_row(store_ingest *in, row_kind kind, const store_value *v, int n, int ref, int sha)
+{
+    size_t len = 6;
+    for (int i = 0; i < n; i++)
+        len += i == ref || i == sha ? 1 : value_size(&v[i]);
+    char *p = reserve(in, len);
+    if (!p)
         return -1;
+    uint32_t len32 = (uint32_t)len;
+    memcpy(p, &len32, 4);
+    p[4] = (char)kind;
+    p[5] = (char)n;
+    p += 6;
+    for (int i = 0; i < n; i++) {
+        if (i == ref) {
+            *p++ = kind == ROW_BAR ? TAG_GROUP_ID : TAG_RUN_ID;
+        } else if (i == sha) {
+            *p++ = TAG_SHA256;
+        } else if (v[i].type == SQLITE_INTEGER) {
+            *p++ = TAG_INT;
+            memcpy(p, &v[i].i, 8);
+            p += 8;
+        } else if (v[i].type == SQLITE_FLOAT) {
+            *p++ = TAG_REAL;
+            memcpy(p, &v[i].d, 8);
+            p += 8;
+        } else if (v[i].type == SQLITE_TEXT) {
+            uint32_t tl = (uint32_t)strlen(v[i].text);
+            *p++ = TAG_TEXT;
+            memcpy(p, &tl, 4);
+            memcpy(p + 4, v[i].text, tl);
+            p += 4 + tl;
+        } else {
+            *p++ = TAG_NULL;
+        }
     }
     return 0;
 }
 
-static int insert_run(store_ingest *in, const caplog_run *run)
+static int keep_table_row(store_ingest *in, row_kind kind, const void *row)
+{
+    store_value v[STORE_MAX_VALUES];
+    int n = store_row_values(row_tables[kind], row, v);
+    return keep_row(in, kind, v, n, in->ref_col[kind], kind == ROW_RUN ? in->sha_col : -1);
+}
+
+/* ---- The hash beside the parse ---- */
+
+static void *hasher_main(void *arg)
+{
+    store_hasher *h = arg;
+    pthread_mutex_lock(&h->lock);
+    for (;;) {
+        while (!h->busy && !h->quit)
+            pthread_cond_wait(&h->wake, &h->lock);
+        if (h->quit)
+            break;
+        pthread_mutex_unlock(&h->lock);
+        store_sha256_update(h->sha, h->buf, h->len);
+        pthread_mutex_lock(&h->lock);
+        h->busy = false;
+        pthread_cond_broadcast(&h->wake);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return NULL;
+}
+
+/* Without a thread (none could be made) the caller hashes: slower, the same result. */
+static void hasher_start(store_hasher *h, store_sha256 *sha)
+{
+    h->sha = sha;
+    if (pthread_mutex_init(&h->lock, NULL) != 0)
+        return;
+    if (pthread_cond_init(&h->wake, NULL) != 0) {
+        pthread_mutex_destroy(&h->lock);
+        return;
+    }
+    h->running = pthread_create(&h->thread, NULL, hasher_main, h) == 0;
+    if (!h->running) {
+        pthread_cond_destroy(&h->wake);
+        pthread_mutex_destroy(&h->lock);
+    }
+}
+
+static void hasher_post(store_hasher *h, const char *buf, size_t len)
+{
+    if (!h->running) {
+        store_sha256_update(h->sha, buf, len);
+        return;
+    }
+    pthread_mutex_lock(&h->lock);
+    h->buf = buf;
+    h->len = len;
+    h->busy = true;
+    pthread_cond_broadcast(&h->wake);
+    pthread_mutex_unlock(&h->lock);
+}
+
+static void hasher_wait(store_hasher *h)
+{
+    if (!h->running)
+        return;
+    pthread_mutex_lock(&h->lock);
+    while (h->busy)
+        pthread_cond_wait(&h->wake, &h->lock);
+    pthread_mutex_unlock(&h->lock);
+}
+
+static void hasher_stop(store_hasher *h)
+{
+    if (!h->running)
+        return;
+    pthread_mutex_lock(&h->lock);
+    h->quit = true;
+    pthread_cond_broadcast(&h->wake);
+    pthread_mutex_unlock(&h->lock);
+    pthread_join(h->thread, NULL);
+    pthread_cond_destroy(&h->wake);
+    pthread_mutex_destroy(&h->lock);
+    h->running = false;
+}
+
+/* ---- Deriving a run into rows (no lock held) ---- */
+
+static int keep_run(store_ingest *in, const caplog_run *run)
 {
     engine_run_facts *f = &in->facts;
     engine_run_derive(run, in->o.derive, f);
     store_run_row row = {
         .source = in->o.source,
         .path = in->o.path,
-        .sha256 = "", /* the hash is set at commit */
-        .file_run = (int64_t)in->n_ids,
+        .sha256 = "", /* bound to the file's hash when written */
+        .file_run = (int64_t)in->n_runs,
         .label = in->o.label,
         .model = f->model,
         .model_origin = f->model[0] ? engine_origin_name(f->model_origin) : NULL,
@@ -114,30 +347,27 @@ static int insert_run(store_ingest *in, const caplog_run *run)
         row.knob[k] = f->origin[k] ? column_text[k] : NULL;
         row.knob_origin[k] = engine_origin_name(f->origin[k]);
     }
-    sqlite3_stmt *st = in->ins_run;
-    store_bind_row(st, &store_runs_table, &row);
-    if (step_done(in, st, "storing a run") != 0)
+    if (keep_table_row(in, ROW_RUN, &row) != 0)
         return -1;
-    int64_t run_id = sqlite3_last_insert_rowid(in->s->db);
 
     /* Every knob the run knows, as a row: the knob table says which and how. */
     for (int k = 0; k < KNOB_COUNT; k++) {
         if (engine_knobs[k].store != KNOB_STORE_ROW || !f->origin[k])
             continue;
         engine_knob_text(&f->values, NULL, (engine_knob_id)k, KNOB_TEXT_CANONICAL, in->knob_text, sizeof in->knob_text);
-        st = in->ins_knob;
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_text(st, 2, engine_knobs[k].name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, in->knob_text, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 4, engine_origin_name(f->origin[k]), -1, SQLITE_STATIC);
-        if (step_done(in, st, "storing a run's knobs") != 0)
+        store_value v[4] = {
+            {.type = SQLITE_NULL}, /* run_id */
+            {.type = SQLITE_TEXT, .text = engine_knobs[k].name},
+            {.type = SQLITE_TEXT, .text = in->knob_text},
+            {.type = SQLITE_TEXT, .text = engine_origin_name(f->origin[k])},
+        };
+        if (keep_row(in, ROW_KNOB, v, 4, 0, -1) != 0)
             return -1;
     }
 
     for (uint32_t gi = 0; gi < run->n_groups; gi++) {
         const caplog_group *g = &run->groups[gi];
         store_group_row gr = {
-            .run_id = run_id,
             .ordinal = gi,
             .kind = g->kind,
             .role = caplog_role_names[g->role],
@@ -163,15 +393,11 @@ static int insert_run(store_ingest *in, const caplog_run *run)
             .buckets_gib = g->buckets_gib,
             .total_gib = g->total_gib,
         };
-        st = in->ins_group;
-        store_bind_row(st, &store_groups_table, &gr);
-        if (step_done(in, st, "storing a group") != 0)
+        if (keep_table_row(in, ROW_GROUP, &gr) != 0)
             return -1;
-        int64_t group_id = sqlite3_last_insert_rowid(in->s->db);
         for (uint32_t b = 0; b < g->n_bars && b < CAPLOG_MAX_BUCKETS; b++) {
             const caplog_bar *bar = &g->bars[b];
             store_bar_row br = {
-                .group_id = group_id,
                 .ordinal = b,
                 .size = bar->size,
                 .position = bar->index,
@@ -179,16 +405,13 @@ static int insert_run(store_ingest *in, const caplog_run *run)
                 .avail_gib = bar->avail_gib,
                 .increment_gib = bar->increment_gib,
             };
-            st = in->ins_bar;
-            store_bind_row(st, &store_bars_table, &br);
-            if (step_done(in, st, "storing a bar") != 0)
+            if (keep_table_row(in, ROW_BAR, &br) != 0)
                 return -1;
         }
     }
     for (uint32_t ri = 0; ri < run->n_ranks && ri < CAPLOG_MAX_RANKS; ri++) {
         const caplog_rank *r = &run->ranks[ri];
         store_rank_row rr = {
-            .run_id = run_id,
             .ordinal = ri,
             .label = r->label,
             .tp = r->tp,
@@ -202,33 +425,25 @@ static int insert_run(store_ingest *in, const caplog_run *run)
             .max_total_num_tokens = r->max_total_num_tokens,
             .available_gpu_mem_gib = r->available_gpu_mem_gib,
         };
-        st = in->ins_rank;
-        store_bind_row(st, &store_ranks_table, &rr);
-        if (step_done(in, st, "storing a rank") != 0)
+        if (keep_table_row(in, ROW_RANK, &rr) != 0)
             return -1;
     }
     for (uint32_t ei = 0; ei < run->n_env && ei < CAPLOG_MAX_ENV; ei++) {
-        store_env_row er = {.run_id = run_id, .ordinal = ei, .key = run->env[ei].key, .value = run->env[ei].value};
-        st = in->ins_env;
-        store_bind_row(st, &store_env_table, &er);
-        if (step_done(in, st, "storing an environment line") != 0)
+        store_env_row er = {.ordinal = ei, .key = run->env[ei].key, .value = run->env[ei].value};
+        if (keep_table_row(in, ROW_ENV, &er) != 0)
             return -1;
     }
-    if (in->n_ids == in->cap_ids) {
-        size_t cap = in->cap_ids ? 2 * in->cap_ids : 16;
-        int64_t *ids = realloc(in->ids, cap * sizeof *ids);
-        if (ids)
-            in->ids = ids;
-        uint32_t *lines = ids ? realloc(in->first_lines, cap * sizeof *lines) : NULL;
+    if (in->n_runs == in->cap_runs) {
+        size_t cap = in->cap_runs ? 2 * in->cap_runs : 16;
+        uint32_t *lines = realloc(in->first_lines, cap * sizeof *lines);
         if (!lines) {
-            snprintf(in->err, sizeof in->err, "%s: out of memory", in->s->path);
+            store_set_err(in->err, sizeof in->err, "%s: out of memory", in->s->path);
             return -1;
         }
         in->first_lines = lines;
-        in->cap_ids = cap;
+        in->cap_runs = cap;
     }
-    in->first_lines[in->n_ids] = run->first_line;
-    in->ids[in->n_ids++] = run_id;
+    in->first_lines[in->n_runs++] = run->first_line;
     return 0;
 }
 
@@ -237,7 +452,7 @@ static void on_run(const caplog_run *run, void *ctx)
     store_ingest *in = ctx;
     if (in->failed || !run_has_content(run))
         return;
-    if (insert_run(in, run) != 0)
+    if (keep_run(in, run) != 0)
         in->failed = true;
 }
 
@@ -255,32 +470,17 @@ store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err
     }
     in->s = s;
     in->o = *o;
+    in->bound = o->buffer_bytes ? o->buffer_bytes : STORE_INGEST_BUFFER_BYTES;
+    for (int k = 0; k < ROW_KINDS; k++)
+        in->ref_col[k] = !row_tables[k] ? 0 /* run_knobs: (run_id, knob, value, origin) */
+                         : k == ROW_BAR ? column_index(row_tables[k], "group_id")
+                         : k == ROW_RUN ? -1
+                                        : column_index(row_tables[k], "run_id");
+    in->sha_col = column_index(&store_runs_table, "sha256");
     store_sha256_init(&in->sha);
+    hasher_start(&in->hasher, &in->sha);
     caplog_set_callback(in->parser, on_run, in);
-
-    if (!s->in_transaction) {
-        if (store_exec(s, "BEGIN IMMEDIATE", err, errlen) != 0) {
-            store_ingest_free(in);
-            return NULL;
-        }
-        in->own_transaction = true;
-    }
-    const store_table *const tables[] = {&store_runs_table, &store_groups_table, &store_bars_table, &store_ranks_table,
-                                         &store_env_table};
-    sqlite3_stmt **const stmts[] = {&in->ins_run, &in->ins_group, &in->ins_bar, &in->ins_rank, &in->ins_env};
-    bool ok =
-        prepare(in, &in->ins_knob, "INSERT INTO run_knobs (run_id, knob, value, origin) VALUES (?1, ?2, ?3, ?4)") == 0;
-    for (size_t i = 0; ok && i < sizeof tables / sizeof tables[0]; i++) {
-        char sql[2048];
-        store_insert_sql(tables[i], sql, sizeof sql);
-        ok = prepare(in, stmts[i], sql) == 0;
-    }
-    if (!ok) {
-        store_set_err(err, errlen, "%s", in->err);
-        store_ingest_free(in);
-        return NULL;
-    }
-    return in;
+    return in; /* no lock and no statement yet: the store is touched only when the rows are written */
 }
 
 int store_ingest_feed(store_ingest *in, const char *buf, size_t len, char *err, size_t errlen)
@@ -289,9 +489,10 @@ int store_ingest_feed(store_ingest *in, const char *buf, size_t len, char *err, 
         store_set_err(err, errlen, "%s", in->err[0] ? in->err : "the ingest is over");
         return -1;
     }
-    store_sha256_update(&in->sha, buf, len);
+    hasher_post(&in->hasher, buf, len);
     in->bytes += len;
     caplog_feed(in->parser, buf, len);
+    hasher_wait(&in->hasher);
     if (in->failed) {
         store_set_err(err, errlen, "%s", in->err);
         return -1;
@@ -299,12 +500,239 @@ int store_ingest_feed(store_ingest *in, const char *buf, size_t len, char *err, 
     return 0;
 }
 
-static void rollback(store_ingest *in)
+/* ---- Writing the kept rows (under the write lock) ---- */
+
+static int damaged(store_ingest *in)
 {
-    if (in->own_transaction) {
-        sqlite3_exec(in->s->db, "ROLLBACK", NULL, NULL, NULL);
-        in->own_transaction = false;
+    store_set_err(in->err, sizeof in->err, "%s: the parsed runs kept in %s came back damaged; ingest the file again",
+                  in->s->path, in->spill ? in->spill_dir : "memory");
+    return -1;
+}
+
+static int write_record(store_ingest *in, const char *p, size_t len)
+{
+    if (len < 2 || (unsigned char)p[0] >= ROW_KINDS)
+        return damaged(in);
+    row_kind kind = (row_kind)(unsigned char)p[0];
+    int n = (unsigned char)p[1];
+    const char *end = p + len;
+    p += 2;
+    sqlite3_stmt *st = in->ins[kind];
+    for (int i = 1; i <= n; i++) {
+        if (p >= end)
+            goto bad;
+        int tag = *p++;
+        int64_t iv;
+        double dv;
+        uint32_t tl;
+        size_t room = (size_t)(end - p); /* a damaged spill file must not lead past the record */
+        if (((tag == TAG_INT || tag == TAG_REAL) && room < 8) || (tag == TAG_TEXT && room < 4))
+            goto bad;
+        switch (tag) {
+        case TAG_INT:
+            memcpy(&iv, p, 8);
+            p += 8;
+            sqlite3_bind_int64(st, i, iv);
+            break;
+        case TAG_REAL:
+            memcpy(&dv, p, 8);
+            p += 8;
+            sqlite3_bind_double(st, i, dv);
+            break;
+        case TAG_TEXT: /* the record outlives the step: no copy */
+            memcpy(&tl, p, 4);
+            if (tl > room - 4)
+                goto bad;
+            sqlite3_bind_text(st, i, p + 4, (int)tl, SQLITE_STATIC);
+            p += 4 + tl;
+            break;
+        case TAG_RUN_ID:
+            sqlite3_bind_int64(st, i, in->run_id);
+            break;
+        case TAG_GROUP_ID:
+            sqlite3_bind_int64(st, i, in->group_id);
+            break;
+        case TAG_SHA256:
+            sqlite3_bind_text(st, i, in->sha256, 64, SQLITE_STATIC);
+            break;
+        default:
+            sqlite3_bind_null(st, i);
+            break;
+        }
     }
+    if (p != end)
+        goto bad;
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        static const char *const what[ROW_KINDS] = {
+            "storing a run", "storing a run's knobs", "storing a group",
+            "storing a bar", "storing a rank",        "storing an environment line",
+        };
+        store_db_err(in->s, in->err, sizeof in->err, what[kind]);
+        return -1;
+    }
+    if (kind == ROW_RUN) {
+        in->run_id = sqlite3_last_insert_rowid(in->s->db);
+        if (in->n_written < in->n_runs)
+            in->ids[in->n_written] = in->run_id;
+        in->n_written++;
+    } else if (kind == ROW_GROUP) {
+        in->group_id = sqlite3_last_insert_rowid(in->s->db);
+    }
+    return 0;
+bad:
+    return damaged(in);
+}
+
+/* Writes the whole records in P (LEN bytes); *DONE gets how many bytes they take. */
+static int write_records(store_ingest *in, const char *p, size_t len, size_t *done)
+{
+    size_t off = 0;
+    while (len - off >= 6) {
+        uint32_t rlen;
+        memcpy(&rlen, p + off, 4);
+        if (rlen < 6)
+            return damaged(in);
+        if (len - off < rlen)
+            break;
+        if (write_record(in, p + off + 4, rlen - 4) != 0)
+            return -1;
+        off += rlen;
+    }
+    *done = off;
+    return 0;
+}
+
+/* The spilled records, then the buffer's. */
+static int write_rows(store_ingest *in)
+{
+    size_t done;
+    if (in->spill) {
+        if (fflush(in->spill) != 0 || fseek(in->spill, 0, SEEK_SET) != 0)
+            return spill_error(in, errno);
+        size_t cap = (size_t)1 << 20, have = 0;
+        char *rb = malloc(cap);
+        uint64_t left = in->spilled;
+        while (rb && (left > 0 || have > 0)) {
+            size_t want = cap - have < left ? cap - have : (size_t)left;
+            size_t got = want ? fread(rb + have, 1, want, in->spill) : 0;
+            if (want && got == 0) {
+                free(rb);
+                return spill_error(in, ferror(in->spill) ? errno : EIO);
+            }
+            left -= got;
+            have += got;
+            if (write_records(in, rb, have, &done) != 0) {
+                free(rb);
+                return -1;
+            }
+            memmove(rb, rb + done, have - done);
+            have -= done;
+            if (have > 0 && done == 0) { /* a record longer than the read buffer */
+                uint32_t rlen;
+                memcpy(&rlen, rb, 4);
+                if (left == 0 || rlen <= cap) {
+                    free(rb);
+                    return damaged(in);
+                }
+                char *bigger = realloc(rb, rlen);
+                if (!bigger)
+                    break;
+                rb = bigger;
+                cap = rlen;
+            }
+        }
+        if (!rb || left > 0 || have > 0) {
+            free(rb);
+            store_set_err(in->err, sizeof in->err, "%s: out of memory writing the parsed runs", in->s->path);
+            return -1;
+        }
+        free(rb);
+    }
+    if (write_records(in, in->buf, in->used, &done) != 0)
+        return -1;
+    if (done != in->used || in->n_written != in->n_runs)
+        return damaged(in);
+    return 0;
+}
+
+/* The id of a run already stored from the same bytes, 0 if none, -1 on error (ERR set). */
+static int64_t stored_copy(store_ingest *in, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t id = -1;
+    if (sqlite3_prepare_v2(in->s->db, "SELECT min(id) FROM runs WHERE sha256 = ?1", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, in->sha256, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            id = sqlite3_column_type(st, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 0);
+    }
+    if (id < 0)
+        store_db_err(in->s, err, errlen, "looking for a stored copy");
+    sqlite3_finalize(st);
+    return id;
+}
+
+static int prepare_inserts(store_ingest *in)
+{
+    for (int k = 0; k < ROW_KINDS; k++) {
+        char sql[2048];
+        if (row_tables[k])
+            store_insert_sql(row_tables[k], sql, sizeof sql);
+        else
+            snprintf(sql, sizeof sql, "INSERT INTO run_knobs (run_id, knob, value, origin) VALUES (?1, ?2, ?3, ?4)");
+        if (sqlite3_prepare_v2(in->s->db, sql, -1, &in->ins[k], NULL) != SQLITE_OK) {
+            store_db_err(in->s, in->err, sizeof in->err, "preparing the ingest");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void finalize_inserts(store_ingest *in)
+{
+    for (int k = 0; k < ROW_KINDS; k++) {
+        sqlite3_finalize(in->ins[k]);
+        in->ins[k] = NULL;
+    }
+}
+
+/* Takes the write lock, checks again for a copy (another cgplan may have stored the same bytes
+ * meanwhile), writes every row and commits. Inside a migration (the seed) its transaction is
+ * joined instead. Returns 0 (RES->duplicate_of set for a copy) or -1 with ERR. */
+static int write_file(store_ingest *in, store_ingest_result *res, char *err, size_t errlen)
+{
+    bool own = !in->s->in_transaction;
+    if (own && sqlite3_exec(in->s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+        store_db_err(in->s, err, errlen, "taking the write lock");
+        size_t used = strlen(err);
+        snprintf(err + used, errlen - used, "; nothing of this file was stored");
+        return -1;
+    }
+    int64_t copy = stored_copy(in, err, errlen);
+    int rc = -1;
+    if (copy > 0) {
+        res->duplicate_of = copy;
+        rc = 0;
+    } else if (copy == 0) {
+        in->ids = malloc((in->n_runs ? in->n_runs : 1) * sizeof *in->ids);
+        if (!in->ids)
+            store_set_err(in->err, sizeof in->err, "%s: out of memory", in->s->path);
+        else if (prepare_inserts(in) == 0 && write_rows(in) == 0)
+            rc = 0;
+        finalize_inserts(in);
+        if (rc != 0)
+            store_set_err(err, errlen, "%s", in->err);
+    }
+    if (own) {
+        if (rc == 0 && copy == 0 && sqlite3_exec(in->s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+            store_db_err(in->s, err, errlen, "committing the runs");
+            rc = -1;
+        }
+        if (rc != 0 || copy > 0)
+            sqlite3_exec(in->s->db, "ROLLBACK", NULL, NULL, NULL);
+    } /* else a failure rolls the migration's whole transaction back (its caller) */
+    return rc;
 }
 
 int store_ingest_finish(store_ingest *in, store_ingest_result *res, char *err, size_t errlen)
@@ -315,79 +743,49 @@ int store_ingest_finish(store_ingest *in, store_ingest_result *res, char *err, s
         return -1;
     }
     caplog_finish(in->parser);
+    hasher_stop(&in->hasher);
     in->finished = true;
     res->bytes = in->bytes;
     res->lines = caplog_lines_read(in->parser);
     res->recognised = caplog_recognised(in->parser);
-    store_sha256_final_hex(&in->sha, res->sha256);
+    store_sha256_final_hex(&in->sha, in->sha256);
+    memcpy(res->sha256, in->sha256, sizeof res->sha256);
     if (in->failed) {
         store_set_err(err, errlen, "%s", in->err);
-        rollback(in);
         return -1;
     }
-    if (!res->recognised || in->n_ids == 0) {
+    if (!res->recognised || in->n_runs == 0) {
         res->recognised = false;
-        rollback(in);
         return 1;
     }
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(in->s->db, "SELECT min(id) FROM runs WHERE sha256 = ?1", -1, &st, NULL) != SQLITE_OK)
-        goto dberr;
-    sqlite3_bind_text(st, 1, res->sha256, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_ROW)
-        goto dberr;
-    res->duplicate_of = sqlite3_column_type(st, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    st = NULL;
-    if (res->duplicate_of > 0) {
-        if (in->own_transaction) {
-            rollback(in);
-        } else { /* inside a migration (the seed): undo just this file's rows */
-            char sql[128];
-            snprintf(sql, sizeof sql, "DELETE FROM runs WHERE sha256 = ''");
-            if (store_exec(in->s, sql, err, errlen) != 0)
-                return -1;
-        }
-        in->n_ids = 0;
+    /* A copy already stored is reported without waiting for the write lock. */
+    int64_t copy = in->s->in_transaction ? 0 : stored_copy(in, err, errlen);
+    if (copy < 0)
+        return -1;
+    if (copy > 0) {
+        res->duplicate_of = copy;
         return 0;
     }
-    if (sqlite3_prepare_v2(in->s->db, "UPDATE runs SET sha256 = ?1 WHERE sha256 = ''", -1, &st, NULL) != SQLITE_OK)
-        goto dberr;
-    sqlite3_bind_text(st, 1, res->sha256, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        goto dberr;
-    sqlite3_finalize(st);
-    st = NULL;
-    if (in->own_transaction) {
-        if (store_exec(in->s, "COMMIT", err, errlen) != 0) {
-            rollback(in);
-            return -1;
-        }
-        in->own_transaction = false;
+    if (write_file(in, res, err, errlen) != 0)
+        return -1;
+    if (res->duplicate_of == 0) {
+        res->n_runs = in->n_runs;
+        res->run_ids = in->ids;
+        res->first_lines = in->first_lines;
     }
-    res->n_runs = in->n_ids;
-    res->run_ids = in->ids;
-    res->first_lines = in->first_lines;
     return 0;
-dberr:
-    store_db_err(in->s, err, errlen, "storing the runs");
-    sqlite3_finalize(st);
-    rollback(in);
-    return -1;
 }
 
 void store_ingest_free(store_ingest *in)
 {
     if (!in)
         return;
-    rollback(in);
-    sqlite3_finalize(in->ins_run);
-    sqlite3_finalize(in->ins_knob);
-    sqlite3_finalize(in->ins_group);
-    sqlite3_finalize(in->ins_bar);
-    sqlite3_finalize(in->ins_rank);
-    sqlite3_finalize(in->ins_env);
+    finalize_inserts(in);
+    hasher_stop(&in->hasher);
     caplog_free(in->parser);
+    if (in->spill)
+        fclose(in->spill);
+    free(in->buf);
     free(in->ids);
     free(in->first_lines);
     free(in);

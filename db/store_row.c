@@ -49,6 +49,9 @@ static const store_column run_columns[] = {
     R(total_gib, REAL),
 };
 #undef R
+/* Every column and each knob's two at most: store_row_values never writes past its room. */
+_Static_assert(sizeof run_columns / sizeof run_columns[0] + 2 * KNOB_COUNT <= STORE_MAX_VALUES,
+               "STORE_MAX_VALUES is too small for the runs table");
 const store_table store_runs_table = {TABLE("runs", run_columns), true, offsetof(store_run_row, knob),
                                       offsetof(store_run_row, knob_origin)};
 
@@ -142,47 +145,49 @@ void store_select_sql(const store_table *t, const char *first, const char *tail,
         snprintf(buf + used, len - used, " FROM %s %s", t->name, tail ? tail : "");
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *v)
+static void text_value(store_value *out, const char *v)
 {
-    if (v && *v)
-        sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_null(st, i);
+    out->type = v && *v ? SQLITE_TEXT : SQLITE_NULL;
+    out->text = v;
 }
 
-void store_bind_row(sqlite3_stmt *st, const store_table *t, const void *row)
+int store_row_values(const store_table *t, const void *row, store_value *out)
 {
     const char *base = row;
     int i = 0;
     for (; i < t->n_cols; i++) {
         const store_column *c = &t->cols[i];
         const void *p = base + c->offset;
-        int64_t v = c->type == STORE_COL_INT || c->type == STORE_COL_POS || c->type == STORE_COL_NONNEG
+        store_value *v = &out[i];
+        int64_t n = c->type == STORE_COL_INT || c->type == STORE_COL_POS || c->type == STORE_COL_NONNEG
                         ? *(const int64_t *)p
                         : 0;
-        bool null = (c->type == STORE_COL_POS && v <= 0) || (c->type == STORE_COL_NONNEG && v < 0) ||
+        bool null = (c->type == STORE_COL_POS && n <= 0) || (c->type == STORE_COL_NONNEG && n < 0) ||
                     (c->type == STORE_COL_REAL && !isfinite(*(const double *)p));
-        if (null) {
-            sqlite3_bind_null(st, i + 1);
+        v->type = SQLITE_NULL;
+        if (null)
             continue;
-        }
         switch (c->type) {
         case STORE_COL_TEXT:
-            bind_text(st, i + 1, *(const char *const *)p);
+            text_value(v, *(const char *const *)p);
             break;
         case STORE_COL_KEY:
-            sqlite3_bind_text(st, i + 1, *(const char *const *)p, -1, SQLITE_TRANSIENT);
+            v->type = SQLITE_TEXT;
+            v->text = *(const char *const *)p;
             break;
         case STORE_COL_INT:
         case STORE_COL_POS:
         case STORE_COL_NONNEG:
-            sqlite3_bind_int64(st, i + 1, v);
+            v->type = SQLITE_INTEGER;
+            v->i = n;
             break;
         case STORE_COL_REAL:
-            sqlite3_bind_double(st, i + 1, *(const double *)p);
+            v->type = SQLITE_FLOAT;
+            v->d = *(const double *)p;
             break;
         case STORE_COL_BOOL:
-            sqlite3_bind_int(st, i + 1, *(const bool *)p);
+            v->type = SQLITE_INTEGER;
+            v->i = *(const bool *)p;
             break;
         }
     }
@@ -190,9 +195,26 @@ void store_bind_row(sqlite3_stmt *st, const store_table *t, const void *row)
     const char *const *origin = (const void *)(base + t->knob_origin_offset);
     for (int k = 0; t->knob_columns && k < KNOB_COUNT; k++)
         if (column_knob(k)) {
-            bind_text(st, ++i, knob[k]);
-            bind_text(st, ++i, origin[k]);
+            text_value(&out[i++], knob[k]);
+            text_value(&out[i++], origin[k]);
         }
+    return i;
+}
+
+void store_bind_row(sqlite3_stmt *st, const store_table *t, const void *row)
+{
+    store_value v[STORE_MAX_VALUES];
+    int n = store_row_values(t, row, v);
+    for (int i = 0; i < n; i++) {
+        if (v[i].type == SQLITE_INTEGER)
+            sqlite3_bind_int64(st, i + 1, v[i].i);
+        else if (v[i].type == SQLITE_FLOAT)
+            sqlite3_bind_double(st, i + 1, v[i].d);
+        else if (v[i].type == SQLITE_TEXT)
+            sqlite3_bind_text(st, i + 1, v[i].text, -1, SQLITE_TRANSIENT);
+        else
+            sqlite3_bind_null(st, i + 1);
+    }
 }
 
 static const char *col_text(sqlite3_stmt *st, int i)

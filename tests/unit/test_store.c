@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <glob.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "preset.h"
@@ -242,13 +245,15 @@ static void test_new_store_is_seeded(void **state)
 
 /* ---- ingest ---- */
 
+static size_t ingest_buffer_bytes; /* 0: the store's default */
+
 static int ingest_text(store *s, const char *text, size_t len, size_t chunk, const char *preset_gpu,
                        store_ingest_result *res, store_ingest **keep)
 {
     static engine_deployment given;
     static engine_run_context ctx; /* no presets: no hf_names match, no GPU inference */
     memset(&ctx, 0, sizeof ctx);
-    store_ingest_opts o = {.source = "test.log", .derive = &ctx};
+    store_ingest_opts o = {.source = "test.log", .derive = &ctx, .buffer_bytes = ingest_buffer_bytes};
     if (preset_gpu) {
         engine_deployment_defaults(&given);
         snprintf(given.gpu.name, sizeof given.gpu.name, "%s", preset_gpu);
@@ -703,6 +708,236 @@ static void test_refusals(void **state)
     store_close(s);
 }
 
+/* ---- the write lock: taken only to write a file's parsed rows ---- */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Every fixture log REPS times, each repetition behind its own comment line: runs of every
+ * format, a few hundred KiB. */
+static char *all_fixtures(int reps, size_t *len)
+{
+    glob_t g;
+    assert_int_equal(glob(CGPLAN_FIXTURES "/sglang-logs/*.log", 0, NULL, &g), 0);
+    size_t cap = 1 << 16, used = 0;
+    char *out = malloc(cap);
+    for (int r = 0; r < reps; r++)
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            size_t n;
+            char *text = read_file(g.gl_pathv[i], &n);
+            while (used + n + 64 > cap)
+                out = realloc(out, cap *= 2);
+            used += (size_t)sprintf(out + used, "# repetition %d\n", r);
+            memcpy(out + used, text, n);
+            used += n;
+            if (n && text[n - 1] != '\n')
+                out[used++] = '\n';
+            free(text);
+        }
+    globfree(&g);
+    *len = used;
+    return out;
+}
+
+/* The rows of store A and store B are the same, table by table (created_at aside). */
+static void assert_same_rows(const char *a, const char *b)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(a, &db), SQLITE_OK);
+    char sql[1200];
+    snprintf(sql, sizeof sql,
+             "ATTACH '%s' AS b; UPDATE main.runs SET created_at = ''; UPDATE b.runs SET created_at = ''", b);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    static const char *const tables[] = {"runs", "run_knobs", "groups", "bars", "ranks", "env"};
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        snprintf(sql, sizeof sql,
+                 "SELECT (SELECT count(*) FROM main.%s), (SELECT count(*) FROM b.%s), "
+                 "(SELECT count(*) FROM (SELECT * FROM main.%s EXCEPT SELECT * FROM b.%s))",
+                 tables[t], tables[t], tables[t], tables[t]);
+        sqlite3_stmt *st;
+        assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        assert_true(sqlite3_column_int64(st, 0) > 0);
+        assert_int_equal(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
+        assert_int_equal(sqlite3_column_int64(st, 2), 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+}
+
+/* Rows kept in memory, spilled to a file many times, or each bigger than the bound: the same
+ * rows are stored, with the same ids and first lines. */
+static void test_ingest_spill_same_rows(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = all_fixtures(8, &len);
+    static const size_t bounds[] = {0, 4096, 16};
+    static const char *const names[] = {"spill-none.db", "spill-4k.db", "spill-16.db"};
+    store_ingest_result first;
+    int64_t ids[2048];
+    uint32_t lines[2048];
+    for (size_t b = 0; b < 3; b++) {
+        store *s = store_open(tmp_path(names[b]), STORE_READ_WRITE, err, sizeof err);
+        assert_non_null(s);
+        ingest_buffer_bytes = bounds[b];
+        store_ingest_result res;
+        store_ingest *in;
+        assert_int_equal(ingest_text(s, text, len, 777, "h200", &res, &in), 0);
+        ingest_buffer_bytes = 0;
+        assert_int_equal(res.duplicate_of, 0);
+        assert_true(res.n_runs > 50 && res.n_runs <= 2048);
+        if (b == 0) {
+            first = res;
+            memcpy(ids, res.run_ids, res.n_runs * sizeof ids[0]);
+            memcpy(lines, res.first_lines, res.n_runs * sizeof lines[0]);
+        } else {
+            assert_int_equal(res.n_runs, first.n_runs);
+            assert_memory_equal(res.run_ids, ids, res.n_runs * sizeof ids[0]);
+            assert_memory_equal(res.first_lines, lines, res.n_runs * sizeof lines[0]);
+            assert_string_equal(res.sha256, first.sha256);
+        }
+        store_ingest_free(in);
+        store_close(s);
+    }
+    assert_same_rows(tmp_path(names[0]), tmp_path(names[1]));
+    assert_same_rows(tmp_path(names[0]), tmp_path(names[2]));
+    free(text);
+}
+
+/* While a file is being read (a pipe, a slow disk) other writers go on: the lock is not held. */
+static void test_ingest_reading_holds_no_lock(void **state)
+{
+    (void)state;
+    setenv("CGPLAN_BUSY_TIMEOUT_MS", "100", 1); /* a held lock would fail the writer below at once */
+    const char *path = tmp_path("reading.db");
+    store *s = open_seeded(path, STORE_READ_WRITE);
+    assert_non_null(s);
+    size_t len;
+    char *text = read_file(DP2_LOG, &len);
+    text[0] = '!'; /* not the seeded copy */
+    static const engine_run_context nothing;
+    store_ingest_opts o = {.source = "slow.log", .derive = &nothing};
+    store_ingest *in = store_ingest_begin(s, &o, err, sizeof err);
+    assert_non_null(in);
+    assert_int_equal(store_ingest_feed(in, text, len / 2, err, sizeof err), 0);
+
+    store *other = store_open(path, STORE_READ_WRITE, err, sizeof err);
+    assert_non_null(other);
+    assert_int_equal(store_delete_run(other, 1, err, sizeof err), 0);
+    engine_calibration cal = {0};
+    assert_int_equal(store_save_calibration(other, "kimi-k3", "b200", NULL, &cal, "r", err, sizeof err), 0);
+    store_close(other);
+
+    assert_int_equal(store_ingest_feed(in, text + len / 2, len - len / 2, err, sizeof err), 0);
+    store_ingest_result res;
+    assert_int_equal(store_ingest_finish(in, &res, err, sizeof err), 0);
+    assert_int_equal(res.n_runs, 1);
+    assert_int_equal(res.run_ids[0], 3);
+    store_ingest_free(in);
+    store_close(s);
+    free(text);
+    unsetenv("CGPLAN_BUSY_TIMEOUT_MS");
+}
+
+static int count_runs(const char *path)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM runs", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    int n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+/* Another process holds a write transaction: ingest waits its timeout, then fails saying why
+ * and what to do, having written nothing; a stored copy is still reported (no lock needed);
+ * a holder that finishes within the timeout is waited for. */
+static void test_ingest_waits_for_the_lock(void **state)
+{
+    (void)state;
+    const char *path = tmp_path("locked.db");
+    store_close(open_seeded(path, STORE_READ_WRITE));
+    size_t len;
+    char *text = read_file(DP2_LOG, &len);
+
+    sqlite3 *holder;
+    assert_int_equal(sqlite3_open(path, &holder), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(holder, "BEGIN IMMEDIATE; DELETE FROM runs", NULL, NULL, NULL), SQLITE_OK);
+
+    setenv("CGPLAN_BUSY_TIMEOUT_MS", "300", 1);
+    store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
+    assert_non_null(s);
+    store_ingest_result res;
+    store_ingest *in;
+    double t0 = now_s();
+    assert_int_equal(ingest_text(s, text, len, 4096, NULL, &res, &in), 0); /* the seeded copy */
+    assert_int_equal(res.duplicate_of, 2);
+    assert_true(now_s() - t0 < 0.25);
+    store_ingest_free(in);
+
+    text[0] = '!';
+    t0 = now_s();
+    assert_int_equal(ingest_text(s, text, len, 4096, NULL, &res, &in), -1);
+    double waited = now_s() - t0;
+    store_ingest_free(in);
+    assert_true(waited >= 0.29);
+    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err, "write lock"));
+    assert_non_null(strstr(err, "0.3 s"));
+    assert_non_null(strstr(err, "try again when it is done"));
+    assert_non_null(strstr(err, "CGPLAN_BUSY_TIMEOUT_MS"));
+    assert_non_null(strstr(err, "nothing of this file was stored"));
+    store_close(s);
+    assert_int_equal(sqlite3_exec(holder, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(holder);
+    assert_int_equal(count_runs(path), 2);
+
+    /* a holder that commits after 0.4 s, within the 5 s waited */
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        sqlite3 *db;
+        int ok = sqlite3_open(path, &db) == SQLITE_OK &&
+                 sqlite3_exec(db, "BEGIN IMMEDIATE; UPDATE runs SET label = label", NULL, NULL, NULL) == SQLITE_OK;
+        ssize_t w = write(ready[1], ok ? "1" : "0", 1);
+        struct timespec nap = {0, 400 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+        ok = ok && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+        sqlite3_close(db);
+        _exit(ok && w == 1 ? 0 : 1);
+    }
+    char c = 0;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    assert_int_equal(c, '1');
+    setenv("CGPLAN_BUSY_TIMEOUT_MS", "5000", 1);
+    s = store_open(path, STORE_READ_WRITE, err, sizeof err);
+    assert_non_null(s);
+    t0 = now_s();
+    assert_int_equal(ingest_text(s, text, len, 4096, NULL, &res, &in), 0);
+    assert_true(now_s() - t0 >= 0.2);
+    assert_int_equal(res.n_runs, 1);
+    store_ingest_free(in);
+    store_close(s);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(ready[0]);
+    close(ready[1]);
+    assert_int_equal(count_runs(path), 3);
+    unsetenv("CGPLAN_BUSY_TIMEOUT_MS");
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -716,6 +951,9 @@ int main(void)
         cmocka_unit_test(test_migrate_v2_calibrations),
         cmocka_unit_test(test_set_run_model),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_ingest_spill_same_rows),
+        cmocka_unit_test(test_ingest_reading_holds_no_lock),
+        cmocka_unit_test(test_ingest_waits_for_the_lock),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
