@@ -64,7 +64,7 @@ sleep 0.5
 t0=$(now)
 expect_exit 0 env CGPLAN_BUSY_TIMEOUT_MS=2000 "$CGPLAN" ingest --db "$PDB" "$L27"
 contains "$OUT" "stored run 3" "a second ingest while the first reads a pipe"
-expect_exit 0 env CGPLAN_BUSY_TIMEOUT_MS=2000 "$CGPLAN" runs rm 1 --db "$PDB"
+expect_exit 0 env CGPLAN_BUSY_TIMEOUT_MS=2000 "$CGPLAN" runs rm 1 --yes --db "$PDB"
 t=$(since "$t0")
 awk -v t="$t" 'BEGIN { exit !(t < 2) }' && pass || fail "the other writers waited $t s for the pipe's reader"
 kill -0 "$PP" 2>/dev/null && pass || fail "the pipe's ingest ended before the others wrote"
@@ -104,7 +104,7 @@ contains "$ERR" "write lock" "locked: says why"
 contains "$ERR" "try again when it is done" "locked: the fix"
 contains "$ERR" "CGPLAN_BUSY_TIMEOUT_MS" "locked: how to wait longer"
 contains "$ERR" "nothing of this file was stored" "locked: what became of the file"
-expect_exit 1 env CGPLAN_BUSY_TIMEOUT_MS=500 "$CGPLAN" runs rm 1 --db "$LDB"
+expect_exit 1 env CGPLAN_BUSY_TIMEOUT_MS=500 "$CGPLAN" runs rm 1 --yes --db "$LDB"
 contains "$ERR" "try again when it is done" "locked rm: the fix"
 wait "$HP"
 runs_json "$LDB" > "$TEST_TMP/locked.after"
