@@ -333,7 +333,10 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
             jsonw_kstring(&w, "role", g->role[0] ? g->role : NULL);
             jsonw_kstring(&w, "phase", g->phase[0] ? g->phase : NULL);
             jsonw_kbool(&w, "target", g->is_target);
-            jsonw_kstring(&w, "rank", g->rank[0] ? g->rank : NULL);
+            char rank[CAPLOG_LABEL_MAX];
+            caplog_rank_name(g->rank, rank, sizeof rank); /* CLI.md: "TPn", "" for an untagged log */
+            jsonw_kstring(&w, "rank", rank);
+            jsonw_kstring(&w, "rank_label", g->rank);
             jsonw_ku64(&w, "n_bs", g->n_sizes);
             jsonw_ku64(&w, "n_bars", g->n_bars);
             jsonw_kdouble(&w, "begin_avail_gib", known_or_nan(g->begin_avail_gib), 2);
@@ -352,7 +355,10 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
         for (size_t i = 0; i < n_ranks; i++) {
             const store_rank_info *k = &ranks[i];
             jsonw_object_begin(&w);
-            jsonw_kstring(&w, "rank", k->label);
+            char rank[CAPLOG_LABEL_MAX];
+            caplog_rank_name(k->label, rank, sizeof rank);
+            jsonw_kstring(&w, "rank", rank);
+            jsonw_kstring(&w, "rank_label", k->label);
             jsonw_kdouble(&w, "weights_begin_avail_gib", known_or_nan(k->weights_begin_avail_gib), 2);
             jsonw_kdouble(&w, "weights_usage_gib", known_or_nan(k->weights_usage_gib), 2);
             if (k->kv_tokens >= 0)

@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,7 @@ struct caplog_parser {
     /* which rank slots (one bit each) began / ended the group */
     uint64_t begin_mask[CAPLOG_MAX_GROUPS], end_mask[CAPLOG_MAX_GROUPS];
     int32_t group_src[CAPLOG_MAX_GROUPS]; /* the slot the group's numbers come from */
+    int32_t begin_src[CAPLOG_MAX_GROUPS]; /* the slot whose begin line the begin values are */
     int32_t last_slot;                    /* rank of the last prefixed line: owns a traceback */
     int32_t bar_group;                    /* the group progress bars currently feed */
     int32_t bar_prev_counter;             /* last frame's i (plain or described), -1 */
@@ -86,6 +88,7 @@ struct caplog_parser {
     uint32_t split_line;
     caplog_rank side[CAPLOG_MAX_RANKS];
     uint32_t n_side;
+    char side_architecture[CAPLOG_ARCH_MAX];
 
     bool recognised;
     uint32_t runs_emitted;
@@ -496,7 +499,7 @@ static void run_reset(caplog_parser *p, uint32_t first_line)
     }
     for (int i = 0; i < CAPLOG_MAX_GROUPS; i++) {
         p->begin_mask[i] = p->end_mask[i] = 0;
-        p->group_src[i] = -1;
+        p->group_src[i] = p->begin_src[i] = -1;
     }
     p->last_slot = -1;
     p->bar_group = -1;
@@ -556,9 +559,20 @@ const caplog_bar *caplog_group_bar_at(const caplog_group *g, int32_t index)
     return NULL;
 }
 
+/* The known bar latest in capture order, or NULL. */
+static const caplog_bar *last_bar(const caplog_group *g)
+{
+    const caplog_bar *last = NULL;
+    for (uint32_t i = 0; i < g->n_bars; i++)
+        if (g->bars[i].index >= 0 && caplog_known(g->bars[i].avail_gib) && (!last || g->bars[i].index > last->index))
+            last = &g->bars[i];
+    return last;
+}
+
 /* Bucket positions, layers and increments (LOGS.md, "Progress bars"). Bars are matched to
- * buckets by size; a layer whose two bounds are not both known stays NaN. */
-static void group_finalize(caplog_group *g)
+ * buckets by size; a layer whose two bounds are not both known stays NaN. BEGIN_RANK is the
+ * label of the rank the begin line came from when it is not the group's own rank, else NULL. */
+static void group_finalize(caplog_group *g, const char *begin_rank)
 {
     if (g->n_sizes) {
         for (uint32_t i = 0; i < g->n_bars; i++) {
@@ -602,15 +616,49 @@ static void group_finalize(caplog_group *g)
         g->buckets_gib = diff2(second_avail, g->end_avail_gib);
     }
     g->total_gib = diff2(g->begin_avail_gib, g->end_avail_gib);
+    if (begin_rank && caplog_known(g->end_usage_gib))
+        g->total_gib = g->end_usage_gib; /* one rank's begin - end, not two ranks' */
     if (!caplog_known(g->total_gib) && caplog_known(g->end_usage_gib))
         g->total_gib = g->end_usage_gib;
+    /* The end line reads free memory after empty_cache, the bars before it: an end above the
+     * last bar means the cache the bars still counted as used was released in between, so a
+     * difference of a bar and the end is not a bucket's cost. begin - end stays the total (both
+     * after empty_cache). */
+    const caplog_bar *last = last_bar(g);
+    bool end_above = last && caplog_known(g->end_avail_gib) && round2(g->end_avail_gib - last->avail_gib) > 0;
+    if (end_above) {
+        if (n == 1)
+            g->largest_gib = NO_VALUE;
+        else
+            g->buckets_gib = NO_VALUE;
+        snprintf(g->note, sizeof g->note,
+                 "end avail %.2f GiB is above the last bar's %.2f (bs %u): the end is read after empty_cache, the bars "
+                 "before it, so the layers that subtract the end are unknown",
+                 g->end_avail_gib, last->avail_gib, last->size);
+    }
+    if (begin_rank && caplog_known(g->static_gib)) {
+        const char *label = g->rank_label[0] ? g->rank_label : "TP0";
+        if (g->static_gib < 0) {
+            g->static_gib = NO_VALUE; /* the ranks' free memory differs by more than the layer */
+            if (!g->note[0])
+                snprintf(g->note, sizeof g->note,
+                         "static unknown: the begin line is %s's, the bars %s's, and its free memory is below %s's "
+                         "first bar",
+                         begin_rank, label, label);
+        } else if (!g->note[0]) {
+            snprintf(g->note, sizeof g->note,
+                     "static from %s's begin line and %s's bars (%s printed none): ranks' free memory can differ",
+                     begin_rank, label, label);
+        }
+    }
     for (uint32_t i = 0; i < g->n_bars; i++) {
         caplog_bar *b = &g->bars[i];
         b->increment_gib = NO_VALUE;
         if (b->index < 0)
             continue;
         if (n > 0 && b->index == n - 1) {
-            b->increment_gib = diff2(b->avail_gib, g->end_avail_gib);
+            if (!end_above)
+                b->increment_gib = diff2(b->avail_gib, g->end_avail_gib);
         } else {
             const caplog_bar *next = caplog_group_bar_at(g, b->index + 1);
             if (next)
@@ -660,8 +708,17 @@ static void run_emit(caplog_parser *p, uint32_t last_line)
     run->last_line = last_line;
     if (run->last_line < run->first_line)
         run->last_line = run->first_line;
-    for (uint32_t i = 0; i < run->n_groups; i++)
-        group_finalize(&run->groups[i]);
+    for (uint32_t i = 0; i < run->n_groups; i++) {
+        caplog_group *g = &run->groups[i];
+        int32_t src = p->group_src[i], bsrc = p->begin_src[i];
+        /* the slots' labels as they ended up (an untagged rank 0 may show its tags later) */
+        if (src >= 0)
+            memcpy(g->rank_label, run->ranks[src].label, sizeof g->rank_label);
+        if (bsrc >= 0)
+            memcpy(g->begin_rank_label, run->ranks[bsrc].label, sizeof g->begin_rank_label);
+        bool other = bsrc >= 0 && src >= 0 && bsrc != src;
+        group_finalize(g, other ? (g->begin_rank_label[0] ? g->begin_rank_label : "TP0") : NULL);
+    }
     /* ranks in rank order (the slots' bookkeeping ends with the run) */
     for (uint32_t i = 1; i < run->n_ranks; i++) {
         caplog_rank r = run->ranks[i];
@@ -742,14 +799,16 @@ static bool slot_better(const caplog_parser *p, int32_t a, int32_t b)
     return b < 0 || p->run->ranks[a].order < p->run->ranks[b].order;
 }
 
-/* SLOT becomes the rank the group's numbers come from; another rank's values are dropped. */
+/* SLOT becomes the rank the group's numbers come from; another rank's end values are dropped.
+ * Its begin values stay until SLOT prints a begin of its own: they are the lowest rank's that
+ * printed one, and a log that lost TP0's begin line would otherwise lose its static layer. */
 static void group_claim(caplog_parser *p, int32_t j, int32_t slot)
 {
     caplog_group *g = &p->run->groups[j];
     const caplog_rank *r = &p->run->ranks[slot];
     if (p->group_src[j] >= 0 && p->group_src[j] != slot) {
-        g->begin_avail_gib = g->end_elapsed_s = g->end_usage_gib = g->end_avail_gib = NO_VALUE;
-        g->has_begin = g->has_end = false;
+        g->end_elapsed_s = g->end_usage_gib = g->end_avail_gib = NO_VALUE;
+        g->has_end = false;
     }
     p->group_src[j] = slot;
     memcpy(g->rank_label, r->label, sizeof g->rank_label);
@@ -835,10 +894,13 @@ static void split_decide(caplog_parser *p, bool draft_follows)
     p->split_pending = false;
     if (draft_follows) {
         p->n_side = 0; /* the draft model's load: the target's values are the rank's */
+        p->side_architecture[0] = '\0';
         return;
     }
     uint32_t n_side = p->n_side;
     run_start_new(p, p->split_line);
+    memcpy(p->run->architecture, p->side_architecture, sizeof p->run->architecture);
+    p->side_architecture[0] = '\0';
     memcpy(p->run->ranks, p->side, n_side * sizeof p->side[0]);
     p->run->n_ranks = n_side;
     for (uint32_t i = 0; i < n_side; i++)
@@ -925,9 +987,14 @@ static void on_begin(caplog_parser *p, int32_t slot, const char *kind, const cha
         p->rank_cursor[slot] = j + 1;
     if (slot_better(p, slot, p->group_src[j]))
         group_claim(p, j, slot);
-    if (p->group_src[j] == slot) {
+    /* the source's own begin, else the lowest rank's that printed one */
+    int32_t src = p->group_src[j];
+    bool src_begun = src >= 0 && src != slot && (p->begin_mask[j] & ((uint64_t)1 << src));
+    if (src == slot || (!src_begun && slot_better(p, slot, p->begin_src[j]))) {
         g->has_begin = true;
         g->begin_avail_gib = gib_after(p, rest, "avail mem="); /* an unreadable one is malformed */
+        p->begin_src[j] = slot;
+        memcpy(g->begin_rank_label, p->run->ranks[slot].label, sizeof g->begin_rank_label);
     }
     int64_t tokens;
     if (int_after(p, rest, "num_tokens_per_req=", 1, CAPLOG_SPEC_MAX, &tokens) ||
@@ -1000,6 +1067,23 @@ static int32_t open_group_of(const caplog_parser *p, int32_t slot)
     return -1;
 }
 
+/* The latest group a begin line opened, if other ranks began it, SLOT has not named it and it is
+ * still open (not ended by its source, not failed, no bars yet): where SLOT's list line or bars
+ * go when its own begin line is not in the log (a paste that kept TP0's bars, not its begin).
+ * -1: none. */
+static int32_t group_begun_by_others(const caplog_parser *p, int32_t slot)
+{
+    uint64_t bit = (uint64_t)1 << slot;
+    for (int32_t j = (int32_t)p->run->n_groups - 1; j >= p->rank_cursor[slot]; j--) {
+        if (!p->begin_mask[j])
+            continue; /* bars-only or end-only groups say nothing of what is being captured */
+        const caplog_group *g = &p->run->groups[j];
+        bool open = !((p->begin_mask[j] | p->end_mask[j]) & bit) && !g->has_end && !g->failed && !g->n_bars;
+        return open ? j : -1;
+    }
+    return -1;
+}
+
 /* Any group a begin line opened that its source has not ended and that has not failed (a
  * bars-only group has no end line, so an OOM at serving time must not land on it). */
 static int32_t latest_open_group(const caplog_parser *p)
@@ -1053,7 +1137,15 @@ static void on_list(caplog_parser *p, int32_t slot, const char *list, bool num_t
         return;
     }
     int32_t j = open_group_of(p, slot);
-    if (j < 0) {
+    if (j < 0 && (j = group_begun_by_others(p, slot)) >= 0) {
+        /* SLOT's begin line is lost: its list joins the group the other ranks began */
+        p->rank_open[slot] = j;
+        p->rank_cursor[slot] = j + 1;
+        if (slot_better(p, slot, p->group_src[j]))
+            group_claim(p, j, slot);
+        if (p->run->ranks[slot].order == 0)
+            bars_follow(p, j);
+    } else if (j < 0) {
         j = group_new(p, num_tokens ? "piecewise cuda graph" : "cuda graph", -1);
         if (j < 0)
             return;
@@ -1197,14 +1289,7 @@ static void on_described_bar(caplog_parser *p, const bar_frame *f)
         if (restart)
             j = -1;
     } else {
-        /* a group begun by another rank only (TP0's begin lost): the bars are TP0's */
-        int32_t k = (int32_t)p->run->n_groups - 1;
-        if (k >= 0) {
-            const caplog_group *g = &p->run->groups[k];
-            if (g->kind[0] && !g->has_end && !g->failed && !g->n_bars && p->group_src[k] >= 0 &&
-                p->run->ranks[p->group_src[k]].order != 0)
-                j = k;
-        }
+        j = group_begun_by_others(p, slot); /* TP0's begin lost: the bars are TP0's */
     }
     if (j < 0) {
         j = group_new(p, "", -1);
@@ -1263,6 +1348,22 @@ static void rank_add(caplog_rank *r, double *field, double v)
     r->has_data = true;
 }
 
+/* "type=DeepseekV3ForCausalLM" in a Load weight end line (model_runner prints the model class's
+ * __name__ there since 2024) into OUT; "dtype=" is not it. */
+static void read_architecture(const char *s, char *out, size_t cap)
+{
+    for (const char *k = strstr(s, "type="); k; k = strstr(k + 1, "type=")) {
+        if (k > s && (is_upper(k[-1]) || (k[-1] >= 'a' && k[-1] <= 'z') || is_digit(k[-1])))
+            continue; /* dtype=, quant_type=, ... */
+        const char *v = k + LITERAL_LEN("type="), *e = v;
+        while (is_upper(*e) || (*e >= 'a' && *e <= 'z') || is_digit(*e))
+            e++;
+        if (e > v && (size_t)(e - v) < cap && (*e == ',' || *e == '\0' || is_space(*e) || *e == '.'))
+            copy_text(out, cap, v, (size_t)(e - v));
+        return;
+    }
+}
+
 static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg)
 {
     const char *k;
@@ -1276,12 +1377,17 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
                 p->split_pending = true;
                 p->split_line = p->line_no;
                 p->n_side = 0;
+                p->side_architecture[0] = '\0';
             }
         }
         caplog_rank *r = rank_values(p, t);
         if (r)
             rank_set(r, &r->weights_begin_avail_gib, gib_after(p, k, "avail mem="));
     } else if ((k = strstr(msg, "Load weight end."))) {
+        /* the first one is the target's: an EAGLE draft model loads after it */
+        char *arch = p->split_pending ? p->side_architecture : p->run->architecture;
+        if (!arch[0])
+            read_architecture(k, arch, CAPLOG_ARCH_MAX);
         caplog_rank *r = rank_values(p, t);
         if (r && !caplog_known(r->weights_end_avail_gib)) {
             rank_set(r, &r->weights_end_avail_gib, gib_after(p, k, "avail mem="));
@@ -1744,4 +1850,26 @@ const caplog_rank *caplog_run_rank(const caplog_run *run, const char *label)
             return r;
     }
     return NULL;
+}
+
+void caplog_rank_name(const char *label, char *out, size_t cap)
+{
+    if (!cap)
+        return;
+    out[0] = '\0';
+    if (!label[0])
+        return;
+    for (const char *t = label; *t; t++) {
+        bool word_start = t == label || t[-1] == ' ';
+        if (word_start && t[0] == 'T' && t[1] == 'P' && is_digit(t[2])) {
+            const char *e = t + 2;
+            while (is_digit(*e))
+                e++;
+            if (*e == ' ' || *e == '\0') {
+                snprintf(out, cap, "%.*s", (int)(e - t), t);
+                return;
+            }
+        }
+    }
+    snprintf(out, cap, "TP0"); /* tagged, but no TP tag: tp_size 1 */
 }
