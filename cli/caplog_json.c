@@ -94,7 +94,8 @@ static void write_group(jsonw *w, const caplog_run *run, const caplog_group *g)
     jsonw_ku64(w, "first_line", g->first_line);
     write_gib(w, "begin_avail_gib", g->begin_avail_gib);
     /* only where the begin line is another rank's than the group's numbers */
-    jsonw_kstring(w, "begin_rank_label", g->has_begin && strcmp(g->begin_rank_label, g->rank_label) ? g->begin_rank_label : NULL);
+    jsonw_kstring(w, "begin_rank_label",
+                  g->has_begin && strcmp(g->begin_rank_label, g->rank_label) ? g->begin_rank_label : NULL);
     write_opt_int(w, "tokens_per_req", g->tokens_per_req >= 0, g->tokens_per_req);
     jsonw_key(w, size_key);
     if (g->n_sizes) {

@@ -708,6 +708,42 @@ static void test_rank_names_and_architecture(void **state)
     parsed_free(&r);
 }
 
+/* The one-pass key scan finds a key at any offset, after capitals and '_' (its anchors) and
+ * across its eight-byte blocks, as a search would. */
+static void test_keys_at_any_offset(void **state)
+{
+    (void)state;
+    const char *filler = "aZ_ Mx_Ly CcKk_DdTtOo server max_ ";
+    for (size_t k = 0; k < 20; k++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "[2026-01-01 00:00:00 TP0] %.*sKV Cache is allocated. #tokens: 7, KV size: 1.00 GB\n"
+                 "[2026-01-01 00:00:00 TP0] %.*sMemory pool end. avail mem=3.00 GB\n"
+                 "[2026-01-01 00:00:00 TP0] %.*smax_total_num_tokens=5, available_gpu_mem=2.00 GB\n"
+                 "[2026-01-01 00:00:01 TP0] %.*sCapture cuda graph begin. This can take up to several minutes. "
+                 "avail mem=9.00 GB\n"
+                 "[2026-01-01 00:00:02 TP0] %.*sCUDA out of memory. Tried to allocate 2.00 GiB\n",
+                 (int)k, filler, (int)k, filler, (int)k, filler, (int)k, filler, (int)k, filler);
+        parsed r = parse_text(text);
+        assert_int_equal(r.n, 1);
+        const caplog_run *run = &r.runs[0];
+        const caplog_rank *tp0 = rank_of(run, "TP0");
+        assert_int_equal(tp0->kv_tokens, 7);
+        assert_gib(tp0->pool_avail_gib, 3.00);
+        assert_int_equal(tp0->max_total_num_tokens, 5);
+        assert_int_equal(run->n_groups, 1);
+        assert_gib(run->groups[0].begin_avail_gib, 9.00);
+        assert_true(run->groups[0].failed);
+        assert_int_equal(run->unknown_lines, 0);
+        parsed_free(&r);
+        snprintf(text, sizeof text, "[2026-01-01 00:00:00] %.*sserver_args=ServerArgs(tp_size=2)\n", (int)k, filler);
+        r = parse_text(text);
+        assert_true(r.runs[0].args.present);
+        assert_int_equal(r.runs[0].args.tp_size.v, 2);
+        parsed_free(&r);
+    }
+}
+
 /* Every fixture: one byte at a time and one chunk give the same JSON. */
 static void test_streaming_chunks_agree(void **state)
 {
@@ -1274,6 +1310,7 @@ int main(void)
         cmocka_unit_test(test_03_begin_lost_lowest_rank),
         cmocka_unit_test(test_17_begin_of_tp1),
         cmocka_unit_test(test_rank_names_and_architecture),
+        cmocka_unit_test(test_keys_at_any_offset),
         cmocka_unit_test(test_k3_dp2_dcp8),
         cmocka_unit_test(test_k3_dp16),
         cmocka_unit_test(test_08_failed_2024_prefix),
