@@ -130,6 +130,18 @@ static void write_group(jsonw *w, const caplog_run *run, const caplog_group *g)
     write_gib(w, "total_gib", g->total_gib);
     jsonw_object_end(w);
     jsonw_kstring(w, "note", g->note[0] ? g->note : NULL);
+    jsonw_key(w, "hook"); /* hook/cgplan_capture_hook.py's largest bucket: torch vs the rest */
+    if (g->hook_captures) {
+        jsonw_object_begin(w);
+        jsonw_ku64(w, "captures", g->hook_captures);
+        write_opt_int(w, "size", g->hook_size > 0, g->hook_size);
+        jsonw_ki64(w, "torch_bytes", g->hook_torch_bytes);
+        jsonw_ki64(w, "device_bytes", g->hook_device_bytes);
+        jsonw_ki64(w, "non_torch_bytes", g->hook_device_bytes - g->hook_torch_bytes);
+        jsonw_object_end(w);
+    } else {
+        jsonw_null(w);
+    }
     jsonw_object_end(w);
 }
 
@@ -173,6 +185,16 @@ void cli_write_caplog_run_json(jsonw *w, const caplog_run *run, const char *sour
     for (uint32_t i = 0; i < run->n_ranks; i++)
         if (run->ranks[i].has_data)
             write_rank(w, &run->ranks[i]);
+    jsonw_array_end(w);
+    jsonw_key(w, "hook_terms");
+    jsonw_array_begin(w);
+    for (uint32_t i = 0; i < run->n_hook_terms; i++) {
+        jsonw_object_begin(w);
+        jsonw_kstring(w, "term", run->hook_terms[i].term);
+        jsonw_ku64(w, "bytes", run->hook_terms[i].bytes);
+        write_opt_int(w, "size", run->hook_terms[i].size > 0, run->hook_terms[i].size);
+        jsonw_object_end(w);
+    }
     jsonw_array_end(w);
     jsonw_ku64(w, "lines", run->lines);
     jsonw_ku64(w, "unknown_lines", run->unknown_lines);

@@ -11,6 +11,7 @@
 #include "seed_logs.h"
 #include "sha256.h"
 #include "store_internal.h"
+#include "store_terms.h"
 
 /* ---- Writing ---- */
 
@@ -214,6 +215,8 @@ static int insert_run(store_ingest *in, const caplog_run *run)
         if (step_done(in, st, "storing an environment line") != 0)
             return -1;
     }
+    if (store_terms_write(in->s, run_id, run, f->target_group, in->err, sizeof in->err) != 0)
+        return -1;
     if (in->n_ids == in->cap_ids) {
         size_t cap = in->cap_ids ? 2 * in->cap_ids : 16;
         int64_t *ids = realloc(in->ids, cap * sizeof *ids);

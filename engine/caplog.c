@@ -1824,6 +1824,97 @@ static bool on_env_line(caplog_parser *p, const char *s)
     return true;
 }
 
+/* ---------------------------------------------------------------- the capture hook's lines */
+
+#define HOOK_BYTES_MAX ((int64_t)CAPLOG_GIB_MAX << 30)
+
+/* The hook's lines of one rank only, the lowest that printed any (its numbers are one GPU's, as
+ * the bars are): a lower rank's first line replaces what a higher one gave. False: not RANK's. */
+static bool hook_rank_take(caplog_parser *p, int32_t rank)
+{
+    caplog_run *run = p->run;
+    if (run->has_hook && rank >= run->hook_rank)
+        return rank == run->hook_rank;
+    if (run->has_hook) {
+        run->n_hook_terms = 0;
+        for (uint32_t i = 0; i < run->n_groups; i++) {
+            caplog_group *g = &run->groups[i];
+            g->hook_captures = g->hook_size = 0;
+            g->hook_torch_bytes = g->hook_device_bytes = 0;
+        }
+    }
+    run->has_hook = true;
+    run->hook_rank = rank;
+    return true;
+}
+
+static bool hook_bytes(caplog_parser *p, const char *s, const char *key, int64_t *out)
+{
+    if (int_after(p, s, key, 0, HOOK_BYTES_MAX, out))
+        return true;
+    note_malformed(p); /* a hook line without a value it always prints */
+    return false;
+}
+
+/* "capture seq=0 size=256 rank=0 reserved_before=B reserved_after=B free_before=B free_after=B
+ * total=B" and "term=moe.deepep bytes=B size=256 rank=0" (hook/cgplan_capture_hook.py). */
+static void on_hook_line(caplog_parser *p, const char *s)
+{
+    touch(p);
+    int64_t rank = 0, size = 0;
+    if (strstr(s, "rank=") && !int_after(p, s, "rank=", 0, CAPLOG_TAG_MAX, &rank))
+        return;
+    if (strstr(s, "size=") && !int_after(p, s, "size=", 0, CAPLOG_NUM_TOKENS_MAX, &size))
+        return;
+    if (starts_with(s, "capture ")) {
+        int64_t rb, ra, fb, fa;
+        if (!hook_bytes(p, s, "reserved_before=", &rb) || !hook_bytes(p, s, "reserved_after=", &ra) ||
+            !hook_bytes(p, s, "free_before=", &fb) || !hook_bytes(p, s, "free_after=", &fa))
+            return;
+        if (!hook_rank_take(p, (int32_t)rank))
+            return;
+        /* the group rank 0 is capturing: its bars' group, else the latest one still open */
+        int32_t j = p->bar_group >= 0 ? p->bar_group : latest_open_group(p);
+        if (j < 0) {
+            p->run->dropped_hook_lines++;
+            return;
+        }
+        caplog_group *g = &p->run->groups[j];
+        if (!g->hook_captures++) {
+            g->hook_size = (uint32_t)size;
+            g->hook_torch_bytes = ra - rb;
+            g->hook_device_bytes = fb - fa;
+        }
+    } else if (starts_with(s, "term=")) {
+        const char *v = s + LITERAL_LEN("term="), *e = v;
+        while ((*e >= 'a' && *e <= 'z') || is_digit(*e) || *e == '_' || *e == '.')
+            e++;
+        int64_t bytes;
+        if (e == v || (size_t)(e - v) >= CAPLOG_HOOK_TERM_MAX || (*e && *e != ' ')) {
+            note_malformed(p);
+            return;
+        }
+        if (!hook_bytes(p, s, "bytes=", &bytes) || !hook_rank_take(p, (int32_t)rank))
+            return;
+        caplog_run *run = p->run;
+        uint32_t i = 0;
+        while (i < run->n_hook_terms && !span_is(v, (size_t)(e - v), run->hook_terms[i].term))
+            i++;
+        if (i == run->n_hook_terms) {
+            if (i >= CAPLOG_MAX_HOOK_TERMS) {
+                run->dropped_hook_lines++;
+                return;
+            }
+            run->n_hook_terms++;
+            copy_text(run->hook_terms[i].term, sizeof run->hook_terms[i].term, v, (size_t)(e - v));
+        }
+        run->hook_terms[i].bytes = (uint64_t)bytes; /* printed again: the later snapshot's */
+        run->hook_terms[i].size = (uint32_t)size;
+    } else {
+        p->run->unknown_lines++; /* "snapshot ... file=", or a later hook's line */
+    }
+}
+
 /* ---------------------------------------------------------------- one segment */
 
 static bool on_capture_line(caplog_parser *p, int32_t slot, const char *msg)
@@ -1905,6 +1996,10 @@ static void process_segment(caplog_parser *p, char *s, size_t n, int depth)
     const char *end = s + n;
     const char *m = skip_foreign_prefix(s);
     const char *t = skip_spaces(m);
+    if (starts_with(t, CAPLOG_HOOK_KEY)) {
+        on_hook_line(p, t + LITERAL_LEN(CAPLOG_HOOK_KEY));
+        return;
+    }
     bar_frame f;
     if (parse_bar(t, &f)) {
         if (f.implausible)

@@ -28,6 +28,9 @@
 #define CAPLOG_ENV_KEY_MAX 96
 #define CAPLOG_ENV_VALUE_MAX 160
 #define CAPLOG_RAW_ARGS_MAX 4096 /* server_args text kept verbatim, truncated */
+#define CAPLOG_MAX_HOOK_TERMS 32  /* per run; more are counted in dropped_hook_lines */
+#define CAPLOG_HOOK_TERM_MAX 32   /* "moe.masked_gemm" */
+#define CAPLOG_HOOK_KEY "[cgplan-hook] " /* the lines hook/cgplan_capture_hook.py prints */
 
 /* Plausibility bounds. A number outside them is a corrupted or foreign line, not a measurement:
  * the line counts as malformed and the value is not kept (so it never reaches the store, a
@@ -94,6 +97,13 @@ typedef struct {
      * give it (then NOTE says why) */
     double static_gib, largest_gib, buckets_gib, total_gib;
     char note[CAPLOG_STR_MAX]; /* why a layer is unknown or where it comes from; "" if nothing to say */
+    /* cgplan's capture hook (hook/cgplan_capture_hook.py) around this group's captures: how many
+     * it reported, and its first, the largest bucket (capture runs largest first), from its graph's
+     * creation (before the warm-up runs that create lazy buffers) to the end of its capture. Bytes. */
+    uint32_t hook_captures;
+    uint32_t hook_size;        /* the size its caller captured; 0: not known */
+    int64_t hook_torch_bytes;  /* torch.cuda.memory_reserved() after - before: the pool's tensors */
+    int64_t hook_device_bytes; /* mem_get_info() free before - after: torch's and everything else's */
     uint32_t dropped_sizes, dropped_bars;
 } caplog_group;
 
@@ -194,6 +204,17 @@ typedef struct {
     uint64_t truncated_lines;    /* segments longer than CAPLOG_LINE_MAX */
     uint64_t malformed_lines;    /* known lines whose values could not be read */
     uint32_t first_malformed_line;
+    /* The hook's per-term bytes from its memory snapshot of the largest size: what was allocated
+     * in that window and is still held, by the source file that allocated it (engine_terms[] keys,
+     * "unattributed" for the rest). Kept from the lowest rank that printed hook lines. */
+    bool has_hook;
+    int32_t hook_rank;
+    uint32_t n_hook_terms, dropped_hook_lines;
+    struct {
+        char term[CAPLOG_HOOK_TERM_MAX];
+        uint64_t bytes;
+        uint32_t size;
+    } hook_terms[CAPLOG_MAX_HOOK_TERMS];
 } caplog_run;
 
 typedef struct caplog_parser caplog_parser;

@@ -744,6 +744,62 @@ static void test_keys_at_any_offset(void **state)
     }
 }
 
+/* hook/cgplan_capture_hook.py's lines: the capture line joins the group being captured (its
+ * first, the largest bucket, gives the split), terms join the run, the lowest rank's win, and a
+ * line without its values is malformed, not guessed. */
+static void test_hook_lines(void **state)
+{
+    (void)state;
+    const char *text =
+        "[2026-08-20 10:00:00 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=60.00 GB\n"
+        "[cgplan-hook] capture seq=0 size=8 rank=1 reserved_before=0 reserved_after=100 free_before=1000 "
+        "free_after=500 total=2000\n"
+        "[cgplan-hook] term=moe.deepep bytes=77 size=8 rank=1\n"
+        "Capturing batches (bs=8 avail_mem=59.90 GB):   0%|          | 0/2 [00:00<?, ?it/s]\n"
+        "[cgplan-hook] capture seq=0 size=8 rank=0 reserved_before=10 reserved_after=210 free_before=1000 "
+        "free_after=400 total=2000\n"
+        "[cgplan-hook] capture seq=0 size=8 rank=2 reserved_before=0 reserved_after=1 free_before=9 free_after=1 "
+        "total=9\n"
+        "[cgplan-hook] term=moe.deepep bytes=300 size=8 rank=0\n"
+        "[cgplan-hook] term=unattributed bytes=5 size=8 rank=0\n"
+        "[cgplan-hook] term=moe.deepep bytes=400 size=8 rank=0\n"
+        "Capturing batches (bs=4 avail_mem=59.30 GB):  50%|#####     | 1/2 [00:01<00:01,  1.00it/s]\n"
+        "[cgplan-hook] capture seq=1 size=4 rank=0 reserved_before=210 reserved_after=220 free_before=400 "
+        "free_after=390 total=2000\n"
+        "[cgplan-hook] capture seq=2 size=2 rank=0 reserved_before=220\n"
+        "[cgplan-hook] term=Bad.Term bytes=1\n"
+        "[cgplan-hook] snapshot size=8 rank=0 file=/tmp/x.pickle\n"
+        "[2026-08-20 10:00:02 TP0] Capture cuda graph end. Time elapsed: 2.00 s. mem usage=0.71 GB. avail mem=59.29 "
+        "GB.\n";
+    parsed r = parse_text(text);
+    assert_int_equal(r.n, 1);
+    const caplog_run *run = &r.runs[0];
+    assert_int_equal(run->n_groups, 1);
+    const caplog_group *g = &run->groups[0];
+    assert_int_equal(g->hook_captures, 2); /* rank 0's two whole lines */
+    assert_int_equal(g->hook_size, 8);
+    assert_int_equal(g->hook_torch_bytes, 200);
+    assert_int_equal(g->hook_device_bytes, 600);
+    assert_true(run->has_hook);
+    assert_int_equal(run->hook_rank, 0);
+    assert_int_equal(run->n_hook_terms, 2); /* rank 1's term went with rank 1 */
+    assert_string_equal(run->hook_terms[0].term, "moe.deepep");
+    assert_int_equal(run->hook_terms[0].bytes, 400); /* printed again: the later one */
+    assert_string_equal(run->hook_terms[1].term, "unattributed");
+    assert_int_equal(run->malformed_lines, 2); /* the cut capture line, the bad term */
+    assert_gib(g->total_gib, 0.71);
+    /* chunked the same */
+    parsed odd = parse_bytes(text, strlen(text), 5);
+    char *a = run_json(run), *b = run_json(&odd.runs[0]);
+    assert_string_equal(a, b);
+    assert_non_null(strstr(a, "\"hook\":{\"captures\":2,\"size\":8,\"torch_bytes\":200,\"device_bytes\":600,"
+                              "\"non_torch_bytes\":400}"));
+    free(a);
+    free(b);
+    parsed_free(&odd);
+    parsed_free(&r);
+}
+
 /* Every fixture: one byte at a time and one chunk give the same JSON. */
 static void test_streaming_chunks_agree(void **state)
 {
@@ -1311,6 +1367,7 @@ int main(void)
         cmocka_unit_test(test_17_begin_of_tp1),
         cmocka_unit_test(test_rank_names_and_architecture),
         cmocka_unit_test(test_keys_at_any_offset),
+        cmocka_unit_test(test_hook_lines),
         cmocka_unit_test(test_k3_dp2_dcp8),
         cmocka_unit_test(test_k3_dp16),
         cmocka_unit_test(test_08_failed_2024_prefix),
