@@ -1,7 +1,8 @@
 /* bench_estimate.c — configurations estimated per second over a large sweep (every layout of 16
  * GPUs x mtp 1..8 x SGLang's max_bs grid x three dispatch settings), with the terms-only estimate
- * the TUI runs on every drag event and the full one (budget + wall scan). Prints a checksum of
- * the totals so bench_estimate.py can prove it computed the same thing.
+ * the TUI runs on every drag event and the full one (budget, fit rule, wall bisection: what solve
+ * and search run). Prints a checksum of the totals (and walls) so bench_estimate.py can prove it
+ * computed the same thing.
  * Usage: bench_estimate [PRESET] [SECONDS] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,8 @@ static size_t sweep(const engine_deployment *base, bool full, uint64_t *checksum
                             engine_estimate_compute(&d, NULL, &e);
                         else
                             engine_estimate_terms(&d, NULL, &e);
-                        *checksum += e.total_bytes;
+                        /* full: the wall too, so both sides prove they found the same one */
+                        *checksum += e.total_bytes + (full ? e.budget.wall_max_bs : 0);
                         count++;
                     }
                 }

@@ -9,7 +9,8 @@
 #include "engine.h"
 #include "preset.h"
 
-enum { EXIT_OK = 0, EXIT_WORK = 1, EXIT_USAGE = 2 };
+/* 3: the plan does not fit (estimate --check, launch, solve, search). */
+enum { EXIT_OK = 0, EXIT_WORK = 1, EXIT_USAGE = 2, EXIT_NO_FIT = 3 };
 
 #define CLI_MAX_SETS 64
 #define CLI_MAX_ARGS 256
@@ -32,6 +33,11 @@ enum {
     OPT_YES = 1 << 11,
     OPT_MODEL = 1 << 12,       /* accepted wherever --preset is */
     OPT_SGLANG_ARGS = 1 << 13, /* likewise */
+    OPT_CHECK = 1 << 14,
+    OPT_GPUS = 1 << 15,
+    OPT_NODES = 1 << 16,
+    OPT_ALLOW_PATCHED = 1 << 17,
+    OPT_DISAGG = 1 << 18,
 };
 
 typedef struct {
@@ -52,6 +58,10 @@ typedef struct {
     const char *label;
     bool dry_run;
     bool yes;
+    bool check;
+    const char *gpus, *nodes; /* search: --gpus N, --nodes K */
+    bool allow_patched;       /* launch: print a plan the release rejects */
+    const char *disaggregation; /* launch --disaggregation-mode decode */
     const char *args[CLI_MAX_ARGS]; /* positional arguments */
     int n_args;
 } cli_opts;
@@ -97,5 +107,13 @@ int cmd_runs(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_tui(int argc, char **argv);
 int cmd_model(int argc, char **argv);
+int cmd_solve(int argc, char **argv);
+int cmd_search(int argc, char **argv);
+
+/* The closest of N names to WORD (edit distance at most 3 and under half its length), or NULL:
+ * for "did you mean" in errors. */
+const char *cli_nearest(const char *word, const char *const *names, size_t n);
+/* The blocking warnings of E (and ADJ), one "cgplan: ..." line each on stderr; returns their count. */
+int cli_report_blocking(const char *command, const engine_estimate *e, const engine_warnings *adj);
 
 #endif

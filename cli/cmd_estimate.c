@@ -18,6 +18,7 @@ static void write_warning_list(jsonw *w, const engine_warnings *a, const engine_
         for (int i = 0; lists[l] && i < lists[l]->n; i++) {
             jsonw_object_begin(w);
             jsonw_kstring(w, "code", lists[l]->items[i].code);
+            jsonw_kstring(w, "severity", engine_severity_names[lists[l]->items[i].severity]);
             jsonw_kstring(w, "message", lists[l]->items[i].message);
             jsonw_object_end(w);
         }
@@ -170,9 +171,35 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_kdouble(w, "recommended_mem_fraction_static", b->recommended_mem_fraction_static, 4);
     jsonw_ku64(w, "kv_cell_bytes", b->kv_cell_bytes);
     jsonw_ku64(w, "kv_tokens_per_gib", b->kv_tokens_per_gib);
-    jsonw_ku64(w, "wall_max_bs", b->wall_max_bs);
+    /* wall_max_bs: the largest max_bs that fits at its own recommended fraction; null: none */
+    if (b->wall_max_bs)
+        jsonw_ku64(w, "wall_max_bs", b->wall_max_bs);
+    else
+        jsonw_knull(w, "wall_max_bs");
     jsonw_kbool(w, "wall_beyond_range", b->wall_beyond_range);
     jsonw_kstring(w, "wall_term", engine_terms[b->wall_term].key);
+    if (b->wall_max_bs)
+        jsonw_kdouble(w, "wall_mem_fraction_static", b->wall_mem_fraction_static, 3);
+    else
+        jsonw_knull(w, "wall_mem_fraction_static");
+    if (b->wall_code)
+        jsonw_kstring(w, "wall_code", b->wall_code);
+    else
+        jsonw_knull(w, "wall_code");
+    jsonw_kstring(w, "wall_reason", b->wall_reason);
+    jsonw_ku64(w, "margin_bytes", b->margin_bytes);
+    jsonw_ku64(w, "kv_min_bytes", b->kv_min_bytes);
+    jsonw_ku64(w, "kv_tokens", b->kv_tokens);
+    jsonw_kbool(w, "fits", b->fits);
+    jsonw_key(w, "post_capture_kv_sizing");
+    jsonw_object_begin(w);
+    jsonw_kbool(w, "applies", b->post_capture_applies);
+    jsonw_kstring(w, "why", b->post_capture_why);
+    if (b->post_capture_applies)
+        jsonw_ki64(w, "kv_pool_bytes", b->post_capture_kv_bytes);
+    else
+        jsonw_knull(w, "kv_pool_bytes");
+    jsonw_object_end(w);
     jsonw_object_end(w);
 
     write_warning_list(w, adj, &e->warnings);
@@ -273,21 +300,36 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
             cli_gib(b->static_budget_bytes));
     fprintf(out, "        KV pool %.2f GiB · headroom %.2f GiB · recommended --mem-fraction-static %.3f\n",
             (double)b->kv_pool_bytes / (double)ENGINE_GIB, (double)b->headroom_bytes / (double)ENGINE_GIB,
-            floor(b->recommended_mem_fraction_static * 1000) / 1000);
+            b->recommended_mem_fraction_static);
+    fprintf(out, "        fit: margin %.2f GiB · KV minimum %.2f GiB (%u requests x %llu tokens) · %s\n",
+            cli_gib(b->margin_bytes), cli_gib(b->kv_min_bytes), b->running_requests,
+            (unsigned long long)k->min_kv_tokens, b->fits ? "fits" : "does NOT fit (a blocking warning below)");
     fprintf(out, "        KV cell %llu B/token · 1 GiB of graph memory = %llu tokens of KV\n",
             (unsigned long long)b->kv_cell_bytes, (unsigned long long)b->kv_tokens_per_gib);
+    /* The wall: each max_bs at the fraction recommended for it (MODEL.md, Budget). */
     if (b->wall_beyond_range)
-        fprintf(out, "wall    every max_bs up to 1024 fits at mem_fraction_static %.3f\n", k->mem_fraction_static);
+        fprintf(out, "wall    every max_bs up to 1024 fits, each at its own recommended fraction (1024: %.3f)\n",
+                b->wall_mem_fraction_static);
+    else if (!b->wall_max_bs)
+        fprintf(out, "wall    nothing fits: %s\n", b->wall_reason);
     else
-        fprintf(out, "wall    largest max_bs that fits: %u; %s grows most on the way\n", b->wall_max_bs,
-                engine_terms[b->wall_term].key);
+        fprintf(out, "wall    largest max_bs that fits: %u at --mem-fraction-static %.3f; stopped by %s\n"
+                     "        next size: %s\n",
+                b->wall_max_bs, b->wall_mem_fraction_static, engine_terms[b->wall_term].key, b->wall_reason);
+    fprintf(out, "        post-capture KV sizing: %s", b->post_capture_why);
+    if (b->post_capture_applies)
+        fprintf(out, " (KV pool %.2f GiB)", (double)b->post_capture_kv_bytes / (double)ENGINE_GIB);
+    fprintf(out, "\n");
     int n_warn = (adj ? adj->n : 0) + e->warnings.n;
     if (n_warn) {
         fprintf(out, "\nwarnings\n");
         for (int i = 0; adj && i < adj->n; i++)
-            fprintf(out, "  ! %s: %s\n", adj->items[i].code, adj->items[i].message);
+            fprintf(out, "  %s %s (%s): %s\n", adj->items[i].severity == SEVERITY_BLOCKING ? "X" : "!",
+                    adj->items[i].code, engine_severity_names[adj->items[i].severity], adj->items[i].message);
         for (int i = 0; i < e->warnings.n; i++)
-            fprintf(out, "  ! %s: %s\n", e->warnings.items[i].code, e->warnings.items[i].message);
+            fprintf(out, "  %s %s (%s): %s\n", e->warnings.items[i].severity == SEVERITY_BLOCKING ? "X" : "!",
+                    e->warnings.items[i].code, engine_severity_names[e->warnings.items[i].severity],
+                    e->warnings.items[i].message);
     }
 }
 
@@ -299,7 +341,7 @@ static const char *preset_label(const cli_opts *o, const engine_deployment *d)
 int cmd_estimate(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, 2, "estimate", OPT_PRESET | OPT_SET | OPT_DB | OPT_FORMAT, &o);
+    int rc = cli_parse(argc, argv, 2, "estimate", OPT_PRESET | OPT_SET | OPT_DB | OPT_FORMAT | OPT_CHECK, &o);
     if (rc)
         return rc;
     if (o.n_args) {
@@ -322,6 +364,9 @@ int cmd_estimate(int argc, char **argv)
             cli_write_estimate_csv(stdout, label, &e);
         else
             cli_write_estimate_table(stdout, label, &d, &e, &adj);
+        /* --check: 0 fits, 3 does not (a blocking warning), others as usual */
+        if (o.check && cli_report_blocking("estimate", &e, &adj))
+            rc = EXIT_NO_FIT;
     }
     preset_catalog_free(cat);
     return rc;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "caplog_json.h"
@@ -233,7 +234,13 @@ static bool has_nul(const char *buf, size_t len)
 static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
 {
     struct stat st;
-    if (stat(path, &st) != 0) {
+    bool from_stdin = strcmp(path, "-") == 0; /* `ingest -`: the log on standard input */
+    if (from_stdin) {
+        if (fstat(STDIN_FILENO, &st) != 0) {
+            cli_error("-: standard input: %s", strerror(errno));
+            return EXIT_WORK;
+        }
+    } else if (stat(path, &st) != 0) {
         cli_error("%s: %s", path, strerror(errno));
         return EXIT_WORK;
     }
@@ -245,12 +252,12 @@ static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
         cli_error("%s: empty file: nothing to ingest", path);
         return EXIT_WORK;
     }
-    FILE *f = fopen(path, "rb");
+    FILE *f = from_stdin ? stdin : fopen(path, "rb");
     if (!f) {
         cli_error("%s: %s", path, strerror(errno));
         return EXIT_WORK;
     }
-    c->source = base_name(path);
+    c->source = from_stdin ? "stdin" : base_name(path);
     c->n_runs = 0;
     c->saw_binary = false;
     c->io->source = c->source;
@@ -278,6 +285,13 @@ static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
     bool first = true;
     size_t got;
     while ((got = fread(chunk, 1, CHUNK_BYTES, f)) > 0) {
+        if (first && got >= 2 && (unsigned char)chunk[0] == 0x1f && (unsigned char)chunk[1] == 0x8b) {
+            /* gzip's magic: named as such, with the way in (cgplan reads logs as text) */
+            cli_error("%s: a gzip-compressed log: decompress it into cgplan, e.g. zcat %s | cgplan ingest -",
+                      from_stdin ? "-" : path, from_stdin ? "LOG.gz" : path);
+            rc = EXIT_WORK;
+            break;
+        }
         if (first)
             c->saw_binary = has_nul(chunk, got < 4096 ? got : 4096);
         first = false;
@@ -293,7 +307,8 @@ static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
         cli_error("%s: read error: %s", path, strerror(errno));
         rc = EXIT_WORK;
     }
-    fclose(f);
+    if (!from_stdin)
+        fclose(f);
     const char *nothing = c->saw_binary ? "binary data, not an SGLang server log"
                                         : "no SGLang start-up lines found (server_args, capture groups or memory "
                                           "lines): is it an SGLang server log?";

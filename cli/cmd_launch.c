@@ -1,19 +1,86 @@
-/* cmd_launch.c — `cgplan launch`: the SGLang flags and environment that realise the plan
- * (CLI.md). Every flag that decides graph memory is printed, so the plan is reproducible. */
-#include <math.h>
+/* cmd_launch.c — `cgplan launch`: the SGLang command that realises the plan, one per node, by the
+ * flag names of the release the plan names (engine/launch.c builds it; CLI.md, launch). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "jsonw.h"
+#include "launch.h"
+
+static bool fraction_was_set(const cli_opts *o)
+{
+    const engine_knob_info *f = &engine_knobs[KNOB_MEM_FRACTION];
+    size_t n = strlen(f->name);
+    for (int i = 0; i < o->n_sets; i++)
+        if (strncmp(o->sets[i], f->name, n) == 0 && o->sets[i][n] == '=')
+            return true;
+    return false;
+}
+
+static void write_json(const engine_deployment *d, const engine_estimate *e, const engine_launch *l)
+{
+    jsonw w;
+    jsonw_init(&w, stdout, true);
+    char rel[ENGINE_RELEASE_TEXT_MAX], cmd[8192];
+    engine_release_text(&d->knobs.sglang, rel, sizeof rel);
+    jsonw_object_begin(&w);
+    jsonw_kstring(&w, "preset", d->name);
+    jsonw_kstring(&w, "sglang", rel);
+    jsonw_kdouble(&w, "mem_fraction_static", l->mem_fraction_static, 3);
+    jsonw_ku64(&w, "total_bytes", e->total_bytes);
+    jsonw_ki64(&w, "kv_pool_bytes", e->budget.kv_pool_bytes);
+    jsonw_ki64(&w, "headroom_bytes", e->budget.headroom_bytes);
+    jsonw_kbool(&w, "fits", l->fits);
+    jsonw_kbool(&w, "rejected", l->rejected);
+    jsonw_kbool(&w, "patched", l->patched);
+    jsonw_key(&w, "refusals");
+    jsonw_array_begin(&w);
+    for (int i = 0; i < l->n_refusals; i++)
+        jsonw_string(&w, l->refusals[i]);
+    jsonw_array_end(&w);
+    jsonw_key(&w, "env");
+    jsonw_object_begin(&w);
+    for (int i = 0; i < l->n_env; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s", l->env[i]);
+        char *eq = strchr(name, '=');
+        if (eq)
+            *eq = '\0';
+        jsonw_kstring(&w, name, eq ? eq + 1 : "");
+    }
+    jsonw_object_end(&w);
+    jsonw_key(&w, "args");
+    jsonw_array_begin(&w);
+    for (int i = 0; i < l->n_args; i++)
+        jsonw_string(&w, l->args[i]);
+    jsonw_array_end(&w);
+    jsonw_key(&w, "nodes");
+    jsonw_array_begin(&w);
+    for (uint32_t n = 0; n < l->nnodes; n++) {
+        engine_launch_command(l, n, cmd, sizeof cmd);
+        jsonw_object_begin(&w);
+        jsonw_ku64(&w, "node_rank", n);
+        jsonw_kstring(&w, "command", cmd);
+        jsonw_object_end(&w);
+    }
+    jsonw_array_end(&w);
+    jsonw_object_end(&w);
+    fputc('\n', stdout);
+}
 
 int cmd_launch(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, 2, "launch", OPT_PRESET | OPT_SET | OPT_DB, &o);
+    int rc = cli_parse(argc, argv, 2, "launch",
+                       OPT_PRESET | OPT_SET | OPT_DB | OPT_FORMAT | OPT_ALLOW_PATCHED | OPT_DISAGG, &o);
     if (rc)
         return rc;
     if (o.n_args) {
-        cli_error("launch: unexpected argument '%s'", o.args[0]);
+        cli_error("launch: unexpected argument '%s' (knobs go in --set KEY=VALUE)", o.args[0]);
+        return EXIT_USAGE;
+    }
+    if (o.disaggregation && strcmp(o.disaggregation, "decode") != 0) {
+        cli_error("launch: --disaggregation-mode %s: cgplan plans decode nodes only; use decode", o.disaggregation);
         return EXIT_USAGE;
     }
     preset_catalog *cat = preset_catalog_open();
@@ -26,54 +93,61 @@ int cmd_launch(int argc, char **argv)
     engine_calibration cal;
     bool calibrated = cli_find_calibration(&o, &d, &cal);
     static engine_estimate e;
+    /* The plan is computed at one fraction and the command sets that one: the recommended
+     * fraction for these knobs, unless --set mem_fraction_static gave one. */
+    bool given = fraction_was_set(&o);
+    if (!given) {
+        engine_estimate_compute(&d, calibrated ? &cal : NULL, &e);
+        d.knobs.mem_fraction_static = e.budget.recommended_mem_fraction_static;
+    }
     engine_estimate_compute(&d, calibrated ? &cal : NULL, &e);
+    engine_launch_opts lo = {.allow_patched = o.allow_patched, .disaggregation_mode = o.disaggregation};
+    static engine_launch l;
+    engine_launch_build(&d, &e, &lo, &l);
     const engine_knobs_state *k = &d.knobs;
 
-    printf("# cgplan launch: %s (%s on %u x %s)\n", d.name, d.model.name, k->world, d.gpu.name);
-    printf("# predicted CUDA-graph memory %.2f GiB per GPU; KV pool %.2f GiB; headroom %.2f GiB\n",
-           cli_gib(e.total_bytes), (double)e.budget.kv_pool_bytes / (double)ENGINE_GIB,
-           (double)e.budget.headroom_bytes / (double)ENGINE_GIB);
-    for (int i = 0; i < adj.n; i++)
-        printf("# warning %s: %s\n", adj.items[i].code, adj.items[i].message);
-    for (int i = 0; i < e.warnings.n; i++)
-        printf("# warning %s: %s\n", e.warnings.items[i].code, e.warnings.items[i].message);
-    if (d.a2a == A2A_DEEPEP) {
-        /* max_dispatch is an environment variable, the only place SGLang reads it from. */
-        printf("export %s=%u\n", engine_knobs[KNOB_MAX_DISPATCH].sglang_env, e.max_dispatch);
-        const engine_warning *qp = engine_warning_find(&e.warnings, "qp_depth");
-        if (qp)
-            printf("export NVSHMEM_QP_DEPTH=%.0f\n", qp->value);
+    if (o.format == FORMAT_JSON) {
+        write_json(&d, &e, &l);
+    } else {
+        char rel[ENGINE_RELEASE_TEXT_MAX], cmd[8192];
+        engine_release_text(&k->sglang, rel, sizeof rel);
+        printf("# cgplan launch: %s (%s on %u x %s), SGLang %s flags\n", d.name, d.model.name, k->world, d.gpu.name,
+               rel);
+        printf("# planned at --mem-fraction-static %.3f (%s): CUDA graphs %.2f GiB per GPU, KV pool %.2f GiB, "
+               "headroom %.2f GiB\n",
+               l.mem_fraction_static, given ? "as --set" : "the recommended fraction for these knobs",
+               cli_gib(e.total_bytes), (double)e.budget.kv_pool_bytes / (double)ENGINE_GIB,
+               (double)e.budget.headroom_bytes / (double)ENGINE_GIB);
+        for (int i = 0; i < l.n_refusals; i++)
+            printf("# REFUSED: %s\n", l.refusals[i]);
+        if (l.patched)
+            printf("# --allow-patched: printed for a build patched to accept it, not upstream SGLang\n");
+        for (int i = 0; i < adj.n; i++)
+            printf("# %s %s: %s\n", engine_severity_names[adj.items[i].severity], adj.items[i].code,
+                   adj.items[i].message);
+        for (int i = 0; i < e.warnings.n; i++)
+            if (e.warnings.items[i].severity != SEVERITY_BLOCKING)
+                printf("# %s %s: %s\n", engine_severity_names[e.warnings.items[i].severity], e.warnings.items[i].code,
+                       e.warnings.items[i].message);
+        if (l.nnodes > 1)
+            printf("# %u nodes: run command N on node N; HOST:PORT is node 0's address and a free port "
+                   "(replace it)\n",
+                   l.nnodes);
+        for (uint32_t n = 0; n < l.nnodes; n++) {
+            engine_launch_command(&l, n, cmd, sizeof cmd);
+            if (l.nnodes > 1)
+                printf("\n# node %u\n", n);
+            printf("%s\n", cmd);
+        }
     }
-    const char *model_path = d.model.n_hf_names ? d.model.hf_names[0] : d.model.name;
-    /* HGX nodes hold 8 GPUs; a smaller world is one node. */
-    uint32_t nnodes = k->world > 8 ? (k->world + 7) / 8 : 1;
-    printf("python3 -m sglang.launch_server \\\n  --model-path %s \\\n", model_path);
-    printf("  --tp %u --nnodes %u", k->world, nnodes);
-    if (d.a2a == A2A_DEEPEP)
-        printf(" --ep %u --moe-a2a-backend deepep", k->world);
-    printf(" \\\n");
-    if (k->dp > 1)
-        printf("  --dp-size %u --enable-dp-attention \\\n", k->dp);
-    if (k->dcp > 1)
-        printf("  --dcp-size %u \\\n", k->dcp);
-    printf("  --attention-backend %s \\\n", engine_backend_names[d.backend]);
-    printf("  --cuda-graph-max-bs %u", k->max_bs);
-    if (!k->buckets_auto) {
-        printf(" --cuda-graph-bs");
-        for (uint32_t i = 0; i < e.n_buckets; i++)
-            printf(" %u", e.buckets[i]);
+    if (!l.fits) {
+        cli_report_blocking("launch", &e, &adj);
+        return EXIT_NO_FIT;
     }
-    printf(" \\\n");
-    if (k->mtp > 1)
-        printf("  --speculative-algorithm EAGLE --speculative-num-steps %u --speculative-eagle-topk 1 "
-               "--speculative-num-draft-tokens %u \\\n",
-               k->mtp - 1, k->mtp);
-    /* Under speculation SGLang defaults to 48 running requests and clamps the capture list to it. */
-    printf("  --max-running-requests %u \\\n", k->dp * k->max_bs);
-    printf("  --context-length %llu \\\n", (unsigned long long)k->context_len);
-    double f = floor(e.budget.recommended_mem_fraction_static * 1000) / 1000;
-    printf("  --mem-fraction-static %.3f\n", f);
-    if (f < 0.5)
-        printf("# the recommended fraction %.3f is implausibly low: the graphs do not fit on this GPU\n", f);
+    if (l.rejected) {
+        for (int i = 0; i < l.n_refusals; i++)
+            cli_error("launch: %s (--allow-patched prints it anyway)", l.refusals[i]);
+        return EXIT_NO_FIT;
+    }
     return EXIT_OK;
 }

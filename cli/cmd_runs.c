@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "calibrate.h"
 #include "jsonw.h"
@@ -615,6 +616,23 @@ static int parse_id(const char *text, int64_t *id)
     return EXIT_OK;
 }
 
+/* runs rm asks first: on a terminal "y" removes; without a terminal there is nobody to ask, and
+ * --yes is the answer a script gives. */
+static bool confirm_rm(long long id)
+{
+    if (!isatty(STDIN_FILENO)) {
+        cli_error("runs rm %lld: removing a run asks for confirmation and there is no terminal: add --yes", id);
+        return false;
+    }
+    fprintf(stderr, "remove run %lld from the store? [y/N] ", id);
+    char line[16];
+    if (!fgets(line, sizeof line, stdin) || (line[0] != 'y' && line[0] != 'Y')) {
+        fprintf(stderr, "run %lld kept\n", id);
+        return false;
+    }
+    return true;
+}
+
 int cmd_runs(int argc, char **argv)
 {
     cli_opts o;
@@ -664,7 +682,9 @@ int cmd_runs(int argc, char **argv)
         rc = runs_list(&o, s);
     else if (!removing)
         rc = runs_show(&o, s, id);
-    else {
+    else if (!o.yes && !confirm_rm(id)) {
+        rc = isatty(STDIN_FILENO) ? EXIT_OK : EXIT_USAGE;
+    } else {
         char err[4096 + 512];
         int drc = store_delete_run(s, id, err, sizeof err);
         if (drc == 1) {

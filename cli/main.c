@@ -29,6 +29,8 @@ static const struct {
     {"--ascii", OPT_ASCII, false},    {"--snapshot", OPT_SNAPSHOT, true}, {"--keys", OPT_KEYS, true},
     {"--label", OPT_LABEL, true},     {"--dry-run", OPT_DRY_RUN, false}, {"--yes", OPT_YES, false},
     {"--model", OPT_MODEL, true},     {"--sglang-args", OPT_SGLANG_ARGS, true},
+    {"--check", OPT_CHECK, false},    {"--gpus", OPT_GPUS, true},       {"--nodes", OPT_NODES, true},
+    {"--allow-patched", OPT_ALLOW_PATCHED, false},                      {"--disaggregation-mode", OPT_DISAGG, true},
 };
 
 int cli_parse(int argc, char **argv, int first, const char *command, unsigned allowed, cli_opts *o)
@@ -110,6 +112,11 @@ int cli_parse(int argc, char **argv, int first, const char *command, unsigned al
         case OPT_LABEL: o->label = value; break;
         case OPT_DRY_RUN: o->dry_run = true; break;
         case OPT_YES: o->yes = true; break;
+        case OPT_CHECK: o->check = true; break;
+        case OPT_GPUS: o->gpus = value; break;
+        case OPT_NODES: o->nodes = value; break;
+        case OPT_ALLOW_PATCHED: o->allow_patched = true; break;
+        case OPT_DISAGG: o->disaggregation = value; break;
         }
     }
     return 0;
@@ -133,7 +140,14 @@ int cli_apply_set(const preset_catalog *cat, engine_deployment *d, const char *a
             if (i + 1 < KNOB_COUNT)
                 strncat(names, ", ", sizeof names - strlen(names) - 1);
         }
-        cli_error("--set %s: unknown knob '%s' (knobs: %s)", assignment, key, names);
+        const char *knob_names[KNOB_COUNT];
+        for (int i = 0; i < KNOB_COUNT; i++)
+            knob_names[i] = engine_knobs[i].name;
+        const char *near = cli_nearest(key, knob_names, KNOB_COUNT);
+        if (near)
+            cli_error("--set %s: unknown knob '%s'; did you mean %s? (knobs: %s)", assignment, key, near, names);
+        else
+            cli_error("--set %s: unknown knob '%s' (knobs: %s)", assignment, key, names);
         return EXIT_USAGE;
     }
     char err[ENGINE_TEXT_MAX];
@@ -215,7 +229,17 @@ int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char
     if (name) {
         rc = preset_load_deployment(cat, name, d, err, sizeof err);
         if (rc != 0) {
-            cli_error("%s", err);
+            /* "did you mean": the nearest deployment preset's name, when the name matches none */
+            const char *names[256];
+            size_t n = 0;
+            for (size_t i = 0; i < preset_catalog_count(cat) && n < 256; i++)
+                if (preset_catalog_get(cat, i)->kind == PRESET_DEPLOYMENT)
+                    names[n++] = preset_catalog_get(cat, i)->name;
+            const char *near = !preset_catalog_find(cat, name, PRESET_DEPLOYMENT) ? cli_nearest(name, names, n) : NULL;
+            if (near)
+                cli_error("%s; did you mean %s?", err, near);
+            else
+                cli_error("%s", err);
             return rc == 1 ? EXIT_WORK : EXIT_USAGE;
         }
     } else {
@@ -310,8 +334,17 @@ static const struct {
      "       cgplan calibrate list [--db PATH] [--format ...]\n"
      "       cgplan calibrate --reset [MODEL GPU [RELEASE]] [--db PATH]",
      "fit the estimator's non-exact terms per model, GPU and SGLang release from stored runs and store them"},
-    {"launch", cmd_launch, "cgplan launch --preset P [--set ...] [--db PATH]",
-     "the SGLang flags and environment that realise the plan"},
+    {"launch", cmd_launch,
+     "cgplan launch --preset P | --model M [--set ...] [--db PATH] [--format table|json] [--allow-patched]\n"
+     "       [--disaggregation-mode decode]",
+     "the SGLang command per node that realises the plan (exit 3: it does not fit or the release rejects it)"},
+    {"solve", cmd_solve,
+     "cgplan solve KNOB --preset P | --model M [--set ...] [--db PATH] [--format table|json|csv]\n"
+     "       KNOB: max_bs, max_dispatch, context_len, mtp, mem_fraction_static",
+     "the largest value of a knob that fits (for the fraction: the recommended one) and the term that stops it"},
+    {"search", cmd_search,
+     "cgplan search --model M --set gpu=G --gpus N [--nodes K] [--set ...] [--format table|json|csv]",
+     "every layout SGLang accepts for a model on N GPUs, ranked by concurrency, with the Pareto front"},
     {"model", cmd_model, "cgplan model import PATH/config.json [--name NAME]",
      "write a model preset from a Hugging Face config.json into the user presets"},
 };
@@ -349,8 +382,35 @@ static bool wants_help(int argc, char **argv, int first)
     return false;
 }
 
+/* Global options before the command ("cgplan --db X runs list"): the index of the command word
+ * after options (skipping the values of options that take one), or 0 when there is none. */
+static int command_after_options(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0) {
+            for (size_t c = 0; c < N_COMMANDS; c++)
+                if (strcmp(commands[c].name, a) == 0)
+                    return i;
+            return 0;
+        }
+        size_t len = strchr(a, '=') ? (size_t)(strchr(a, '=') - a) : strlen(a);
+        for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+            if (strlen(flags[k].name) == len && strncmp(flags[k].name, a, len) == 0 && flags[k].takes_value &&
+                !strchr(a, '='))
+                i++;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    int at = argc >= 2 && strncmp(argv[1], "--", 2) == 0 ? command_after_options(argc, argv) : 0;
+    if (at > 1) { /* move the command word first; the options keep their order after it */
+        char *cmd = argv[at];
+        memmove(&argv[2], &argv[1], (size_t)(at - 1) * sizeof argv[0]);
+        argv[1] = cmd;
+    }
     bool options_only = argc >= 2 && strncmp(argv[1], "--", 2) == 0 && strcmp(argv[1], "--help") != 0 &&
                         strcmp(argv[1], "--version") != 0;
     if (argc < 2 || options_only) {
@@ -385,7 +445,7 @@ int main(int argc, char **argv)
         if (wants_help(argc, argv, 2)) {
             printf("Usage: %s\n\n%s.\n", commands[i].usage, commands[i].summary);
             if (strcmp(name, "estimate") == 0 || strcmp(name, "sweep") == 0 || strcmp(name, "launch") == 0 ||
-                strcmp(name, "ingest") == 0) {
+                strcmp(name, "ingest") == 0 || strcmp(name, "solve") == 0 || strcmp(name, "search") == 0) {
                 printf("\n");
                 print_knob_table(stdout);
             }
@@ -393,6 +453,68 @@ int main(int argc, char **argv)
         }
         return commands[i].run(argc, argv);
     }
-    cli_error("unknown command '%s' (cgplan --help lists them)", name);
+    const char *names[N_COMMANDS];
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        names[i] = commands[i].name;
+    const char *near = cli_nearest(name, names, N_COMMANDS);
+    if (near)
+        cli_error("unknown command '%s'; did you mean %s? (cgplan --help lists them)", name, near);
+    else
+        cli_error("unknown command '%s' (cgplan --help lists them)", name);
     return EXIT_USAGE;
+}
+
+/* Levenshtein distance, capped: names are short. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 64;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *cli_nearest(const char *word, const char *const *names, size_t n)
+{
+    const char *best = NULL;
+    size_t best_d = 4;
+    for (size_t i = 0; i < n; i++) {
+        if (!names[i])
+            continue;
+        size_t d = edit_distance(word, names[i]);
+        if (d < best_d && d * 2 < strlen(word) + 1) {
+            best_d = d;
+            best = names[i];
+        }
+    }
+    return best;
+}
+
+int cli_report_blocking(const char *command, const engine_estimate *e, const engine_warnings *adj)
+{
+    const engine_warnings *lists[2] = {adj, &e->warnings};
+    int n = 0;
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; lists[l] && i < lists[l]->n; i++)
+            if (lists[l]->items[i].severity == SEVERITY_BLOCKING) {
+                cli_error("%s: does not fit: %s: %s", command, lists[l]->items[i].code, lists[l]->items[i].message);
+                n++;
+            }
+    return n;
 }

@@ -49,6 +49,9 @@ typedef enum {
     KNOB_KV_DTYPE,
     KNOB_PAGE_SIZE,
     KNOB_SGLANG,
+    /* What a plan must leave: the fit rule of the wall, solve and search. */
+    KNOB_MARGIN, /* bytes left free at the recommended fraction */
+    KNOB_MIN_KV, /* KV tokens each running request must find in the pool */
     KNOB_COUNT
 } engine_knob_id;
 
@@ -130,11 +133,15 @@ typedef struct {
     const char *sglang_flag; /* the launch flag that sets it ("--cuda-graph-max-bs"); NULL: none */
     const char *sglang_flag_alt; /* another spelling SGLang reads ("--cuda-graph-max-bs-decode") */
     const char *sglang_env;  /* the environment variable SGLang reads it from; NULL: none */
+    bool human_int; /* an integer read as SGLang's human_readable_int: 128k = 128,000, 128K = 131,072 */
 } engine_knob_info;
 
 extern const engine_knob_info engine_knobs[KNOB_COUNT];
 const engine_knob_info *engine_knob_find(const char *name);
 #define KNOB_BIT(k) (1u << (k))
+/* Writes a one-line reason into ERR (may be NULL) and returns -1: the engine's one way to fail
+ * (tmux's `char **cause`). */
+int engine_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The step rule in words, for --help and the help overlay: "next divisor of world". */
 void engine_knob_steps_text(const engine_knob_info *k, char *buf, size_t len);
 /* The order to apply several knobs so a base is set before what must divide it (world, dp,
@@ -301,6 +308,7 @@ struct engine_knobs_state {
     uint32_t page_size;
     bool page_size_auto;
     engine_release sglang; /* the release whose behaviour the plan follows */
+    uint64_t min_kv_tokens; /* KV tokens per running request the pool must hold (fit rule) */
 };
 
 typedef struct {
@@ -315,7 +323,7 @@ typedef struct {
     uint64_t state_pool_bytes;    /* linear-attention state of the running requests */
     uint64_t other_runtime_bytes; /* MODEL.md default: 1 GiB */
     uint64_t pre_load_free_bytes; /* 0: cuda_total - 0.8 GiB */
-    uint64_t margin_bytes;        /* for the recommended fraction; MODEL.md default 1 GiB */
+    uint64_t margin_bytes;        /* left free at the recommended fraction (knob "margin") */
     engine_knob_origin knob_origin[KNOB_COUNT]; /* ORIGIN_UNKNOWN: the engine's default */
 } engine_deployment;
 
@@ -547,9 +555,25 @@ typedef struct {
     double recommended_mem_fraction_static;
     uint64_t kv_cell_bytes;
     uint64_t kv_tokens_per_gib; /* logical tokens one GiB of graph memory costs */
-    uint32_t wall_max_bs;       /* largest max_bs with headroom >= 0 (0: none) */
-    engine_term_id wall_term;   /* the term that grows most on the way to the wall */
+    uint32_t wall_max_bs;       /* the largest max_bs that fits at its own recommended fraction (0: none) */
+    engine_term_id wall_term;   /* the term that stops it: what grows most from the wall to the next size */
     bool wall_beyond_range;     /* every max_bs up to 1024 fits */
+    /* The fit rule (MODEL.md "Budget"): at the fraction recommended for the plan, headroom >=
+     * the margin, a KV pool of at least min_kv_tokens per running request, a DeepEP dispatch
+     * that covers the MoE rows within SGLang's cap, and no blocking warning. */
+    uint64_t margin_bytes;
+    uint64_t kv_min_bytes;           /* the pool the running requests need at min_kv_tokens each */
+    uint64_t kv_tokens;              /* logical tokens the pool holds (x dcp) */
+    uint32_t running_requests;       /* requests per DP rank the pool serves */
+    bool fits;                       /* no blocking warning at the plan's own fraction */
+    double wall_mem_fraction_static; /* the recommended fraction at the wall */
+    uint32_t wall_next_bs;           /* the first capture size above the wall (blocked); 0: none */
+    const char *wall_code;           /* the blocking code at wall_next_bs (or at 1 when none fits) */
+    char wall_reason[ENGINE_TEXT_MAX]; /* why wall_next_bs (or max_bs 1) does not fit, in words */
+    /* SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (PR #30157, opt-in; sglang.md 2.4). */
+    bool post_capture_applies;
+    const char *post_capture_why;  /* why it does not apply, or what it does */
+    int64_t post_capture_kv_bytes; /* the pool it would size after capture (where it applies) */
 } engine_budget;
 
 /* The layout as SGLang runs it: the auto knobs resolved. */
@@ -593,6 +617,25 @@ uint64_t engine_moe_floor_bytes(const engine_estimate *e);
 /* What limits the wall, in words: the wall term's phrase (the MoE floor says whether
  * max_dispatch follows max_bs). */
 const char *engine_wall_phrase(const engine_estimate *e);
+
+/* ---- Fitting (the rule of the wall, solve and search). ---- */
+
+/* A plan evaluated at the fraction recommended for it. */
+typedef struct {
+    bool fits;
+    double mem_fraction_static; /* recommended: 1 - (graphs + O + margin) / P, floored to 0.001 */
+    int64_t kv_pool_bytes, headroom_bytes;
+    uint64_t kv_min_bytes, kv_tokens;
+    const char *blocking; /* the first blocking code (NULL: fits) */
+} engine_fit;
+
+/* Estimates D (terms only, into SCRATCH) and evaluates it at its own recommended fraction. */
+bool engine_fit_at_recommended(const engine_deployment *d, const engine_calibration *cal, engine_estimate *scratch,
+                               engine_fit *out);
+/* The severity of a warning code (unknown codes: SEVERITY_WARNING). */
+engine_severity engine_warning_severity(const char *code);
+/* How many warnings of W (and ADJ, may be NULL) are blocking. */
+int engine_warnings_blocking(const engine_warnings *w, const engine_warnings *adj);
 
 /* SGLang's reserve heuristic in bytes (server_args.py reserve_for_graph_mb and
  * reserve_for_deepep_a2a_mb; decode scope). */

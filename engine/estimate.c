@@ -117,15 +117,22 @@ static const struct {
     engine_severity severity;
     uint32_t knobs;
 } warning_kinds[] = {
+    /* blocking: SGLang refuses to start, asserts or OOMs, or the plan breaks the fit rule */
     {"dispatch_below_rows", SEVERITY_BLOCKING, DISPATCH},
     {"dispatch_cap", SEVERITY_BLOCKING, DISPATCH},
-    {"qp_depth", SEVERITY_WARNING, DISPATCH},
-    {"dcp_with_speculation", SEVERITY_WARNING, KNOB_BIT(KNOB_DCP)},
-    {"no_bucket_survives", SEVERITY_WARNING, KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MAX_BS)},
-    {"kv_pool_exhausted", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION)},
+    {"weights_exceed_gpu", SEVERITY_BLOCKING, KNOB_BIT(KNOB_GPU) | KNOB_BIT(KNOB_WORLD)},
+    {"kv_pool_exhausted", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION) | KNOB_BIT(KNOB_MIN_KV)},
+    {"backend_unsupported", SEVERITY_BLOCKING, KNOB_BIT(KNOB_ATTENTION_BACKEND)},
     {"headroom_negative", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION)},
-    {"no_moe_model", SEVERITY_INFO, 0},
+    /* warning: it runs, but not on every build, or the estimate is weaker */
+    {"qp_depth", SEVERITY_WARNING, DISPATCH},
+    {"dcp_with_speculation", SEVERITY_WARNING, KNOB_BIT(KNOB_DCP)}, /* the article's patched build */
+    {"no_bucket_survives", SEVERITY_WARNING, KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MAX_BS)},
+    {"headroom_below_margin", SEVERITY_WARNING, KNOB_BIT(KNOB_MEM_FRACTION) | KNOB_BIT(KNOB_MARGIN)},
     {"k3_coefficients", SEVERITY_WARNING, 0},
+    {"terms_unknown", SEVERITY_WARNING, 0},
+    /* info */
+    {"no_moe_model", SEVERITY_INFO, 0},
     {"adjusted", SEVERITY_INFO, 0},
     {"heuristic_no_graph_term", SEVERITY_INFO, 0},
 };
@@ -175,6 +182,22 @@ void engine_warn_at(engine_warnings *w, const char *code, double value, double l
     item->value = value;
     item->limit = limit;
     snprintf(item->brief, sizeof item->brief, "%s", brief ? brief : "");
+}
+
+engine_severity engine_warning_severity(const char *code)
+{
+    int kind = warning_kind(code);
+    return kind >= 0 ? warning_kinds[kind].severity : SEVERITY_WARNING;
+}
+
+int engine_warnings_blocking(const engine_warnings *w, const engine_warnings *adj)
+{
+    int n = 0;
+    for (int i = 0; w && i < w->n; i++)
+        n += w->items[i].severity == SEVERITY_BLOCKING;
+    for (int i = 0; adj && i < adj->n; i++)
+        n += adj->items[i].severity == SEVERITY_BLOCKING;
+    return n;
 }
 
 const engine_warning *engine_warning_find(const engine_warnings *w, const char *code)
@@ -300,7 +323,8 @@ void engine_deployment_defaults(engine_deployment *d)
     d->backend = BACKEND_FLASHINFER_MLA;
     d->a2a = A2A_DEEPEP;
     d->other_runtime_bytes = ENGINE_GIB;
-    d->margin_bytes = ENGINE_GIB;
+    d->margin_bytes = 5 * ENGINE_GIB;   /* the margin and min_kv_tokens knobs' rows say why */
+    d->knobs.min_kv_tokens = 4096;
     d->model.kv_bytes = 2;
     engine_k3_default_coefficients(d->model.coef);
 }
@@ -839,9 +863,9 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     uint64_t base = coef(d, cal, COEF_DRAFT_BASE_BYTES, dr);
     uint64_t draft_row = coef(d, cal, COEF_DRAFT_BYTES_PER_ROW, dr);
     dr->bytes = k->mtp > 1 && dr->known ? base + draft_row * e->attn_rows : 0;
-    if (k->mtp <= 1) { /* no speculation: no draft graph, known to be 0 */
+    if (k->mtp <= 1) { /* no speculation: no draft graph, exactly 0 */
         dr->known = true;
-        dr->source = engine_terms[TERM_DRAFT].source;
+        dr->source = SOURCE_EXACT;
     }
 
     /* Without DeepEP, the routed experts run the fused-MoE kernels: one cache of
@@ -905,6 +929,19 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
         engine_warn_at(&e->warnings, "dcp_with_speculation", k->dcp, 1, "DCP + MTP: patched SGLang",
                        "dcp %u with mtp %u: SGLang main (2026-07) rejects DCP with speculative decoding on CUDA",
                        k->dcp, k->mtp);
+    /* A backend written for the other attention kind: SGLang refuses to start with it
+     * (server_args.py _handle_attention_backend_compatibility). */
+    static const struct {
+        engine_backend backend;
+        bool mla;
+    } backend_kind[] = {{BACKEND_TRTLLM_MLA, true}, {BACKEND_FLASHMLA, true},    {BACKEND_CUTLASS_MLA, true},
+                        {BACKEND_NSA, true},        {BACKEND_TRTLLM_MHA, false}, {BACKEND_FA4, false}};
+    for (size_t i = 0; i < sizeof backend_kind / sizeof backend_kind[0]; i++)
+        if (lay->backend == backend_kind[i].backend && backend_kind[i].mla != (m->attn_kind == ATTN_MLA))
+            engine_warn_at(&e->warnings, "backend_unsupported", 0, 0, "not for this attention",
+                           "attention_backend %s is for %s models; %s uses %s attention: SGLang refuses it",
+                           engine_backend_names[lay->backend], backend_kind[i].mla ? "MLA" : "MHA/GQA", m->name,
+                           m->attn_kind == ATTN_MLA ? "MLA" : "GQA");
     if (!e->total_complete) {
         char which[ENGINE_TEXT_MAX] = "";
         for (int i = 0; i < TERM_COUNT; i++)
@@ -918,6 +955,7 @@ void engine_estimate_terms(const engine_deployment *d, const engine_calibration 
     }
 }
 
+
 /* ---- Budget and wall (MODEL.md, "Budget"). ---- */
 
 static uint64_t pre_load_free(const engine_deployment *d)
@@ -928,11 +966,113 @@ static uint64_t pre_load_free(const engine_deployment *d)
     return d->gpu.cuda_total_bytes > context ? d->gpu.cuda_total_bytes - context : 0;
 }
 
-static int64_t headroom_of(const engine_deployment *d, uint64_t graph_total)
+/* P x (1 - f): what SGLang leaves outside the static pool for graphs and the runtime. */
+static int64_t reserve_of(const engine_deployment *d, double f)
+{
+    return (int64_t)llround((double)pre_load_free(d) * (1.0 - f));
+}
+
+static int64_t headroom_of(const engine_deployment *d, double f, uint64_t graph_total)
+{
+    return reserve_of(d, f) - (int64_t)graph_total - (int64_t)d->other_runtime_bytes;
+}
+
+/* The weights on one GPU: a measured figure (a log's "Load weight end ... mem usage", in the
+ * preset) wins; else what the model and the layout put there (weights.c). */
+static uint64_t plan_weights(const engine_deployment *d, const engine_estimate *e, bool *known)
+{
+    if (d->weights_bytes) {
+        *known = true;
+        return d->weights_bytes;
+    }
+    const engine_knobs_state *k = &d->knobs;
+    return engine_weight_bytes_per_gpu(&d->model, k->world, k->dp, e->layout.dp_attention, e->layout.ep, known);
+}
+
+/* The linear-attention state of the running requests: the preset's figure, else one state per
+ * request slot of this DP rank (the plan's max_running_requests: dp x max_bs, per rank max_bs),
+ * its heads split over the attention group like the KV heads. */
+static uint64_t plan_state(const engine_deployment *d, const engine_estimate *e)
+{
+    const engine_knobs_state *k = &d->knobs;
+    if (d->state_pool_bytes || !d->model.linear_state_bytes_per_request)
+        return d->state_pool_bytes;
+    uint64_t dp = k->dp ? k->dp : 1;
+    uint64_t slots = k->max_running_requests_auto ? k->max_bs : (k->max_running_requests + dp - 1) / dp;
+    return d->model.linear_state_bytes_per_request * slots / (e->attn_tp ? e->attn_tp : 1);
+}
+
+/* KV pool = (P - W) - P x (1 - f) - S: SGLang multiplies f by P, not by the total
+ * (kv_cache_configurator.py _profile_available_bytes). */
+static int64_t kv_pool_of(const engine_deployment *d, const engine_estimate *e, double f)
+{
+    bool known;
+    return (int64_t)pre_load_free(d) - (int64_t)plan_weights(d, e, &known) - reserve_of(d, f) -
+           (int64_t)plan_state(d, e);
+}
+
+/* The requests one GPU's pool serves: a DP rank's share of the request pool (launch prints
+ * dp x max_bs when max_running_requests is auto). */
+static uint32_t running_requests(const engine_deployment *d)
+{
+    const engine_knobs_state *k = &d->knobs;
+    if (k->max_running_requests_auto)
+        return k->max_bs;
+    uint32_t dp = engine_dp_attention(k) && k->dp ? k->dp : 1;
+    return (k->max_running_requests + dp - 1) / dp;
+}
+
+/* With DCP each GPU stores 1/dcp of the tokens (SGLang allocator, reference/sglang.md 3.5). */
+static uint64_t kv_min_bytes_of(const engine_deployment *d, uint64_t cell)
+{
+    uint64_t dcp = d->knobs.dcp ? d->knobs.dcp : 1;
+    uint64_t tokens = (uint64_t)running_requests(d) * d->knobs.min_kv_tokens;
+    return (tokens * cell + dcp - 1) / dcp;
+}
+
+/* 1 - (graphs + O + margin) / P, floored to the three decimals SGLang's flag is written with,
+ * so launching the printed value leaves at least the margin; at most the knob's top. */
+static double recommended_fraction(const engine_deployment *d, uint64_t graph_total)
 {
     double P = (double)pre_load_free(d);
-    double reserve = P * (1.0 - d->knobs.mem_fraction_static);
-    return (int64_t)llround(reserve) - (int64_t)graph_total - (int64_t)d->other_runtime_bytes;
+    if (P <= 0)
+        return 0;
+    double f = 1.0 - (double)(graph_total + d->other_runtime_bytes + d->margin_bytes) / P;
+    f = floor(f * 1000 + 1e-6) / 1000; /* 1e-6: 0.91 computed as 0.90999.. is still 0.910 */
+    double top = engine_knobs[KNOB_MEM_FRACTION].max;
+    return f > top ? top : f;
+}
+
+/* The fit rule at fraction F over a terms-only estimate E (its warnings are the combination's). */
+static void fit_at(const engine_deployment *d, const engine_estimate *e, double f, engine_fit *out)
+{
+    uint64_t cell = engine_kv_cell_bytes(d);
+    out->mem_fraction_static = f;
+    out->kv_pool_bytes = kv_pool_of(d, e, f);
+    out->headroom_bytes = headroom_of(d, f, e->total_bytes);
+    out->kv_min_bytes = kv_min_bytes_of(d, cell);
+    out->kv_tokens = out->kv_pool_bytes > 0 && cell ? (uint64_t)out->kv_pool_bytes / cell * d->knobs.dcp : 0;
+    out->blocking = NULL;
+    bool known;
+    uint64_t weights = plan_weights(d, e, &known);
+    if (weights >= pre_load_free(d))
+        out->blocking = "weights_exceed_gpu";
+    else if (out->kv_pool_bytes <= 0 || (uint64_t)out->kv_pool_bytes < out->kv_min_bytes)
+        out->blocking = "kv_pool_exhausted";
+    else if (out->headroom_bytes < 0 || f <= 0)
+        out->blocking = "headroom_negative";
+    for (int i = 0; !out->blocking && i < e->warnings.n; i++)
+        if (e->warnings.items[i].severity == SEVERITY_BLOCKING)
+            out->blocking = warning_kinds[warning_kind(e->warnings.items[i].code)].code;
+    out->fits = out->blocking == NULL;
+}
+
+bool engine_fit_at_recommended(const engine_deployment *d, const engine_calibration *cal, engine_estimate *scratch,
+                               engine_fit *out)
+{
+    engine_estimate_terms(d, cal, scratch);
+    fit_at(d, scratch, recommended_fraction(d, scratch->total_bytes), out);
+    return out->fits;
 }
 
 static engine_term_id largest_growth(const engine_estimate *a, const engine_estimate *b)
@@ -951,34 +1091,134 @@ static engine_term_id largest_growth(const engine_estimate *a, const engine_esti
     return best;
 }
 
-/* Scans max_bs over SGLang's grid: the wall is the last size before the first that does not fit. */
+static engine_term_id largest_term(const engine_estimate *e)
+{
+    engine_term_id best = TERM_LOGITS;
+    for (int i = 0; i < TERM_COUNT; i++)
+        if (e->terms[i].bytes > e->terms[best].bytes)
+            best = (engine_term_id)i;
+    return best;
+}
+
+/* Why a plan evaluated by fit_at does not fit, once, in words (never inside the scan). */
+static void reason_text(const engine_deployment *d, const engine_estimate *e, const engine_fit *f, char *buf,
+                        size_t len)
+{
+    const char *code = f->blocking;
+    double gib = (double)ENGINE_GIB;
+    uint32_t bs = d->knobs.max_bs;
+    if (!code) {
+        snprintf(buf, len, "max_bs %u fits at --mem-fraction-static %.3f", bs, f->mem_fraction_static);
+    } else if (strcmp(code, "weights_exceed_gpu") == 0) {
+        bool known;
+        snprintf(buf, len, "the weights (%.2f GiB per GPU) exceed the GPU's %.2f GiB free before load (%s)",
+                 (double)plan_weights(d, e, &known) / gib, (double)pre_load_free(d) / gib, code);
+    } else if (strcmp(code, "kv_pool_exhausted") == 0) {
+        snprintf(buf, len,
+                 "max_bs %u at its recommended --mem-fraction-static %.3f leaves a KV pool of %.2f GiB, below the "
+                 "%.2f GiB of %llu tokens for each of %u requests (%s)",
+                 bs, f->mem_fraction_static, (double)f->kv_pool_bytes / gib, (double)f->kv_min_bytes / gib,
+                 (unsigned long long)d->knobs.min_kv_tokens, running_requests(d), code);
+    } else if (strcmp(code, "headroom_negative") == 0) {
+        snprintf(buf, len, "max_bs %u: the graphs (%.2f GiB) leave no fraction with headroom (%s)", bs,
+                 (double)e->total_bytes / gib, code);
+    } else {
+        const engine_warning *w = engine_warning_find(&e->warnings, code);
+        snprintf(buf, len, "max_bs %u: %.200s (%s)", bs, w ? w->message : code, code);
+    }
+}
+
+/* The wall: the largest max_bs of SGLang's grid that fits at the fraction recommended for it.
+ * A bisection over the grid, 1 and 1024 first: each step is one terms-only estimate, so the
+ * whole wall costs ~9 estimates instead of one per grid size, and the size just above the wall
+ * is always a tested failure. */
 static void find_wall(const engine_deployment *d, const engine_calibration *cal, const engine_estimate *now,
                       engine_budget *b)
 {
     engine_deployment p = *d;
     uint32_t grid[ENGINE_MAX_BUCKETS];
     size_t n = engine_bucket_grid(1024, d->knobs.mtp > 1, grid, ENGINE_MAX_BUCKETS);
-    engine_estimate at;
-    uint32_t last_fit = 0;
-    bool failed = false;
-    for (size_t i = 0; i < n; i++) {
-        p.knobs.max_bs = grid[i];
-        engine_estimate_terms(&p, cal, &at);
-        if (headroom_of(&p, at.total_bytes) < 0) {
-            failed = true;
-            break;
-        }
-        last_fit = grid[i];
+    /* Three estimates, swapped by pointer: the fitting end, the failing end, the probe. */
+    engine_estimate pool[3];
+    engine_estimate *lo_e = &pool[0], *hi_e = &pool[1], *mid_e = &pool[2];
+    engine_fit lo_f, hi_f, mid_f;
+    b->wall_max_bs = 0;
+    b->wall_next_bs = 0;
+    b->wall_beyond_range = false;
+    b->wall_code = NULL;
+    b->wall_reason[0] = '\0';
+
+    p.knobs.max_bs = grid[0];
+    if (!engine_fit_at_recommended(&p, cal, lo_e, &lo_f)) { /* nothing fits */
+        b->wall_code = lo_f.blocking;
+        b->wall_term = largest_term(lo_e);
+        reason_text(&p, lo_e, &lo_f, b->wall_reason, sizeof b->wall_reason);
+        return;
     }
-    b->wall_max_bs = last_fit;
-    b->wall_beyond_range = !failed;
-    /* The term that grows most between here and the wall's edge. */
-    if (!failed || now->budget.headroom_bytes >= 0) {
-        b->wall_term = largest_growth(now, &at); /* `at` is the first failing size, or 1024 */
-    } else {
-        p.knobs.max_bs = last_fit ? last_fit : 1;
-        engine_estimate_terms(&p, cal, &at);
-        b->wall_term = largest_growth(&at, now);
+    p.knobs.max_bs = grid[n - 1];
+    if (engine_fit_at_recommended(&p, cal, hi_e, &hi_f)) {
+        b->wall_max_bs = grid[n - 1];
+        b->wall_beyond_range = true;
+        b->wall_mem_fraction_static = hi_f.mem_fraction_static;
+        b->wall_term = largest_growth(now, hi_e);
+        return;
+    }
+    size_t lo = 0, hi = n - 1; /* grid[lo] fits, grid[hi] does not */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        p.knobs.max_bs = grid[mid];
+        engine_estimate *t;
+        if (engine_fit_at_recommended(&p, cal, mid_e, &mid_f)) {
+            lo = mid;
+            lo_f = mid_f;
+            t = lo_e, lo_e = mid_e, mid_e = t;
+        } else {
+            hi = mid;
+            hi_f = mid_f;
+            t = hi_e, hi_e = mid_e, mid_e = t;
+        }
+    }
+    b->wall_max_bs = grid[lo];
+    b->wall_next_bs = grid[hi];
+    b->wall_mem_fraction_static = lo_f.mem_fraction_static;
+    b->wall_code = hi_f.blocking;
+    /* A dispatch limit is the DeepEP buffer's (max_dispatch sizes it); a memory limit is the
+     * term that grows most from the wall to the next size. */
+    b->wall_term = largest_growth(lo_e, hi_e);
+    if (warning_kinds[warning_kind(hi_f.blocking)].knobs & DISPATCH)
+        b->wall_term = TERM_DEEPEP;
+    p.knobs.max_bs = grid[hi];
+    reason_text(&p, hi_e, &hi_f, b->wall_reason, sizeof b->wall_reason);
+}
+
+/* SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (opt-in since PR #30157, 2026-07-07): the pool is reserved
+ * as virtual memory, graphs are captured, then the pool is backed from what is free. HEAD's
+ * server_args.post_capture_kv_sizing_planned() refuses MLA, dcp > 1 and DP attention. */
+static void post_capture(const engine_deployment *d, const engine_estimate *e, engine_budget *b)
+{
+    const engine_knobs_state *k = &d->knobs;
+    b->post_capture_applies = false;
+    b->post_capture_kv_bytes = 0;
+    if (k->sglang.stage != ENGINE_RELEASE_MAIN && !k->sglang.beyond_model)
+        b->post_capture_why = "not in this release (main from 2026-07-07, PR #30157)";
+    else if (d->model.attn_kind == ATTN_MLA)
+        b->post_capture_why = "does not apply: SGLang plans it only off the MLA backend";
+    else if (k->dcp > 1)
+        b->post_capture_why = "does not apply: SGLang plans it only with dcp 1 (the DCP-sharded pool cannot resize)";
+    else if (engine_dp_attention(k))
+        b->post_capture_why = "does not apply: SGLang main (2026-07-20) plans it only without DP attention";
+    else {
+        /* The reserve shrinks to 512 + tp/8 x 1024 MiB (sglang.md 2.2 step 1) and the pool takes
+         * what the captured graphs leave above P x (1 - f). */
+        double G = (double)d->gpu.cuda_total_bytes / (double)ENGINE_MIB;
+        double reserved = 512 + (double)k->world / 8 * 1024;
+        double f = G > 0 ? round((G - reserved) / G * 1000) / 1000 : 0;
+        int64_t free_after = (int64_t)pre_load_free(d) - (int64_t)b->weights_bytes - (int64_t)b->state_pool_bytes -
+                             (int64_t)e->total_bytes - (int64_t)d->other_runtime_bytes;
+        int64_t kv = free_after - reserve_of(d, f);
+        b->post_capture_applies = true;
+        b->post_capture_kv_bytes = kv > 0 ? kv : 0;
+        b->post_capture_why = "applies when SGLANG_ENABLE_POST_CAPTURE_KV_SIZING=1: the pool is sized after capture";
     }
 }
 
@@ -987,54 +1227,68 @@ void engine_estimate_compute(const engine_deployment *d, const engine_calibratio
     engine_estimate_terms(d, cal, e);
     engine_budget *b = &e->budget;
     const engine_knobs_state *k = &d->knobs;
-    double P = (double)pre_load_free(d);
     b->pre_load_free_bytes = pre_load_free(d);
-    /* A measured figure (a log's "Load weight end ... mem usage", in the preset) wins; else the
-     * weights the model and the layout put on one GPU (weights.c). */
     b->weights_measured = d->weights_bytes != 0;
-    b->weights_bytes = d->weights_bytes;
-    if (!b->weights_measured) {
-        bool known = false;
-        b->weights_bytes = engine_weight_bytes_per_gpu(&d->model, k->world, k->dp, e->layout.dp_attention,
-                                                       e->layout.ep, &known);
-        b->weights_known = known;
-    } else {
-        b->weights_known = true;
-    }
-    /* The linear-attention state of the running requests: the preset's figure, else one state per
-     * request slot of this DP rank (the plan's max_running_requests: dp x max_bs, per rank max_bs),
-     * its heads split over the attention group like the KV heads. */
-    b->state_pool_bytes = d->state_pool_bytes;
-    if (!b->state_pool_bytes && d->model.linear_state_bytes_per_request) {
-        uint64_t dp = k->dp ? k->dp : 1;
-        uint64_t slots = k->max_running_requests_auto ? k->max_bs : (k->max_running_requests + dp - 1) / dp;
-        b->state_pool_bytes = d->model.linear_state_bytes_per_request * slots / (e->attn_tp ? e->attn_tp : 1);
-    }
+    b->weights_bytes = plan_weights(d, e, &b->weights_known);
+    b->state_pool_bytes = plan_state(d, e);
     b->other_runtime_bytes = d->other_runtime_bytes;
-    b->static_budget_bytes = (uint64_t)llround(P * (1.0 - k->mem_fraction_static));
-    /* KV pool = (P - W) - P x (1 - f) - S: SGLang multiplies f by P, not by the total
-     * (kv_cache_configurator.py _profile_available_bytes). */
-    b->kv_pool_bytes = (int64_t)b->pre_load_free_bytes - (int64_t)b->weights_bytes - (int64_t)b->static_budget_bytes -
-                       (int64_t)b->state_pool_bytes;
-    b->headroom_bytes = headroom_of(d, e->total_bytes);
-    b->recommended_mem_fraction_static =
-        P > 0 ? 1.0 - (double)(e->total_bytes + d->other_runtime_bytes + d->margin_bytes) / P : 0;
+    b->margin_bytes = d->margin_bytes;
+    b->static_budget_bytes = (uint64_t)reserve_of(d, k->mem_fraction_static);
+    b->recommended_mem_fraction_static = recommended_fraction(d, e->total_bytes);
+    engine_fit now;
+    fit_at(d, e, k->mem_fraction_static, &now);
+    b->kv_pool_bytes = now.kv_pool_bytes;
+    b->headroom_bytes = now.headroom_bytes;
+    b->kv_min_bytes = now.kv_min_bytes;
+    b->kv_tokens = now.kv_tokens;
+    b->running_requests = running_requests(d);
     b->kv_cell_bytes = engine_kv_cell_bytes(d);
-    /* With DCP each GPU stores 1/dcp of the tokens (SGLang allocator, reference/sglang.md 3.5). */
     b->kv_tokens_per_gib = b->kv_cell_bytes ? ENGINE_GIB / b->kv_cell_bytes * k->dcp : 0;
     find_wall(d, cal, e, b);
+    post_capture(d, e, b);
 
+    /* The budget's warnings, on the plan's own fraction (formatted once, here). */
+    double gib = (double)ENGINE_GIB;
+    double safe_fraction = b->recommended_mem_fraction_static;
+    char brief[48];
+    if (b->weights_bytes >= b->pre_load_free_bytes)
+        engine_warn_at(&e->warnings, "weights_exceed_gpu", (double)b->weights_bytes, (double)b->pre_load_free_bytes,
+                       "weights exceed the GPU",
+                       "weights of %.2f GiB per GPU exceed the %.2f GiB free before load on %s: use more GPUs (world) "
+                       "or a larger GPU",
+                       (double)b->weights_bytes / gib, (double)b->pre_load_free_bytes / gib, d->gpu.name);
     if (b->kv_pool_bytes <= 0)
         engine_warn_at(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, 0, "no KV pool left",
                        "no GPU memory for the KV cache: weights and state leave %.2f GiB at mem_fraction_static %.3f",
-                       (double)b->kv_pool_bytes / (double)ENGINE_GIB, k->mem_fraction_static);
-    char brief[48];
-    double safe_fraction = floor(b->recommended_mem_fraction_static * 1000) / 1000;
+                       (double)b->kv_pool_bytes / gib, k->mem_fraction_static);
+    else if ((uint64_t)b->kv_pool_bytes < b->kv_min_bytes)
+        engine_warn_at(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, (double)b->kv_min_bytes,
+                       "KV pool below the minimum",
+                       "KV pool %.2f GiB < %.2f GiB: %u running requests x min_kv_tokens %llu (lower max_bs or "
+                       "min_kv_tokens, or raise mem_fraction_static)",
+                       (double)b->kv_pool_bytes / gib, (double)b->kv_min_bytes / gib, b->running_requests,
+                       (unsigned long long)k->min_kv_tokens);
     snprintf(brief, sizeof brief, "OOM: use <= %.3f", safe_fraction);
     if (b->headroom_bytes < 0)
         engine_warn_at(&e->warnings, "headroom_negative", k->mem_fraction_static, safe_fraction, brief,
                        "graphs need %.2f GiB more than mem_fraction_static %.3f leaves: the capture will OOM "
                        "(set it to %.3f or lower)",
-                       (double)-b->headroom_bytes / (double)ENGINE_GIB, k->mem_fraction_static,
-                       b->recommended_mem_fraction_static);
+                       (double)-b->headroom_bytes / gib, k->mem_fraction_static, safe_fraction);
+    else if ((uint64_t)b->headroom_bytes < d->margin_bytes)
+        engine_warn_at(&e->warnings, "headroom_below_margin", (double)b->headroom_bytes, (double)d->margin_bytes,
+                       "headroom below the margin",
+                       "headroom %.2f GiB is below the margin %.2f GiB at mem_fraction_static %.3f (%.3f leaves it)",
+                       (double)b->headroom_bytes / gib, (double)d->margin_bytes / gib, k->mem_fraction_static,
+                       safe_fraction);
+    if (!k->buckets_auto) { /* an explicit list still follows MODEL.md's Buckets rule */
+        bool same = e->n_buckets == k->n_buckets;
+        for (uint32_t i = 0; same && i < e->n_buckets; i++)
+            same = e->buckets[i] == k->buckets[i];
+        if (!same)
+            engine_warn(&e->warnings, "adjusted",
+                        "buckets: the explicit list (%u sizes) is captured as %u sizes up to %u: sizes above max_bs "
+                        "drop, max_bs is appended, the divisibility filter applies (MODEL.md, Buckets)",
+                        k->n_buckets, e->n_buckets, e->bs_max);
+    }
+    b->fits = engine_warnings_blocking(&e->warnings, NULL) == 0;
 }

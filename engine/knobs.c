@@ -45,7 +45,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .steps = KNOB_STEPS_CAPTURE_GRID,
      .default_text = "preset",
      .unit = "requests",
-     .help = "--cuda-graph-max-bs: the largest captured batch, per DP rank",
+     .help = "--cuda-graph-max-bs-decode: the largest captured batch, per DP rank",
      .field = KNOB_FIELD_U32,
      .offset = AT(knobs.max_bs),
      .sglang_flag_alt = "--cuda-graph-max-bs-decode",
@@ -150,7 +150,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .steps = KNOB_STEPS_NONE,
      .default_text = "preset",
      .unit = "",
-     .help = "captured batch sizes (--cuda-graph-bs); auto = SGLang's grid up to max_bs",
+     .help = "captured batch sizes (--cuda-graph-bs-decode; \"1 2 4\" or 1,2,4); auto = SGLang's grid up to max_bs",
      .field = KNOB_FIELD_LIST,
      .offset = AT(knobs.buckets),
      .sglang_flag_alt = "--cuda-graph-bs-decode",
@@ -168,10 +168,11 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .steps = KNOB_STEPS_POW2,
      .default_text = "model",
      .unit = "tokens",
-     .help = "--context-length (sizes the page-index buffer)",
+     .help = "--context-length (sizes the page-index buffer; 128k = 128,000, 128K = 131,072)",
      .field = KNOB_FIELD_U64,
      .offset = AT(knobs.context_len),
-     .sglang_flag = "--context-length"},
+     .sglang_flag = "--context-length",
+     .human_int = true},
     {.id = KNOB_MEM_FRACTION,
      .name = "mem_fraction_static",
      .label = "mem_fraction",
@@ -368,6 +369,44 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .help = "the SGLang release: its capture list, logits buffers and flags",
      .field = KNOB_FIELD_RELEASE,
      .offset = AT(knobs.sglang)},
+    /* The fit rule's two allowances. SGLang's tuning guide (docs_new/docs/advanced_features/
+     * hyperparameter_tuning.mdx) aims for an available_gpu_mem of 5-8 GB after capture, the
+     * memory activations and fragmentation draw on: the margin is its low end, and with it the
+     * article's k3-dp16 gets its own 0.920. */
+    {.id = KNOB_MARGIN,
+     .name = "margin",
+     .label = "margin",
+     .brief = "margin",
+     .type = KNOB_TYPE_INT,
+     .min = 0,
+     .max = 68719476736.0,
+     .range = "0..64G bytes",
+     .steps = KNOB_STEPS_LINEAR,
+     .step_first = 0,
+     .step_size = 536870912.0,
+     .default_text = "5G (5 GiB: SGLang's tuning guide aims for 5-8 GB available_gpu_mem)",
+     .unit = "bytes",
+     .help = "memory left free at the recommended --mem-fraction-static (5G = 5 GiB, 5g = 5e9)",
+     .field = KNOB_FIELD_U64,
+     .offset = AT(margin_bytes),
+     .human_int = true},
+    /* 4096 tokens per running request: a short chat turn with its answer; both article
+     * deployments hold more at their own max_bs (k3-dp16 about 8k, k3-dp2-dcp8 about 57k). */
+    {.id = KNOB_MIN_KV,
+     .name = "min_kv_tokens",
+     .label = "min_kv",
+     .brief = "kvmin",
+     .type = KNOB_TYPE_INT,
+     .min = 0,
+     .max = 16777216,
+     .range = "0..16M tokens",
+     .steps = KNOB_STEPS_POW2,
+     .default_text = "4096",
+     .unit = "tokens/request",
+     .help = "KV tokens the pool must hold for every running request (max_bs per DP rank) to fit",
+     .field = KNOB_FIELD_U64,
+     .offset = AT(knobs.min_kv_tokens),
+     .human_int = true},
 };
 
 const engine_knob_info *engine_knob_find(const char *name)
@@ -431,8 +470,8 @@ void engine_knob_mask_names(uint32_t mask, const char *sep, char *buf, size_t le
             used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? sep : "", engine_knobs[k].name);
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+
+int engine_fail(char *err, size_t errlen, const char *fmt, ...)
 {
     if (err && errlen) {
         va_list ap;
@@ -596,6 +635,43 @@ static bool parse_u64(const char *text, uint64_t *out)
     return true;
 }
 
+/* SGLang's human_readable_int (utils/common.py, read by --context-length): a number with an
+ * optional suffix, lower-case k, m, g decimal (10^3, 10^6, 10^9), upper-case K, M, G binary
+ * (2^10, 2^20, 2^30); a fractional mantissa is allowed ("1.5K") when the product is whole. */
+static bool parse_human_u64(const char *text, uint64_t *out)
+{
+    while (isspace((unsigned char)*text))
+        text++;
+    if (!isdigit((unsigned char)*text))
+        return false;
+    errno = 0;
+    char *end;
+    double mant = strtod(text, &end);
+    if (errno || end == text)
+        return false;
+    uint64_t mul = 1;
+    switch (*end) {
+    case 'k': mul = 1000; end++; break;
+    case 'm': mul = 1000000; end++; break;
+    case 'g': mul = 1000000000; end++; break;
+    case 'K': mul = 1u << 10; end++; break;
+    case 'M': mul = 1u << 20; end++; break;
+    case 'G': mul = 1u << 30; end++; break;
+    default: break;
+    }
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end)
+        return false;
+    if (mul == 1) /* no suffix: the exact integer, not through a double */
+        return parse_u64(text, out);
+    double v = mant * (double)mul;
+    if (!(v >= 0) || v > 1.8e19 || v != floor(v))
+        return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
 /* A plain decimal number: strtod also reads hex floats ("0x1p-1"), infinities and NaN, which
  * nobody means as a fraction. */
 static bool parse_fraction(const char *text, double *out)
@@ -650,16 +726,16 @@ static int set_integer(engine_deployment *d, engine_knob_id knob, uint64_t v, en
 {
     const engine_knob_info *k = &engine_knobs[knob];
     if (k->field != KNOB_FIELD_U32 && k->field != KNOB_FIELD_U64)
-        return fail(err, errlen, "%s is not an integer knob", k->name);
+        return engine_fail(err, errlen, "%s is not an integer knob", k->name);
     if (v < (uint64_t)k->min || v > (uint64_t)k->max)
-        return fail(err, errlen, "%s=%llu is outside %s", k->name, (unsigned long long)v, k->range);
+        return engine_fail(err, errlen, "%s=%llu is outside %s", k->name, (unsigned long long)v, k->range);
     if (k->steps == KNOB_STEPS_DIVISORS) {
         uint32_t base = k->base->value(&d->knobs);
         if (base == 0 || base % v != 0) {
             char how[96] = "";
             if (k->base->how)
                 snprintf(how, sizeof how, " (= %s)", k->base->how);
-            return fail(err, errlen, "%s=%llu does not divide %s %u%s: use one of its divisors", k->name,
+            return engine_fail(err, errlen, "%s=%llu does not divide %s %u%s: use one of its divisors", k->name,
                         (unsigned long long)v, k->base->name, base, how);
         }
     }
@@ -678,7 +754,8 @@ static int set_list_text(engine_deployment *d, const engine_knob_info *k, const 
         *(uint32_t *)field_ptr(d, k->count_offset) = 0;
         return 0;
     }
-    /* "[1, 2, 4]" or "1,2,4" */
+    /* "[1, 2, 4]", "1,2,4" or SGLang's own space-separated form "1 2 4" (--cuda-graph-bs-decode
+     * is nargs="+") */
     uint32_t list[ENGINE_MAX_BUCKETS];
     uint32_t n = 0;
     const char *p = text;
@@ -690,25 +767,25 @@ static int set_list_text(engine_deployment *d, const engine_knob_info *k, const 
         if (*p == ']' || *p == '\0')
             break;
         if (!isdigit((unsigned char)*p))
-            return fail(err, errlen, "%s: expected 'auto' or a list of integers like [1, 2, 4], got '%s'", k->name,
+            return engine_fail(err, errlen, "%s: expected 'auto' or a list of integers like [1, 2, 4], got '%s'", k->name,
                         text);
         char *end;
         unsigned long v = strtoul(p, &end, 10);
         if (v < (unsigned long)k->min || v > (unsigned long)k->max)
-            return fail(err, errlen, "%s: size %lu is outside %g..%g", k->name, v, k->min, k->max);
+            return engine_fail(err, errlen, "%s: size %lu is outside %g..%g", k->name, v, k->min, k->max);
         if (n >= ENGINE_MAX_BUCKETS)
-            return fail(err, errlen, "%s: more than %d sizes", k->name, ENGINE_MAX_BUCKETS);
+            return engine_fail(err, errlen, "%s: more than %d sizes", k->name, ENGINE_MAX_BUCKETS);
         list[n++] = (uint32_t)v;
         p = end;
         while (isspace((unsigned char)*p))
             p++;
         if (*p == ',')
             p++;
-        else if (*p != ']' && *p != '\0')
-            return fail(err, errlen, "%s: expected ',' or ']' after %lu in '%s'", k->name, v, text);
+        else if (*p != ']' && *p != '\0' && !isdigit((unsigned char)*p))
+            return engine_fail(err, errlen, "%s: expected ',', ' ' or ']' after %lu in '%s'", k->name, v, text);
     }
     if (n == 0)
-        return fail(err, errlen, "%s: the list is empty (use 'auto' for SGLang's grid)", k->name);
+        return engine_fail(err, errlen, "%s: the list is empty (use 'auto' for SGLang's grid)", k->name);
     set_auto_flag(d, k, false);
     *(uint32_t *)field_ptr(d, k->count_offset) = n;
     memcpy(field_ptr(d, k->offset), list, n * sizeof list[0]);
@@ -729,7 +806,7 @@ static int set_choice_text(engine_deployment *d, const engine_knob_info *k, cons
     if (k->type == KNOB_TYPE_BOOL) {
         bool on = strcmp(text, "on") == 0 || strcmp(text, "true") == 0;
         if (!on && strcmp(text, "off") != 0 && strcmp(text, "false") != 0)
-            return fail(err, errlen, "%s=%s: expected on or off%s", k->name, text, k->autoable ? " (or auto)" : "");
+            return engine_fail(err, errlen, "%s=%s: expected on or off%s", k->name, text, k->autoable ? " (or auto)" : "");
         *(bool *)field_ptr(d, k->offset) = on;
         set_auto_flag(d, k, false);
         return 0;
@@ -747,7 +824,7 @@ static int set_choice_text(engine_deployment *d, const engine_knob_info *k, cons
     char list[512] = "";
     for (int i = 0; i < k->n_choices; i++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", k->choices[i]);
-    return fail(err, errlen, "%s=%s: expected %s%s", k->name, text, k->autoable ? "auto, " : "", list);
+    return engine_fail(err, errlen, "%s=%s: expected %s%s", k->name, text, k->autoable ? "auto, " : "", list);
 }
 
 int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *text, engine_warnings *adj, char *err,
@@ -762,14 +839,15 @@ int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *
             return 0;
         }
         uint64_t v;
-        if (!parse_u64(text, &v))
-            return fail(err, errlen, "%s=%s: expected %s", k->name, text, k->range);
+        if (k->human_int ? !parse_human_u64(text, &v) : !parse_u64(text, &v))
+            return engine_fail(err, errlen, "%s=%s: expected %s%s", k->name, text, k->range,
+                               k->human_int ? " (an integer, or with k/m/g = 10^3/10^6/10^9, K/M/G = 2^10/2^20/2^30)" : "");
         return set_integer(d, knob, v, adj, err, errlen);
     }
     case KNOB_TYPE_FRACTION: {
         double v;
         if (!parse_fraction(text, &v))
-            return fail(err, errlen, "%s=%s: expected a number in %s", k->name, text, k->range);
+            return engine_fail(err, errlen, "%s=%s: expected a number in %s", k->name, text, k->range);
         return engine_knob_set_value(d, knob, v, adj, err, errlen);
     }
     case KNOB_TYPE_LIST_OR_AUTO:
@@ -780,13 +858,13 @@ int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *
     case KNOB_TYPE_RELEASE: {
         char why[ENGINE_TEXT_MAX];
         if (engine_release_parse(text, field_ptr(d, k->offset), why, sizeof why) != 0)
-            return fail(err, errlen, "%s=%s: %s", k->name, text, why);
+            return engine_fail(err, errlen, "%s=%s: %s", k->name, text, why);
         return 0;
     }
     case KNOB_TYPE_NAME:
         break;
     }
-    return fail(err, errlen, "%s names a preset and is resolved by the caller", k->name);
+    return engine_fail(err, errlen, "%s names a preset and is resolved by the caller", k->name);
 }
 
 /* The value an auto knob resolves to, read from the estimate where the row says. */
@@ -827,14 +905,14 @@ int engine_knob_set_value(engine_deployment *d, engine_knob_id knob, double valu
     const engine_knob_info *k = &engine_knobs[knob];
     if (k->type == KNOB_TYPE_FRACTION) {
         if (!(value >= k->min - 1e-9 && value <= k->max + 1e-9))
-            return fail(err, errlen, "%s=%g is outside %s", k->name, value, k->range);
+            return engine_fail(err, errlen, "%s=%g is outside %s", k->name, value, k->range);
         *(double *)field_ptr(d, k->offset) = value;
         return 0;
     }
     if (k->type != KNOB_TYPE_INT && k->type != KNOB_TYPE_INT_OR_AUTO)
-        return fail(err, errlen, "%s has no numeric value", k->name);
+        return engine_fail(err, errlen, "%s has no numeric value", k->name);
     if (!(value >= 0) || value != floor(value))
-        return fail(err, errlen, "%s=%g: expected an integer in %s", k->name, value, k->range);
+        return engine_fail(err, errlen, "%s=%g: expected an integer in %s", k->name, value, k->range);
     return set_integer(d, knob, (uint64_t)value, adj, err, errlen);
 }
 
@@ -894,7 +972,7 @@ int engine_knob_step(engine_deployment *d, engine_knob_id knob, int delta, int t
     double steps[ENGINE_MAX_BUCKETS + 1];
     size_t n = engine_knob_steps(d, knob, steps, sizeof steps / sizeof steps[0]);
     if (n == 0)
-        return fail(err, errlen, "%s has no steps: type a value", k->name);
+        return engine_fail(err, errlen, "%s has no steps: type a value", k->name);
     /* Leaving auto starts from the resolved value. */
     double v = engine_knob_value(d, knob);
     bool was_auto = engine_knob_is_auto(d, knob);
@@ -1009,7 +1087,11 @@ void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engi
         return;
     }
     unsigned long long u = k->field == KNOB_FIELD_U64 ? *(const uint64_t *)field_cptr(d, k->offset) : (uint64_t)v;
-    if (style == KNOB_TEXT_SHORT && k->steps == KNOB_STEPS_POW2) { /* 1M, 128K */
+    if (style == KNOB_TEXT_SHORT && (k->steps == KNOB_STEPS_POW2 || k->human_int)) { /* 1M, 128K */
+        if (u >= ENGINE_GIB && u % ENGINE_GIB == 0) {
+            snprintf(buf, len, "%lluG", u / ENGINE_GIB);
+            return;
+        }
         if (u >= ENGINE_MIB && u % ENGINE_MIB == 0)
             snprintf(buf, len, "%lluM", u / ENGINE_MIB);
         else if (u >= 1024 && u % 1024 == 0)

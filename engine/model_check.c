@@ -12,22 +12,11 @@
 
 #include "engine.h"
 
-static int too_large(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int too_large(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 #define CHECK(value, max, what)                                                                                        \
     do {                                                                                                               \
         if ((uint64_t)(value) > (uint64_t)(max))                                                                       \
-            return too_large(err, errlen, "%s: value too large: %s %llu is above %llu", m->name, what,               \
+            return engine_fail(err, errlen, "%s: value too large: %s %llu is above %llu", m->name, what,               \
                              (unsigned long long)(value), (unsigned long long)(max));                                 \
     } while (0)
 
@@ -71,7 +60,7 @@ int engine_model_check(const engine_model *m, char *err, size_t errlen)
                   h * ((double)m->q_lora_rank + m->kv_lora_rank) * 4.0;
     double params = layers * (mlp + attn) + 2.0 * (double)m->vocab * h + layers * (double)m->linear_attn_layer_params;
     if (params > 4503599627370496.0) /* 2^52 */
-        return too_large(err, errlen, "%s: value too large: about %.3g parameters (the engine takes up to 2^52)",
+        return engine_fail(err, errlen, "%s: value too large: about %.3g parameters (the engine takes up to 2^52)",
                          m->name, params);
     return 0;
 }
@@ -91,7 +80,7 @@ int engine_deployment_check(const engine_deployment *d, char *err, size_t errlen
                  {d->gpu.cuda_total_bytes, "cuda_total_bytes"}};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         if (sizes[i].v > ENGINE_SIZE_MAX)
-            return too_large(err, errlen, "%s: value too large: %s %llu is above %llu (1 PiB)", d->name,
+            return engine_fail(err, errlen, "%s: value too large: %s %llu is above %llu (1 PiB)", d->name,
                              sizes[i].name, (unsigned long long)sizes[i].v, (unsigned long long)ENGINE_SIZE_MAX);
     return 0;
 }

@@ -21,13 +21,20 @@ static const engine_release release_main = REL(5, 15, ENGINE_RELEASE_MAIN, 0);
 engine_release engine_release_oldest(void) { return release_oldest; }
 engine_release engine_release_newest(void) { return release_main; }
 
+/* One ordered key: major, minor, patch (16 bits each), then the stage; the number breaks ties.
+ * The estimator compares a release with every row of the facts table on each estimate. */
+static uint64_t release_key(const engine_release *r)
+{
+    return (uint64_t)r->major << 48 | (uint64_t)r->minor << 32 | (uint64_t)r->patch << 16 | ((uint32_t)r->stage & 0xffffu);
+}
+
 int engine_release_cmp(const engine_release *a, const engine_release *b)
 {
-    const uint32_t ka[] = {a->major, a->minor, a->patch, (uint32_t)a->stage, a->number};
-    const uint32_t kb[] = {b->major, b->minor, b->patch, (uint32_t)b->stage, b->number};
-    for (size_t i = 0; i < sizeof ka / sizeof ka[0]; i++)
-        if (ka[i] != kb[i])
-            return ka[i] < kb[i] ? -1 : 1;
+    uint64_t ka = release_key(a), kb = release_key(b);
+    if (ka != kb)
+        return ka < kb ? -1 : 1;
+    if (a->number != b->number)
+        return a->number < b->number ? -1 : 1;
     return 0;
 }
 
@@ -346,7 +353,14 @@ static bool runner_big_tier(const int32_t *v, uint32_t gpu_mem)
 typedef struct {
     uint64_t bits[(ENGINE_RELEASE_MAX_BS + 64) / 64];
     uint32_t dropped;
+    size_t hi; /* words [0, hi) are valid (zeroed when first reached); the rest are never read */
 } bs_set;
+
+static void set_init(bs_set *s)
+{
+    s->dropped = 0;
+    s->hi = 0;
+}
 
 static void set_add(bs_set *s, uint64_t bs)
 {
@@ -356,15 +370,22 @@ static void set_add(bs_set *s, uint64_t bs)
         s->dropped++;
         return;
     }
-    s->bits[bs / 64] |= 1ull << (bs % 64);
+    size_t w = (size_t)(bs / 64);
+    for (; s->hi <= w; s->hi++)
+        s->bits[s->hi] = 0;
+    s->bits[w] |= 1ull << (bs % 64);
 }
 
 static bool set_has(const bs_set *s, uint32_t bs)
 {
-    return bs != 0 && bs <= ENGINE_RELEASE_MAX_BS && (s->bits[bs / 64] >> (bs % 64) & 1u);
+    return bs != 0 && bs / 64 < s->hi && (s->bits[bs / 64] >> (bs % 64) & 1u);
 }
 
-static void set_del(bs_set *s, uint32_t bs) { s->bits[bs / 64] &= ~(1ull << (bs % 64)); }
+static void set_del(bs_set *s, uint32_t bs)
+{
+    if (bs / 64 < s->hi)
+        s->bits[bs / 64] &= ~(1ull << (bs % 64));
+}
 
 static void set_range(bs_set *s, uint64_t from, uint64_t to_inclusive, uint64_t step)
 {
@@ -372,18 +393,28 @@ static void set_range(bs_set *s, uint64_t from, uint64_t to_inclusive, uint64_t 
         set_add(s, x);
 }
 
+/* The helpers below walk the bitmap a word at a time and skip empty words: the set spans 65,535
+ * sizes but holds at most a few hundred, and the estimator resolves a list on every drag event
+ * and every step of the wall search. */
 static uint32_t set_max(const bs_set *s)
 {
-    for (uint32_t bs = ENGINE_RELEASE_MAX_BS; bs > 0; bs--)
-        if (set_has(s, bs))
-            return bs;
+    for (size_t w = s->hi; w-- > 0;)
+        if (s->bits[w])
+            return (uint32_t)(w * 64 + 63 - (size_t)__builtin_clzll(s->bits[w]));
     return 0;
 }
 
 static void set_keep_at_most(bs_set *s, uint32_t limit)
 {
-    for (uint32_t bs = limit + 1; limit < ENGINE_RELEASE_MAX_BS && bs <= ENGINE_RELEASE_MAX_BS; bs++)
-        set_del(s, bs);
+    if (limit >= ENGINE_RELEASE_MAX_BS)
+        return;
+    size_t w = (limit + 1) / 64;
+    unsigned b = (limit + 1) % 64;
+    if (w >= s->hi)
+        return;
+    s->bits[w] &= b ? (1ull << b) - 1 : 0; /* keep the bits below limit + 1 in its word */
+    for (w++; w < s->hi; w++)
+        s->bits[w] = 0;
 }
 
 /* Removes sizes whose (bs * width) is not a multiple of base; returns how many went. */
@@ -392,10 +423,13 @@ static uint32_t set_keep_multiples(bs_set *s, uint32_t base, uint32_t width)
     uint32_t gone = 0;
     if (base <= 1)
         return 0;
-    for (uint32_t bs = 1; bs <= ENGINE_RELEASE_MAX_BS; bs++)
-        if (set_has(s, bs) && (uint64_t)bs * width % base != 0) {
-            set_del(s, bs);
-            gone++;
+    for (size_t w = 0; w < s->hi; w++)
+        for (uint64_t bits = s->bits[w]; bits; bits &= bits - 1) {
+            uint32_t bs = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+            if (bs && (uint64_t)bs * width % base != 0) {
+                set_del(s, bs);
+                gone++;
+            }
         }
     return gone;
 }
@@ -445,7 +479,7 @@ uint32_t engine_release_default_max_bs(const engine_release *r, uint32_t gpu_mem
     memset(&p, 0, sizeof p);
     p.speculative = speculative;
     bs_set s;
-    memset(&s, 0, sizeof s);
+    set_init(&s);
     runner_grid(v, &p, gpu_mem_mib, 1, &s);
     return set_max(&s);
 }
@@ -495,8 +529,11 @@ static uint32_t pool_size(const int32_t *v, const engine_capture_params *p, uint
 static size_t emit(const bs_set *s, uint32_t *out, size_t cap, bool *truncated)
 {
     size_t n = 0;
-    for (uint32_t bs = 1; bs <= ENGINE_RELEASE_MAX_BS; bs++)
-        if (set_has(s, bs)) {
+    for (size_t w = 0; w < s->hi; w++)
+        for (uint64_t bits = s->bits[w]; bits; bits &= bits - 1) {
+            uint32_t bs = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+            if (bs == 0 || bs > ENGINE_RELEASE_MAX_BS)
+                continue;
             if (out && n < cap)
                 out[n] = bs;
             n++;
@@ -524,7 +561,7 @@ size_t engine_release_capture_list(const engine_release *r, const engine_capture
     bool has_explicit = p->explicit_bs && p->n_explicit > 0;
 
     bs_set set;
-    memset(&set, 0, sizeof set);
+    set_init(&set);
     bs_set *s = &set;
     if (has_explicit)
         for (size_t i = 0; i < p->n_explicit; i++)

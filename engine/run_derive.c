@@ -244,17 +244,6 @@ void engine_run_derive(const caplog_run *run, const engine_run_context *c, engin
 
 /* ---- A stored value back, as stated ---- */
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* Digits only, no sign, no overflow; END gets the first byte after them. */
 static bool parse_u64(const char *p, uint64_t *out, const char **end)
@@ -286,7 +275,7 @@ int engine_run_knob_set_text(engine_deployment *d, engine_knob_id knob, const ch
     case KNOB_FIELD_U32:
     case KNOB_FIELD_U64:
         if (!parse_u64(text, &v, &end) || *end || (k->field == KNOB_FIELD_U32 && v > UINT32_MAX))
-            return fail(err, errlen, "%s='%s': expected an integer%s", k->name, text, autoable ? " or 'auto'" : "");
+            return engine_fail(err, errlen, "%s='%s': expected an integer%s", k->name, text, autoable ? " or 'auto'" : "");
         if (k->field == KNOB_FIELD_U32)
             *(uint32_t *)(base + k->offset) = (uint32_t)v;
         else
@@ -297,7 +286,7 @@ int engine_run_knob_set_text(engine_deployment *d, engine_knob_id knob, const ch
         char *e;
         double x = strtod(text, &e);
         if (e == text || *e || errno || !isfinite(x))
-            return fail(err, errlen, "%s='%s': expected a number", k->name, text);
+            return engine_fail(err, errlen, "%s='%s': expected a number", k->name, text);
         *(double *)(base + k->offset) = x;
         break;
     }
@@ -305,9 +294,9 @@ int engine_run_knob_set_text(engine_deployment *d, engine_knob_id knob, const ch
         uint32_t *list = (uint32_t *)(base + k->offset), n = 0;
         for (const char *p = text;; p = end + 1) {
             if (!parse_u64(p, &v, &end) || v > UINT32_MAX || (*end && *end != ','))
-                return fail(err, errlen, "%s='%s': expected 'auto' or integers separated by commas", k->name, text);
+                return engine_fail(err, errlen, "%s='%s': expected 'auto' or integers separated by commas", k->name, text);
             if (n == ENGINE_MAX_BUCKETS)
-                return fail(err, errlen, "%s='%s': more than %d sizes", k->name, text, ENGINE_MAX_BUCKETS);
+                return engine_fail(err, errlen, "%s='%s': more than %d sizes", k->name, text, ENGINE_MAX_BUCKETS);
             list[n++] = (uint32_t)v;
             if (!*end)
                 break;
@@ -321,7 +310,7 @@ int engine_run_knob_set_text(engine_deployment *d, engine_knob_id knob, const ch
         return engine_knob_set_text(d, knob, text, NULL, err, errlen);
     case KNOB_FIELD_NAME:
         if (strlen(text) >= ENGINE_NAME_MAX)
-            return fail(err, errlen, "%s='%.32s...': longer than %d bytes", k->name, text, ENGINE_NAME_MAX - 1);
+            return engine_fail(err, errlen, "%s='%.32s...': longer than %d bytes", k->name, text, ENGINE_NAME_MAX - 1);
         snprintf(base + k->offset, ENGINE_NAME_MAX, "%s", text);
         break;
     }

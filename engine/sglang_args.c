@@ -14,17 +14,6 @@
 #define ARGS_MAX 4096 /* bytes of flags one call reads: a launch line is far shorter */
 #define WORDS_MAX 512
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* Older switches that set a knob to a fixed value (server_args.py deprecations). */
 static const struct {
@@ -76,14 +65,14 @@ int engine_apply_sglang_args(engine_deployment *d, const char *args, char *model
                              int *skipped, engine_warnings *adj, char *err, size_t errlen)
 {
     if (strlen(args) >= ARGS_MAX)
-        return fail(err, errlen, "--sglang-args: longer than %d bytes", ARGS_MAX - 1);
+        return engine_fail(err, errlen, "--sglang-args: longer than %d bytes", ARGS_MAX - 1);
     char buf[ARGS_MAX];
     snprintf(buf, sizeof buf, "%s", args);
     char *words[WORDS_MAX];
     int n = 0;
     for (char *p = strtok(buf, " \t\n\\"); p; p = strtok(NULL, " \t\n\\")) {
         if (n == WORDS_MAX)
-            return fail(err, errlen, "--sglang-args: more than %d words", WORDS_MAX);
+            return engine_fail(err, errlen, "--sglang-args: more than %d words", WORDS_MAX);
         words[n++] = p;
     }
     int skip = 0;
@@ -144,7 +133,7 @@ int engine_apply_sglang_args(engine_deployment *d, const char *args, char *model
             const char *v = value;
             if (!v) {
                 if (i + 1 >= n)
-                    return fail(err, errlen, "--sglang-args: %s needs a value", w);
+                    return engine_fail(err, errlen, "--sglang-args: %s needs a value", w);
                 v = words[++i];
             }
             if (engine_knob_set_text(d, k->id, v, adj, err, errlen) != 0)

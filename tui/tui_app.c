@@ -3,10 +3,15 @@
 #include "tui_app.h"
 #include "tui_internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launch.h"
 
 const tui_glyphs tui_glyphs_utf8 = {
     .utf8 = true,
@@ -678,6 +683,89 @@ static int handle_typing(tui_app *app, const tui_event *ev)
     return TUI_REDRAW;
 }
 
+/* OSC 52 puts TEXT on the terminal's clipboard where the terminal allows it (xterm, tmux with
+ * set-clipboard, kitty, iTerm2, WezTerm); terminals without it ignore the sequence. Only on a
+ * terminal: a snapshot's output is text for a file. */
+static bool copy_osc52(const char *text)
+{
+    const char *term = getenv("TERM");
+    if (!isatty(STDOUT_FILENO) || !term || strcmp(term, "dumb") == 0 || strncmp(term, "vt1", 3) == 0 ||
+        strcmp(term, "linux") == 0)
+        return false;
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    fputs("\033]52;c;", stdout);
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned char)text[i] << 16 | (i + 1 < n ? (unsigned char)text[i + 1] << 8 : 0) |
+                     (i + 2 < n ? (unsigned char)text[i + 2] : 0);
+        char out[5] = {b64[v >> 18 & 63], b64[v >> 12 & 63], i + 1 < n ? b64[v >> 6 & 63] : '=',
+                       i + 2 < n ? b64[v & 63] : '=', 0};
+        fputs(out, stdout);
+    }
+    fputs("\a", stdout);
+    fflush(stdout);
+    return true;
+}
+
+/* s: the plan as a deployment preset in the user's directory (the knobs of the table, by the
+ * names the loader reads), so `--preset NAME` and the picker find it. */
+static int save_preset(tui_app *app)
+{
+    const tui_plan *p = &app->plan[0];
+    const engine_deployment *d = &p->d;
+    char dir[ENGINE_TEXT_MAX * 2], path[ENGINE_TEXT_MAX * 3], name[ENGINE_NAME_MAX + 8];
+    preset_user_dir(dir, sizeof dir);
+    snprintf(name, sizeof name, "%.48s-saved", p->name);
+    snprintf(path, sizeof path, "%s/%s.yaml", dir, name);
+    /* mkdir -p of the directory */
+    char part[sizeof dir];
+    for (size_t i = 1; i <= strlen(dir); i++)
+        if (dir[i] == '/' || dir[i] == '\0') {
+            snprintf(part, sizeof part, "%.*s", (int)i, dir);
+            if (mkdir(part, 0755) != 0 && errno != EEXIST) {
+                set_message(app, true, "save: cannot create %s: %s (set $CGPLAN_PRESETS to a writable directory)",
+                            part, strerror(errno));
+                return TUI_REDRAW;
+            }
+        }
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        set_message(app, true, "save: cannot write %s: %s", path, strerror(errno));
+        return TUI_REDRAW;
+    }
+    fprintf(f, "# saved by the cgplan planner from %s\nkind: deployment\nname: %s\n", p->name, name);
+    fprintf(f, "description: \"%s, as saved from the planner\"\nmodel: %s\ngpu: %s\n", p->name, d->model.name,
+            d->gpu.name);
+    engine_knob_id order[KNOB_COUNT];
+    engine_knob_apply_order(order);
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        const engine_knob_info *k = &engine_knobs[order[i]];
+        if (k->type == KNOB_TYPE_NAME)
+            continue;
+        char text[ENGINE_TEXT_MAX * 4];
+        engine_knob_text(d, &p->e, order[i], k->type == KNOB_TYPE_LIST_OR_AUTO ? KNOB_TEXT_DISPLAY : KNOB_TEXT_CANONICAL,
+                         text, sizeof text);
+        fprintf(f, "%s: %s\n", k->name, text);
+    }
+    fprintf(f, "weights_bytes: %llu\nstate_pool_bytes: %llu\nother_runtime_bytes: %llu\n",
+            (unsigned long long)d->weights_bytes, (unsigned long long)d->state_pool_bytes,
+            (unsigned long long)d->other_runtime_bytes);
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad)
+        set_message(app, true, "save: writing %s failed", path);
+    else
+        set_message(app, false, "saved as preset %s (%s)", name, path);
+    return TUI_REDRAW;
+}
+
+/* The launch command of the current knobs, as `cgplan launch` builds it. */
+void tui_app_launch(const tui_app *app, engine_launch *l)
+{
+    engine_launch_opts o = {0};
+    engine_launch_build(&app->plan[0].d, &app->plan[0].e, &o, l);
+}
+
 int tui_app_handle(tui_app *app, const tui_event *ev)
 {
     if (ev->type == TUI_EV_RESIZE)
@@ -690,7 +778,15 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         return handle_confirm(app, ev);
     if (app->mode == TUI_MODE_PICKER || app->mode == TUI_MODE_RUNS)
         return handle_list(app, ev);
-    if (app->mode == TUI_MODE_HELP) {
+    if (app->mode == TUI_MODE_HELP || app->mode == TUI_MODE_WARNINGS || app->mode == TUI_MODE_LAUNCH) {
+        app->mode = TUI_MODE_MAIN;
+        return ev->key == 'q' ? TUI_QUIT : TUI_REDRAW;
+    }
+    if (app->mode == TUI_MODE_EXPLAIN) { /* Up/Down choose the term; anything else closes */
+        if (ev->key == TUI_KEY_UP || ev->key == TUI_KEY_DOWN) {
+            app->sel = (app->sel + (ev->key == TUI_KEY_UP ? TERM_COUNT - 1 : 1)) % TERM_COUNT;
+            return TUI_REDRAW;
+        }
         app->mode = TUI_MODE_MAIN;
         return ev->key == 'q' ? TUI_QUIT : TUI_REDRAW;
     }
@@ -745,6 +841,47 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         app->typing = true;
         app->input[0] = '\0';
         return TUI_REDRAW;
+    case 'w':
+        app->mode = TUI_MODE_WARNINGS;
+        return TUI_REDRAW;
+    case 'e': /* explain a term: the largest first */
+        app->mode = TUI_MODE_EXPLAIN;
+        app->sel = 0;
+        for (int t = 0; t < TERM_COUNT; t++)
+            if (app->plan[0].e.terms[t].bytes > app->plan[0].e.terms[app->sel].bytes)
+                app->sel = t;
+        return TUI_REDRAW;
+    case 'l': {
+        app->mode = TUI_MODE_LAUNCH;
+        engine_launch *l = &app->scratch.launch;
+        tui_app_launch(app, l);
+        char *cmd = app->scratch.text;
+        size_t used = 0;
+        for (uint32_t n = 0; n < l->nnodes && used < sizeof app->scratch.text; n++) {
+            used += engine_launch_command(l, n, cmd + used, sizeof app->scratch.text - used);
+            if (used + 1 < sizeof app->scratch.text)
+                cmd[used++] = '\n', cmd[used] = '\0';
+        }
+        bool copied = copy_osc52(cmd);
+        set_message(app, false, "launch command%s%s", copied ? " copied to the clipboard (OSC 52)" : "",
+                    l->n_refusals ? "; cgplan launch would refuse it (see above it)" : "");
+        return TUI_REDRAW;
+    }
+    case 'f': {
+        tui_plan *p = &app->plan[0];
+        double f = p->e.budget.recommended_mem_fraction_static;
+        const engine_knob_info *k = &engine_knobs[KNOB_MEM_FRACTION];
+        if (f < k->min || f > k->max) {
+            set_message(app, true, "the recommended fraction %.3f is outside %s: the graphs do not fit", f, k->range);
+            return TUI_REDRAW;
+        }
+        note_change(app, KNOB_MEM_FRACTION);
+        p->d.knobs.mem_fraction_static = f;
+        set_message(app, false, "mem_fraction_static = %.3f (the recommended fraction)", f);
+        return TUI_RECOMPUTE | TUI_REDRAW;
+    }
+    case 's':
+        return save_preset(app);
     case TUI_KEY_UP:
         app->focus = app->focus > 0 ? app->focus - 1 : 0;
         break;

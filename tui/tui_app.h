@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "launch.h"
 #include "preset.h"
 #include "store.h"
 #include "tui_input.h"
@@ -60,7 +61,16 @@ typedef struct {
     double wall_x;
 } tui_curve;
 
-typedef enum { TUI_MODE_MAIN, TUI_MODE_HELP, TUI_MODE_PICKER, TUI_MODE_RUNS, TUI_MODE_CONFIRM } tui_mode;
+typedef enum {
+    TUI_MODE_MAIN,
+    TUI_MODE_HELP,
+    TUI_MODE_PICKER,
+    TUI_MODE_RUNS,
+    TUI_MODE_CONFIRM,
+    TUI_MODE_WARNINGS, /* w: every warning with its code and severity */
+    TUI_MODE_LAUNCH,   /* l: the launch command of the current knobs */
+    TUI_MODE_EXPLAIN,  /* e: one term's formula, origin and the knobs it depends on (sel) */
+} tui_mode;
 
 typedef struct tui_app {
     preset_catalog *cat;
@@ -101,6 +111,8 @@ typedef struct tui_app {
         engine_deployment d;         /* a plan's deployment with one knob moved */
         engine_estimate e;           /* the estimate of d */
         tui_plan loaded;             /* a preset the picker loads, kept only if it loads */
+        engine_launch launch;        /* the launch overlay's command */
+        char text[8192];             /* its shell text, for the clipboard */
     } scratch;
 } tui_app;
 
@@ -117,6 +129,8 @@ void tui_app_recompute(tui_app *app);
 int tui_app_handle(tui_app *app, const tui_event *ev);
 /* Lays out and draws everything into S (sized to the terminal). */
 void tui_app_render(tui_app *app, tui_screen *s);
+/* The launch command of plan 0's current knobs (engine/launch.c, as `cgplan launch` builds it). */
+void tui_app_launch(const tui_app *app, engine_launch *l);
 /* The style the knob track etc. need, in order, for tests: the rectangle of knob K's track. */
 bool tui_app_track_rect(const tui_app *app, int knob, tui_rect *out);
 

@@ -293,8 +293,16 @@ static void draw_status(tui_app *app, tui_screen *s, tui_rect r)
         tui_printf_glyphs(s, g, r.x, r.y, r.w, TUI_ST_WARN, " %s", app->store_note);
         return;
     }
-    /* warnings that have no slider to sit on */
+    /* a blocking warning first, whatever knob it sits on: the plan does not start */
     const engine_estimate *e = &app->plan[0].e;
+    int n_block = engine_warnings_blocking(&e->warnings, NULL);
+    for (int i = 0; n_block && i < e->warnings.n; i++)
+        if (e->warnings.items[i].severity == SEVERITY_BLOCKING) {
+            tui_printf_glyphs(s, g, r.x, r.y, r.w, TUI_ST_ERROR, " %d warnings (%d blocking; w lists them): %s: %s",
+                              e->warnings.n, n_block, e->warnings.items[i].code, e->warnings.items[i].message);
+            return;
+        }
+    /* warnings that have no slider to sit on */
     for (int i = 0; i < e->warnings.n; i++) {
         const char *c = e->warnings.items[i].code;
         if (strcmp(c, "k3_coefficients") == 0 || strcmp(c, "no_moe_model") == 0) {
@@ -302,10 +310,10 @@ static void draw_status(tui_app *app, tui_screen *s, tui_rect r)
             return;
         }
     }
-    tui_printf_glyphs(
-        s, g, r.x, r.y, r.w, TUI_ST_DIM,
-        " %zu stored runs · Left/Right step  PgUp/PgDn x10  = type  a auto  c compare%s  p presets  r runs",
-        app->n_runs, app->compare ? "  i concurrency" : "");
+    tui_printf_glyphs(s, g, r.x, r.y, r.w, TUI_ST_DIM,
+                      " %d warning%s (w) · %zu stored runs · Left/Right step  PgUp/PgDn x10  = type  a auto  "
+                      "f fraction  l launch  s save  e explain  c compare%s  p presets  r runs",
+                      e->warnings.n, e->warnings.n == 1 ? "" : "s", app->n_runs, app->compare ? "  i concurrency" : "");
 }
 
 static void draw_too_small(tui_screen *s)

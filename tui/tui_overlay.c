@@ -7,7 +7,7 @@
  * confirmation's question. The help's height: its key lines, one line per knob, the sources
  * legend and the borders, with a few to spare. */
 #define HELP_W 92
-#define HELP_H (10 + KNOB_COUNT + 6)
+#define HELP_H (12 + KNOB_COUNT + 6)
 #define PICKER_W 90
 #define RUNS_W 100
 #define CONFIRM_W 44
@@ -41,6 +41,8 @@ static void draw_help(tui_app *app, tui_screen *s)
         "= digits Enter  type a value              a          max_dispatch back to auto",
         "mouse           press or drag on a slider's track",
         "c compare       i equal instance concurrency (x = dp x max_bs)     p presets   r runs   q quit",
+        "w warnings      l launch command (copied: OSC 52)   f apply the recommended fraction   s save preset",
+        "e explain a term (formula, origin, depends on; Up/Down the next)",
         "",
     };
     int y = r.y + 1;
@@ -135,6 +137,92 @@ static void draw_runs(tui_app *app, tui_screen *s)
     }
 }
 
+#define WARN_W 110
+#define LAUNCH_W 110
+#define EXPLAIN_W 100
+
+/* w: every warning of the plan (and of the comparison), code, severity and message. */
+static void draw_warnings(tui_app *app, tui_screen *s)
+{
+    const tui_glyphs *g = app->g;
+    const engine_warnings *w = &app->plan[0].e.warnings;
+    int n = w->n;
+    tui_rect r = centered(s, WARN_W, (n ? n : 1) + 4);
+    tui_fill(s, r, L' ', TUI_ST_NORMAL);
+    tui_draw_box(s, g, r, "warnings: code · severity · message (any key closes)", true);
+    int y = r.y + 1;
+    if (!n)
+        tui_printf_glyphs(s, g, r.x + 2, y, r.w - 4, TUI_ST_DIM, "no warnings: the plan fits");
+    for (int i = 0; i < n && y < r.y + r.h - 2; i++, y++) {
+        const engine_warning *it = &w->items[i];
+        tui_style st = it->severity == SEVERITY_BLOCKING ? TUI_ST_ERROR
+                       : it->severity == SEVERITY_WARNING ? TUI_ST_WARN
+                                                          : TUI_ST_NORMAL;
+        tui_printf_glyphs(s, g, r.x + 2, y, r.w - 4, st, "%-22s %-8s %s", it->code, engine_severity_names[it->severity],
+                          it->message);
+    }
+    if (y < r.y + r.h - 1)
+        tui_printf_glyphs(s, g, r.x + 2, r.y + r.h - 2, r.w - 4, TUI_ST_DIM,
+                          "blocking: SGLang refuses, asserts or OOMs, or the fit rule fails · warning: runs with a "
+                          "caveat · info: a note");
+}
+
+/* l: the launch command of the current knobs, with what `cgplan launch` would refuse above it. */
+static void draw_launch(tui_app *app, tui_screen *s)
+{
+    const tui_glyphs *g = app->g;
+    const engine_launch *l = &app->scratch.launch;
+    int lines = l->n_refusals + l->n_env + l->n_args + 4 + (l->nnodes > 1);
+    tui_rect r = centered(s, LAUNCH_W, lines + 2);
+    tui_fill(s, r, L' ', TUI_ST_NORMAL);
+    tui_draw_box(s, g, r, "launch (node 0; cgplan launch prints every node) · any key closes", true);
+    int y = r.y + 1, bottom = r.y + r.h - 1;
+    for (int i = 0; i < l->n_refusals && y < bottom; i++)
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_ERROR, "refused: %s", l->refusals[i]);
+    if (y < bottom)
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM, "# planned at --mem-fraction-static %.3f",
+                          l->mem_fraction_static);
+    for (int i = 0; i < l->n_env && y < bottom; i++)
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "%s \\", l->env[i]);
+    if (y < bottom)
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "python3 -m sglang.launch_server \\");
+    for (int i = 0; i < l->n_args && y < bottom; i++)
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "  %s%s", l->args[i],
+                          i + 1 < l->n_args || l->nnodes > 1 ? " \\" : "");
+    if (l->nnodes > 1 && y < bottom)
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL,
+                          "  --nnodes %u --node-rank 0 --dist-init-addr HOST:PORT   (HOST:PORT: node 0's; replace it)",
+                          l->nnodes);
+}
+
+/* e: one term explained from the term table: formula, origin, the knobs it depends on. */
+static void draw_explain(tui_app *app, tui_screen *s)
+{
+    const tui_glyphs *g = app->g;
+    int t = app->sel >= 0 && app->sel < TERM_COUNT ? app->sel : 0;
+    const engine_term_info *info = &engine_terms[t];
+    const engine_term *term = &app->plan[0].e.terms[t];
+    tui_rect r = centered(s, EXPLAIN_W, 10);
+    tui_fill(s, r, L' ', TUI_ST_NORMAL);
+    tui_draw_box(s, g, r, "explain a term: Up/Down the next term · any other key closes", true);
+    char deps[ENGINE_TEXT_MAX];
+    engine_depends_text(term->depends_on ? term->depends_on : info->depends_on, false, deps, sizeof deps);
+    int y = r.y + 1;
+    tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_FOCUS, "%s (%s) · %s · %s layer", info->label, info->key,
+                      engine_source_names[term->source], engine_layer_names[info->layer]);
+    if (term->known)
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "now       %.3f GiB per GPU", tui_gib(term->bytes));
+    else
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_WARN, "now       unknown (no formula, coefficient or calibration)");
+    tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "what      %s", info->legend);
+    tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "formula   %s",
+                      term->formula ? term->formula : info->formula);
+    tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "origin    %s",
+                      term->origin ? term->origin : info->origin);
+    tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "depends   %s", deps);
+    tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM, "limits as %s", info->limit_phrase);
+}
+
 void tui_draw_overlay(tui_app *app, tui_screen *s)
 {
     switch (app->mode) {
@@ -147,6 +235,15 @@ void tui_draw_overlay(tui_app *app, tui_screen *s)
     case TUI_MODE_RUNS:
     case TUI_MODE_CONFIRM:
         draw_runs(app, s);
+        break;
+    case TUI_MODE_WARNINGS:
+        draw_warnings(app, s);
+        break;
+    case TUI_MODE_LAUNCH:
+        draw_launch(app, s);
+        break;
+    case TUI_MODE_EXPLAIN:
+        draw_explain(app, s);
         break;
     default:
         break;

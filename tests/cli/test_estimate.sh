@@ -122,16 +122,40 @@ check_py "'terms_unknown' in [w['code'] for w in j['warnings']] and 'k3_coeffici
 check_py "[t for t in j['terms'] if t['id']=='lazy.other'][0]['bytes'] is None and [t for t in j['terms'] if t['id']=='lazy.other'][0]['source'] == 'unknown' and j['total_complete'] is False" "dsv3 lazy term unknown, total incomplete"
 check_py "[t for t in j['terms'] if t['id']=='moe.deepep'][0]['bytes'] == 1908410496" "dsv3 deepep 128"
 
-# --- launch
-expect_exit 0 "$CGPLAN" launch --preset k3-dp2-dcp8
-for flag in "--tp 16" "--ep 16" "--nnodes 2" "--dp-size 2 --enable-dp-attention" "--dcp-size 8" "--moe-a2a-backend deepep" \
-            "--cuda-graph-max-bs 192" "--cuda-graph-bs 16 24" "--speculative-num-steps 4" "--speculative-eagle-topk 1" \
+# --- launch (issue 9: the flags of the release the plan names; "--tp" was argparse's abbreviation
+# of --tp-size and is now printed in full; DCP with MTP is refused unless --allow-patched)
+expect_exit 3 "$CGPLAN" launch --preset k3-dp2-dcp8
+contains "$ERR" "rejects dcp 8 with mtp 5" "launch refuses DCP + MTP on upstream SGLang"
+expect_exit 0 "$CGPLAN" launch --preset k3-dp2-dcp8 --allow-patched
+for flag in "--tp-size 16" "--ep-size 16" "--nnodes 2 --node-rank 0 --dist-init-addr HOST:PORT" \
+            "--nnodes 2 --node-rank 1 --dist-init-addr HOST:PORT" "--dp-size 2 --enable-dp-attention" "--dcp-size 8" \
+            "--moe-a2a-backend deepep" "--attention-backend flashinfer " \
+            "--cuda-graph-max-bs-decode 192" "--cuda-graph-bs-decode 16 24" "--speculative-num-steps 4" "--speculative-eagle-topk 1" \
             "--speculative-num-draft-tokens 5" "--max-running-requests 384" "--context-length 1048576" "--mem-fraction-static 0." \
-            "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=128" "# warning dcp_with_speculation"; do
+            "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=128" "# warning dcp_with_speculation" "--allow-patched"; do
   contains "$OUT" "$flag" "launch prints $flag"
 done
-expect_exit 0 "$CGPLAN" launch --preset k3-dp16 --set max_bs=128
+case "$OUT" in *"--tp 16"*|*flashinfer_mla*|*"--cuda-graph-max-bs 192"*) fail "launch prints an old flag or value" ;; *) pass ;; esac
+# the header's fraction is the one the command sets
+hdr=$(printf '%s\n' "$OUT" | sed -n 's/^# planned at --mem-fraction-static \([0-9.]*\).*/\1/p')
+contains "$OUT" "--mem-fraction-static $hdr" "launch sets the fraction its header states"
+# a plan with no KV: exit 3 with the reason (the QP depth is still printed)
+expect_exit 3 "$CGPLAN" launch --preset k3-dp16 --set max_bs=128
 contains "$OUT" "NVSHMEM_QP_DEPTH=1538" "launch QP depth for 768"
+contains "$ERR" "kv_pool_exhausted" "launch names why it does not fit"
+expect_exit 0 "$CGPLAN" launch --preset k3-dp16 --format json
+check_py "len(j['nodes']) == 2 and j['fits'] and '--tp-size 16' in j['args'] and j['mem_fraction_static'] == 0.92" "launch json, one command per node"
+# every built-in deployment: only flags of the release (server_args.py main 2026-07-20)
+known="--model-path --trust-remote-code --tp-size --ep-size --dp-size --enable-dp-attention --dcp-size --moe-a2a-backend --deepep-mode --moe-runner-backend --attention-backend --kv-cache-dtype --page-size --enable-two-batch-overlap --cuda-graph-max-bs-decode --cuda-graph-bs-decode --speculative-algorithm --speculative-num-steps --speculative-eagle-topk --speculative-num-draft-tokens --speculative-draft-model-path --max-running-requests --context-length --mem-fraction-static --nnodes --node-rank --dist-init-addr --disaggregation-mode"
+for p in k3-dp16 k3-dp2-dcp8 dsv3-h200-dp16; do
+  set +e; OUT=$("$CGPLAN" launch --preset "$p" --allow-patched 2>/dev/null); set -e
+  for f in $(printf '%s\n' "$OUT" | grep -v '^#' | grep -o -- '--[a-z0-9-]*'); do
+    case " $known " in *" $f "*) pass ;; *) fail "launch $p prints $f, not a flag cgplan knows SGLang has" ;; esac
+  done
+  be=$(printf '%s\n' "$OUT" | sed -n 's/.*--attention-backend \([a-z0-9_]*\).*/\1/p' | head -1)
+  case " triton torch_native nsa cutlass_mla fa3 fa4 flashinfer flashmla trtllm_mla trtllm_mha aiter " in
+    *" $be "*) pass ;; *) fail "launch $p: attention backend '$be' is not an SGLang choice" ;; esac
+done
 
 # --- help
 expect_exit 0 "$CGPLAN" --help

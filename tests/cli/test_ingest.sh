@@ -145,11 +145,13 @@ expect_exit 2 "$CGPLAN" runs show abc --db "$DB"
 expect_exit 2 "$CGPLAN" runs show --db "$DB"
 
 # --- runs rm
-expect_exit 0 "$CGPLAN" runs rm 3 --db "$DB"
+expect_exit 2 "$CGPLAN" runs rm 3 --db "$DB" </dev/null   # no terminal and no --yes: refused (issue 9)
+contains "$ERR" "add --yes" "runs rm without a terminal names --yes"
+expect_exit 0 "$CGPLAN" runs rm 3 --db "$DB" --yes
 contains "$OUT" "removed run 3" "rm"
 expect_exit 1 "$CGPLAN" runs show 3 --db "$DB"
 one_line "$ERR" "show of a removed run"
-expect_exit 1 "$CGPLAN" runs rm 3 --db "$DB"
+expect_exit 1 "$CGPLAN" runs rm 3 --db "$DB" --yes
 [ "$(sqlite3 "$DB" 'SELECT count(*) FROM groups WHERE run_id = 3')" = 0 ] && pass || fail "rm left groups behind"
 
 # --- a corrupt or foreign database is reported and left byte-identical

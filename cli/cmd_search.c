@@ -1,0 +1,136 @@
+/* cmd_search.c — `cgplan search --model M --set gpu=G --gpus N [--nodes K]`: every layout SGLang
+ * accepts for the model on N GPUs, each at its wall and recommended fraction, ranked by
+ * concurrency, with the Pareto front of concurrency vs KV per request. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "jsonw.h"
+#include "solve.h"
+
+#define SEARCH_MAX 4096
+
+static bool parse_count(const char *flag, const char *text, uint32_t max, uint32_t *out)
+{
+    char *end;
+    unsigned long v = text ? strtoul(text, &end, 10) : 0;
+    if (!text || *end || v == 0 || v > max) {
+        cli_error("search: %s %s: expected a whole number 1..%u", flag, text ? text : "", max);
+        return false;
+    }
+    *out = (uint32_t)v;
+    return true;
+}
+
+int cmd_search(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(argc, argv, 2, "search", OPT_PRESET | OPT_SET | OPT_DB | OPT_FORMAT | OPT_GPUS | OPT_NODES, &o);
+    if (rc)
+        return rc;
+    if (o.n_args) {
+        cli_error("search: unexpected argument '%s'", o.args[0]);
+        return EXIT_USAGE;
+    }
+    engine_search_opts so = {0};
+    if (!o.gpus) {
+        cli_error("search: --gpus N is required (the GPUs to lay the model out on, e.g. --gpus 16)");
+        return EXIT_USAGE;
+    }
+    if (!parse_count("--gpus", o.gpus, 1024, &so.gpus))
+        return EXIT_USAGE;
+    so.nodes = (so.gpus + 7) / 8; /* HGX: 8 GPUs a node */
+    if (o.nodes && !parse_count("--nodes", o.nodes, so.gpus, &so.nodes))
+        return EXIT_USAGE;
+    if (so.gpus % so.nodes) {
+        cli_error("search: --gpus %u does not split evenly over --nodes %u", so.gpus, so.nodes);
+        return EXIT_USAGE;
+    }
+    preset_catalog *cat = preset_catalog_open();
+    static engine_deployment d;
+    engine_warnings adj = {0};
+    rc = cli_load_deployment(&o, cat, NULL, &d, &adj);
+    preset_catalog_free(cat);
+    if (rc)
+        return rc;
+    engine_calibration cal;
+    bool calibrated = cli_find_calibration(&o, &d, &cal);
+    static engine_layout_result res[SEARCH_MAX];
+    static engine_estimate scratch;
+    size_t scanned = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    size_t n = engine_search(&d, calibrated ? &cal : NULL, &so, res, SEARCH_MAX, &scanned, &scratch);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+
+    if (o.format == FORMAT_JSON) {
+        jsonw w;
+        jsonw_init(&w, stdout, true);
+        jsonw_object_begin(&w);
+        jsonw_ku64(&w, "scanned", scanned);
+        jsonw_kdouble(&w, "elapsed_s", elapsed, 4);
+        jsonw_kstring(&w, "model", d.model.name);
+        jsonw_kstring(&w, "gpu", d.gpu.name);
+        jsonw_ku64(&w, "gpus", so.gpus);
+        jsonw_ku64(&w, "nodes", so.nodes);
+        jsonw_key(&w, "layouts");
+        jsonw_array_begin(&w);
+        for (size_t i = 0; i < n; i++) {
+            const engine_layout_result *r = &res[i];
+            jsonw_object_begin(&w);
+            jsonw_ku64(&w, "tp", r->tp);
+            jsonw_ku64(&w, "dp", r->dp);
+            jsonw_kbool(&w, "dp_attention", r->dp_attention);
+            jsonw_ku64(&w, "ep", r->ep);
+            jsonw_ku64(&w, "dcp", r->dcp);
+            jsonw_kstring(&w, "a2a", r->a2a == A2A_DEEPEP ? "deepep" : "none");
+            jsonw_ku64(&w, "mtp", r->mtp);
+            jsonw_ku64(&w, "replicas", r->replicas);
+            jsonw_ku64(&w, "max_bs", r->max_bs);
+            jsonw_kdouble(&w, "mem_fraction_static", r->mem_fraction_static, 3);
+            jsonw_ku64(&w, "concurrency", r->concurrency);
+            jsonw_ku64(&w, "kv_tokens", r->kv_tokens);
+            jsonw_ku64(&w, "kv_tokens_per_request", r->kv_per_request);
+            jsonw_ku64(&w, "weights_bytes", r->weights_bytes);
+            jsonw_kstring(&w, "limit", engine_terms[r->limit].key);
+            jsonw_kbool(&w, "pareto", r->pareto);
+            jsonw_object_end(&w);
+        }
+        jsonw_array_end(&w);
+        jsonw_object_end(&w);
+        fputc('\n', stdout);
+    } else if (o.format == FORMAT_CSV) {
+        printf("tp,dp,dp_attention,ep,dcp,a2a,mtp,replicas,max_bs,mem_fraction_static,concurrency,kv_tokens,"
+               "kv_tokens_per_request,limit,pareto\n");
+        for (size_t i = 0; i < n; i++) {
+            const engine_layout_result *r = &res[i];
+            printf("%u,%u,%s,%u,%u,%s,%u,%u,%u,%.3f,%llu,%llu,%llu,%s,%s\n", r->tp, r->dp,
+                   r->dp_attention ? "true" : "false", r->ep, r->dcp, r->a2a == A2A_DEEPEP ? "deepep" : "none", r->mtp,
+                   r->replicas, r->max_bs, r->mem_fraction_static, (unsigned long long)r->concurrency,
+                   (unsigned long long)r->kv_tokens, (unsigned long long)r->kv_per_request, engine_terms[r->limit].key,
+                   r->pareto ? "true" : "false");
+        }
+    } else {
+        printf("%s on %u x %s (%u node%s): %zu layouts fit of %zu scanned in %.3f s\n", d.model.name, so.gpus,
+               d.gpu.name, so.nodes, so.nodes == 1 ? "" : "s", n, scanned, elapsed);
+        printf("%-3s %4s %4s %-4s %4s %4s %-6s %4s %7s %6s %11s %12s %9s  %s\n", "", "tp", "dp", "dpa", "ep", "dcp",
+               "a2a", "mtp", "max_bs", "f", "concurrency", "KV tokens", "KV/req", "limit");
+        for (size_t i = 0; i < n; i++) {
+            const engine_layout_result *r = &res[i];
+            printf("%-3s %4u %4u %-4s %4u %4u %-6s %4u %7u %6.3f %11llu %12llu %9llu  %s\n", r->pareto ? "*" : "",
+                   r->tp, r->replicas > 1 && !r->dp_attention ? r->replicas : r->dp, r->dp_attention ? "on" : "off",
+                   r->ep, r->dcp, r->a2a == A2A_DEEPEP ? "deepep" : "none", r->mtp, r->max_bs, r->mem_fraction_static,
+                   (unsigned long long)r->concurrency, (unsigned long long)r->kv_tokens,
+                   (unsigned long long)r->kv_per_request, engine_terms[r->limit].key);
+        }
+        printf("* on the Pareto front of concurrency vs KV per request. dp without DP attention counts replicas of tp "
+               "GPUs;\n  concurrency = replicas x DP ranks x max_bs (the wall, at the recommended fraction f).\n");
+    }
+    if (!n)
+        cli_error("search: no layout of %s fits on %u x %s (the weights per GPU or the KV minimum; try more GPUs)",
+                  d.model.name, so.gpus, d.gpu.name);
+    return n ? EXIT_OK : EXIT_NO_FIT;
+}

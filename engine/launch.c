@@ -1,0 +1,177 @@
+/* launch.c — the SGLang launch command of a plan (CLI.md, launch). Flags are those of
+ * python/sglang/srt/server_args.py at the release the plan names; each is cited where it is
+ * chosen. */
+#include "launch.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* server_args.py ATTENTION_BACKEND_CHOICES (main 2026-07-20): "flashinfer" selects
+ * flashinfer_mla_backend.py on an MLA model; "nsa" is still accepted (a deprecated alias of
+ * "dsa" on main, the only name in older releases). Indexed by engine_backend. */
+static const char *const sglang_backend_names[BACKEND_COUNT] = {
+    "flashinfer", "trtllm_mla", "flashmla", "cutlass_mla", "flashinfer",  "fa3",
+    "fa4",        "triton",     "aiter",    "trtllm_mha",  "nsa",         "torch_native",
+};
+
+const char *engine_launch_backend_name(engine_backend b)
+{
+    return b >= 0 && b < BACKEND_COUNT ? sglang_backend_names[b] : "auto";
+}
+
+static void add_arg(engine_launch *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_arg(engine_launch *l, const char *fmt, ...)
+{
+    if (l->n_args >= ENGINE_LAUNCH_MAX_ARGS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->args[l->n_args++], sizeof l->args[0], fmt, ap);
+    va_end(ap);
+}
+
+static void refuse(engine_launch *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void refuse(engine_launch *l, const char *fmt, ...)
+{
+    if (l->n_refusals >= ENGINE_LAUNCH_MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->refusals[l->n_refusals++], sizeof l->refusals[0], fmt, ap);
+    va_end(ap);
+}
+
+/* The graph flags of the release: PR #23906 (2026-06-09) added --cuda-graph-max-bs-decode and
+ * --cuda-graph-bs-decode and deprecated the older names. */
+static void graph_flag(const engine_deployment *d, engine_knob_id knob, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s", engine_knobs[knob].sglang_flag,
+             engine_release_has_decode_graph_flags(&d->knobs.sglang) ? "-decode" : "");
+}
+
+void engine_launch_build(const engine_deployment *d, const engine_estimate *e, const engine_launch_opts *o,
+                         engine_launch *l)
+{
+    static const engine_launch_opts none = {0};
+    const engine_knobs_state *k = &d->knobs;
+    const engine_layout *lay = &e->layout;
+    if (!o)
+        o = &none;
+    memset(l, 0, sizeof *l);
+    l->mem_fraction_static = k->mem_fraction_static;
+    l->nnodes = k->world > ENGINE_LAUNCH_GPUS_PER_NODE
+                    ? (k->world + ENGINE_LAUNCH_GPUS_PER_NODE - 1) / ENGINE_LAUNCH_GPUS_PER_NODE
+                    : 1;
+    l->fits = engine_warnings_blocking(&e->warnings, NULL) == 0;
+    for (int i = 0; i < e->warnings.n; i++)
+        if (e->warnings.items[i].severity == SEVERITY_BLOCKING)
+            refuse(l, "does not fit: %s: %s", e->warnings.items[i].code, e->warnings.items[i].message);
+
+    /* What the release itself refuses (server_args.py _handle_dcp_validation: CUDA builds
+     * reject any speculative algorithm with dcp > 1; --dcp-size exists from main 2026-06-24). */
+    bool is_main = k->sglang.stage == ENGINE_RELEASE_MAIN || k->sglang.beyond_model;
+    char rel[ENGINE_RELEASE_TEXT_MAX];
+    engine_release_text(&k->sglang, rel, sizeof rel);
+    bool rejected = false;
+    if (k->dcp > 1 && !is_main) {
+        refuse(l, "SGLang %s has no --dcp-size (decode context parallel is in main from 2026-06-24)", rel);
+        rejected = true;
+    }
+    if (k->dcp > 1 && k->mtp > 1) {
+        refuse(l, "SGLang %s rejects dcp %u with mtp %u (speculative decoding) on CUDA builds (_handle_dcp_validation)%s", rel,
+               k->dcp, k->mtp, o->allow_patched ? "; printed anyway for a patched build (--allow-patched)" : "");
+        rejected = true;
+    }
+    l->patched = rejected && o->allow_patched;
+    l->rejected = rejected && !o->allow_patched;
+
+    /* The environment: max_dispatch is read only from SGLang's environment (environ.py). */
+    if (d->a2a == A2A_DEEPEP && lay->moe) {
+        snprintf(l->env[l->n_env++], sizeof l->env[0], "%s=%u", engine_knobs[KNOB_MAX_DISPATCH].sglang_env,
+                 e->max_dispatch);
+        const engine_warning *qp = engine_warning_find(&e->warnings, "qp_depth");
+        if (qp)
+            snprintf(l->env[l->n_env++], sizeof l->env[0], "NVSHMEM_QP_DEPTH=%.0f", qp->value);
+    }
+
+    const engine_model *m = &d->model;
+    const char *path = m->n_hf_names ? m->hf_names[0] : m->name;
+    add_arg(l, "--model-path %s", path);
+    if (m->trust_remote_code)
+        add_arg(l, "--trust-remote-code");
+    /* --tp-size, not --tp: argparse's abbreviation of it (server_args.py add_cli_args). */
+    add_arg(l, "%s %u", engine_knobs[KNOB_WORLD].sglang_flag, k->world);
+    if (lay->moe && lay->ep > 1)
+        add_arg(l, "%s %u", engine_knobs[KNOB_EP].sglang_flag, lay->ep);
+    if (lay->dp_attention && k->dp > 1)
+        add_arg(l, "%s %u %s", engine_knobs[KNOB_DP].sglang_flag, k->dp, engine_knobs[KNOB_DP_ATTENTION].sglang_flag);
+    else if (k->dp > 1) /* dp replicas of tp GPUs each (the data-parallel controller) */
+        add_arg(l, "%s %u", engine_knobs[KNOB_DP].sglang_flag, k->dp);
+    if (k->dcp > 1)
+        add_arg(l, "%s %u", engine_knobs[KNOB_DCP].sglang_flag, k->dcp);
+    if (d->a2a == A2A_DEEPEP && lay->moe)
+        add_arg(l, "%s deepep", engine_knobs[KNOB_A2A].sglang_flag);
+    if (d->a2a == A2A_DEEPEP && lay->moe && k->deepep_mode != DEEPEP_AUTO)
+        add_arg(l, "%s %s", engine_knobs[KNOB_DEEPEP_MODE].sglang_flag, engine_deepep_mode_names[k->deepep_mode]);
+    if (lay->moe && !k->moe_runner_auto)
+        add_arg(l, "%s %s", engine_knobs[KNOB_MOE_RUNNER].sglang_flag, engine_moe_runner_names[k->moe_runner]);
+    add_arg(l, "%s %s", engine_knobs[KNOB_ATTENTION_BACKEND].sglang_flag, engine_launch_backend_name(lay->backend));
+    if (k->kv_dtype != KV_DTYPE_AUTO)
+        add_arg(l, "%s %s", engine_knobs[KNOB_KV_DTYPE].sglang_flag, engine_kv_dtype_names[k->kv_dtype]);
+    if (!k->page_size_auto)
+        add_arg(l, "%s %u", engine_knobs[KNOB_PAGE_SIZE].sglang_flag, k->page_size);
+    if (k->tbo)
+        add_arg(l, "%s", engine_knobs[KNOB_TBO].sglang_flag);
+
+    char flag[64];
+    graph_flag(d, KNOB_MAX_BS, flag, sizeof flag);
+    add_arg(l, "%s %u", flag, k->max_bs);
+    if (!k->buckets_auto) { /* SGLang's form: nargs="+", space-separated */
+        char list[160];
+        size_t used = 0;
+        list[0] = '\0';
+        for (uint32_t i = 0; i < e->n_buckets && used + 8 < sizeof list; i++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%u", i ? " " : "", e->buckets[i]);
+        graph_flag(d, KNOB_BUCKETS, flag, sizeof flag);
+        add_arg(l, "%s %s", flag, list);
+    }
+    if (k->mtp > 1) {
+        /* MTP as EAGLE with one draft token per step (server_args.py speculative_*). */
+        add_arg(l, "--speculative-algorithm EAGLE");
+        add_arg(l, "--speculative-num-steps %u", k->mtp - 1);
+        add_arg(l, "--speculative-eagle-topk 1");
+        add_arg(l, "%s %u", engine_knobs[KNOB_MTP].sglang_flag, k->mtp);
+        if (m->draft_separate)
+            add_arg(l, "--speculative-draft-model-path %s", m->draft_model_path[0] ? m->draft_model_path : "DRAFT_PATH");
+    }
+    /* Under speculation SGLang defaults to 48 running requests and clamps the capture list to
+     * the pool: the plan's own pool is dp x max_bs. */
+    add_arg(l, "%s %u", engine_knobs[KNOB_MAX_RUNNING_REQUESTS].sglang_flag,
+            k->max_running_requests_auto ? k->dp * k->max_bs : k->max_running_requests);
+    add_arg(l, "%s %llu", engine_knobs[KNOB_CONTEXT_LEN].sglang_flag, (unsigned long long)k->context_len);
+    add_arg(l, "%s %.3f", engine_knobs[KNOB_MEM_FRACTION].sglang_flag, k->mem_fraction_static);
+    if (o->disaggregation_mode)
+        add_arg(l, "--disaggregation-mode %s", o->disaggregation_mode);
+}
+
+size_t engine_launch_command(const engine_launch *l, uint32_t node, char *buf, size_t len)
+{
+    size_t used = 0;
+#define PUT(...)                                                                                                       \
+    do {                                                                                                               \
+        int n_ = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0, __VA_ARGS__);                  \
+        used += n_ > 0 ? (size_t)n_ : 0;                                                                               \
+    } while (0)
+    if (len)
+        buf[0] = '\0';
+    for (int i = 0; i < l->n_env; i++)
+        PUT("%s%s", i ? " " : "", l->env[i]);
+    PUT("%spython3 -m sglang.launch_server", l->n_env ? " " : "");
+    for (int i = 0; i < l->n_args; i++)
+        PUT(" \\\n  %s", l->args[i]);
+    if (l->nnodes > 1) /* HOST:PORT: node 0's address, replaced by the operator */
+        PUT(" \\\n  --nnodes %u --node-rank %u --dist-init-addr HOST:PORT", l->nnodes, node);
+#undef PUT
+    return used;
+}

@@ -1,0 +1,42 @@
+/* launch.h — the SGLang command that realises a plan, by the flag names of the release the plan
+ * names (`sglang` knob), one command per node. Pure: text into caller-owned structs; the CLI's
+ * `launch` and the TUI's launch overlay both print it. */
+#ifndef CGPLAN_LAUNCH_H
+#define CGPLAN_LAUNCH_H
+
+#include "engine.h"
+
+#define ENGINE_LAUNCH_MAX_ARGS 48
+#define ENGINE_LAUNCH_MAX_NOTES 6
+#define ENGINE_LAUNCH_GPUS_PER_NODE 8 /* HGX and GB200 NVL trays: 8 GPUs a node is the launch unit */
+
+typedef struct {
+    bool allow_patched;              /* print a combination the release rejects (e.g. DCP + MTP) */
+    const char *disaggregation_mode; /* NULL or "decode": --disaggregation-mode */
+} engine_launch_opts;
+
+typedef struct {
+    double mem_fraction_static; /* the fraction the plan was computed at, and the one the command sets */
+    uint32_t nnodes;
+    bool fits;     /* no blocking warning in the estimate */
+    bool rejected; /* the release refuses the combination (and allow_patched was not given) */
+    bool patched;  /* the release refuses it, printed anyway on request */
+    int n_refusals;
+    char refusals[ENGINE_LAUNCH_MAX_NOTES][ENGINE_TEXT_MAX]; /* why launch refuses it, one sentence each */
+    int n_env;
+    char env[4][96]; /* NAME=VALUE */
+    int n_args;
+    char args[ENGINE_LAUNCH_MAX_ARGS][160]; /* one flag with its values per entry; node flags excluded */
+} engine_launch;
+
+/* SGLang's --attention-backend choice for a resolved backend: FlashInfer's MLA backend is
+ * "flashinfer" on an MLA model (server_args.py ATTENTION_BACKEND_CHOICES). */
+const char *engine_launch_backend_name(engine_backend b);
+/* Builds the launch for D as estimated in E (engine_estimate_compute at D's own fraction). */
+void engine_launch_build(const engine_deployment *d, const engine_estimate *e, const engine_launch_opts *o,
+                         engine_launch *out);
+/* The shell text of node NODE's command (with --node-rank and the --dist-init-addr placeholder
+ * when nnodes > 1), "\\\n  " between flags; truncated to LEN. Returns the length it needed. */
+size_t engine_launch_command(const engine_launch *l, uint32_t node, char *buf, size_t len);
+
+#endif

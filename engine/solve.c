@@ -1,0 +1,292 @@
+/* solve.c — solve and search (solve.h). */
+#include "solve.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- solve ---- */
+
+static const engine_knob_id solvable[] = {KNOB_MAX_BS, KNOB_MAX_DISPATCH, KNOB_CONTEXT_LEN, KNOB_MTP,
+                                          KNOB_MEM_FRACTION};
+
+bool engine_solvable(engine_knob_id knob)
+{
+    for (size_t i = 0; i < sizeof solvable / sizeof solvable[0]; i++)
+        if (solvable[i] == knob)
+            return true;
+    return false;
+}
+
+static engine_term_id growth_term(const engine_estimate *a, const engine_estimate *b)
+{
+    engine_term_id best = TERM_LOGITS;
+    int64_t best_g = -1;
+    for (int i = 0; i < TERM_COUNT; i++) {
+        int64_t g = (int64_t)b->terms[i].bytes - (int64_t)a->terms[i].bytes;
+        g = g < 0 ? -g : g;
+        if (g > best_g) {
+            best_g = g;
+            best = (engine_term_id)i;
+        }
+    }
+    return best;
+}
+
+static uint64_t concurrency_of(const engine_knobs_state *k)
+{
+    return (uint64_t)(engine_dp_attention(k) ? k->dp : 1) * k->max_bs;
+}
+
+/* D with KNOB at V (rules applied; false when the knob refuses V). */
+static bool at_value(const engine_deployment *d, engine_knob_id knob, double v, engine_deployment *p)
+{
+    *p = *d;
+    char err[ENGINE_TEXT_MAX];
+    return engine_knob_set_value(p, knob, v, NULL, err, sizeof err) == 0;
+}
+
+static bool fits_value(const engine_deployment *d, const engine_calibration *cal, engine_knob_id knob, double v,
+                       engine_deployment *p, engine_estimate *e, engine_fit *f)
+{
+    if (!at_value(d, knob, v, p)) {
+        memset(f, 0, sizeof *f);
+        f->blocking = "adjusted";
+        return false;
+    }
+    return engine_fit_at_recommended(p, cal, e, f);
+}
+
+static void describe(const engine_deployment *p, const engine_estimate *e, const engine_fit *f, engine_knob_id knob,
+                     double v, char *buf, size_t len)
+{
+    const engine_warning *w = f->blocking ? engine_warning_find(&e->warnings, f->blocking) : NULL;
+    double gib = (double)ENGINE_GIB;
+    if (w)
+        snprintf(buf, len, "%s %.0f: %.180s (%s)", engine_knobs[knob].name, v, w->message, f->blocking);
+    else if (f->blocking && strcmp(f->blocking, "kv_pool_exhausted") == 0)
+        snprintf(buf, len, "%s %.0f at --mem-fraction-static %.3f leaves a KV pool of %.2f GiB < %.2f GiB (%s)",
+                 engine_knobs[knob].name, v, f->mem_fraction_static, (double)f->kv_pool_bytes / gib,
+                 (double)f->kv_min_bytes / gib, f->blocking);
+    else if (f->blocking && strcmp(f->blocking, "weights_exceed_gpu") == 0)
+        snprintf(buf, len, "the weights (%.2f GiB per GPU) exceed the GPU (%s)", (double)p->weights_bytes / gib,
+                 f->blocking);
+    else
+        snprintf(buf, len, "%s %.0f: %s", engine_knobs[knob].name, v, f->blocking ? f->blocking : "fits");
+}
+
+int engine_solve(const engine_deployment *d, const engine_calibration *cal, engine_knob_id knob, engine_solution *s,
+                 engine_estimate scratch[2])
+{
+    if (!engine_solvable(knob))
+        return -1;
+    memset(s, 0, sizeof *s);
+    s->knob = knob;
+    const engine_knob_info *info = &engine_knobs[knob];
+    engine_deployment p;
+    engine_fit f;
+    if (knob == KNOB_MEM_FRACTION || knob == KNOB_MAX_BS) {
+        engine_estimate_compute(d, cal, &scratch[0]);
+        const engine_budget *b = &scratch[0].budget;
+        if (knob == KNOB_MEM_FRACTION) { /* the fraction recommended for these knobs, and whether it fits */
+            p = *d;
+            p.knobs.mem_fraction_static = b->recommended_mem_fraction_static;
+            bool ok = engine_fit_at_recommended(&p, cal, &scratch[1], &f);
+            s->found = ok;
+            s->value = s->mem_fraction_static = f.mem_fraction_static;
+            s->code = f.blocking;
+            s->kv_tokens = f.kv_tokens;
+            s->concurrency = concurrency_of(&p.knobs);
+            s->limit = b->wall_term;
+            describe(&p, &scratch[1], &f, knob, s->value, s->reason, sizeof s->reason);
+            return 0;
+        }
+        s->found = b->wall_max_bs > 0;
+        s->beyond_range = b->wall_beyond_range;
+        s->value = b->wall_max_bs;
+        s->next = b->wall_next_bs;
+        s->mem_fraction_static = b->wall_mem_fraction_static;
+        s->limit = b->wall_term;
+        s->code = b->wall_code;
+        snprintf(s->reason, sizeof s->reason, "%s", b->wall_reason);
+        if (s->found) {
+            fits_value(d, cal, knob, s->value, &p, &scratch[1], &f);
+            s->kv_tokens = f.kv_tokens;
+            s->concurrency = concurrency_of(&p.knobs);
+        }
+        return 0;
+    }
+    /* An integer knob: bisect [lo, hi] with lo fitting and hi not. mtp steps linearly (few
+     * values; the draft graph appears at 2). max_dispatch starts at the MoE rows it must cover. */
+    double lo = info->min, hi = info->max;
+    if (knob == KNOB_MAX_DISPATCH) {
+        engine_estimate_terms(d, cal, &scratch[0]);
+        lo = scratch[0].moe_rows ? scratch[0].moe_rows : 1;
+    }
+    if (knob == KNOB_CONTEXT_LEN && d->model.context_len && (double)d->model.context_len < hi)
+        hi = (double)d->model.context_len; /* SGLang refuses more than the model's own context */
+    engine_deployment lo_d, hi_d;
+    engine_fit lo_f, hi_f;
+    if (lo > hi || !fits_value(d, cal, knob, lo, &lo_d, &scratch[0], &lo_f)) {
+        s->code = lo > hi ? "dispatch_cap" : lo_f.blocking;
+        s->value = lo;
+        describe(&lo_d, &scratch[0], &lo_f, knob, lo, s->reason, sizeof s->reason);
+        s->limit = growth_term(&scratch[0], &scratch[0]);
+        return 0;
+    }
+    s->found = true;
+    if (knob == KNOB_MTP) {
+        double v = lo;
+        while (v + 1 <= hi && fits_value(d, cal, knob, v + 1, &hi_d, &scratch[1], &hi_f)) {
+            v += 1;
+            lo_f = hi_f;
+            scratch[0] = scratch[1];
+        }
+        lo = v;
+        if (v + 1 <= hi)
+            hi = v + 1;
+        else
+            s->beyond_range = true;
+    } else if (fits_value(d, cal, knob, hi, &hi_d, &scratch[1], &hi_f)) {
+        lo = hi;
+        lo_f = hi_f;
+        s->beyond_range = true;
+    } else {
+        while (hi - lo > 1) {
+            double mid = floor((lo + hi) / 2);
+            engine_deployment md;
+            engine_fit mf;
+            if (fits_value(d, cal, knob, mid, &md, &scratch[1], &mf)) {
+                lo = mid;
+                lo_f = mf;
+            } else {
+                hi = mid;
+                hi_f = mf;
+            }
+        }
+    }
+    s->value = lo;
+    s->mem_fraction_static = lo_f.mem_fraction_static;
+    s->kv_tokens = lo_f.kv_tokens;
+    fits_value(d, cal, knob, lo, &lo_d, &scratch[0], &lo_f);
+    s->concurrency = concurrency_of(&lo_d.knobs);
+    if (!s->beyond_range) {
+        s->next = hi;
+        fits_value(d, cal, knob, hi, &hi_d, &scratch[1], &hi_f);
+        s->code = hi_f.blocking;
+        s->limit = growth_term(&scratch[0], &scratch[1]);
+        if (hi_f.blocking && (strcmp(hi_f.blocking, "dispatch_below_rows") == 0 || strcmp(hi_f.blocking, "dispatch_cap") == 0))
+            s->limit = TERM_DEEPEP;
+        describe(&hi_d, &scratch[1], &hi_f, knob, hi, s->reason, sizeof s->reason);
+    } else {
+        snprintf(s->reason, sizeof s->reason, "every %s up to %.0f fits", info->name, hi);
+    }
+    return 0;
+}
+
+/* ---- search ---- */
+
+static bool better(const engine_layout_result *a, const engine_layout_result *b)
+{
+    if (a->concurrency != b->concurrency)
+        return a->concurrency > b->concurrency;
+    return a->kv_per_request > b->kv_per_request;
+}
+
+size_t engine_search(const engine_deployment *base, const engine_calibration *cal, const engine_search_opts *o,
+                     engine_layout_result *out, size_t cap, size_t *scanned, engine_estimate *e)
+{
+    size_t n = 0;
+    *scanned = 0;
+    const engine_model *m = &base->model;
+    bool moe = m->num_experts > 0;
+    uint32_t max_mtp = m->draft_layers ? (o->max_mtp ? o->max_mtp : 8) : 1;
+    for (uint32_t tp = 1; tp <= o->gpus; tp++) {
+        if (o->gpus % tp)
+            continue;
+        uint32_t replicas = o->gpus / tp;
+        for (uint32_t dp = 1; dp <= tp; dp++) {
+            if (tp % dp)
+                continue;
+            for (int dpa = 0; dpa <= 1; dpa++) {
+                if (dpa && dp == 1)
+                    continue; /* DP attention needs dp > 1 */
+                if (!dpa && dp > 1)
+                    continue; /* dp without DP attention is replicas, counted by tp */
+                uint32_t attn_tp = tp / dp;
+                for (uint32_t dcp = 1; dcp <= attn_tp; dcp++) {
+                    if (attn_tp % dcp || (dcp > 1 && m->attn_kind != ATTN_MLA))
+                        continue;
+                    for (int a = 0; a < (moe ? 2 : 1); a++) {
+                        engine_a2a a2a = moe && a == 0 ? A2A_DEEPEP : A2A_NONE;
+                        if (a2a == A2A_DEEPEP && tp == 1)
+                            continue; /* DeepEP dispatches across GPUs */
+                        for (uint32_t mtp = 1; mtp <= max_mtp; mtp++) {
+                            if (dcp > 1 && mtp > 1)
+                                continue; /* SGLang rejects DCP with speculation on CUDA */
+                            engine_deployment d = *base;
+                            d.knobs.world = tp;
+                            d.knobs.dp = dp;
+                            d.knobs.dp_attention = dpa;
+                            d.knobs.dp_attention_auto = false;
+                            d.knobs.dcp = dcp;
+                            d.knobs.mtp = mtp;
+                            d.a2a = a2a;
+                            d.knobs.ep_auto = true;
+                            d.knobs.max_dispatch_auto = true;
+                            d.knobs.buckets_auto = true;
+                            d.knobs.max_running_requests_auto = true;
+                            /* the preset's measured weights and state are its own layout's:
+                             * each layout gets the model's (weights.c, the budget's state) */
+                            d.weights_bytes = 0;
+                            d.state_pool_bytes = 0;
+                            (*scanned)++;
+                            engine_estimate_compute(&d, cal, e);
+                            const engine_budget *b = &e->budget;
+                            if (!b->wall_max_bs)
+                                continue;
+                            engine_layout_result r = {0};
+                            r.tp = tp;
+                            r.dp = dp;
+                            r.dp_attention = dpa;
+                            r.ep = e->layout.ep;
+                            r.dcp = dcp;
+                            r.mtp = mtp;
+                            r.a2a = a2a;
+                            r.replicas = replicas;
+                            r.max_bs = b->wall_max_bs;
+                            r.mem_fraction_static = b->wall_mem_fraction_static;
+                            r.limit = b->wall_term;
+                            r.weights_bytes = b->weights_bytes;
+                            d.knobs.max_bs = b->wall_max_bs;
+                            engine_fit f;
+                            engine_fit_at_recommended(&d, cal, e, &f);
+                            r.kv_tokens = f.kv_tokens;
+                            r.kv_per_request = r.max_bs ? f.kv_tokens / r.max_bs : 0;
+                            r.concurrency = (uint64_t)replicas * (dpa ? dp : 1) * r.max_bs;
+                            if (n < cap)
+                                out[n++] = r;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (size_t i = 1; i < n; i++) { /* insertion sort: a few hundred layouts */
+        engine_layout_result x = out[i];
+        size_t j = i;
+        while (j > 0 && better(&x, &out[j - 1])) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = x;
+    }
+    for (size_t i = 0; i < n; i++) {
+        out[i].pareto = true;
+        for (size_t j = 0; j < n && out[i].pareto; j++)
+            if (j != i && out[j].concurrency >= out[i].concurrency && out[j].kv_per_request >= out[i].kv_per_request &&
+                (out[j].concurrency > out[i].concurrency || out[j].kv_per_request > out[i].kv_per_request))
+                out[i].pareto = false;
+    }
+    return n;
+}

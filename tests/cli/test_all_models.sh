@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Every built-in model estimates from --model and a GPU, dense and MoE, for every attention
+# backend its kind allows; no model but Kimi K3 has a term from a coefficient (issue 8).
+source "$CGPLAN_TESTLIB"
+set -e
+expect_exit 0 "$CGPLAN" presets --format json
+models=$(printf '%s' "$OUT" | python3 -c "import json,sys; print(' '.join(p['name'] for p in json.load(sys.stdin)['presets'] if p['kind']=='model'))")
+[ "$(echo $models | wc -w)" -ge 20 ] && pass || fail "expected 20+ built-in models, got: $models"
+mla_backends="flashinfer trtllm_mla flashmla cutlass_mla triton fa3"
+gqa_backends="flashinfer fa3 fa4 triton trtllm_mha aiter torch_native"
+for m in $models; do
+  expect_exit 0 "$CGPLAN" estimate --model "$m" --set gpu=b200 --set tp=8 --format json
+  kind=$(printf '%s' "$OUT" | python3 -c "
+import json,sys; j=json.load(sys.stdin)
+print('mla' if j['terms'][[t['id'] for t in j['terms']].index('static.kv_index')]['formula'].find('block') >= 0 or j['knobs']['attention_backend'].find('mla') >= 0 else 'gqa')")
+  check_py "all(t['source'] != 'coefficient' for t in j['terms']) or j['model'] == 'kimi-k3'" "$m: no borrowed coefficient"
+  check_py "j['total_bytes'] > 0 and j['budget']['weights_source'] in ('computed', 'measured')" "$m: a total and its weights"
+  [ "$kind" = mla ] && backends=$mla_backends || backends=$gqa_backends
+  for b in $backends; do
+    expect_exit 0 "$CGPLAN" estimate --model "$m" --set gpu=b200 --set tp=8 --set attention_backend=$b --format json
+    check_py "'backend_unsupported' not in [w['code'] for w in j['warnings']]" "$m with $b"
+  done
+done
+# A backend of the other attention kind is refused as SGLang refuses it.
+expect_exit 0 "$CGPLAN" estimate --model qwen3-8b --set gpu=h100 --set attention_backend=trtllm_mla --format json
+check_py "'backend_unsupported' in [w['code'] for w in j['warnings']]" "GQA with an MLA backend"
+finish
