@@ -1,17 +1,18 @@
 /* caplog_json.c — the dry-run JSON of a parsed run (CLI.md): the groups and their bars, the
  * ranks' memory lines, and server_args written from the parser's own field table. */
 #include <stdio.h>
+#include <string.h>
 
 #include "caplog_json.h"
 
-/* CLI.md names a rank by its TP number ("TP0"); the tags as printed ("DP0 TP0 EP0") follow
- * as rank_label, which also tells DP replicas without DP attention apart. */
-static void write_rank_name(jsonw *w, int32_t tp, const char *label)
+/* CLI.md names a rank by its TP tag ("TP0", "" for an untagged log); the tags as printed
+ * ("DP0 TP0 EP0") follow as rank_label, which also tells DP replicas without DP attention apart. */
+static void write_rank_name(jsonw *w, const char *label)
 {
-    char name[sizeof "TP-2147483648"];
-    snprintf(name, sizeof name, "TP%d", tp);
+    char name[CAPLOG_LABEL_MAX];
+    caplog_rank_name(label, name, sizeof name);
     jsonw_kstring(w, "rank", name);
-    jsonw_kstring(w, "rank_label", label[0] ? label : name);
+    jsonw_kstring(w, "rank_label", label);
 }
 
 static void write_gib(jsonw *w, const char *key, double v)
@@ -89,9 +90,12 @@ static void write_group(jsonw *w, const caplog_run *run, const caplog_group *g)
     jsonw_kstring(w, "role", caplog_role_names[g->role]);
     jsonw_kstring(w, "phase", caplog_phase_names[caplog_group_phase(run, g)]);
     write_opt_int(w, "step", g->step >= 0, g->step);
-    write_rank_name(w, g->rank_tp, g->rank_label);
+    write_rank_name(w, g->rank_label);
     jsonw_ku64(w, "first_line", g->first_line);
     write_gib(w, "begin_avail_gib", g->begin_avail_gib);
+    /* only where the begin line is another rank's than the group's numbers */
+    jsonw_kstring(w, "begin_rank_label",
+                  g->has_begin && strcmp(g->begin_rank_label, g->rank_label) ? g->begin_rank_label : NULL);
     write_opt_int(w, "tokens_per_req", g->tokens_per_req >= 0, g->tokens_per_req);
     jsonw_key(w, size_key);
     if (g->n_sizes) {
@@ -125,13 +129,26 @@ static void write_group(jsonw *w, const caplog_run *run, const caplog_group *g)
     write_gib(w, "buckets_gib", g->buckets_gib);
     write_gib(w, "total_gib", g->total_gib);
     jsonw_object_end(w);
+    jsonw_kstring(w, "note", g->note[0] ? g->note : NULL);
+    jsonw_key(w, "hook"); /* hook/cgplan_capture_hook.py's largest bucket: torch vs the rest */
+    if (g->hook_captures) {
+        jsonw_object_begin(w);
+        jsonw_ku64(w, "captures", g->hook_captures);
+        write_opt_int(w, "size", g->hook_size > 0, g->hook_size);
+        jsonw_ki64(w, "torch_bytes", g->hook_torch_bytes);
+        jsonw_ki64(w, "device_bytes", g->hook_device_bytes);
+        jsonw_ki64(w, "non_torch_bytes", g->hook_device_bytes - g->hook_torch_bytes);
+        jsonw_object_end(w);
+    } else {
+        jsonw_null(w);
+    }
     jsonw_object_end(w);
 }
 
 static void write_rank(jsonw *w, const caplog_rank *r)
 {
     jsonw_object_begin(w);
-    write_rank_name(w, r->tp, r->label);
+    write_rank_name(w, r->label);
     write_gib(w, "weights_begin_avail_gib", r->weights_begin_avail_gib);
     write_gib(w, "weights_avail_gib", r->weights_end_avail_gib);
     write_gib(w, "weights_usage_gib", r->weights_usage_gib);
@@ -151,6 +168,7 @@ void cli_write_caplog_run_json(jsonw *w, const caplog_run *run, const char *sour
     jsonw_ku64(w, "first_line", run->first_line);
     jsonw_ku64(w, "last_line", run->last_line);
     jsonw_kstring(w, "model", model);
+    jsonw_kstring(w, "architecture", run->architecture[0] ? run->architecture : NULL);
     write_server_args(w, &run->args);
     jsonw_key(w, "env");
     jsonw_object_begin(w);
@@ -167,6 +185,16 @@ void cli_write_caplog_run_json(jsonw *w, const caplog_run *run, const char *sour
     for (uint32_t i = 0; i < run->n_ranks; i++)
         if (run->ranks[i].has_data)
             write_rank(w, &run->ranks[i]);
+    jsonw_array_end(w);
+    jsonw_key(w, "hook_terms");
+    jsonw_array_begin(w);
+    for (uint32_t i = 0; i < run->n_hook_terms; i++) {
+        jsonw_object_begin(w);
+        jsonw_kstring(w, "term", run->hook_terms[i].term);
+        jsonw_ku64(w, "bytes", run->hook_terms[i].bytes);
+        write_opt_int(w, "size", run->hook_terms[i].size > 0, run->hook_terms[i].size);
+        jsonw_object_end(w);
+    }
     jsonw_array_end(w);
     jsonw_ku64(w, "lines", run->lines);
     jsonw_ku64(w, "unknown_lines", run->unknown_lines);

@@ -10,9 +10,28 @@
 #include "calibrate.h"
 #include "jsonw.h"
 #include "store_glue.h"
+#include "store_terms.h"
 
 #define SHOW_MAX_GROUPS CAPLOG_MAX_GROUPS
 #define SHOW_MAX_RANKS CAPLOG_MAX_RANKS
+#define SHOW_MAX_TERMS (CAPLOG_MAX_HOOK_TERMS + 2) /* the snapshot's terms and the split's two */
+
+/* The hook's snapshot measurement of term KEY, or NULL. */
+static const store_measured_term *measured_term(const store_measured_term *m, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(m[i].method, "snapshot") && !strcmp(m[i].term, key))
+            return &m[i];
+    return NULL;
+}
+
+static bool is_engine_term(const char *key)
+{
+    for (int t = 0; t < TERM_COUNT; t++)
+        if (!strcmp(engine_terms[t].key, key))
+            return true;
+    return false;
+}
 
 static double known_or_nan(double v)
 {
@@ -225,6 +244,16 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
         return EXIT_WORK;
     }
     const store_run_summary *sum = &r.summary;
+    static store_measured_term measured_terms[SHOW_MAX_TERMS];
+    size_t n_measured = 0;
+    if (store_get_measured_terms(s, id, measured_terms, SHOW_MAX_TERMS, &n_measured, err, sizeof err) != 0) {
+        cli_error("%s", err);
+        return EXIT_WORK;
+    }
+    const store_measured_term *split_torch = NULL, *split_other = NULL;
+    for (size_t i = 0; i < n_measured; i++)
+        if (!strcmp(measured_terms[i].method, "split"))
+            *(strcmp(measured_terms[i].term, "torch") ? &split_other : &split_torch) = &measured_terms[i];
 
     /* The estimate for the run's own knobs. */
     preset_catalog *cat = preset_catalog_open();
@@ -325,6 +354,52 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
         }
         jsonw_object_end(&w);
         jsonw_kstring(&w, "calibration_excluded", excluded);
+        /* the estimate's terms beside what hook/cgplan_capture_hook.py measured of them */
+        jsonw_key(&w, "terms");
+        jsonw_array_begin(&w);
+        for (int t = 0; t < TERM_COUNT; t++) {
+            const store_measured_term *m = measured_term(measured_terms, n_measured, engine_terms[t].key);
+            bool predicted = estimated && e.terms[t].known;
+            if (!m && (!predicted || (engine_terms[t].hide_when_zero && !e.terms[t].bytes)))
+                continue;
+            jsonw_object_begin(&w);
+            jsonw_kstring(&w, "id", engine_terms[t].key);
+            jsonw_kstring(&w, "layer", engine_layer_names[engine_terms[t].layer]);
+            if (predicted)
+                jsonw_ku64(&w, "predicted_bytes", e.terms[t].bytes);
+            else
+                jsonw_knull(&w, "predicted_bytes");
+            if (m)
+                jsonw_ki64(&w, "measured_bytes", m->bytes);
+            else
+                jsonw_knull(&w, "measured_bytes");
+            jsonw_object_end(&w);
+        }
+        for (size_t i = 0; i < n_measured; i++) { /* "unattributed": no term of the estimate */
+            const store_measured_term *m = &measured_terms[i];
+            if (strcmp(m->method, "snapshot") || is_engine_term(m->term))
+                continue;
+            jsonw_object_begin(&w);
+            jsonw_kstring(&w, "id", m->term);
+            jsonw_knull(&w, "layer");
+            jsonw_knull(&w, "predicted_bytes");
+            jsonw_ki64(&w, "measured_bytes", m->bytes);
+            jsonw_object_end(&w);
+        }
+        jsonw_array_end(&w);
+        jsonw_key(&w, "measured_split");
+        if (split_torch && split_other) {
+            jsonw_object_begin(&w);
+            if (split_torch->size)
+                jsonw_ku64(&w, "size", split_torch->size);
+            else
+                jsonw_knull(&w, "size");
+            jsonw_ki64(&w, "torch_bytes", split_torch->bytes);
+            jsonw_ki64(&w, "non_torch_bytes", split_other->bytes);
+            jsonw_object_end(&w);
+        } else {
+            jsonw_null(&w);
+        }
         jsonw_key(&w, "groups");
         jsonw_array_begin(&w);
         for (size_t i = 0; i < n_groups; i++) {
@@ -334,7 +409,10 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
             jsonw_kstring(&w, "role", g->role[0] ? g->role : NULL);
             jsonw_kstring(&w, "phase", g->phase[0] ? g->phase : NULL);
             jsonw_kbool(&w, "target", g->is_target);
-            jsonw_kstring(&w, "rank", g->rank[0] ? g->rank : NULL);
+            char rank[CAPLOG_LABEL_MAX];
+            caplog_rank_name(g->rank, rank, sizeof rank); /* CLI.md: "TPn", "" for an untagged log */
+            jsonw_kstring(&w, "rank", rank);
+            jsonw_kstring(&w, "rank_label", g->rank);
             jsonw_ku64(&w, "n_bs", g->n_sizes);
             jsonw_ku64(&w, "n_bars", g->n_bars);
             jsonw_kdouble(&w, "begin_avail_gib", known_or_nan(g->begin_avail_gib), 2);
@@ -353,7 +431,10 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
         for (size_t i = 0; i < n_ranks; i++) {
             const store_rank_info *k = &ranks[i];
             jsonw_object_begin(&w);
-            jsonw_kstring(&w, "rank", k->label);
+            char rank[CAPLOG_LABEL_MAX];
+            caplog_rank_name(k->label, rank, sizeof rank);
+            jsonw_kstring(&w, "rank", rank);
+            jsonw_kstring(&w, "rank_label", k->label);
             jsonw_kdouble(&w, "weights_begin_avail_gib", known_or_nan(k->weights_begin_avail_gib), 2);
             jsonw_kdouble(&w, "weights_usage_gib", known_or_nan(k->weights_usage_gib), 2);
             if (k->kv_tokens >= 0)
@@ -434,6 +515,37 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
         }
     }
     printf("\ncalibration: %s\n", excluded ? excluded : "usable");
+    if (n_measured) {
+        /* hook/cgplan_capture_hook.py's measurements beside the estimate's terms */
+        printf("\nmeasured by the capture hook");
+        if (split_torch && split_other) {
+            char size[32] = "";
+            if (split_torch->size)
+                snprintf(size, sizeof size, " (bs %u)", split_torch->size);
+            double torch_gib = (double)split_torch->bytes / (double)ENGINE_GIB;
+            double other_gib = (double)split_other->bytes / (double)ENGINE_GIB;
+            printf(": largest bucket%s torch %.3f GiB, non-torch %.3f GiB (DeepEP/NCCL buffers outside torch's pool)",
+                   size, torch_gib, other_gib);
+        }
+        printf("\n");
+        bool header = false;
+        for (size_t i = 0; i < n_measured; i++) {
+            const store_measured_term *m = &measured_terms[i];
+            if (strcmp(m->method, "snapshot"))
+                continue;
+            if (!header) {
+                printf("%-18s %13s %13s\n", "term", "estimate GiB", "measured GiB");
+                header = true;
+            }
+            int t = 0;
+            while (t < TERM_COUNT && strcmp(engine_terms[t].key, m->term))
+                t++;
+            char est[16] = "-";
+            if (t < TERM_COUNT && estimated && e.terms[t].known)
+                snprintf(est, sizeof est, "%.3f", (double)e.terms[t].bytes / (double)ENGINE_GIB);
+            printf("%-18s %13s %13.3f\n", m->term, est, (double)m->bytes / (double)ENGINE_GIB);
+        }
+    }
     if (n_groups) {
         printf("\n%-3s %-22s %-7s %-15s %4s %5s %7s %7s %7s %7s %7s %7s %7s\n", "#", "group", "phase", "rank", "bs",
                "bars", "begin", "end", "usage", "static", "largest", "buckets", "total");

@@ -21,6 +21,32 @@ static const char *match_hf_name(void *arg, const char *model_path)
     return p->cached_model[0] ? p->cached_model : NULL;
 }
 
+/* The model preset whose architecture is ARCH, when exactly one has it. */
+static const char *match_arch(void *arg, const char *arch)
+{
+    cli_run_presets *p = arg;
+    if (!p->arch_cached || strcmp(p->cached_arch, arch) != 0) {
+        p->arch_cached = true;
+        snprintf(p->cached_arch, sizeof p->cached_arch, "%s", arch);
+        p->cached_arch_model[0] = '\0';
+        int found = 0;
+        for (size_t i = 0; p->cat && i < preset_catalog_count(p->cat); i++) {
+            const preset_entry *e = preset_catalog_get(p->cat, i);
+            engine_model m;
+            char err[ENGINE_TEXT_MAX];
+            if (!e || e->kind != PRESET_MODEL || preset_load_model(p->cat, e->name, &m, err, sizeof err) != 0)
+                continue; /* a broken model preset is reported where it is used */
+            if (strcmp(m.architecture, arch) != 0)
+                continue;
+            if (found++ == 0)
+                snprintf(p->cached_arch_model, sizeof p->cached_arch_model, "%s", e->name);
+        }
+        if (found != 1)
+            p->cached_arch_model[0] = '\0'; /* several models share the class: it names none */
+    }
+    return p->cached_arch_model[0] ? p->cached_arch_model : NULL;
+}
+
 void cli_run_context_init(engine_run_context *ctx, cli_run_presets *p, const preset_catalog *cat)
 {
     memset(ctx, 0, sizeof *ctx);
@@ -40,6 +66,7 @@ void cli_run_context_init(engine_run_context *ctx, cli_run_presets *p, const pre
         ctx->gpus = p->gpus;
         ctx->n_gpus = p->n_gpus;
         ctx->match_model = match_hf_name;
+        ctx->match_architecture = match_arch;
         ctx->match_ctx = p;
     }
 }

@@ -20,6 +20,9 @@ typedef struct {
     bool cached;
     char cached_path[CAPLOG_STR_MAX];
     char cached_model[ENGINE_NAME_MAX];
+    bool arch_cached; /* the architecture match, the last one (every model preset is loaded for it) */
+    char cached_arch[CAPLOG_ARCH_MAX];
+    char cached_arch_model[ENGINE_NAME_MAX];
 } cli_run_presets;
 
 /* Fills CTX with P's GPUs and hf_names match over CAT (CAT NULL: neither); nothing given yet

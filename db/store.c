@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "store_internal.h"
+#include "store_terms.h"
 
 void store_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -231,7 +232,7 @@ static int read_facts(store *s, store_header_facts *f, char *err, size_t errlen)
 static int create_schema(store *s, char *err, size_t errlen)
 {
     char sql[64];
-    if (store_exec(s, store_schema_sql, err, errlen) != 0)
+    if (store_exec(s, store_schema_sql, err, errlen) != 0 || store_exec(s, store_terms_schema_sql, err, errlen) != 0)
         return -1;
     snprintf(sql, sizeof sql, "PRAGMA application_id = %d", STORE_APPLICATION_ID);
     return store_exec(s, sql, err, errlen);
@@ -362,10 +363,16 @@ static int migrate_2_to_3(store *s, char *err, size_t errlen)
     return 0;
 }
 
+/* v3 -> v4: the hook's per-term measurements get their table (store_terms.c). */
+static int migrate_3_to_4(store *s, char *err, size_t errlen)
+{
+    return store_exec(s, store_terms_schema_sql, err, errlen);
+}
+
 /* upgrades[N] takes a store from version N to N + 1, inside the caller's transaction; version 0
  * (a new store) gets the whole schema at once instead. */
 typedef int (*store_migration)(store *s, char *err, size_t errlen);
-static const store_migration upgrades[STORE_SCHEMA_VERSION] = {NULL, migrate_1_to_2, migrate_2_to_3};
+static const store_migration upgrades[STORE_SCHEMA_VERSION] = {NULL, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4};
 
 static int migrate(store *s, store_seed_context_fn seed, void *seed_arg, char *err, size_t errlen)
 {

@@ -16,6 +16,7 @@
 #include "seed_logs.h"
 #include "sha256.h"
 #include "store_internal.h"
+#include "store_terms.h"
 
 /* The rows of a 100 MiB log (17,535 server starts, 400,000 bars) take 55 MiB encoded: such a
  * log, far beyond any real one, is kept whole in memory, and eight concurrent ingests stay under
@@ -25,7 +26,7 @@
 #define FIRST_BUFFER_BYTES ((size_t)64 << 10) /* a small log stays small */
 
 /* The tables an encoded row goes to, in the order of their prepared INSERTs. */
-typedef enum { ROW_RUN, ROW_KNOB, ROW_GROUP, ROW_BAR, ROW_RANK, ROW_ENV, ROW_KINDS } row_kind;
+typedef enum { ROW_RUN, ROW_KNOB, ROW_GROUP, ROW_BAR, ROW_RANK, ROW_ENV, ROW_TERM, ROW_KINDS } row_kind;
 
 /* Value tags of the encoding: SQLite's types, and what is known only when the rows are written. */
 enum { TAG_NULL, TAG_INT, TAG_REAL, TAG_TEXT, TAG_RUN_ID, TAG_GROUP_ID, TAG_SHA256 };
@@ -73,7 +74,8 @@ struct store_ingest {
 };
 
 static const store_table *const row_tables[ROW_KINDS] = {
-    &store_runs_table, NULL, &store_groups_table, &store_bars_table, &store_ranks_table, &store_env_table};
+    &store_runs_table,  NULL,           &store_groups_table,          &store_bars_table,
+    &store_ranks_table, &store_env_table, &store_measured_terms_table};
 
 static const char *list_text(char *buf, size_t len, const uint32_t *v, uint32_t n)
 {
@@ -302,6 +304,36 @@ static void hasher_stop(store_hasher *h)
     h->running = false;
 }
 
+/* The capture hook's measurements of RUN (hook/cgplan_capture_hook.py): the largest bucket's
+ * torch / non-torch split from the target group (else the first group the hook measured) and
+ * the snapshot's bytes per term, each (method, term) once. */
+static int keep_measured_terms(store_ingest *in, const caplog_run *run, int target_group)
+{
+    const caplog_group *g = NULL;
+    if (target_group >= 0 && (uint32_t)target_group < run->n_groups && run->groups[target_group].hook_captures)
+        g = &run->groups[target_group];
+    for (uint32_t i = 0; !g && i < run->n_groups; i++)
+        if (run->groups[i].hook_captures)
+            g = &run->groups[i];
+    if (g) {
+        store_term_row torch = {.term = "torch", .method = "split", .bytes = g->hook_torch_bytes, .size = g->hook_size};
+        store_term_row rest = {.term = "non_torch", .method = "split", .bytes = g->hook_device_bytes - g->hook_torch_bytes,
+                               .size = g->hook_size};
+        if (keep_table_row(in, ROW_TERM, &torch) != 0 || keep_table_row(in, ROW_TERM, &rest) != 0)
+            return -1;
+    }
+    for (uint32_t i = 0; i < run->n_hook_terms; i++) {
+        bool seen = false;
+        for (uint32_t j = 0; j < i && !seen; j++)
+            seen = strcmp(run->hook_terms[j].term, run->hook_terms[i].term) == 0;
+        store_term_row t = {.term = run->hook_terms[i].term, .method = "snapshot",
+                            .bytes = (int64_t)run->hook_terms[i].bytes, .size = run->hook_terms[i].size};
+        if (!seen && keep_table_row(in, ROW_TERM, &t) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* ---- Deriving a run into rows (no lock held) ---- */
 
 static int keep_run(store_ingest *in, const caplog_run *run)
@@ -433,6 +465,8 @@ static int keep_run(store_ingest *in, const caplog_run *run)
         if (keep_table_row(in, ROW_ENV, &er) != 0)
             return -1;
     }
+    if (keep_measured_terms(in, run, f->target_group) != 0)
+        return -1;
     if (in->n_runs == in->cap_runs) {
         size_t cap = in->cap_runs ? 2 * in->cap_runs : 16;
         uint32_t *lines = realloc(in->first_lines, cap * sizeof *lines);
@@ -568,6 +602,7 @@ static int write_record(store_ingest *in, const char *p, size_t len)
         static const char *const what[ROW_KINDS] = {
             "storing a run", "storing a run's knobs", "storing a group",
             "storing a bar", "storing a rank",        "storing an environment line",
+            "storing a measured term",
         };
         store_db_err(in->s, in->err, sizeof in->err, what[kind]);
         return -1;

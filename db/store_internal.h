@@ -119,7 +119,14 @@ typedef struct {
     const char *key, *value;
 } store_env_row;
 
-extern const store_table store_runs_table, store_groups_table, store_bars_table, store_ranks_table, store_env_table;
+typedef struct {
+    int64_t run_id;
+    const char *term, *method; /* see store_terms.h */
+    int64_t bytes, size;       /* size 0: not known */
+} store_term_row;
+
+extern const store_table store_runs_table, store_groups_table, store_bars_table, store_ranks_table, store_env_table,
+    store_measured_terms_table;
 
 /* "INSERT INTO t (a, b, ...) VALUES (?1, ?2, ...)". */
 void store_insert_sql(const store_table *t, char *buf, size_t len);

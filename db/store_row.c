@@ -100,6 +100,12 @@ static const store_column env_columns[] = {E(run_id, INT), E(ordinal, INT), E(ke
 #undef E
 const store_table store_env_table = {TABLE("env", env_columns), false, 0, 0};
 
+#define M(name, type) COL(store_term_row, name, type)
+static const store_column term_columns[] = {M(run_id, INT), M(term, KEY), M(method, KEY), M(bytes, INT),
+                                            M(size, POS)};
+#undef M
+const store_table store_measured_terms_table = {TABLE("measured_terms", term_columns), false, 0, 0};
+
 const char store_knobs_select[] = "SELECT knob, value, origin FROM run_knobs WHERE run_id = ?1";
 
 static bool column_knob(int k)

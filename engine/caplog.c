@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,13 +34,26 @@ const char *const caplog_phase_names[5] = {NULL, "decode", "verify", "extend", "
 #define NUM_TOKENS_LIST_KEY "Capture cuda graph num tokens " /* then "[...]" */
 #define SERVER_ARGS_KEY "server_args="
 #define BAR_START "%|" /* the percentage's end, the bar's start */
+#define LOAD_BEGIN_KEY "Load weight begin."
+#define LOAD_END_KEY "Load weight end."
+#define KV_KEY "KV Cache is allocated."
+#define MAMBA_KEY "Mamba Cache is allocated."
+#define POOL_END_KEY "Memory pool end."
+#define MAX_TOTAL_KEY "max_total_num_tokens="
+#define DCP_KEY "DCP enabled, dcp_size="
+#define TRACEBACK_KEY "Traceback (most recent call last)"
+#define CUDA_OOM_KEY "CUDA out of memory"
+#define OOM_ERROR_KEY "OutOfMemoryError"
 #define BASH_TRACE_PREFIX "+ "
 #define EXPORT_PREFIX "export "
 
 /* The tags of one line prefix: -1 when absent. */
 typedef struct {
     int32_t dp, pp, attn_cp, moe_dp, tp, ep;
-    char label[CAPLOG_LABEL_MAX];
+    /* the tags as printed, in the line: copied only into a new rank (most lines are a known one's) */
+    const char *label;
+    size_t label_len;
+    uint64_t order;   /* tags_order(), computed once per line */
     bool implausible; /* a tag's number beyond CAPLOG_TAG_MAX: the line is not read */
 } line_tags;
 
@@ -69,6 +83,7 @@ struct caplog_parser {
     /* which rank slots (one bit each) began / ended the group */
     uint64_t begin_mask[CAPLOG_MAX_GROUPS], end_mask[CAPLOG_MAX_GROUPS];
     int32_t group_src[CAPLOG_MAX_GROUPS]; /* the slot the group's numbers come from */
+    int32_t begin_src[CAPLOG_MAX_GROUPS]; /* the slot whose begin line the begin values are */
     int32_t last_slot;                    /* rank of the last prefixed line: owns a traceback */
     int32_t bar_group;                    /* the group progress bars currently feed */
     int32_t bar_prev_counter;             /* last frame's i (plain or described), -1 */
@@ -86,6 +101,7 @@ struct caplog_parser {
     uint32_t split_line;
     caplog_rank side[CAPLOG_MAX_RANKS];
     uint32_t n_side;
+    char side_architecture[CAPLOG_ARCH_MAX];
 
     bool recognised;
     uint32_t runs_emitted;
@@ -115,7 +131,8 @@ static char to_lower(char c)
 
 static bool starts_with(const char *s, const char *prefix)
 {
-    return strncmp(s, prefix, strlen(prefix)) == 0;
+    /* the first byte decides nearly always; the literal's length folds at compile time */
+    return s[0] == prefix[0] && strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
 static const char *skip_spaces(const char *s)
@@ -137,7 +154,8 @@ static bool fits_pattern(const char *s, const char *pattern)
 /* The LEN bytes at S are WORD. */
 static bool span_is(const char *s, size_t len, const char *word)
 {
-    return strlen(word) == len && !strncmp(s, word, len);
+    /* the first byte first: server_args' ~200 names are each tried against the field table */
+    return len && s[0] == word[0] && strlen(word) == len && !strncmp(s, word, len);
 }
 
 /* The LEN bytes at *S without the quotes around them, if they are quoted ('x' or "x"). */
@@ -192,8 +210,11 @@ static bool parse_int(const char *s, int64_t *out, const char **end)
     while (is_digit(*p)) {
         int d = *p - '0';
         /* saturate rather than drop digits: a 26-digit number must fail every range check, not
-         * read as its first 18 digits */
-        v = v > (INT64_MAX - d) / 10 ? INT64_MAX : v * 10 + d;
+         * read as its first 18 digits (the division only once the value is that large) */
+        if (v < INT64_MAX / 10 - 1)
+            v = v * 10 + d;
+        else
+            v = v > (INT64_MAX - d) / 10 ? INT64_MAX : v * 10 + d;
         p++;
     }
     *out = neg ? -v : v;
@@ -267,7 +288,7 @@ static int parse_list(const char *s, uint32_t *out, uint32_t cap, uint32_t *drop
  * but what follows is not a number in range: the line is malformed). */
 typedef enum { VALUE_ABSENT, VALUE_OK, VALUE_BAD } value_state;
 
-static value_state real_key(const char *s, const char *key, double lo, double hi, double *out)
+static inline value_state real_key(const char *s, const char *key, double lo, double hi, double *out)
 {
     const char *k = strstr(s, key);
     if (!k)
@@ -275,7 +296,7 @@ static value_state real_key(const char *s, const char *key, double lo, double hi
     return real_plausible(skip_spaces(k + strlen(key)), lo, hi, out) ? VALUE_OK : VALUE_BAD;
 }
 
-static value_state int_key(const char *s, const char *key, int64_t lo, int64_t hi, int64_t *out)
+static inline value_state int_key(const char *s, const char *key, int64_t lo, int64_t hi, int64_t *out)
 {
     const char *k = strstr(s, key);
     if (!k)
@@ -327,7 +348,19 @@ static void copy_text(char *dst, size_t cap, const char *src, size_t len)
 {
     size_t o = 0;
     const unsigned char *s = (const unsigned char *)src;
-    for (size_t i = 0; i < len && s[i] && o + 1 < cap;) {
+    /* printable ASCII, eight bytes at a time (a server_args line is kilobytes of it): a block
+     * holding a byte below 0x20, 0x7f or above (or, by a borrow, a neighbour of one) goes the
+     * byte-wise way below */
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+    while (o + 8 < cap && o + 8 <= len) {
+        uint64_t x;
+        memcpy(&x, s + o, 8);
+        if (((x - 0x20 * ones) | x | (x + ones)) & highs)
+            break;
+        memcpy(dst + o, &x, 8);
+        o += 8;
+    }
+    for (size_t i = o; i < len && s[i] && o + 1 < cap;) {
         unsigned char c = s[i];
         size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
         bool ok = n > 0 && i + n <= len && !(n == 1 && (c < 0x20 || c == 0x7f)) && (n != 2 || c >= 0xc2);
@@ -357,10 +390,100 @@ static double diff2(double a, double b)
     return (caplog_known(a) && caplog_known(b)) ? round2(a - b) : NO_VALUE;
 }
 
+/* ---------------------------------------------------------------- markers */
+
+/* The keys a message is dispatched on. One pass over the message finds which it holds, so a line
+ * that holds none (most of a server's log once it serves) costs that pass and no search per key,
+ * and a line that holds one is searched for that key only. */
+enum {
+    MK_SERVER_ARGS = 1u << 0,
+    MK_CAPTURE = 1u << 1,
+    MK_LOAD_BEGIN = 1u << 2,
+    MK_LOAD_END = 1u << 3,
+    MK_KV = 1u << 4,
+    MK_MAMBA = 1u << 5,
+    MK_POOL_END = 1u << 6,
+    MK_MAX_TOTAL = 1u << 7,
+    MK_DCP = 1u << 8,
+    MK_TRACEBACK = 1u << 9,
+    MK_CUDA_OOM = 1u << 10,
+    MK_OOM_ERROR = 1u << 11,
+};
+
+/* Each key holds an anchor byte: its first byte when that is a capital, else its first '_'
+ * ("server_args=", "max_total_num_tokens="). Both lie in 0x41..0x5f, which lets eight bytes
+ * without one be passed over at once; lower-case text, most of a message, has none. */
+#define SERVER_ARGS_ANCHOR 6 /* "server_" */
+#define MAX_TOTAL_ANCHOR 3   /* "max_" */
+
+/* BIT when KEY (LEN bytes) starts BACK bytes before T, within S .. END. */
+static inline unsigned mark_at(const char *s, const char *end, const char *t, size_t back, const char *key, size_t len,
+                               unsigned bit)
+{
+    return (size_t)(t - s) >= back && (size_t)(end - t) + back >= len && !memcmp(t - back, key, len) ? bit : 0u;
+}
+#define MARK_AT(back, key, bit) mark_at(s, end, t, back, key, LITERAL_LEN(key), bit)
+
+/* The keys found anywhere in the N bytes at S (no NUL among them): what strstr would find. */
+static unsigned markers_in(const char *s, size_t n)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+    const char *end = s + n;
+    unsigned mask = 0;
+    for (const char *b = s; b < end; b += 8) {
+        if ((size_t)(end - b) >= 8) {
+            uint64_t x;
+            memcpy(&x, b, 8);
+            /* a byte in 0x41..0x5f: (x & 0x7f..) + (0x80 - 0x41) sets a lane's high bit from 0x41
+             * on, + (0x80 - 0x60) from 0x60 on; lanes never carry into each other (each sum stays
+             * below 0x100), bytes >= 0x80 are excluded by ~x */
+            uint64_t low7 = x & ~highs;
+            uint64_t in = (low7 + (0x80 - 0x41) * ones) & ~(low7 + (0x80 - 0x60) * ones) & ~x & highs;
+            if (!in)
+                continue;
+        }
+        const char *stop = (size_t)(end - b) >= 8 ? b + 8 : end;
+        for (const char *t = b; t < stop; t++) {
+            switch (*t) {
+            case '_':
+                mask |= MARK_AT(SERVER_ARGS_ANCHOR, SERVER_ARGS_KEY, MK_SERVER_ARGS) |
+                        MARK_AT(MAX_TOTAL_ANCHOR, MAX_TOTAL_KEY, MK_MAX_TOTAL);
+                break;
+            case 'C':
+                mask |= MARK_AT(0, CAPTURE_KEY, MK_CAPTURE) | MARK_AT(0, CUDA_OOM_KEY, MK_CUDA_OOM);
+                break;
+            case 'L':
+                mask |= MARK_AT(0, LOAD_BEGIN_KEY, MK_LOAD_BEGIN) | MARK_AT(0, LOAD_END_KEY, MK_LOAD_END);
+                break;
+            case 'K':
+                mask |= MARK_AT(0, KV_KEY, MK_KV);
+                break;
+            case 'M':
+                mask |= MARK_AT(0, MAMBA_KEY, MK_MAMBA) | MARK_AT(0, POOL_END_KEY, MK_POOL_END);
+                break;
+            case 'D':
+                mask |= MARK_AT(0, DCP_KEY, MK_DCP);
+                break;
+            case 'T':
+                mask |= MARK_AT(0, TRACEBACK_KEY, MK_TRACEBACK);
+                break;
+            case 'O':
+                mask |= MARK_AT(0, OOM_ERROR_KEY, MK_OOM_ERROR);
+                break;
+            default:
+                break;
+            }
+        }
+    }
+    return mask;
+}
+
 /* ---------------------------------------------------------------- prefixes and tags */
 
 /* A line without tags: rank 0's. */
-static const line_tags rank0_tags = {-1, -1, -1, -1, -1, -1, "", false};
+static const line_tags rank0_tags = {-1, -1, -1, -1, -1, -1, NULL, 0, 0, false};
+
+static uint64_t tags_order(const line_tags *t);
 
 /* Parses "[YYYY-MM-DD HH:MM:SS(.mmm)? TAGS] " or 2024's "[HH:MM:SS TAGS] " at S (the '[' may
  * be lost in a paste). Returns the message, or NULL when S does not start with a prefix. */
@@ -414,8 +537,11 @@ static const char *parse_prefix(const char *s, line_tags *t)
     p++;
     if (*p == ' ')
         p++;
-    if (tag_start)
-        copy_text(tags.label, sizeof tags.label, tag_start, (size_t)(tag_end - tag_start));
+    if (tag_start) {
+        tags.label = tag_start;
+        tags.label_len = (size_t)(tag_end - tag_start);
+    }
+    tags.order = tags_order(&tags);
     *t = tags;
     return p;
 }
@@ -480,14 +606,23 @@ static void group_init(caplog_group *g)
     g->static_gib = g->largest_gib = g->buckets_gib = g->total_gib = NO_VALUE;
 }
 
+static void args_reset(caplog_server_args *a);
+
 static void run_reset(caplog_parser *p, uint32_t first_line)
 {
-    /* The group table is ~1.2 MiB and each group is cleared by group_init() when it is opened,
-     * so only what precedes and follows it is cleared here: a log of many short server starts
-     * would otherwise spend most of its time in memset. */
+    /* The group table is ~1.2 MiB and each group is cleared by group_init() when it is opened;
+     * the env and rank tables are read up to their counts and each entry is written whole when
+     * it is added; server_args' text and lists are read only where their field is set. So only
+     * the counts and flags are cleared here: a log of many short server starts would otherwise
+     * spend much of its time clearing 27 KiB per start. */
     caplog_run *run = p->run;
-    memset(run, 0, offsetof(caplog_run, groups));
-    memset((char *)run + offsetof(caplog_run, n_ranks), 0, sizeof *run - offsetof(caplog_run, n_ranks));
+    run->first_line = run->last_line = 0;
+    args_reset(&run->args);
+    run->architecture[0] = '\0';
+    run->n_env = 0;
+    run->n_groups = 0;
+    run->n_ranks = 0;
+    memset(&run->dropped_groups, 0, sizeof *run - offsetof(caplog_run, dropped_groups));
     p->run->first_line = first_line;
     p->run_content = false;
     for (int i = 0; i < CAPLOG_MAX_RANKS; i++) {
@@ -496,7 +631,7 @@ static void run_reset(caplog_parser *p, uint32_t first_line)
     }
     for (int i = 0; i < CAPLOG_MAX_GROUPS; i++) {
         p->begin_mask[i] = p->end_mask[i] = 0;
-        p->group_src[i] = -1;
+        p->group_src[i] = p->begin_src[i] = -1;
     }
     p->last_slot = -1;
     p->bar_group = -1;
@@ -556,9 +691,20 @@ const caplog_bar *caplog_group_bar_at(const caplog_group *g, int32_t index)
     return NULL;
 }
 
+/* The known bar latest in capture order, or NULL. */
+static const caplog_bar *last_bar(const caplog_group *g)
+{
+    const caplog_bar *last = NULL;
+    for (uint32_t i = 0; i < g->n_bars; i++)
+        if (g->bars[i].index >= 0 && caplog_known(g->bars[i].avail_gib) && (!last || g->bars[i].index > last->index))
+            last = &g->bars[i];
+    return last;
+}
+
 /* Bucket positions, layers and increments (LOGS.md, "Progress bars"). Bars are matched to
- * buckets by size; a layer whose two bounds are not both known stays NaN. */
-static void group_finalize(caplog_group *g)
+ * buckets by size; a layer whose two bounds are not both known stays NaN. BEGIN_RANK is the
+ * label of the rank the begin line came from when it is not the group's own rank, else NULL. */
+static void group_finalize(caplog_group *g, const char *begin_rank)
 {
     if (g->n_sizes) {
         for (uint32_t i = 0; i < g->n_bars; i++) {
@@ -602,15 +748,49 @@ static void group_finalize(caplog_group *g)
         g->buckets_gib = diff2(second_avail, g->end_avail_gib);
     }
     g->total_gib = diff2(g->begin_avail_gib, g->end_avail_gib);
+    if (begin_rank && caplog_known(g->end_usage_gib))
+        g->total_gib = g->end_usage_gib; /* one rank's begin - end, not two ranks' */
     if (!caplog_known(g->total_gib) && caplog_known(g->end_usage_gib))
         g->total_gib = g->end_usage_gib;
+    /* The end line reads free memory after empty_cache, the bars before it: an end above the
+     * last bar means the cache the bars still counted as used was released in between, so a
+     * difference of a bar and the end is not a bucket's cost. begin - end stays the total (both
+     * after empty_cache). */
+    const caplog_bar *last = last_bar(g);
+    bool end_above = last && caplog_known(g->end_avail_gib) && round2(g->end_avail_gib - last->avail_gib) > 0;
+    if (end_above) {
+        if (n == 1)
+            g->largest_gib = NO_VALUE;
+        else
+            g->buckets_gib = NO_VALUE;
+        snprintf(g->note, sizeof g->note,
+                 "end avail %.2f GiB is above the last bar's %.2f (bs %u): the end is read after empty_cache, the bars "
+                 "before it, so the layers that subtract the end are unknown",
+                 g->end_avail_gib, last->avail_gib, last->size);
+    }
+    if (begin_rank && caplog_known(g->static_gib)) {
+        const char *label = g->rank_label[0] ? g->rank_label : "TP0";
+        if (g->static_gib < 0) {
+            g->static_gib = NO_VALUE; /* the ranks' free memory differs by more than the layer */
+            if (!g->note[0])
+                snprintf(g->note, sizeof g->note,
+                         "static unknown: the begin line is %s's, the bars %s's, and its free memory is below %s's "
+                         "first bar",
+                         begin_rank, label, label);
+        } else if (!g->note[0]) {
+            snprintf(g->note, sizeof g->note,
+                     "static from %s's begin line and %s's bars (%s printed none): ranks' free memory can differ",
+                     begin_rank, label, label);
+        }
+    }
     for (uint32_t i = 0; i < g->n_bars; i++) {
         caplog_bar *b = &g->bars[i];
         b->increment_gib = NO_VALUE;
         if (b->index < 0)
             continue;
         if (n > 0 && b->index == n - 1) {
-            b->increment_gib = diff2(b->avail_gib, g->end_avail_gib);
+            if (!end_above)
+                b->increment_gib = diff2(b->avail_gib, g->end_avail_gib);
         } else {
             const caplog_bar *next = caplog_group_bar_at(g, b->index + 1);
             if (next)
@@ -660,8 +840,17 @@ static void run_emit(caplog_parser *p, uint32_t last_line)
     run->last_line = last_line;
     if (run->last_line < run->first_line)
         run->last_line = run->first_line;
-    for (uint32_t i = 0; i < run->n_groups; i++)
-        group_finalize(&run->groups[i]);
+    for (uint32_t i = 0; i < run->n_groups; i++) {
+        caplog_group *g = &run->groups[i];
+        int32_t src = p->group_src[i], bsrc = p->begin_src[i];
+        /* the slots' labels as they ended up (an untagged rank 0 may show its tags later) */
+        if (src >= 0)
+            memcpy(g->rank_label, run->ranks[src].label, sizeof g->rank_label);
+        if (bsrc >= 0)
+            memcpy(g->begin_rank_label, run->ranks[bsrc].label, sizeof g->begin_rank_label);
+        bool other = bsrc >= 0 && src >= 0 && bsrc != src;
+        group_finalize(g, other ? (g->begin_rank_label[0] ? g->begin_rank_label : "TP0") : NULL);
+    }
     /* ranks in rank order (the slots' bookkeeping ends with the run) */
     for (uint32_t i = 1; i < run->n_ranks; i++) {
         caplog_rank r = run->ranks[i];
@@ -700,11 +889,11 @@ static int32_t rank_find(const caplog_rank *table, uint32_t n, uint64_t order)
 /* The slot of the rank with these tags in TABLE, created if new; -1 when the table is full. */
 static int32_t rank_get(caplog_rank *table, uint32_t *n, uint32_t *dropped, const line_tags *t)
 {
-    uint64_t order = tags_order(t);
+    uint64_t order = t->order;
     int32_t i = rank_find(table, *n, order);
     if (i >= 0) {
-        if (!table[i].label[0] && t->label[0])
-            memcpy(table[i].label, t->label, sizeof t->label);
+        if (!table[i].label[0] && t->label_len)
+            copy_text(table[i].label, sizeof table[i].label, t->label, t->label_len);
         return i;
     }
     if (*n >= CAPLOG_MAX_RANKS) {
@@ -714,7 +903,7 @@ static int32_t rank_get(caplog_rank *table, uint32_t *n, uint32_t *dropped, cons
     }
     caplog_rank *r = &table[*n];
     rank_init(r);
-    memcpy(r->label, t->label, sizeof t->label);
+    copy_text(r->label, sizeof r->label, t->label ? t->label : "", t->label_len);
     r->tp = t->tp < 0 ? 0 : t->tp;
     r->order = order;
     return (int32_t)(*n)++;
@@ -742,14 +931,16 @@ static bool slot_better(const caplog_parser *p, int32_t a, int32_t b)
     return b < 0 || p->run->ranks[a].order < p->run->ranks[b].order;
 }
 
-/* SLOT becomes the rank the group's numbers come from; another rank's values are dropped. */
+/* SLOT becomes the rank the group's numbers come from; another rank's end values are dropped.
+ * Its begin values stay until SLOT prints a begin of its own: they are the lowest rank's that
+ * printed one, and a log that lost TP0's begin line would otherwise lose its static layer. */
 static void group_claim(caplog_parser *p, int32_t j, int32_t slot)
 {
     caplog_group *g = &p->run->groups[j];
     const caplog_rank *r = &p->run->ranks[slot];
     if (p->group_src[j] >= 0 && p->group_src[j] != slot) {
-        g->begin_avail_gib = g->end_elapsed_s = g->end_usage_gib = g->end_avail_gib = NO_VALUE;
-        g->has_begin = g->has_end = false;
+        g->end_elapsed_s = g->end_usage_gib = g->end_avail_gib = NO_VALUE;
+        g->has_end = false;
     }
     p->group_src[j] = slot;
     memcpy(g->rank_label, r->label, sizeof g->rank_label);
@@ -835,10 +1026,13 @@ static void split_decide(caplog_parser *p, bool draft_follows)
     p->split_pending = false;
     if (draft_follows) {
         p->n_side = 0; /* the draft model's load: the target's values are the rank's */
+        p->side_architecture[0] = '\0';
         return;
     }
     uint32_t n_side = p->n_side;
     run_start_new(p, p->split_line);
+    memcpy(p->run->architecture, p->side_architecture, sizeof p->run->architecture);
+    p->side_architecture[0] = '\0';
     memcpy(p->run->ranks, p->side, n_side * sizeof p->side[0]);
     p->run->n_ranks = n_side;
     for (uint32_t i = 0; i < n_side; i++)
@@ -925,9 +1119,14 @@ static void on_begin(caplog_parser *p, int32_t slot, const char *kind, const cha
         p->rank_cursor[slot] = j + 1;
     if (slot_better(p, slot, p->group_src[j]))
         group_claim(p, j, slot);
-    if (p->group_src[j] == slot) {
+    /* the source's own begin, else the lowest rank's that printed one */
+    int32_t src = p->group_src[j];
+    bool src_begun = src >= 0 && src != slot && (p->begin_mask[j] & ((uint64_t)1 << src));
+    if (src == slot || (!src_begun && slot_better(p, slot, p->begin_src[j]))) {
         g->has_begin = true;
         g->begin_avail_gib = gib_after(p, rest, "avail mem="); /* an unreadable one is malformed */
+        p->begin_src[j] = slot;
+        memcpy(g->begin_rank_label, p->run->ranks[slot].label, sizeof g->begin_rank_label);
     }
     int64_t tokens;
     if (int_after(p, rest, "num_tokens_per_req=", 1, CAPLOG_SPEC_MAX, &tokens) ||
@@ -1000,6 +1199,23 @@ static int32_t open_group_of(const caplog_parser *p, int32_t slot)
     return -1;
 }
 
+/* The latest group a begin line opened, if other ranks began it, SLOT has not named it and it is
+ * still open (not ended by its source, not failed, no bars yet): where SLOT's list line or bars
+ * go when its own begin line is not in the log (a paste that kept TP0's bars, not its begin).
+ * -1: none. */
+static int32_t group_begun_by_others(const caplog_parser *p, int32_t slot)
+{
+    uint64_t bit = (uint64_t)1 << slot;
+    for (int32_t j = (int32_t)p->run->n_groups - 1; j >= p->rank_cursor[slot]; j--) {
+        if (!p->begin_mask[j])
+            continue; /* bars-only or end-only groups say nothing of what is being captured */
+        const caplog_group *g = &p->run->groups[j];
+        bool open = !((p->begin_mask[j] | p->end_mask[j]) & bit) && !g->has_end && !g->failed && !g->n_bars;
+        return open ? j : -1;
+    }
+    return -1;
+}
+
 /* Any group a begin line opened that its source has not ended and that has not failed (a
  * bars-only group has no end line, so an OOM at serving time must not land on it). */
 static int32_t latest_open_group(const caplog_parser *p)
@@ -1053,7 +1269,15 @@ static void on_list(caplog_parser *p, int32_t slot, const char *list, bool num_t
         return;
     }
     int32_t j = open_group_of(p, slot);
-    if (j < 0) {
+    if (j < 0 && (j = group_begun_by_others(p, slot)) >= 0) {
+        /* SLOT's begin line is lost: its list joins the group the other ranks began */
+        p->rank_open[slot] = j;
+        p->rank_cursor[slot] = j + 1;
+        if (slot_better(p, slot, p->group_src[j]))
+            group_claim(p, j, slot);
+        if (p->run->ranks[slot].order == 0)
+            bars_follow(p, j);
+    } else if (j < 0) {
         j = group_new(p, num_tokens ? "piecewise cuda graph" : "cuda graph", -1);
         if (j < 0)
             return;
@@ -1076,7 +1300,7 @@ static void on_list(caplog_parser *p, int32_t slot, const char *list, bool num_t
 typedef struct {
     bool described;   /* "Capturing batches (...)" rather than a plain bar */
     bool implausible; /* a number out of range: the frame is malformed, not read */
-    uint32_t size;  /* bs= / num_tokens=, 0 if absent */
+    uint32_t size;    /* bs= / num_tokens=, 0 if absent */
     bool num_tokens;
     double avail;     /* NaN if absent */
     int32_t counter;  /* i of i/n, -1 */
@@ -1129,14 +1353,36 @@ static bool parse_bar(const char *s, bar_frame *f)
             n = sizeof desc - 1;
         memcpy(desc, lparen + 1, n);
         desc[n] = '\0';
-        int64_t size;
-        value_state tokens = int_key(desc, "num_tokens=", 1, CAPLOG_NUM_TOKENS_MAX, &size);
-        value_state bs = tokens == VALUE_ABSENT ? int_key(desc, "bs=", 1, CAPLOG_BS_MAX, &size) : VALUE_ABSENT;
+        /* "bs=512 avail_mem=75.31 GB": its words, read in one pass (half of a capture's lines
+         * are these frames) */
+        value_state tokens = VALUE_ABSENT, bs = VALUE_ABSENT, avail = VALUE_ABSENT;
+        int64_t tokens_v = 0, bs_v = 0;
+        for (const char *w = desc; *w;) {
+            if (*w == ' ') {
+                w++;
+                continue;
+            }
+            if (tokens == VALUE_ABSENT && starts_with(w, "num_tokens="))
+                tokens = int_plausible(w + LITERAL_LEN("num_tokens="), 1, CAPLOG_NUM_TOKENS_MAX, &tokens_v) ? VALUE_OK
+                                                                                                            : VALUE_BAD;
+            else if (bs == VALUE_ABSENT && starts_with(w, "bs="))
+                bs = int_plausible(w + LITERAL_LEN("bs="), 1, CAPLOG_BS_MAX, &bs_v) ? VALUE_OK : VALUE_BAD;
+            else if (avail == VALUE_ABSENT && starts_with(w, "avail_mem="))
+                avail = real_plausible(skip_spaces(w + LITERAL_LEN("avail_mem=")), 0.0, CAPLOG_GIB_MAX, &f->avail)
+                            ? VALUE_OK
+                            : VALUE_BAD;
+            while (*w && *w != ' ')
+                w++;
+        }
+        if (tokens != VALUE_ABSENT)
+            bs = VALUE_ABSENT; /* num_tokens= decides a piecewise frame */
         if (tokens == VALUE_OK || bs == VALUE_OK)
-            f->size = (uint32_t)size;
+            f->size = (uint32_t)(tokens == VALUE_OK ? tokens_v : bs_v);
         f->num_tokens = tokens == VALUE_OK;
-        if (real_key(desc, "avail_mem=", 0.0, CAPLOG_GIB_MAX, &f->avail) == VALUE_BAD)
+        if (avail == VALUE_BAD) {
+            f->avail = NO_VALUE;
             f->implausible = true;
+        }
         if (tokens == VALUE_BAD || bs == VALUE_BAD)
             f->implausible = true;
         parse_bar_tail(rparen, f);
@@ -1197,14 +1443,7 @@ static void on_described_bar(caplog_parser *p, const bar_frame *f)
         if (restart)
             j = -1;
     } else {
-        /* a group begun by another rank only (TP0's begin lost): the bars are TP0's */
-        int32_t k = (int32_t)p->run->n_groups - 1;
-        if (k >= 0) {
-            const caplog_group *g = &p->run->groups[k];
-            if (g->kind[0] && !g->has_end && !g->failed && !g->n_bars && p->group_src[k] >= 0 &&
-                p->run->ranks[p->group_src[k]].order != 0)
-                j = k;
-        }
+        j = group_begun_by_others(p, slot); /* TP0's begin lost: the bars are TP0's */
     }
     if (j < 0) {
         j = group_new(p, "", -1);
@@ -1263,11 +1502,28 @@ static void rank_add(caplog_rank *r, double *field, double v)
     r->has_data = true;
 }
 
-static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg)
+/* "type=DeepseekV3ForCausalLM" in a Load weight end line (model_runner prints the model class's
+ * __name__ there since 2024) into OUT; "dtype=" is not it. */
+static void read_architecture(const char *s, char *out, size_t cap)
+{
+    for (const char *k = strstr(s, "type="); k; k = strstr(k + 1, "type=")) {
+        if (k > s && (is_upper(k[-1]) || (k[-1] >= 'a' && k[-1] <= 'z') || is_digit(k[-1])))
+            continue; /* dtype=, quant_type=, ... */
+        const char *v = k + LITERAL_LEN("type="), *e = v;
+        while (is_upper(*e) || (*e >= 'a' && *e <= 'z') || is_digit(*e))
+            e++;
+        if (e > v && (size_t)(e - v) < cap && (*e == ',' || *e == '\0' || is_space(*e) || *e == '.'))
+            copy_text(out, cap, v, (size_t)(e - v));
+        return;
+    }
+}
+
+static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg, unsigned mask)
 {
     const char *k;
-    if ((k = strstr(msg, "Load weight begin."))) {
-        if (tags_order(t) == 0 && !p->split_pending && run_has_finished_group(p->run)) {
+#define FIND(bit, key) ((mask & (bit)) && (k = strstr(msg, key)))
+    if (FIND(MK_LOAD_BEGIN, LOAD_BEGIN_KEY)) {
+        if (t->order == 0 && !p->split_pending && run_has_finished_group(p->run)) {
             if (p->run->args.present && run_speculative(p->run)) {
                 /* the EAGLE draft model loads after the target's capture */
             } else if (p->run->args.present) {
@@ -1276,18 +1532,23 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
                 p->split_pending = true;
                 p->split_line = p->line_no;
                 p->n_side = 0;
+                p->side_architecture[0] = '\0';
             }
         }
         caplog_rank *r = rank_values(p, t);
         if (r)
             rank_set(r, &r->weights_begin_avail_gib, gib_after(p, k, "avail mem="));
-    } else if ((k = strstr(msg, "Load weight end."))) {
+    } else if (FIND(MK_LOAD_END, LOAD_END_KEY)) {
+        /* the first one is the target's: an EAGLE draft model loads after it */
+        char *arch = p->split_pending ? p->side_architecture : p->run->architecture;
+        if (!arch[0])
+            read_architecture(k, arch, CAPLOG_ARCH_MAX);
         caplog_rank *r = rank_values(p, t);
         if (r && !caplog_known(r->weights_end_avail_gib)) {
             rank_set(r, &r->weights_end_avail_gib, gib_after(p, k, "avail mem="));
             rank_set(r, &r->weights_usage_gib, gib_after(p, k, "mem usage="));
         }
-    } else if ((k = strstr(msg, "KV Cache is allocated."))) {
+    } else if (FIND(MK_KV, KV_KEY)) {
         caplog_rank *r = rank_values(p, t);
         if (r && !caplog_known(r->pool_avail_gib)) { /* after the first pool: a draft's cache */
             int64_t tokens;
@@ -1304,17 +1565,17 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
                 note_malformed(p);
             rank_add(r, &r->kv_gib, kv);
         }
-    } else if ((k = strstr(msg, "Mamba Cache is allocated."))) {
+    } else if (FIND(MK_MAMBA, MAMBA_KEY)) {
         caplog_rank *r = rank_values(p, t);
         if (r && !caplog_known(r->pool_avail_gib)) {
             for (const char *s = strstr(k, "state size:"); s; s = strstr(s + 1, "state size:"))
                 rank_add(r, &r->state_gib, gib_after(p, s, "state size:"));
         }
-    } else if ((k = strstr(msg, "Memory pool end."))) {
+    } else if (FIND(MK_POOL_END, POOL_END_KEY)) {
         caplog_rank *r = rank_values(p, t);
         if (r)
             rank_set(r, &r->pool_avail_gib, gib_after(p, k, "avail mem="));
-    } else if ((k = strstr(msg, "max_total_num_tokens="))) {
+    } else if (FIND(MK_MAX_TOTAL, MAX_TOTAL_KEY)) {
         caplog_rank *r = rank_values(p, t);
         int64_t tokens;
         if (r && r->max_total_num_tokens < 0 &&
@@ -1323,7 +1584,7 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
             r->has_data = true;
             rank_set(r, &r->available_gpu_mem_gib, gib_after(p, k, "available_gpu_mem="));
         }
-    } else if ((k = strstr(msg, "DCP enabled, dcp_size="))) {
+    } else if (FIND(MK_DCP, DCP_KEY)) {
         int64_t v;
         if (!p->run->args.dcp_size.has && int_after(p, k, "dcp_size=", 1, CAPLOG_RANKS_MAX, &v)) {
             p->run->args.dcp_size.has = true;
@@ -1336,6 +1597,7 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
     } else {
         return false;
     }
+#undef FIND
     touch(p);
     if (!p->split_pending)
         env_flush(p);
@@ -1369,6 +1631,39 @@ static const caplog_server_arg_info server_arg_table[] = {
      CAPLOG_REQUESTS_MAX},
 };
 #define SERVER_ARG_COUNT (sizeof server_arg_table / sizeof server_arg_table[0])
+
+/* Every field unset, without clearing the kilobytes of text and lists behind the flags. */
+static void args_reset(caplog_server_args *a)
+{
+    a->present = false;
+    a->raw[0] = '\0';
+    for (size_t i = 0; i < SERVER_ARG_COUNT; i++) {
+        void *field = (char *)a + server_arg_table[i].offset;
+        switch (server_arg_table[i].type) {
+        case CAPLOG_ARG_INT:
+            memset(field, 0, sizeof(caplog_opt_int));
+            break;
+        case CAPLOG_ARG_REAL:
+            memset(field, 0, sizeof(caplog_opt_real));
+            break;
+        case CAPLOG_ARG_BOOL:
+            memset(field, 0, sizeof(caplog_opt_bool));
+            break;
+        case CAPLOG_ARG_STR: {
+            caplog_opt_str *f = field;
+            f->has = false;
+            f->v[0] = '\0';
+            break;
+        }
+        case CAPLOG_ARG_LIST: {
+            caplog_opt_list *f = field;
+            f->has = false;
+            f->n = 0;
+            break;
+        }
+        }
+    }
+}
 
 size_t caplog_server_arg_count(void)
 {
@@ -1529,6 +1824,97 @@ static bool on_env_line(caplog_parser *p, const char *s)
     return true;
 }
 
+/* ---------------------------------------------------------------- the capture hook's lines */
+
+#define HOOK_BYTES_MAX ((int64_t)CAPLOG_GIB_MAX << 30)
+
+/* The hook's lines of one rank only, the lowest that printed any (its numbers are one GPU's, as
+ * the bars are): a lower rank's first line replaces what a higher one gave. False: not RANK's. */
+static bool hook_rank_take(caplog_parser *p, int32_t rank)
+{
+    caplog_run *run = p->run;
+    if (run->has_hook && rank >= run->hook_rank)
+        return rank == run->hook_rank;
+    if (run->has_hook) {
+        run->n_hook_terms = 0;
+        for (uint32_t i = 0; i < run->n_groups; i++) {
+            caplog_group *g = &run->groups[i];
+            g->hook_captures = g->hook_size = 0;
+            g->hook_torch_bytes = g->hook_device_bytes = 0;
+        }
+    }
+    run->has_hook = true;
+    run->hook_rank = rank;
+    return true;
+}
+
+static bool hook_bytes(caplog_parser *p, const char *s, const char *key, int64_t *out)
+{
+    if (int_after(p, s, key, 0, HOOK_BYTES_MAX, out))
+        return true;
+    note_malformed(p); /* a hook line without a value it always prints */
+    return false;
+}
+
+/* "capture seq=0 size=256 rank=0 reserved_before=B reserved_after=B free_before=B free_after=B
+ * total=B" and "term=moe.deepep bytes=B size=256 rank=0" (hook/cgplan_capture_hook.py). */
+static void on_hook_line(caplog_parser *p, const char *s)
+{
+    touch(p);
+    int64_t rank = 0, size = 0;
+    if (strstr(s, "rank=") && !int_after(p, s, "rank=", 0, CAPLOG_TAG_MAX, &rank))
+        return;
+    if (strstr(s, "size=") && !int_after(p, s, "size=", 0, CAPLOG_NUM_TOKENS_MAX, &size))
+        return;
+    if (starts_with(s, "capture ")) {
+        int64_t rb, ra, fb, fa;
+        if (!hook_bytes(p, s, "reserved_before=", &rb) || !hook_bytes(p, s, "reserved_after=", &ra) ||
+            !hook_bytes(p, s, "free_before=", &fb) || !hook_bytes(p, s, "free_after=", &fa))
+            return;
+        if (!hook_rank_take(p, (int32_t)rank))
+            return;
+        /* the group rank 0 is capturing: its bars' group, else the latest one still open */
+        int32_t j = p->bar_group >= 0 ? p->bar_group : latest_open_group(p);
+        if (j < 0) {
+            p->run->dropped_hook_lines++;
+            return;
+        }
+        caplog_group *g = &p->run->groups[j];
+        if (!g->hook_captures++) {
+            g->hook_size = (uint32_t)size;
+            g->hook_torch_bytes = ra - rb;
+            g->hook_device_bytes = fb - fa;
+        }
+    } else if (starts_with(s, "term=")) {
+        const char *v = s + LITERAL_LEN("term="), *e = v;
+        while ((*e >= 'a' && *e <= 'z') || is_digit(*e) || *e == '_' || *e == '.')
+            e++;
+        int64_t bytes;
+        if (e == v || (size_t)(e - v) >= CAPLOG_HOOK_TERM_MAX || (*e && *e != ' ')) {
+            note_malformed(p);
+            return;
+        }
+        if (!hook_bytes(p, s, "bytes=", &bytes) || !hook_rank_take(p, (int32_t)rank))
+            return;
+        caplog_run *run = p->run;
+        uint32_t i = 0;
+        while (i < run->n_hook_terms && !span_is(v, (size_t)(e - v), run->hook_terms[i].term))
+            i++;
+        if (i == run->n_hook_terms) {
+            if (i >= CAPLOG_MAX_HOOK_TERMS) {
+                run->dropped_hook_lines++;
+                return;
+            }
+            run->n_hook_terms++;
+            copy_text(run->hook_terms[i].term, sizeof run->hook_terms[i].term, v, (size_t)(e - v));
+        }
+        run->hook_terms[i].bytes = (uint64_t)bytes; /* printed again: the later snapshot's */
+        run->hook_terms[i].size = (uint32_t)size;
+    } else {
+        p->run->unknown_lines++; /* "snapshot ... file=", or a later hook's line */
+    }
+}
+
 /* ---------------------------------------------------------------- one segment */
 
 static bool on_capture_line(caplog_parser *p, int32_t slot, const char *msg)
@@ -1560,7 +1946,7 @@ static bool on_capture_line(caplog_parser *p, int32_t slot, const char *msg)
     return true;
 }
 
-static void on_message(caplog_parser *p, const char *msg, bool prefixed, const line_tags *t)
+static void on_message(caplog_parser *p, const char *msg, size_t msg_len, bool prefixed, const line_tags *t)
 {
     int32_t slot;
     if (prefixed && t->implausible) {
@@ -1576,36 +1962,44 @@ static void on_message(caplog_parser *p, const char *msg, bool prefixed, const l
         /* a continuation (traceback, re-wrapped message) belongs to the last prefixed rank */
         slot = p->last_slot >= 0 ? p->last_slot : rank0_slot(p);
     }
-    const char *args = strstr(msg, SERVER_ARGS_KEY);
-    if (args) {
-        on_server_args(p, args + LITERAL_LEN(SERVER_ARGS_KEY));
+    unsigned mask = markers_in(msg, msg_len);
+    if (!mask) {
+        p->run->unknown_lines++; /* the fast path: no key a rule reads */
         return;
     }
-    if (slot >= 0 && strstr(msg, CAPTURE_KEY) && on_capture_line(p, slot, msg))
+    if (mask & MK_SERVER_ARGS) {
+        on_server_args(p, strstr(msg, SERVER_ARGS_KEY) + LITERAL_LEN(SERVER_ARGS_KEY));
         return;
-    if (on_memory_line(p, prefixed ? t : &rank0_tags, msg))
+    }
+    if (slot >= 0 && (mask & MK_CAPTURE) && on_capture_line(p, slot, msg))
         return;
-    if (strstr(msg, "Traceback (most recent call last)") || strstr(msg, "CUDA out of memory") ||
-        strstr(msg, "OutOfMemoryError")) {
+    if (on_memory_line(p, prefixed ? t : &rank0_tags, msg, mask))
+        return;
+    if (mask & (MK_TRACEBACK | MK_CUDA_OOM | MK_OOM_ERROR)) {
         int32_t j = open_group_of(p, slot);
         if (j < 0)
             j = latest_open_group(p);
         if (j >= 0)
-            set_failure(&p->run->groups[j], strstr(msg, "Traceback") ? "" : msg);
+            set_failure(&p->run->groups[j], (mask & MK_TRACEBACK) ? "" : msg);
         return;
     }
     p->run->unknown_lines++;
 }
 
-static void process_segment(caplog_parser *p, char *s, int depth)
+/* S holds N bytes and a NUL after them, none before. */
+static void process_segment(caplog_parser *p, char *s, size_t n, int depth)
 {
-    size_t n = strlen(s);
     while (n && is_space(s[n - 1])) /* no '\r' is left: it ends a segment */
         s[--n] = '\0';
     if (!n)
         return;
+    const char *end = s + n;
     const char *m = skip_foreign_prefix(s);
     const char *t = skip_spaces(m);
+    if (starts_with(t, CAPLOG_HOOK_KEY)) {
+        on_hook_line(p, t + LITERAL_LEN(CAPLOG_HOOK_KEY));
+        return;
+    }
     bar_frame f;
     if (parse_bar(t, &f)) {
         if (f.implausible)
@@ -1614,22 +2008,25 @@ static void process_segment(caplog_parser *p, char *s, int depth)
             on_described_bar(p, &f);
         else
             on_plain_bar(p, &f);
-        if (f.tail && depth < GLUED_SEGMENTS_MAX)
-            process_segment(p, (char *)f.tail, depth + 1); /* "...it/s][2025-06-26 ...] Try ..." */
+        if (f.tail && depth < GLUED_SEGMENTS_MAX) /* "...it/s][2025-06-26 ...] Try ..." */
+            process_segment(p, (char *)f.tail, (size_t)(end - f.tail), depth + 1);
         return;
     }
     line_tags tags;
     const char *msg = parse_prefix(m, &tags);
-    for (size_t i = 1; !msg && i < FOREIGN_PREFIX_SCAN && m[i]; i++)
-        if (m[i] == '[')
-            msg = parse_prefix(m + i, &tags);
+    if (!msg) {
+        /* a prefix further in ("name  | [time TP0] ..." lost its separator): try each '[' */
+        size_t scan = (size_t)(end - m) < FOREIGN_PREFIX_SCAN ? (size_t)(end - m) : FOREIGN_PREFIX_SCAN;
+        for (const char *b = m + 1; !msg && b < m + scan && (b = memchr(b, '[', (size_t)(m + scan - b))); b++)
+            msg = parse_prefix(b, &tags);
+    }
     if (msg) {
-        on_message(p, msg, true, &tags);
+        on_message(p, msg, (size_t)(end - msg), true, &tags);
         return;
     }
     if (on_env_line(p, t))
         return;
-    on_message(p, t, false, NULL);
+    on_message(p, t, (size_t)(end - t), false, NULL);
 }
 
 /* ---------------------------------------------------------------- public API */
@@ -1670,30 +2067,49 @@ static void segment_done(caplog_parser *p)
     } else {
         p->line[p->len] = '\0';
         p->segment_malformed = false;
-        process_segment(p, p->line, 0);
+        const char *nul = memchr(p->line, '\0', p->len); /* binary input: the text ends there */
+        process_segment(p, p->line, nul ? (size_t)(nul - p->line) : p->len, 0);
     }
     p->len = 0;
     p->overflow = false;
+}
+
+/* N more bytes of the segment being read; what passes CAPLOG_LINE_MAX only marks it truncated. */
+static void segment_append(caplog_parser *p, const char *s, size_t n)
+{
+    size_t room = CAPLOG_LINE_MAX - p->len;
+    if (n > room) {
+        n = room;
+        p->overflow = true;
+    }
+    memcpy(p->line + p->len, s, n);
+    p->len += n;
 }
 
 int caplog_feed(caplog_parser *p, const char *buf, size_t len)
 {
     if (p->finished)
         return -1;
-    for (size_t i = 0; i < len; i++) {
-        char c = buf[i];
-        if (c == '\n' || c == '\r') {
+    /* memchr finds the ends: the bytes between are copied once, never looked at one by one */
+    const char *s = buf, *end = buf + len;
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *stop = nl ? nl : end;
+        for (;;) {
+            const char *cr = memchr(s, '\r', (size_t)(stop - s)); /* tqdm's refreshes end a segment too */
+            segment_append(p, s, (size_t)((cr ? cr : stop) - s));
+            if (!cr)
+                break;
             segment_done(p);
-            if (c == '\n') {
-                p->run->lines++;
-                p->lines_read++;
-                p->line_no++;
-            }
-        } else if (p->len < CAPLOG_LINE_MAX) {
-            p->line[p->len++] = c;
-        } else {
-            p->overflow = true;
+            s = cr + 1;
         }
+        if (!nl)
+            break;
+        segment_done(p);
+        p->run->lines++;
+        p->lines_read++;
+        p->line_no++;
+        s = nl + 1;
     }
     return 0;
 }
@@ -1744,4 +2160,26 @@ const caplog_rank *caplog_run_rank(const caplog_run *run, const char *label)
             return r;
     }
     return NULL;
+}
+
+void caplog_rank_name(const char *label, char *out, size_t cap)
+{
+    if (!cap)
+        return;
+    out[0] = '\0';
+    if (!label[0])
+        return;
+    for (const char *t = label; *t; t++) {
+        bool word_start = t == label || t[-1] == ' ';
+        if (word_start && t[0] == 'T' && t[1] == 'P' && is_digit(t[2])) {
+            const char *e = t + 2;
+            while (is_digit(*e))
+                e++;
+            if (*e == ' ' || *e == '\0') {
+                snprintf(out, cap, "%.*s", (int)(e - t), t);
+                return;
+            }
+        }
+    }
+    snprintf(out, cap, "TP0"); /* tagged, but no TP tag: tp_size 1 */
 }

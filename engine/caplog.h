@@ -23,10 +23,14 @@
 #define CAPLOG_MAX_ENV 32
 #define CAPLOG_LABEL_MAX 48 /* "DP15 PP0 ATTN_CP0 MOE_DP0 TP127 EP127" */
 #define CAPLOG_KIND_MAX 48
+#define CAPLOG_ARCH_MAX 64 /* a model class name: "KimiK25ForConditionalGeneration" */
 #define CAPLOG_STR_MAX 192
 #define CAPLOG_ENV_KEY_MAX 96
 #define CAPLOG_ENV_VALUE_MAX 160
 #define CAPLOG_RAW_ARGS_MAX 4096 /* server_args text kept verbatim, truncated */
+#define CAPLOG_MAX_HOOK_TERMS 32  /* per run; more are counted in dropped_hook_lines */
+#define CAPLOG_HOOK_TERM_MAX 32   /* "moe.masked_gemm" */
+#define CAPLOG_HOOK_KEY "[cgplan-hook] " /* the lines hook/cgplan_capture_hook.py prints */
 
 /* Plausibility bounds. A number outside them is a corrupted or foreign line, not a measurement:
  * the line counts as malformed and the value is not kept (so it never reaches the store, a
@@ -72,6 +76,9 @@ typedef struct {
     int32_t step;                      /* multi-layer EAGLE step=K; -1: none */
     char rank_label[CAPLOG_LABEL_MAX]; /* the rank the numbers come from: "TP0", "DP0 TP0 EP0" */
     int32_t rank_tp;                   /* its TP number (0 when untagged) */
+    /* The rank whose begin line the begin values are: rank_label's, or, when that rank printed
+     * none, the lowest rank that did (a log that kept TP0's bars but lost its begin line). */
+    char begin_rank_label[CAPLOG_LABEL_MAX];
     uint32_t first_line;               /* physical line of the first line that named the group */
     double begin_avail_gib;
     int32_t tokens_per_req;             /* num_tokens_per_req= / num_tokens_per_bs=; -1: none */
@@ -86,8 +93,17 @@ typedef struct {
     double end_elapsed_s, end_usage_gib, end_avail_gib;
     bool failed;
     char failure[CAPLOG_STR_MAX]; /* the failure text, "" if none or not given */
-    /* layers (LOGS.md): NaN when a bounding value is unknown */
+    /* layers (LOGS.md): NaN when a bounding value is unknown, or when the log's values cannot
+     * give it (then NOTE says why) */
     double static_gib, largest_gib, buckets_gib, total_gib;
+    char note[CAPLOG_STR_MAX]; /* why a layer is unknown or where it comes from; "" if nothing to say */
+    /* cgplan's capture hook (hook/cgplan_capture_hook.py) around this group's captures: how many
+     * it reported, and its first, the largest bucket (capture runs largest first), from its graph's
+     * creation (before the warm-up runs that create lazy buffers) to the end of its capture. Bytes. */
+    uint32_t hook_captures;
+    uint32_t hook_size;        /* the size its caller captured; 0: not known */
+    int64_t hook_torch_bytes;  /* torch.cuda.memory_reserved() after - before: the pool's tensors */
+    int64_t hook_device_bytes; /* mem_get_info() free before - after: torch's and everything else's */
     uint32_t dropped_sizes, dropped_bars;
 } caplog_group;
 
@@ -172,6 +188,9 @@ typedef struct {
 typedef struct {
     uint32_t first_line, last_line; /* 1-based physical lines */
     caplog_server_args args;
+    /* The model class of the first Load weight end ("type=DeepseekV3ForCausalLM"); "" when no
+     * such line names it. A draft model's load comes later and is not this. */
+    char architecture[CAPLOG_ARCH_MAX];
     uint32_t n_env;
     caplog_env env[CAPLOG_MAX_ENV];
     uint32_t n_groups;
@@ -185,6 +204,17 @@ typedef struct {
     uint64_t truncated_lines;    /* segments longer than CAPLOG_LINE_MAX */
     uint64_t malformed_lines;    /* known lines whose values could not be read */
     uint32_t first_malformed_line;
+    /* The hook's per-term bytes from its memory snapshot of the largest size: what was allocated
+     * in that window and is still held, by the source file that allocated it (engine_terms[] keys,
+     * "unattributed" for the rest). Kept from the lowest rank that printed hook lines. */
+    bool has_hook;
+    int32_t hook_rank;
+    uint32_t n_hook_terms, dropped_hook_lines;
+    struct {
+        char term[CAPLOG_HOOK_TERM_MAX];
+        uint64_t bytes;
+        uint32_t size;
+    } hook_terms[CAPLOG_MAX_HOOK_TERMS];
 } caplog_run;
 
 typedef struct caplog_parser caplog_parser;
@@ -216,6 +246,9 @@ static inline bool caplog_known(double v)
 caplog_phase caplog_group_phase(const caplog_run *run, const caplog_group *g);
 /* The bar of bucket position INDEX (0 = largest), or NULL. */
 const caplog_bar *caplog_group_bar_at(const caplog_group *g, int32_t index);
+/* The name CLI.md gives a rank: "TPn" from its tags ("DP3 TP3 EP3" gives "TP3"; tags without a
+ * TP tag, as recent releases print at tp_size 1, give "TP0"), "" for an untagged line. */
+void caplog_rank_name(const char *label, char *out, size_t cap);
 /* The rank with this label ("" or "TP0" find untagged rank 0), or NULL. */
 const caplog_rank *caplog_run_rank(const caplog_run *run, const char *label);
 

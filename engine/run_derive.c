@@ -29,11 +29,15 @@ engine_knob_origin engine_origin_from_name(const char *text)
     return ORIGIN_UNKNOWN;
 }
 
+/* What the log names: its model_path through hf_names, else its architecture class when one
+ * model alone has it (a local path like /models/ckpt-7 names nothing). */
 static const char *match_model(const caplog_run *run, const engine_run_context *c)
 {
-    if (!run->args.model_path.has || !c->match_model)
-        return NULL;
-    const char *m = c->match_model(c->match_ctx, run->args.model_path.v);
+    const char *m = NULL;
+    if (run->args.model_path.has && c->match_model)
+        m = c->match_model(c->match_ctx, run->args.model_path.v);
+    if ((!m || !*m) && run->architecture[0] && c->match_architecture)
+        m = c->match_architecture(c->match_ctx, run->architecture);
     return m && *m ? m : NULL;
 }
 

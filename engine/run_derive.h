@@ -38,6 +38,11 @@ typedef struct {
     /* The model whose hf_names match MODEL_PATH, or NULL (also: MATCH_MODEL itself NULL). The
      * returned name must stay valid until the next call. */
     const char *(*match_model)(void *match_ctx, const char *model_path);
+    /* The one model whose engine_model.architecture is ARCHITECTURE (the class a log's Load weight
+     * end names, "DeepseekV3ForCausalLM"), or NULL when none or several have it (Kimi K2 and
+     * DeepSeek-V3 share one: the class alone cannot tell them apart). Asked only when MODEL_PATH
+     * matched nothing; NULL callback: not asked. Same lifetime rule as MATCH_MODEL. */
+    const char *(*match_architecture)(void *match_ctx, const char *architecture);
     void *match_ctx;
 } engine_run_context;
 
@@ -59,8 +64,8 @@ typedef struct {
 
 void engine_run_derive(const caplog_run *run, const engine_run_context *c, engine_run_facts *out);
 
-/* The model of a run: --model, else the hf_names match of its model_path, else the given preset's
- * model; NULL when none. */
+/* The model of a run: --model, else the hf_names match of its model_path, else the one model of
+ * its architecture class, else the given preset's model; NULL when none. */
 const char *engine_run_model_name(const caplog_run *run, const engine_run_context *c, char *buf, size_t len);
 
 /* Sets KNOB of D from TEXT as engine_knob_text(KNOB_TEXT_CANONICAL) wrote it, as stated: a

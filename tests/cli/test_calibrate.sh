@@ -79,7 +79,9 @@ contains "$OUT" "one layout: DP16 MTP6" "one layout"
 printf '[2026-08-19 21:40:02] server_args=ServerArgs(model_path='"'"'moonshotai/Kimi-K3'"'"', tp_size=16, dp_size=16, enable_dp_attention=True, dcp_size=1, speculative_num_draft_tokens=6, context_length=1048576)\n' > "$TEST_TMP/nogpu.log"
 grep -v server_args "$LOGS/k3-dp16-b200-article.log" | sed 's/avail mem=14.09/avail mem=14.19/' >> "$TEST_TMP/nogpu.log"
 expect_exit 0 "$CGPLAN" ingest --db "$DB" "$TEST_TMP/nogpu.log"
-expect_exit 0 "$CGPLAN" ingest --db "$DB" "$LOGS/15-tp4-pcie-qwq32b-plain-tqdm-end-avail-before-usage.log"
+# (fixture 17 names DeepseekV3ForCausalLM, a class DeepSeek-V3 and the Kimi K2 presets share: no
+# model; fixture 15's Qwen2ForCausalLM is QwQ-32B's alone, so it names its model now)
+expect_exit 0 "$CGPLAN" ingest --db "$DB" "$LOGS/17-ktransformers-deepseekv3-tp2-mla-kv-size-single-value.log"
 contains "$OUT" "cgplan model import config.json" "unknown model: the fix that works"
 contains "$OUT" "runs set-model" "unknown model: set-model"
 expect_exit 0 "$CGPLAN" calibrate --db "$DB" --format json

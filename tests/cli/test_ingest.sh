@@ -38,6 +38,7 @@ check_py "all(abs(j['error'][l]['percent']) < 3 for l in ('static','largest','bu
 check_py "set(j['error']['static']) == {'bytes','gib','percent'}" "error fields"
 check_py "j['calibration_excluded'] is None and j['reconstructed'] is True" "usable for calibration"
 check_py "j['groups'][0]['kind'] == 'target verify' and j['groups'][0]['target'] and j['groups'][1]['role'] == 'draft'" "groups"
+check_py "j['groups'][0]['rank'] == 'TP0' and j['groups'][0]['rank_label'] == 'DP0 TP0 EP0' and j['ranks'][0]['rank'] == 'TP0'" "runs show: a rank is TPn from its tags"
 expect_exit 0 "$CGPLAN" runs show 1 --db "$DB" --format json
 check_py "j['measured']['total_gib'] == 8.16 and j['measured']['draft_gib'] == 0.56 and j['knobs']['max_dispatch'] == {'value': 144, 'origin': 'env'}" "DP16 run"
 expect_exit 0 "$CGPLAN" runs show 2 --db "$DB"
@@ -74,6 +75,22 @@ check_py "j['runs'][0]['groups'][0]['layers'] == {'static_gib': 1.33, 'largest_g
 check_py "j['runs'][0]['ranks'][0]['kv_gib'] == 34.60 and j['runs'][0]['ranks'][0]['kv_tokens'] == 1343488 and j['runs'][0]['ranks'][0]['pool_avail_gib'] == 22.45" "ranks"
 expect_exit 0 "$CGPLAN" ingest --dry-run "$DP2"
 contains "$OUT" "would store run" "dry-run table"
+
+# --- a log without rank tags: its rank is "", in the dry run and in runs show
+L20="$LOGS/20-2026-08-ling3-tiny-newest-format-capture-target-decode-to-ready.log"
+expect_exit 0 "$CGPLAN" ingest --dry-run --format json "$L20"
+check_py "j['runs'][0]['groups'][0]['rank'] == '' and j['runs'][0]['ranks'][0]['rank'] == ''" "untagged rank is ''"
+check_py "j['runs'][0]['groups'][0]['layers']['buckets_gib'] is None and 'empty_cache' in j['runs'][0]['groups'][0]['note'] and j['runs'][0]['groups'][0]['layers']['total_gib'] == 0.45" "end after empty_cache: buckets null with the reason, total begin - end"
+check_py "j['runs'][0]['architecture'] == 'BailingMoeV3ForCausalLM'" "architecture read"
+# a model_path no hf_names knows: the architecture class names the model when one preset alone has it
+expect_exit 0 "$CGPLAN" ingest --dry-run --format json "$LOGS/15-tp4-pcie-qwq32b-plain-tqdm-end-avail-before-usage.log"
+check_py "j['runs'][0]['architecture'] == 'Qwen2ForCausalLM' and j['runs'][0]['model'] == 'qwq-32b'" "model from the architecture class"
+expect_exit 0 "$CGPLAN" ingest --dry-run --format json "$LOGS/17-ktransformers-deepseekv3-tp2-mla-kv-size-single-value.log"
+check_py "j['runs'][0]['architecture'] == 'DeepseekV3ForCausalLM' and j['runs'][0]['model'] is None" "a class several presets share names no model"
+expect_exit 0 "$CGPLAN" ingest --db "$TEST_TMP/l20.db" --format json "$L20"
+L20_ID=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')
+expect_exit 0 "$CGPLAN" runs show "$L20_ID" --db "$TEST_TMP/l20.db" --format json
+check_py "j['groups'][0]['rank'] == '' and j['groups'][0]['buckets_gib'] is None and j['measured']['buckets_gib'] is None" "runs show: untagged rank '', no negative layer"
 
 # --- a log cut mid-line is stored up to its last whole line
 head -c 3000 "$DP2" > "$TEST_TMP/cut.log"

@@ -270,8 +270,14 @@ static void test_20_only_final_frame(void **state)
     /* bs 2's frame is lost: static and largest must not come from bs 1's bar */
     assert_unknown(g->static_gib);
     assert_unknown(g->largest_gib);
-    assert_gib(g->buckets_gib, -0.18); /* the end is measured after empty_cache, above the bar */
-    assert_gib(g->total_gib, 0.45);
+    /* the end (72.65) is read after empty_cache, above the bar (72.47) read before it: bar - end
+     * would be -0.18, not a cost; the layers that subtract the end are unknown, with the reason */
+    assert_unknown(g->buckets_gib);
+    assert_unknown(g->bars[0].increment_gib);
+    assert_non_null(strstr(g->note, "empty_cache"));
+    assert_non_null(strstr(g->note, "72.65"));
+    assert_gib(g->total_gib, 0.45); /* begin - end: both after empty_cache */
+    assert_string_equal(run->architecture, "BailingMoeV3ForCausalLM");
     const caplog_rank *tp0 = rank_of(run, "TP0");
     assert_string_equal(tp0->label, "");
     assert_gib(tp0->state_gib, 0.38 + 10.81);
@@ -283,7 +289,10 @@ static void test_20_only_final_frame(void **state)
     char *json = run_json(run);
     assert_non_null(strstr(json, "\"static_gib\":null"));
     assert_non_null(strstr(json, "\"largest_gib\":null"));
-    assert_non_null(strstr(json, "\"rank\":\"TP0\""));
+    assert_non_null(strstr(json, "\"rank\":\"\"")); /* the log has no tags */
+    assert_non_null(strstr(json, "\"buckets_gib\":null"));
+    assert_non_null(strstr(json, "\"note\":\"end avail 72.65 GiB is above"));
+    assert_non_null(strstr(json, "\"architecture\":\"BailingMoeV3ForCausalLM\""));
     assert_non_null(strstr(json, "\"pool_avail_gib\":null"));
     free(json);
     parsed_free(&r);
@@ -567,6 +576,227 @@ static void test_02_middle_of_capture(void **state)
     assert_gib(g->bars[0].increment_gib, 0.01);
     assert_gib(g->bars[5].increment_gib, 0.02);
     assert_unknown(g->bars[6].increment_gib);
+    parsed_free(&r);
+}
+
+/* The lines of fixture NAME (1-based, ascending, 0-terminated) as one text: an excerpt of a real
+ * log such as a paste that lost some lines. The caller frees it. */
+static char *fixture_lines(const char *name, const int *keep)
+{
+    size_t len;
+    char *buf = slurp(name, &len);
+    char *out = malloc(len + 1);
+    assert_non_null(out);
+    size_t o = 0;
+    int line = 1;
+    for (const char *s = buf; *s; line++) {
+        const char *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) + 1 : strlen(s);
+        if (*keep && *keep == line) {
+            memcpy(out + o, s, n);
+            o += n;
+            keep++;
+        }
+        s += n;
+    }
+    out[o] = '\0';
+    free(buf);
+    return out;
+}
+
+/* Fixture 03 as posted by DP3 alone plus TP0's bars: DP3's begin line, TP0's list and bars (lines
+ * 1, 5, 8-15). TP0 printed no begin, so the begin is DP3's and the static layer is kept. */
+static void test_03_begin_of_dp3_only(void **state)
+{
+    (void)state;
+    const int keep[] = {1, 5, 8, 9, 10, 11, 12, 13, 14, 15, 0};
+    char *text = fixture_lines("03-dp-attn-ep4-dp-tp-ep-prefix-bs32.log", keep);
+    parsed r = parse_text(text);
+    assert_int_equal(r.n, 1);
+    const caplog_run *run = &r.runs[0];
+    assert_int_equal(run->n_groups, 1); /* TP0's list and bars join DP3's group */
+    const caplog_group *g = &run->groups[0];
+    assert_string_equal(g->rank_label, "DP0 TP0 EP0"); /* the bars' rank */
+    assert_string_equal(g->begin_rank_label, "DP3 TP3 EP3");
+    assert_true(g->has_begin);
+    assert_gib(g->begin_avail_gib, 27.70);
+    assert_int_equal(g->n_sizes, 8);
+    assert_int_equal(g->n_bars, 3);
+    assert_gib(g->static_gib, 0.21); /* DP3's 27.70 - TP0's first bar 27.49, said so */
+    assert_non_null(strstr(g->note, "DP3 TP3 EP3"));
+    assert_gib(g->largest_gib, 5.69);
+    char *json = run_json(run);
+    assert_non_null(strstr(json, "\"rank\":\"TP0\",\"rank_label\":\"DP0 TP0 EP0\""));
+    assert_non_null(strstr(json, "\"begin_rank_label\":\"DP3 TP3 EP3\""));
+    assert_non_null(strstr(json, "\"rank\":\"TP3\",\"rank_label\":\"DP3 TP3 EP3\""));
+    free(json);
+    /* any chunking gives the same */
+    parsed odd = parse_bytes(text, strlen(text), 3);
+    char *a = run_json(run), *b = run_json(&odd.runs[0]);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    parsed_free(&odd);
+    parsed_free(&r);
+    free(text);
+}
+
+/* Fixture 03 without TP0's begin line (line 7): the begin is the lowest rank's that printed one,
+ * DP1's 27.46, below TP0's first bar (27.49): ranks differ by more than this static layer, so
+ * it is unknown with the reason, and the begin value is kept. */
+static void test_03_begin_lost_lowest_rank(void **state)
+{
+    (void)state;
+    const int keep[] = {1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 0};
+    char *text = fixture_lines("03-dp-attn-ep4-dp-tp-ep-prefix-bs32.log", keep);
+    parsed r = parse_text(text);
+    assert_int_equal(r.n, 1);
+    const caplog_run *run = &r.runs[0];
+    assert_int_equal(run->n_groups, 1);
+    const caplog_group *g = &run->groups[0];
+    assert_string_equal(g->rank_label, "DP0 TP0 EP0");
+    assert_string_equal(g->begin_rank_label, "DP1 TP1 EP1"); /* not DP2's, printed first */
+    assert_gib(g->begin_avail_gib, 27.46);
+    assert_unknown(g->static_gib);
+    assert_non_null(strstr(g->note, "static unknown"));
+    assert_gib(g->largest_gib, 5.69);
+    parsed_free(&r);
+    free(text);
+}
+
+/* Fixture 17 without TP0's begin (line 9): TP1's begin, and no line of TP0's names the group. */
+static void test_17_begin_of_tp1(void **state)
+{
+    (void)state;
+    const int keep[] = {1, 2, 3, 4, 5, 6, 7, 8, 0};
+    char *text = fixture_lines("17-ktransformers-deepseekv3-tp2-mla-kv-size-single-value.log", keep);
+    parsed r = parse_text(text);
+    assert_int_equal(r.n, 1);
+    const caplog_group *g = &r.runs[0].groups[0];
+    assert_string_equal(g->rank_label, "TP1");
+    assert_string_equal(g->begin_rank_label, "TP1");
+    assert_gib(g->begin_avail_gib, 30.10);
+    assert_string_equal(g->note, "");
+    parsed_free(&r);
+    free(text);
+}
+
+static void test_rank_names_and_architecture(void **state)
+{
+    (void)state;
+    char name[CAPLOG_LABEL_MAX];
+    const char *cases[][2] = {{"DP3 TP3 EP3", "TP3"}, {"", ""}, {"TP12", "TP12"}, {"DP0", "TP0"},
+                              {"DP15 PP0 ATTN_CP0 MOE_DP0 TP127 EP127", "TP127"}, {"ATTN_CP1 TP2", "TP2"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        caplog_rank_name(cases[i][0], name, sizeof name);
+        assert_string_equal(name, cases[i][1]);
+    }
+    const char *logs[][2] = {{"17-ktransformers-deepseekv3-tp2-mla-kv-size-single-value.log", "DeepseekV3ForCausalLM"},
+                             {"15-tp4-pcie-qwq32b-plain-tqdm-end-avail-before-usage.log", "Qwen2ForCausalLM"},
+                             {"08-2024-time-only-prefix-deepseek-v25-capture-failed.log", "DeepseekV2ForCausalLM"},
+                             {"03-dp-attn-ep4-dp-tp-ep-prefix-bs32.log", ""}};
+    for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++) {
+        parsed r = parse_fixture(logs[i][0], 0);
+        assert_string_equal(r.runs[0].architecture, logs[i][1]);
+        parsed_free(&r);
+    }
+    /* "dtype=" is not the class; a draft model's load after the target's does not replace it */
+    parsed r = parse_text("[2026-01-01 00:00:00] Load weight end. dtype=torch.bfloat16, type=Qwen3ForCausalLM, avail "
+                          "mem=10.00 GB\n"
+                          "[2026-01-01 00:00:05] Load weight end. type=Qwen3ForCausalLMEagle3, avail mem=9.00 GB\n");
+    assert_string_equal(r.runs[0].architecture, "Qwen3ForCausalLM");
+    parsed_free(&r);
+}
+
+/* The one-pass key scan finds a key at any offset, after capitals and '_' (its anchors) and
+ * across its eight-byte blocks, as a search would. */
+static void test_keys_at_any_offset(void **state)
+{
+    (void)state;
+    const char *filler = "aZ_ Mx_Ly CcKk_DdTtOo server max_ ";
+    for (size_t k = 0; k < 20; k++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "[2026-01-01 00:00:00 TP0] %.*sKV Cache is allocated. #tokens: 7, KV size: 1.00 GB\n"
+                 "[2026-01-01 00:00:00 TP0] %.*sMemory pool end. avail mem=3.00 GB\n"
+                 "[2026-01-01 00:00:00 TP0] %.*smax_total_num_tokens=5, available_gpu_mem=2.00 GB\n"
+                 "[2026-01-01 00:00:01 TP0] %.*sCapture cuda graph begin. This can take up to several minutes. "
+                 "avail mem=9.00 GB\n"
+                 "[2026-01-01 00:00:02 TP0] %.*sCUDA out of memory. Tried to allocate 2.00 GiB\n",
+                 (int)k, filler, (int)k, filler, (int)k, filler, (int)k, filler, (int)k, filler);
+        parsed r = parse_text(text);
+        assert_int_equal(r.n, 1);
+        const caplog_run *run = &r.runs[0];
+        const caplog_rank *tp0 = rank_of(run, "TP0");
+        assert_int_equal(tp0->kv_tokens, 7);
+        assert_gib(tp0->pool_avail_gib, 3.00);
+        assert_int_equal(tp0->max_total_num_tokens, 5);
+        assert_int_equal(run->n_groups, 1);
+        assert_gib(run->groups[0].begin_avail_gib, 9.00);
+        assert_true(run->groups[0].failed);
+        assert_int_equal(run->unknown_lines, 0);
+        parsed_free(&r);
+        snprintf(text, sizeof text, "[2026-01-01 00:00:00] %.*sserver_args=ServerArgs(tp_size=2)\n", (int)k, filler);
+        r = parse_text(text);
+        assert_true(r.runs[0].args.present);
+        assert_int_equal(r.runs[0].args.tp_size.v, 2);
+        parsed_free(&r);
+    }
+}
+
+/* hook/cgplan_capture_hook.py's lines: the capture line joins the group being captured (its
+ * first, the largest bucket, gives the split), terms join the run, the lowest rank's win, and a
+ * line without its values is malformed, not guessed. */
+static void test_hook_lines(void **state)
+{
+    (void)state;
+    const char *text =
+        "[2026-08-20 10:00:00 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=60.00 GB\n"
+        "[cgplan-hook] capture seq=0 size=8 rank=1 reserved_before=0 reserved_after=100 free_before=1000 "
+        "free_after=500 total=2000\n"
+        "[cgplan-hook] term=moe.deepep bytes=77 size=8 rank=1\n"
+        "Capturing batches (bs=8 avail_mem=59.90 GB):   0%|          | 0/2 [00:00<?, ?it/s]\n"
+        "[cgplan-hook] capture seq=0 size=8 rank=0 reserved_before=10 reserved_after=210 free_before=1000 "
+        "free_after=400 total=2000\n"
+        "[cgplan-hook] capture seq=0 size=8 rank=2 reserved_before=0 reserved_after=1 free_before=9 free_after=1 "
+        "total=9\n"
+        "[cgplan-hook] term=moe.deepep bytes=300 size=8 rank=0\n"
+        "[cgplan-hook] term=unattributed bytes=5 size=8 rank=0\n"
+        "[cgplan-hook] term=moe.deepep bytes=400 size=8 rank=0\n"
+        "Capturing batches (bs=4 avail_mem=59.30 GB):  50%|#####     | 1/2 [00:01<00:01,  1.00it/s]\n"
+        "[cgplan-hook] capture seq=1 size=4 rank=0 reserved_before=210 reserved_after=220 free_before=400 "
+        "free_after=390 total=2000\n"
+        "[cgplan-hook] capture seq=2 size=2 rank=0 reserved_before=220\n"
+        "[cgplan-hook] term=Bad.Term bytes=1\n"
+        "[cgplan-hook] snapshot size=8 rank=0 file=/tmp/x.pickle\n"
+        "[2026-08-20 10:00:02 TP0] Capture cuda graph end. Time elapsed: 2.00 s. mem usage=0.71 GB. avail mem=59.29 "
+        "GB.\n";
+    parsed r = parse_text(text);
+    assert_int_equal(r.n, 1);
+    const caplog_run *run = &r.runs[0];
+    assert_int_equal(run->n_groups, 1);
+    const caplog_group *g = &run->groups[0];
+    assert_int_equal(g->hook_captures, 2); /* rank 0's two whole lines */
+    assert_int_equal(g->hook_size, 8);
+    assert_int_equal(g->hook_torch_bytes, 200);
+    assert_int_equal(g->hook_device_bytes, 600);
+    assert_true(run->has_hook);
+    assert_int_equal(run->hook_rank, 0);
+    assert_int_equal(run->n_hook_terms, 2); /* rank 1's term went with rank 1 */
+    assert_string_equal(run->hook_terms[0].term, "moe.deepep");
+    assert_int_equal(run->hook_terms[0].bytes, 400); /* printed again: the later one */
+    assert_string_equal(run->hook_terms[1].term, "unattributed");
+    assert_int_equal(run->malformed_lines, 2); /* the cut capture line, the bad term */
+    assert_gib(g->total_gib, 0.71);
+    /* chunked the same */
+    parsed odd = parse_bytes(text, strlen(text), 5);
+    char *a = run_json(run), *b = run_json(&odd.runs[0]);
+    assert_string_equal(a, b);
+    assert_non_null(strstr(a, "\"hook\":{\"captures\":2,\"size\":8,\"torch_bytes\":200,\"device_bytes\":600,"
+                              "\"non_torch_bytes\":400}"));
+    free(a);
+    free(b);
+    parsed_free(&odd);
     parsed_free(&r);
 }
 
@@ -1132,6 +1362,12 @@ int main(void)
         cmocka_unit_test(test_21_eagle_ladder),
         cmocka_unit_test(test_16_three_bar_only_groups),
         cmocka_unit_test(test_20_only_final_frame),
+        cmocka_unit_test(test_03_begin_of_dp3_only),
+        cmocka_unit_test(test_03_begin_lost_lowest_rank),
+        cmocka_unit_test(test_17_begin_of_tp1),
+        cmocka_unit_test(test_rank_names_and_architecture),
+        cmocka_unit_test(test_keys_at_any_offset),
+        cmocka_unit_test(test_hook_lines),
         cmocka_unit_test(test_k3_dp2_dcp8),
         cmocka_unit_test(test_k3_dp16),
         cmocka_unit_test(test_08_failed_2024_prefix),

@@ -449,7 +449,7 @@ static void test_migrate_v1(void **state)
 
     /* read-only: refused with the fix */
     assert_null(store_open(path, STORE_READ_ONLY, err, sizeof err));
-    assert_non_null(strstr(err, "schema version 1; this cgplan reads 3"));
+    assert_non_null(strstr(err, "schema version 1; this cgplan reads 4"));
 
     store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
     if (!s)
@@ -694,7 +694,7 @@ static void test_refusals(void **state)
     assert_int_equal(sqlite3_open(tmp_path("newer.db"), &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
-    assert_refused_untouched(tmp_path("newer.db"), "version 7, newer than this cgplan's 3");
+    assert_refused_untouched(tmp_path("newer.db"), "version 7, newer than this cgplan's 4");
 
     /* a directory */
     assert_int_equal(mkdir(tmp_path("dir.db"), 0755), 0);
