@@ -759,7 +759,8 @@ static int set_list_text(engine_deployment *d, const engine_knob_info *k, const 
     uint32_t list[ENGINE_MAX_BUCKETS];
     uint32_t n = 0;
     const char *p = text;
-    if (*p == '[')
+    bool bracket = *p == '[';
+    if (bracket)
         p++;
     for (;;) {
         while (isspace((unsigned char)*p))
@@ -783,6 +784,17 @@ static int set_list_text(engine_deployment *d, const engine_knob_info *k, const 
             p++;
         else if (*p != ']' && *p != '\0' && !isdigit((unsigned char)*p))
             return engine_fail(err, errlen, "%s: expected ',', ' ' or ']' after %lu in '%s'", k->name, v, text);
+    }
+    /* A '[' is closed by a ']' with nothing after it; without '[' no ']' may stand. */
+    if (bracket != (*p == ']'))
+        return engine_fail(err, errlen, "%s: '%s' %s", k->name, text,
+                           bracket ? "opens '[' but does not close it" : "closes a ']' it never opened");
+    if (*p == ']') {
+        p++;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p)
+            return engine_fail(err, errlen, "%s: unexpected '%s' after the list in '%s'", k->name, p, text);
     }
     if (n == 0)
         return engine_fail(err, errlen, "%s: the list is empty (use 'auto' for SGLang's grid)", k->name);

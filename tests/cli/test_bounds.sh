@@ -28,6 +28,16 @@ cat > "$TEST_TMP/huge.json" <<'JSON'
 JSON
 expect_exit 1 "$CGPLAN" model import "$TEST_TMP/huge.json"
 contains "$ERR" "value too large" "import refuses a 2^32 vocab"
+# --set refuses what it used to read as something else (issue 11, finding 6).
+for bad in 'buckets=[1, 2]junk' 'buckets=[1, 2' 'buckets=1,2]' 'mem_fraction_static=0x1.ccp-1' 'mem_fraction_static=inf' \
+           'mem_fraction_static=nan' 'max_bs=12abc' 'context_len=1e3'; do
+  expect_exit 2 "$CGPLAN" estimate --preset k3-dp16 --set "$bad"
+done
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set 'buckets=1 2 4' --format json
+check_py "j['knobs']['buckets'][:3] == [1, 2, 4]" "SGLang's space-separated list still reads"
+# A sweep cut at its point limit says so.
+expect_exit 0 "$CGPLAN" sweep --preset k3-dp16 --vary context_len=1:100000:1 --format csv
+contains "$ERR" "more than 4096 points" "a cut sweep says so"
 # Within bounds, the built-ins still estimate.
 expect_exit 0 "$CGPLAN" estimate --preset k3-dp16
 finish
