@@ -48,15 +48,13 @@ int cmd_search(int argc, char **argv)
         cli_error("search: --gpus %u does not split evenly over --nodes %u", so.gpus, so.nodes);
         return EXIT_USAGE;
     }
-    preset_catalog *cat = preset_catalog_open();
     static engine_deployment d;
     engine_warnings adj = {0};
-    rc = cli_load_deployment(&o, cat, NULL, &d, &adj);
-    preset_catalog_free(cat);
+    engine_calibration cal;
+    bool calibrated = false;
+    rc = cli_load_plan(&o, &d, &adj, &cal, &calibrated);
     if (rc)
         return rc;
-    engine_calibration cal;
-    bool calibrated = cli_find_calibration(&o, &d, &cal);
     static engine_layout_result res[SEARCH_MAX];
     static engine_estimate scratch;
     size_t scanned = 0;
