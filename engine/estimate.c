@@ -3,6 +3,7 @@
 #include "weights.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -862,9 +863,10 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
     }
 
     /* Each further bucket: its graph object and output tensors. */
-    e->other_bucket_rows = 0;
+    uint64_t other_bs = 0;
     for (uint32_t i = 0; i + 1 < e->n_buckets; i++)
-        e->other_bucket_rows += (uint64_t)e->buckets[i] * k->mtp;
+        other_bs += e->buckets[i];
+    e->other_bucket_rows = other_bs * k->mtp;
     engine_term *bk = set_term(e, TERM_BUCKETS, 0);
     uint64_t graph = coef(d, cal, COEF_GRAPH_BYTES, bk);
     uint64_t out_row = coef(d, cal, COEF_OUT_BYTES_PER_ROW, bk);
@@ -904,12 +906,14 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
     bool per_graph_logits = !engine_release_has_shared_logits(&k->sglang);
     set_term(e, TERM_GRAPH_LOGITS, per_graph_logits ? e->other_bucket_rows * m->vocab * 4 : 0);
 
-    memset(e->layer_bytes, 0, sizeof e->layer_bytes);
-    e->total_complete = true;
+    uint64_t layers[LAYER_COUNT] = {0}; /* summed in registers, stored once */
+    bool complete = true;
     for (int i = 0; i < TERM_COUNT; i++) {
-        e->layer_bytes[e->terms[i].layer] += e->terms[i].bytes;
-        e->total_complete &= e->terms[i].known;
+        layers[e->terms[i].layer] += e->terms[i].bytes;
+        complete &= e->terms[i].known;
     }
+    memcpy(e->layer_bytes, layers, sizeof layers);
+    e->total_complete = complete;
     e->target_total_bytes =
         e->layer_bytes[LAYER_STATIC] + e->layer_bytes[LAYER_LARGEST] + e->layer_bytes[LAYER_BUCKETS];
     e->draft_total_bytes = e->layer_bytes[LAYER_DRAFT];
