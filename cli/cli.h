@@ -86,6 +86,10 @@ int cli_apply_set(const preset_catalog *cat, engine_deployment *d, const char *a
  * ~/.local/share/cgplan/runs.db. */
 const char *cli_db_path(const cli_opts *o, char *buf, size_t len);
 
+/* The deployment the options name (cli_load_deployment over a catalog it opens and closes) and
+ * its stored calibration, if any (*CALIBRATED). Returns EXIT_OK or the error's exit code. */
+int cli_load_plan(const cli_opts *o, engine_deployment *d, engine_warnings *adj, engine_calibration *cal,
+                  bool *calibrated);
 /* Looks up a stored calibration for D's model and GPU (false when there is none or the store
  * does not exist; never creates one). */
 bool cli_find_calibration(const cli_opts *o, const engine_deployment *d, engine_calibration *cal);

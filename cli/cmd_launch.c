@@ -83,15 +83,13 @@ int cmd_launch(int argc, char **argv)
         cli_error("launch: --disaggregation-mode %s: cgplan plans decode nodes only; use decode", o.disaggregation);
         return EXIT_USAGE;
     }
-    preset_catalog *cat = preset_catalog_open();
     static engine_deployment d;
     engine_warnings adj = {0};
-    rc = cli_load_deployment(&o, cat, NULL, &d, &adj);
-    preset_catalog_free(cat);
+    engine_calibration cal;
+    bool calibrated = false;
+    rc = cli_load_plan(&o, &d, &adj, &cal, &calibrated);
     if (rc)
         return rc;
-    engine_calibration cal;
-    bool calibrated = cli_find_calibration(&o, &d, &cal);
     static engine_estimate e;
     /* The plan is computed at one fraction and the command sets that one: the recommended
      * fraction for these knobs, unless --set mem_fraction_static gave one. */

@@ -48,15 +48,13 @@ int cmd_search(int argc, char **argv)
         cli_error("search: --gpus %u does not split evenly over --nodes %u", so.gpus, so.nodes);
         return EXIT_USAGE;
     }
-    preset_catalog *cat = preset_catalog_open();
     static engine_deployment d;
     engine_warnings adj = {0};
-    rc = cli_load_deployment(&o, cat, NULL, &d, &adj);
-    preset_catalog_free(cat);
+    engine_calibration cal;
+    bool calibrated = false;
+    rc = cli_load_plan(&o, &d, &adj, &cal, &calibrated);
     if (rc)
         return rc;
-    engine_calibration cal;
-    bool calibrated = cli_find_calibration(&o, &d, &cal);
     static engine_layout_result res[SEARCH_MAX];
     static engine_estimate scratch;
     size_t scanned = 0;
@@ -65,6 +63,10 @@ int cmd_search(int argc, char **argv)
     size_t n = engine_search(&d, calibrated ? &cal : NULL, &so, res, SEARCH_MAX, &scanned, &scratch);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    /* A model whose fitted terms are unknown (no preset value, no calibration) is ranked on its
+     * known terms only: every wall is then an upper bound. Said where it is read. */
+    engine_estimate_terms_quiet(&d, calibrated ? &cal : NULL, &scratch);
+    bool complete = scratch.total_complete;
 
     if (o.format == FORMAT_JSON) {
         jsonw w;
@@ -76,6 +78,7 @@ int cmd_search(int argc, char **argv)
         jsonw_kstring(&w, "gpu", d.gpu.name);
         jsonw_ku64(&w, "gpus", so.gpus);
         jsonw_ku64(&w, "nodes", so.nodes);
+        jsonw_kbool(&w, "total_complete", complete);
         jsonw_key(&w, "layouts");
         jsonw_array_begin(&w);
         for (size_t i = 0; i < n; i++) {
@@ -116,6 +119,10 @@ int cmd_search(int argc, char **argv)
     } else {
         printf("%s on %u x %s (%u node%s): %zu layouts fit of %zu scanned in %.3f s\n", d.model.name, so.gpus,
                d.gpu.name, so.nodes, so.nodes == 1 ? "" : "s", n, scanned, elapsed);
+        if (!complete)
+            printf("! %s has terms no preset value or calibration gives (cgplan estimate lists them): the walls "
+                   "below count the known terms only and are upper bounds; calibrate from a measured log first\n",
+                   d.model.name);
         printf("%-3s %4s %4s %-4s %4s %4s %-6s %4s %7s %6s %11s %12s %9s  %s\n", "", "tp", "dp", "dpa", "ep", "dcp",
                "a2a", "mtp", "max_bs", "f", "concurrency", "KV tokens", "KV/req", "limit");
         for (size_t i = 0; i < n; i++) {

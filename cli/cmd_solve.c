@@ -32,15 +32,13 @@ int cmd_solve(int argc, char **argv)
                   near ? near : "", near ? "?" : "");
         return EXIT_USAGE;
     }
-    preset_catalog *cat = preset_catalog_open();
     static engine_deployment d;
     engine_warnings adj = {0};
-    rc = cli_load_deployment(&o, cat, NULL, &d, &adj);
-    preset_catalog_free(cat);
+    engine_calibration cal;
+    bool calibrated = false;
+    rc = cli_load_plan(&o, &d, &adj, &cal, &calibrated);
     if (rc)
         return rc;
-    engine_calibration cal;
-    bool calibrated = cli_find_calibration(&o, &d, &cal);
     static engine_estimate scratch[2];
     static engine_solution s;
     engine_solve(&d, calibrated ? &cal : NULL, knob->id, &s, scratch);

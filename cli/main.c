@@ -281,6 +281,17 @@ int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char
     return EXIT_OK;
 }
 
+int cli_load_plan(const cli_opts *o, engine_deployment *d, engine_warnings *adj, engine_calibration *cal,
+                  bool *calibrated)
+{
+    preset_catalog *cat = preset_catalog_open();
+    int rc = cli_load_deployment(o, cat, NULL, d, adj);
+    preset_catalog_free(cat);
+    if (rc == EXIT_OK)
+        *calibrated = cli_find_calibration(o, d, cal);
+    return rc;
+}
+
 const char *cli_db_path(const cli_opts *o, char *buf, size_t len)
 {
     if (o && o->db)

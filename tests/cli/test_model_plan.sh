@@ -50,4 +50,11 @@ expect_exit 0 "$CGPLAN" estimate --model kimi-k3 --set gpu=b200 --set attention_
 check_py "j['total_bytes'] == $want" "flags reproduce the k3-dp2-dcp8 graph memory"
 check_py "j['knob_origins']['max_dispatch'] == 'set' and j['knobs']['max_dispatch'] == 128" "env assignment read"
 
+# search ranks a model without calibration on its known terms only, and says so.
+expect_exit 0 "$CGPLAN" search --model deepseek-v3 --set gpu=h200 --gpus 16 --format json
+check_py "j['total_complete'] is False" "search: deepseek-v3's walls count known terms only"
+expect_exit 0 "$CGPLAN" search --model deepseek-v3 --set gpu=h200 --gpus 16
+contains "$OUT" "upper bounds" "search says its walls are upper bounds"
+expect_exit 0 "$CGPLAN" search --model kimi-k3 --set gpu=b200 --gpus 16 --format json
+check_py "j['total_complete'] is True" "search: K3's terms are all known"
 finish
