@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -91,6 +92,11 @@ int tui_app_init(tui_app *app, const char *preset, const char *compare, const ch
     app->drag_knob = -1;
     app->changed_knob = -1;
     app->g = ascii ? &tui_glyphs_ascii : &tui_glyphs_utf8;
+    const char *theme = getenv("CGPLAN_THEME");
+    if (theme && strcmp(theme, "light") == 0)
+        app->theme = TUI_THEME_LIGHT;
+    else if (theme && *theme && strcmp(theme, "dark") != 0)
+        set_message(app, true, "CGPLAN_THEME=%.32s: dark or light; drawing dark (t toggles)", theme);
     app->cat = preset_catalog_open();
     if (!app->cat) {
         snprintf(err, errlen, "out of memory opening the preset catalog");
@@ -118,8 +124,12 @@ int tui_app_init(tui_app *app, const char *preset, const char *compare, const ch
             return 2;
         }
     }
-    if (compare && app->plan[1].loaded)
+    if (compare && app->plan[1].loaded) {
         app->compare = true;
+        app->compare_chosen = true;
+        if (strcmp(app->plan[1].name, app->plan[0].name) == 0)
+            set_message(app, true, "comparing %s with itself (--compare names the main preset)", app->plan[0].name);
+    }
     app->runs = calloc(TUI_RUNS_MAX, sizeof *app->runs);
     tui_app_reload_runs(app);
     tui_app_recompute(app);
@@ -544,16 +554,34 @@ static int handle_mouse(tui_app *app, const tui_event *ev)
     return set_value(app, knob, steps[idx]) | TUI_REDRAW | TUI_RECOMPUTE;
 }
 
-static int list_len(const tui_app *app)
+static int pick_preset(tui_app *app, int slot);
+
+/* NEEDLE in HAY, ignoring ASCII case (preset names, models, GPUs and labels are ASCII). */
+static bool contains_ci(const char *hay, const char *needle)
 {
-    if (app->mode == TUI_MODE_PICKER) {
-        int n = 0;
-        for (size_t i = 0; i < preset_catalog_count(app->cat); i++)
-            if (preset_catalog_get(app->cat, i)->kind == PRESET_DEPLOYMENT)
-                n++;
-        return n;
-    }
-    return (int)app->n_runs;
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return true;
+    return n == 0;
+}
+
+/* A picker row matches the filter by its name, model, GPU or description. */
+static bool preset_matches(const tui_app *app, const preset_entry *pe)
+{
+    const char *f = app->filter;
+    return pe->kind == PRESET_DEPLOYMENT && (!f[0] || contains_ci(pe->name, f) || contains_ci(pe->model, f) ||
+                                             contains_ci(pe->gpu, f) || contains_ci(pe->description, f));
+}
+
+/* A run matches by its id, model, GPU or label. */
+static bool run_matches(const tui_app *app, const store_run_summary *r)
+{
+    const char *f = app->filter;
+    char id[24];
+    snprintf(id, sizeof id, "%lld", (long long)r->id);
+    return !f[0] || contains_ci(id, f) || contains_ci(r->model, f) || contains_ci(r->gpu, f) ||
+           contains_ci(r->label, f);
 }
 
 const preset_entry *tui_app_picker_entry(const tui_app *app, int index)
@@ -561,10 +589,59 @@ const preset_entry *tui_app_picker_entry(const tui_app *app, int index)
     int n = 0;
     for (size_t i = 0; i < preset_catalog_count(app->cat); i++) {
         const preset_entry *pe = preset_catalog_get(app->cat, i);
-        if (pe->kind == PRESET_DEPLOYMENT && n++ == index)
+        if (preset_matches(app, pe) && n++ == index)
             return pe;
     }
     return NULL;
+}
+
+const store_run_summary *tui_app_run_entry(const tui_app *app, int index)
+{
+    int n = 0;
+    for (size_t i = 0; i < app->n_runs; i++)
+        if (run_matches(app, &app->runs[i]) && n++ == index)
+            return &app->runs[i];
+    return NULL;
+}
+
+static int list_len(const tui_app *app)
+{
+    int n = 0;
+    if (app->mode == TUI_MODE_PICKER)
+        while (tui_app_picker_entry(app, n))
+            n++;
+    else
+        while (tui_app_run_entry(app, n))
+            n++;
+    return n;
+}
+
+/* The list's filter is typed: characters narrow it, Backspace edits, Enter keeps it (and in the
+ * picker loads the highlighted match), Escape clears it. */
+static int handle_filter_typing(tui_app *app, const tui_event *ev)
+{
+    size_t len = strlen(app->filter);
+    if (ev->key == TUI_KEY_ESCAPE) {
+        app->filtering = false;
+        app->filter[0] = '\0';
+    } else if (ev->key == TUI_KEY_ENTER) {
+        app->filtering = false;
+        if (app->mode == TUI_MODE_PICKER && list_len(app) > 0)
+            return pick_preset(app, 0);
+    } else if (ev->key == TUI_KEY_BACKSPACE) {
+        if (len)
+            app->filter[len - 1] = '\0';
+    } else if (ev->key >= 0x20 && ev->key < 0x7F) {
+        if (len + 1 < sizeof app->filter) {
+            app->filter[len] = (char)ev->key;
+            app->filter[len + 1] = '\0';
+        }
+    } else {
+        return -1; /* not the filter's: the list handles it (Up/Down, ...) */
+    }
+    app->sel = 0;
+    app->scroll = 0;
+    return TUI_REDRAW;
 }
 
 static int pick_preset(tui_app *app, int slot)
@@ -580,17 +657,35 @@ static int pick_preset(tui_app *app, int slot)
     }
     app->plan[slot] = *loaded;
     if (slot == 1)
-        app->compare = true;
+        app->compare = app->compare_chosen = true;
     app->have_prev = false;
     app->changed_knob = -1;
     app->mode = TUI_MODE_MAIN;
-    set_message(app, false, "%s %s", slot ? "comparing with" : "loaded", pe->name);
+    app->filter[0] = '\0';
+    if (app->compare && strcmp(app->plan[0].name, app->plan[1].name) == 0)
+        set_message(app, true, "comparing %s with itself (the same preset on both sides)", app->plan[0].name);
+    else
+        set_message(app, false, "%s %s", slot ? "comparing with" : "loaded", pe->name);
     return TUI_RECOMPUTE | TUI_REDRAW;
 }
 
 static int handle_list(tui_app *app, const tui_event *ev)
 {
+    if (app->filtering) {
+        int flags = handle_filter_typing(app, ev);
+        if (flags >= 0)
+            return flags;
+    }
     int n = list_len(app);
+    if (ev->key == '/') {
+        app->filtering = true;
+        return TUI_REDRAW;
+    }
+    if (ev->key == TUI_KEY_ESCAPE && app->filter[0]) { /* the first Escape clears the filter */
+        app->filter[0] = '\0';
+        app->sel = app->scroll = 0;
+        return TUI_REDRAW;
+    }
     switch (ev->key) {
     case TUI_KEY_ESCAPE:
     case 'q':
@@ -598,6 +693,7 @@ static int handle_list(tui_app *app, const tui_event *ev)
     case 'r':
         if ((ev->key == 'p' && app->mode != TUI_MODE_PICKER) || (ev->key == 'r' && app->mode != TUI_MODE_RUNS))
             return 0;
+        app->filter[0] = '\0';
         if (app->mode == TUI_MODE_RUNS) {
             app->mode = TUI_MODE_MAIN;
             return TUI_RELOAD_RUNS | TUI_RECOMPUTE | TUI_REDRAW;
@@ -643,8 +739,9 @@ static int handle_list(tui_app *app, const tui_event *ev)
 static int handle_confirm(tui_app *app, const tui_event *ev)
 {
     if (ev->key == 'y' || ev->key == 'Y') {
-        if (app->sel >= 0 && (size_t)app->sel < app->n_runs && app->db) {
-            int64_t id = app->runs[app->sel].id;
+        const store_run_summary *run = tui_app_run_entry(app, app->sel);
+        if (run && app->db) {
+            int64_t id = run->id;
             char err[ENGINE_TEXT_MAX * 2];
             int rc = store_delete_run(app->db, id, err, sizeof err);
             if (rc < 0)
@@ -652,8 +749,10 @@ static int handle_confirm(tui_app *app, const tui_event *ev)
             else
                 set_message(app, false, "run %lld deleted", (long long)id);
             tui_app_reload_runs(app);
-            if ((size_t)app->sel >= app->n_runs)
-                app->sel = app->n_runs ? (int)app->n_runs - 1 : 0;
+            app->mode = TUI_MODE_RUNS; /* list_len counts the browser's rows */
+            int left = list_len(app);
+            if (app->sel >= left)
+                app->sel = left ? left - 1 : 0;
         }
         app->mode = TUI_MODE_RUNS;
         return TUI_REDRAW | TUI_RECOMPUTE;
@@ -759,6 +858,60 @@ static int save_preset(tui_app *app)
     return TUI_REDRAW;
 }
 
+/* c with the default comparison being the main preset itself (the main one was loaded from the
+ * picker): the next deployment preset after it in the catalog's order that has another name. */
+static int compare_with_next(tui_app *app)
+{
+    app->filter[0] = '\0';
+    int n = 0, at = 0;
+    while (tui_app_picker_entry(app, n)) {
+        if (strcmp(tui_app_picker_entry(app, n)->name, app->plan[0].name) == 0)
+            at = n;
+        n++;
+    }
+    for (int i = 1; i < n; i++) {
+        const preset_entry *pe = tui_app_picker_entry(app, (at + i) % n);
+        char err[ENGINE_TEXT_MAX * 2];
+        if (strcmp(pe->name, app->plan[0].name) == 0 || load_plan(app, &app->scratch.loaded, pe->name, err, sizeof err))
+            continue;
+        char was[ENGINE_NAME_MAX];
+        snprintf(was, sizeof was, "%s", app->plan[1].name);
+        app->plan[1] = app->scratch.loaded;
+        set_message(app, false, "comparing with %s (the default, %s, is the main preset)", pe->name, was);
+        return TUI_RECOMPUTE | TUI_REDRAW;
+    }
+    app->compare = false;
+    set_message(app, true, "no other deployment preset to compare %s with", app->plan[0].name);
+    return TUI_REDRAW;
+}
+
+void tui_app_concurrency_sentence(const tui_app *app, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (!app->compare || !app->plan[1].loaded)
+        return;
+    uint64_t conc[2];
+    char terms[2][64];
+    for (int i = 0; i < 2; i++) {
+        const engine_budget *b = &app->plan[i].e.budget;
+        uint32_t dp = app->plan[i].d.knobs.dp;
+        const char *more = b->wall_beyond_range ? "+" : ""; /* it fits to the end of max_bs's range */
+        conc[i] = (uint64_t)dp * b->wall_max_bs;
+        snprintf(terms[i], sizeof terms[i], "%u x %u%s = %llu%s", dp, b->wall_max_bs, more,
+                 (unsigned long long)conc[i], more);
+    }
+    const char *a = app->plan[0].name, *b = app->plan[1].name;
+    int hi = conc[1] > conc[0];
+    uint64_t big = conc[hi], small = conc[!hi];
+    if (big == small)
+        snprintf(buf, len, "At the wall %s and %s serve as many requests (%s vs %s).", a, b, terms[0], terms[1]);
+    else if (small == 0)
+        snprintf(buf, len, "At the wall only %s serves any request (%s vs %s).", hi ? b : a, terms[0], terms[1]);
+    else
+        snprintf(buf, len, "At the wall %s serves %llu more requests than %s (%s vs %s, %.2fx).", hi ? b : a,
+                 (unsigned long long)(big - small), hi ? a : b, terms[0], terms[1], (double)big / (double)small);
+}
+
 /* The launch command of the current knobs, as `cgplan launch` builds it. */
 void tui_app_launch(const tui_app *app, engine_launch *l)
 {
@@ -772,12 +925,18 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         return TUI_RESIZE | TUI_REDRAW;
     if (ev->type == TUI_EV_MOUSE)
         return handle_mouse(app, ev);
+    if (ev->key == TUI_KEY_F10) /* the quit key of htop and mc: from any mode, even while typing */
+        return TUI_QUIT;
     if (app->typing)
         return handle_typing(app, ev);
     if (app->mode == TUI_MODE_CONFIRM)
         return handle_confirm(app, ev);
     if (app->mode == TUI_MODE_PICKER || app->mode == TUI_MODE_RUNS)
         return handle_list(app, ev);
+    if (app->mode == TUI_MODE_HELP && (ev->key == TUI_KEY_TAB || ev->key == TUI_KEY_BTAB)) {
+        app->help_page = !app->help_page; /* keys and knobs <-> the term labels */
+        return TUI_REDRAW;
+    }
     if (app->mode == TUI_MODE_HELP || app->mode == TUI_MODE_WARNINGS || app->mode == TUI_MODE_LAUNCH) {
         app->mode = TUI_MODE_MAIN;
         return ev->key == 'q' ? TUI_QUIT : TUI_REDRAW;
@@ -799,9 +958,17 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
     case '?':
     case TUI_KEY_F1:
         app->mode = TUI_MODE_HELP;
+        app->help_page = 0;
+        return TUI_REDRAW;
+    case 't':
+        app->theme = app->theme == TUI_THEME_LIGHT ? TUI_THEME_DARK : TUI_THEME_LIGHT;
+        set_message(app, false, "theme: %s (t toggles; CGPLAN_THEME=light starts with it)",
+                    app->theme == TUI_THEME_LIGHT ? "light, for a light background" : "dark");
         return TUI_REDRAW;
     case 'p':
         app->mode = TUI_MODE_PICKER;
+        app->filter[0] = '\0';
+        app->filtering = false;
         app->sel = 0;
         for (int i = 0; i < list_len(app); i++)
             if (strcmp(tui_app_picker_entry(app, i)->name, app->plan[0].name) == 0)
@@ -810,6 +977,8 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
     case 'r':
         tui_app_reload_runs(app);
         app->mode = TUI_MODE_RUNS;
+        app->filter[0] = '\0';
+        app->filtering = false;
         app->sel = 0;
         return TUI_REDRAW | TUI_RECOMPUTE;
     case 'c':
@@ -818,8 +987,17 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
             return TUI_REDRAW;
         }
         app->compare = !app->compare;
-        set_message(app, false, app->compare ? "comparing with %s (i: equal instance concurrency)" : "%s",
-                    app->compare ? app->plan[1].name : "comparison off");
+        if (!app->compare) {
+            set_message(app, false, "comparison off");
+            return TUI_RECOMPUTE | TUI_REDRAW;
+        }
+        if (strcmp(app->plan[1].name, app->plan[0].name) == 0 && !app->compare_chosen)
+            return compare_with_next(app);
+        if (strcmp(app->plan[1].name, app->plan[0].name) == 0)
+            set_message(app, true, "comparing %s with itself (the same preset on both sides; p, then c on another)",
+                        app->plan[0].name);
+        else
+            set_message(app, false, "comparing with %s (i: equal instance concurrency)", app->plan[1].name);
         return TUI_RECOMPUTE | TUI_REDRAW;
     case 'i':
         if (!app->compare) {

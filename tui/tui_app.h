@@ -72,12 +72,16 @@ typedef enum {
     TUI_MODE_EXPLAIN,  /* e: one term's formula, origin and the knobs it depends on (sel) */
 } tui_mode;
 
+/* The colour palette curses draws with (tui_curses.c); the text of a frame is the same in both. */
+typedef enum { TUI_THEME_DARK, TUI_THEME_LIGHT } tui_theme;
+
 typedef struct tui_app {
     preset_catalog *cat;
     store *db;
     char store_note[ENGINE_TEXT_MAX]; /* why there are no observed runs, if so */
     tui_plan plan[2];                 /* [0] main, [1] comparison */
     bool compare;
+    bool compare_chosen; /* plan[1] was asked for (--compare, the picker's c), not the default */
     bool concurrency; /* x = dp x max_bs in the comparison */
     int focus;        /* engine_knob_id */
     int drag_knob;    /* -1 unless a slider is being dragged */
@@ -99,6 +103,12 @@ typedef struct tui_app {
     int sel, scroll;
     bool typing;
     char input[64];
+    /* /: the preset picker's and the runs browser's rows narrowed to those containing FILTER
+     * (case-insensitive); FILTERING while it is being typed. SEL counts the matching rows. */
+    bool filtering;
+    char filter[64];
+    int help_page; /* 0: keys and knobs; 1: the term table's labels */
+    tui_theme theme;
     char message[ENGINE_TEXT_MAX * 2];
     bool message_is_error;
     const tui_glyphs *g;

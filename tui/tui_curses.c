@@ -140,9 +140,12 @@ typedef struct {
 } style_look;
 
 static attr_t style_attr[TUI_ST_COUNT];
+static bool colours_started;
 static short style_pair[TUI_ST_COUNT];
 
-static void setup_colours(void)
+/* THEME: the dark palettes (light text on a dark background) or the light ones (darker
+ * foregrounds that read on white); monochrome is the same for both. */
+static void setup_colours(tui_theme theme)
 {
     static const style_look c256[TUI_ST_COUNT] = {
         [TUI_ST_NORMAL] = {-1, 0},       [TUI_ST_DIM] = {245, 0},          [TUI_ST_TITLE] = {75, A_BOLD},
@@ -176,6 +179,39 @@ static void setup_colours(void)
         [TUI_ST_BAR_FREE] = {-1, A_DIM},
         [TUI_ST_SELECT] = {-1, A_REVERSE},
     };
+    static const style_look c256_light[TUI_ST_COUNT] = {
+        [TUI_ST_NORMAL] = {-1, 0},       [TUI_ST_DIM] = {242, 0},          [TUI_ST_TITLE] = {25, A_BOLD},
+        [TUI_ST_BORDER] = {246, 0},      [TUI_ST_FOCUS] = {130, A_BOLD},   [TUI_ST_TRACK] = {31, 0},
+        [TUI_ST_THUMB] = {16, A_BOLD},   [TUI_ST_WARN] = {166, A_BOLD},    [TUI_ST_ERROR] = {160, A_BOLD},
+        [TUI_ST_HILITE] = {94, A_BOLD},  [TUI_ST_TOTAL] = {16, A_BOLD},    [TUI_ST_PRED] = {25, 0},
+        [TUI_ST_PRED_B] = {127, 0},      [TUI_ST_OBSERVED] = {28, A_BOLD}, [TUI_ST_HEUR] = {244, 0},
+        [TUI_ST_WALL] = {160, 0},        [TUI_ST_BAR_WEIGHTS] = {60, 0},   [TUI_ST_BAR_KV] = {65, 0},
+        [TUI_ST_BAR_GRAPH] = {166, 0},   [TUI_ST_BAR_FREE] = {250, 0},     [TUI_ST_SELECT] = {-1, A_REVERSE},
+    };
+    /* Eight colours on white: yellow and white vanish, so blue, magenta, red and black carry them. */
+    static const style_look c8_light[TUI_ST_COUNT] = {
+        [TUI_ST_NORMAL] = {-1, 0},
+        [TUI_ST_DIM] = {-1, A_DIM},
+        [TUI_ST_TITLE] = {COLOR_BLUE, A_BOLD},
+        [TUI_ST_BORDER] = {COLOR_BLUE, 0},
+        [TUI_ST_FOCUS] = {COLOR_MAGENTA, A_BOLD},
+        [TUI_ST_TRACK] = {COLOR_BLUE, 0},
+        [TUI_ST_THUMB] = {COLOR_BLACK, A_BOLD},
+        [TUI_ST_WARN] = {COLOR_RED, 0},
+        [TUI_ST_ERROR] = {COLOR_RED, A_BOLD},
+        [TUI_ST_HILITE] = {COLOR_MAGENTA, A_BOLD},
+        [TUI_ST_TOTAL] = {COLOR_BLACK, A_BOLD},
+        [TUI_ST_PRED] = {COLOR_BLUE, 0},
+        [TUI_ST_PRED_B] = {COLOR_MAGENTA, 0},
+        [TUI_ST_OBSERVED] = {COLOR_GREEN, A_BOLD},
+        [TUI_ST_HEUR] = {-1, A_DIM},
+        [TUI_ST_WALL] = {COLOR_RED, 0},
+        [TUI_ST_BAR_WEIGHTS] = {COLOR_BLUE, 0},
+        [TUI_ST_BAR_KV] = {COLOR_GREEN, 0},
+        [TUI_ST_BAR_GRAPH] = {COLOR_RED, 0},
+        [TUI_ST_BAR_FREE] = {-1, A_DIM},
+        [TUI_ST_SELECT] = {-1, A_REVERSE},
+    };
     /* Monochrome: attributes only; the plot's series differ by glyph already. */
     static const attr_t mono[TUI_ST_COUNT] = {
         [TUI_ST_DIM] = A_DIM,
@@ -192,9 +228,11 @@ static void setup_colours(void)
     };
     const char *no_color = getenv("NO_COLOR");
     bool colour = has_colors() && !(no_color && *no_color);
-    if (colour && start_color() == OK) {
+    if (colour && (colours_started || start_color() == OK)) {
+        colours_started = true;
         use_default_colors();
-        const style_look *scheme = COLORS >= 256 ? c256 : c8;
+        bool light = theme == TUI_THEME_LIGHT;
+        const style_look *scheme = COLORS >= 256 ? (light ? c256_light : c256) : (light ? c8_light : c8);
         for (int i = 0; i < TUI_ST_COUNT; i++) {
             style_attr[i] = scheme[i].attr;
             style_pair[i] = 0;
@@ -288,7 +326,8 @@ static int run(tui_app *app, const tui_options *o)
     nonl();
     keypad(stdscr, FALSE); /* we decode escape sequences ourselves (tui_input.c) */
     curs_set(0);
-    setup_colours();
+    tui_theme theme = app->theme;
+    setup_colours(theme);
     bool want_mouse = terminal_has_mouse();
 
     tui_screen s = {0};
@@ -317,6 +356,11 @@ static int run(tui_app *app, const tui_options *o)
             tui_screen_free(&s);
             if (tui_screen_init(&s, w, h) != 0)
                 break;
+            clearok(curscr, TRUE);
+        }
+        if (app->theme != theme) { /* t: the pairs change, and every cell is drawn again */
+            theme = app->theme;
+            setup_colours(theme);
             clearok(curscr, TRUE);
         }
         if (flags & (TUI_REDRAW | TUI_RESIZE | TUI_RECOMPUTE)) {

@@ -239,19 +239,18 @@ static void limits_sentence(const tui_app *app, char *buf, size_t len)
         snprintf(buf + used, len - used, ".");
 }
 
-static void draw_limits(tui_app *app, tui_screen *s, tui_rect r)
+int tui_print_wrapped(tui_screen *s, const tui_glyphs *g, tui_rect r, tui_style st, const char *text)
 {
-    char text[1024];
-    limits_sentence(app, text, sizeof text);
-    ascii_fold(app->g, text, sizeof text);
-    /* Wrap at a word boundary over the panel's lines. */
-    const char *p = text;
-    for (int row = 0; row < r.h && *p; row++) {
-        int maxw = r.w - 2;
+    char folded[1024];
+    snprintf(folded, sizeof folded, "%s", text);
+    ascii_fold(g, folded, sizeof folded);
+    const char *p = folded;
+    int row = 0;
+    for (; row < r.h && *p; row++) {
+        int maxw = r.w;
         int n = tui_text_width(p);
-        int take = n;
-        if (n > maxw) {
-            /* find the last space within maxw characters */
+        if (n > maxw && row + 1 < r.h) {
+            /* the last space within maxw characters */
             const char *q = p, *last_space = NULL;
             int c = 0;
             while (*q && c < maxw) {
@@ -260,18 +259,29 @@ static void draw_limits(tui_app *app, tui_screen *s, tui_rect r)
                 tui_utf8_next(&q);
                 c++;
             }
-            if (row + 1 < r.h && last_space) {
+            if (last_space) {
                 char line[1024];
                 snprintf(line, sizeof line, "%.*s", (int)(last_space - p), p);
-                tui_print(s, r.x + 1, r.y + row, maxw, TUI_ST_TITLE, line);
+                tui_print(s, r.x, r.y + row, maxw, st, line);
                 p = last_space + 1;
                 continue;
             }
-            take = maxw;
         }
-        tui_print(s, r.x + 1, r.y + row, take, TUI_ST_TITLE, p);
+        tui_print(s, r.x, r.y + row, n > maxw ? maxw : n, st, p);
+        row++;
         break;
     }
+    return row;
+}
+
+static void draw_limits(tui_app *app, tui_screen *s, tui_rect r)
+{
+    /* Comparing, the two layouts' concurrency leads: it is what the comparison is for. */
+    char cmp[512], text[1024];
+    tui_app_concurrency_sentence(app, cmp, sizeof cmp);
+    int used = snprintf(text, sizeof text, "%s%s", cmp, cmp[0] ? " " : "");
+    limits_sentence(app, text + used, sizeof text - (size_t)used);
+    tui_print_wrapped(s, app->g, (tui_rect){r.x + 1, r.y, r.w - 2, r.h}, TUI_ST_TITLE, text);
 }
 
 static void draw_status(tui_app *app, tui_screen *s, tui_rect r)

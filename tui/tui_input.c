@@ -126,6 +126,8 @@ static int decode_sequence(const unsigned char *s, size_t len, tui_event *ev)
             return key_event(ev, TUI_KEY_PGDN);
         case 11:
             return key_event(ev, TUI_KEY_F1);
+        case 21: /* xterm, rxvt, the Linux console and tmux all send F10 as "\e[21~" */
+            return key_event(ev, TUI_KEY_F10);
         default:
             return 0;
         }
@@ -244,6 +246,7 @@ static const struct {
     {"Delete", TUI_KEY_DELETE},
     {"IC", TUI_KEY_INSERT},
     {"F1", TUI_KEY_F1},
+    {"F10", TUI_KEY_F10},
 };
 
 int tui_keys_parse(const char *spec, tui_event *out, size_t cap, size_t *n, char *err, size_t errlen)

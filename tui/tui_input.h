@@ -25,6 +25,7 @@ enum {
     TUI_KEY_DELETE,
     TUI_KEY_INSERT,
     TUI_KEY_F1,
+    TUI_KEY_F10, /* quits, as q does (htop, mc) */
 };
 
 /* Bounds on the numbers in a terminal's reports: SGR mouse cells are 1-based and xterm caps them

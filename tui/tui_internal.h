@@ -37,6 +37,10 @@ void tui_draw_box(tui_screen *s, const tui_glyphs *g, tui_rect r, const char *ti
 int tui_printf_glyphs(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw, tui_style st, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
 
+/* tui_draw.c: TEXT in R, wrapped at spaces over R's lines (the last one cut), folded to the
+ * glyph set G. Returns the lines it used. */
+int tui_print_wrapped(tui_screen *s, const tui_glyphs *g, tui_rect r, tui_style st, const char *text);
+
 /* The panels of the main screen, each drawn into R (its rectangle of the layout). */
 void tui_draw_knobs(tui_app *app, tui_screen *s, tui_rect r); /* tui_knobs.c */
 void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r); /* tui_terms.c */
@@ -49,7 +53,13 @@ void tui_draw_overlay(tui_app *app, tui_screen *s);
 /* tui_app.c: the slider's list of values for KNOB into STEPS[0..cap) and, in *CUR, the index of
  * the current value (gpu: the catalog's GPUs, by index). Returns the count. */
 size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t cap, size_t *cur);
-/* tui_app.c: the INDEXth deployment preset of the catalog (the picker's rows); NULL past the end. */
+/* tui_app.c: the INDEXth deployment preset of the catalog that matches the picker's filter (the
+ * picker's rows); NULL past the end. */
 const preset_entry *tui_app_picker_entry(const tui_app *app, int index);
+/* tui_app.c: the INDEXth stored run that matches the runs browser's filter; NULL past the end. */
+const store_run_summary *tui_app_run_entry(const tui_app *app, int index);
+/* tui_app.c: the two layouts' instance concurrency compared in one sentence, from each plan's
+ * engine estimate of its wall (dp x budget.wall_max_bs); empty unless comparing. */
+void tui_app_concurrency_sentence(const tui_app *app, char *buf, size_t len);
 
 #endif

@@ -29,12 +29,30 @@ static tui_rect centered(const tui_screen *s, int w, int h)
     return r;
 }
 
+/* Help page 2: every term's short label (the narrow term table's) and long label with its legend,
+ * from the engine's term table. */
+static void draw_labels(tui_app *app, tui_screen *s, tui_rect r)
+{
+    const tui_glyphs *g = app->g;
+    tui_draw_box(s, g, r, "help 2/2: the term labels (Tab: keys and knobs · any other key closes)", true);
+    int y = r.y + 1, bottom = r.y + r.h - 1;
+    if (y < bottom)
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM, "%-12s %-17s %s", "short", "label", "what it is");
+    for (int t = 0; t < TERM_COUNT && y < bottom; t++)
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "%-12s %-17s %s", engine_terms[t].short_label,
+                          engine_terms[t].label, engine_terms[t].legend);
+}
+
 static void draw_help(tui_app *app, tui_screen *s)
 {
     const tui_glyphs *g = app->g;
     tui_rect r = centered(s, HELP_W, HELP_H);
     tui_fill(s, r, L' ', TUI_ST_NORMAL);
-    tui_draw_box(s, g, r, "help (any key closes)", true);
+    if (app->help_page == 1) {
+        draw_labels(app, s, r);
+        return;
+    }
+    tui_draw_box(s, g, r, "help 1/2: keys and knobs (Tab: the term labels · any other key closes)", true);
     static const char *const lines[] = {
         "Up/Down, Tab    focus a knob (the five sliders, then the secondary knobs)",
         "Left/Right      one step of the knob      PgUp/PgDn  ten steps     Home/End  the ends",
@@ -43,14 +61,16 @@ static void draw_help(tui_app *app, tui_screen *s)
         "c compare       i equal instance concurrency (x = dp x max_bs)     p presets   r runs   q quit",
         "w warnings      l launch command (copied: OSC 52)   f apply the recommended fraction   s save preset",
         "e explain a term (formula, origin, depends on; Up/Down the next)",
-        "",
+        "/ filter the preset picker or the runs browser    t light/dark theme    F10 quit",
+        "knob                 deps   range              (deps: its short name in the term table)",
     };
     int y = r.y + 1;
     for (size_t i = 0; i < sizeof lines / sizeof lines[0] && y < r.y + r.h - 1; i++)
         tui_print(s, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, lines[i]);
     for (int k = 0; k < KNOB_COUNT && y < r.y + r.h - 1; k++)
-        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, k == app->focus ? TUI_ST_FOCUS : TUI_ST_NORMAL, "%-20s %-18s %s",
-                          engine_knobs[k].name, engine_knobs[k].range, engine_knobs[k].help);
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, k == app->focus ? TUI_ST_FOCUS : TUI_ST_NORMAL,
+                          "%-20s %-6s %-18s %s", engine_knobs[k].name, engine_knobs[k].brief, engine_knobs[k].range,
+                          engine_knobs[k].help);
     if (y < r.y + r.h - 1)
         y++;
     if (y < r.y + r.h - 1)
@@ -83,6 +103,20 @@ static void draw_list_frame(tui_app *app, tui_rect r, int n, int *first)
     *first = app->scroll;
 }
 
+/* The blank line under a list's rows: the filter being typed (or kept), and how many rows match. */
+static void draw_filter_line(tui_app *app, tui_screen *s, tui_rect r, int matches)
+{
+    if (!app->filtering && !app->filter[0])
+        return;
+    int y = r.y + r.h - 2;
+    int x = r.x + 2 + tui_printf_glyphs(s, app->g, r.x + 2, y, r.w - 4, TUI_ST_FOCUS, "/%s", app->filter);
+    if (app->filtering)
+        tui_put(s, x++, y, L'_', TUI_ST_FOCUS);
+    tui_printf_glyphs(s, app->g, x + 1, y, r.x + r.w - 2 - (x + 1), TUI_ST_DIM, "%d match%s%s", matches,
+                      matches == 1 ? "" : "es",
+                      app->filtering ? " · Enter keeps · Backspace edits · Escape clears" : " · Escape clears");
+}
+
 static void draw_picker(tui_app *app, tui_screen *s)
 {
     const tui_glyphs *g = app->g;
@@ -91,7 +125,8 @@ static void draw_picker(tui_app *app, tui_screen *s)
         n++;
     tui_rect r = centered(s, PICKER_W, list_height(n));
     tui_fill(s, r, L' ', TUI_ST_NORMAL);
-    tui_draw_box(s, g, r, "presets: Enter load · c compare with · Escape close", true);
+    tui_draw_box(s, g, r, "presets: Enter load · c compare with · / filter · Escape close", true);
+    draw_filter_line(app, s, r, n);
     int first;
     draw_list_frame(app, r, n, &first);
     for (int i = first, y = r.y + 1; i < n && y < r.y + r.h - 2; i++, y++) {
@@ -107,20 +142,23 @@ static void draw_picker(tui_app *app, tui_screen *s)
 static void draw_runs(tui_app *app, tui_screen *s)
 {
     const tui_glyphs *g = app->g;
-    int n = (int)app->n_runs;
+    int n = 0;
+    while (tui_app_run_entry(app, n))
+        n++;
     tui_rect r = centered(s, RUNS_W, list_height(n));
     tui_fill(s, r, L' ', TUI_ST_NORMAL);
-    tui_draw_box(s, g, r, "stored runs: d delete · Escape close", true);
+    tui_draw_box(s, g, r, "stored runs: d delete · / filter · Escape close", true);
+    draw_filter_line(app, s, r, n);
     if (!app->db) {
         tui_printf_glyphs(s, g, r.x + 2, r.y + 1, r.w - 4, TUI_ST_WARN, "%s", app->store_note);
         return;
     }
-    if (n == 0)
+    if (n == 0 && !app->filter[0])
         tui_printf_glyphs(s, g, r.x + 2, r.y + 1, r.w - 4, TUI_ST_DIM, "no runs stored (cgplan ingest LOG adds one)");
     int first;
     draw_list_frame(app, r, n, &first);
     for (int i = first, y = r.y + 1; i < n && y < r.y + r.h - 2; i++, y++) {
-        const store_run_summary *run = &app->runs[i];
+        const store_run_summary *run = tui_app_run_entry(app, i);
         tui_style st = i == app->sel ? TUI_ST_SELECT : TUI_ST_NORMAL;
         tui_fill(s, (tui_rect){r.x + 1, y, r.w - 2, 1}, L' ', st);
         tui_printf_glyphs(s, g, r.x + 2, y, r.w - 4, st,
@@ -128,12 +166,13 @@ static void draw_runs(tui_app *app, tui_screen *s)
                           (long long)run->id, run->model, run->gpu[0] ? run->gpu : "?", run->world, run->dp, run->dcp,
                           run->mtp, run->max_bs, run->total_gib, run->label);
     }
-    if (app->mode == TUI_MODE_CONFIRM && app->sel < n) {
+    const store_run_summary *doomed = tui_app_run_entry(app, app->sel);
+    if (app->mode == TUI_MODE_CONFIRM && doomed) {
         tui_rect c = centered(s, CONFIRM_W, CONFIRM_H);
         tui_fill(s, c, L' ', TUI_ST_NORMAL);
         tui_draw_box(s, g, c, NULL, true);
         tui_printf_glyphs(s, g, c.x + 2, c.y + 1, c.w - 4, TUI_ST_WARN, "delete run %lld? y / n",
-                          (long long)app->runs[app->sel].id);
+                          (long long)doomed->id);
     }
 }
 

@@ -38,18 +38,21 @@ void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r)
     bool wide = iw >= TERMS_WIDE_IW;
     const term_columns *cols = wide ? &wide_columns : &narrow_columns;
     int layer_w = cols->layer, label_w = cols->label, gib_w = cols->gib;
+    /* Comparing: B's GiB ("vs") and B - A ("B-A", signed), each a GiB column. */
     int b_w = cmp ? gib_w + 1 : 0;
-    bool show_share = iw >= TERMS_SHARE_MIN_IW + b_w;
+    bool show_share = iw >= TERMS_SHARE_MIN_IW + 2 * b_w;
     int share_w = show_share ? TERMS_SHARE_W : 0;
     int src_w = cols->source;
-    int x_label = layer_w + 1, x_gib = x_label + label_w + 1, x_b = x_gib + gib_w + 1;
-    int x_share = x_b + b_w, x_src = x_share + (share_w ? share_w + 1 : 0), x_dep = x_src + src_w + 1;
+    int x_label = layer_w + 1, x_gib = x_label + label_w + 1, x_b = x_gib + gib_w + 1, x_diff = x_b + b_w;
+    int x_share = x_diff + b_w, x_src = x_share + (share_w ? share_w + 1 : 0), x_dep = x_src + src_w + 1;
     int dep_w = iw - x_dep - 1;
     /* heading */
     tui_print(s, ix + 1 + x_label, iy, label_w, TUI_ST_DIM, "term");
     tui_printf(s, ix + 1 + x_gib, iy, gib_w, TUI_ST_DIM, "%*s", gib_w, "GiB");
-    if (cmp)
+    if (cmp) {
         tui_printf(s, ix + 1 + x_b, iy, gib_w, TUI_ST_PRED_B, "%*s", gib_w, "vs");
+        tui_printf(s, ix + 1 + x_diff, iy, gib_w, TUI_ST_PRED_B, "%*s", gib_w, "B-A");
+    }
     if (show_share)
         tui_printf(s, ix + 1 + x_share, iy, share_w, TUI_ST_DIM, "%*s", share_w, "share");
     tui_print(s, ix + 1 + x_src, iy, src_w, TUI_ST_DIM, wide ? "source" : "src");
@@ -84,8 +87,15 @@ void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r)
                 tui_printf(s, ix + 1 + x_gib, y, gib_w, st, "%*.2f", gib_w, tui_gib(t->bytes));
             else
                 tui_printf(s, ix + 1 + x_gib, y, gib_w, TUI_ST_WARN, "%*s", gib_w, "?");
-            if (cmp)
-                tui_printf(s, ix + 1 + x_b, y, gib_w, TUI_ST_PRED_B, "%*.2f", gib_w, tui_gib(eb->terms[i].bytes));
+            if (cmp) {
+                const engine_term *tb = &eb->terms[i];
+                tui_printf(s, ix + 1 + x_b, y, gib_w, TUI_ST_PRED_B, "%*.2f", gib_w, tui_gib(tb->bytes));
+                if (t->known && tb->known) /* the engine's two numbers, subtracted for display */
+                    tui_printf(s, ix + 1 + x_diff, y, gib_w, TUI_ST_PRED_B, "%+*.2f", gib_w,
+                               tui_sgib((int64_t)tb->bytes - (int64_t)t->bytes));
+                else
+                    tui_printf(s, ix + 1 + x_diff, y, gib_w, TUI_ST_WARN, "%*s", gib_w, "?");
+            }
             if (show_share)
                 tui_printf(s, ix + 1 + x_share, y, share_w, TUI_ST_DIM, "%*.0f%%", share_w - 1,
                            e->total_bytes ? 100.0 * (double)t->bytes / (double)e->total_bytes : 0.0);

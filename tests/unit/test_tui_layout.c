@@ -198,6 +198,11 @@ static void test_input_decoder_hostile(void **state)
     n = decode_all("\033[5;2~", ev, 16);
     assert_int_equal(n, 1);
     assert_int_equal(ev[0].key, TUI_KEY_PGUP);
+    /* F10 ("\e[21~", with a modifier too); "\e[210~" is no key */
+    n = decode_all("\033[21~\033[21;2~\033[210~", ev, 16);
+    assert_int_equal(n, 2);
+    assert_int_equal(ev[0].key, TUI_KEY_F10);
+    assert_int_equal(ev[1].key, TUI_KEY_F10);
     /* UTF-8: a lead byte past Unicode gives nothing (it must not alias TUI_KEY_UP and the
      * others above 0x10FFFF); a lead byte followed by ASCII drops the lead, keeps the ASCII */
     n = decode_all("\xf7\xbf\xbf\xbf", ev, 16);

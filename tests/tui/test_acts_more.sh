@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The rest of the planner's acts (issue 9 item 4), in tmux: F10 quits as q does; / filters the
+# preset picker and the runs browser; the comparison's difference column and concurrency sentence
+# (numbers from the engine's estimates), and no silent self-comparison; the labels' legends in the
+# help; the light theme and its toggle.
+source "$CGPLAN_TESTLIB"
+source "$(dirname "${BASH_SOURCE[0]}")/tmux.sh"
+command -v tmux >/dev/null || { fail "tmux is not installed"; finish; exit 1; }
+DB="$TEST_TMP/runs.db"
+not_contains() { case "$1" in *"$2"*) fail "$3: '$2' is there" ;; *) pass ;; esac; }
+TUI="env TERM=xterm-256color LANG=C.UTF-8 LC_ALL= $CGPLAN tui --db $DB"
+
+# F10 quits, from the main screen and from an overlay, with status 0 and the terminal restored
+for where in main help; do
+  start_session 120 40 "$TUI"
+  wait_for 'max_bs' || { finish; exit 1; }
+  [ "$where" = help ] && { tm send-keys -t t '?'; wait_for 'help 1/2'; }
+  tm send-keys -t t F10
+  [ "$(wait_status 10)" = "EXIT=0" ] && pass || fail "F10 ($where) did not exit 0"
+  wait_for 'AFTER-TUI' && pass
+  cleanup_tmux
+done
+
+start_session 160 48 "$TUI"
+wait_for 'max_bs' || { finish; exit 1; }
+# / in the picker: typing narrows (case-insensitive), Backspace edits, Escape clears, Enter loads
+tm send-keys -t t p
+wait_for 'presets:.*/ filter' && pass
+tm send-keys -t t / D C P
+wait_for '/DCP_' && pass
+contains "$(capture)" "k3-dp2-dcp8" "the filter keeps the matching preset"
+not_contains "$(capture)" "k3-dp16          " "the filter drops the presets that do not match"
+tm send-keys -t t BSpace BSpace BSpace 1 6
+wait_for '/16_' && pass
+contains "$(capture)" "k3-dp16          " "Backspace edits the filter"
+tm send-keys -t t Escape
+wait_for 'presets:' && sleep 0.2
+not_contains "$(capture)" "/16" "Escape clears the filter"
+contains "$(capture)" "k3-dp2-dcp8" "every preset is back"
+tm send-keys -t t / d c p 8 Enter
+wait_for 'loaded k3-dp2-dcp8' && pass
+contains "$(capture)" "k3-dp2-dcp8 · kimi-k3" "Enter loads the highlighted match"
+# c: the default comparison (k3-dp2-dcp8) is now the main preset itself: the next one instead
+tm send-keys -t t c
+wait_for 'comparing with ' && pass
+contains "$(capture)" "is the main preset" "the self-comparison is announced"
+not_contains "$(capture)" "vs k3-dp2-dcp8" "c does not compare the preset with itself"
+cleanup_tmux
+
+# The comparison: B-A per term, and the concurrency sentence from both plans' engine walls
+start_session 160 48 "$TUI"
+wait_for 'max_bs' || { finish; exit 1; }
+tm send-keys -t t c
+wait_for 'vs k3-dp2-dcp8' && pass
+contains "$(capture)" "B-A" "the difference column's heading"
+est() { "$CGPLAN" estimate --preset "$1" --db "$DB" --format json; }
+want=$(python3 - "$(est k3-dp16)" "$(est k3-dp2-dcp8)" <<'PY'
+import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+ta = {t["id"]: t["bytes"] for t in a["terms"]}
+tb = {t["id"]: t["bytes"] for t in b["terms"]}
+d = (tb["static.logits"] - ta["static.logits"]) / 2**30
+ca = a["knobs"]["dp"] * a["budget"]["wall_max_bs"]
+cb = b["knobs"]["dp"] * b["budget"]["wall_max_bs"]
+more, less = ("k3-dp16", "k3-dp2-dcp8") if ca > cb else ("k3-dp2-dcp8", "k3-dp16")
+print("%+.2f|%s serves %d more requests than %s (%d x %d = %d vs %d x %d = %d" % (
+    d, more, abs(ca - cb), less, a["knobs"]["dp"], a["budget"]["wall_max_bs"], ca,
+    b["knobs"]["dp"], b["budget"]["wall_max_bs"], cb))
+PY
+)
+logits_diff=${want%%|*}; sentence=${want#*|}
+line=$(capture | grep -E '│ static +logits ')
+contains "$line" " $logits_diff " "logits' B-A is the engine's B minus A ($logits_diff)"
+contains "$(capture)" "At the wall $sentence" "the concurrency sentence: $sentence"
+cleanup_tmux
+
+# --compare naming the main preset: said in the message line
+expect_exit 0 "$CGPLAN" tui --snapshot 120x40 --db "$DB" --preset k3-dp16 --compare k3-dp16
+contains "$OUT" "comparing k3-dp16 with itself" "a self-comparison is announced"
+
+# Legends: each knob's brief and each term's short label with its legend, from the engine's tables
+expect_exit 0 env LANG=C.UTF-8 "$CGPLAN" tui --snapshot 160x48 --db "$DB" --keys "?"
+contains "$OUT" "max_dispatch         disp" "the help lists a knob's brief label"
+contains "$OUT" "F10 quit" "the help names F10"
+expect_exit 0 env LANG=C.UTF-8 "$CGPLAN" tui --snapshot 160x48 --db "$DB" --keys "? Tab"
+contains "$OUT" "help 2/2: the term labels" "Tab turns the help to the term labels"
+contains "$OUT" "other bkts   other buckets" "a term's short and long label"
+contains "$OUT" "the FP32 logits buffer of the largest bucket" "a term's legend"
+
+# The light theme: from CGPLAN_THEME, toggled by t; the frame's text is the same
+expect_exit 0 "$CGPLAN" tui --snapshot 120x40 --db "$DB" --keys "t"
+contains "$OUT" "theme: light" "t turns the light theme on"
+expect_exit 0 env CGPLAN_THEME=light "$CGPLAN" tui --snapshot 120x40 --db "$DB" --keys "t"
+contains "$OUT" "theme: dark" "CGPLAN_THEME=light starts light, t turns it dark"
+expect_exit 0 env CGPLAN_THEME=sepia "$CGPLAN" tui --snapshot 120x40 --db "$DB"
+contains "$OUT" "CGPLAN_THEME=sepia: dark or light" "an unknown theme is named"
+light=$(env CGPLAN_THEME=light "$CGPLAN" tui --snapshot 120x40 --db "$DB")
+dark=$("$CGPLAN" tui --snapshot 120x40 --db "$DB")
+[ "$light" = "$dark" ] && pass || fail "the light theme changed the snapshot's text"
+start_session 120 40 "env CGPLAN_THEME=light TERM=xterm-256color LANG=C.UTF-8 LC_ALL= $CGPLAN tui --db $DB"
+wait_for 'max_bs' && pass
+tm send-keys -t t t
+wait_for 'theme: dark' && pass
+tm send-keys -t t q
+[ "$(wait_status 10)" = "EXIT=0" ] && pass || fail "q after t did not exit 0"
+finish
