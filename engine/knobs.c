@@ -1112,6 +1112,10 @@ void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engi
             snprintf(buf, len, "%llu", u);
         return;
     }
+    if ((style == KNOB_TEXT_FULL || style == KNOB_TEXT_DISPLAY) && strcmp(k->unit, "bytes") == 0) {
+        snprintf(buf, len, "%.2f GiB", (double)u / (double)ENGINE_GIB); /* a size reads in GiB */
+        return;
+    }
     snprintf(buf, len, "%llu", u);
 }
 
