@@ -79,7 +79,7 @@ int main(int argc, char **argv)
             t1 = now();
         } while (t1 - t0 < seconds / 2);
         printf("%s: %zu configurations per pass, %.0f configurations/s (%.2f us each), checksum %llu\n",
-               full ? "full (budget + wall)" : "terms (per drag event)", per_pass, (double)total / (t1 - t0),
+               full ? "full (budget + wall)" : "terms (numbers only: each probe of the wall, solve and search)", per_pass, (double)total / (t1 - t0),
                1e6 * (t1 - t0) / (double)total, (unsigned long long)checksum);
     }
     return 0;

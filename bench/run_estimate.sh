@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Estimator speed: the C engine vs a straightforward Python implementation of the same formulas
 # (and the same wall bisection) on the same sweep. Prints both rates, checks the checksums agree,
-# and the ratios: terms (per drag event) and full (budget + fit rule + wall: what solve and
+# and the ratios: terms (numbers only, one probe of the wall) and full (budget + fit rule + wall: what solve and
 # search run), the closing line being the full estimate's.
 # Usage: bench/run_estimate.sh [BUILD_DIR] [SECONDS]
 set -euo pipefail

@@ -29,18 +29,24 @@ void store_set_err(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
-/* " (the disk holding DIR is full: N MiB free; ...)" for PATH's file system. */
-static void disk_full_hint(const char *path, char *buf, size_t len)
+/* The directory PATH's file is in: "." for a bare name, "/" for a file at the root. */
+static void dir_of(const char *path, char *dir, size_t len)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
+    snprintf(dir, len, "%s", path);
     char *slash = strrchr(dir, '/');
     if (!slash)
-        snprintf(dir, sizeof dir, ".");
+        snprintf(dir, len, ".");
     else if (slash == dir)
         dir[1] = '\0';
     else
         *slash = '\0';
+}
+
+/* " (the disk holding DIR is full: N MiB free; ...)" for PATH's file system. */
+static void disk_full_hint(const char *path, char *buf, size_t len)
+{
+    char dir[4096];
+    dir_of(path, dir, sizeof dir);
     struct statvfs fs;
     if (statvfs(dir, &fs) == 0)
         snprintf(buf, len,
@@ -161,14 +167,7 @@ static int check_header(const char *path, off_t size, char *err, size_t errlen)
 static bool writable(const char *path)
 {
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
+    dir_of(path, dir, sizeof dir);
     return access(path, W_OK) == 0 && access(dir, W_OK | X_OK) == 0;
 }
 
