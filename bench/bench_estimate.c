@@ -1,6 +1,6 @@
 /* bench_estimate.c — configurations estimated per second over a large sweep (every layout of 16
  * GPUs x mtp 1..8 x SGLang's max_bs grid x three dispatch settings), with the terms-only estimate
- * the TUI runs on every drag event and the full one (budget, fit rule, wall bisection: what solve
+ * without warning texts (one probe of the wall; the numbers the Python side computes) and the full one (budget, fit rule, wall bisection: what solve
  * and search run). Prints a checksum of the totals (and walls) so bench_estimate.py can prove it
  * computed the same thing.
  * Usage: bench_estimate [PRESET] [SECONDS] */
