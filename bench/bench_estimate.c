@@ -1,9 +1,8 @@
 /* bench_estimate.c — configurations estimated per second over a large sweep (every layout of 16
  * GPUs x mtp 1..8 x SGLang's max_bs grid x three dispatch settings), with the terms-only estimate
- * without warning texts (one probe of the wall; the numbers the Python side computes) and the full one (budget, fit rule, wall bisection: what solve
- * and search run). Prints a checksum of the totals (and walls) so bench_estimate.py can prove it
- * computed the same thing.
- * Usage: bench_estimate [PRESET] [SECONDS] */
+ * without warning texts (one probe of the wall; the numbers the Python side computes) and the full one (budget, fit
+ * rule, wall bisection: what solve and search run). Prints a checksum of the totals (and walls) so bench_estimate.py
+ * can prove it computed the same thing. Usage: bench_estimate [PRESET] [SECONDS] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -79,8 +78,8 @@ int main(int argc, char **argv)
             t1 = now();
         } while (t1 - t0 < seconds / 2);
         printf("%s: %zu configurations per pass, %.0f configurations/s (%.2f us each), checksum %llu\n",
-               full ? "full (budget + wall)" : "terms (numbers only: each probe of the wall, solve and search)", per_pass, (double)total / (t1 - t0),
-               1e6 * (t1 - t0) / (double)total, (unsigned long long)checksum);
+               full ? "full (budget + wall)" : "terms (numbers only: each probe of the wall, solve and search)",
+               per_pass, (double)total / (t1 - t0), 1e6 * (t1 - t0) / (double)total, (unsigned long long)checksum);
     }
     return 0;
 }

@@ -71,13 +71,13 @@ typedef enum {
 
 /* Where a knob's value lives in engine_deployment (offsets in the table row). */
 typedef enum {
-    KNOB_FIELD_U32,    /* uint32_t */
-    KNOB_FIELD_U64,    /* uint64_t */
-    KNOB_FIELD_DOUBLE, /* double */
-    KNOB_FIELD_LIST,   /* uint32_t list[] with a uint32_t count */
-    KNOB_FIELD_NAME,   /* char[ENGINE_NAME_MAX] */
-    KNOB_FIELD_ENUM,   /* an enum (int-sized) indexing the row's choices */
-    KNOB_FIELD_BOOL,   /* bool */
+    KNOB_FIELD_U32,     /* uint32_t */
+    KNOB_FIELD_U64,     /* uint64_t */
+    KNOB_FIELD_DOUBLE,  /* double */
+    KNOB_FIELD_LIST,    /* uint32_t list[] with a uint32_t count */
+    KNOB_FIELD_NAME,    /* char[ENGINE_NAME_MAX] */
+    KNOB_FIELD_ENUM,    /* an enum (int-sized) indexing the row's choices */
+    KNOB_FIELD_BOOL,    /* bool */
     KNOB_FIELD_RELEASE, /* engine_release */
 } engine_knob_field;
 
@@ -130,10 +130,10 @@ typedef struct {
     size_t resolved_offset; /* auto knobs: where the estimate keeps the value resolved (same field
                              * type, in engine_estimate); 0: shown as plain "auto" */
     engine_knob_store store;
-    const char *sglang_flag; /* the launch flag that sets it ("--cuda-graph-max-bs"); NULL: none */
+    const char *sglang_flag;     /* the launch flag that sets it ("--cuda-graph-max-bs"); NULL: none */
     const char *sglang_flag_alt; /* another spelling SGLang reads ("--cuda-graph-max-bs-decode") */
-    const char *sglang_env;  /* the environment variable SGLang reads it from; NULL: none */
-    bool human_int; /* an integer read as SGLang's human_readable_int: 128k = 128,000, 128K = 131,072 */
+    const char *sglang_env;      /* the environment variable SGLang reads it from; NULL: none */
+    bool human_int;              /* an integer read as SGLang's human_readable_int: 128k = 128,000, 128K = 131,072 */
 } engine_knob_info;
 
 extern const engine_knob_info engine_knobs[KNOB_COUNT];
@@ -256,9 +256,9 @@ typedef struct {
     uint32_t sliding_window, swa_layers;                  /* sliding-window layers (gpt-oss) */
     uint32_t linear_attn_layers;                          /* linear-attention layers (Qwen3-Next, K3) */
     uint64_t linear_attn_layer_params; /* one linear-attention layer's parameters (KDA, Gated DeltaNet) */
-    uint32_t kv_bytes;                                    /* bytes per KV element (BF16: 2) */
-    uint32_t intermediate; /* the dense MLP's intermediate size (dense models, dense layers) */
-    uint32_t dense_layers; /* MoE models: the leading dense layers (first_k_dense_replace) */
+    uint32_t kv_bytes;                 /* bytes per KV element (BF16: 2) */
+    uint32_t intermediate;             /* the dense MLP's intermediate size (dense models, dense layers) */
+    uint32_t dense_layers;             /* MoE models: the leading dense layers (first_k_dense_replace) */
     uint32_t num_experts, dispatch_hidden, moe_intermediate, top_k; /* 0 experts: a dense model */
     uint32_t shared_experts;                                        /* shared experts per MoE layer */
     uint32_t shared_intermediate;                                   /* their intermediate size (0: moe_intermediate) */
@@ -307,7 +307,7 @@ struct engine_knobs_state {
     engine_kv_dtype kv_dtype;
     uint32_t page_size;
     bool page_size_auto;
-    engine_release sglang; /* the release whose behaviour the plan follows */
+    engine_release sglang;  /* the release whose behaviour the plan follows */
     uint64_t min_kv_tokens; /* KV tokens per running request the pool must hold (fit rule) */
 };
 
@@ -319,11 +319,11 @@ typedef struct {
     engine_knobs_state knobs;
     engine_backend backend;
     engine_a2a a2a;
-    uint64_t weights_bytes;       /* per GPU, after load */
-    uint64_t state_pool_bytes;    /* linear-attention state of the running requests */
-    uint64_t other_runtime_bytes; /* MODEL.md default: 1 GiB */
-    uint64_t pre_load_free_bytes; /* 0: cuda_total - 0.8 GiB */
-    uint64_t margin_bytes;        /* left free at the recommended fraction (knob "margin") */
+    uint64_t weights_bytes;                     /* per GPU, after load */
+    uint64_t state_pool_bytes;                  /* linear-attention state of the running requests */
+    uint64_t other_runtime_bytes;               /* MODEL.md default: 1 GiB */
+    uint64_t pre_load_free_bytes;               /* 0: cuda_total - 0.8 GiB */
+    uint64_t margin_bytes;                      /* left free at the recommended fraction (knob "margin") */
     engine_knob_origin knob_origin[KNOB_COUNT]; /* ORIGIN_UNKNOWN: the engine's default */
 } engine_deployment;
 
@@ -421,8 +421,8 @@ void engine_knob_format(const engine_deployment *d, engine_knob_id knob, char *b
  * environment assignments) into D's knobs through the knob table's flags; the model path, if
  * given, into MODEL_PATH. Flags that do not change graph memory are skipped and counted in
  * *SKIPPED. Returns 0, or -1 with ERR naming the flag and the fix. */
-int engine_apply_sglang_args(engine_deployment *d, const char *args, char *model_path, size_t model_len,
-                             int *skipped, engine_warnings *adj, char *err, size_t errlen);
+int engine_apply_sglang_args(engine_deployment *d, const char *args, char *model_path, size_t model_len, int *skipped,
+                             engine_warnings *adj, char *err, size_t errlen);
 
 /* ---- Buckets: SGLang's capture list (MODEL.md, "Buckets"). ---- */
 
@@ -463,9 +463,9 @@ typedef enum {
     TERM_ACT,
     TERM_BUCKETS,
     TERM_DRAFT,
-    TERM_FUSED_MOE,    /* the fused-MoE intermediates of the largest bucket (no DeepEP) */
-    TERM_GRAPH_LOGITS, /* each further graph's own FP32 logits (releases before PR #8579) */
-    TERM_STATIC_OTHER, /* the static layer no formula explains: a calibration's intercept */
+    TERM_FUSED_MOE,     /* the fused-MoE intermediates of the largest bucket (no DeepEP) */
+    TERM_GRAPH_LOGITS,  /* each further graph's own FP32 logits (releases before PR #8579) */
+    TERM_STATIC_OTHER,  /* the static layer no formula explains: a calibration's intercept */
     TERM_DEEPEP_NORMAL, /* DeepEP's normal-mode NVL buffer (and its RDMA part beyond the LL one) */
     TERM_COUNT
 } engine_term_id;
@@ -549,8 +549,8 @@ typedef struct {
 
 typedef struct {
     uint64_t pre_load_free_bytes, weights_bytes, state_pool_bytes, other_runtime_bytes;
-    bool weights_measured; /* the preset's measured figure; else computed from the model */
-    bool weights_known;    /* false: the model lacks a field to count its weights */
+    bool weights_measured;        /* the preset's measured figure; else computed from the model */
+    bool weights_known;           /* false: the model lacks a field to count its weights */
     uint64_t static_budget_bytes; /* P x (1 - f): what graphs and the runtime must fit in */
     int64_t kv_pool_bytes;        /* may be <= 0: SGLang refuses to start */
     int64_t headroom_bytes;       /* negative: the capture will OOM */
@@ -564,13 +564,13 @@ typedef struct {
      * the margin, a KV pool of at least min_kv_tokens per running request, a DeepEP dispatch
      * that covers the MoE rows within SGLang's cap, and no blocking warning. */
     uint64_t margin_bytes;
-    uint64_t kv_min_bytes;           /* the pool the running requests need at min_kv_tokens each */
-    uint64_t kv_tokens;              /* logical tokens the pool holds (x dcp) */
-    uint32_t running_requests;       /* requests per DP rank the pool serves */
-    bool fits;                       /* no blocking warning at the plan's own fraction */
-    double wall_mem_fraction_static; /* the recommended fraction at the wall */
-    uint32_t wall_next_bs;           /* the first capture size above the wall (blocked); 0: none */
-    const char *wall_code;           /* the blocking code at wall_next_bs (or at 1 when none fits) */
+    uint64_t kv_min_bytes;             /* the pool the running requests need at min_kv_tokens each */
+    uint64_t kv_tokens;                /* logical tokens the pool holds (x dcp) */
+    uint32_t running_requests;         /* requests per DP rank the pool serves */
+    bool fits;                         /* no blocking warning at the plan's own fraction */
+    double wall_mem_fraction_static;   /* the recommended fraction at the wall */
+    uint32_t wall_next_bs;             /* the first capture size above the wall (blocked); 0: none */
+    const char *wall_code;             /* the blocking code at wall_next_bs (or at 1 when none fits) */
     char wall_reason[ENGINE_TEXT_MAX]; /* why wall_next_bs (or max_bs 1) does not fit, in words */
     /* SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (PR #30157, opt-in; sglang.md 2.4). */
     bool post_capture_applies;

@@ -140,8 +140,7 @@ static const struct {
 #define N_WARNING_KINDS (sizeof warning_kinds / sizeof warning_kinds[0])
 
 /* A warning's brief text into BUF, only when the warnings keep texts. */
-#define BRIEF(w, buf, ...)                                                                                             \
-    ((w) && (w)->quiet ? (void)((buf)[0] = '\0') : (void)snprintf(buf, sizeof buf, __VA_ARGS__))
+#define BRIEF(w, buf, ...) ((w) && (w)->quiet ? (void)((buf)[0] = '\0') : (void)snprintf(buf, sizeof buf, __VA_ARGS__))
 
 static int warning_kind(const char *code)
 {
@@ -302,7 +301,7 @@ const char *engine_wall_phrase(const engine_estimate *e)
  * (REFERENCE-FIGURES.md), kept unrounded so the measured layers reproduce. */
 void engine_k3_default_coefficients(uint64_t coef[COEF_COUNT])
 {
-    coef[COEF_ACT_BYTES_PER_ROW] = 4884109;  /* 4.66 MiB per attention row */
+    coef[COEF_ACT_BYTES_PER_ROW] = 4884109; /* 4.66 MiB per attention row */
     /* 0.739 GiB of the article less DeepEP's normal-mode NVL buffer at EP16 (212,523,264 B),
      * now a term of its own: the sum, and so every K3 total, is unchanged. */
     coef[COEF_LAZY_BYTES] = 581477093;
@@ -335,7 +334,7 @@ void engine_deployment_defaults(engine_deployment *d)
     d->backend = BACKEND_FLASHINFER_MLA;
     d->a2a = A2A_DEEPEP;
     d->other_runtime_bytes = ENGINE_GIB;
-    d->margin_bytes = 5 * ENGINE_GIB;   /* the margin and min_kv_tokens knobs' rows say why */
+    d->margin_bytes = 5 * ENGINE_GIB; /* the margin and min_kv_tokens knobs' rows say why */
     d->knobs.min_kv_tokens = 4096;
     d->model.kv_bytes = 2;
     engine_k3_default_coefficients(d->model.coef);
@@ -363,15 +362,18 @@ static const struct {
     uint32_t ranks;
     uint32_t nvl_recv[2], rdma_send[2], rdma_recv[2];
 } deepep_configs[] = {
-    {2, {256, 256}, {6, 6}, {128, 128}},     {4, {256, 256}, {6, 6}, {128, 128}},
-    {8, {256, 256}, {6, 6}, {128, 128}},     {16, {288, 288}, {20, 12}, {128, 128}},
-    {24, {288, 288}, {8, 8}, {128, 128}},    {32, {288, 288}, {8, 8}, {128, 128}},
-    {48, {288, 288}, {8, 8}, {128, 128}},    {64, {288, 288}, {8, 8}, {128, 128}},
-    {96, {480, 480}, {12, 8}, {128, 128}},   {128, {560, 560}, {12, 8}, {128, 128}},
-    {144, {720, 720}, {12, 8}, {128, 128}},  {160, {720, 720}, {12, 8}, {128, 128}},
+    {2, {256, 256}, {6, 6}, {128, 128}},    {4, {256, 256}, {6, 6}, {128, 128}},
+    {8, {256, 256}, {6, 6}, {128, 128}},    {16, {288, 288}, {20, 12}, {128, 128}},
+    {24, {288, 288}, {8, 8}, {128, 128}},   {32, {288, 288}, {8, 8}, {128, 128}},
+    {48, {288, 288}, {8, 8}, {128, 128}},   {64, {288, 288}, {8, 8}, {128, 128}},
+    {96, {480, 480}, {12, 8}, {128, 128}},  {128, {560, 560}, {12, 8}, {128, 128}},
+    {144, {720, 720}, {12, 8}, {128, 128}}, {160, {720, 720}, {12, 8}, {128, 128}},
 };
 
-static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) / a * a;
+}
 
 bool engine_deepep_normal_bytes(uint32_t ranks, uint64_t hb, uint64_t *nvl, uint64_t *rdma)
 {
@@ -386,7 +388,8 @@ bool engine_deepep_normal_bytes(uint32_t ranks, uint64_t hb, uint64_t *nvl, uint
             uint64_t v = align_up(4 * channels * nvl_ranks * (2 * rdma_ranks + 3) + n * (hb + 2056), 128);
             *nvl = v > *nvl ? v : *nvl;
             if (ranks > 8) { /* RDMA only across nodes */
-                uint64_t m = channels * rdma_ranks * align_up(deepep_configs[i].rdma_recv[c], deepep_configs[i].rdma_send[c]);
+                uint64_t m =
+                    channels * rdma_ranks * align_up(deepep_configs[i].rdma_recv[c], deepep_configs[i].rdma_send[c]);
                 uint64_t r = align_up(144 * channels * rdma_ranks + 2 * m * (hb + 2072), 128);
                 *rdma = r > *rdma ? r : *rdma;
             }
@@ -556,11 +559,14 @@ uint64_t engine_heuristic_deepep_bytes(engine_a2a a2a)
 static uint64_t kv_element_bytes(const engine_deployment *d)
 {
     switch (d->knobs.kv_dtype) {
-    case KV_DTYPE_BF16: return 2;
+    case KV_DTYPE_BF16:
+        return 2;
     case KV_DTYPE_FP8_E4M3:
-    case KV_DTYPE_FP8_E5M2: return 1;
+    case KV_DTYPE_FP8_E5M2:
+        return 1;
     case KV_DTYPE_AUTO:
-    case KV_DTYPE_COUNT: break;
+    case KV_DTYPE_COUNT:
+        break;
     }
     return d->model.kv_bytes;
 }
@@ -648,7 +654,8 @@ static void widest_layer(const engine_deployment *d, const engine_estimate *e, e
     /* The dense MLP (a dense model, the leading dense layers, shared experts): gate_up (2 I) and
      * the activation (I), sharded like attention. */
     uint64_t inter = m->num_experts ? (m->dense_layers ? m->intermediate : 0) : m->intermediate;
-    uint64_t shared = m->shared_experts * (uint64_t)(m->shared_intermediate ? m->shared_intermediate : m->moe_intermediate);
+    uint64_t shared =
+        m->shared_experts * (uint64_t)(m->shared_intermediate ? m->shared_intermediate : m->moe_intermediate);
     if (shared > inter)
         inter = shared;
     uint64_t mlp_tp = e->attn_tp ? e->attn_tp : 1;
@@ -675,8 +682,9 @@ static void heuristic_for_release(const engine_deployment *d, engine_estimate *e
         e->heuristic_deepep_bytes = engine_heuristic_deepep_bytes(d->a2a);
         break;
     case ENGINE_HEURISTIC_INLINE_FORMULA:
-        e->heuristic_graph_bytes = engine_heuristic_graph_bytes(k->max_bs, dp) +
-                                   (k->mtp > 1 ? (uint64_t)engine_release_eagle_reserve_mib(&k->sglang) * ENGINE_MIB : 0);
+        e->heuristic_graph_bytes =
+            engine_heuristic_graph_bytes(k->max_bs, dp) +
+            (k->mtp > 1 ? (uint64_t)engine_release_eagle_reserve_mib(&k->sglang) * ENGINE_MIB : 0);
         break;
     case ENGINE_HEURISTIC_GPU_TIER_RESERVE:
     case ENGINE_HEURISTIC_TP_FRACTION:
@@ -970,7 +978,6 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
                     m->name, which);
     }
 }
-
 
 void engine_estimate_terms(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
 {

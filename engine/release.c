@@ -10,7 +10,13 @@
 
 /* ---- Versions ---- */
 
-#define REL(mi, pa, st, nu) {0, (mi), (pa), (st), (nu), false, false, {0}}
+#define REL(mi, pa, st, nu)                                                                                            \
+    {                                                                                                                  \
+        0, (mi), (pa), (st), (nu), false, false,                                                                       \
+        {                                                                                                              \
+            0                                                                                                          \
+        }                                                                                                              \
+    }
 #define FINAL ENGINE_RELEASE_FINAL
 #define POST ENGINE_RELEASE_POST
 #define RC ENGINE_RELEASE_RC
@@ -20,14 +26,21 @@ static const engine_release release_main = REL(5, 15, ENGINE_RELEASE_MAIN, 0);
 
 static engine_release with_facts(engine_release r);
 
-engine_release engine_release_oldest(void) { return with_facts(release_oldest); }
-engine_release engine_release_newest(void) { return with_facts(release_main); }
+engine_release engine_release_oldest(void)
+{
+    return with_facts(release_oldest);
+}
+engine_release engine_release_newest(void)
+{
+    return with_facts(release_main);
+}
 
 /* One ordered key: major, minor, patch (16 bits each), then the stage; the number breaks ties.
  * The estimator compares a release with every row of the facts table on each estimate. */
 static uint64_t release_key(const engine_release *r)
 {
-    return (uint64_t)r->major << 48 | (uint64_t)r->minor << 32 | (uint64_t)r->patch << 16 | ((uint32_t)r->stage & 0xffffu);
+    return (uint64_t)r->major << 48 | (uint64_t)r->minor << 32 | (uint64_t)r->patch << 16 |
+           ((uint32_t)r->stage & 0xffffu);
 }
 
 int engine_release_cmp(const engine_release *a, const engine_release *b)
@@ -82,8 +95,7 @@ int engine_release_parse(const char *text, engine_release *out, char *err, size_
     if (*p == 'v' || *p == 'V')
         p++;
     engine_release r = {0, 0, 0, FINAL, 0, false, false, {0}};
-    if (!read_u16(&p, &r.major) || *p++ != '.' || !read_u16(&p, &r.minor) || *p++ != '.' ||
-        !read_u16(&p, &r.patch)) {
+    if (!read_u16(&p, &r.major) || *p++ != '.' || !read_u16(&p, &r.minor) || *p++ != '.' || !read_u16(&p, &r.patch)) {
         set_err(err, errlen, text, "expected MAJOR.MINOR.PATCH[rcN|.postN] or main");
         return -1;
     }
@@ -135,25 +147,25 @@ void engine_release_text(const engine_release *r, char *buf, size_t len)
 /* ---- Facts: one row per upstream change, applied in order up to the release asked for ---- */
 
 typedef enum {
-    RF_GRID,              /* engine_grid_kind */
-    RF_RUNNER_MID_MIB,    /* runner grid adds 160..256 step 8 when gpu_mem > this */
-    RF_RUNNER_MID_DP1,    /* ... and only with dp_size == 1 */
-    RF_RUNNER_BIG_MIB,    /* runner grid adds 256..512 step 16 when gpu_mem > this; 0: never */
-    RF_SMALL_GPU_MIB,     /* runner era: cuda_graph_max_bs defaults to 8 / 80 (tp<4 / tp>=4) below this */
-    RF_A10_TIER_TP_LT4,   /* server era: max_bs default for 35 GiB-class GPUs at tp<4 */
-    RF_SPEC_GRID_64,      /* server spec grid has 64 (range(40, 65, 4)) */
-    RF_APPEND_MAX_BS,     /* generator appends an off-grid max_bs */
-    RF_POOL_ADD_PREV,     /* pool clamp adds N-1 as well as N */
-    RF_MAXBS_RULE,        /* maxbs_rule */
-    RF_TBO,               /* tbo_rule */
-    RF_GATHERED_MULBASE,  /* mul_base *= attn_tp when gathered buffers are required */
-    RF_WIDTH_FILTER,      /* filter on (bs * width) % mul_base */
-    RF_ATTN_CP,           /* mul_base *= attn_cp when not already a multiple */
-    RF_POOL_PAD,          /* N rounded up to mul_base before the clamp */
-    RF_POOL_PER_DP,       /* max_running_requests divided by the attention DP size for the pool */
+    RF_GRID,             /* engine_grid_kind */
+    RF_RUNNER_MID_MIB,   /* runner grid adds 160..256 step 8 when gpu_mem > this */
+    RF_RUNNER_MID_DP1,   /* ... and only with dp_size == 1 */
+    RF_RUNNER_BIG_MIB,   /* runner grid adds 256..512 step 16 when gpu_mem > this; 0: never */
+    RF_SMALL_GPU_MIB,    /* runner era: cuda_graph_max_bs defaults to 8 / 80 (tp<4 / tp>=4) below this */
+    RF_A10_TIER_TP_LT4,  /* server era: max_bs default for 35 GiB-class GPUs at tp<4 */
+    RF_SPEC_GRID_64,     /* server spec grid has 64 (range(40, 65, 4)) */
+    RF_APPEND_MAX_BS,    /* generator appends an off-grid max_bs */
+    RF_POOL_ADD_PREV,    /* pool clamp adds N-1 as well as N */
+    RF_MAXBS_RULE,       /* maxbs_rule */
+    RF_TBO,              /* tbo_rule */
+    RF_GATHERED_MULBASE, /* mul_base *= attn_tp when gathered buffers are required */
+    RF_WIDTH_FILTER,     /* filter on (bs * width) % mul_base */
+    RF_ATTN_CP,          /* mul_base *= attn_cp when not already a multiple */
+    RF_POOL_PAD,         /* N rounded up to mul_base before the clamp */
+    RF_POOL_PER_DP,      /* max_running_requests divided by the attention DP size for the pool */
     RF_SHARED_LOGITS,
     RF_DECODE_FLAGS,
-    RF_HEURISTIC,         /* engine_heuristic_variant */
+    RF_HEURISTIC, /* engine_heuristic_variant */
     RF_EAGLE_RESERVE_MIB,
     RF_COUNT
 } release_field;
@@ -217,8 +229,7 @@ static const release_fact facts[] = {
     {REL(4, 6, POST, 4), RF_MAXBS_RULE, MAXBS_CUT_EXTEND16, true,
      "max_bs cuts, then range(max, max_bs + 1, 16) extends", "PR #6201 (fba8eccd7, 2025-05-12)"},
     {REL(4, 7, FINAL, 0), RF_GRID, ENGINE_GRID_RUNNER_V047, true,
-     "spec list 1..8,10..32/2,40,48,56,80..160/16; no padding 1..32,48..160/16",
-     "PR #6803 (20fd53b8f, 2025-06-01)"},
+     "spec list 1..8,10..32/2,40,48,56,80..160/16; no padding 1..32,48..160/16", "PR #6803 (20fd53b8f, 2025-06-01)"},
     {REL(4, 7, FINAL, 0), RF_POOL_ADD_PREV, 0, true, "pool clamp adds N only", "PR #6803"},
     {REL(4, 7, FINAL, 0), RF_RUNNER_BIG_MIB, 180000, true, "adds 256..512/16 when gpu_mem > 180000 MiB",
      "PR #6718 (f2bd3515f, 2025-05-29)"},
@@ -229,15 +240,13 @@ static const release_fact facts[] = {
     {REL(4, 7, POST, 1), RF_RUNNER_BIG_MIB, 160000, true, "256..512/16 tier at gpu_mem > 160000 MiB", "PR #7053"},
     {REL(4, 7, POST, 1), RF_SMALL_GPU_MIB, 35 * 1024, true, "small-GPU max_bs default below 35840 MiB",
      "PR #7054 (6b12d6a8d, 2025-06-10)"},
-    {REL(4, 7, POST, 1), RF_HEURISTIC, ENGINE_HEURISTIC_GPU_TIER_RESERVE, true, "per-GPU-tier reserve",
-     "PR #7054"},
+    {REL(4, 7, POST, 1), RF_HEURISTIC, ENGINE_HEURISTIC_GPU_TIER_RESERVE, true, "per-GPU-tier reserve", "PR #7054"},
     {REL(4, 7, POST, 1), RF_EAGLE_RESERVE_MIB, 2048, true, "+2048 MiB for EAGLE-family speculation", "PR #7054"},
     {REL(4, 9, FINAL, 0), RF_TBO, TBO_EVEN, true, "two-batch overlap keeps even sizes",
      "PR #7569 (3d7cdb2eb, 2025-06-27)"},
     {REL(4, 9, POST, 4), RF_TBO, TBO_MULBASE, true, "two-batch overlap folded into mul_base (x2)",
      "PR #8280 (c0fb25e94, 2025-07-24)"},
-    {REL(4, 9, POST, 4), RF_GATHERED_MULBASE, 1, true, "bs % (2 if tbo) * attn_tp when gathered buffers",
-     "PR #8280"},
+    {REL(4, 9, POST, 4), RF_GATHERED_MULBASE, 1, true, "bs % (2 if tbo) * attn_tp when gathered buffers", "PR #8280"},
     {REL(4, 10, POST, 2), RF_SHARED_LOGITS, 1, true, "graphs write one next_token_logits buffer",
      "PR #8579 (cb099d209, 2025-08-03)"},
     {REL(5, 3, RC, 2), RF_GRID, ENGINE_GRID_SERVER, true,
@@ -271,7 +280,10 @@ static const release_fact facts[] = {
      "reserve_for_graph_mb / reserve_for_deepep_a2a_mb", "PR #30157 (2ad9a243f, 2026-07-07, after the v0.5.15 cut)"},
 };
 
-size_t engine_release_fact_count(void) { return sizeof facts / sizeof facts[0]; }
+size_t engine_release_fact_count(void)
+{
+    return sizeof facts / sizeof facts[0];
+}
 
 bool engine_release_fact(size_t i, engine_release *since, const char **what, const char **source, bool *cut_verified)
 {
@@ -325,14 +337,26 @@ static int32_t fact(const engine_release *r, release_field f)
     return facts_of(r, scratch)[f];
 }
 
-bool engine_release_has_shared_logits(const engine_release *r) { return fact(r, RF_SHARED_LOGITS) != 0; }
-bool engine_release_has_decode_graph_flags(const engine_release *r) { return fact(r, RF_DECODE_FLAGS) != 0; }
+bool engine_release_has_shared_logits(const engine_release *r)
+{
+    return fact(r, RF_SHARED_LOGITS) != 0;
+}
+bool engine_release_has_decode_graph_flags(const engine_release *r)
+{
+    return fact(r, RF_DECODE_FLAGS) != 0;
+}
 engine_heuristic_variant engine_release_heuristic_variant(const engine_release *r)
 {
     return (engine_heuristic_variant)fact(r, RF_HEURISTIC);
 }
-engine_grid_kind engine_release_grid(const engine_release *r) { return (engine_grid_kind)fact(r, RF_GRID); }
-uint32_t engine_release_eagle_reserve_mib(const engine_release *r) { return (uint32_t)fact(r, RF_EAGLE_RESERVE_MIB); }
+engine_grid_kind engine_release_grid(const engine_release *r)
+{
+    return (engine_grid_kind)fact(r, RF_GRID);
+}
+uint32_t engine_release_eagle_reserve_mib(const engine_release *r)
+{
+    return (uint32_t)fact(r, RF_EAGLE_RESERVE_MIB);
+}
 
 /* ---- Default max_bs ---- */
 

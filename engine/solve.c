@@ -177,7 +177,8 @@ int engine_solve(const engine_deployment *d, const engine_calibration *cal, engi
         fits_value(d, cal, knob, hi, &hi_d, &scratch[1], &hi_f);
         s->code = hi_f.blocking;
         s->limit = growth_term(&scratch[0], &scratch[1]);
-        if (hi_f.blocking && (strcmp(hi_f.blocking, "dispatch_below_rows") == 0 || strcmp(hi_f.blocking, "dispatch_cap") == 0))
+        if (hi_f.blocking &&
+            (strcmp(hi_f.blocking, "dispatch_below_rows") == 0 || strcmp(hi_f.blocking, "dispatch_cap") == 0))
             s->limit = TERM_DEEPEP;
         describe(&hi_d, cal, &scratch[1], &hi_f, knob, hi, s->reason, sizeof s->reason);
     } else {
