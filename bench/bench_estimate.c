@@ -1,9 +1,12 @@
 /* bench_estimate.c — configurations estimated per second over a large sweep (every layout of 16
  * GPUs x mtp 1..8 x SGLang's max_bs grid x three dispatch settings), with the terms-only estimate
- * without warning texts (one probe of the wall; the numbers the Python side computes) and the full one (budget, fit
- * rule, wall bisection: what solve and search run). Prints a checksum of the totals (and walls) so bench_estimate.py
- * can prove it computed the same thing. Usage: bench_estimate [PRESET] [SECONDS] */
+ * without warning texts (one probe of the wall; the numbers the Python side computes) and the
+ * full one without texts (budget, fit rule, wall bisection: what search runs per layout). Prints
+ * a checksum of the totals, heuristics and alternatives (and walls with their fractions) so
+ * bench_estimate.py can prove it computed the same thing.
+ * Usage: bench_estimate [PRESET] [SECONDS] */
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -40,12 +43,20 @@ static size_t sweep(const engine_deployment *base, bool full, uint64_t *checksum
                         d.knobs.max_bs = grid[i];
                         d.knobs.max_dispatch_auto = dispatch[k] == 0;
                         d.knobs.max_dispatch = dispatch[k];
-                        if (full)
-                            engine_estimate_compute(&d, NULL, &e);
+                        if (full) /* what search runs per layout: the numbers, no text */
+                            engine_estimate_compute_quiet(&d, NULL, &e);
                         else
                             engine_estimate_terms_quiet(&d, NULL, &e); /* numbers, as the Python side */
-                        /* full: the wall too, so both sides prove they found the same one */
-                        *checksum += e.total_bytes + (full ? e.budget.wall_max_bs : 0);
+                        /* the total, the heuristic and both alternatives (so both sides prove they
+                         * computed the same) */
+                        *checksum += e.total_bytes + e.heuristic_total_bytes + e.terms[TERM_DEEPEP].alt_bytes +
+                                     e.terms[TERM_MASKED_GEMM].alt_bytes;
+                        if (full) /* the budget at the plan's fraction, the wall and what limits it */
+                            *checksum += e.budget.kv_tokens +
+                                         (uint64_t)llround(e.budget.recommended_mem_fraction_static * 1000) +
+                                         e.budget.wall_max_bs +
+                                         (uint64_t)llround(e.budget.wall_mem_fraction_static * 1000) +
+                                         (uint64_t)e.budget.wall_term;
                         count++;
                     }
                 }

@@ -1,19 +1,32 @@
 #!/usr/bin/env python3
 """A straightforward Python implementation of cgplan's terms and budget (MODEL.md), run over the
 same sweep as bench_estimate.c, so the two can be compared: same checksums, configurations per
-second. "terms" is the estimate the TUI runs per drag event; "full" adds the budget, the fit rule
-(headroom, KV minimum, DeepEP dispatch) and the wall, bisected over SGLang's grid as the C engine
-does: the same formulas and the same algorithm, nothing cached across configurations.
+second. Each estimate computes what one C estimate computes: the layout the release resolves,
+its capture list (generator, pool clamp, divisibility filter), every term with the DeepEP and
+masked-GEMM alternatives, the release's heuristic and the warnings' codes. "terms" is one
+estimate per configuration (the TUI per drag event, each probe of the wall); "full" adds what
+search reads of a plan: its budget at its own fraction (KV tokens, the recommended fraction) and
+the wall (the fit rule at each size's recommended fraction, bisected over SGLang's grid as the C
+engine does) with the term that limits it: the same formulas and the same algorithm, nothing
+cached across configurations.
 Usage: bench_estimate.py [SECONDS]   (K3 DP16 preset values, written out below)"""
 import math, sys, time
 
 GIB = 1 << 30
+MIB = 1 << 20
 K3 = dict(vocab=163840, hidden=7168, heads=96, E=896, H=3584, I=3072, ctx=1048576,
           act=4884109, lazy=581477093, graph=52706322, out=26365, dbase=510343173, drow=631613,
           kv_lora=512, rope=64, attn_layers=24, draft_layers=1, kv_bytes=2)
 # k3-dp16's budget: P = B200's 178.35 GiB - 0.8 GiB, W 150 GiB, S 8 GiB, O 1 GiB; the fit rule's
 # margin (5 GiB) and KV minimum (4096 tokens per running request)
 BUDGET = dict(P=190642860851, W=150 * GIB, S=8 * GIB, O=GIB, margin=5 * GIB, min_kv=4096, f_top=0.99)
+# The newest release's facts as engine/release.c records them
+RELEASE = dict(append_max_bs=True, width_filter=True, pool_pad=True, pool_per_dp=True, shared_logits=True)
+# Backends SGLang accepts for one attention kind only (server_args.py): name, for MLA
+BACKEND_KIND = [("trtllm_mla", True), ("flashmla", True), ("cutlass_mla", True), ("nsa", True),
+                ("trtllm_mha", False), ("fa4", False)]
+BLOCKING = {"dispatch_below_rows", "dispatch_cap", "weights_exceed_gpu", "kv_pool_exhausted",
+            "backend_unsupported", "headroom_negative"}
 
 def grid(max_bs, spec):
     segs = ([(1, 8, 1), (10, 32, 2), (40, 64, 4), (72, 256, 8), (272, 1 << 30, 16)] if spec else
@@ -43,64 +56,173 @@ def deepep_normal(ranks, hb, cfg=NORMAL16):
             rdma = max(rdma, align_up(144 * ch * rdma_ranks + 2 * mm * (hb + 2072), 128))
     return nvl, rdma
 
-def estimate(world, dp, dcp, mtp, max_bs, max_dispatch, m=K3, rows=None):
-    attn_tp = world // dp
-    b = sorted(set(grid(max_bs, mtp > 1) + [max_bs]))
-    if attn_tp > 1:
-        b = [x for x in b if x * mtp % attn_tp == 0]
-        if not b:
-            v = max_bs + 1
-            while v * mtp % attn_tp:
-                v += 1
-            b = [v]
+def masked_gemm_peak(T, H, I, E, ue8m0=True):
+    """The lifetime-aware peak of the three phases (B200: UE8M0 scales, one per 128)."""
+    sH, sI = (H // 128, I // 128) if ue8m0 else (H // 32, I // 32)
+    return E * T * max(H + sH + 4 * I + 4, 5 * I + sI + 4, I + sI + 2 * H + 4)
+
+def heuristic(max_bs, dp, deepep_on):
+    """reserve_for_graph_mb + reserve_for_deepep_a2a_mb, counted in half MiB."""
+    half = 4 * max_bs
+    if dp > 1:
+        half += 6 * max_bs * dp
+        if max_bs > 300:
+            half += 3 * max_bs * dp
+    return half * MIB // 2 + (2048 * MIB if deepep_on else 0)
+
+def layout(world, dp, m, a2a="deepep", backend="flashinfer_mla", deepep_mode="auto"):
+    """The auto knobs as the release resolves them."""
+    ep = world if a2a == "deepep" else 1
+    if not ep or world % ep:
+        ep = 1
+    return dict(dp_attention=dp > 1, moe=m['E'] > 0, ep=ep, moe_tp=world // ep, backend=backend,
+                deepep=a2a == "deepep" and m['E'] > 0, deepep_ll=deepep_mode != "normal",
+                deepep_normal=deepep_mode != "low_latency")
+
+def capture_list(max_bs, mtp, dp, dp_attention, attn_tp, gathered, r=RELEASE):
+    """The release's list: the generator up to max_bs, max_bs appended, the pool clamp, the filter."""
+    requested = dp * max_bs  # a plan's max_running_requests: dp x max_bs
+    pool = (requested // (dp if dp_attention else 1) if r['pool_per_dp'] else requested) or 1
+    s = set(grid(max_bs, mtp > 1))
+    if r['append_max_bs']:
+        s.add(max_bs)
+    mul = attn_tp if gathered else 1
+    if r['pool_pad']:
+        pool = -(-pool // mul) * mul
+    if max(s) > pool:
+        s.add(pool)
+    step = mul // math.gcd(mul, mtp if r['width_filter'] else 1)
+    return sorted(x for x in s if x % step == 0 and x <= pool)
+
+def buckets(max_bs, mtp, dp, dp_attention, attn_tp, gathered, warnings):
+    b = capture_list(max_bs, mtp, dp, dp_attention, attn_tp, gathered)
+    if b:
+        return b
+    b = [v for v in sorted(set(grid(max_bs, mtp > 1) + [max_bs])) if not gathered or v * mtp % attn_tp == 0]
+    if not b:  # nothing divides: the next size that does
+        v = max_bs + 1
+        while v * mtp % attn_tp:
+            v += 1
+        b = [v]
+        warnings.append("no_bucket_survives")
+    return b
+
+def estimate(world, dp, dcp, mtp, max_bs, max_dispatch, m=K3, seen=None):
+    """Every term of one plan: (total, heuristic, NVSHMEM-chunked DeepEP, masked-GEMM peak);
+    SEEN gets the terms and the warnings' codes."""
+    lay = layout(world, dp, m)
+    warnings = []
+    attn_tp = world // dp if lay['dp_attention'] else world
+    gathered = attn_tp > 1 and (lay['dp_attention'] or lay['deepep'])
+    b = buckets(max_bs, mtp, dp, lay['dp_attention'], attn_tp, gathered, warnings)
     bs_max = b[-1]
     attn = bs_max * mtp
-    moe = -(-attn // attn_tp)
+    moe = -(-attn // attn_tp) if lay['deepep'] else attn * (dp if lay['dp_attention'] else 1)
     T = moe if max_dispatch == 0 else max_dispatch
     heads_per_gpu = m['heads'] * dcp // attn_tp
-    static = attn * m['vocab'] * 4 + bs_max * m['ctx'] * 4 + attn * (2 * m['hidden'] + 48)
-    ll = deepep(T, m['H'], m['E'])
-    nvl, rdma = deepep_normal(world, 2 * m['H'])  # deepep_mode auto: the normal buffers beside LL
-    largest = (ll + nvl + max(rdma - ll, 0) + m['E'] * T * (m['H'] + 5 * m['I']) + m['lazy']
-               + m['act'] * attn * heads_per_gpu // m['heads'])
-    buckets = m['graph'] * (len(b) - 1) + m['out'] * sum(x * mtp for x in b[:-1])
-    draft = m['dbase'] + m['drow'] * attn if mtp > 1 else 0
-    if rows is not None:
-        rows.append(moe)
-        rows.append(T)
-    return static + largest + buckets + draft
+    ll = deepep(T, m['H'], m['E']) if lay['deepep'] else 0
+    nvl, rdma = deepep_normal(lay['ep'], 2 * m['H']) if lay['deepep'] and lay['deepep_normal'] else (0, 0)
+    other_rows = sum(b[:-1]) * mtp
+    terms = [  # in the C engine's order (engine_term_id), so the wall's limiting term is one index
+        attn * m['vocab'] * 4,                                       # logits
+        bs_max * m['ctx'] * 4,                                       # flashinfer MLA kv_indices
+        attn * (2 * m['hidden'] + 48),                               # inputs
+        ll if lay['deepep_ll'] else 0,                               # DeepEP low-latency buffer
+        m['E'] * T * (m['H'] + 5 * m['I']) if lay['deepep'] else 0,  # masked GEMM
+        m['lazy'],                                                   # lazy allocations
+        m['act'] * attn * heads_per_gpu // m['heads'],               # activations
+        m['graph'] * (len(b) - 1) + m['out'] * other_rows,           # further buckets
+        m['dbase'] + m['drow'] * attn if mtp > 1 else 0,             # draft graph
+        0,                                                           # fused MoE (DeepEP runs the experts)
+        0 if RELEASE['shared_logits'] else other_rows * m['vocab'] * 4,  # per-graph logits
+        0,                                                           # calibrated intercept (none)
+        nvl + max(rdma - (ll if lay['deepep_ll'] else 0), 0),        # DeepEP normal buffers
+    ]
+    total = sum(terms)
+    nvshmem = -(-ll // (512 * MIB)) * (512 * MIB)
+    peak = masked_gemm_peak(T, m['H'], m['I'], m['E']) if lay['deepep'] else 0
+    heur = heuristic(max_bs, dp if lay['dp_attention'] else 1, lay['deepep'])
+    if lay['deepep'] and max_dispatch and max_dispatch < moe:
+        warnings.append("dispatch_below_rows")
+    if lay['deepep'] and T > 1024:
+        warnings.append("dispatch_cap")
+    if lay['deepep'] and T > 511:
+        warnings.append("qp_depth")  # NVSHMEM_QP_DEPTH >= 2 x T + 2
+    if dcp > 1 and mtp > 1:
+        warnings.append("dcp_with_speculation")
+    for backend, mla in BACKEND_KIND:
+        if lay['backend'] == backend and not mla:  # K3 is MLA
+            warnings.append("backend_unsupported")
+    if seen is not None:
+        seen.update(warnings=warnings, terms=terms)
+    return total, heur, nvshmem, peak
 
-def fits(world, dp, dcp, mtp, max_bs, max_dispatch, m=K3, b=BUDGET):
-    """The fit rule at the fraction recommended for this plan; returns (fits, f)."""
-    rows = []
-    total = estimate(world, dp, dcp, mtp, max_bs, max_dispatch, m, rows)
-    moe, T = rows
+DISPATCH_CODES = {"dispatch_below_rows", "dispatch_cap"}
+
+def kv_cell(m, mtp):
+    return (m['kv_lora'] + m['rope']) * (m['attn_layers'] + (m['draft_layers'] if mtp > 1 else 0)) * m['kv_bytes']
+
+def fit_at(total, warnings, f, mtp, dcp, max_bs, m=K3, b=BUDGET):
+    """The fit rule at fraction F: (first blocking code or None, KV tokens)."""
     P = b['P']
-    f = 1.0 - (total + b['O'] + b['margin']) / P
-    f = min(math.floor(f * 1000 + 1e-6) / 1000, b['f_top'])
     reserve = round(P * (1.0 - f))
     pool = P - b['W'] - reserve - b['S']
     headroom = reserve - total - b['O']
-    cell = (m['kv_lora'] + m['rope']) * (m['attn_layers'] + (m['draft_layers'] if mtp > 1 else 0)) * m['kv_bytes']
+    cell = kv_cell(m, mtp)
     kv_min = -(-max_bs * b['min_kv'] * cell // dcp)
-    ok = (b['W'] < P and pool > 0 and pool >= kv_min and headroom >= 0 and f > 0
-          and not (max_dispatch and max_dispatch < moe) and T <= 1024)
-    return ok, f
+    kv_tokens = pool // cell * dcp if pool > 0 else 0
+    if b['W'] >= P:
+        return "weights_exceed_gpu", kv_tokens
+    if pool <= 0 or pool < kv_min:
+        return "kv_pool_exhausted", kv_tokens
+    if headroom < 0 or f <= 0:
+        return "headroom_negative", kv_tokens
+    for w in warnings:
+        if w in BLOCKING:
+            return w, kv_tokens
+    return None, kv_tokens
 
-def wall(world, dp, dcp, mtp, max_dispatch):
+def recommended(total, b=BUDGET):
+    f = 1.0 - (total + b['O'] + b['margin']) / b['P']
+    return min(math.floor(f * 1000 + 1e-6) / 1000, b['f_top'])
+
+def fits(world, dp, dcp, mtp, max_bs, max_dispatch, m=K3):
+    """The fit rule at the fraction recommended for this plan: (fits, f, blocking, terms)."""
+    seen = {}
+    total = estimate(world, dp, dcp, mtp, max_bs, max_dispatch, m, seen)[0]
+    f = recommended(total)
+    blocking = fit_at(total, seen['warnings'], f, mtp, dcp, max_bs, m)[0]
+    return blocking is None, f, blocking, seen['terms']
+
+def growth(a, b):
+    """The term that changes most from A to B (the first of equals)."""
+    g = [abs(y - x) for x, y in zip(a, b)]
+    return g.index(max(g))
+
+def wall(world, dp, dcp, mtp, max_dispatch, now_terms):
+    """The largest max_bs of the grid that fits, its fraction and the term that limits it:
+    both ends, then a bisection."""
     g = grid(1024, mtp > 1)
-    if not fits(world, dp, dcp, mtp, g[0], max_dispatch)[0]:
-        return 0
-    if fits(world, dp, dcp, mtp, g[-1], max_dispatch)[0]:
-        return g[-1]
+    lo_fit = fits(world, dp, dcp, mtp, g[0], max_dispatch)
+    if not lo_fit[0]:
+        return 0, 0.0, lo_fit[3].index(max(lo_fit[3]))
+    hi_fit = fits(world, dp, dcp, mtp, g[-1], max_dispatch)
+    if hi_fit[0]:
+        return g[-1], hi_fit[1], growth(now_terms, hi_fit[3])
     lo, hi = 0, len(g) - 1
     while hi - lo > 1:
         mid = lo + (hi - lo) // 2
-        if fits(world, dp, dcp, mtp, g[mid], max_dispatch)[0]:
-            lo = mid
+        r = fits(world, dp, dcp, mtp, g[mid], max_dispatch)
+        if r[0]:
+            lo, lo_fit = mid, r
         else:
-            hi = mid
-    return g[lo]
+            hi, hi_fit = mid, r
+    term = 3 if hi_fit[2] in DISPATCH_CODES else growth(lo_fit[3], hi_fit[3])  # 3: DeepEP's buffer
+    return g[lo], lo_fit[1], term
+
+def budget(total, warnings, mtp, dcp, max_bs, f_plan=0.92):
+    """The plan at its own fraction (k3-dp16 sets 0.920): KV tokens and the recommended fraction."""
+    return fit_at(total, warnings, f_plan, mtp, dcp, max_bs)[1], recommended(total)
 
 def sweep(full=False):
     total, count = 0, 0
@@ -111,9 +233,13 @@ def sweep(full=False):
             for mtp in range(1, 9):
                 for bs in grid(1024, mtp > 1):
                     for disp in (0, 128, 256):
-                        t = estimate(16, dp, dcp, mtp, bs, disp)
+                        seen = {}
+                        est = estimate(16, dp, dcp, mtp, bs, disp, K3, seen)
+                        t = sum(est)  # total, heuristic, both alternatives
                         if full:
-                            t += wall(16, dp, dcp, mtp, disp)
+                            kv_tokens, f_rec = budget(est[0], seen['warnings'], mtp, dcp, bs)
+                            w, f, term = wall(16, dp, dcp, mtp, disp, seen['terms'])
+                            t += kv_tokens + round(f_rec * 1000) + w + round(f * 1000) + term
                         total += t
                         count += 1
             dcp *= 2

@@ -351,6 +351,7 @@ extern const char *const engine_severity_names[3]; /* "info", "warning", "blocki
  * it compares (0 where none); BRIEF is the few words shown beside those knobs' sliders. */
 typedef struct {
     char code[32];
+    int kind; /* its row of the warning table (estimate.c); -1: a code the table lacks */
     engine_severity severity;
     uint32_t knobs; /* KNOB_BIT mask of the knobs it concerns; 0: none */
     double value, limit;
@@ -609,8 +610,11 @@ struct engine_estimate {
 };
 
 /* Everything for one deployment. CAL may be NULL. Also computes the budget and the wall (a
- * scan over max_bs), so it costs ~100 terms-only estimates; engine_estimate_terms() skips it. */
+ * bisection over SGLang's grid: ~9 terms-only estimates); engine_estimate_terms() skips it. */
 void engine_estimate_compute(const engine_deployment *d, const engine_calibration *cal, engine_estimate *out);
+/* The same numbers without any text (warnings keep codes, severities and values; no wall
+ * reason): what search runs over every layout. */
+void engine_estimate_compute_quiet(const engine_deployment *d, const engine_calibration *cal, engine_estimate *out);
 /* Terms, layers, totals and heuristic only (no budget, no wall, no warnings on the budget). */
 /* The same without the warnings' texts (codes, severities and numbers stay): for the estimates
  * nobody reads, the wall's scan, solve and search. */
@@ -638,7 +642,8 @@ typedef struct {
     const char *blocking; /* the first blocking code (NULL: fits) */
 } engine_fit;
 
-/* Estimates D (terms only, into SCRATCH) and evaluates it at its own recommended fraction. */
+/* Estimates D (terms only, into SCRATCH, whose budget is left as it was) and evaluates it at its
+ * own recommended fraction. */
 bool engine_fit_at_recommended(const engine_deployment *d, const engine_calibration *cal, engine_estimate *scratch,
                                engine_fit *out);
 /* The severity of a warning code (unknown codes: SEVERITY_WARNING). */

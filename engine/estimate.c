@@ -144,6 +144,9 @@ static const struct {
 
 static int warning_kind(const char *code)
 {
+    for (size_t i = 0; i < N_WARNING_KINDS; i++) /* this file's literals are the table's own strings */
+        if (warning_kinds[i].code == code)
+            return (int)i;
     for (size_t i = 0; i < N_WARNING_KINDS; i++)
         if (strcmp(warning_kinds[i].code, code) == 0)
             return (int)i;
@@ -152,7 +155,8 @@ static int warning_kind(const char *code)
 
 static engine_warning *warn_v(engine_warnings *w, const char *code, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
-static engine_warning *warn_v(engine_warnings *w, const char *code, const char *fmt, va_list ap)
+/* A new item of W for CODE, with its table row and no text (NULL when W is full). */
+static engine_warning *warn_item(engine_warnings *w, const char *code)
 {
     if (!w || w->n >= ENGINE_MAX_WARNINGS)
         return NULL;
@@ -163,14 +167,37 @@ static engine_warning *warn_v(engine_warnings *w, const char *code, const char *
     memcpy(item->code, code, len);
     item->code[len] = '\0';
     int kind = warning_kind(code);
+    item->kind = kind;
     item->severity = kind >= 0 ? warning_kinds[kind].severity : SEVERITY_WARNING;
     item->knobs = kind >= 0 ? warning_kinds[kind].knobs : 0;
     item->value = item->limit = 0;
     item->brief[0] = item->message[0] = '\0';
-    if (!w->quiet)
+    return item;
+}
+
+static engine_warning *warn_v(engine_warnings *w, const char *code, const char *fmt, va_list ap)
+{
+    engine_warning *item = warn_item(w, code);
+    if (item && !w->quiet)
         vsnprintf(item->message, sizeof item->message, fmt, ap);
     return item;
 }
+
+/* A quiet list's warning: the code and the numbers, without the variadic call (the probes of
+ * the wall add one on most plans past it). */
+static void warn_quiet(engine_warnings *w, const char *code, double value, double limit)
+{
+    engine_warning *item = warn_item(w, code);
+    if (item) {
+        item->value = value;
+        item->limit = limit;
+    }
+}
+
+/* engine_warn_at, whose text arguments are not even evaluated for a quiet list. */
+#define WARN_AT(w, code, value, limit, brief, ...)                                                                     \
+    ((w) && (w)->quiet ? warn_quiet((w), (code), (double)(value), (double)(limit))                                     \
+                       : engine_warn_at((w), (code), (value), (limit), (brief), __VA_ARGS__))
 
 void engine_warn(engine_warnings *w, const char *code, const char *fmt, ...)
 {
@@ -487,11 +514,15 @@ size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
             .tbo = k->tbo,
         };
         engine_capture_notes notes;
-        n = engine_release_capture_list(&k->sglang, &p, list, ENGINE_MAX_BUCKETS, &notes);
+        /* written straight into OUT when it holds a whole list (the estimate's does): this runs
+         * on every probe of the wall */
+        bool direct = cap >= ENGINE_MAX_BUCKETS;
+        n = engine_release_capture_list(&k->sglang, &p, direct ? out : list, ENGINE_MAX_BUCKETS, &notes);
         if (n > ENGINE_MAX_BUCKETS)
             n = ENGINE_MAX_BUCKETS;
         if (n > 0) {
-            memcpy(out, list, (n < cap ? n : cap) * sizeof list[0]);
+            if (!direct)
+                memcpy(out, list, (n < cap ? n : cap) * sizeof list[0]);
             return n < cap ? n : cap;
         }
         n = engine_bucket_grid(k->max_bs, k->mtp > 1, list, ENGINE_MAX_BUCKETS); /* nothing survived */
@@ -525,9 +556,9 @@ size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
             list[n++] = v;
             char brief[48];
             BRIEF(w, brief, "no bucket divides: bs %u", v);
-            engine_warn_at(w, "no_bucket_survives", v, k->max_bs, brief,
-                           "no batch size <= max_bs %u has bs x %u divisible by attn_tp %u: capturing %u instead",
-                           k->max_bs, k->mtp, attn_tp, v);
+            WARN_AT(w, "no_bucket_survives", v, k->max_bs, brief,
+                    "no batch size <= max_bs %u has bs x %u divisible by attn_tp %u: capturing %u instead", k->max_bs,
+                    k->mtp, attn_tp, v);
         }
     }
     if (n > cap)
@@ -795,7 +826,6 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
     const engine_model *m = &d->model;
     e->warnings.n = 0; /* the items are written as they are added: no need to clear 6 KB */
     e->warnings.quiet = quiet;
-    memset(&e->budget, 0, sizeof e->budget);
 
     resolve_layout(d, &e->layout);
     const engine_layout *lay = &e->layout;
@@ -871,9 +901,15 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
     }
 
     /* Each further bucket: its graph object and output tensors. */
-    uint64_t other_bs = 0;
-    for (uint32_t i = 0; i + 1 < e->n_buckets; i++)
-        other_bs += e->buckets[i];
+    uint64_t other_bs = 0, other_bs2 = 0; /* two sums: half the dependency chain */
+    uint32_t others = e->n_buckets - 1, b = 0;
+    for (; b + 1 < others; b += 2) {
+        other_bs += e->buckets[b];
+        other_bs2 += e->buckets[b + 1];
+    }
+    if (b < others)
+        other_bs += e->buckets[b];
+    other_bs += other_bs2;
     e->other_bucket_rows = other_bs * k->mtp;
     engine_term *bk = set_term(e, TERM_BUCKETS, 0);
     uint64_t graph = coef(d, cal, COEF_GRAPH_BYTES, bk);
@@ -914,13 +950,34 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
     bool per_graph_logits = !engine_release_has_shared_logits(&k->sglang);
     set_term(e, TERM_GRAPH_LOGITS, per_graph_logits ? e->other_bucket_rows * m->vocab * 4 : 0);
 
-    uint64_t layers[LAYER_COUNT] = {0}; /* summed in registers, stored once */
+    /* Summed in four scalars: a store indexed by the layer would chain each addition on the
+     * previous one through memory, a fifth of a probe's time; the switch follows the same path on
+     * every call. */
+    uint64_t static_b = 0, largest_b = 0, buckets_b = 0, draft_b = 0;
     bool complete = true;
     for (int i = 0; i < TERM_COUNT; i++) {
-        layers[e->terms[i].layer] += e->terms[i].bytes;
+        uint64_t bytes = e->terms[i].bytes;
+        switch (engine_terms[i].layer) {
+        case LAYER_STATIC:
+            static_b += bytes;
+            break;
+        case LAYER_LARGEST:
+            largest_b += bytes;
+            break;
+        case LAYER_BUCKETS:
+            buckets_b += bytes;
+            break;
+        case LAYER_DRAFT:
+        case LAYER_COUNT:
+            draft_b += bytes;
+            break;
+        }
         complete &= e->terms[i].known;
     }
-    memcpy(e->layer_bytes, layers, sizeof layers);
+    e->layer_bytes[LAYER_STATIC] = static_b;
+    e->layer_bytes[LAYER_LARGEST] = largest_b;
+    e->layer_bytes[LAYER_BUCKETS] = buckets_b;
+    e->layer_bytes[LAYER_DRAFT] = draft_b;
     e->total_complete = complete;
     e->target_total_bytes =
         e->layer_bytes[LAYER_STATIC] + e->layer_bytes[LAYER_LARGEST] + e->layer_bytes[LAYER_BUCKETS];
@@ -933,26 +990,26 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
     char brief[48];
     if (deepep && !k->max_dispatch_auto && k->max_dispatch < e->moe_rows) {
         BRIEF(&e->warnings, brief, "%u < %u rows", e->max_dispatch, e->moe_rows);
-        engine_warn_at(&e->warnings, "dispatch_below_rows", k->max_dispatch, e->moe_rows, brief,
-                       "max_dispatch %u < %u MoE rows per GPU: DeepEP asserts at run time; %u fits", k->max_dispatch,
-                       e->moe_rows, e->moe_rows);
+        WARN_AT(&e->warnings, "dispatch_below_rows", k->max_dispatch, e->moe_rows, brief,
+                "max_dispatch %u < %u MoE rows per GPU: DeepEP asserts at run time; %u fits", k->max_dispatch,
+                e->moe_rows, e->moe_rows);
     }
     if (deepep && e->max_dispatch > 1024) {
         BRIEF(&e->warnings, brief, "rows %u > cap 1024", e->moe_rows);
-        engine_warn_at(&e->warnings, "dispatch_cap", e->max_dispatch, 1024, brief,
-                       "max_dispatch %u > 1024: SGLang caps SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK at 1024",
-                       e->max_dispatch);
+        WARN_AT(&e->warnings, "dispatch_cap", e->max_dispatch, 1024, brief,
+                "max_dispatch %u > 1024: SGLang caps SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK at 1024",
+                e->max_dispatch);
     }
     if (deepep && e->max_dispatch > 511) {
         uint32_t depth = engine_nvshmem_qp_depth(e->max_dispatch);
         BRIEF(&e->warnings, brief, "needs NVSHMEM_QP_DEPTH %u", depth);
-        engine_warn_at(&e->warnings, "qp_depth", depth, 0, brief,
-                       "max_dispatch %u needs NVSHMEM_QP_DEPTH >= %u (DeepEP >= 2026-03)", e->max_dispatch, depth);
+        WARN_AT(&e->warnings, "qp_depth", depth, 0, brief,
+                "max_dispatch %u needs NVSHMEM_QP_DEPTH >= %u (DeepEP >= 2026-03)", e->max_dispatch, depth);
     }
     if (k->dcp > 1 && k->mtp > 1)
-        engine_warn_at(&e->warnings, "dcp_with_speculation", k->dcp, 1, "DCP + MTP: patched SGLang",
-                       "dcp %u with mtp %u: SGLang main (2026-07) rejects DCP with speculative decoding on CUDA",
-                       k->dcp, k->mtp);
+        WARN_AT(&e->warnings, "dcp_with_speculation", k->dcp, 1, "DCP + MTP: patched SGLang",
+                "dcp %u with mtp %u: SGLang main (2026-07) rejects DCP with speculative decoding on CUDA", k->dcp,
+                k->mtp);
     /* A backend written for the other attention kind: SGLang refuses to start with it
      * (server_args.py _handle_attention_backend_compatibility). */
     static const struct {
@@ -962,10 +1019,10 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
                         {BACKEND_NSA, true},        {BACKEND_TRTLLM_MHA, false}, {BACKEND_FA4, false}};
     for (size_t i = 0; i < sizeof backend_kind / sizeof backend_kind[0]; i++)
         if (lay->backend == backend_kind[i].backend && backend_kind[i].mla != (m->attn_kind == ATTN_MLA))
-            engine_warn_at(&e->warnings, "backend_unsupported", 0, 0, "not for this attention",
-                           "attention_backend %s is for %s models; %s uses %s attention: SGLang refuses it",
-                           engine_backend_names[lay->backend], backend_kind[i].mla ? "MLA" : "MHA/GQA", m->name,
-                           m->attn_kind == ATTN_MLA ? "MLA" : "GQA");
+            WARN_AT(&e->warnings, "backend_unsupported", 0, 0, "not for this attention",
+                    "attention_backend %s is for %s models; %s uses %s attention: SGLang refuses it",
+                    engine_backend_names[lay->backend], backend_kind[i].mla ? "MLA" : "MHA/GQA", m->name,
+                    m->attn_kind == ATTN_MLA ? "MLA" : "GQA");
     if (!e->total_complete) {
         char which[ENGINE_TEXT_MAX] = "";
         for (int i = 0; i < TERM_COUNT && !quiet; i++)
@@ -979,13 +1036,17 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
     }
 }
 
+/* The terms-only estimates leave no budget: it is cleared here, not in estimate_terms, which the
+ * wall's probes run ~9 times per plan (the probes read the terms only). */
 void engine_estimate_terms(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
 {
+    memset(&e->budget, 0, sizeof e->budget);
     estimate_terms(d, cal, e, false);
 }
 
 void engine_estimate_terms_quiet(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
 {
+    memset(&e->budget, 0, sizeof e->budget);
     estimate_terms(d, cal, e, true);
 }
 
@@ -1081,7 +1142,17 @@ static double recommended_fraction(const engine_deployment *d, uint64_t graph_to
     if (P <= 0)
         return 0;
     double f = 1.0 - (double)(graph_total + d->other_runtime_bytes + d->margin_bytes) / P;
-    f = floor(f * 1000 + 1e-6) / 1000; /* 1e-6: 0.91 computed as 0.90999.. is still 0.910 */
+    /* 1e-6: 0.91 computed as 0.90999.. is still 0.910; the floor by hand, since without SSE4.1
+     * floor() is a library call on every probe of the wall */
+    double scaled = f * 1000 + 1e-6;
+    if (scaled > -1e15) { /* within int64_t (f < 1 always); absurd inputs take floor() */
+        int64_t thousandths = (int64_t)scaled;
+        if ((double)thousandths > scaled)
+            thousandths--;
+        f = (double)thousandths / 1000;
+    } else {
+        f = floor(scaled) / 1000;
+    }
     double top = engine_knobs[KNOB_MEM_FRACTION].max;
     return f > top ? top : f;
 }
@@ -1106,14 +1177,14 @@ static void fit_at(const engine_deployment *d, const engine_estimate *e, double 
         out->blocking = "headroom_negative";
     for (int i = 0; !out->blocking && i < e->warnings.n; i++)
         if (e->warnings.items[i].severity == SEVERITY_BLOCKING)
-            out->blocking = warning_kinds[warning_kind(e->warnings.items[i].code)].code;
+            out->blocking = warning_kinds[e->warnings.items[i].kind].code; /* blocking: a row of the table */
     out->fits = out->blocking == NULL;
 }
 
 bool engine_fit_at_recommended(const engine_deployment *d, const engine_calibration *cal, engine_estimate *scratch,
                                engine_fit *out)
 {
-    engine_estimate_terms_quiet(d, cal, scratch); /* the scan reads numbers and codes, no text */
+    estimate_terms(d, cal, scratch, true); /* the scan reads numbers and codes, no text, no budget */
     fit_at(d, scratch, recommended_fraction(d, scratch->total_bytes), out);
     return out->fits;
 }
@@ -1177,7 +1248,7 @@ static void reason_text(const engine_deployment *d, const engine_calibration *ca
  * whole wall costs ~9 estimates instead of one per grid size, and the size just above the wall
  * is always a tested failure. */
 static void find_wall(const engine_deployment *d, const engine_calibration *cal, const engine_estimate *now,
-                      engine_budget *b)
+                      engine_budget *b, bool quiet)
 {
     engine_deployment p = *d;
     uint32_t grid[ENGINE_MAX_BUCKETS];
@@ -1196,7 +1267,8 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
     if (!engine_fit_at_recommended(&p, cal, lo_e, &lo_f)) { /* nothing fits */
         b->wall_code = lo_f.blocking;
         b->wall_term = largest_term(lo_e);
-        reason_text(&p, cal, lo_e, &lo_f, b->wall_reason, sizeof b->wall_reason);
+        if (!quiet)
+            reason_text(&p, cal, lo_e, &lo_f, b->wall_reason, sizeof b->wall_reason);
         return;
     }
     p.knobs.max_bs = grid[n - 1];
@@ -1232,7 +1304,8 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
     if (warning_kinds[warning_kind(hi_f.blocking)].knobs & DISPATCH)
         b->wall_term = TERM_DEEPEP;
     p.knobs.max_bs = grid[hi];
-    reason_text(&p, cal, hi_e, &hi_f, b->wall_reason, sizeof b->wall_reason);
+    if (!quiet)
+        reason_text(&p, cal, hi_e, &hi_f, b->wall_reason, sizeof b->wall_reason);
 }
 
 /* SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (opt-in since PR #30157, 2026-07-07): the pool is reserved
@@ -1266,9 +1339,10 @@ static void post_capture(const engine_deployment *d, const engine_estimate *e, e
     }
 }
 
-void engine_estimate_compute(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
+static void estimate_compute(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet)
 {
-    engine_estimate_terms(d, cal, e);
+    memset(&e->budget, 0, sizeof e->budget);
+    estimate_terms(d, cal, e, quiet);
     engine_budget *b = &e->budget;
     const engine_knobs_state *k = &d->knobs;
     b->pre_load_free_bytes = pre_load_free(d);
@@ -1288,7 +1362,7 @@ void engine_estimate_compute(const engine_deployment *d, const engine_calibratio
     b->running_requests = running_requests(d);
     b->kv_cell_bytes = engine_kv_cell_bytes(d);
     b->kv_tokens_per_gib = b->kv_cell_bytes ? ENGINE_GIB / b->kv_cell_bytes * k->dcp : 0;
-    find_wall(d, cal, e, b);
+    find_wall(d, cal, e, b, quiet);
     post_capture(d, e, b);
 
     /* The budget's warnings, on the plan's own fraction (formatted once, here). */
@@ -1296,34 +1370,33 @@ void engine_estimate_compute(const engine_deployment *d, const engine_calibratio
     double safe_fraction = b->recommended_mem_fraction_static;
     char brief[48];
     if (b->weights_bytes >= b->pre_load_free_bytes)
-        engine_warn_at(&e->warnings, "weights_exceed_gpu", (double)b->weights_bytes, (double)b->pre_load_free_bytes,
-                       "weights exceed the GPU",
-                       "weights of %.2f GiB per GPU exceed the %.2f GiB free before load on %s: use more GPUs (world) "
-                       "or a larger GPU",
-                       (double)b->weights_bytes / gib, (double)b->pre_load_free_bytes / gib, d->gpu.name);
+        WARN_AT(&e->warnings, "weights_exceed_gpu", (double)b->weights_bytes, (double)b->pre_load_free_bytes,
+                "weights exceed the GPU",
+                "weights of %.2f GiB per GPU exceed the %.2f GiB free before load on %s: use more GPUs (world) "
+                "or a larger GPU",
+                (double)b->weights_bytes / gib, (double)b->pre_load_free_bytes / gib, d->gpu.name);
     if (b->kv_pool_bytes <= 0)
-        engine_warn_at(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, 0, "no KV pool left",
-                       "no GPU memory for the KV cache: weights and state leave %.2f GiB at mem_fraction_static %.3f",
-                       (double)b->kv_pool_bytes / gib, k->mem_fraction_static);
+        WARN_AT(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, 0, "no KV pool left",
+                "no GPU memory for the KV cache: weights and state leave %.2f GiB at mem_fraction_static %.3f",
+                (double)b->kv_pool_bytes / gib, k->mem_fraction_static);
     else if ((uint64_t)b->kv_pool_bytes < b->kv_min_bytes)
-        engine_warn_at(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, (double)b->kv_min_bytes,
-                       "KV pool below the minimum",
-                       "KV pool %.2f GiB < %.2f GiB: %u running requests x min_kv_tokens %llu (lower max_bs or "
-                       "min_kv_tokens, or raise mem_fraction_static)",
-                       (double)b->kv_pool_bytes / gib, (double)b->kv_min_bytes / gib, b->running_requests,
-                       (unsigned long long)k->min_kv_tokens);
+        WARN_AT(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, (double)b->kv_min_bytes,
+                "KV pool below the minimum",
+                "KV pool %.2f GiB < %.2f GiB: %u running requests x min_kv_tokens %llu (lower max_bs or "
+                "min_kv_tokens, or raise mem_fraction_static)",
+                (double)b->kv_pool_bytes / gib, (double)b->kv_min_bytes / gib, b->running_requests,
+                (unsigned long long)k->min_kv_tokens);
     BRIEF(&e->warnings, brief, "OOM: use <= %.3f", safe_fraction);
     if (b->headroom_bytes < 0)
-        engine_warn_at(&e->warnings, "headroom_negative", k->mem_fraction_static, safe_fraction, brief,
-                       "graphs need %.2f GiB more than mem_fraction_static %.3f leaves: the capture will OOM "
-                       "(set it to %.3f or lower)",
-                       (double)-b->headroom_bytes / gib, k->mem_fraction_static, safe_fraction);
+        WARN_AT(&e->warnings, "headroom_negative", k->mem_fraction_static, safe_fraction, brief,
+                "graphs need %.2f GiB more than mem_fraction_static %.3f leaves: the capture will OOM "
+                "(set it to %.3f or lower)",
+                (double)-b->headroom_bytes / gib, k->mem_fraction_static, safe_fraction);
     else if ((uint64_t)b->headroom_bytes < d->margin_bytes)
-        engine_warn_at(&e->warnings, "headroom_below_margin", (double)b->headroom_bytes, (double)d->margin_bytes,
-                       "headroom below the margin",
-                       "headroom %.2f GiB is below the margin %.2f GiB at mem_fraction_static %.3f (%.3f leaves it)",
-                       (double)b->headroom_bytes / gib, (double)d->margin_bytes / gib, k->mem_fraction_static,
-                       safe_fraction);
+        WARN_AT(&e->warnings, "headroom_below_margin", (double)b->headroom_bytes, (double)d->margin_bytes,
+                "headroom below the margin",
+                "headroom %.2f GiB is below the margin %.2f GiB at mem_fraction_static %.3f (%.3f leaves it)",
+                (double)b->headroom_bytes / gib, (double)d->margin_bytes / gib, k->mem_fraction_static, safe_fraction);
     if (!k->buckets_auto) { /* an explicit list still follows MODEL.md's Buckets rule */
         bool same = e->n_buckets == k->n_buckets;
         for (uint32_t i = 0; same && i < e->n_buckets; i++)
@@ -1335,4 +1408,14 @@ void engine_estimate_compute(const engine_deployment *d, const engine_calibratio
                         k->n_buckets, e->n_buckets, e->bs_max);
     }
     b->fits = engine_warnings_blocking(&e->warnings, NULL) == 0;
+}
+
+void engine_estimate_compute(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
+{
+    estimate_compute(d, cal, e, false);
+}
+
+void engine_estimate_compute_quiet(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
+{
+    estimate_compute(d, cal, e, true);
 }

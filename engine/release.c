@@ -433,10 +433,47 @@ static void set_del(bs_set *s, uint32_t bs)
         s->bits[bs / 64] &= ~(1ull << (bs % 64));
 }
 
+/* The bits of every multiple of 2^i within a word, for i = 0 .. 6 (steps 1, 2, 4 .. 64). */
+static const uint64_t every_power_of_two[7] = {~0ull,
+                                               0x5555555555555555ull,
+                                               0x1111111111111111ull,
+                                               0x0101010101010101ull,
+                                               0x0001000100010001ull,
+                                               0x0000000100000001ull,
+                                               1ull};
+
+static bool divides_64(uint64_t step)
+{
+    return step != 0 && step <= 64 && (step & (step - 1)) == 0;
+}
+
 static void set_range(bs_set *s, uint64_t from, uint64_t to_inclusive, uint64_t step)
 {
-    for (uint64_t x = from; x <= to_inclusive && x <= ENGINE_RELEASE_MAX_BS; x += step)
-        set_add(s, x);
+    if (to_inclusive > ENGINE_RELEASE_MAX_BS)
+        to_inclusive = ENGINE_RELEASE_MAX_BS;
+    if (from == 0)
+        from = step; /* 0 is never a size */
+    if (step == 0 || from > to_inclusive)
+        return;
+    if (!divides_64(step)) {
+        for (uint64_t x = from; x <= to_inclusive; x += step)
+            set_add(s, x);
+        return;
+    }
+    /* A step dividing 64 sets the same bit pattern in every word: the grids' ranges are written a
+     * word at a time (the list is resolved on every probe of the wall). */
+    uint64_t pattern = every_power_of_two[__builtin_ctzll(step)] << (from & (step - 1));
+    size_t first = (size_t)(from / 64), last = (size_t)(to_inclusive / 64);
+    for (; s->hi <= last; s->hi++)
+        s->bits[s->hi] = 0;
+    for (size_t w = first; w <= last; w++) {
+        uint64_t word = pattern;
+        if (w == first)
+            word &= ~0ull << (from % 64);
+        if (w == last && to_inclusive % 64 != 63)
+            word &= (1ull << (to_inclusive % 64 + 1)) - 1;
+        s->bits[w] |= word;
+    }
 }
 
 /* The helpers below walk the bitmap a word at a time and skip empty words: the set spans 65,535
@@ -465,6 +502,8 @@ static void set_keep_at_most(bs_set *s, uint32_t limit)
 
 static uint32_t gcd32(uint32_t a, uint32_t b)
 {
+    if (a && b && (a & (a - 1)) == 0) /* a power of two (the usual attention-TP sizes): no division */
+        return 1u << (__builtin_ctz(a) < __builtin_ctz(b) ? __builtin_ctz(a) : __builtin_ctz(b));
     while (b) {
         uint32_t t = a % b;
         a = b;
@@ -485,10 +524,8 @@ static uint32_t set_keep_multiples(bs_set *s, uint32_t base, uint32_t width)
     if (step <= 1)
         return 0;
     uint32_t gone = 0;
-    if (64 % step == 0) {
-        uint64_t pattern = 0;
-        for (uint32_t i = 0; i < 64; i += step)
-            pattern |= 1ull << i;
+    if (divides_64(step)) {
+        uint64_t pattern = every_power_of_two[__builtin_ctz(step)];
         for (size_t w = 0; w < s->hi; w++) {
             uint64_t kept = s->bits[w] & pattern;
             for (uint64_t dropped = s->bits[w] & ~pattern; dropped; dropped &= dropped - 1)
@@ -558,12 +595,78 @@ uint32_t engine_release_default_max_bs(const engine_release *r, uint32_t gpu_mem
     return set_max(&s);
 }
 
-/* v0.5.3rc2+ server_args generator, up to max_bs. */
-static void server_grid(const int32_t *v, const engine_capture_params *p, uint32_t max_bs, bs_set *s)
+/* The server era's list in one ascending pass. server_args builds the sorted list (or takes the
+ * explicit one), the runner adds the pool size N when the list goes past it, keeps the multiples
+ * of mul_base and cuts at N. The sizes arrive in order, so each is decided as it comes: no set
+ * to build, sort or walk (this runs on every probe of the wall). */
+typedef struct {
+    uint32_t *out;
+    size_t cap, n;
+    uint32_t step;     /* keep multiples of step (1: all) */
+    uint32_t pool;     /* N: the cut, and the size added when the list goes past it */
+    uint32_t last;     /* the size fed last (0: none yet) */
+    uint32_t filtered; /* sizes the divisibility filter removed */
+    bool passed_pool;  /* a size above N came: N was added */
+} capture_stream;
+
+static void stream_keep(capture_stream *st, uint32_t bs)
 {
-    /* Each range stops at max_bs: what lies above would be cut at once (and writing it was most
-     * of a list's cost). */
-#define RANGE(from, to, step) set_range(s, (from), (to) < max_bs ? (to) : max_bs, (step))
+    bool multiple = (st->step & (st->step - 1)) == 0 ? (bs & (st->step - 1)) == 0 : bs % st->step == 0;
+    if (!multiple) {
+        st->filtered++;
+        return;
+    }
+    if (bs > st->pool)
+        return;
+    if (st->out && st->n < st->cap)
+        st->out[st->n] = bs;
+    st->n++;
+}
+
+/* BS: ascending, each larger than the last. */
+static void stream_feed(capture_stream *st, uint32_t bs)
+{
+    if (bs > st->pool && !st->passed_pool) {
+        st->passed_pool = true; /* max(list) > N: the runner adds N */
+        if (st->last != st->pool)
+            stream_keep(st, st->pool);
+    }
+    st->last = bs;
+    stream_keep(st, bs);
+}
+
+static void stream_range(capture_stream *st, uint32_t from, uint32_t to_inclusive, uint32_t step)
+{
+    if (to_inclusive > ENGINE_RELEASE_MAX_BS)
+        to_inclusive = ENGINE_RELEASE_MAX_BS;
+    uint32_t x = from;
+    /* The sizes up to N with a power-of-two filter, while OUT has room: each is written, and
+     * counted as kept or filtered, without a branch (the filter's pattern is what a branch
+     * predictor misses). What remains takes the general path. */
+    uint32_t below = to_inclusive < st->pool ? to_inclusive : st->pool;
+    if (st->out && (st->step & (st->step - 1)) == 0 && x <= below) {
+        uint32_t mask = st->step - 1, filtered = st->filtered, last = st->last;
+        size_t n = st->n;
+        for (; x <= below && n < st->cap; x += step) {
+            st->out[n] = x;
+            uint32_t kept = (x & mask) == 0;
+            n += kept;
+            filtered += 1 - kept;
+            last = x;
+        }
+        st->n = n;
+        st->filtered = filtered;
+        st->last = last;
+    }
+    for (; x <= to_inclusive; x += step)
+        stream_feed(st, x);
+}
+
+/* v0.5.3rc2+ server_args generator, up to max_bs. */
+static void server_grid(const int32_t *v, const engine_capture_params *p, uint32_t max_bs, capture_stream *st)
+{
+    /* Each range stops at max_bs: server_args never generates above it. */
+#define RANGE(from, to, step) stream_range(st, (from), (to) < max_bs ? (to) : max_bs, (step))
     if (p->disable_padding) {
         RANGE(1, max_bs, 1);
     } else if (!p->speculative) {
@@ -580,7 +683,6 @@ static void server_grid(const int32_t *v, const engine_capture_params *p, uint32
         RANGE(272, max_bs, 16);
     }
 #undef RANGE
-    set_keep_at_most(s, max_bs);
 }
 
 /* N: req_to_token_pool.size. Speculative algorithms set max_running_requests = 48 when unset
@@ -608,12 +710,9 @@ static size_t emit(const bs_set *s, uint32_t *out, size_t cap, bool *truncated)
 {
     size_t n = 0;
     for (size_t w = 0; w < s->hi; w++)
-        for (uint64_t bits = s->bits[w]; bits; bits &= bits - 1) {
-            uint32_t bs = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
-            if (bs == 0 || bs > ENGINE_RELEASE_MAX_BS)
-                continue;
+        for (uint64_t bits = s->bits[w]; bits; bits &= bits - 1) { /* set_add keeps 0 and > max out */
             if (out && n < cap)
-                out[n] = bs;
+                out[n] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
             n++;
         }
     *truncated = n > cap;
@@ -709,11 +808,6 @@ size_t engine_release_capture_list(const engine_release *r, const engine_capture
         } else {
             max_bs = p->max_bs ? p->max_bs : server_default_max_bs(v, p->gpu_mem_mib, tp);
             nt->max_bs_defaulted = p->max_bs == 0;
-            server_grid(v, p, max_bs, s);
-            if (v[RF_APPEND_MAX_BS] && !set_has(s, max_bs)) {
-                set_add(s, max_bs);
-                nt->appended_max_bs = true;
-            }
         }
         nt->max_bs = max_bs;
         uint32_t mul = 1, align_width = v[RF_WIDTH_FILTER] ? width : 1;
@@ -727,13 +821,35 @@ size_t engine_release_capture_list(const engine_release *r, const engine_capture
             mul *= attn_cp;
         nt->mul_base = mul;
         if (v[RF_POOL_PAD])
-            n_pool = (uint32_t)(((uint64_t)n_pool + mul - 1) / mul * mul);
-        if (set_max(s) > n_pool) {
-            nt->clamped_to_pool = true;
-            set_add(s, n_pool);
+            n_pool = (mul & (mul - 1)) == 0 ? (uint32_t)(((uint64_t)n_pool + mul - 1) & ~(uint64_t)(mul - 1))
+                                            : (uint32_t)(((uint64_t)n_pool + mul - 1) / mul * mul);
+        /* (bs x width) % mul == 0 holds exactly for the multiples of mul / gcd(mul, width) */
+        capture_stream st = {
+            .out = out, .cap = cap, .step = mul > 1 ? mul / gcd32(mul, align_width) : 1, .pool = n_pool};
+        if (st.step == 0)
+            st.step = 1;
+        if (has_explicit) {
+            for (size_t w = 0; w < s->hi; w++)
+                for (uint64_t bits = s->bits[w]; bits; bits &= bits - 1)
+                    stream_feed(&st, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits)));
+        } else {
+            server_grid(v, p, max_bs, &st);
+            if (v[RF_APPEND_MAX_BS] && st.last != max_bs) {
+                nt->appended_max_bs = true;
+                if (max_bs > ENGINE_RELEASE_MAX_BS)
+                    s->dropped++;
+                else
+                    stream_feed(&st, max_bs);
+            }
         }
-        nt->filtered_out = set_keep_multiples(s, mul, align_width);
-        set_keep_at_most(s, n_pool);
+        nt->clamped_to_pool = st.passed_pool;
+        nt->filtered_out = st.filtered;
+        nt->pool_size = n_pool;
+        nt->dropped_out_of_range = s->dropped;
+        nt->truncated = st.n > cap;
+        if (st.n == 0)
+            nt->capture_fails = true; /* assert len(capture_bs) > 0 in get_batch_sizes_to_capture */
+        return st.n;
     }
     nt->pool_size = n_pool;
     nt->dropped_out_of_range = s->dropped;

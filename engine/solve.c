@@ -244,7 +244,7 @@ size_t engine_search(const engine_deployment *base, const engine_calibration *ca
                             d.weights_bytes = 0;
                             d.state_pool_bytes = 0;
                             (*scanned)++;
-                            engine_estimate_compute(&d, cal, e);
+                            engine_estimate_compute_quiet(&d, cal, e); /* numbers only: no text is read */
                             const engine_budget *b = &e->budget;
                             if (!b->wall_max_bs)
                                 continue;
