@@ -115,7 +115,7 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
         jsonw_key(w, "runs");
         jsonw_array_begin(w);
         for (int r = 0; r < t->n_runs; r++)
-            jsonw_i64(w, t->runs[r]);
+            jsonw_i64(w, e->calibration_runs[r]);
         jsonw_array_end(w);
         jsonw_kstring(w, "label", engine_terms[i].label);
         jsonw_kstring(w, "formula", t->formula);
@@ -282,7 +282,7 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
             continue;
         fprintf(out, "%-8s calibrated terms use the fit of run%s", "", t->n_runs == 1 ? "" : "s");
         for (int r = 0; r < t->n_runs; r++)
-            fprintf(out, "%s%lld", r ? ", " : " ", (long long)t->runs[r]);
+            fprintf(out, "%s%lld", r ? ", " : " ", (long long)e->calibration_runs[r]);
         fprintf(out, " (cgplan calibrate)\n");
         break;
     }

@@ -532,8 +532,7 @@ typedef struct {
     const char *origin;  /* where it comes from: SGLang file / article section */
     uint64_t alt_bytes;  /* DeepEP: NVSHMEM-rounded; masked GEMM: lifetime-aware peak; else 0 */
     const char *alt_label;
-    int n_runs; /* calibrated: the runs behind it */
-    int64_t runs[ENGINE_MAX_CAL_RUNS];
+    int n_runs; /* calibrated: how many runs are behind it (the estimate's calibration_runs) */
 } engine_term;
 
 /* A stored calibration, handed in by the caller (the engine never reads the store). */
@@ -607,6 +606,9 @@ struct engine_estimate {
     uint64_t heuristic_graph_bytes, heuristic_deepep_bytes, heuristic_total_bytes;
     engine_budget budget;
     engine_warnings warnings;
+    /* The runs the calibration was fitted from, once for every calibrated term (a copy per
+     * term made each term 4.5 times as large, and every probe of the wall writes 13 of them). */
+    int64_t calibration_runs[ENGINE_MAX_CAL_RUNS];
 };
 
 /* Everything for one deployment. CAL may be NULL. Also computes the budget and the wall (a

@@ -415,8 +415,8 @@ bool engine_deepep_normal_bytes(uint32_t ranks, uint64_t hb, uint64_t *nvl, uint
             uint64_t v = align_up(4 * channels * nvl_ranks * (2 * rdma_ranks + 3) + n * (hb + 2056), 128);
             *nvl = v > *nvl ? v : *nvl;
             if (ranks > 8) { /* RDMA only across nodes */
-                uint64_t m =
-                    channels * rdma_ranks * align_up(deepep_configs[i].rdma_recv[c], deepep_configs[i].rdma_send[c]);
+                uint32_t recv = deepep_configs[i].rdma_recv[c], send = deepep_configs[i].rdma_send[c];
+                uint64_t m = channels * rdma_ranks * ((recv + send - 1) / send * send); /* a 32-bit division */
                 uint64_t r = align_up(144 * channels * rdma_ranks + 2 * m * (hb + 2072), 128);
                 *rdma = r > *rdma ? r : *rdma;
             }
@@ -489,7 +489,8 @@ static void sort_unique(uint32_t *v, size_t *n)
     *n = w;
 }
 
-size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t cap, engine_warnings *w)
+/* engine_buckets_resolve, also giving the sum of the sizes it wrote (SUM may be NULL). */
+static size_t buckets_resolve(const engine_deployment *d, uint32_t *out, size_t cap, engine_warnings *w, uint64_t *sum)
 {
     const engine_knobs_state *k = &d->knobs;
     uint32_t list[ENGINE_MAX_BUCKETS + 1];
@@ -523,7 +524,13 @@ size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
         if (n > 0) {
             if (!direct)
                 memcpy(out, list, (n < cap ? n : cap) * sizeof list[0]);
-            return n < cap ? n : cap;
+            n = n < cap ? n : cap;
+            if (sum && direct) /* the list summed as it was written */
+                *sum = notes.written_sum;
+            else if (sum)
+                for (size_t i = *sum = 0; i < n; i++)
+                    *sum += out[i];
+            return n;
         }
         n = engine_bucket_grid(k->max_bs, k->mtp > 1, list, ENGINE_MAX_BUCKETS); /* nothing survived */
     } else { /* always from the preset's list, never from a previous result */
@@ -564,7 +571,15 @@ size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
     if (n > cap)
         n = cap;
     memcpy(out, list, n * sizeof list[0]);
+    if (sum)
+        for (size_t i = *sum = 0; i < n; i++)
+            *sum += out[i];
     return n;
+}
+
+size_t engine_buckets_resolve(const engine_deployment *d, uint32_t *out, size_t cap, engine_warnings *w)
+{
+    return buckets_resolve(d, out, cap, w, NULL);
 }
 
 /* ---- Heuristic (server_args.py reserve_for_graph_mb / reserve_for_deepep_a2a_mb, decode). ---- */
@@ -650,7 +665,6 @@ static uint64_t coef(const engine_deployment *d, const engine_calibration *cal, 
     if (cal && cal->has[c]) {
         t->source = SOURCE_CALIBRATED;
         t->n_runs = cal->n_runs < ENGINE_MAX_CAL_RUNS ? cal->n_runs : ENGINE_MAX_CAL_RUNS;
-        memcpy(t->runs, cal->runs, (size_t)t->n_runs * sizeof t->runs[0]);
         return cal->value[c];
     }
     return d->model.coef[c];
@@ -826,10 +840,15 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
     const engine_model *m = &d->model;
     e->warnings.n = 0; /* the items are written as they are added: no need to clear 6 KB */
     e->warnings.quiet = quiet;
+    if (cal && cal->n_runs > 0)
+        memcpy(e->calibration_runs, cal->runs,
+               (size_t)(cal->n_runs < ENGINE_MAX_CAL_RUNS ? cal->n_runs : ENGINE_MAX_CAL_RUNS) *
+                   sizeof e->calibration_runs[0]);
 
     resolve_layout(d, &e->layout);
     const engine_layout *lay = &e->layout;
-    e->n_buckets = (uint32_t)engine_buckets_resolve(d, e->buckets, ENGINE_MAX_BUCKETS, &e->warnings);
+    uint64_t bucket_sum;
+    e->n_buckets = (uint32_t)buckets_resolve(d, e->buckets, ENGINE_MAX_BUCKETS, &e->warnings, &bucket_sum);
     e->bs_max = e->buckets[e->n_buckets - 1];
     e->attn_tp = engine_attn_tp(k);
     /* Each GPU of a DP group runs attention for all the group's requests; with DCP the queries
@@ -901,15 +920,7 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
     }
 
     /* Each further bucket: its graph object and output tensors. */
-    uint64_t other_bs = 0, other_bs2 = 0; /* two sums: half the dependency chain */
-    uint32_t others = e->n_buckets - 1, b = 0;
-    for (; b + 1 < others; b += 2) {
-        other_bs += e->buckets[b];
-        other_bs2 += e->buckets[b + 1];
-    }
-    if (b < others)
-        other_bs += e->buckets[b];
-    other_bs += other_bs2;
+    uint64_t other_bs = bucket_sum - e->bs_max; /* all but the largest */
     e->other_bucket_rows = other_bs * k->mtp;
     engine_term *bk = set_term(e, TERM_BUCKETS, 0);
     uint64_t graph = coef(d, cal, COEF_GRAPH_BYTES, bk);
@@ -944,7 +955,6 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
         other->source = SOURCE_EXACT; /* nothing fitted: no intercept */
     else {
         other->n_runs = cal->n_runs < ENGINE_MAX_CAL_RUNS ? cal->n_runs : ENGINE_MAX_CAL_RUNS;
-        memcpy(other->runs, cal->runs, (size_t)other->n_runs * sizeof other->runs[0]);
     }
 
     bool per_graph_logits = !engine_release_has_shared_logits(&k->sglang);
@@ -1076,11 +1086,6 @@ static int64_t reserve_of(const engine_deployment *d, double f)
     return (int64_t)llround((double)pre_load_free(d) * (1.0 - f));
 }
 
-static int64_t headroom_of(const engine_deployment *d, double f, uint64_t graph_total)
-{
-    return reserve_of(d, f) - (int64_t)graph_total - (int64_t)d->other_runtime_bytes;
-}
-
 /* The weights on one GPU: a measured figure (a log's "Load weight end ... mem usage", in the
  * preset) wins; else what the model and the layout put there (weights.c). */
 static uint64_t plan_weights(const engine_deployment *d, const engine_estimate *e, bool *known)
@@ -1108,11 +1113,10 @@ static uint64_t plan_state(const engine_deployment *d, const engine_estimate *e)
 
 /* KV pool = (P - W) - P x (1 - f) - S: SGLang multiplies f by P, not by the total
  * (kv_cache_configurator.py _profile_available_bytes). */
-static int64_t kv_pool_of(const engine_deployment *d, const engine_estimate *e, double f)
+static int64_t kv_pool_after(const engine_deployment *d, const engine_estimate *e, int64_t reserve)
 {
     bool known;
-    return (int64_t)pre_load_free(d) - (int64_t)plan_weights(d, e, &known) - reserve_of(d, f) -
-           (int64_t)plan_state(d, e);
+    return (int64_t)pre_load_free(d) - (int64_t)plan_weights(d, e, &known) - reserve - (int64_t)plan_state(d, e);
 }
 
 /* The requests one GPU's pool serves: a DP rank's share of the request pool (launch prints
@@ -1162,8 +1166,9 @@ static void fit_at(const engine_deployment *d, const engine_estimate *e, double 
 {
     uint64_t cell = engine_kv_cell_bytes(d);
     out->mem_fraction_static = f;
-    out->kv_pool_bytes = kv_pool_of(d, e, f);
-    out->headroom_bytes = headroom_of(d, f, e->total_bytes);
+    int64_t reserve = reserve_of(d, f); /* once: the pool and the headroom share it */
+    out->kv_pool_bytes = kv_pool_after(d, e, reserve);
+    out->headroom_bytes = reserve - (int64_t)e->total_bytes - (int64_t)d->other_runtime_bytes;
     out->kv_min_bytes = kv_min_bytes_of(d, cell);
     out->kv_tokens = out->kv_pool_bytes > 0 && cell ? (uint64_t)out->kv_pool_bytes / cell * d->knobs.dcp : 0;
     out->blocking = NULL;

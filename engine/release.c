@@ -606,6 +606,7 @@ typedef struct {
     uint32_t pool;     /* N: the cut, and the size added when the list goes past it */
     uint32_t last;     /* the size fed last (0: none yet) */
     uint32_t filtered; /* sizes the divisibility filter removed */
+    uint64_t sum;      /* of the sizes written to out */
     bool passed_pool;  /* a size above N came: N was added */
 } capture_stream;
 
@@ -618,8 +619,10 @@ static void stream_keep(capture_stream *st, uint32_t bs)
     }
     if (bs > st->pool)
         return;
-    if (st->out && st->n < st->cap)
+    if (st->out && st->n < st->cap) {
         st->out[st->n] = bs;
+        st->sum += bs;
+    }
     st->n++;
 }
 
@@ -640,23 +643,37 @@ static void stream_range(capture_stream *st, uint32_t from, uint32_t to_inclusiv
     if (to_inclusive > ENGINE_RELEASE_MAX_BS)
         to_inclusive = ENGINE_RELEASE_MAX_BS;
     uint32_t x = from;
-    /* The sizes up to N with a power-of-two filter, while OUT has room: each is written, and
-     * counted as kept or filtered, without a branch (the filter's pattern is what a branch
-     * predictor misses). What remains takes the general path. */
+    /* The sizes up to N with a power-of-two filter, while OUT has room, as a counted loop: each
+     * is written and counted as kept or filtered without a branch (the filter's pattern is what
+     * a branch predictor misses); with no filter the loop is a plain fill. What remains (sizes
+     * past N, a full OUT, other filters) takes the general path. */
     uint32_t below = to_inclusive < st->pool ? to_inclusive : st->pool;
-    if (st->out && (st->step & (st->step - 1)) == 0 && x <= below) {
-        uint32_t mask = st->step - 1, filtered = st->filtered, last = st->last;
-        size_t n = st->n;
-        for (; x <= below && n < st->cap; x += step) {
-            st->out[n] = x;
-            uint32_t kept = (x & mask) == 0;
-            n += kept;
-            filtered += 1 - kept;
-            last = x;
+    if (st->out && (st->step & (st->step - 1)) == 0 && step && x <= below && st->n < st->cap) {
+        uint64_t count = (step & (step - 1)) == 0 ? ((below - x) >> __builtin_ctz(step)) + 1 : (below - x) / step + 1;
+        if (count > st->cap - st->n)
+            count = st->cap - st->n;
+        uint32_t mask = st->step - 1, *out = st->out + st->n;
+        if (mask == 0) {
+            for (uint32_t i = 0; i < (uint32_t)count; i++)
+                out[i] = x + i * step;
+            st->n += count;
+            st->sum += count * x + step * (count * (count - 1) / 2); /* an arithmetic series */
+        } else {
+            uint32_t kept = 0;
+            uint64_t sum = 0;
+            for (uint32_t i = 0; i < (uint32_t)count; i++) {
+                uint32_t bs = x + i * step;
+                uint32_t keep = (bs & mask) == 0;
+                out[kept] = bs;
+                kept += keep;
+                sum += bs & (0u - keep);
+            }
+            st->n += kept;
+            st->sum += sum;
+            st->filtered += (uint32_t)count - kept;
         }
-        st->n = n;
-        st->filtered = filtered;
-        st->last = last;
+        st->last = x + ((uint32_t)count - 1) * step;
+        x += (uint32_t)count * step;
     }
     for (; x <= to_inclusive; x += step)
         stream_feed(st, x);
@@ -706,16 +723,21 @@ static uint32_t pool_size(const int32_t *v, const engine_capture_params *p, uint
     return 2048;
 }
 
-static size_t emit(const bs_set *s, uint32_t *out, size_t cap, bool *truncated)
+static size_t emit(const bs_set *s, uint32_t *out, size_t cap, engine_capture_notes *nt)
 {
     size_t n = 0;
+    uint64_t sum = 0;
     for (size_t w = 0; w < s->hi; w++)
         for (uint64_t bits = s->bits[w]; bits; bits &= bits - 1) { /* set_add keeps 0 and > max out */
-            if (out && n < cap)
-                out[n] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+            uint32_t bs = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+            if (out && n < cap) {
+                out[n] = bs;
+                sum += bs;
+            }
             n++;
         }
-    *truncated = n > cap;
+    nt->truncated = n > cap;
+    nt->written_sum = sum;
     return n;
 }
 
@@ -847,13 +869,14 @@ size_t engine_release_capture_list(const engine_release *r, const engine_capture
         nt->pool_size = n_pool;
         nt->dropped_out_of_range = s->dropped;
         nt->truncated = st.n > cap;
+        nt->written_sum = st.sum;
         if (st.n == 0)
             nt->capture_fails = true; /* assert len(capture_bs) > 0 in get_batch_sizes_to_capture */
         return st.n;
     }
     nt->pool_size = n_pool;
     nt->dropped_out_of_range = s->dropped;
-    size_t n = emit(s, out, cap, &nt->truncated);
+    size_t n = emit(s, out, cap, nt);
     if (n == 0)
         nt->capture_fails = true; /* assert len(capture_bs) > 0 in get_batch_sizes_to_capture */
     return n;

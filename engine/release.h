@@ -106,6 +106,7 @@ typedef struct {
     uint32_t filtered_out;    /* sizes removed by the two-batch-overlap / mul_base filter */
     uint32_t dropped_out_of_range; /* sizes above ENGINE_RELEASE_MAX_BS ignored */
     bool truncated;           /* more sizes than cap: out holds the smallest cap */
+    uint64_t written_sum;     /* the sum of the sizes written to out (the estimate's bucket rows) */
     bool capture_fails;       /* nothing survived: SGLang aborts start-up (assert on an empty capture_bs) */
     bool beyond_model;        /* copied from the release */
 } engine_capture_notes;
