@@ -338,7 +338,7 @@ static inline uint32_t engine_attn_tp(const engine_knobs_state *k)
 {
     if (!k->dp)
         return 0;
-    return engine_dp_attention(k) ? k->world / k->dp : k->world;
+    return engine_dp_attention(k) ? engine_div_u32(k->world, k->dp) : k->world;
 }
 
 /* ---- Knob get/set (the rules of MODEL.md's knob table). ---- */

@@ -857,7 +857,7 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
     /* With DeepEP the tokens are scattered over the attention-TP group (reduce-scatter); without
      * an a2a backend every GPU's MoE runs the tokens gathered over its DP groups. */
     if (d->a2a == A2A_DEEPEP)
-        e->moe_rows = (e->attn_rows + e->attn_tp - 1) / e->attn_tp;
+        e->moe_rows = engine_div_u32(e->attn_rows + e->attn_tp - 1, e->attn_tp);
     else
         e->moe_rows = e->attn_rows * (lay->dp_attention ? k->dp : 1);
     e->logits_rows = e->bs_max * k->mtp; /* max_decode_logits_rows() */

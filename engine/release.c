@@ -643,35 +643,43 @@ static void stream_range(capture_stream *st, uint32_t from, uint32_t to_inclusiv
     if (to_inclusive > ENGINE_RELEASE_MAX_BS)
         to_inclusive = ENGINE_RELEASE_MAX_BS;
     uint32_t x = from;
-    /* The sizes up to N with a power-of-two filter, while OUT has room, as a counted loop: each
-     * is written and counted as kept or filtered without a branch (the filter's pattern is what
-     * a branch predictor misses); with no filter the loop is a plain fill. What remains (sizes
-     * past N, a full OUT, other filters) takes the general path. */
+    /* The sizes up to N under a power-of-two filter, while OUT has room, are counted and written
+     * as a progression (a plain fill) instead of one by one; what remains (sizes past N, a full
+     * OUT, other filters) takes the general path. */
     uint32_t below = to_inclusive < st->pool ? to_inclusive : st->pool;
     if (st->out && (st->step & (st->step - 1)) == 0 && step && x <= below && st->n < st->cap) {
         uint64_t count = (step & (step - 1)) == 0 ? ((below - x) >> __builtin_ctz(step)) + 1 : (below - x) / step + 1;
         if (count > st->cap - st->n)
             count = st->cap - st->n;
-        uint32_t mask = st->step - 1, *out = st->out + st->n;
-        if (mask == 0) {
-            for (uint32_t i = 0; i < (uint32_t)count; i++)
-                out[i] = x + i * step;
-            st->n += count;
-            st->sum += count * x + step * (count * (count - 1) / 2); /* an arithmetic series */
-        } else {
-            uint32_t kept = 0;
-            uint64_t sum = 0;
+        uint32_t filter = st->step, *out = st->out + st->n, first = x, kept_step = step;
+        uint32_t last_in_range = x + ((uint32_t)count - 1) * step;
+        uint64_t kept = count;
+        /* Both steps are powers of two: the kept sizes are themselves a progression. A range step
+         * the filter divides keeps all or none; a finer one keeps every multiple of the filter. */
+        if (filter > 1 && (step & (step - 1)) == 0 && (x & (step - 1)) == 0) {
+            if (step >= filter) {
+                kept = (x & (filter - 1)) == 0 ? count : 0;
+            } else {
+                first = (x + filter - 1) & ~(filter - 1);
+                kept_step = filter;
+                kept = first <= last_in_range ? ((last_in_range - first) >> __builtin_ctz(filter)) + 1 : 0;
+            }
+        } else if (filter > 1) { /* a range off its own step: size by size */
+            kept = 0;
             for (uint32_t i = 0; i < (uint32_t)count; i++) {
                 uint32_t bs = x + i * step;
-                uint32_t keep = (bs & mask) == 0;
-                out[kept] = bs;
-                kept += keep;
-                sum += bs & (0u - keep);
+                if ((bs & (filter - 1)) == 0)
+                    out[kept++] = bs, st->sum += bs;
             }
-            st->n += kept;
-            st->sum += sum;
-            st->filtered += (uint32_t)count - kept;
+            kept_step = 0;
         }
+        if (kept_step) {
+            for (uint32_t i = 0; i < (uint32_t)kept; i++)
+                out[i] = first + i * kept_step;
+            st->sum += kept * first + kept_step * (kept * (kept - 1) / 2); /* an arithmetic series */
+        }
+        st->n += kept;
+        st->filtered += (uint32_t)(count - kept);
         st->last = x + ((uint32_t)count - 1) * step;
         x += (uint32_t)count * step;
     }
@@ -716,7 +724,7 @@ static uint32_t pool_size(const int32_t *v, const engine_capture_params *p, uint
         requested = 48;
     if (requested) {
         *defaulted = p->max_running_requests == 0;
-        uint32_t n = v[RF_POOL_PER_DP] ? requested / dp : requested;
+        uint32_t n = v[RF_POOL_PER_DP] ? engine_div_u32(requested, dp) : requested;
         return n ? n : 1; /* [I] 0 would fail in SGLang; keep the clamp meaningful */
     }
     *defaulted = true;
@@ -839,7 +847,7 @@ size_t engine_release_capture_list(const engine_release *r, const engine_capture
         }
         if (p->require_gathered)
             mul *= attn_tp;
-        if (v[RF_ATTN_CP] && mul % attn_cp != 0)
+        if (v[RF_ATTN_CP] && attn_cp > 1 && mul % attn_cp != 0)
             mul *= attn_cp;
         nt->mul_base = mul;
         if (v[RF_POOL_PAD])

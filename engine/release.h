@@ -20,6 +20,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A / B (0 for B = 0), a shift when B is a power of two (the usual GPU counts): the estimator
+ * divides by layout sizes on every probe of the wall, and a division costs ten times a shift. */
+static inline uint32_t engine_div_u32(uint32_t a, uint32_t b)
+{
+    if (b == 0)
+        return 0;
+    return (b & (b - 1)) == 0 ? a >> __builtin_ctz(b) : a / b;
+}
+
 /* Stages in version order: rc < final < post < main. */
 typedef enum {
     ENGINE_RELEASE_RC = 0,
