@@ -646,6 +646,109 @@ static void test_truncation_and_range(void **state)
     assert_true(n.beyond_model);
 }
 
+/* The server-era list of main, written the plain way (a sorted, deduplicated array: generate,
+ * append max_bs, pad the pool, add it when the list passes it, filter, cut), against the
+ * engine's one-pass stream over every shape the estimator asks for: sizes, MTP widths,
+ * attention-TP sizes (powers of two and not), gathered or not, two-batch overlap, pools from the
+ * plan (dp x max_bs) and from a small --max-running-requests, padding disabled, truncation. */
+static size_t reference_main(const engine_capture_params *p, uint32_t *out, size_t cap, uint32_t *filtered, bool *clamped,
+                             uint64_t *sum)
+{
+    static uint32_t s[65536];
+    size_t n = 0;
+    uint32_t max_bs = p->max_bs;
+    static const uint32_t plain[][3] = {{1, 2, 1}, {4, 12, 4}, {16, 256, 8}, {272, 496, 16}, {512, 65535, 32}};
+    static const uint32_t spec[][3] = {{1, 8, 1}, {10, 32, 2}, {40, 64, 4}, {72, 256, 8}, {272, 65535, 16}};
+    const uint32_t(*seg)[3] = p->speculative ? spec : plain;
+    if (p->disable_padding)
+        for (uint32_t v = 1; v <= max_bs; v++)
+            s[n++] = v;
+    else
+        for (int k = 0; k < 5; k++)
+            for (uint32_t v = seg[k][0]; v <= seg[k][1] && v <= max_bs; v += seg[k][2])
+                s[n++] = v;
+    if (n == 0 || s[n - 1] != max_bs)
+        s[n++] = max_bs;
+    uint32_t dp = p->dp ? p->dp : 1, requested = p->max_running_requests ? p->max_running_requests : 2048;
+    uint32_t pool = requested / dp ? requested / dp : 1;
+    uint32_t mul = (p->tbo ? 2 : 1) * (p->require_gathered ? p->attn_tp : 1);
+    uint32_t width = p->tbo ? 1 : (p->width ? p->width : 1);
+    pool = (pool + mul - 1) / mul * mul;
+    *clamped = s[n - 1] > pool;
+    if (*clamped) { /* insert the pool size in order, once */
+        size_t at = 0;
+        while (at < n && s[at] < pool)
+            at++;
+        if (at == n || s[at] != pool) {
+            memmove(s + at + 1, s + at, (n - at) * sizeof s[0]);
+            s[at] = pool;
+            n++;
+        }
+    }
+    size_t kept = 0;
+    *filtered = 0;
+    *sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if ((uint64_t)s[i] * width % mul != 0) {
+            (*filtered)++;
+            continue;
+        }
+        if (s[i] > pool)
+            continue;
+        if (kept < cap) {
+            out[kept] = s[i];
+            *sum += s[i];
+        }
+        kept++;
+    }
+    return kept;
+}
+
+static void test_main_list_against_reference(void **state)
+{
+    (void)state;
+    engine_release r = rel("main");
+    static uint32_t want[MAXN];
+    static const uint32_t attn_tps[] = {1, 2, 3, 4, 6, 8, 16};
+    size_t checked = 0;
+    for (uint32_t max_bs = 1; max_bs <= 1100; max_bs += (max_bs < 300 ? 1 : 7))
+        for (uint32_t width = 1; width <= 8; width++)
+            for (size_t a = 0; a < sizeof attn_tps / sizeof attn_tps[0]; a++)
+                for (int shape = 0; shape < 6; shape++) {
+                    engine_capture_params p = params(H200_MIB, 16);
+                    p.max_bs = max_bs;
+                    p.width = width;
+                    p.speculative = width > 1;
+                    p.attn_tp = attn_tps[a];
+                    p.require_gathered = shape != 1;
+                    p.tbo = shape == 2;
+                    p.disable_padding = shape == 3 && max_bs < 200;
+                    p.dp = shape == 4 ? 4 : 1;
+                    p.max_running_requests = shape == 5 ? 100 : p.dp * max_bs; /* 100: the clamp cuts */
+                    size_t cap = shape == 0 && max_bs % 5 == 0 ? 7 : MAXN;     /* and truncation */
+                    uint32_t filtered;
+                    bool clamped;
+                    uint64_t sum;
+                    size_t n_want = reference_main(&p, want, cap, &filtered, &clamped, &sum);
+                    engine_capture_notes notes;
+                    memset(got, 0, sizeof got);
+                    size_t n = engine_release_capture_list(&r, &p, got, cap, &notes);
+                    if (n != n_want || notes.filtered_out != filtered || notes.clamped_to_pool != clamped ||
+                        notes.written_sum != sum || notes.truncated != (n_want > cap))
+                        fail_msg("max_bs %u width %u attn_tp %u shape %d: n %zu/%zu filtered %u/%u clamped %d/%d "
+                                 "sum %llu/%llu",
+                                 max_bs, width, attn_tps[a], shape, n, n_want, notes.filtered_out, filtered,
+                                 notes.clamped_to_pool, clamped, (unsigned long long)notes.written_sum,
+                                 (unsigned long long)sum);
+                    for (size_t i = 0; i < (n < cap ? n : cap); i++)
+                        if (got[i] != want[i])
+                            fail_msg("max_bs %u width %u attn_tp %u shape %d: size %zu is %u, want %u", max_bs, width,
+                                     attn_tps[a], shape, i, got[i], want[i]);
+                    checked++;
+                }
+    assert_true(checked > 100000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -655,6 +758,7 @@ int main(void)
         cmocka_unit_test(test_mul_base),       cmocka_unit_test(test_nothing_survives),
         cmocka_unit_test(test_deployments),    cmocka_unit_test(test_queries),
         cmocka_unit_test(test_facts_table),    cmocka_unit_test(test_truncation_and_range),
+        cmocka_unit_test(test_main_list_against_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
