@@ -664,7 +664,7 @@ static void stream_range(capture_stream *st, uint32_t from, uint32_t to_inclusiv
                 kept_step = filter;
                 kept = first <= last_in_range ? ((last_in_range - first) >> __builtin_ctz(filter)) + 1 : 0;
             }
-        } else if (filter > 1) { /* a range off its own step: size by size */
+        } else if (filter > 1) { /* any other range: size by size */
             kept = 0;
             for (uint32_t i = 0; i < (uint32_t)count; i++) {
                 uint32_t bs = x + i * step;
