@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Estimator speed: the C engine vs a straightforward Python implementation of the same formulas
-# (and the same wall bisection) on the same sweep. Prints both rates, checks the checksums agree,
-# and the ratios: terms (numbers only, one probe of the wall) and full (budget + fit rule + wall: what solve and
-# search run), the closing line being the full estimate's.
+# (and the same wall bisection) on the same sweep, neither caching anything across
+# configurations. Prints both rates, checks the checksums agree (they cover every number both
+# compute), and the ratios: terms (one estimate, as each probe of the wall) and full (the budget
+# at the plan's fraction and the wall with its limiting term: what search runs per layout), the
+# closing line being the full estimate's. Build with the default RelWithDebInfo (the engine at -O3).
 # Usage: bench/run_estimate.sh [BUILD_DIR] [SECONDS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
