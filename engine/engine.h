@@ -254,6 +254,7 @@ typedef struct {
     uint32_t q_lora_rank, qk_nope_dim, v_head_dim;        /* MLA projections (0: no q LoRA) */
     uint32_t kv_heads, head_dim;                          /* GQA */
     uint32_t sliding_window, swa_layers;                  /* sliding-window layers (gpt-oss) */
+    uint32_t attention_chunk;                             /* chunked local attention's chunk (Llama 4); 0: none */
     uint32_t linear_attn_layers;                          /* linear-attention layers (Qwen3-Next, K3) */
     uint64_t linear_attn_layer_params; /* one linear-attention layer's parameters (KDA, Gated DeltaNet) */
     uint32_t kv_bytes;                 /* bytes per KV element (BF16: 2) */

@@ -770,6 +770,60 @@ static void resolve_layout(const engine_deployment *d, engine_layout *l)
     l->kv_bytes = k->kv_dtype == KV_DTYPE_AUTO ? m->kv_bytes : k->kv_dtype == KV_DTYPE_BF16 ? 2 : 1;
 }
 
+/* FlashAttentionBackend (layers/attention/flashattention_backend.py), read at v0.4.9.post4
+ * (2272c2a5b) and main (8905cbd42, 2026-07-20); the release facts say which parts a release has
+ * (engine_release_fa3_state). B = bs_max, P = ceil(context_len / page_size) page-table columns,
+ * int32 unless said; context_len is the backend's max_context_len (model_config.context_len).
+ * init_cuda_graph_state:
+ *  - decode metadata, always: cache_seqlens (B), cu_seqlens_q and cu_seqlens_k (B + 1 each), the
+ *    page table (B x P) and strided_indices, an int64 arange(0, context_len, page_size) (P);
+ *  - page_table_draft_decode (B x P): always before PR #9455, then with speculation only;
+ *  - chunked local attention (attention_chunk_size set; main: is_local_attention_model), over
+ *    V = B x ceil(context_len / chunk) virtual batches: local_query_start_loc (V + 1),
+ *    local_seqused_k (V), local_block_table (V x ceil(chunk / page_size));
+ *  - speculation (num_draft_tokens > 0; taken with eagle topk 1, cgplan's mtp = draft tokens):
+ *    target_verify and draft_extend, each cache_seqlens (B), cu_seqlens_q and _k (B + 1 each),
+ *    a page table (B x P) and int64 strided_indices (P); on main also the target's bool tree-mask
+ *    scratch, max_num_tokens (= attn_rows) x (context_len + draft tokens), PR #29589;
+ *  - encoder metadata: encoder_page_table (B x context_len, not pages), encoder_lens (B),
+ *    encoder_cu_seqlens_k (B + 1): for every model before PR #16527, then encoder-decoder only
+ *    (no cgplan model is one).
+ * init_forward_metadata_capture_cuda_graph: before PR #8567 each captured size bs took its page
+ * table as page_table[req_pool_indices, :], an advanced-indexing copy (bs x P) that the size's
+ * metadata keeps for replay: 4P x sum(bs) over the captured list (the verify table's copy under
+ * speculation, the same shape). From PR #8567 the metadata holds slices, no copy.
+ * Not counted: topk > 1 tables (cgplan has no topk knob); the sliding-window pool's
+ * swa_page_table (B x P) and swa_out_cache_loc buffer that main adds when SGLang pools the SWA
+ * layers apart (whether it does is not known here); main's FA3 scheduler-metadata buffer
+ * (1 + 4 ceil4(B) int32, under 3 KiB); the sub-KiB cu_seqlens tensors each captured size makes;
+ * the draft worker's own backends (the draft graph term). */
+static uint64_t flashattention_state(const engine_deployment *d, const engine_estimate *e, uint64_t page)
+{
+    uint32_t bits = engine_release_fa3_state(&d->knobs.sglang);
+    uint64_t ctx = d->knobs.context_len, B = e->bs_max, P = (ctx + page - 1) / page;
+    bool spec = d->knobs.mtp > 1;
+    uint64_t table = 4 * B * P, meta = 4 * B + 8 * (B + 1) + table + 8 * P;
+    uint64_t bytes = meta; /* decode_cuda_graph_metadata */
+    if (spec || (bits & ENGINE_FA3_DRAFT_TABLE))
+        bytes += table; /* page_table_draft_decode */
+    uint64_t chunk = d->model.attention_chunk;
+    if (chunk) { /* decode_cuda_graph_local_attn_metadata */
+        uint64_t v = B * ((ctx + chunk - 1) / chunk);
+        bytes += 4 * (v + 1) + 4 * v + 4 * v * ((chunk + page - 1) / page);
+    }
+    if (spec) { /* target_verify_metadata, draft_extend_metadata */
+        bytes += 2 * meta;
+        if (bits & ENGINE_FA3_VERIFY_MASK) /* cuda_graph_custom_mask */
+            bytes += (uint64_t)e->attn_rows * (ctx + d->knobs.mtp);
+    }
+    if (bits & ENGINE_FA3_ENCODER_TABLE) /* encoder_metadata */
+        bytes += 4 * B * ctx + 4 * B + 4 * (B + 1);
+    if (bits & ENGINE_FA3_CAPTURE_COPIES) /* the captured sizes' page-table copies */
+        for (uint32_t i = 0; i < e->n_buckets; i++)
+            bytes += 4 * (uint64_t)e->buckets[i] * P;
+    return bytes;
+}
+
 /* Each attention backend's init_cuda_graph_state (the layers/attention backends; reference:
  * sglang.md 5.3): what it allocates for the largest bucket, bs_max requests of attn_rows tokens. */
 static void backend_state(const engine_deployment *d, const engine_estimate *e, engine_term *t)
@@ -815,11 +869,20 @@ static void backend_state(const engine_deployment *d, const engine_estimate *e, 
         t->origin = "aiter_backend.py init_cuda_graph_state";
         return;
     case BACKEND_FA3:
-    case BACKEND_FA4:
+    case BACKEND_FA4: /* one class: main's fa4 is FlashAttentionBackend(fa_impl_ver=4) */
+        t->bytes = flashattention_state(d, e, page);
+        t->formula = "4B + 8(B+1) + 4BP + 8P decode [+ 4BP draft-decode table] [chunked: 8V + 4 + 4V x "
+                     "ceil(chunk/page_size)] [MTP: 2 x (4B + 8(B+1) + 4BP + 8P) verify + draft extend "
+                     "(+ attn_rows x (context_len + mtp) mask)] [+ 4B x context_len + 8B + 4 encoder] "
+                     "[+ 4P x sum(bs) capture copies]; B = bs_max, P = ceil(context_len / page_size), "
+                     "V = B x ceil(context_len / chunk); which terms by release";
+        t->origin = "flashattention_backend.py init_cuda_graph_state, init_forward_metadata_capture_cuda_graph "
+                    "(v0.4.9.post4 2272c2a5b, main 8905cbd42)";
+        return;
     case BACKEND_TRTLLM_MHA: /* page_table int32 (max_bs, ceil(ctx / page)) */
         t->bytes = bs * ((ctx + page - 1) / page) * 4;
         t->formula = "bs_max x ceil(context_len / page_size) x 4 (int32 page table)";
-        t->origin = "flashattention_backend.py / trtllm_mha_backend.py init_cuda_graph_state";
+        t->origin = "trtllm_mha_backend.py init_cuda_graph_state";
         return;
     case BACKEND_NSA:
         t->known = false; /* the sparse indexer's buffers are not modelled */

@@ -167,6 +167,7 @@ typedef enum {
     RF_DECODE_FLAGS,
     RF_HEURISTIC, /* engine_heuristic_variant */
     RF_EAGLE_RESERVE_MIB,
+    RF_FA3_STATE, /* ENGINE_FA3_* bits */
     RF_COUNT
 } release_field;
 _Static_assert(RF_COUNT <= ENGINE_RELEASE_FACT_FIELDS, "raise ENGINE_RELEASE_FACT_FIELDS");
@@ -220,6 +221,10 @@ static const release_fact facts[] = {
     {REL(4, 6, FINAL, 0), RF_HEURISTIC, ENGINE_HEURISTIC_TP_FRACTION, true, "fraction by tp",
      "server_args.py __post_init__ at v0.4.6"},
     {REL(4, 6, FINAL, 0), RF_EAGLE_RESERVE_MIB, 0, true, "no separate speculative reserve", "server_args.py at v0.4.6"},
+    {REL(4, 6, FINAL, 0), RF_FA3_STATE, ENGINE_FA3_CAPTURE_COPIES | ENGINE_FA3_DRAFT_TABLE | ENGINE_FA3_ENCODER_TABLE,
+     true, "fa3: per-size page-table copies at capture; draft-decode and encoder page tables always",
+     "flashattention_backend.py init_cuda_graph_state / init_forward_metadata_capture_cuda_graph at v0.4.9.post4 "
+     "(2272c2a5b)"},
 
     {REL(4, 6, POST, 2), RF_RUNNER_MID_MIB, 96 * 1024, true, "160..256/8 tier moves to gpu_mem > 98304 MiB",
      "PR #5893 (e4b6133b7, 2025-04-30)"},
@@ -249,6 +254,10 @@ static const release_fact facts[] = {
     {REL(4, 9, POST, 4), RF_GATHERED_MULBASE, 1, true, "bs % (2 if tbo) * attn_tp when gathered buffers", "PR #8280"},
     {REL(4, 10, POST, 2), RF_SHARED_LOGITS, 1, true, "graphs write one next_token_logits buffer",
      "PR #8579 (cb099d209, 2025-08-03)"},
+    {REL(4, 10, POST, 2), RF_FA3_STATE, ENGINE_FA3_DRAFT_TABLE | ENGINE_FA3_ENCODER_TABLE, true,
+     "fa3: capture binds slices of the page tables instead of indexed copies", "PR #8567 (7a9133014, 2025-08-03)"},
+    {REL(5, 1, FINAL, 0), RF_FA3_STATE, ENGINE_FA3_ENCODER_TABLE, true,
+     "fa3: page_table_draft_decode only with speculation", "PR #9455 (cded039b5, 2025-08-21)"},
     {REL(5, 3, RC, 2), RF_GRID, ENGINE_GRID_SERVER, true,
      "server_args generator {1,2,4,8,12}+16..256/8+272..496/16+512../32; spec 1..8,10..32/2,40..60/4,"
      "72..256/8,272../16; max_bs from GPU tiers",
@@ -260,6 +269,8 @@ static const release_fact facts[] = {
     {REL(5, 4, POST, 1), RF_A10_TIER_TP_LT4, 24, true, "35 GiB-class tp<4 default max_bs 16 -> 24",
      "PR #12124 (4caca1ba0, 2025-10-25)"},
     {REL(5, 4, POST, 2), RF_SPEC_GRID_64, 1, true, "spec grid 40..64/4 (adds 64)", "PR #12002 (750940ae3, 2025-10-29)"},
+    {REL(5, 8, FINAL, 0), RF_FA3_STATE, 0, false, "fa3: encoder page table only for encoder-decoder models",
+     "PR #16527 (4c85f9d03, 2026-01-06)"},
     {REL(5, 8, FINAL, 0), RF_WIDTH_FILTER, 1, false, "filter on (bs * tokens per request) % mul_base",
      "PR #16961 (d2105d4ab, 2026-01-19)"},
     {REL(5, 9, FINAL, 0), RF_ATTN_CP, 1, false, "mul_base *= attn_cp when not a multiple",
@@ -278,6 +289,9 @@ static const release_fact facts[] = {
      "PR #23862 (75998d042, 2026-06-12)"},
     {REL(5, 15, ENGINE_RELEASE_MAIN, 0), RF_HEURISTIC, ENGINE_HEURISTIC_RESERVE_METHODS, true,
      "reserve_for_graph_mb / reserve_for_deepep_a2a_mb", "PR #30157 (2ad9a243f, 2026-07-07, after the v0.5.15 cut)"},
+    {REL(5, 15, ENGINE_RELEASE_MAIN, 0), RF_FA3_STATE, ENGINE_FA3_VERIFY_MASK, true,
+     "fa3: target verify preallocates a bool tree mask of max_num_tokens x (context_len + draft tokens)",
+     "PR #29589 (2ab531cfc, 2026-07-13, after the v0.5.15 cut)"},
 };
 
 size_t engine_release_fact_count(void)
@@ -356,6 +370,10 @@ engine_grid_kind engine_release_grid(const engine_release *r)
 uint32_t engine_release_eagle_reserve_mib(const engine_release *r)
 {
     return (uint32_t)fact(r, RF_EAGLE_RESERVE_MIB);
+}
+uint32_t engine_release_fa3_state(const engine_release *r)
+{
+    return (uint32_t)fact(r, RF_FA3_STATE);
 }
 
 /* ---- Default max_bs ---- */

@@ -136,6 +136,15 @@ engine_grid_kind engine_release_grid(const engine_release *r);
  * 2048 (PR #7054), 4096 (PR #19418), 0 once the KV cell size absorbs it (PR #23862);
  * 0 for the tp-fraction variants. */
 uint32_t engine_release_eagle_reserve_mib(const engine_release *r);
+/* FlashAttentionBackend's (fa3, fa4) CUDA-graph state where it changed between releases: a
+ * set of ENGINE_FA3_* bits (layers/attention/flashattention_backend.py). */
+enum {
+    ENGINE_FA3_CAPTURE_COPIES = 1, /* each captured size keeps an indexed copy of its page table (to PR #8567) */
+    ENGINE_FA3_DRAFT_TABLE = 2,    /* page_table_draft_decode also without speculation (to PR #9455) */
+    ENGINE_FA3_ENCODER_TABLE = 4,  /* the encoder page table also for decoder-only models (to PR #16527) */
+    ENGINE_FA3_VERIFY_MASK = 8     /* a preallocated tree-mask scratch for target verify (PR #29589) */
+};
+uint32_t engine_release_fa3_state(const engine_release *r);
 /* The largest decode size the release captures by default on this GPU (dp_size 1; no pool
  * clamp): the tier's max_bs, or before v0.5.3rc2 the top of the runner-built list (160/256/512,
  * 152 for v0.4.6's speculative list) unless the small-GPU setting applies. */

@@ -450,6 +450,11 @@ static int llama4(ctx *c, engine_model *m)
     m->shared_experts = 1;
     m->shared_intermediate = m->moe_intermediate;
     if (chunk) { /* the RoPE layers attend within chunks; every fourth layer is global */
+        /* Chunked (local) attention is not a sliding window: each query sees its own chunk only.
+         * attention_chunk carries it (FA3 sizes its local-attention tables by it); sliding_window
+         * also gets it because model_runner.py hands it to the backends as their
+         * sliding_window_size (v0.4.9.post4, 2272c2a5b), as FlashInfer's two wrappers follow. */
+        m->attention_chunk = chunk;
         m->sliding_window = chunk;
         m->swa_layers = m->layers - m->layers / LLAMA4_NOPE_EVERY;
         m->full_attn_layers = m->layers - m->swa_layers;
@@ -726,6 +731,8 @@ int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source)
         fprintf(f, "  kv_heads: %u\n  head_dim: %u\n", m->kv_heads, m->head_dim);
         if (m->swa_layers)
             fprintf(f, "  sliding_window: %u\n  swa_layers: %u\n", m->sliding_window, m->swa_layers);
+        if (m->attention_chunk)
+            fprintf(f, "  attention_chunk_size: %u\n", m->attention_chunk);
     }
     fprintf(f, "  full_attn_layers: %u\n", m->full_attn_layers);
     if (m->linear_attn_layers)

@@ -115,15 +115,16 @@ enum {
     A_HEAD_DIM,
     A_SLIDING_WINDOW,
     A_SWA_LAYERS,
+    A_ATTENTION_CHUNK,
     A_COUNT
 };
-enum { MLA_KEYS = A_SHARED + 5, GQA_KEYS = A_SHARED + 4 };
+enum { MLA_KEYS = A_SHARED + 5, GQA_KEYS = A_SHARED + 5 };
 static const char *const mla_keys[MLA_KEYS] = {
     "kind",         "heads",       "kv_bytes",    "full_attn_layers", "linear_attn_layers", "linear_attn_layer_params",
     "kv_lora_rank", "qk_rope_dim", "q_lora_rank", "qk_nope_dim",      "v_head_dim"};
 static const char *const gqa_keys[GQA_KEYS] = {
-    "kind",     "heads",    "kv_bytes",       "full_attn_layers", "linear_attn_layers", "linear_attn_layer_params",
-    "kv_heads", "head_dim", "sliding_window", "swa_layers"};
+    "kind",     "heads",    "kv_bytes",       "full_attn_layers", "linear_attn_layers",  "linear_attn_layer_params",
+    "kv_heads", "head_dim", "sliding_window", "swa_layers",       "attention_chunk_size"};
 
 enum {
     E_NUM_EXPERTS,
@@ -217,6 +218,7 @@ static int parse_attention(preset_yaml_doc *p, yaml_node_t *map, engine_model *m
         preset_yaml_get_u32(p, v[A_V_HEAD_DIM], "v_head_dim", 1, UINT32_MAX, &m->v_head_dim) ||
         preset_yaml_get_u32(p, v[A_SLIDING_WINDOW], "sliding_window", 1, UINT32_MAX, &m->sliding_window) ||
         preset_yaml_get_u32(p, v[A_SWA_LAYERS], "swa_layers", 0, m->layers, &m->swa_layers) ||
+        preset_yaml_get_u32(p, v[A_ATTENTION_CHUNK], "attention_chunk_size", 1, UINT32_MAX, &m->attention_chunk) ||
         preset_yaml_get_u32(p, v[A_LINEAR_ATTN_LAYERS], "linear_attn_layers", 0, m->layers, &m->linear_attn_layers) ||
         preset_yaml_get_size(p, v[A_LINEAR_ATTN_LAYER_PARAMS], "linear_attn_layer_params",
                              &m->linear_attn_layer_params))

@@ -417,6 +417,137 @@ static void test_knob_steps(void **state)
     assert_within(v[84], 0.92, 1e-9);
 }
 
+/* Llama-4-Maverick-17B-128E-Instruct-FP8 on 8 x H100 with --attention-backend fa3, context 524288,
+ * max_bs 160 (bench point llama4-maverick-fp8-tp8-h100-fa3, SGLang issue #8538; the model's
+ * shapes from presets/llama-4-maverick-fp8.yaml). */
+static void maverick_fa3(engine_deployment *d)
+{
+    engine_deployment_defaults(d);
+    engine_model *m = &d->model;
+    snprintf(m->name, sizeof m->name, "llama-4-maverick-fp8");
+    m->vocab = 202048;
+    m->hidden = 5120;
+    m->layers = 48;
+    m->context_len = 1048576;
+    m->attn_kind = ATTN_GQA;
+    m->heads = 40;
+    m->kv_heads = 8;
+    m->head_dim = 128;
+    m->sliding_window = 8192;
+    m->swa_layers = 36;
+    m->full_attn_layers = 12;
+    m->attention_chunk = 8192;
+    m->intermediate = 16384;
+    m->dense_layers = 24;
+    m->num_experts = 128;
+    m->dispatch_hidden = 5120;
+    m->moe_intermediate = 8192;
+    m->top_k = 1;
+    m->shared_experts = 1;
+    m->shared_intermediate = 8192;
+    m->dtype = m->dense_dtype = DTYPE_BF16;
+    m->expert_dtype = DTYPE_FP8;
+    snprintf(d->gpu.name, sizeof d->gpu.name, "h100");
+    d->gpu.cuda_total_bytes = (uint64_t)llround(79.19 * GIB);
+    d->gpu.nvidia_smi_mib = 81559;
+    d->knobs.world = 8;
+    d->knobs.max_bs = 160;
+    d->knobs.context_len = 524288;
+    d->knobs.mem_fraction_static = 0.8;
+    d->backend = BACKEND_FA3;
+    d->a2a = A2A_NONE;
+    d->weights_bytes = 50 * ENGINE_GIB;
+    char err[128];
+    assert_int_equal(engine_release_parse("0.4.9.post4", &d->knobs.sglang, err, sizeof err), 0);
+}
+
+/* FA3's graph state at v0.4.9.post4 (flashattention_backend.py, 2272c2a5b), B = 160, page 1 so
+ * P = 524288 columns, chunk 8192:
+ *   decode metadata     4 x 160 + 8 x 161 + 4 x 160 x 524288 + 8 x 524288 =   339,740,552
+ *   draft-decode table  4 x 160 x 524288 (allocated without speculation)    =   335,544,320
+ *   local attention     V = 160 x ceil(524288 / 8192) = 10240 virtual batches:
+ *                       4 x 10241 + 4 x 10240 + 4 x 10240 x 8192            =   335,626,244
+ *   encoder metadata    4 x 160 x 524288 + 4 x 160 + 4 x 161                =   335,545,604
+ *   capture copies      23 sizes [1,2,4,8] + 16..160/8, sum 1687:
+ *                       4 x 524288 x 1687                                   = 3,537,895,424
+ *   total                                                                    4,884,352,144 (4.549 GiB)
+ * From v0.4.10.post2 (PR #8567) the copies go; from v0.5.1 (PR #9455) the draft table;
+ * from v0.5.8 (PR #16527) the encoder table: 339,740,552 + 335,626,244 = 675,366,796 on main. */
+static void test_fa3_state_llama4_maverick(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    engine_estimate e;
+    char err[128];
+    maverick_fa3(&d);
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.bs_max, 160);
+    assert_int_equal(e.n_buckets, 23);
+    assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 4884352144ULL);
+    assert_true(e.terms[TERM_KV_INDEX].known);
+    assert_int_equal(engine_release_parse("0.4.10.post2", &d.knobs.sglang, err, sizeof err), 0);
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 4884352144ULL - 3537895424ULL);
+    assert_int_equal(engine_release_parse("main", &d.knobs.sglang, err, sizeof err), 0);
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 675366796ULL);
+}
+
+/* Llama-3.1-8B (dense GQA, no chunked attention; presets/llama-3.1-8b.yaml) on one H100 with fa3,
+ * context 131072, buckets 1, 2, 4, 8, 16, 32, 64: B = 64, P = 131072.
+ *   main:        decode metadata 4 x 64 + 8 x 65 + 4 x 64 x 131072 + 8 x 131072 = 34,603,784
+ *   v0.4.9.post4: + draft table 4 x 64 x 131072 = 33,554,432
+ *                 + encoder 4 x 64 x 131072 + 4 x 64 + 4 x 65 = 33,554,948
+ *                 + capture copies 4 x 131072 x (1+2+4+8+16+32+64 = 127) = 66,584,576
+ *                 = 168,297,740
+ *   main, mtp 4: + draft table 33,554,432 + verify and draft-extend metadata 2 x 34,603,784
+ *                 + tree mask (64 x 4 rows) x (131072 + 4) = 33,555,456: 170,921,240 */
+static void test_fa3_state_dense_gqa(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    engine_estimate e;
+    char err[128];
+    engine_deployment_defaults(&d);
+    engine_model *m = &d.model;
+    snprintf(m->name, sizeof m->name, "llama-3.1-8b");
+    m->vocab = 128256;
+    m->hidden = 4096;
+    m->layers = 32;
+    m->context_len = 131072;
+    m->attn_kind = ATTN_GQA;
+    m->heads = 32;
+    m->kv_heads = 8;
+    m->head_dim = 128;
+    m->full_attn_layers = 32;
+    m->intermediate = 14336;
+    snprintf(d.gpu.name, sizeof d.gpu.name, "h100");
+    d.gpu.cuda_total_bytes = (uint64_t)llround(79.19 * GIB);
+    d.gpu.nvidia_smi_mib = 81559;
+    d.knobs.world = 1;
+    d.knobs.max_bs = 64;
+    d.knobs.context_len = 131072;
+    d.knobs.buckets_auto = false;
+    const uint32_t b[] = {1, 2, 4, 8, 16, 32, 64};
+    d.knobs.n_buckets = 7;
+    memcpy(d.knobs.buckets, b, sizeof b);
+    d.backend = BACKEND_FA3;
+    d.a2a = A2A_NONE;
+    d.weights_bytes = 15 * ENGINE_GIB;
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.n_buckets, 7);
+    assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 34603784ULL);
+    assert_int_equal(engine_release_parse("0.4.9.post4", &d.knobs.sglang, err, sizeof err), 0);
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 168297740ULL);
+    d.knobs.sglang = engine_release_newest();
+    d.knobs.mtp = 4;
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.n_buckets, 7);
+    assert_int_equal(e.attn_rows, 256);
+    assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 170921240ULL);
+}
+
 static void test_calibrated_source(void **state)
 {
     (void)state;
@@ -448,6 +579,8 @@ int main(void)
         cmocka_unit_test(test_deepep_normal_hint),
         cmocka_unit_test(test_knob_rules),          cmocka_unit_test(test_knob_steps),
         cmocka_unit_test(test_calibrated_source),
+        cmocka_unit_test(test_fa3_state_llama4_maverick),
+        cmocka_unit_test(test_fa3_state_dense_gqa),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,6 +67,7 @@ static void assert_same_model(const engine_model *a, const engine_model *b, bool
     assert_int_equal(a->head_dim, b->head_dim);
     assert_int_equal(a->sliding_window, b->sliding_window);
     assert_int_equal(a->swa_layers, b->swa_layers);
+    assert_int_equal(a->attention_chunk, b->attention_chunk);
     assert_int_equal(a->linear_attn_layers, b->linear_attn_layers);
     assert_int_equal(a->linear_attn_layer_params, b->linear_attn_layer_params);
     assert_int_equal(a->kv_bytes, b->kv_bytes);
