@@ -68,9 +68,8 @@ typedef struct {
 struct caplog_parser {
     caplog_on_run on_run;
     void *ctx;
-    char line[CAPLOG_LINE_MAX + 1];
-    size_t len;
-    bool overflow;
+    caplog_lexer *lexer;   /* caplog_feed's stages: lex into TOKENS, then apply them */
+    caplog_tokens *tokens;
     uint32_t line_no; /* physical line of the segment being read, 1-based */
     bool segment_malformed; /* the segment being read was counted as malformed already */
     bool finished;
@@ -1798,8 +1797,9 @@ static void on_server_args(caplog_parser *p, const char *text)
     }
 }
 
-/* "SGLANG_X=1", "export NVSHMEM_QP_DEPTH=1024" (a launch script's echo, no log prefix). */
-static bool on_env_line(caplog_parser *p, const char *s)
+/* "SGLANG_X=1", "export NVSHMEM_QP_DEPTH=1024" (a launch script's echo, no log prefix): the
+ * variable's name and value in S, or false when S is not such a line. */
+static bool read_env_line(const char *s, const char **key, size_t *key_len, const char **value, size_t *value_len)
 {
     const char *k = s;
     if (starts_with(k, BASH_TRACE_PREFIX))
@@ -1818,10 +1818,19 @@ static bool on_env_line(caplog_parser *p, const char *s)
     while (vlen && is_space(v[vlen - 1]))
         vlen--;
     strip_quotes(&v, &vlen);
+    *key = k;
+    *key_len = (size_t)(e - k);
+    *value = v;
+    *value_len = vlen;
+    return true;
+}
+
+/* An echoed variable waits for the run that starts next. */
+static void on_env_line(caplog_parser *p, const char *key, size_t key_len, const char *value, size_t value_len)
+{
     if (!p->n_env_wait && !p->env_wait_dropped)
         p->env_wait_line = p->line_no;
-    env_add(p->env_wait, &p->n_env_wait, &p->env_wait_dropped, k, (size_t)(e - k), v, vlen);
-    return true;
+    env_add(p->env_wait, &p->n_env_wait, &p->env_wait_dropped, key, key_len, value, value_len);
 }
 
 /* ---------------------------------------------------------------- the capture hook's lines */
@@ -1946,7 +1955,8 @@ static bool on_capture_line(caplog_parser *p, int32_t slot, const char *msg)
     return true;
 }
 
-static void on_message(caplog_parser *p, const char *msg, size_t msg_len, bool prefixed, const line_tags *t)
+/* MASK: the keys markers_in() found in MSG (for a prefixed line, T's tags). */
+static void on_message(caplog_parser *p, const char *msg, unsigned mask, bool prefixed, const line_tags *t)
 {
     int32_t slot;
     if (prefixed && t->implausible) {
@@ -1962,7 +1972,6 @@ static void on_message(caplog_parser *p, const char *msg, size_t msg_len, bool p
         /* a continuation (traceback, re-wrapped message) belongs to the last prefixed rank */
         slot = p->last_slot >= 0 ? p->last_slot : rank0_slot(p);
     }
-    unsigned mask = markers_in(msg, msg_len);
     if (!mask) {
         p->run->unknown_lines++; /* the fast path: no key a rule reads */
         return;
@@ -1986,30 +1995,157 @@ static void on_message(caplog_parser *p, const char *msg, size_t msg_len, bool p
     p->run->unknown_lines++;
 }
 
-/* S holds N bytes and a NUL after them, none before. */
-static void process_segment(caplog_parser *p, char *s, size_t n, int depth)
+/* ---------------------------------------------------------------- tokens
+ *
+ * Reading is two stages. The lexer cuts the bytes into segments and reads what each one says by
+ * itself: a bar frame's numbers, a prefix's tags, the keys a message holds, an echoed variable.
+ * The applier runs the state machine (runs, ranks, groups) on what the lexer found, in order.
+ * Each stage has state of its own, so a caller with two threads runs them side by side
+ * (caplog_lex, caplog_apply); caplog_feed runs them in turn. Between them passes a buffer of
+ * tokens: a bar frame is its numbers, a line no rule reads is its tags, and only a line a rule
+ * reads carries its text. */
+
+typedef enum {
+    TOK_LINE_ENDS, /* COUNT physical lines ended ('\n') */
+    TOK_TRUNCATED, /* a segment longer than CAPLOG_LINE_MAX: counted, not read */
+    TOK_LAST_CUT,  /* the input ended inside a line: ignored, but a line read */
+    TOK_HOOK,      /* a hook line: the text after its key */
+    TOK_BAR,       /* a progress-bar frame: a bar_frame */
+    TOK_PREFIXED,  /* "[time TAGS] message": line_tags, the label, the message if COUNT (its keys) */
+    TOK_ENV,       /* an echoed variable: the name (COUNT bytes) and the value, one text */
+    TOK_MESSAGE,   /* any other segment: the text if COUNT (its keys) */
+} token_kind;
+
+typedef struct {
+    uint32_t size; /* the whole token's, a multiple of 8 */
+    uint8_t kind;
+    bool glued;         /* read after a bar frame in the same segment: one malformed count for both */
+    uint16_t label_len; /* TOK_PREFIXED: the label's bytes after the line_tags */
+    uint32_t count;     /* see token_kind */
+    uint32_t text_len;  /* the text at the token's end (a NUL after it) */
+} token_head;
+
+/* A token's fixed part and its label, at most; the text comes on top. */
+#define TOKEN_FIXED_MAX (sizeof(token_head) + sizeof(line_tags) + sizeof(bar_frame) + CAPLOG_LABEL_MAX + 16)
+/* The tokens of one segment, at most: a bar frame and its glued tails, one text among them. */
+#define SEGMENT_TOKENS_MAX (CAPLOG_LINE_MAX + 1 + (GLUED_SEGMENTS_MAX + 3) * TOKEN_FIXED_MAX)
+#define TOKENS_BYTES ((size_t)256 << 10)
+/* Past a segment's NUL the lexer compares whole literals (memcmp of their length): room for the
+ * longest one after the longest segment. */
+#define LINE_PAD 64
+
+_Static_assert(TOKENS_BYTES >= 2 * SEGMENT_TOKENS_MAX, "a token buffer holds a few segments whatever their size");
+
+struct caplog_tokens {
+    char *buf;
+    size_t used, cap;
+    size_t last; /* offset of the last token, for merging line ends; SIZE_MAX: none */
+};
+
+struct caplog_lexer {
+    char line[CAPLOG_LINE_MAX + 1 + LINE_PAD]; /* the segment being read */
+    size_t len;
+    bool overflow;
+    size_t nul; /* the segment's first NUL (binary input: the text ends there); SIZE_MAX: none */
+};
+
+caplog_tokens *caplog_tokens_new(void)
+{
+    caplog_tokens *t = calloc(1, sizeof *t);
+    if (!t || !(t->buf = malloc(TOKENS_BYTES))) {
+        free(t);
+        return NULL;
+    }
+    t->cap = TOKENS_BYTES;
+    t->last = SIZE_MAX;
+    return t;
+}
+
+void caplog_tokens_free(caplog_tokens *t)
+{
+    if (!t)
+        return;
+    free(t->buf);
+    free(t);
+}
+
+caplog_lexer *caplog_lexer_new(void)
+{
+    caplog_lexer *lx = calloc(1, sizeof *lx);
+    if (lx)
+        lx->nul = SIZE_MAX;
+    return lx;
+}
+
+void caplog_lexer_free(caplog_lexer *lx)
+{
+    free(lx);
+}
+
+/* A token of KIND with FIXED_LEN bytes of FIXED, LABEL_LEN of LABEL and TEXT_LEN of TEXT (and a
+ * NUL). The caller made room (SEGMENT_TOKENS_MAX per segment). */
+static void put_token(caplog_tokens *out, token_kind kind, bool glued, uint32_t count, const void *fixed,
+                      size_t fixed_len, const char *label, size_t label_len, const char *text, size_t text_len)
+{
+    size_t size = sizeof(token_head) + fixed_len + label_len + (text ? text_len + 1 : 0);
+    size = (size + 7) & ~(size_t)7;
+    token_head h = {(uint32_t)size, (uint8_t)kind, glued, (uint16_t)label_len, count, (uint32_t)text_len};
+    char *r = out->buf + out->used;
+    memcpy(r, &h, sizeof h);
+    char *q = r + sizeof h;
+    if (fixed_len)
+        memcpy(q, fixed, fixed_len);
+    q += fixed_len;
+    if (label_len)
+        memcpy(q, label, label_len);
+    q += label_len;
+    if (text) {
+        memcpy(q, text, text_len);
+        q[text_len] = '\0';
+    }
+    out->last = out->used;
+    out->used += size;
+}
+
+static void put_line_end(caplog_tokens *out)
+{
+    if (out->last != SIZE_MAX) {
+        token_head h;
+        memcpy(&h, out->buf + out->last, sizeof h);
+        if (h.kind == TOK_LINE_ENDS && h.count < UINT32_MAX) {
+            h.count++;
+            memcpy(out->buf + out->last, &h, sizeof h);
+            return;
+        }
+    }
+    put_token(out, TOK_LINE_ENDS, false, 1, NULL, 0, NULL, 0, NULL, 0);
+}
+
+/* ---------------------------------------------------------------- the lexer */
+
+/* S holds N bytes and a NUL after them, none before: its tokens into OUT. */
+static void lex_segment(caplog_tokens *out, char *s, size_t n, int depth)
 {
     while (n && is_space(s[n - 1])) /* no '\r' is left: it ends a segment */
         s[--n] = '\0';
     if (!n)
         return;
+    bool glued = depth > 0;
     const char *end = s + n;
     const char *m = skip_foreign_prefix(s);
     const char *t = skip_spaces(m);
     if (starts_with(t, CAPLOG_HOOK_KEY)) {
-        on_hook_line(p, t + LITERAL_LEN(CAPLOG_HOOK_KEY));
+        const char *text = t + LITERAL_LEN(CAPLOG_HOOK_KEY);
+        put_token(out, TOK_HOOK, glued, 0, NULL, 0, NULL, 0, text, (size_t)(end - text));
         return;
     }
     bar_frame f;
     if (parse_bar(t, &f)) {
-        if (f.implausible)
-            note_malformed(p);
-        else if (f.described)
-            on_described_bar(p, &f);
-        else
-            on_plain_bar(p, &f);
-        if (f.tail && depth < GLUED_SEGMENTS_MAX) /* "...it/s][2025-06-26 ...] Try ..." */
-            process_segment(p, (char *)f.tail, (size_t)(end - f.tail), depth + 1);
+        const char *tail = f.tail;
+        f.tail = NULL;
+        put_token(out, TOK_BAR, glued, 0, &f, sizeof f, NULL, 0, NULL, 0);
+        if (tail && depth < GLUED_SEGMENTS_MAX) /* "...it/s][2025-06-26 ...] Try ..." */
+            lex_segment(out, (char *)tail, (size_t)(end - tail), depth + 1);
         return;
     }
     line_tags tags;
@@ -2021,12 +2157,177 @@ static void process_segment(caplog_parser *p, char *s, size_t n, int depth)
             msg = parse_prefix(b, &tags);
     }
     if (msg) {
-        on_message(p, msg, (size_t)(end - msg), true, &tags);
+        /* an implausible tag makes the line malformed, whatever it says */
+        unsigned mask = tags.implausible ? 0 : markers_in(msg, (size_t)(end - msg));
+        const char *label = tags.label;
+        /* copy_text() keeps CAPLOG_LABEL_MAX - 1 bytes of a label (tags are ASCII) */
+        size_t label_len = tags.label_len < CAPLOG_LABEL_MAX - 1 ? tags.label_len : CAPLOG_LABEL_MAX - 1;
+        tags.label = NULL;
+        tags.label_len = label_len;
+        put_token(out, TOK_PREFIXED, glued, mask, &tags, sizeof tags, label, label_len, mask ? msg : NULL,
+                  mask ? (size_t)(end - msg) : 0);
         return;
     }
-    if (on_env_line(p, t))
+    const char *key, *value;
+    size_t key_len, value_len;
+    if (read_env_line(t, &key, &key_len, &value, &value_len)) {
+        /* the name and the value as one text: the value moves up to the name's end (in S) */
+        char *joined = s + (key - s);
+        memmove(joined + key_len, value, value_len);
+        put_token(out, TOK_ENV, glued, (uint32_t)key_len, NULL, 0, NULL, 0, joined, key_len + value_len);
         return;
-    on_message(p, t, (size_t)(end - t), false, NULL);
+    }
+    unsigned mask = markers_in(t, (size_t)(end - t));
+    put_token(out, TOK_MESSAGE, glued, mask, NULL, 0, NULL, 0, mask ? t : NULL, mask ? (size_t)(end - t) : 0);
+}
+
+/* The segment in LX's line ended: its tokens into OUT. */
+static void segment_done(caplog_lexer *lx, caplog_tokens *out)
+{
+    if (lx->overflow) {
+        put_token(out, TOK_TRUNCATED, false, 0, NULL, 0, NULL, 0, NULL, 0);
+    } else {
+        size_t n = lx->nul < lx->len ? lx->nul : lx->len; /* binary input: the text ends at a NUL */
+        lx->line[n] = '\0';
+        lex_segment(out, lx->line, n, 0);
+    }
+    lx->len = 0;
+    lx->overflow = false;
+    lx->nul = SIZE_MAX;
+}
+
+/* N more bytes of the segment being read, its first NUL (if any) at NUL; what passes
+ * CAPLOG_LINE_MAX only marks it truncated. */
+static void segment_append(caplog_lexer *lx, const char *s, size_t n, const char *nul)
+{
+    size_t room = CAPLOG_LINE_MAX - lx->len;
+    if (n > room) {
+        n = room;
+        lx->overflow = true;
+    }
+    if (nul && nul < s + n && lx->nul == SIZE_MAX)
+        lx->nul = lx->len + (size_t)(nul - s);
+    memcpy(lx->line + lx->len, s, n);
+    lx->len += n;
+}
+
+/* How far one look for a line's end or a NUL goes: a byte that is rare (NUL, or '\r' outside
+ * tqdm's frames) is looked for once per stretch, not once per line, and never far past what one
+ * token buffer holds. */
+#define LOOKAHEAD ((size_t)64 << 10)
+
+/* A position P at or after S with no C in [S, P): the first C, END, or where the look stopped.
+ * *AT caches the last look (NULL: none yet). */
+static const char *next_byte(const char **at, const char *s, const char *end, int c)
+{
+    if (!*at || *at < s || (*at == s && *s != c)) { /* at S and not C: where a look stopped */
+        size_t n = (size_t)(end - s) < LOOKAHEAD ? (size_t)(end - s) : LOOKAHEAD;
+        const char *hit = memchr(s, c, n);
+        *at = hit ? hit : s + n;
+    }
+    return *at;
+}
+
+size_t caplog_lex(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *out)
+{
+    out->used = 0;
+    out->last = SIZE_MAX;
+    /* memchr finds the ends: the bytes between are copied once, never looked at one by one */
+    const char *s = buf, *end = buf + len;
+    const char *nl_at = NULL, *cr_at = NULL, *nul_at = NULL;
+    while (s < end && out->cap - out->used >= SEGMENT_TOKENS_MAX) {
+        const char *nl = next_byte(&nl_at, s, end, '\n');
+        const char *cr = next_byte(&cr_at, s, end, '\r'); /* tqdm's refreshes end a segment too */
+        const char *stop = cr < nl ? cr : nl;
+        const char *nul = next_byte(&nul_at, s, end, '\0');
+        bool nul_hit = nul < stop && *nul == '\0';
+        if (nul < stop && !nul_hit)
+            stop = nul; /* the look for a NUL stopped short of the segment's end: go on from there */
+        segment_append(lx, s, (size_t)(stop - s), nul_hit ? nul : NULL);
+        s = stop;
+        if (stop == end || (*stop != '\n' && *stop != '\r'))
+            continue; /* a look stopped short of the end: the segment goes on */
+        segment_done(lx, out);
+        if (*stop == '\n')
+            put_line_end(out);
+        s = stop + 1;
+    }
+    return (size_t)(s - buf);
+}
+
+void caplog_lex_end(caplog_lexer *lx, caplog_tokens *out)
+{
+    out->used = 0;
+    out->last = SIZE_MAX;
+    if (lx->len || lx->overflow)
+        put_token(out, TOK_LAST_CUT, false, 0, NULL, 0, NULL, 0, NULL, 0);
+    lx->len = 0;
+    lx->overflow = false;
+    lx->nul = SIZE_MAX;
+}
+
+/* ---------------------------------------------------------------- the applier */
+
+int caplog_apply(caplog_parser *p, const caplog_tokens *in)
+{
+    if (p->finished)
+        return -1;
+    for (size_t off = 0; off < in->used;) {
+        const char *r = in->buf + off;
+        token_head h;
+        memcpy(&h, r, sizeof h);
+        off += h.size;
+        const char *body = r + sizeof h;
+        switch ((token_kind)h.kind) {
+        case TOK_LINE_ENDS:
+            p->run->lines += h.count;
+            p->lines_read += h.count;
+            p->line_no += h.count;
+            continue;
+        case TOK_TRUNCATED:
+            p->run->truncated_lines++;
+            continue;
+        case TOK_LAST_CUT:
+            p->lines_read++; /* a last line without its newline: cut, so ignored */
+            continue;
+        default:
+            break;
+        }
+        if (!h.glued)
+            p->segment_malformed = false;
+        switch ((token_kind)h.kind) {
+        case TOK_HOOK:
+            on_hook_line(p, body);
+            break;
+        case TOK_BAR: {
+            bar_frame f;
+            memcpy(&f, body, sizeof f);
+            if (f.implausible)
+                note_malformed(p);
+            else if (f.described)
+                on_described_bar(p, &f);
+            else
+                on_plain_bar(p, &f);
+            break;
+        }
+        case TOK_PREFIXED: {
+            line_tags tags;
+            memcpy(&tags, body, sizeof tags);
+            tags.label = h.label_len ? body + sizeof tags : NULL;
+            on_message(p, body + sizeof tags + h.label_len, h.count, true, &tags);
+            break;
+        }
+        case TOK_ENV:
+            on_env_line(p, body, h.count, body + h.count, h.text_len - h.count);
+            break;
+        case TOK_MESSAGE:
+            on_message(p, body, h.count, false, NULL);
+            break;
+        default:
+            break;
+        }
+    }
+    return 0;
 }
 
 /* ---------------------------------------------------------------- public API */
@@ -2037,8 +2338,10 @@ caplog_parser *caplog_new(void)
     if (!p)
         return NULL;
     p->run = calloc(1, sizeof *p->run);
-    if (!p->run) {
-        free(p);
+    p->lexer = caplog_lexer_new();
+    p->tokens = caplog_tokens_new();
+    if (!p->run || !p->lexer || !p->tokens) {
+        caplog_free(p);
         return NULL;
     }
     p->line_no = 1;
@@ -2050,6 +2353,8 @@ void caplog_free(caplog_parser *p)
 {
     if (!p)
         return;
+    caplog_tokens_free(p->tokens);
+    caplog_lexer_free(p->lexer);
     free(p->run);
     free(p);
 }
@@ -2060,56 +2365,15 @@ void caplog_set_callback(caplog_parser *p, caplog_on_run on_run, void *ctx)
     p->ctx = ctx;
 }
 
-static void segment_done(caplog_parser *p)
-{
-    if (p->overflow) {
-        p->run->truncated_lines++;
-    } else {
-        p->line[p->len] = '\0';
-        p->segment_malformed = false;
-        const char *nul = memchr(p->line, '\0', p->len); /* binary input: the text ends there */
-        process_segment(p, p->line, nul ? (size_t)(nul - p->line) : p->len, 0);
-    }
-    p->len = 0;
-    p->overflow = false;
-}
-
-/* N more bytes of the segment being read; what passes CAPLOG_LINE_MAX only marks it truncated. */
-static void segment_append(caplog_parser *p, const char *s, size_t n)
-{
-    size_t room = CAPLOG_LINE_MAX - p->len;
-    if (n > room) {
-        n = room;
-        p->overflow = true;
-    }
-    memcpy(p->line + p->len, s, n);
-    p->len += n;
-}
-
 int caplog_feed(caplog_parser *p, const char *buf, size_t len)
 {
     if (p->finished)
         return -1;
-    /* memchr finds the ends: the bytes between are copied once, never looked at one by one */
-    const char *s = buf, *end = buf + len;
-    while (s < end) {
-        const char *nl = memchr(s, '\n', (size_t)(end - s));
-        const char *stop = nl ? nl : end;
-        for (;;) {
-            const char *cr = memchr(s, '\r', (size_t)(stop - s)); /* tqdm's refreshes end a segment too */
-            segment_append(p, s, (size_t)((cr ? cr : stop) - s));
-            if (!cr)
-                break;
-            segment_done(p);
-            s = cr + 1;
-        }
-        if (!nl)
-            break;
-        segment_done(p);
-        p->run->lines++;
-        p->lines_read++;
-        p->line_no++;
-        s = nl + 1;
+    while (len) {
+        size_t n = caplog_lex(p->lexer, buf, len, p->tokens);
+        caplog_apply(p, p->tokens);
+        buf += n;
+        len -= n;
     }
     return 0;
 }
@@ -2118,9 +2382,9 @@ int caplog_finish(caplog_parser *p)
 {
     if (p->finished)
         return -1;
+    caplog_lex_end(p->lexer, p->tokens); /* what caplog_feed left of a last line */
+    caplog_apply(p, p->tokens);
     p->finished = true;
-    if (p->len || p->overflow)
-        p->lines_read++; /* a last line without its newline: cut, so ignored */
     /* a split still pending is dropped with its side table: that start captured nothing */
     if (p->run_content)
         env_flush(p);
