@@ -20,6 +20,9 @@ const char *const caplog_phase_names[5] = {NULL, "decode", "verify", "extend", "
 #define BAR_DESC_MAX 128        /* a bar's "(bs=512 avail_mem=75.31 GB)": longer ones are cut */
 #define PERCENT_DIGITS_MAX 3    /* a plain bar starts "100%|" at most */
 #define GLUED_SEGMENTS_MAX 4    /* how many log lines glued after bar frames one segment reads */
+/* Past a segment's NUL the lexer compares whole literals (has_prefix): room for the longest one
+ * after the longest segment. */
+#define LINE_PAD 64
 
 /* The fixed texts a line is matched on, named once: the parser steps past what it matched by
  * the literal's length (LITERAL_LEN), never by a counted offset. */
@@ -30,6 +33,7 @@ const char *const caplog_phase_names[5] = {NULL, "decode", "verify", "extend", "
 #define BEGIN_KEY " begin."
 #define END_KEY " end."
 #define FAILED_KEY "failed:"
+#define CAPTURE_FAILED_KEY "Capture cuda graph failed"
 #define BS_LIST_KEY "Capture cuda graph bs "                 /* then "[...]" */
 #define NUM_TOKENS_LIST_KEY "Capture cuda graph num tokens " /* then "[...]" */
 #define SERVER_ARGS_KEY "server_args="
@@ -134,11 +138,25 @@ static bool starts_with(const char *s, const char *prefix)
     return s[0] == prefix[0] && strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* S starts with the literal LIT; LITERAL_LEN(LIT) bytes at S must be readable (the lexer's line
+ * has room after its end for the longest literal): one inline compare, no call. A NUL in S
+ * differs from every byte of LIT, so a shorter S never matches. */
+#define has_prefix(s, lit) (memcmp((s), lit, LITERAL_LEN(lit)) == 0)
+
 static const char *skip_spaces(const char *s)
 {
     while (is_space(*s))
         s++;
     return s;
+}
+
+/* strchr for the few bytes between a line's fields: no call. C is not NUL. */
+static inline const char *find_byte(const char *s, char c)
+{
+    for (; *s; s++)
+        if (*s == c)
+            return s;
+    return NULL;
 }
 
 /* S starts with PATTERN, where '9' stands for any digit ("9999-99-99" for a date). */
@@ -391,90 +409,132 @@ static double diff2(double a, double b)
 
 /* ---------------------------------------------------------------- markers */
 
-/* The keys a message is dispatched on. One pass over the message finds which it holds, so a line
- * that holds none (most of a server's log once it serves) costs that pass and no search per key,
- * and a line that holds one is searched for that key only. */
+/* The keys a message is dispatched on. One pass over the message finds which it holds and where
+ * each first starts, so a line that holds none (most of a server's log once it serves) costs that
+ * pass and no search per key, and a line that holds one goes straight to it. */
 enum {
-    MK_SERVER_ARGS = 1u << 0,
-    MK_CAPTURE = 1u << 1,
-    MK_LOAD_BEGIN = 1u << 2,
-    MK_LOAD_END = 1u << 3,
-    MK_KV = 1u << 4,
-    MK_MAMBA = 1u << 5,
-    MK_POOL_END = 1u << 6,
-    MK_MAX_TOTAL = 1u << 7,
-    MK_DCP = 1u << 8,
-    MK_TRACEBACK = 1u << 9,
-    MK_CUDA_OOM = 1u << 10,
-    MK_OOM_ERROR = 1u << 11,
+    K_SERVER_ARGS,
+    K_CAPTURE,
+    K_LOAD_BEGIN,
+    K_LOAD_END,
+    K_KV,
+    K_MAMBA,
+    K_POOL_END,
+    K_MAX_TOTAL,
+    K_DCP,
+    K_TRACEBACK,
+    K_CUDA_OOM,
+    K_OOM_ERROR,
+    KEY_COUNT
+};
+enum {
+    MK_SERVER_ARGS = 1u << K_SERVER_ARGS,
+    MK_CAPTURE = 1u << K_CAPTURE,
+    MK_LOAD_BEGIN = 1u << K_LOAD_BEGIN,
+    MK_LOAD_END = 1u << K_LOAD_END,
+    MK_KV = 1u << K_KV,
+    MK_MAMBA = 1u << K_MAMBA,
+    MK_POOL_END = 1u << K_POOL_END,
+    MK_MAX_TOTAL = 1u << K_MAX_TOTAL,
+    MK_DCP = 1u << K_DCP,
+    MK_TRACEBACK = 1u << K_TRACEBACK,
+    MK_CUDA_OOM = 1u << K_CUDA_OOM,
+    MK_OOM_ERROR = 1u << K_OOM_ERROR,
 };
 
 /* Each key holds an anchor byte: its first byte when that is a capital, else its first '_'
  * ("server_args=", "max_total_num_tokens="). Both lie in 0x41..0x5f, which lets eight bytes
  * without one be passed over at once; lower-case text, most of a message, has none. */
-#define SERVER_ARGS_ANCHOR 6 /* "server_" */
-#define MAX_TOTAL_ANCHOR 3   /* "max_" */
+#define ANCHOR_FIRST 0x41
+#define ANCHOR_LAST 0x5f
+static const struct {
+    const char *text;
+    uint8_t len, back; /* back: the anchor's offset in the key */
+} keys[KEY_COUNT] = {
+    [K_SERVER_ARGS] = {SERVER_ARGS_KEY, LITERAL_LEN(SERVER_ARGS_KEY), 6 /* "server_" */},
+    [K_CAPTURE] = {CAPTURE_KEY, LITERAL_LEN(CAPTURE_KEY), 0},
+    [K_LOAD_BEGIN] = {LOAD_BEGIN_KEY, LITERAL_LEN(LOAD_BEGIN_KEY), 0},
+    [K_LOAD_END] = {LOAD_END_KEY, LITERAL_LEN(LOAD_END_KEY), 0},
+    [K_KV] = {KV_KEY, LITERAL_LEN(KV_KEY), 0},
+    [K_MAMBA] = {MAMBA_KEY, LITERAL_LEN(MAMBA_KEY), 0},
+    [K_POOL_END] = {POOL_END_KEY, LITERAL_LEN(POOL_END_KEY), 0},
+    [K_MAX_TOTAL] = {MAX_TOTAL_KEY, LITERAL_LEN(MAX_TOTAL_KEY), 3 /* "max_" */},
+    [K_DCP] = {DCP_KEY, LITERAL_LEN(DCP_KEY), 0},
+    [K_TRACEBACK] = {TRACEBACK_KEY, LITERAL_LEN(TRACEBACK_KEY), 0},
+    [K_CUDA_OOM] = {CUDA_OOM_KEY, LITERAL_LEN(CUDA_OOM_KEY), 0},
+    [K_OOM_ERROR] = {OOM_ERROR_KEY, LITERAL_LEN(OOM_ERROR_KEY), 0},
+};
+/* The keys an anchor byte can be the anchor of. */
+static const uint16_t anchor_keys[ANCHOR_LAST - ANCHOR_FIRST + 1] = {
+    ['_' - ANCHOR_FIRST] = MK_SERVER_ARGS | MK_MAX_TOTAL, ['C' - ANCHOR_FIRST] = MK_CAPTURE | MK_CUDA_OOM,
+    ['L' - ANCHOR_FIRST] = MK_LOAD_BEGIN | MK_LOAD_END,   ['K' - ANCHOR_FIRST] = MK_KV,
+    ['M' - ANCHOR_FIRST] = MK_MAMBA | MK_POOL_END,        ['D' - ANCHOR_FIRST] = MK_DCP,
+    ['T' - ANCHOR_FIRST] = MK_TRACEBACK,                  ['O' - ANCHOR_FIRST] = MK_OOM_ERROR,
+};
 
-/* BIT when KEY (LEN bytes) starts BACK bytes before T, within S .. END. */
-static inline unsigned mark_at(const char *s, const char *end, const char *t, size_t back, const char *key, size_t len,
-                               unsigned bit)
+/* The keys a message holds and where each first starts (from the message's start). */
+typedef struct {
+    unsigned mask;
+    uint16_t *at; /* KEY_COUNT of them, set for the keys in MASK */
+} key_marks;
+
+_Static_assert(CAPLOG_LINE_MAX <= UINT16_MAX + 1, "a key's offset in a message fits a uint16_t");
+
+/* the order memcpy puts bytes in a uint64_t */
+#define IS_LITTLE_ENDIAN (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+
+/* The keys not yet in M that start at their anchor T, in the message S (a NUL after it, and room
+ * for the longest key past that NUL: a key cut by the message's end meets the NUL). */
+static inline void mark_keys(const char *s, const char *t, key_marks *m)
 {
-    return (size_t)(t - s) >= back && (size_t)(end - t) + back >= len && !memcmp(t - back, key, len) ? bit : 0u;
+    for (unsigned cand = anchor_keys[(unsigned char)*t - ANCHOR_FIRST] & ~m->mask; cand; cand &= cand - 1) {
+        unsigned k = (unsigned)__builtin_ctz(cand);
+        if ((size_t)(t - s) < keys[k].back)
+            continue; /* it would start before the message */
+        const char *at = t - keys[k].back;
+        uint32_t head, key_head; /* four bytes first: most anchors begin no key */
+        memcpy(&head, at, 4);
+        memcpy(&key_head, keys[k].text, 4);
+        if (head == key_head && !memcmp(at, keys[k].text, keys[k].len)) {
+            m->mask |= 1u << k;
+            m->at[k] = (uint16_t)(at - s);
+        }
+    }
 }
-#define MARK_AT(back, key, bit) mark_at(s, end, t, back, key, LITERAL_LEN(key), bit)
 
-/* The keys found anywhere in the N bytes at S (no NUL among them): what strstr would find. */
-static unsigned markers_in(const char *s, size_t n)
+/* The keys found anywhere in the N bytes at S (no NUL among them, one after them), where strstr
+ * would find each into AT (KEY_COUNT of room): their mask. */
+static unsigned markers_in(const char *s, size_t n, uint16_t *at)
 {
     const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
     const char *end = s + n;
-    unsigned mask = 0;
-    for (const char *b = s; b < end; b += 8) {
-        if ((size_t)(end - b) >= 8) {
-            uint64_t x;
-            memcpy(&x, b, 8);
-            /* a byte in 0x41..0x5f: (x & 0x7f..) + (0x80 - 0x41) sets a lane's high bit from 0x41
-             * on, + (0x80 - 0x60) from 0x60 on; lanes never carry into each other (each sum stays
-             * below 0x100), bytes >= 0x80 are excluded by ~x */
-            uint64_t low7 = x & ~highs;
-            uint64_t in = (low7 + (0x80 - 0x41) * ones) & ~(low7 + (0x80 - 0x60) * ones) & ~x & highs;
-            if (!in)
-                continue;
-        }
-        const char *stop = (size_t)(end - b) >= 8 ? b + 8 : end;
-        for (const char *t = b; t < stop; t++) {
-            switch (*t) {
-            case '_':
-                mask |= MARK_AT(SERVER_ARGS_ANCHOR, SERVER_ARGS_KEY, MK_SERVER_ARGS) |
-                        MARK_AT(MAX_TOTAL_ANCHOR, MAX_TOTAL_KEY, MK_MAX_TOTAL);
-                break;
-            case 'C':
-                mask |= MARK_AT(0, CAPTURE_KEY, MK_CAPTURE) | MARK_AT(0, CUDA_OOM_KEY, MK_CUDA_OOM);
-                break;
-            case 'L':
-                mask |= MARK_AT(0, LOAD_BEGIN_KEY, MK_LOAD_BEGIN) | MARK_AT(0, LOAD_END_KEY, MK_LOAD_END);
-                break;
-            case 'K':
-                mask |= MARK_AT(0, KV_KEY, MK_KV);
-                break;
-            case 'M':
-                mask |= MARK_AT(0, MAMBA_KEY, MK_MAMBA) | MARK_AT(0, POOL_END_KEY, MK_POOL_END);
-                break;
-            case 'D':
-                mask |= MARK_AT(0, DCP_KEY, MK_DCP);
-                break;
-            case 'T':
-                mask |= MARK_AT(0, TRACEBACK_KEY, MK_TRACEBACK);
-                break;
-            case 'O':
-                mask |= MARK_AT(0, OOM_ERROR_KEY, MK_OOM_ERROR);
-                break;
-            default:
-                break;
+    key_marks m = {0, at};
+    const char *b = s;
+    for (; (size_t)(end - b) >= 8; b += 8) {
+        uint64_t x;
+        memcpy(&x, b, 8);
+        /* a byte in 0x41..0x5f: (x & 0x7f..) + (0x80 - 0x41) sets a lane's high bit from 0x41
+         * on, + (0x80 - 0x60) from 0x60 on; lanes never carry into each other (each sum stays
+         * below 0x100), bytes >= 0x80 are excluded by ~x */
+        uint64_t low7 = x & ~highs;
+        uint64_t in = (low7 + (0x80 - ANCHOR_FIRST) * ones) & ~(low7 + (0x80 - ANCHOR_LAST - 1) * ones) & ~x & highs;
+        /* the anchors in address order: a lane's high bit is its byte's */
+        while (in) {
+            unsigned lane;
+            if (IS_LITTLE_ENDIAN) {
+                lane = (unsigned)__builtin_ctzll(in) / 8;
+                in &= in - 1;
+            } else {
+                lane = (unsigned)__builtin_clzll(in) / 8;
+                in &= ~(highs & (UINT64_C(0xff) << (8 * (7 - lane))));
             }
+            mark_keys(s, b + lane, &m);
         }
     }
-    return mask;
+    for (const char *t = b; t < end; t++)
+        if ((unsigned char)*t >= ANCHOR_FIRST && (unsigned char)*t <= ANCHOR_LAST)
+            mark_keys(s, t, &m);
+    return m.mask;
 }
 
 /* ---------------------------------------------------------------- prefixes and tags */
@@ -502,7 +562,8 @@ static const char *parse_prefix(const char *s, line_tags *t)
         while (is_digit(*p))
             p++;
     }
-    line_tags tags = rank0_tags;
+    line_tags *tags = t; /* filled in place: T may be a token's */
+    *tags = rank0_tags;
     const char *tag_start = NULL, *tag_end = NULL;
     while (*p == ' ') {
         const char *name = ++p;
@@ -516,20 +577,32 @@ static const char *parse_prefix(const char *s, line_tags *t)
             tag_start = name;
         tag_end = p;
         if (num > CAPLOG_TAG_MAX)
-            tags.implausible = true;
+            tags->implausible = true;
         int32_t v = num > CAPLOG_TAG_MAX ? CAPLOG_TAG_MAX : (int32_t)num;
-        if (span_is(name, name_len, "DP"))
-            tags.dp = v;
-        else if (span_is(name, name_len, "PP"))
-            tags.pp = v;
-        else if (span_is(name, name_len, "TP"))
-            tags.tp = v;
-        else if (span_is(name, name_len, "EP"))
-            tags.ep = v;
-        else if (span_is(name, name_len, "ATTN_CP"))
-            tags.attn_cp = v;
-        else if (span_is(name, name_len, "MOE_DP"))
-            tags.moe_dp = v;
+        switch (name_len) { /* the tag names SGLang prints; others are kept in the label only */
+        case 2:
+            if (name[1] == 'P') {
+                if (name[0] == 'D')
+                    tags->dp = v;
+                else if (name[0] == 'P')
+                    tags->pp = v;
+                else if (name[0] == 'T')
+                    tags->tp = v;
+                else if (name[0] == 'E')
+                    tags->ep = v;
+            }
+            break;
+        case 6:
+            if (!memcmp(name, "MOE_DP", 6))
+                tags->moe_dp = v;
+            break;
+        case 7:
+            if (!memcmp(name, "ATTN_CP", 7))
+                tags->attn_cp = v;
+            break;
+        default:
+            break;
+        }
     }
     if (*p != ']')
         return NULL;
@@ -537,28 +610,26 @@ static const char *parse_prefix(const char *s, line_tags *t)
     if (*p == ' ')
         p++;
     if (tag_start) {
-        tags.label = tag_start;
-        tags.label_len = (size_t)(tag_end - tag_start);
+        tags->label = tag_start;
+        tags->label_len = (size_t)(tag_end - tag_start);
     }
-    tags.order = tags_order(&tags);
-    *t = tags;
+    tags->order = tags_order(tags);
     return p;
+}
+
+/* A tag's number in BITS bits: absent (-1) is 0, a larger one saturates. */
+static inline uint64_t order_field(int32_t v, int bits)
+{
+    uint64_t x = v < 0 ? 0 : (uint64_t)v, max = ((uint64_t)1 << bits) - 1;
+    return x > max ? max : x;
 }
 
 static uint64_t tags_order(const line_tags *t)
 {
     /* (tp, dp, pp, attn_cp, moe_dp, ep), absent = 0; saturated into 16/12/8/8/8/12 bits, which
      * fill the 64-bit key with TP most significant */
-    enum { ORDER_FIELDS = 6 };
-    const int32_t v[ORDER_FIELDS] = {t->tp, t->dp, t->pp, t->attn_cp, t->moe_dp, t->ep};
-    const int bits[ORDER_FIELDS] = {16, 12, 8, 8, 8, 12};
-    uint64_t key = 0;
-    for (int i = 0; i < ORDER_FIELDS; i++) {
-        uint64_t x = v[i] < 0 ? 0 : (uint64_t)v[i];
-        uint64_t max = ((uint64_t)1 << bits[i]) - 1;
-        key = (key << bits[i]) | (x > max ? max : x);
-    }
-    return key;
+    return order_field(t->tp, 16) << 48 | order_field(t->dp, 12) << 36 | order_field(t->pp, 8) << 28 |
+           order_field(t->attn_cp, 8) << 20 | order_field(t->moe_dp, 8) << 12 | order_field(t->ep, 12);
 }
 
 /* docker compose's "name  | " before the line. */
@@ -1056,16 +1127,25 @@ static bool run_speculative(const caplog_run *run)
 
 /* ---------------------------------------------------------------- capture lines */
 
-/* "Capture <name> begin." / "... end.": the kind as CLI.md names it ("target verify",
- * "draft cuda graph", "piecewise cuda graph"). Returns the text after the dot, or NULL. */
-static const char *capture_kind(const char *msg, char *kind, size_t cap, bool *is_begin)
+/* "Capture <name> begin." / "... end." from C, the message's first "Capture ": the kind as CLI.md
+ * names it ("target verify", "draft cuda graph", "piecewise cuda graph"). Returns the text after
+ * the dot, or NULL. */
+static const char *capture_kind(const char *c, char *kind, size_t cap, bool *is_begin)
 {
-    const char *c = strstr(msg, CAPTURE_KEY);
-    if (!c)
-        return NULL;
     c += LITERAL_LEN(CAPTURE_KEY);
-    const char *b = strstr(c, BEGIN_KEY), *e = strstr(c, END_KEY);
-    const char *stop = (b && (!e || b < e)) ? b : e;
+    /* The first BEGIN_KEY or END_KEY after C, whichever starts first: both end in the '.', and
+     * neither holds the other, so the first '.' that ends one of them is that one's. */
+    const char *stop = NULL;
+    bool begin = false;
+    for (const char *dot = strchr(c, '.'); dot && !stop; dot = strchr(dot + 1, '.')) {
+        const size_t begin_word = LITERAL_LEN(BEGIN_KEY) - 1, end_word = LITERAL_LEN(END_KEY) - 1; /* before the '.' */
+        if ((size_t)(dot - c) >= begin_word && !memcmp(dot - begin_word, BEGIN_KEY, begin_word)) {
+            stop = dot - begin_word;
+            begin = true;
+        } else if ((size_t)(dot - c) >= end_word && !memcmp(dot - end_word, END_KEY, end_word)) {
+            stop = dot - end_word;
+        }
+    }
     if (!stop || (size_t)(stop - c) >= cap || stop == c)
         return NULL;
     size_t n = (size_t)(stop - c);
@@ -1076,18 +1156,23 @@ static const char *capture_kind(const char *msg, char *kind, size_t cap, bool *i
         return NULL;
     /* The 2026-06 names, "<role> <phase>", end in the backend's "CUDA graph" (or CPU/NPU/XPU
      * graph): drop it. */
-    for (int r = CAPLOG_ROLE_TARGET; r <= CAPLOG_ROLE_DRAFT; r++)
+    for (int r = CAPLOG_ROLE_TARGET; r <= CAPLOG_ROLE_DRAFT; r++) {
+        const char *role = caplog_role_names[r];
+        size_t rl = strlen(role);
+        if (strncmp(kind, role, rl) || kind[rl] != ' ')
+            continue;
         for (int ph = CAPLOG_PHASE_DECODE; ph <= CAPLOG_PHASE_PREFILL; ph++) {
-            const char *role = caplog_role_names[r], *phase = caplog_phase_names[ph];
-            size_t rl = strlen(role), pl = strlen(phase);
-            if (strncmp(kind, role, rl) || kind[rl] != ' ' || strncmp(kind + rl + 1, phase, pl))
+            const char *phase = caplog_phase_names[ph];
+            size_t pl = strlen(phase);
+            if (strncmp(kind + rl + 1, phase, pl))
                 continue;
             const char *backend = kind + rl + 1 + pl; /* " cuda graph", " cpu graph", ... */
             const char *word_end = backend[0] == ' ' ? strchr(backend + 1, ' ') : NULL;
             if (word_end && !strcmp(word_end, " graph"))
                 kind[rl + 1 + pl] = '\0';
         }
-    *is_begin = stop == b;
+    }
+    *is_begin = begin;
     return stop + (*is_begin ? LITERAL_LEN(BEGIN_KEY) : LITERAL_LEN(END_KEY));
 }
 
@@ -1308,12 +1393,13 @@ typedef struct {
 } bar_frame;
 
 /* "  40%|████   | 21/52 [00:03<00:04,  7.40it/s]" from the percentage on. */
-static void parse_bar_tail(const char *s, bar_frame *f)
+static void parse_bar_tail(const char *s, const char *end, bar_frame *f)
 {
-    const char *pct = strchr(s, '%');
-    if (!pct || !starts_with(pct, BAR_START))
+    const char *pct = find_byte(s, '%');
+    if (!pct || !has_prefix(pct, BAR_START))
         return;
-    const char *bar_end = strchr(pct + LITERAL_LEN(BAR_START), '|');
+    const char *bar = pct + LITERAL_LEN(BAR_START); /* the blocks, three bytes each: memchr's pace */
+    const char *bar_end = memchr(bar, '|', (size_t)(end - bar));
     if (!bar_end)
         return;
     const char *q = skip_spaces(bar_end + 1);
@@ -1326,8 +1412,8 @@ static void parse_bar_tail(const char *s, bar_frame *f)
             f->implausible = true;
         }
     }
-    const char *rate = strchr(q, '[');
-    const char *rate_end = rate ? strchr(rate, ']') : NULL;
+    const char *rate = find_byte(q, '[');
+    const char *rate_end = rate ? memchr(rate, ']', (size_t)(end - rate)) : NULL;
     if (rate_end) {
         const char *t = skip_spaces(rate_end + 1);
         if (*t)
@@ -1335,56 +1421,64 @@ static void parse_bar_tail(const char *s, bar_frame *f)
     }
 }
 
-static bool parse_bar(const char *s, bar_frame *f)
+/* A bar's description's words, "bs=512 avail_mem=75.31 GB", from W to END: END is its ')' or a
+ * NUL, either of which ends a number. */
+static void parse_bar_desc(const char *w, const char *end, bar_frame *f)
 {
-    memset(f, 0, sizeof *f);
-    f->avail = NO_VALUE;
-    f->counter = -1;
-    if (starts_with(s, "Capturing batches (") || starts_with(s, "Capturing num tokens (")) {
+    /* its words, read in one pass (half of a capture's lines are these frames) */
+    value_state tokens = VALUE_ABSENT, bs = VALUE_ABSENT, avail = VALUE_ABSENT;
+    int64_t tokens_v = 0, bs_v = 0;
+    while (w < end) {
+        if (*w == ' ') {
+            w++;
+            continue;
+        }
+        if (tokens == VALUE_ABSENT && *w == 'n' && has_prefix(w, "num_tokens="))
+            tokens = int_plausible(w + LITERAL_LEN("num_tokens="), 1, CAPLOG_NUM_TOKENS_MAX, &tokens_v) ? VALUE_OK
+                                                                                                        : VALUE_BAD;
+        else if (bs == VALUE_ABSENT && *w == 'b' && has_prefix(w, "bs="))
+            bs = int_plausible(w + LITERAL_LEN("bs="), 1, CAPLOG_BS_MAX, &bs_v) ? VALUE_OK : VALUE_BAD;
+        else if (avail == VALUE_ABSENT && *w == 'a' && has_prefix(w, "avail_mem="))
+            avail = real_plausible(skip_spaces(w + LITERAL_LEN("avail_mem=")), 0.0, CAPLOG_GIB_MAX, &f->avail)
+                        ? VALUE_OK
+                        : VALUE_BAD;
+        while (w < end && *w != ' ')
+            w++;
+    }
+    if (tokens != VALUE_ABSENT)
+        bs = VALUE_ABSENT; /* num_tokens= decides a piecewise frame */
+    if (tokens == VALUE_OK || bs == VALUE_OK)
+        f->size = (uint32_t)(tokens == VALUE_OK ? tokens_v : bs_v);
+    f->num_tokens = tokens == VALUE_OK;
+    if (avail == VALUE_BAD) {
+        f->avail = NO_VALUE;
+        f->implausible = true;
+    }
+    if (tokens == VALUE_BAD || bs == VALUE_BAD)
+        f->implausible = true;
+}
+
+/* S is in a lexer's line (has_prefix may read past its end), END its NUL, the first. */
+static bool parse_bar(const char *s, const char *end, bar_frame *f)
+{
+    *f = (bar_frame){.avail = NO_VALUE, .counter = -1};
+    if (s[0] == 'C' && (has_prefix(s, "Capturing batches (") || has_prefix(s, "Capturing num tokens ("))) {
         f->described = true;
-        const char *lparen = strchr(s, '(');
-        const char *rparen = strchr(lparen, ')');
+        /* the literal's '(' (no key has one before it), then the description's ')' */
+        const char *lparen = s[LITERAL_LEN("Capturing ")] == 'b' ? s + LITERAL_LEN("Capturing batches (") - 1
+                                                                   : s + LITERAL_LEN("Capturing num tokens (") - 1;
+        const char *rparen = memchr(lparen, ')', (size_t)(end - lparen));
         if (!rparen)
             return true;
-        char desc[BAR_DESC_MAX];
         size_t n = (size_t)(rparen - lparen - 1);
-        if (n >= sizeof desc)
-            n = sizeof desc - 1;
-        memcpy(desc, lparen + 1, n);
-        desc[n] = '\0';
-        /* "bs=512 avail_mem=75.31 GB": its words, read in one pass (half of a capture's lines
-         * are these frames) */
-        value_state tokens = VALUE_ABSENT, bs = VALUE_ABSENT, avail = VALUE_ABSENT;
-        int64_t tokens_v = 0, bs_v = 0;
-        for (const char *w = desc; *w;) {
-            if (*w == ' ') {
-                w++;
-                continue;
-            }
-            if (tokens == VALUE_ABSENT && starts_with(w, "num_tokens="))
-                tokens = int_plausible(w + LITERAL_LEN("num_tokens="), 1, CAPLOG_NUM_TOKENS_MAX, &tokens_v) ? VALUE_OK
-                                                                                                            : VALUE_BAD;
-            else if (bs == VALUE_ABSENT && starts_with(w, "bs="))
-                bs = int_plausible(w + LITERAL_LEN("bs="), 1, CAPLOG_BS_MAX, &bs_v) ? VALUE_OK : VALUE_BAD;
-            else if (avail == VALUE_ABSENT && starts_with(w, "avail_mem="))
-                avail = real_plausible(skip_spaces(w + LITERAL_LEN("avail_mem=")), 0.0, CAPLOG_GIB_MAX, &f->avail)
-                            ? VALUE_OK
-                            : VALUE_BAD;
-            while (*w && *w != ' ')
-                w++;
+        if (n < BAR_DESC_MAX) {
+            parse_bar_desc(lparen + 1, rparen, f); /* in place: the ')' ends its last number */
+        } else {
+            char desc[BAR_DESC_MAX + LINE_PAD] = {0}; /* a longer one is cut, as it always was */
+            memcpy(desc, lparen + 1, BAR_DESC_MAX - 1);
+            parse_bar_desc(desc, desc + BAR_DESC_MAX - 1, f);
         }
-        if (tokens != VALUE_ABSENT)
-            bs = VALUE_ABSENT; /* num_tokens= decides a piecewise frame */
-        if (tokens == VALUE_OK || bs == VALUE_OK)
-            f->size = (uint32_t)(tokens == VALUE_OK ? tokens_v : bs_v);
-        f->num_tokens = tokens == VALUE_OK;
-        if (avail == VALUE_BAD) {
-            f->avail = NO_VALUE;
-            f->implausible = true;
-        }
-        if (tokens == VALUE_BAD || bs == VALUE_BAD)
-            f->implausible = true;
-        parse_bar_tail(rparen, f);
+        parse_bar_tail(rparen, end, f);
         return true;
     }
     /* a plain bar: "100%|██████████| 23/23 [...]" */
@@ -1394,9 +1488,9 @@ static bool parse_bar(const char *s, bar_frame *f)
         d++;
         nd++;
     }
-    if (nd < 1 || nd > PERCENT_DIGITS_MAX || !starts_with(d, BAR_START))
+    if (nd < 1 || nd > PERCENT_DIGITS_MAX || !has_prefix(d, BAR_START))
         return false;
-    parse_bar_tail(s, f);
+    parse_bar_tail(s, end, f);
     return true;
 }
 
@@ -1517,11 +1611,11 @@ static void read_architecture(const char *s, char *out, size_t cap)
     }
 }
 
-static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg, unsigned mask)
+static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg, const key_marks *km)
 {
     const char *k;
-#define FIND(bit, key) ((mask & (bit)) && (k = strstr(msg, key)))
-    if (FIND(MK_LOAD_BEGIN, LOAD_BEGIN_KEY)) {
+#define FIND(key) ((km->mask & MK_##key) && (k = msg + km->at[K_##key]))
+    if (FIND(LOAD_BEGIN)) {
         if (t->order == 0 && !p->split_pending && run_has_finished_group(p->run)) {
             if (p->run->args.present && run_speculative(p->run)) {
                 /* the EAGLE draft model loads after the target's capture */
@@ -1537,7 +1631,7 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
         caplog_rank *r = rank_values(p, t);
         if (r)
             rank_set(r, &r->weights_begin_avail_gib, gib_after(p, k, "avail mem="));
-    } else if (FIND(MK_LOAD_END, LOAD_END_KEY)) {
+    } else if (FIND(LOAD_END)) {
         /* the first one is the target's: an EAGLE draft model loads after it */
         char *arch = p->split_pending ? p->side_architecture : p->run->architecture;
         if (!arch[0])
@@ -1547,7 +1641,7 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
             rank_set(r, &r->weights_end_avail_gib, gib_after(p, k, "avail mem="));
             rank_set(r, &r->weights_usage_gib, gib_after(p, k, "mem usage="));
         }
-    } else if (FIND(MK_KV, KV_KEY)) {
+    } else if (FIND(KV)) {
         caplog_rank *r = rank_values(p, t);
         if (r && !caplog_known(r->pool_avail_gib)) { /* after the first pool: a draft's cache */
             int64_t tokens;
@@ -1564,17 +1658,17 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
                 note_malformed(p);
             rank_add(r, &r->kv_gib, kv);
         }
-    } else if (FIND(MK_MAMBA, MAMBA_KEY)) {
+    } else if (FIND(MAMBA)) {
         caplog_rank *r = rank_values(p, t);
         if (r && !caplog_known(r->pool_avail_gib)) {
             for (const char *s = strstr(k, "state size:"); s; s = strstr(s + 1, "state size:"))
                 rank_add(r, &r->state_gib, gib_after(p, s, "state size:"));
         }
-    } else if (FIND(MK_POOL_END, POOL_END_KEY)) {
+    } else if (FIND(POOL_END)) {
         caplog_rank *r = rank_values(p, t);
         if (r)
             rank_set(r, &r->pool_avail_gib, gib_after(p, k, "avail mem="));
-    } else if (FIND(MK_MAX_TOTAL, MAX_TOTAL_KEY)) {
+    } else if (FIND(MAX_TOTAL)) {
         caplog_rank *r = rank_values(p, t);
         int64_t tokens;
         if (r && r->max_total_num_tokens < 0 &&
@@ -1583,7 +1677,7 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
             r->has_data = true;
             rank_set(r, &r->available_gpu_mem_gib, gib_after(p, k, "available_gpu_mem="));
         }
-    } else if (FIND(MK_DCP, DCP_KEY)) {
+    } else if (FIND(DCP)) {
         int64_t v;
         if (!p->run->args.dcp_size.has && int_after(p, k, "dcp_size=", 1, CAPLOG_RANKS_MAX, &v)) {
             p->run->args.dcp_size.has = true;
@@ -1606,29 +1700,30 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
 /* ---------------------------------------------------------------- server_args and env */
 
 /* The fields the planner reads, in the order the JSON writes them (tmux-style table). */
-static const caplog_server_arg_info server_arg_table[] = {
-    {"model_path", CAPLOG_ARG_STR, offsetof(caplog_server_args, model_path), 0, 0},
-    {"tp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, tp_size), 1, CAPLOG_RANKS_MAX},
-    {"dp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, dp_size), 1, CAPLOG_RANKS_MAX},
-    {"dcp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, dcp_size), 1, CAPLOG_RANKS_MAX},
-    {"ep_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, ep_size), 1, CAPLOG_RANKS_MAX},
-    {"enable_dp_attention", CAPLOG_ARG_BOOL, offsetof(caplog_server_args, enable_dp_attention), 0, 0},
-    {"moe_a2a_backend", CAPLOG_ARG_STR, offsetof(caplog_server_args, moe_a2a_backend), 0, 0},
-    {"attention_backend", CAPLOG_ARG_STR, offsetof(caplog_server_args, attention_backend), 0, 0},
-    {"cuda_graph_max_bs", CAPLOG_ARG_INT, offsetof(caplog_server_args, cuda_graph_max_bs), 1, CAPLOG_BS_MAX},
-    {"cuda_graph_bs", CAPLOG_ARG_LIST, offsetof(caplog_server_args, cuda_graph_bs), 1, CAPLOG_BS_MAX},
-    {"speculative_algorithm", CAPLOG_ARG_STR, offsetof(caplog_server_args, speculative_algorithm), 0, 0},
-    {"speculative_num_steps", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_num_steps), 0, CAPLOG_SPEC_MAX},
-    {"speculative_eagle_topk", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_eagle_topk), 1,
-     CAPLOG_SPEC_MAX},
-    {"speculative_num_draft_tokens", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_num_draft_tokens), 1,
-     CAPLOG_SPEC_MAX},
-    {"context_length", CAPLOG_ARG_INT, offsetof(caplog_server_args, context_length), 1, CAPLOG_NUM_TOKENS_MAX},
-    /* a fraction of the GPU: 0 would leave nothing, above 1 is more than there is */
-    {"mem_fraction_static", CAPLOG_ARG_REAL, offsetof(caplog_server_args, mem_fraction_static), 1e-6, 1},
-    {"max_running_requests", CAPLOG_ARG_INT, offsetof(caplog_server_args, max_running_requests), 1,
-     CAPLOG_REQUESTS_MAX},
-};
+#define SERVER_ARG_ROWS(X)                                                                                     \
+    X("model_path", CAPLOG_ARG_STR, model_path, 0, 0)                                                          \
+    X("tp_size", CAPLOG_ARG_INT, tp_size, 1, CAPLOG_RANKS_MAX)                                                 \
+    X("dp_size", CAPLOG_ARG_INT, dp_size, 1, CAPLOG_RANKS_MAX)                                                 \
+    X("dcp_size", CAPLOG_ARG_INT, dcp_size, 1, CAPLOG_RANKS_MAX)                                               \
+    X("ep_size", CAPLOG_ARG_INT, ep_size, 1, CAPLOG_RANKS_MAX)                                                 \
+    X("enable_dp_attention", CAPLOG_ARG_BOOL, enable_dp_attention, 0, 0)                                       \
+    X("moe_a2a_backend", CAPLOG_ARG_STR, moe_a2a_backend, 0, 0)                                                \
+    X("attention_backend", CAPLOG_ARG_STR, attention_backend, 0, 0)                                            \
+    X("cuda_graph_max_bs", CAPLOG_ARG_INT, cuda_graph_max_bs, 1, CAPLOG_BS_MAX)                                \
+    X("cuda_graph_bs", CAPLOG_ARG_LIST, cuda_graph_bs, 1, CAPLOG_BS_MAX)                                       \
+    X("speculative_algorithm", CAPLOG_ARG_STR, speculative_algorithm, 0, 0)                                    \
+    X("speculative_num_steps", CAPLOG_ARG_INT, speculative_num_steps, 0, CAPLOG_SPEC_MAX)                      \
+    X("speculative_eagle_topk", CAPLOG_ARG_INT, speculative_eagle_topk, 1, CAPLOG_SPEC_MAX)                    \
+    X("speculative_num_draft_tokens", CAPLOG_ARG_INT, speculative_num_draft_tokens, 1, CAPLOG_SPEC_MAX)        \
+    X("context_length", CAPLOG_ARG_INT, context_length, 1, CAPLOG_NUM_TOKENS_MAX)                              \
+    /* a fraction of the GPU: 0 would leave nothing, above 1 is more than there is */                           \
+    X("mem_fraction_static", CAPLOG_ARG_REAL, mem_fraction_static, 1e-6, 1)                                    \
+    X("max_running_requests", CAPLOG_ARG_INT, max_running_requests, 1, CAPLOG_REQUESTS_MAX)
+#define SERVER_ARG_INFO(name, type, field, min, max) {name, type, offsetof(caplog_server_args, field), min, max},
+#define SERVER_ARG_NAME_LEN(name, type, field, min, max) LITERAL_LEN(name),
+static const caplog_server_arg_info server_arg_table[] = {SERVER_ARG_ROWS(SERVER_ARG_INFO)};
+/* each row's name's length: a name of another length is not looked at further */
+static const uint8_t server_arg_name_len[] = {SERVER_ARG_ROWS(SERVER_ARG_NAME_LEN)};
 #define SERVER_ARG_COUNT (sizeof server_arg_table / sizeof server_arg_table[0])
 
 /* Every field unset, without clearing the kilobytes of text and lists behind the flags. */
@@ -1680,7 +1775,7 @@ static bool server_arg_set(caplog_server_args *a, const char *name, size_t name_
 {
     size_t i;
     for (i = 0; i < SERVER_ARG_COUNT; i++)
-        if (span_is(name, name_len, server_arg_table[i].name))
+        if (server_arg_name_len[i] == name_len && !memcmp(name, server_arg_table[i].name, name_len))
             break;
     if (i == SERVER_ARG_COUNT || span_is(v, vlen, "None"))
         return true;
@@ -1749,6 +1844,12 @@ static bool server_arg_set(caplog_server_args *a, const char *name, size_t name_
     return true;
 }
 
+/* The bytes the scan of a server_args value acts on: quotes, brackets, ',', '\\' and the NUL. */
+static const bool arg_value_special[256] = {
+    ['\0'] = true, ['\''] = true, ['"'] = true, ['\\'] = true, ['('] = true, ['['] = true,
+    ['{'] = true,  [')'] = true,  [']'] = true, ['}'] = true,  [','] = true,
+};
+
 /* server_args=ServerArgs(key=value, ...): values may hold quotes, lists, dicts, parentheses. */
 static void on_server_args(caplog_parser *p, const char *text)
 {
@@ -1773,6 +1874,10 @@ static void on_server_args(caplog_parser *p, const char *text)
         int depth = 0;
         char quote = 0;
         for (; *s; s++) {
+            while (!arg_value_special[(unsigned char)*s])
+                s++; /* the bytes no rule below looks at, passed in a tight loop */
+            if (!*s)
+                break;
             if (quote) {
                 if (*s == '\\' && s[1])
                     s++;
@@ -1926,22 +2031,33 @@ static void on_hook_line(caplog_parser *p, const char *s)
 
 /* ---------------------------------------------------------------- one segment */
 
-static bool on_capture_line(caplog_parser *p, int32_t slot, const char *msg)
+/* FIRST: the message's first "Capture ". */
+static bool on_capture_line(caplog_parser *p, int32_t slot, const char *first)
 {
-    const char *c;
-    if ((c = strstr(msg, "Capture cuda graph failed"))) {
+    /* The lines named by what follows a "Capture ": the first of each, as strstr would find it,
+     * from the message's "Capture "s in turn (a message holds one, nearly always). */
+    const char *failed = NULL, *bs_list = NULL, *tokens_list = NULL;
+    for (const char *c = first; c && !failed; c = strstr(c + 1, CAPTURE_KEY)) {
+        if (has_prefix(c, CAPTURE_FAILED_KEY))
+            failed = c;
+        else if (!bs_list && has_prefix(c, BS_LIST_KEY "["))
+            bs_list = c;
+        else if (!tokens_list && has_prefix(c, NUM_TOKENS_LIST_KEY "["))
+            tokens_list = c;
+    }
+    if (failed) {
         split_decide(p, false);
-        on_failed(p, slot, c);
-    } else if ((c = strstr(msg, BS_LIST_KEY "["))) {
+        on_failed(p, slot, failed);
+    } else if (bs_list) {
         split_decide(p, false);
-        on_list(p, slot, c + LITERAL_LEN(BS_LIST_KEY), false);
-    } else if ((c = strstr(msg, NUM_TOKENS_LIST_KEY "["))) {
+        on_list(p, slot, bs_list + LITERAL_LEN(BS_LIST_KEY), false);
+    } else if (tokens_list) {
         split_decide(p, false);
-        on_list(p, slot, c + LITERAL_LEN(NUM_TOKENS_LIST_KEY), true);
+        on_list(p, slot, tokens_list + LITERAL_LEN(NUM_TOKENS_LIST_KEY), true);
     } else {
         char kind[CAPLOG_KIND_MAX];
         bool is_begin;
-        const char *rest = capture_kind(msg, kind, sizeof kind, &is_begin);
+        const char *rest = capture_kind(first, kind, sizeof kind, &is_begin);
         if (!rest)
             return false;
         split_decide(p, strstr(kind, "draft") != NULL);
@@ -1955,9 +2071,10 @@ static bool on_capture_line(caplog_parser *p, int32_t slot, const char *msg)
     return true;
 }
 
-/* MASK: the keys markers_in() found in MSG (for a prefixed line, T's tags). */
-static void on_message(caplog_parser *p, const char *msg, unsigned mask, bool prefixed, const line_tags *t)
+/* KM: the keys markers_in() found in MSG (for a prefixed line, T's tags). */
+static void on_message(caplog_parser *p, const char *msg, const key_marks *km, bool prefixed, const line_tags *t)
 {
+    unsigned mask = km->mask;
     int32_t slot;
     if (prefixed && t->implausible) {
         /* "TP99999999999": not a rank of any deployment; reading it as one (or as rank 0)
@@ -1977,12 +2094,12 @@ static void on_message(caplog_parser *p, const char *msg, unsigned mask, bool pr
         return;
     }
     if (mask & MK_SERVER_ARGS) {
-        on_server_args(p, strstr(msg, SERVER_ARGS_KEY) + LITERAL_LEN(SERVER_ARGS_KEY));
+        on_server_args(p, msg + km->at[K_SERVER_ARGS] + LITERAL_LEN(SERVER_ARGS_KEY));
         return;
     }
-    if (slot >= 0 && (mask & MK_CAPTURE) && on_capture_line(p, slot, msg))
+    if (slot >= 0 && (mask & MK_CAPTURE) && on_capture_line(p, slot, msg + km->at[K_CAPTURE]))
         return;
-    if (on_memory_line(p, prefixed ? t : &rank0_tags, msg, mask))
+    if (on_memory_line(p, prefixed ? t : &rank0_tags, msg, km))
         return;
     if (mask & (MK_TRACEBACK | MK_CUDA_OOM | MK_OOM_ERROR)) {
         int32_t j = open_group_of(p, slot);
@@ -2030,9 +2147,6 @@ typedef struct {
 /* The tokens of one segment, at most: a bar frame and its glued tails, one text among them. */
 #define SEGMENT_TOKENS_MAX (CAPLOG_LINE_MAX + 1 + (GLUED_SEGMENTS_MAX + 3) * TOKEN_FIXED_MAX)
 #define TOKENS_BYTES ((size_t)256 << 10)
-/* Past a segment's NUL the lexer compares whole literals (memcmp of their length): room for the
- * longest one after the longest segment. */
-#define LINE_PAD 64
 
 _Static_assert(TOKENS_BYTES >= 2 * SEGMENT_TOKENS_MAX, "a token buffer holds a few segments whatever their size");
 
@@ -2052,7 +2166,8 @@ struct caplog_lexer {
 caplog_tokens *caplog_tokens_new(void)
 {
     caplog_tokens *t = calloc(1, sizeof *t);
-    if (!t || !(t->buf = malloc(TOKENS_BYTES))) {
+    /* zeroed, with room past its end: a handler compares whole literals (has_prefix) */
+    if (!t || !(t->buf = calloc(1, TOKENS_BYTES + LINE_PAD))) {
         free(t);
         return NULL;
     }
@@ -2080,6 +2195,32 @@ caplog_lexer *caplog_lexer_new(void)
 void caplog_lexer_free(caplog_lexer *lx)
 {
     free(lx);
+}
+
+/* The next token's body, to be filled in place: a struct built elsewhere and copied in would be
+ * read back in wide loads before its narrow stores are done, a stall a line. */
+static char *token_body(caplog_tokens *out)
+{
+    return out->buf + out->used + sizeof(token_head);
+}
+
+/* Ends the next token: BODY_LEN bytes of its body filled in place, then TEXT_LEN of TEXT (if any)
+ * and a NUL. The caller made room (SEGMENT_TOKENS_MAX per segment). */
+static void token_close(caplog_tokens *out, token_kind kind, bool glued, uint32_t count, size_t label_len,
+                        size_t body_len, const char *text, size_t text_len)
+{
+    char *r = out->buf + out->used;
+    size_t size = sizeof(token_head) + body_len;
+    if (text) {
+        memcpy(r + size, text, text_len);
+        r[size + text_len] = '\0';
+        size += text_len + 1;
+    }
+    size = (size + 7) & ~(size_t)7;
+    token_head h = {(uint32_t)size, (uint8_t)kind, glued, (uint16_t)label_len, count, (uint32_t)text_len};
+    memcpy(r, &h, sizeof h);
+    out->last = out->used;
+    out->used += size;
 }
 
 /* A token of KIND with FIXED_LEN bytes of FIXED, LABEL_LEN of LABEL and TEXT_LEN of TEXT (and a
@@ -2134,38 +2275,45 @@ static void lex_segment(caplog_tokens *out, char *s, size_t n, int depth)
     const char *end = s + n;
     const char *m = skip_foreign_prefix(s);
     const char *t = skip_spaces(m);
-    if (starts_with(t, CAPLOG_HOOK_KEY)) {
+    if (t[0] == '[' && has_prefix(t, CAPLOG_HOOK_KEY)) {
         const char *text = t + LITERAL_LEN(CAPLOG_HOOK_KEY);
         put_token(out, TOK_HOOK, glued, 0, NULL, 0, NULL, 0, text, (size_t)(end - text));
         return;
     }
-    bar_frame f;
-    if (parse_bar(t, &f)) {
-        const char *tail = f.tail;
-        f.tail = NULL;
-        put_token(out, TOK_BAR, glued, 0, &f, sizeof f, NULL, 0, NULL, 0);
+    bar_frame *f = (bar_frame *)token_body(out);
+    if (parse_bar(t, end, f)) {
+        const char *tail = f->tail;
+        f->tail = NULL;
+        token_close(out, TOK_BAR, glued, 0, 0, sizeof *f, NULL, 0);
         if (tail && depth < GLUED_SEGMENTS_MAX) /* "...it/s][2025-06-26 ...] Try ..." */
             lex_segment(out, (char *)tail, (size_t)(end - tail), depth + 1);
         return;
     }
-    line_tags tags;
-    const char *msg = parse_prefix(m, &tags);
+    /* a prefixed line's token: line_tags, where its keys start (if it holds any), the label */
+    char *body = token_body(out);
+    line_tags *tags = (line_tags *)body;
+    const char *msg = parse_prefix(m, tags);
     if (!msg) {
         /* a prefix further in ("name  | [time TP0] ..." lost its separator): try each '[' */
         size_t scan = (size_t)(end - m) < FOREIGN_PREFIX_SCAN ? (size_t)(end - m) : FOREIGN_PREFIX_SCAN;
         for (const char *b = m + 1; !msg && b < m + scan && (b = memchr(b, '[', (size_t)(m + scan - b))); b++)
-            msg = parse_prefix(b, &tags);
+            msg = parse_prefix(b, tags);
     }
     if (msg) {
+        size_t len = sizeof *tags;
         /* an implausible tag makes the line malformed, whatever it says */
-        unsigned mask = tags.implausible ? 0 : markers_in(msg, (size_t)(end - msg));
-        const char *label = tags.label;
+        unsigned mask = tags->implausible ? 0 : markers_in(msg, (size_t)(end - msg), (uint16_t *)(body + len));
+        if (mask)
+            len += KEY_COUNT * sizeof(uint16_t);
         /* copy_text() keeps CAPLOG_LABEL_MAX - 1 bytes of a label (tags are ASCII) */
-        size_t label_len = tags.label_len < CAPLOG_LABEL_MAX - 1 ? tags.label_len : CAPLOG_LABEL_MAX - 1;
-        tags.label = NULL;
-        tags.label_len = label_len;
-        put_token(out, TOK_PREFIXED, glued, mask, &tags, sizeof tags, label, label_len, mask ? msg : NULL,
-                  mask ? (size_t)(end - msg) : 0);
+        size_t label_len = tags->label_len < CAPLOG_LABEL_MAX - 1 ? tags->label_len : CAPLOG_LABEL_MAX - 1;
+        if (label_len)
+            memcpy(body + len, tags->label, label_len);
+        tags->label = NULL;
+        tags->label_len = label_len;
+        /* a line no rule reads: its tags only */
+        token_close(out, TOK_PREFIXED, glued, mask, label_len, len + label_len, mask ? msg : NULL,
+                    mask ? (size_t)(end - msg) : 0);
         return;
     }
     const char *key, *value;
@@ -2177,8 +2325,9 @@ static void lex_segment(caplog_tokens *out, char *s, size_t n, int depth)
         put_token(out, TOK_ENV, glued, (uint32_t)key_len, NULL, 0, NULL, 0, joined, key_len + value_len);
         return;
     }
-    unsigned mask = markers_in(t, (size_t)(end - t));
-    put_token(out, TOK_MESSAGE, glued, mask, NULL, 0, NULL, 0, mask ? t : NULL, mask ? (size_t)(end - t) : 0);
+    unsigned mask = markers_in(t, (size_t)(end - t), (uint16_t *)token_body(out));
+    token_close(out, TOK_MESSAGE, glued, mask, 0, mask ? KEY_COUNT * sizeof(uint16_t) : 0, mask ? t : NULL,
+                mask ? (size_t)(end - t) : 0);
 }
 
 /* The segment in LX's line ended: its tokens into OUT. */
@@ -2312,17 +2461,29 @@ int caplog_apply(caplog_parser *p, const caplog_tokens *in)
         }
         case TOK_PREFIXED: {
             line_tags tags;
+            uint16_t at[KEY_COUNT];
+            key_marks km = {h.count, at};
             memcpy(&tags, body, sizeof tags);
-            tags.label = h.label_len ? body + sizeof tags : NULL;
-            on_message(p, body + sizeof tags + h.label_len, h.count, true, &tags);
+            size_t fixed = sizeof tags;
+            if (km.mask) {
+                memcpy(at, body + fixed, sizeof at);
+                fixed += sizeof at;
+            }
+            tags.label = h.label_len ? body + fixed : NULL;
+            on_message(p, body + fixed + h.label_len, &km, true, &tags);
             break;
         }
         case TOK_ENV:
             on_env_line(p, body, h.count, body + h.count, h.text_len - h.count);
             break;
-        case TOK_MESSAGE:
-            on_message(p, body, h.count, false, NULL);
+        case TOK_MESSAGE: {
+            uint16_t at[KEY_COUNT];
+            key_marks km = {h.count, at};
+            if (km.mask)
+                memcpy(at, body, sizeof at);
+            on_message(p, body + (km.mask ? sizeof at : 0), &km, false, NULL);
             break;
+        }
         default:
             break;
         }
