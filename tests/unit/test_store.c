@@ -116,31 +116,70 @@ static store *open_seeded(const char *path, store_mode mode)
 
 /* ---- SHA-256 (FIPS 180-4 examples) ---- */
 
+/* init, with the CPU's SHA instructions (where it has them) or the portable code */
+static void sha_init(store_sha256 *c, bool portable)
+{
+    store_sha256_init(c);
+    if (portable)
+        c->accelerated = false;
+}
+
 static void test_sha256_vectors(void **state)
 {
     (void)state;
-    char hex[65];
-    store_sha256 c;
-    store_sha256_init(&c);
-    store_sha256_final_hex(&c, hex);
-    assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-    store_sha256_init(&c);
-    store_sha256_update(&c, "abc", 3);
-    store_sha256_final_hex(&c, hex);
-    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-    store_sha256_init(&c);
-    for (const char *p = two; *p; p++) /* byte by byte: chunking must not matter */
-        store_sha256_update(&c, p, 1);
-    store_sha256_final_hex(&c, hex);
-    assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-    static char million[1000000];
-    memset(million, 'a', sizeof million);
-    store_sha256_init(&c);
-    store_sha256_update(&c, million, 333333);
-    store_sha256_update(&c, million + 333333, sizeof million - 333333);
-    store_sha256_final_hex(&c, hex);
-    assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    for (int portable = 0; portable <= 1; portable++) {
+        char hex[65];
+        store_sha256 c;
+        sha_init(&c, portable);
+        store_sha256_final_hex(&c, hex);
+        assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        sha_init(&c, portable);
+        store_sha256_update(&c, "abc", 3);
+        store_sha256_final_hex(&c, hex);
+        assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+        sha_init(&c, portable);
+        for (const char *p = two; *p; p++) /* byte by byte: chunking must not matter */
+            store_sha256_update(&c, p, 1);
+        store_sha256_final_hex(&c, hex);
+        assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+        static char million[1000000];
+        memset(million, 'a', sizeof million);
+        sha_init(&c, portable);
+        store_sha256_update(&c, million, 333333);
+        store_sha256_update(&c, million + 333333, sizeof million - 333333);
+        store_sha256_final_hex(&c, hex);
+        assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    }
+}
+
+/* The SHA instructions' digest is the portable code's, for any length and chunking. */
+static void test_sha256_accelerated_matches_portable(void **state)
+{
+    (void)state;
+    static unsigned char data[20000];
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (size_t i = 0; i < sizeof data; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        data[i] = (unsigned char)x;
+    }
+    for (size_t len = 0; len < sizeof data; len += 1 + len / 3) {
+        store_sha256 fast, slow;
+        sha_init(&fast, false);
+        sha_init(&slow, true);
+        for (size_t off = 0; off < len;) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            size_t n = (size_t)(x % 200) + 1;
+            n = n < len - off ? n : len - off;
+            store_sha256_update(&fast, data + off, n);
+            store_sha256_update(&slow, data + off, n);
+            off += n;
+        }
+        char a[65], b[65];
+        store_sha256_final_hex(&fast, a);
+        store_sha256_final_hex(&slow, b);
+        assert_string_equal(a, b);
+    }
 }
 
 /* ---- the embedded texts are the checked-in files ---- */
@@ -942,6 +981,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sha256_vectors),
+        cmocka_unit_test(test_sha256_accelerated_matches_portable),
         cmocka_unit_test(test_seed_and_schema_match_files),
         cmocka_unit_test(test_new_store_is_seeded),
         cmocka_unit_test(test_ingest_dedup_delete),
