@@ -2,6 +2,7 @@
  * transaction per file), or with --dry-run print what would be stored (CLI.md). */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "store_glue.h"
 
 #define CHUNK_BYTES (1u << 20) /* logs are streamed, never loaded whole */
+#define TOKEN_BUFFERS 4        /* lexed, waiting to be applied: about 1 MiB */
 
 typedef struct {
     const cli_opts *o;
@@ -225,9 +227,180 @@ static void report_peak(void)
         fclose(f);
 }
 
+/* ---- Reading on a second thread ----
+ *
+ * A log is read in two stages at once (caplog.h): a reader thread reads the bytes, hashes them
+ * (storing) and lexes them into token buffers; the calling thread applies the tokens in order
+ * (the parser's state, then the runs' rows or lines). A ring of TOKEN_BUFFERS buffers lies between
+ * them, so memory stays bounded however large the log and whichever side is slower. */
+typedef struct {
+    FILE *f;
+    store_ingest *in;   /* storing: the reader hashes what it reads; NULL: a dry run */
+    caplog_parser *dry; /* a dry run's parser */
+    char *chunk;
+    caplog_lexer *lexer;
+    caplog_tokens *ring[TOKEN_BUFFERS];
+    bool threaded; /* else the reader applies each buffer itself, one at a time */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    uint64_t lexed, applied; /* buffers filled by the reader, given back by the applier */
+    bool done;               /* the reader has nothing more to give */
+    bool stop;               /* the applier wants no more (a store error, in ERR) */
+    char *err;
+    size_t errlen;
+    /* what the reader found, read once it is done */
+    bool gzip, binary;
+    int read_errno; /* 0, or the read error */
+} read_pipe;
+
 static bool has_nul(const char *buf, size_t len)
 {
     return memchr(buf, '\0', len) != NULL;
+}
+
+/* The applier's work on one buffer; false: stop (ERR set). */
+static bool pipe_apply(read_pipe *rp, const caplog_tokens *t)
+{
+    if (!rp->in)
+        return caplog_apply(rp->dry, t) == 0;
+    return store_ingest_apply(rp->in, t, rp->err, rp->errlen) == 0;
+}
+
+/* The next buffer for the reader to fill, or NULL when the applier stopped. */
+static caplog_tokens *pipe_free_buffer(read_pipe *rp)
+{
+    if (!rp->threaded)
+        return rp->stop ? NULL : rp->ring[0];
+    pthread_mutex_lock(&rp->lock);
+    while (!rp->stop && rp->lexed - rp->applied == TOKEN_BUFFERS)
+        pthread_cond_wait(&rp->changed, &rp->lock);
+    caplog_tokens *t = rp->stop ? NULL : rp->ring[rp->lexed % TOKEN_BUFFERS];
+    pthread_mutex_unlock(&rp->lock);
+    return t;
+}
+
+/* The reader filled T: the applier's turn (without a thread: applied now). */
+static void pipe_lexed(read_pipe *rp, caplog_tokens *t)
+{
+    if (!rp->threaded) {
+        rp->stop = !pipe_apply(rp, t);
+        return;
+    }
+    pthread_mutex_lock(&rp->lock);
+    rp->lexed++;
+    pthread_cond_broadcast(&rp->changed);
+    pthread_mutex_unlock(&rp->lock);
+}
+
+/* Reads, hashes and lexes the whole input. */
+static void *pipe_reader(void *arg)
+{
+    read_pipe *rp = arg;
+    bool first = true;
+    size_t got;
+    while ((got = fread(rp->chunk, 1, CHUNK_BYTES, rp->f)) > 0) {
+        if (first) {
+            /* gzip's magic: nothing of it is read (cgplan reads logs as text) */
+            if (got >= 2 && (unsigned char)rp->chunk[0] == 0x1f && (unsigned char)rp->chunk[1] == 0x8b) {
+                rp->gzip = true;
+                goto out;
+            }
+            rp->binary = has_nul(rp->chunk, got < 4096 ? got : 4096);
+            first = false;
+        }
+        if (rp->in)
+            store_ingest_hash(rp->in, rp->chunk, got);
+        for (size_t off = 0; off < got;) {
+            caplog_tokens *t = pipe_free_buffer(rp);
+            if (!t)
+                goto out;
+            off += caplog_lex(rp->lexer, rp->chunk + off, got - off, t);
+            pipe_lexed(rp, t);
+        }
+    }
+    if (ferror(rp->f)) {
+        rp->read_errno = errno ? errno : EIO;
+    } else {
+        caplog_tokens *t = pipe_free_buffer(rp);
+        if (t) {
+            caplog_lex_end(rp->lexer, t); /* what is left of a last line without its newline */
+            pipe_lexed(rp, t);
+        }
+    }
+out:
+    if (rp->threaded) {
+        pthread_mutex_lock(&rp->lock);
+        rp->done = true;
+        pthread_cond_broadcast(&rp->changed);
+        pthread_mutex_unlock(&rp->lock);
+    }
+    return NULL;
+}
+
+/* The next lexed buffer in order, or NULL when the reader is done and all were applied. */
+static const caplog_tokens *pipe_next(read_pipe *rp)
+{
+    pthread_mutex_lock(&rp->lock);
+    while (!rp->done && rp->applied == rp->lexed)
+        pthread_cond_wait(&rp->changed, &rp->lock);
+    const caplog_tokens *t = rp->applied < rp->lexed ? rp->ring[rp->applied % TOKEN_BUFFERS] : NULL;
+    pthread_mutex_unlock(&rp->lock);
+    return t;
+}
+
+static void pipe_applied(read_pipe *rp, bool stop)
+{
+    pthread_mutex_lock(&rp->lock);
+    rp->applied++;
+    rp->stop = rp->stop || stop;
+    pthread_cond_broadcast(&rp->changed);
+    pthread_mutex_unlock(&rp->lock);
+}
+
+/* Reads RP's input whole into its dry parser or its store ingest. Returns 0, or -1 after a store
+ * error (in ERR); RP's gzip, binary and read_errno say what the reader found. */
+static int pipe_run(read_pipe *rp, char *err, size_t errlen)
+{
+    rp->err = err;
+    rp->errlen = errlen;
+    rp->lexer = caplog_lexer_new();
+    for (int i = 0; i < TOKEN_BUFFERS; i++)
+        rp->ring[i] = caplog_tokens_new();
+    bool ok = rp->lexer != NULL;
+    for (int i = 0; i < TOKEN_BUFFERS; i++)
+        ok = ok && rp->ring[i];
+    int rc = 0;
+    if (!ok) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    } else if (pthread_mutex_init(&rp->lock, NULL) == 0) {
+        pthread_t reader;
+        if (pthread_cond_init(&rp->changed, NULL) == 0) {
+            rp->threaded = true; /* before the reader starts: it reads the flag */
+            if (pthread_create(&reader, NULL, pipe_reader, rp) != 0)
+                rp->threaded = false;
+            if (rp->threaded) {
+                const caplog_tokens *t;
+                while ((t = pipe_next(rp))) {
+                    bool stop = !pipe_apply(rp, t);
+                    pipe_applied(rp, stop);
+                    if (stop)
+                        break;
+                }
+                pthread_join(reader, NULL);
+            }
+            pthread_cond_destroy(&rp->changed);
+        }
+        pthread_mutex_destroy(&rp->lock);
+    }
+    if (ok && !rp->threaded)
+        pipe_reader(rp); /* no second thread: read, lexed and applied in turn, here */
+    if (ok && rp->stop)
+        rc = -1;
+    for (int i = 0; i < TOKEN_BUFFERS; i++)
+        caplog_tokens_free(rp->ring[i]);
+    caplog_lexer_free(rp->lexer);
+    return rc;
 }
 
 /* One LOG: EXIT_OK or EXIT_WORK (the message printed). */
@@ -282,31 +455,19 @@ static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
         caplog_set_callback(dry, on_dry_run, c);
     }
     int rc = EXIT_OK;
-    bool first = true;
-    size_t got;
-    while ((got = fread(chunk, 1, CHUNK_BYTES, f)) > 0) {
-        if (first && got >= 2 && (unsigned char)chunk[0] == 0x1f && (unsigned char)chunk[1] == 0x8b) {
-            /* gzip's magic: named as such, with the way in (cgplan reads logs as text) */
-            cli_error("%s: a gzip-compressed log: decompress it into cgplan, e.g. zcat %s | cgplan ingest -",
-                      from_stdin ? "-" : path, from_stdin ? "LOG.gz" : path);
-            rc = EXIT_WORK;
-            break;
-        }
-        if (first)
-            c->saw_binary = has_nul(chunk, got < 4096 ? got : 4096);
-        first = false;
-        if (in && store_ingest_feed(in, chunk, got, err, sizeof err) != 0) {
-            cli_error("%s: %s", path, err);
-            rc = EXIT_WORK;
-            break;
-        }
-        if (dry)
-            caplog_feed(dry, chunk, got);
-    }
-    if (rc == EXIT_OK && ferror(f)) {
-        cli_error("%s: read error: %s", path, strerror(errno));
+    read_pipe rp = {.f = f, .in = in, .dry = dry, .chunk = chunk};
+    if (pipe_run(&rp, err, sizeof err) != 0) {
+        cli_error("%s: %s", path, err);
+        rc = EXIT_WORK;
+    } else if (rp.gzip) {
+        cli_error("%s: a gzip-compressed log: decompress it into cgplan, e.g. zcat %s | cgplan ingest -",
+                  from_stdin ? "-" : path, from_stdin ? "LOG.gz" : path);
+        rc = EXIT_WORK;
+    } else if (rp.read_errno) {
+        cli_error("%s: read error: %s", path, strerror(rp.read_errno));
         rc = EXIT_WORK;
     }
+    c->saw_binary = rp.binary;
     if (!from_stdin)
         fclose(f);
     const char *nothing = c->saw_binary ? "binary data, not an SGLang server log"

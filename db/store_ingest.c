@@ -40,7 +40,7 @@ typedef struct {
     store_sha256 *sha;
     const char *buf;
     size_t len;
-    bool running, busy, quit;
+    bool started, running, busy, quit;
 } store_hasher;
 
 struct store_ingest {
@@ -249,10 +249,12 @@ static void *hasher_main(void *arg)
     return NULL;
 }
 
-/* Without a thread (none could be made) the caller hashes: slower, the same result. */
+/* Without a thread (none could be made) the caller hashes: slower, the same result. Started by
+ * the first store_ingest_feed (a caller that hashes itself never needs it). */
 static void hasher_start(store_hasher *h, store_sha256 *sha)
 {
     h->sha = sha;
+    h->started = true;
     if (pthread_mutex_init(&h->lock, NULL) != 0)
         return;
     if (pthread_cond_init(&h->wake, NULL) != 0) {
@@ -512,7 +514,6 @@ store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err
                                         : column_index(row_tables[k], "run_id");
     in->sha_col = column_index(&store_runs_table, "sha256");
     store_sha256_init(&in->sha);
-    hasher_start(&in->hasher, &in->sha);
     caplog_set_callback(in->parser, on_run, in);
     return in; /* no lock and no statement yet: the store is touched only when the rows are written */
 }
@@ -523,10 +524,32 @@ int store_ingest_feed(store_ingest *in, const char *buf, size_t len, char *err, 
         store_set_err(err, errlen, "%s", in->err[0] ? in->err : "the ingest is over");
         return -1;
     }
+    if (!in->hasher.started)
+        hasher_start(&in->hasher, &in->sha);
     hasher_post(&in->hasher, buf, len);
     in->bytes += len;
     caplog_feed(in->parser, buf, len);
     hasher_wait(&in->hasher);
+    if (in->failed) {
+        store_set_err(err, errlen, "%s", in->err);
+        return -1;
+    }
+    return 0;
+}
+
+void store_ingest_hash(store_ingest *in, const char *buf, size_t len)
+{
+    store_sha256_update(&in->sha, buf, len);
+    in->bytes += len;
+}
+
+int store_ingest_apply(store_ingest *in, const caplog_tokens *t, char *err, size_t errlen)
+{
+    if (in->failed || in->finished) {
+        store_set_err(err, errlen, "%s", in->err[0] ? in->err : "the ingest is over");
+        return -1;
+    }
+    caplog_apply(in->parser, t);
     if (in->failed) {
         store_set_err(err, errlen, "%s", in->err);
         return -1;
