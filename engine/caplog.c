@@ -8,6 +8,12 @@
 
 #include <math.h>
 #include <stddef.h>
+#if defined(__SSE2__) && !defined(CAPLOG_NO_SIMD) /* CAPLOG_NO_SIMD: the portable code, for tests */
+#include <emmintrin.h>
+#define STOP_SIMD 1
+#else
+#define STOP_SIMD 0
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,12 +60,14 @@ const char *const caplog_phase_names[5] = {NULL, "decode", "verify", "extend", "
 /* The tags of one line prefix: -1 when absent. */
 typedef struct {
     int32_t dp, pp, attn_cp, moe_dp, tp, ep;
-    /* the tags as printed, in the line: copied only into a new rank (most lines are a known one's) */
-    const char *label;
-    size_t label_len;
     uint64_t order;   /* tags_order(), computed once per line */
     bool implausible; /* a tag's number beyond CAPLOG_TAG_MAX: the line is not read */
+    /* the tags as printed, in the line: copied only into a new rank (most lines are a known one's);
+     * last, so that a token keeps only what comes before them (LINE_TAGS_KEPT) */
+    const char *label;
+    size_t label_len;
 } line_tags;
+#define LINE_TAGS_KEPT (offsetof(line_tags, implausible) + 1)
 
 /* A bar frame without bs= waits until a later frame shows it was the last one for its counter
  * (tqdm prints "update" frames with the old description; set_description always refreshes). */
@@ -286,8 +294,16 @@ static int parse_list(const char *s, uint32_t *out, uint32_t cap, uint32_t *drop
         p = skip_spaces(p);
         if (*p == ']')
             return (int)n;
-        int64_t v;
-        if (!parse_int(p, &v, &p) || v < lo || v > hi)
+        int64_t v = 0;
+        /* up to nine digits (every bucket list): read here, no overflow to watch; else parse_int */
+        const char *q = p;
+        while (is_digit(*q) && q - p < 9)
+            v = v * 10 + (*q++ - '0');
+        if (q > p && !is_digit(*q))
+            p = q;
+        else if (!parse_int(p, &v, &p))
+            return -1;
+        if (v < lo || v > hi)
             return -1;
         if (n < cap)
             out[n++] = (uint32_t)v;
@@ -305,20 +321,59 @@ static int parse_list(const char *s, uint32_t *out, uint32_t cap, uint32_t *drop
  * but what follows is not a number in range: the line is malformed). */
 typedef enum { VALUE_ABSENT, VALUE_OK, VALUE_BAD } value_state;
 
-static inline value_state real_key(const char *s, const char *key, double lo, double hi, double *out)
+/* The number after the key of KEY_LEN bytes at K (NULL: the key is not there). */
+static inline value_state real_at(const char *k, size_t key_len, double lo, double hi, double *out)
 {
-    const char *k = strstr(s, key);
     if (!k)
         return VALUE_ABSENT;
-    return real_plausible(skip_spaces(k + strlen(key)), lo, hi, out) ? VALUE_OK : VALUE_BAD;
+    return real_plausible(skip_spaces(k + key_len), lo, hi, out) ? VALUE_OK : VALUE_BAD;
+}
+
+static inline value_state int_at(const char *k, size_t key_len, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!k)
+        return VALUE_ABSENT;
+    return int_plausible(skip_spaces(k + key_len), lo, hi, out) ? VALUE_OK : VALUE_BAD;
+}
+
+static inline value_state real_key(const char *s, const char *key, double lo, double hi, double *out)
+{
+    return real_at(strstr(s, key), strlen(key), lo, hi, out);
 }
 
 static inline value_state int_key(const char *s, const char *key, int64_t lo, int64_t hi, int64_t *out)
 {
-    const char *k = strstr(s, key);
-    if (!k)
-        return VALUE_ABSENT;
-    return int_plausible(skip_spaces(k + strlen(key)), lo, hi, out) ? VALUE_OK : VALUE_BAD;
+    return int_at(strstr(s, key), strlen(key), lo, hi, out);
+}
+
+/* Keys of the form "name=" looked for together: one pass over a text's '='s finds the first
+ * occurrence of each, where strstr would (an occurrence's '=' lies EQ bytes into it, so the
+ * first '=' it is found at is its first). */
+typedef struct {
+    const char *text;
+    uint8_t len, eq;
+} eq_key;
+/* LIT ends in its '=' and AFTER bytes more */
+#define EQ_KEY(lit, after) {lit, LITERAL_LEN(lit), LITERAL_LEN(lit) - 1 - (after)}
+#define EQ_KEYS_MAX 8
+
+/* FOUND[i]: the first occurrence of KEYS[i] in S (a NUL after it, and room past that NUL for a
+ * key's length), or NULL. */
+static void find_eq_keys(const char *s, const eq_key *keys, unsigned n, const char **found)
+{
+    unsigned left = (1u << n) - 1;
+    for (unsigned i = 0; i < n; i++)
+        found[i] = NULL;
+    for (const char *d = strchr(s, '='); d && left; d = strchr(d + 1, '=')) {
+        for (unsigned m = left; m; m &= m - 1) {
+            unsigned i = (unsigned)__builtin_ctz(m);
+            size_t eq = keys[i].eq;
+            if ((size_t)(d - s) >= eq && d[-1] == keys[i].text[eq - 1] && !memcmp(d - eq, keys[i].text, keys[i].len)) {
+                found[i] = d - eq;
+                left &= ~(1u << i);
+            }
+        }
+    }
 }
 
 /* Counts the segment being read as malformed, once however many of its values are bad. */
@@ -346,6 +401,32 @@ static double real_after(caplog_parser *p, const char *s, const char *key, doubl
 static double gib_after(caplog_parser *p, const char *s, const char *key)
 {
     return real_after(p, s, key, 0.0, CAPLOG_GIB_MAX);
+}
+
+/* real_after() and gib_after() of a key already found at K (NULL: absent), KEY_LEN bytes long. */
+static double real_found(caplog_parser *p, const char *k, size_t key_len, double lo, double hi)
+{
+    double v = NO_VALUE;
+    if (real_at(k, key_len, lo, hi, &v) == VALUE_BAD) {
+        note_malformed(p);
+        return NO_VALUE;
+    }
+    return v;
+}
+
+static double gib_found(caplog_parser *p, const char *k, size_t key_len)
+{
+    return real_found(p, k, key_len, 0.0, CAPLOG_GIB_MAX);
+}
+
+/* int_after() of a key already found at K (NULL: absent), KEY_LEN bytes long. */
+static bool int_found(caplog_parser *p, const char *k, size_t key_len, int64_t lo, int64_t hi, int64_t *out)
+{
+    switch (int_at(k, key_len, lo, hi, out)) {
+    case VALUE_OK: return true;
+    case VALUE_BAD: note_malformed(p); return false;
+    default: return false;
+    }
 }
 
 /* The integer after KEY in S within LO..HI into OUT; false when absent or implausible (then
@@ -506,9 +587,9 @@ static inline void mark_keys(const char *s, const char *t, key_marks *m)
  * would find each into AT (KEY_COUNT of room): their mask. */
 static unsigned markers_in(const char *s, size_t n, uint16_t *at)
 {
-    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
     const char *end = s + n;
     key_marks m = {0, at};
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
     const char *b = s;
     for (; (size_t)(end - b) >= 8; b += 8) {
         uint64_t x;
@@ -540,7 +621,7 @@ static unsigned markers_in(const char *s, size_t n, uint16_t *at)
 /* ---------------------------------------------------------------- prefixes and tags */
 
 /* A line without tags: rank 0's. */
-static const line_tags rank0_tags = {-1, -1, -1, -1, -1, -1, NULL, 0, 0, false};
+static const line_tags rank0_tags = {.dp = -1, .pp = -1, .attn_cp = -1, .moe_dp = -1, .tp = -1, .ep = -1};
 
 static uint64_t tags_order(const line_tags *t);
 
@@ -1176,10 +1257,25 @@ static const char *capture_kind(const char *c, char *kind, size_t cap, bool *is_
     return stop + (*is_begin ? LITERAL_LEN(BEGIN_KEY) : LITERAL_LEN(END_KEY));
 }
 
-static int32_t step_of(caplog_parser *p, const char *rest)
+/* The keys a capture begin or end line's values follow, found in one pass (find_eq_keys). */
+enum { CK_STEP, CK_AVAIL, CK_PER_REQ, CK_PER_BS, CK_BS_LIST, CK_TOKENS_LIST, CK_ELAPSED, CK_USAGE, CAPTURE_KEYS };
+static const eq_key capture_keys[CAPTURE_KEYS] = {
+    [CK_STEP] = EQ_KEY("step=", 0),
+    [CK_AVAIL] = EQ_KEY("avail mem=", 0),
+    [CK_PER_REQ] = EQ_KEY("num_tokens_per_req=", 0),
+    [CK_PER_BS] = EQ_KEY("num_tokens_per_bs=", 0),
+    [CK_BS_LIST] = EQ_KEY("bs=[", 1),
+    [CK_TOKENS_LIST] = EQ_KEY("num_tokens=[", 1),
+    [CK_ELAPSED] = EQ_KEY("elapsed=", 0),
+    [CK_USAGE] = EQ_KEY("mem usage=", 0),
+};
+_Static_assert(CAPTURE_KEYS <= EQ_KEYS_MAX, "find_eq_keys takes the capture keys at once");
+#define CAPTURE_KEY_LEN(k) ((size_t)capture_keys[k].len)
+
+static int32_t step_of(caplog_parser *p, const char *step_key)
 {
     int64_t v;
-    return int_after(p, rest, "step=", 0, CAPLOG_SPEC_MAX, &v) ? (int32_t)v : -1;
+    return int_found(p, step_key, CAPTURE_KEY_LEN(CK_STEP), 0, CAPLOG_SPEC_MAX, &v) ? (int32_t)v : -1;
 }
 
 /* The bounds of a capture list's entries: batch sizes, or num_tokens for prefill/piecewise. */
@@ -1190,7 +1286,9 @@ static int parse_sizes(const char *s, uint32_t *out, uint32_t *dropped, bool num
 
 static void on_begin(caplog_parser *p, int32_t slot, const char *kind, const char *rest)
 {
-    int32_t step = step_of(p, rest);
+    const char *at[CAPTURE_KEYS];
+    find_eq_keys(rest, capture_keys, CAPTURE_KEYS, at);
+    int32_t step = step_of(p, at[CK_STEP]);
     int32_t j = group_match(p, slot, kind, step);
     if (j < 0)
         j = group_new(p, kind, step);
@@ -1208,18 +1306,18 @@ static void on_begin(caplog_parser *p, int32_t slot, const char *kind, const cha
     bool src_begun = src >= 0 && src != slot && (p->begin_mask[j] & ((uint64_t)1 << src));
     if (src == slot || (!src_begun && slot_better(p, slot, p->begin_src[j]))) {
         g->has_begin = true;
-        g->begin_avail_gib = gib_after(p, rest, "avail mem="); /* an unreadable one is malformed */
+        g->begin_avail_gib = gib_found(p, at[CK_AVAIL], CAPTURE_KEY_LEN(CK_AVAIL)); /* unreadable: malformed */
         p->begin_src[j] = slot;
         memcpy(g->begin_rank_label, p->run->ranks[slot].label, sizeof g->begin_rank_label);
     }
     int64_t tokens;
-    if (int_after(p, rest, "num_tokens_per_req=", 1, CAPLOG_SPEC_MAX, &tokens) ||
-        int_after(p, rest, "num_tokens_per_bs=", 1, CAPLOG_SPEC_MAX, &tokens))
+    if (int_found(p, at[CK_PER_REQ], CAPTURE_KEY_LEN(CK_PER_REQ), 1, CAPLOG_SPEC_MAX, &tokens) ||
+        int_found(p, at[CK_PER_BS], CAPTURE_KEY_LEN(CK_PER_BS), 1, CAPLOG_SPEC_MAX, &tokens))
         g->tokens_per_req = (int32_t)tokens;
-    const char *list = strstr(rest, "bs=[");
+    const char *list = at[CK_BS_LIST];
     bool num_tokens = false;
     if (!list) {
-        list = strstr(rest, "num_tokens=[");
+        list = at[CK_TOKENS_LIST];
         num_tokens = list != NULL;
     }
     if (list) {
@@ -1238,7 +1336,9 @@ static void on_begin(caplog_parser *p, int32_t slot, const char *kind, const cha
 
 static void on_end(caplog_parser *p, int32_t slot, const char *kind, const char *rest)
 {
-    int32_t step = step_of(p, rest);
+    const char *at[CAPTURE_KEYS];
+    find_eq_keys(rest, capture_keys, CAPTURE_KEYS, at);
+    int32_t step = step_of(p, at[CK_STEP]);
     int32_t j = p->rank_open[slot];
     if (j < 0 || !group_is(&p->run->groups[j], kind, step))
         j = group_match(p, slot, kind, step);
@@ -1256,12 +1356,12 @@ static void on_end(caplog_parser *p, int32_t slot, const char *kind, const char 
         group_claim(p, j, slot);
     if (p->group_src[j] == slot) {
         g->has_end = true;
-        g->end_elapsed_s = real_after(p, rest, "elapsed=", 0.0, CAPLOG_SECONDS_MAX);
+        g->end_elapsed_s = real_found(p, at[CK_ELAPSED], CAPTURE_KEY_LEN(CK_ELAPSED), 0.0, CAPLOG_SECONDS_MAX);
         if (!caplog_known(g->end_elapsed_s))
             g->end_elapsed_s = real_after(p, rest, "Time elapsed:", 0.0, CAPLOG_SECONDS_MAX);
         /* usage is a difference of two readings: slightly negative when memory was freed */
-        g->end_usage_gib = real_after(p, rest, "mem usage=", -CAPLOG_GIB_MAX, CAPLOG_GIB_MAX);
-        g->end_avail_gib = gib_after(p, rest, "avail mem=");
+        g->end_usage_gib = real_found(p, at[CK_USAGE], CAPTURE_KEY_LEN(CK_USAGE), -CAPLOG_GIB_MAX, CAPLOG_GIB_MAX);
+        g->end_avail_gib = gib_found(p, at[CK_AVAIL], CAPTURE_KEY_LEN(CK_AVAIL));
     }
     if (j == p->bar_group && p->run->ranks[slot].order == 0) {
         pend_commit(p);
@@ -1382,15 +1482,17 @@ static void on_list(caplog_parser *p, int32_t slot, const char *list, bool num_t
 /* ---------------------------------------------------------------- progress bars */
 
 typedef struct {
-    bool described;   /* "Capturing batches (...)" rather than a plain bar */
-    bool implausible; /* a number out of range: the frame is malformed, not read */
-    uint32_t size;    /* bs= / num_tokens=, 0 if absent */
-    bool num_tokens;
     double avail;     /* NaN if absent */
+    uint32_t size;    /* bs= / num_tokens=, 0 if absent */
     int32_t counter;  /* i of i/n, -1 */
     uint32_t total;   /* n, 0 */
-    const char *tail; /* a log line glued after the frame, or NULL */
+    bool described;   /* "Capturing batches (...)" rather than a plain bar */
+    bool implausible; /* a number out of range: the frame is malformed, not read */
+    bool num_tokens;
+    /* a log line glued after the frame, or NULL; last: a token keeps what comes before it */
+    const char *tail;
 } bar_frame;
+#define BAR_FRAME_KEPT offsetof(bar_frame, tail)
 
 /* "  40%|████   | 21/52 [00:03<00:04,  7.40it/s]" from the percentage on. */
 static void parse_bar_tail(const char *s, const char *end, bar_frame *f)
@@ -2136,14 +2238,20 @@ typedef enum {
 typedef struct {
     uint32_t size; /* the whole token's, a multiple of 8 */
     uint8_t kind;
-    bool glued;         /* read after a bar frame in the same segment: one malformed count for both */
+    uint8_t flags;      /* TOKEN_GLUED, TOKEN_LINE_END */
     uint16_t label_len; /* TOK_PREFIXED: the label's bytes after the line_tags */
     uint32_t count;     /* see token_kind */
     uint32_t text_len;  /* the text at the token's end (a NUL after it) */
 } token_head;
+enum {
+    TOKEN_GLUED = 1,   /* read after a bar frame in the same segment: one malformed count for both */
+    TOKEN_LINE_END = 2 /* a physical line ended after it ('\n'): no TOK_LINE_ENDS token of its own */
+};
 
-/* A token's fixed part and its label, at most; the text comes on top. */
-#define TOKEN_FIXED_MAX (sizeof(token_head) + sizeof(line_tags) + sizeof(bar_frame) + CAPLOG_LABEL_MAX + 16)
+/* A token's fixed part and its label, at most, and room for what is filled in place past them;
+ * the text comes on top. */
+#define TOKEN_FIXED_MAX                                                                                       \
+    (sizeof(token_head) + sizeof(line_tags) + sizeof(bar_frame) + KEY_COUNT * sizeof(uint16_t) + CAPLOG_LABEL_MAX + 16)
 /* The tokens of one segment, at most: a bar frame and its glued tails, one text among them. */
 #define SEGMENT_TOKENS_MAX (CAPLOG_LINE_MAX + 1 + (GLUED_SEGMENTS_MAX + 3) * TOKEN_FIXED_MAX)
 #define TOKENS_BYTES ((size_t)256 << 10)
@@ -2206,7 +2314,7 @@ static char *token_body(caplog_tokens *out)
 
 /* Ends the next token: BODY_LEN bytes of its body filled in place, then TEXT_LEN of TEXT (if any)
  * and a NUL. The caller made room (SEGMENT_TOKENS_MAX per segment). */
-static void token_close(caplog_tokens *out, token_kind kind, bool glued, uint32_t count, size_t label_len,
+static void token_close(caplog_tokens *out, token_kind kind, unsigned flags, uint32_t count, size_t label_len,
                         size_t body_len, const char *text, size_t text_len)
 {
     char *r = out->buf + out->used;
@@ -2217,49 +2325,57 @@ static void token_close(caplog_tokens *out, token_kind kind, bool glued, uint32_
         size += text_len + 1;
     }
     size = (size + 7) & ~(size_t)7;
-    token_head h = {(uint32_t)size, (uint8_t)kind, glued, (uint16_t)label_len, count, (uint32_t)text_len};
+    token_head h = {(uint32_t)size, (uint8_t)kind, (uint8_t)flags, (uint16_t)label_len, count, (uint32_t)text_len};
     memcpy(r, &h, sizeof h);
     out->last = out->used;
     out->used += size;
 }
 
-/* A token of KIND with FIXED_LEN bytes of FIXED, LABEL_LEN of LABEL and TEXT_LEN of TEXT (and a
- * NUL). The caller made room (SEGMENT_TOKENS_MAX per segment). */
-static void put_token(caplog_tokens *out, token_kind kind, bool glued, uint32_t count, const void *fixed,
-                      size_t fixed_len, const char *label, size_t label_len, const char *text, size_t text_len)
+/* A token without a body of its own (the text, if any, copied in). */
+static void put_token(caplog_tokens *out, token_kind kind, unsigned flags, uint32_t count, const char *text,
+                      size_t text_len)
 {
-    size_t size = sizeof(token_head) + fixed_len + label_len + (text ? text_len + 1 : 0);
-    size = (size + 7) & ~(size_t)7;
-    token_head h = {(uint32_t)size, (uint8_t)kind, glued, (uint16_t)label_len, count, (uint32_t)text_len};
-    char *r = out->buf + out->used;
-    memcpy(r, &h, sizeof h);
-    char *q = r + sizeof h;
-    if (fixed_len)
-        memcpy(q, fixed, fixed_len);
-    q += fixed_len;
-    if (label_len)
-        memcpy(q, label, label_len);
-    q += label_len;
-    if (text) {
-        memcpy(q, text, text_len);
-        q[text_len] = '\0';
-    }
-    out->last = out->used;
-    out->used += size;
+    token_close(out, kind, flags, count, 0, 0, text, text_len);
 }
 
-static void put_line_end(caplog_tokens *out)
+/* A '\n' ended the segment whose tokens begin at SEGMENT: its last token says so, else (it had
+ * none: an empty line) a TOK_LINE_ENDS token counts it. */
+static void put_line_end(caplog_tokens *out, size_t segment)
 {
     if (out->last != SIZE_MAX) {
         token_head h;
         memcpy(&h, out->buf + out->last, sizeof h);
+        if (out->last >= segment) {
+            h.flags |= TOKEN_LINE_END;
+            memcpy(out->buf + out->last, &h, sizeof h);
+            return;
+        }
         if (h.kind == TOK_LINE_ENDS && h.count < UINT32_MAX) {
             h.count++;
             memcpy(out->buf + out->last, &h, sizeof h);
             return;
         }
     }
-    put_token(out, TOK_LINE_ENDS, false, 1, NULL, 0, NULL, 0, NULL, 0);
+    put_token(out, TOK_LINE_ENDS, 0, 1, NULL, 0);
+}
+
+/* The offsets markers_in() found, only those of the keys in MASK, in key order, at OUT: their
+ * bytes. A line holds one key, nearly always. */
+static size_t pack_marks(char *out, unsigned mask, const uint16_t *at)
+{
+    size_t n = 0;
+    for (; mask; mask &= mask - 1, n += sizeof(uint16_t))
+        memcpy(out + n, &at[__builtin_ctz(mask)], sizeof(uint16_t));
+    return n;
+}
+
+/* pack_marks() undone: *KM's offsets from IN; returns their bytes. */
+static size_t unpack_marks(const char *in, key_marks *km)
+{
+    size_t n = 0;
+    for (unsigned mask = km->mask; mask; mask &= mask - 1, n += sizeof(uint16_t))
+        memcpy(&km->at[__builtin_ctz(mask)], in + n, sizeof(uint16_t));
+    return n;
 }
 
 /* ---------------------------------------------------------------- the lexer */
@@ -2271,25 +2387,25 @@ static void lex_segment(caplog_tokens *out, char *s, size_t n, int depth)
         s[--n] = '\0';
     if (!n)
         return;
-    bool glued = depth > 0;
+    unsigned glued = depth > 0 ? TOKEN_GLUED : 0;
     const char *end = s + n;
     const char *m = skip_foreign_prefix(s);
     const char *t = skip_spaces(m);
     if (t[0] == '[' && has_prefix(t, CAPLOG_HOOK_KEY)) {
         const char *text = t + LITERAL_LEN(CAPLOG_HOOK_KEY);
-        put_token(out, TOK_HOOK, glued, 0, NULL, 0, NULL, 0, text, (size_t)(end - text));
+        put_token(out, TOK_HOOK, glued, 0, text, (size_t)(end - text));
         return;
     }
     bar_frame *f = (bar_frame *)token_body(out);
     if (parse_bar(t, end, f)) {
-        const char *tail = f->tail;
-        f->tail = NULL;
-        token_close(out, TOK_BAR, glued, 0, 0, sizeof *f, NULL, 0);
+        const char *tail = f->tail; /* not kept: the next token is written over it */
+        token_close(out, TOK_BAR, glued, 0, 0, BAR_FRAME_KEPT, NULL, 0);
         if (tail && depth < GLUED_SEGMENTS_MAX) /* "...it/s][2025-06-26 ...] Try ..." */
             lex_segment(out, (char *)tail, (size_t)(end - tail), depth + 1);
         return;
     }
-    /* a prefixed line's token: line_tags, where its keys start (if it holds any), the label */
+    /* a prefixed line's token: its line_tags (up to the label), where its keys start (if it holds
+     * any), the label, then the message if a rule reads it */
     char *body = token_body(out);
     line_tags *tags = (line_tags *)body;
     const char *msg = parse_prefix(m, tags);
@@ -2299,18 +2415,17 @@ static void lex_segment(caplog_tokens *out, char *s, size_t n, int depth)
         for (const char *b = m + 1; !msg && b < m + scan && (b = memchr(b, '[', (size_t)(m + scan - b))); b++)
             msg = parse_prefix(b, tags);
     }
+    uint16_t at[KEY_COUNT];
     if (msg) {
-        size_t len = sizeof *tags;
-        /* an implausible tag makes the line malformed, whatever it says */
-        unsigned mask = tags->implausible ? 0 : markers_in(msg, (size_t)(end - msg), (uint16_t *)(body + len));
-        if (mask)
-            len += KEY_COUNT * sizeof(uint16_t);
+        const char *label = tags->label; /* read before the bytes after LINE_TAGS_KEPT are written */
         /* copy_text() keeps CAPLOG_LABEL_MAX - 1 bytes of a label (tags are ASCII) */
         size_t label_len = tags->label_len < CAPLOG_LABEL_MAX - 1 ? tags->label_len : CAPLOG_LABEL_MAX - 1;
+        /* an implausible tag makes the line malformed, whatever it says */
+        unsigned mask = tags->implausible ? 0 : markers_in(msg, (size_t)(end - msg), at);
+        size_t len = LINE_TAGS_KEPT;
+        len += pack_marks(body + len, mask, at);
         if (label_len)
-            memcpy(body + len, tags->label, label_len);
-        tags->label = NULL;
-        tags->label_len = label_len;
+            memcpy(body + len, label, label_len);
         /* a line no rule reads: its tags only */
         token_close(out, TOK_PREFIXED, glued, mask, label_len, len + label_len, mask ? msg : NULL,
                     mask ? (size_t)(end - msg) : 0);
@@ -2322,24 +2437,27 @@ static void lex_segment(caplog_tokens *out, char *s, size_t n, int depth)
         /* the name and the value as one text: the value moves up to the name's end (in S) */
         char *joined = s + (key - s);
         memmove(joined + key_len, value, value_len);
-        put_token(out, TOK_ENV, glued, (uint32_t)key_len, NULL, 0, NULL, 0, joined, key_len + value_len);
+        put_token(out, TOK_ENV, glued, (uint32_t)key_len, joined, key_len + value_len);
         return;
     }
-    unsigned mask = markers_in(t, (size_t)(end - t), (uint16_t *)token_body(out));
-    token_close(out, TOK_MESSAGE, glued, mask, 0, mask ? KEY_COUNT * sizeof(uint16_t) : 0, mask ? t : NULL,
+    unsigned mask = markers_in(t, (size_t)(end - t), at);
+    token_close(out, TOK_MESSAGE, glued, mask, 0, pack_marks(body, mask, at), mask ? t : NULL,
                 mask ? (size_t)(end - t) : 0);
 }
 
-/* The segment in LX's line ended: its tokens into OUT. */
-static void segment_done(caplog_lexer *lx, caplog_tokens *out)
+/* The segment in LX's line ended, by a '\n' if LINE_END: its tokens into OUT. */
+static void segment_done(caplog_lexer *lx, caplog_tokens *out, bool line_end)
 {
+    size_t segment = out->used;
     if (lx->overflow) {
-        put_token(out, TOK_TRUNCATED, false, 0, NULL, 0, NULL, 0, NULL, 0);
+        put_token(out, TOK_TRUNCATED, 0, 0, NULL, 0);
     } else {
         size_t n = lx->nul < lx->len ? lx->nul : lx->len; /* binary input: the text ends at a NUL */
         lx->line[n] = '\0';
         lex_segment(out, lx->line, n, 0);
     }
+    if (line_end)
+        put_line_end(out, segment);
     lx->len = 0;
     lx->overflow = false;
     lx->nul = SIZE_MAX;
@@ -2360,45 +2478,70 @@ static void segment_append(caplog_lexer *lx, const char *s, size_t n, const char
     lx->len += n;
 }
 
-/* How far one look for a line's end or a NUL goes: a byte that is rare (NUL, or '\r' outside
- * tqdm's frames) is looked for once per stretch, not once per line, and never far past what one
- * token buffer holds. */
-#define LOOKAHEAD ((size_t)64 << 10)
+/* The bytes a segment's reading stops at: '\n' and '\r' end it, a NUL ends its text. They are
+ * found 64 bytes at a time, a bit each (SSE2 where the machine has it), so the lexer finds every
+ * line's end without a call per line. */
+typedef struct {
+    const char *base, *limit; /* the bytes MASK covers: 64 of them, fewer at the input's end */
+    uint64_t mask;
+} stop_scan;
 
-/* A position P at or after S with no C in [S, P): the first C, END, or where the look stopped.
- * *AT caches the last look (NULL: none yet). */
-static const char *next_byte(const char **at, const char *s, const char *end, int c)
+static uint64_t stop_bits(const char *p, size_t n)
 {
-    if (!*at || *at < s || (*at == s && *s != c)) { /* at S and not C: where a look stopped */
-        size_t n = (size_t)(end - s) < LOOKAHEAD ? (size_t)(end - s) : LOOKAHEAD;
-        const char *hit = memchr(s, c, n);
-        *at = hit ? hit : s + n;
+    uint64_t m = 0;
+#if STOP_SIMD
+    if (n == 64) {
+        const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
+        for (int i = 0; i < 4; i++) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, nl), _mm_cmpeq_epi8(x, cr)), _mm_cmpeq_epi8(x, zero));
+            m |= (uint64_t)(uint16_t)_mm_movemask_epi8(hit) << (16 * i);
+        }
+        return m;
     }
-    return *at;
+#endif
+    for (size_t i = 0; i < n; i++)
+        m |= (uint64_t)(p[i] == '\n' || p[i] == '\r' || p[i] == '\0') << i;
+    return m;
+}
+
+/* The first '\n', '\r' or NUL at or after S, or END. */
+static const char *next_stop(stop_scan *sc, const char *s, const char *end)
+{
+    for (;;) {
+        if (!sc->base || s >= sc->limit) {
+            if (s >= end)
+                return end;
+            size_t n = (size_t)(end - s) < 64 ? (size_t)(end - s) : 64;
+            sc->base = s;
+            sc->limit = s + n;
+            sc->mask = stop_bits(s, n);
+        }
+        uint64_t m = sc->mask >> (s - sc->base);
+        if (m)
+            return s + __builtin_ctzll(m);
+        s = sc->limit;
+    }
 }
 
 size_t caplog_lex(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *out)
 {
     out->used = 0;
     out->last = SIZE_MAX;
-    /* memchr finds the ends: the bytes between are copied once, never looked at one by one */
+    /* the bytes between a segment's ends are copied once, never looked at one by one */
     const char *s = buf, *end = buf + len;
-    const char *nl_at = NULL, *cr_at = NULL, *nul_at = NULL;
+    stop_scan sc = {NULL, NULL, 0};
     while (s < end && out->cap - out->used >= SEGMENT_TOKENS_MAX) {
-        const char *nl = next_byte(&nl_at, s, end, '\n');
-        const char *cr = next_byte(&cr_at, s, end, '\r'); /* tqdm's refreshes end a segment too */
-        const char *stop = cr < nl ? cr : nl;
-        const char *nul = next_byte(&nul_at, s, end, '\0');
-        bool nul_hit = nul < stop && *nul == '\0';
-        if (nul < stop && !nul_hit)
-            stop = nul; /* the look for a NUL stopped short of the segment's end: go on from there */
-        segment_append(lx, s, (size_t)(stop - s), nul_hit ? nul : NULL);
-        s = stop;
-        if (stop == end || (*stop != '\n' && *stop != '\r'))
-            continue; /* a look stopped short of the end: the segment goes on */
-        segment_done(lx, out);
-        if (*stop == '\n')
-            put_line_end(out);
+        const char *stop = next_stop(&sc, s, end), *nul = NULL;
+        while (stop < end && *stop == '\0') { /* binary input: the text ends at the first NUL */
+            if (!nul)
+                nul = stop;
+            stop = next_stop(&sc, stop + 1, end);
+        }
+        segment_append(lx, s, (size_t)(stop - s), nul);
+        if (stop == end) /* the segment goes on in the next bytes */
+            return len;
+        segment_done(lx, out, *stop == '\n'); /* tqdm's refreshes ('\r') end a segment too */
         s = stop + 1;
     }
     return (size_t)(s - buf);
@@ -2409,13 +2552,21 @@ void caplog_lex_end(caplog_lexer *lx, caplog_tokens *out)
     out->used = 0;
     out->last = SIZE_MAX;
     if (lx->len || lx->overflow)
-        put_token(out, TOK_LAST_CUT, false, 0, NULL, 0, NULL, 0, NULL, 0);
+        put_token(out, TOK_LAST_CUT, 0, 0, NULL, 0);
     lx->len = 0;
     lx->overflow = false;
     lx->nul = SIZE_MAX;
 }
 
 /* ---------------------------------------------------------------- the applier */
+
+/* A physical line ended: it is the current run's. */
+static void line_ended(caplog_parser *p, uint32_t count)
+{
+    p->run->lines += count;
+    p->lines_read += count;
+    p->line_no += count;
+}
 
 int caplog_apply(caplog_parser *p, const caplog_tokens *in)
 {
@@ -2427,30 +2578,26 @@ int caplog_apply(caplog_parser *p, const caplog_tokens *in)
         memcpy(&h, r, sizeof h);
         off += h.size;
         const char *body = r + sizeof h;
+        uint16_t at[KEY_COUNT];
+        key_marks km = {h.count, at};
+        if (h.kind >= TOK_HOOK && !(h.flags & TOKEN_GLUED))
+            p->segment_malformed = false; /* a new segment */
         switch ((token_kind)h.kind) {
         case TOK_LINE_ENDS:
-            p->run->lines += h.count;
-            p->lines_read += h.count;
-            p->line_no += h.count;
+            line_ended(p, h.count);
             continue;
         case TOK_TRUNCATED:
             p->run->truncated_lines++;
-            continue;
+            break;
         case TOK_LAST_CUT:
             p->lines_read++; /* a last line without its newline: cut, so ignored */
-            continue;
-        default:
             break;
-        }
-        if (!h.glued)
-            p->segment_malformed = false;
-        switch ((token_kind)h.kind) {
         case TOK_HOOK:
             on_hook_line(p, body);
             break;
         case TOK_BAR: {
             bar_frame f;
-            memcpy(&f, body, sizeof f);
+            memcpy(&f, body, BAR_FRAME_KEPT);
             if (f.implausible)
                 note_malformed(p);
             else if (f.described)
@@ -2461,32 +2608,24 @@ int caplog_apply(caplog_parser *p, const caplog_tokens *in)
         }
         case TOK_PREFIXED: {
             line_tags tags;
-            uint16_t at[KEY_COUNT];
-            key_marks km = {h.count, at};
-            memcpy(&tags, body, sizeof tags);
-            size_t fixed = sizeof tags;
-            if (km.mask) {
-                memcpy(at, body + fixed, sizeof at);
-                fixed += sizeof at;
-            }
-            tags.label = h.label_len ? body + fixed : NULL;
-            on_message(p, body + fixed + h.label_len, &km, true, &tags);
+            memcpy(&tags, body, LINE_TAGS_KEPT);
+            size_t len = LINE_TAGS_KEPT + unpack_marks(body + LINE_TAGS_KEPT, &km);
+            tags.label = h.label_len ? body + len : NULL;
+            tags.label_len = h.label_len;
+            on_message(p, body + len + h.label_len, &km, true, &tags);
             break;
         }
         case TOK_ENV:
             on_env_line(p, body, h.count, body + h.count, h.text_len - h.count);
             break;
-        case TOK_MESSAGE: {
-            uint16_t at[KEY_COUNT];
-            key_marks km = {h.count, at};
-            if (km.mask)
-                memcpy(at, body, sizeof at);
-            on_message(p, body + (km.mask ? sizeof at : 0), &km, false, NULL);
+        case TOK_MESSAGE:
+            on_message(p, body + unpack_marks(body, &km), &km, false, NULL);
             break;
-        }
         default:
             break;
         }
+        if (h.flags & TOKEN_LINE_END)
+            line_ended(p, 1);
     }
     return 0;
 }
