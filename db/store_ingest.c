@@ -28,6 +28,8 @@
 /* The tables an encoded row goes to, in the order of their prepared INSERTs. */
 typedef enum { ROW_RUN, ROW_KNOB, ROW_GROUP, ROW_BAR, ROW_RANK, ROW_ENV, ROW_TERM, ROW_KINDS } row_kind;
 
+#define BATCH_ROWS 8 /* rows one INSERT takes at most (write_batch) */
+
 /* Value tags of the encoding: SQLite's types, and what is known only when the rows are written. */
 enum { TAG_NULL, TAG_INT, TAG_REAL, TAG_TEXT, TAG_RUN_ID, TAG_GROUP_ID, TAG_SHA256 };
 
@@ -66,7 +68,7 @@ struct store_ingest {
     size_t n_runs, cap_runs, n_written;
     int64_t run_id, group_id; /* the last written */
     char sha256[65];
-    sqlite3_stmt *ins[ROW_KINDS];
+    sqlite3_stmt *ins[ROW_KINDS][BATCH_ROWS]; /* [kind][n - 1]: an INSERT of n rows */
     uint64_t bytes;
     engine_run_facts facts; /* scratch, ~7 KiB: kept off the stack */
     char list[ENGINE_MAX_BUCKETS * 11];
@@ -566,25 +568,26 @@ static int damaged(store_ingest *in)
     return -1;
 }
 
-static int write_record(store_ingest *in, const char *p, size_t len)
+/* Binds the record at P (LEN bytes: kind, count, values) to ST from parameter FIRST on.
+ * Returns its kind, or -1 when it is damaged. */
+static int bind_record(store_ingest *in, sqlite3_stmt *st, int first, const char *p, size_t len)
 {
     if (len < 2 || (unsigned char)p[0] >= ROW_KINDS)
-        return damaged(in);
-    row_kind kind = (row_kind)(unsigned char)p[0];
+        return -1;
+    int kind = (unsigned char)p[0];
     int n = (unsigned char)p[1];
     const char *end = p + len;
     p += 2;
-    sqlite3_stmt *st = in->ins[kind];
-    for (int i = 1; i <= n; i++) {
+    for (int i = first; i < first + n; i++) {
         if (p >= end)
-            goto bad;
+            return -1;
         int tag = *p++;
         int64_t iv;
         double dv;
         uint32_t tl;
         size_t room = (size_t)(end - p); /* a damaged spill file must not lead past the record */
         if (((tag == TAG_INT || tag == TAG_REAL) && room < 8) || (tag == TAG_TEXT && room < 4))
-            goto bad;
+            return -1;
         switch (tag) {
         case TAG_INT:
             memcpy(&iv, p, 8);
@@ -599,7 +602,7 @@ static int write_record(store_ingest *in, const char *p, size_t len)
         case TAG_TEXT: /* the record outlives the step: no copy */
             memcpy(&tl, p, 4);
             if (tl > room - 4)
-                goto bad;
+                return -1;
             sqlite3_bind_text(st, i, p + 4, (int)tl, SQLITE_STATIC);
             p += 4 + tl;
             break;
@@ -617,8 +620,32 @@ static int write_record(store_ingest *in, const char *p, size_t len)
             break;
         }
     }
-    if (p != end)
-        goto bad;
+    return p == end ? kind : -1;
+}
+
+/* Rows of these tables come in runs (a group's bars, a run's knobs, ranks, env lines): one INSERT
+ * takes up to BATCH_ROWS of them, which spares SQLite a statement's start and end per row. Runs
+ * and groups go one at a time: the rows after them take their ids. */
+static bool batched(int kind)
+{
+    return kind != ROW_RUN && kind != ROW_GROUP;
+}
+
+/* Writes the N records of one KIND at P (whole, one after another), in one INSERT. */
+static int write_batch(store_ingest *in, int kind, const char *p, int n)
+{
+    sqlite3_stmt *st = in->ins[kind][n - 1];
+    int first = 1;
+    for (int r = 0; r < n; r++) {
+        uint32_t rlen;
+        memcpy(&rlen, p, 4);
+        if (bind_record(in, st, first, p + 4, rlen - 4) != kind)
+            return damaged(in);
+        first += (unsigned char)p[5];
+        p += rlen;
+    }
+    if (first - 1 != sqlite3_bind_parameter_count(st))
+        return damaged(in); /* a record with another count of values than its table's */
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE) {
@@ -639,8 +666,6 @@ static int write_record(store_ingest *in, const char *p, size_t len)
         in->group_id = sqlite3_last_insert_rowid(in->s->db);
     }
     return 0;
-bad:
-    return damaged(in);
 }
 
 /* Writes the whole records in P (LEN bytes); *DONE gets how many bytes they take. */
@@ -654,9 +679,23 @@ static int write_records(store_ingest *in, const char *p, size_t len, size_t *do
             return damaged(in);
         if (len - off < rlen)
             break;
-        if (write_record(in, p + off + 4, rlen - 4) != 0)
+        int kind = (unsigned char)p[off + 4];
+        if (kind >= ROW_KINDS)
+            return damaged(in);
+        /* the records of KIND that follow, whole, up to BATCH_ROWS */
+        size_t next = off + rlen;
+        int n = 1;
+        while (batched(kind) && n < BATCH_ROWS && len - next >= 6) {
+            uint32_t nlen;
+            memcpy(&nlen, p + next, 4);
+            if (nlen < 6 || len - next < nlen || (unsigned char)p[next + 4] != kind)
+                break;
+            next += nlen;
+            n++;
+        }
+        if (write_batch(in, kind, p + off, n) != 0)
             return -1;
-        off += rlen;
+        off = next;
     }
     *done = off;
     return 0;
@@ -733,26 +772,32 @@ static int64_t stored_copy(store_ingest *in, char *err, size_t errlen)
 
 static int prepare_inserts(store_ingest *in)
 {
-    for (int k = 0; k < ROW_KINDS; k++) {
-        char sql[2048];
-        if (row_tables[k])
-            store_insert_sql(row_tables[k], sql, sizeof sql);
-        else
-            snprintf(sql, sizeof sql, "INSERT INTO run_knobs (run_id, knob, value, origin) VALUES (?1, ?2, ?3, ?4)");
-        if (sqlite3_prepare_v2(in->s->db, sql, -1, &in->ins[k], NULL) != SQLITE_OK) {
-            store_db_err(in->s, in->err, sizeof in->err, "preparing the ingest");
-            return -1;
+    for (int k = 0; k < ROW_KINDS; k++)
+        for (int n = 1; n <= (batched(k) ? BATCH_ROWS : 1); n++) {
+            char sql[8192];
+            if (row_tables[k]) {
+                store_insert_rows_sql(row_tables[k], n, sql, sizeof sql);
+            } else { /* run_knobs: (run_id, knob, value, origin) */
+                size_t used = (size_t)snprintf(sql, sizeof sql, "INSERT INTO run_knobs (run_id, knob, value, origin) VALUES ");
+                for (int r = 0; r < n; r++)
+                    used += (size_t)snprintf(sql + used, sizeof sql - used, "%s(?%d, ?%d, ?%d, ?%d)", r ? ", " : "",
+                                             4 * r + 1, 4 * r + 2, 4 * r + 3, 4 * r + 4);
+            }
+            if (sqlite3_prepare_v2(in->s->db, sql, -1, &in->ins[k][n - 1], NULL) != SQLITE_OK) {
+                store_db_err(in->s, in->err, sizeof in->err, "preparing the ingest");
+                return -1;
+            }
         }
-    }
     return 0;
 }
 
 static void finalize_inserts(store_ingest *in)
 {
-    for (int k = 0; k < ROW_KINDS; k++) {
-        sqlite3_finalize(in->ins[k]);
-        in->ins[k] = NULL;
-    }
+    for (int k = 0; k < ROW_KINDS; k++)
+        for (int n = 0; n < BATCH_ROWS; n++) {
+            sqlite3_finalize(in->ins[k][n]);
+            in->ins[k][n] = NULL;
+        }
 }
 
 /* Takes the write lock, checks again for a copy (another cgplan may have stored the same bytes
