@@ -30,8 +30,9 @@ typedef enum { ROW_RUN, ROW_KNOB, ROW_GROUP, ROW_BAR, ROW_RANK, ROW_ENV, ROW_TER
 
 #define BATCH_ROWS 8 /* rows one INSERT takes at most (write_batch) */
 
-/* Value tags of the encoding: SQLite's types, and what is known only when the rows are written. */
-enum { TAG_NULL, TAG_INT, TAG_REAL, TAG_TEXT, TAG_RUN_ID, TAG_GROUP_ID, TAG_SHA256 };
+/* Value tags of the encoding: SQLite's types, what is known only when the rows are written, and
+ * from TAG_SMALL on an integer 0 .. 255 - TAG_SMALL in the tag itself. */
+enum { TAG_NULL, TAG_INT, TAG_REAL, TAG_TEXT, TAG_RUN_ID, TAG_GROUP_ID, TAG_SHA256, TAG_SMALL = 16 };
 
 /* SHA-256 costs about as much as the parse: a second thread hashes each chunk while the caller
  * parses it (the chunk is the caller's until store_ingest_feed returns, which waits for both). */
@@ -173,53 +174,78 @@ static char *reserve(store_ingest *in, size_t need)
     return p;
 }
 
-static size_t value_size(const store_value *v)
+/* V as a varint (seven bits a byte, low first) at P; returns its bytes. */
+static size_t put_varint(char *p, uint64_t v)
 {
-    if (v->type == SQLITE_INTEGER || v->type == SQLITE_FLOAT)
-        return 9;
-    if (v->type == SQLITE_TEXT)
-        return 5 + strlen(v->text);
-    return 1;
+    size_t n = 0;
+    for (; v >= 0x80; v >>= 7)
+        p[n++] = (char)(v | 0x80);
+    p[n++] = (char)v;
+    return n;
+}
+
+/* The varint at *P, if it ends before END; false when it does not (a damaged record). */
+static bool get_varint(const char **p, const char *end, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int shift = 0; *p < end && shift < 64; shift += 7) {
+        unsigned char b = (unsigned char)*(*p)++;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = x;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* One row of KIND: its values, REF (the column bound to the run's or group's id once written, or
- * -1) and SHA (runs.sha256, bound to the file's hash; or -1). */
+ * -1) and SHA (runs.sha256, bound to the file's hash; or -1). A small integer is its tag, a larger
+ * one a varint, a text its length as one (the rows of a big log are kept by the hundred MB). */
 static int keep_row(store_ingest *in, row_kind kind, const store_value *v, int n, int ref, int sha)
 {
-    size_t len = 6;
-    for (int i = 0; i < n; i++)
-        len += i == ref || i == sha ? 1 : value_size(&v[i]);
-    char *p = reserve(in, len);
-    if (!p)
+    size_t text_len[STORE_MAX_VALUES];
+    size_t most = 6; /* the record's bytes at most: a tag and ten bytes of varint a value, texts */
+    for (int i = 0; i < n; i++) {
+        most += 11;
+        if (v[i].type == SQLITE_TEXT && i != ref && i != sha)
+            most += text_len[i] = strlen(v[i].text);
+    }
+    char *start = reserve(in, most);
+    if (!start)
         return -1;
-    uint32_t len32 = (uint32_t)len;
-    memcpy(p, &len32, 4);
-    p[4] = (char)kind;
-    p[5] = (char)n;
-    p += 6;
+    char *p = start + 6;
     for (int i = 0; i < n; i++) {
         if (i == ref) {
             *p++ = kind == ROW_BAR ? TAG_GROUP_ID : TAG_RUN_ID;
         } else if (i == sha) {
             *p++ = TAG_SHA256;
         } else if (v[i].type == SQLITE_INTEGER) {
-            *p++ = TAG_INT;
-            memcpy(p, &v[i].i, 8);
-            p += 8;
+            if (v[i].i >= 0 && v[i].i <= 255 - TAG_SMALL) {
+                *p++ = (char)(TAG_SMALL + v[i].i);
+            } else {
+                *p++ = TAG_INT;
+                /* zigzag: a small negative number is a small varint too */
+                p += put_varint(p, ((uint64_t)v[i].i << 1) ^ (uint64_t)(v[i].i >> 63));
+            }
         } else if (v[i].type == SQLITE_FLOAT) {
             *p++ = TAG_REAL;
             memcpy(p, &v[i].d, 8);
             p += 8;
         } else if (v[i].type == SQLITE_TEXT) {
-            uint32_t tl = (uint32_t)strlen(v[i].text);
             *p++ = TAG_TEXT;
-            memcpy(p, &tl, 4);
-            memcpy(p + 4, v[i].text, tl);
-            p += 4 + tl;
+            p += put_varint(p, text_len[i]);
+            memcpy(p, v[i].text, text_len[i]);
+            p += text_len[i];
         } else {
             *p++ = TAG_NULL;
         }
     }
+    uint32_t len32 = (uint32_t)(p - start);
+    memcpy(start, &len32, 4);
+    start[4] = (char)kind;
+    start[5] = (char)n;
+    in->used -= most - len32; /* reserve() took the most it could be */
     return 0;
 }
 
@@ -581,18 +607,21 @@ static int bind_record(store_ingest *in, sqlite3_stmt *st, int first, const char
     for (int i = first; i < first + n; i++) {
         if (p >= end)
             return -1;
-        int tag = *p++;
-        int64_t iv;
+        int tag = (unsigned char)*p++;
+        uint64_t u = 0;
         double dv;
-        uint32_t tl;
-        size_t room = (size_t)(end - p); /* a damaged spill file must not lead past the record */
-        if (((tag == TAG_INT || tag == TAG_REAL) && room < 8) || (tag == TAG_TEXT && room < 4))
+        /* a damaged spill file must not lead past the record */
+        if ((tag == TAG_INT || tag == TAG_TEXT) && !get_varint(&p, end, &u))
             return -1;
+        if ((tag == TAG_REAL && end - p < 8) || (tag == TAG_TEXT && u > (uint64_t)(end - p)))
+            return -1;
+        if (tag >= TAG_SMALL) {
+            sqlite3_bind_int64(st, i, tag - TAG_SMALL);
+            continue;
+        }
         switch (tag) {
         case TAG_INT:
-            memcpy(&iv, p, 8);
-            p += 8;
-            sqlite3_bind_int64(st, i, iv);
+            sqlite3_bind_int64(st, i, (int64_t)(u >> 1) ^ -(int64_t)(u & 1));
             break;
         case TAG_REAL:
             memcpy(&dv, p, 8);
@@ -600,11 +629,8 @@ static int bind_record(store_ingest *in, sqlite3_stmt *st, int first, const char
             sqlite3_bind_double(st, i, dv);
             break;
         case TAG_TEXT: /* the record outlives the step: no copy */
-            memcpy(&tl, p, 4);
-            if (tl > room - 4)
-                return -1;
-            sqlite3_bind_text(st, i, p + 4, (int)tl, SQLITE_STATIC);
-            p += 4 + tl;
+            sqlite3_bind_text(st, i, p, (int)u, SQLITE_STATIC);
+            p += u;
             break;
         case TAG_RUN_ID:
             sqlite3_bind_int64(st, i, in->run_id);

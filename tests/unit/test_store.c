@@ -848,6 +848,61 @@ static void test_ingest_spill_same_rows(void **state)
     free(text);
 }
 
+/* The kept rows' encoding (small integers in their tag, others as zigzag varints, texts by
+ * length) gives back every value as it was: large, negative, at the small tag's edge, spilled
+ * or not. */
+static void test_ingest_kept_values_exact(void **state)
+{
+    (void)state;
+    const char *log = "[2026-01-01 00:00:00 TP0] Capture cuda graph begin. This can take up to several minutes. "
+                      "avail mem=10.00 GB\n"
+                      "[cgplan-hook] capture seq=0 size=240 rank=0 reserved_before=0 reserved_after=35184372088832 "
+                      "free_before=100 free_after=0 total=1\n"
+                      "[cgplan-hook] term=moe.deepep bytes=239 size=239 rank=0\n"
+                      "[cgplan-hook] term=moe.masked_gemm bytes=240 size=240 rank=0\n"
+                      "[cgplan-hook] term=static.logits bytes=0 size=1 rank=0\n"
+                      "[cgplan-hook] term=unattributed bytes=70368744177664 size=65536 rank=0\n"
+                      "[2026-01-01 00:00:09 TP0] Capture cuda graph end. Time elapsed: 9.00 s. mem usage=-0.25 GB. "
+                      "avail mem=10.25 GB.\n";
+    static const char *const names[] = {"exact-memory.db", "exact-spilled.db"};
+    for (int b = 0; b < 2; b++) {
+        store *s = store_open(tmp_path(names[b]), STORE_READ_WRITE, err, sizeof err);
+        assert_non_null(s);
+        ingest_buffer_bytes = b ? 16 : 0;
+        store_ingest_result res;
+        store_ingest *in;
+        assert_int_equal(ingest_text(s, log, strlen(log), 64, NULL, &res, &in), 0);
+        ingest_buffer_bytes = 0;
+        assert_int_equal(res.n_runs, 1);
+        store_ingest_free(in);
+        store_close(s);
+        sqlite3 *db;
+        assert_int_equal(sqlite3_open(tmp_path(names[b]), &db), SQLITE_OK);
+        sqlite3_stmt *st;
+        assert_int_equal(sqlite3_prepare_v2(db,
+                                            "SELECT group_concat(method || ' ' || term || ' ' || bytes || ' ' || "
+                                            "ifnull(size, 'null'), ', ') FROM (SELECT * FROM measured_terms ORDER "
+                                            "BY method, term)",
+                                            -1, &st, NULL),
+                         SQLITE_OK);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        assert_string_equal((const char *)sqlite3_column_text(st, 0),
+                            "snapshot moe.deepep 239 239, snapshot moe.masked_gemm 240 240, snapshot static.logits 0 1, "
+                            "snapshot unattributed 70368744177664 65536, split non_torch -35184372088732 240, split "
+                            "torch 35184372088832 240");
+        sqlite3_finalize(st);
+        assert_int_equal(sqlite3_prepare_v2(db, "SELECT end_usage_gib, end_elapsed_s, begin_avail_gib FROM groups", -1,
+                                            &st, NULL),
+                         SQLITE_OK);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        assert_float_equal(sqlite3_column_double(st, 0), -0.25, 0);
+        assert_float_equal(sqlite3_column_double(st, 1), 9.0, 0);
+        assert_float_equal(sqlite3_column_double(st, 2), 10.0, 0);
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+    }
+}
+
 /* While a file is being read (a pipe, a slow disk) other writers go on: the lock is not held. */
 static void test_ingest_reading_holds_no_lock(void **state)
 {
@@ -992,6 +1047,7 @@ int main(void)
         cmocka_unit_test(test_set_run_model),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_ingest_spill_same_rows),
+        cmocka_unit_test(test_ingest_kept_values_exact),
         cmocka_unit_test(test_ingest_reading_holds_no_lock),
         cmocka_unit_test(test_ingest_waits_for_the_lock),
     };
