@@ -38,19 +38,57 @@ static double gib_or_nan(double v)
     return caplog_known(v) ? v : NAN;
 }
 
+/* printf's "%.2f" of V into BUF (32 bytes), or NULL where that is not sure to be the same: the
+ * values printed are sums of two-decimal GiB, so V lies within a hair of some K / 100, and "%.2f"
+ * (V's exact value rounded to 0.01) is then K / 100 whatever the rounding of ties; a value further
+ * from one, or too large, is left to printf. A big dry run prints three of these a run, and
+ * printf's were most of its line's cost. */
+static const char *fixed2(double v, char *buf)
+{
+    double hundredths = v * 100.0; /* below 1e12, exact to 1e-4 */
+    double k = nearbyint(hundredths);
+    if (!(fabs(hundredths) < 1e12) || fabs(hundredths - k) > 0.25) /* NaN and inf fail the first */
+        return NULL;
+    uint64_t units = (uint64_t)fabs(k);
+    char digits[24];
+    int n = 0;
+    do
+        digits[n++] = (char)('0' + units % 10);
+    while ((units /= 10) > 0 || n < 3); /* at least "0.dd" */
+    size_t used = 0;
+    if (signbit(v)) /* "-0.00" for a small negative number or -0, as printf */
+        buf[used++] = '-';
+    while (n > 2)
+        buf[used++] = digits[--n];
+    buf[used++] = '.';
+    buf[used++] = digits[1];
+    buf[used++] = digits[0];
+    buf[used] = '\0';
+    return buf;
+}
+
 static void print_run_line(FILE *out, const char *verb, const store_run_summary *r, const char *source,
                            uint32_t first_line)
 {
-    char layout[64], gpu[ENGINE_NAME_MAX + 16], total[96], id[32] = "";
+    /* TOTAL: printf's text at most 96 bytes, as it always was; fixed2's far shorter */
+    char layout[64], gpu[ENGINE_NAME_MAX + 16], total[128], id[32] = "";
+    char a[32], b[32], t[32];
     cli_run_layout_text(r, layout, sizeof layout);
     cli_gpu_text(r->gpu, r->gpu_inferred, gpu, sizeof gpu);
-    if (caplog_known(r->total_gib) && caplog_known(r->draft_gib))
-        snprintf(total, sizeof total, "target %.2f + draft %.2f = %.2f GiB", r->target_total_gib, r->draft_gib,
-                 r->total_gib);
-    else if (caplog_known(r->total_gib))
-        snprintf(total, sizeof total, "graphs %.2f GiB", r->total_gib);
-    else
+    if (caplog_known(r->total_gib) && caplog_known(r->draft_gib)) {
+        if (fixed2(r->target_total_gib, a) && fixed2(r->draft_gib, b) && fixed2(r->total_gib, t))
+            snprintf(total, sizeof total, "target %s + draft %s = %s GiB", a, b, t);
+        else
+            snprintf(total, 96, "target %.2f + draft %.2f = %.2f GiB", r->target_total_gib, r->draft_gib,
+                     r->total_gib);
+    } else if (caplog_known(r->total_gib)) {
+        if (fixed2(r->total_gib, t))
+            snprintf(total, sizeof total, "graphs %s GiB", t);
+        else
+            snprintf(total, 96, "graphs %.2f GiB", r->total_gib);
+    } else {
         snprintf(total, sizeof total, "graph memory unknown");
+    }
     char max_bs[16] = "?";
     if (r->max_bs)
         snprintf(max_bs, sizeof max_bs, "%u", r->max_bs);
