@@ -167,13 +167,19 @@ static inline const char *find_byte(const char *s, char c)
     return NULL;
 }
 
-/* S starts with PATTERN, where '9' stands for any digit ("9999-99-99" for a date). */
-static bool fits_pattern(const char *s, const char *pattern)
+static inline bool two_digits(const char *s)
 {
-    for (; *pattern; s++, pattern++)
-        if (*pattern == '9' ? !is_digit(*s) : *s != *pattern)
-            return false;
-    return true;
+    return is_digit(s[0]) && is_digit(s[1]); /* stops at a NUL */
+}
+
+/* S starts with DATE_PATTERN ("9999-99-99", '9' any digit) or TIME_PATTERN ("99:99:99"). */
+static inline bool is_date(const char *s)
+{
+    return two_digits(s) && two_digits(s + 2) && s[4] == '-' && two_digits(s + 5) && s[7] == '-' && two_digits(s + 8);
+}
+static inline bool is_time(const char *s)
+{
+    return two_digits(s) && s[2] == ':' && two_digits(s + 3) && s[5] == ':' && two_digits(s + 6);
 }
 
 /* The LEN bytes at S are WORD. */
@@ -633,9 +639,9 @@ static const char *parse_prefix(const char *s, line_tags *t)
     if (*p == '[')
         p++;
     const size_t date_len = LITERAL_LEN(DATE_PATTERN);
-    if (fits_pattern(p, DATE_PATTERN) && (p[date_len] == ' ' || p[date_len] == 'T'))
+    if (is_date(p) && (p[date_len] == ' ' || p[date_len] == 'T'))
         p += date_len + 1;
-    if (!fits_pattern(p, TIME_PATTERN))
+    if (!is_time(p))
         return NULL;
     p += LITERAL_LEN(TIME_PATTERN);
     if ((*p == '.' || *p == ',') && is_digit(p[1])) {
@@ -651,8 +657,13 @@ static const char *parse_prefix(const char *s, line_tags *t)
         while (is_upper(*p))
             p++;
         size_t name_len = (size_t)(p - name);
-        int64_t num;
-        if (name_len == 0 || !parse_int(p, &num, &p) || num < 0)
+        int64_t num = 0;
+        const char *digits = p;
+        while (is_digit(*p) && p - digits < 9) /* a tag's number: a few digits, read here */
+            num = num * 10 + (*p++ - '0');
+        if (p > digits && is_digit(*p))
+            p = digits; /* ten digits or more: parse_int saturates them */
+        if (name_len == 0 || (p == digits && !parse_int(p, &num, &p)) || num < 0)
             return NULL;
         if (!tag_start)
             tag_start = name;
@@ -713,13 +724,19 @@ static uint64_t tags_order(const line_tags *t)
            order_field(t->attn_cp, 8) << 20 | order_field(t->moe_dp, 8) << 12 | order_field(t->ep, 12);
 }
 
+/* The bytes of a docker compose service's name: letters and digits (2: they may begin one), '_',
+ * '-' and '.' (1). */
+static const uint8_t compose_name_char[256] = {
+    ['a' ... 'z'] = 2, ['A' ... 'Z'] = 2, ['0' ... '9'] = 2, ['_'] = 1, ['-'] = 1, ['.'] = 1,
+};
+
 /* docker compose's "name  | " before the line. */
 static const char *skip_foreign_prefix(const char *s)
 {
     const char *p = s;
-    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || is_digit(*p)))
+    if (compose_name_char[(unsigned char)*p] != 2)
         return s;
-    while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || is_digit(*p) || *p == '_' || *p == '-' || *p == '.')
+    while (compose_name_char[(unsigned char)*p]) /* a table: a progress bar's "Capturing" is on every other line */
         p++;
     if (*p != ' ')
         return s;
