@@ -578,6 +578,10 @@ int cmd_ingest(int argc, char **argv)
         cli_error("ingest: --format csv is not offered (use table or json)");
         return EXIT_USAGE;
     }
+    /* A big log prints a line per run: into a file or a pipe, 64 KiB at a time rather than 4 */
+    static char out_buf[1 << 16];
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
     preset_catalog *cat = preset_catalog_open();
     engine_deployment *given = malloc(sizeof *given);
     char *chunk = malloc(CHUNK_BYTES);
