@@ -1,11 +1,13 @@
 /* store_ingest.c — a parsed log into the store: one file, one short transaction.
  *
- * The file's bytes go through SHA-256 (on a second thread) and the streaming parser together;
- * each run the parser emits is derived at once and its rows are kept, encoded, in a buffer (in
- * memory up to a bound, then in an unlinked temporary file). Only at the end, with the content hash known, is the
- * write lock taken: a file already stored is reported without writing (or waiting), any other is
- * written in one BEGIN IMMEDIATE .. COMMIT. So reading a slow input (a pipe, a huge log) never
- * blocks another writer, and a kill at any moment leaves the store as it was. */
+ * The file's bytes go through SHA-256 and the streaming parser side by side, on two threads
+ * (store_ingest_feed hashes on one of its own; `cgplan ingest` reads, hashes and lexes on its
+ * reader thread and applies here, through store_ingest_hash and store_ingest_apply); each run the
+ * parser emits is derived at once and its rows are kept, encoded, in a buffer (in memory up to a
+ * bound, then in an unlinked temporary file). Only at the end, with the content hash known, is
+ * the write lock taken: a file already stored is reported without writing (or waiting), any
+ * other is written in one BEGIN IMMEDIATE .. COMMIT. So reading a slow input (a pipe, a huge log)
+ * never blocks another writer, and a kill at any moment leaves the store as it was. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,10 +20,10 @@
 #include "store_internal.h"
 #include "store_terms.h"
 
-/* The rows of a 100 MiB log (17,535 server starts, 400,000 bars) take 55 MiB encoded: such a
+/* The rows of a 100 MiB log (17,525 server starts, 374,000 bars) take 37 MB encoded: such a
  * log, far beyond any real one, is kept whole in memory, and eight concurrent ingests stay under
- * 600 MiB. A bigger file spills (1 GiB: 512 MiB to the file); writing it then reads the file back
- * sequentially, a small part of the 14 s SQLite spends storing those rows. */
+ * 600 MiB. A bigger file spills (1 GiB: 320 MB to the file); writing it then reads the file back
+ * sequentially, a small part of the 8 s SQLite spends storing those rows. */
 #define STORE_INGEST_BUFFER_BYTES ((size_t)64 << 20)
 #define FIRST_BUFFER_BYTES ((size_t)64 << 10) /* a small log stays small */
 
@@ -34,8 +36,8 @@ typedef enum { ROW_RUN, ROW_KNOB, ROW_GROUP, ROW_BAR, ROW_RANK, ROW_ENV, ROW_TER
  * from TAG_SMALL on an integer 0 .. 255 - TAG_SMALL in the tag itself. */
 enum { TAG_NULL, TAG_INT, TAG_REAL, TAG_TEXT, TAG_RUN_ID, TAG_GROUP_ID, TAG_SHA256, TAG_SMALL = 16 };
 
-/* SHA-256 costs about as much as the parse: a second thread hashes each chunk while the caller
- * parses it (the chunk is the caller's until store_ingest_feed returns, which waits for both). */
+/* store_ingest_feed's second thread hashes each chunk while the caller parses it (the chunk is
+ * the caller's until store_ingest_feed returns, which waits for both). */
 typedef struct {
     pthread_t thread;
     pthread_mutex_t lock;

@@ -8,10 +8,10 @@
 
 #define STORE_APPLICATION_ID 0x63677031 /* "cgp1": PRAGMA application_id of a cgplan store */
 /* How long a writer waits for another's transaction (CGPLAN_BUSY_TIMEOUT_MS overrides). Ingest
- * holds the lock only to write rows already parsed: 1-1.5 s for a 100 MiB log, 14 s for the
- * 1 GiB of bench/bench_ingest.sh (measured on 2 cores). 60 s lets seven 100 MiB writes queued
- * ahead finish with 5x to spare, or one 1 GiB write with 4x, and still gives up on a stuck
- * holder within a minute. */
+ * holds the lock only to write rows already parsed: 0.8 s for a 100 MiB log, 9 s for the 1 GiB
+ * of bench/bench_ingest.sh (measured on 2 cores). 60 s lets seven 100 MiB writes queued ahead
+ * finish with 10x to spare, or one 1 GiB write with 6x, and still gives up on a stuck holder
+ * within a minute. */
 #define STORE_BUSY_TIMEOUT_MS 60000
 
 struct store {
