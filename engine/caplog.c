@@ -57,6 +57,20 @@ const char *const caplog_phase_names[5] = {NULL, "decode", "verify", "extend", "
 #define BASH_TRACE_PREFIX "+ "
 #define EXPORT_PREFIX "export "
 
+/* What a capture line's name (the text between "Capture " and " begin."/" end.") gives, kept for
+ * the next lines that print the same name: a log repeats a handful of them thousands of times. */
+typedef struct {
+    uint8_t raw_len; /* 0: an empty slot */
+    char raw[CAPLOG_KIND_MAX];
+    bool graph;                 /* its lower-case form holds "graph": a capture line */
+    bool draft;                 /* ... and "draft" */
+    char kind[CAPLOG_KIND_MAX]; /* the kind as CLI.md names it */
+    caplog_role role;           /* kind_classify() of KIND */
+    caplog_phase phase;
+    bool num_tokens;
+} kind_memo;
+#define KIND_MEMOS 8
+
 /* The tags of one line prefix: -1 when absent. */
 typedef struct {
     int32_t dp, pp, attn_cp, moe_dp, tp, ep;
@@ -113,6 +127,9 @@ struct caplog_parser {
     caplog_rank side[CAPLOG_MAX_RANKS];
     uint32_t n_side;
     char side_architecture[CAPLOG_ARCH_MAX];
+
+    kind_memo kinds[KIND_MEMOS];
+    uint32_t next_kind; /* the slot the next new name takes */
 
     bool recognised;
     uint32_t runs_emitted;
@@ -1115,24 +1132,29 @@ static void group_claim(caplog_parser *p, int32_t j, int32_t slot)
     g->rank_tp = r->tp;
 }
 
-static void kind_classify(caplog_group *g)
+static void classify_kind(const char *k, caplog_role *role, caplog_phase *phase, bool *num_tokens)
 {
-    const char *k = g->kind;
-    g->role = (starts_with(k, "draft") || strstr(k, " draft")) ? CAPLOG_ROLE_DRAFT : CAPLOG_ROLE_TARGET;
+    *role = (starts_with(k, "draft") || strstr(k, " draft")) ? CAPLOG_ROLE_DRAFT : CAPLOG_ROLE_TARGET;
     if (strstr(k, "verify"))
-        g->phase = CAPLOG_PHASE_VERIFY;
+        *phase = CAPLOG_PHASE_VERIFY;
     else if (strstr(k, "extend"))
-        g->phase = CAPLOG_PHASE_EXTEND;
+        *phase = CAPLOG_PHASE_EXTEND;
     else if (strstr(k, "prefill") || strstr(k, "piecewise"))
-        g->phase = CAPLOG_PHASE_PREFILL;
-    else if (strstr(k, "decode") || (g->role == CAPLOG_ROLE_DRAFT && strstr(k, "graph")))
-        g->phase = CAPLOG_PHASE_DECODE; /* 2025's "draft cuda graph" is the draft decode graph */
+        *phase = CAPLOG_PHASE_PREFILL;
+    else if (strstr(k, "decode") || (*role == CAPLOG_ROLE_DRAFT && strstr(k, "graph")))
+        *phase = CAPLOG_PHASE_DECODE; /* 2025's "draft cuda graph" is the draft decode graph */
     else
-        g->phase = CAPLOG_PHASE_NONE; /* legacy "cuda graph": decode or verify */
-    g->sizes_are_num_tokens = g->phase == CAPLOG_PHASE_PREFILL;
+        *phase = CAPLOG_PHASE_NONE; /* legacy "cuda graph": decode or verify */
+    *num_tokens = *phase == CAPLOG_PHASE_PREFILL;
 }
 
-static int32_t group_new(caplog_parser *p, const char *kind, int32_t step)
+static void kind_classify(caplog_group *g)
+{
+    classify_kind(g->kind, &g->role, &g->phase, &g->sizes_are_num_tokens);
+}
+
+/* A new group of KIND (MEMO: KIND's memo, its classification known; or NULL). */
+static int32_t group_new_of(caplog_parser *p, const char *kind, int32_t step, const kind_memo *memo)
 {
     caplog_run *run = p->run;
     if (run->n_groups >= CAPLOG_MAX_GROUPS) {
@@ -1145,9 +1167,19 @@ static int32_t group_new(caplog_parser *p, const char *kind, int32_t step)
     copy_text(g->kind, sizeof g->kind, kind, strlen(kind));
     g->step = step;
     g->first_line = p->line_no;
-    if (kind[0])
+    if (memo) {
+        g->role = memo->role;
+        g->phase = memo->phase;
+        g->sizes_are_num_tokens = memo->num_tokens;
+    } else if (kind[0]) {
         kind_classify(g);
+    }
     return j;
+}
+
+static int32_t group_new(caplog_parser *p, const char *kind, int32_t step)
+{
+    return group_new_of(p, kind, step, NULL);
 }
 
 static bool group_is(const caplog_group *g, const char *kind, int32_t step)
@@ -1225,33 +1257,17 @@ static bool run_speculative(const caplog_run *run)
 
 /* ---------------------------------------------------------------- capture lines */
 
-/* "Capture <name> begin." / "... end." from C, the message's first "Capture ": the kind as CLI.md
- * names it ("target verify", "draft cuda graph", "piecewise cuda graph"). Returns the text after
- * the dot, or NULL. */
-static const char *capture_kind(const char *c, char *kind, size_t cap, bool *is_begin)
+/* The kind as CLI.md names it ("target verify", "draft cuda graph", "piecewise cuda graph") of the
+ * N bytes of a capture line's name at C, into M (M->graph false: not a capture line). */
+static void name_kind(const char *c, size_t n, kind_memo *m)
 {
-    c += LITERAL_LEN(CAPTURE_KEY);
-    /* The first BEGIN_KEY or END_KEY after C, whichever starts first: both end in the '.', and
-     * neither holds the other, so the first '.' that ends one of them is that one's. */
-    const char *stop = NULL;
-    bool begin = false;
-    for (const char *dot = strchr(c, '.'); dot && !stop; dot = strchr(dot + 1, '.')) {
-        const size_t begin_word = LITERAL_LEN(BEGIN_KEY) - 1, end_word = LITERAL_LEN(END_KEY) - 1; /* before the '.' */
-        if ((size_t)(dot - c) >= begin_word && !memcmp(dot - begin_word, BEGIN_KEY, begin_word)) {
-            stop = dot - begin_word;
-            begin = true;
-        } else if ((size_t)(dot - c) >= end_word && !memcmp(dot - end_word, END_KEY, end_word)) {
-            stop = dot - end_word;
-        }
-    }
-    if (!stop || (size_t)(stop - c) >= cap || stop == c)
-        return NULL;
-    size_t n = (size_t)(stop - c);
+    char *kind = m->kind;
     for (size_t i = 0; i < n; i++)
         kind[i] = to_lower(c[i]);
     kind[n] = '\0';
-    if (!strstr(kind, "graph"))
-        return NULL;
+    m->graph = strstr(kind, "graph") != NULL;
+    if (!m->graph)
+        return;
     /* The 2026-06 names, "<role> <phase>", end in the backend's "CUDA graph" (or CPU/NPU/XPU
      * graph): drop it. */
     for (int r = CAPLOG_ROLE_TARGET; r <= CAPLOG_ROLE_DRAFT; r++) {
@@ -1270,8 +1286,47 @@ static const char *capture_kind(const char *c, char *kind, size_t cap, bool *is_
                 kind[rl + 1 + pl] = '\0';
         }
     }
+    m->draft = strstr(kind, "draft") != NULL;
+    classify_kind(kind, &m->role, &m->phase, &m->num_tokens);
+}
+
+/* "Capture <name> begin." / "... end." from C, the message's first "Capture ": what its name
+ * gives (*KIND, kept in P's memos) and the text after the dot, or NULL. */
+static const char *capture_kind(caplog_parser *p, const char *c, const kind_memo **kind, bool *is_begin)
+{
+    c += LITERAL_LEN(CAPTURE_KEY);
+    /* The first BEGIN_KEY or END_KEY after C, whichever starts first: both end in the '.', and
+     * neither holds the other, so the first '.' that ends one of them is that one's. */
+    const char *stop = NULL;
+    bool begin = false;
+    for (const char *dot = strchr(c, '.'); dot && !stop; dot = strchr(dot + 1, '.')) {
+        const size_t begin_word = LITERAL_LEN(BEGIN_KEY) - 1, end_word = LITERAL_LEN(END_KEY) - 1; /* before the '.' */
+        if ((size_t)(dot - c) >= begin_word && !memcmp(dot - begin_word, BEGIN_KEY, begin_word)) {
+            stop = dot - begin_word;
+            begin = true;
+        } else if ((size_t)(dot - c) >= end_word && !memcmp(dot - end_word, END_KEY, end_word)) {
+            stop = dot - end_word;
+        }
+    }
+    if (!stop || (size_t)(stop - c) >= CAPLOG_KIND_MAX || stop == c)
+        return NULL;
+    size_t n = (size_t)(stop - c);
+    const kind_memo *m = NULL;
+    for (int i = 0; i < KIND_MEMOS && !m; i++)
+        if (p->kinds[i].raw_len == n && !memcmp(p->kinds[i].raw, c, n))
+            m = &p->kinds[i];
+    if (!m) {
+        kind_memo *fresh = &p->kinds[p->next_kind++ % KIND_MEMOS];
+        fresh->raw_len = (uint8_t)n;
+        memcpy(fresh->raw, c, n);
+        name_kind(c, n, fresh);
+        m = fresh;
+    }
+    if (!m->graph)
+        return NULL;
+    *kind = m;
     *is_begin = begin;
-    return stop + (*is_begin ? LITERAL_LEN(BEGIN_KEY) : LITERAL_LEN(END_KEY));
+    return stop + (begin ? LITERAL_LEN(BEGIN_KEY) : LITERAL_LEN(END_KEY));
 }
 
 /* The keys a capture begin or end line's values follow, found in one pass (find_eq_keys). */
@@ -1301,14 +1356,15 @@ static int parse_sizes(const char *s, uint32_t *out, uint32_t *dropped, bool num
     return parse_list(s, out, CAPLOG_MAX_BUCKETS, dropped, 1, num_tokens ? CAPLOG_NUM_TOKENS_MAX : CAPLOG_BS_MAX);
 }
 
-static void on_begin(caplog_parser *p, int32_t slot, const char *kind, const char *rest)
+static void on_begin(caplog_parser *p, int32_t slot, const kind_memo *memo, const char *rest)
 {
+    const char *kind = memo->kind;
     const char *at[CAPTURE_KEYS];
     find_eq_keys(rest, capture_keys, CAPTURE_KEYS, at);
     int32_t step = step_of(p, at[CK_STEP]);
     int32_t j = group_match(p, slot, kind, step);
     if (j < 0)
-        j = group_new(p, kind, step);
+        j = group_new_of(p, kind, step, memo);
     if (j < 0)
         return;
     caplog_group *g = &p->run->groups[j];
@@ -1351,8 +1407,9 @@ static void on_begin(caplog_parser *p, int32_t slot, const char *kind, const cha
         bars_follow(p, j);
 }
 
-static void on_end(caplog_parser *p, int32_t slot, const char *kind, const char *rest)
+static void on_end(caplog_parser *p, int32_t slot, const kind_memo *memo, const char *rest)
 {
+    const char *kind = memo->kind;
     const char *at[CAPTURE_KEYS];
     find_eq_keys(rest, capture_keys, CAPTURE_KEYS, at);
     int32_t step = step_of(p, at[CK_STEP]);
@@ -1360,7 +1417,7 @@ static void on_end(caplog_parser *p, int32_t slot, const char *kind, const char 
     if (j < 0 || !group_is(&p->run->groups[j], kind, step))
         j = group_match(p, slot, kind, step);
     if (j < 0)
-        j = group_new(p, kind, step); /* its begin is not in the file */
+        j = group_new_of(p, kind, step, memo); /* its begin is not in the file */
     if (j < 0)
         return;
     caplog_group *g = &p->run->groups[j];
@@ -1984,7 +2041,7 @@ static void on_server_args(caplog_parser *p, const char *text)
         while (*s == ',' || is_space(*s))
             s++;
         const char *name = s;
-        while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || is_digit(*s) || *s == '_')
+        while (compose_name_char[(unsigned char)*s] == 2 || *s == '_') /* letters, digits, '_' */
             s++;
         size_t name_len = (size_t)(s - name);
         if (!name_len || *s != '=')
@@ -2174,12 +2231,12 @@ static bool on_capture_line(caplog_parser *p, int32_t slot, const char *first)
         split_decide(p, false);
         on_list(p, slot, tokens_list + LITERAL_LEN(NUM_TOKENS_LIST_KEY), true);
     } else {
-        char kind[CAPLOG_KIND_MAX];
+        const kind_memo *kind;
         bool is_begin;
-        const char *rest = capture_kind(first, kind, sizeof kind, &is_begin);
+        const char *rest = capture_kind(p, first, &kind, &is_begin);
         if (!rest)
             return false;
-        split_decide(p, strstr(kind, "draft") != NULL);
+        split_decide(p, kind->draft);
         if (is_begin)
             on_begin(p, slot, kind, rest);
         else
