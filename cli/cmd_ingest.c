@@ -2,6 +2,7 @@
  * transaction per file), or with --dry-run print what would be stored (CLI.md). */
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,13 +331,53 @@ static void pipe_lexed(read_pipe *rp, caplog_tokens *t)
     pthread_mutex_unlock(&rp->lock);
 }
 
+static bool pipe_stopped(read_pipe *rp)
+{
+    if (!rp->threaded)
+        return rp->stop;
+    pthread_mutex_lock(&rp->lock);
+    bool stop = rp->stop;
+    pthread_mutex_unlock(&rp->lock);
+    return stop;
+}
+
+#define STOP_LOOK_MS 100 /* how often a reader waiting on a silent pipe looks whether to stop */
+
+/* The next CHUNK_BYTES of the input, fewer only at its end (as fread reads): 0 at the end, on a
+ * read error (READ_ERRNO) or when the applier stopped. A wait for a pipe's next bytes looks every
+ * STOP_LOOK_MS whether the applier stopped: a store error must not wait for a silent pipe. */
+static size_t read_chunk(read_pipe *rp)
+{
+    int fd = fileno(rp->f);
+    size_t got = 0;
+    while (got < CHUNK_BYTES) {
+        struct pollfd ready = {.fd = fd, .events = POLLIN};
+        int n_ready = poll(&ready, 1, STOP_LOOK_MS);
+        if (pipe_stopped(rp))
+            return 0;
+        if (n_ready == 0 || (n_ready < 0 && errno == EINTR))
+            continue;
+        ssize_t n = read(fd, rp->chunk + got, CHUNK_BYTES - got); /* a file's: always ready */
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rp->read_errno = errno ? errno : EIO;
+            return 0;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return got;
+}
+
 /* Reads, hashes and lexes the whole input. */
 static void *pipe_reader(void *arg)
 {
     read_pipe *rp = arg;
     bool first = true;
     size_t got;
-    while ((got = fread(rp->chunk, 1, CHUNK_BYTES, rp->f)) > 0) {
+    while ((got = read_chunk(rp)) > 0) {
         if (first) {
             /* gzip's magic: nothing of it is read (cgplan reads logs as text) */
             if (got >= 2 && (unsigned char)rp->chunk[0] == 0x1f && (unsigned char)rp->chunk[1] == 0x8b) {
@@ -356,9 +397,7 @@ static void *pipe_reader(void *arg)
             pipe_lexed(rp, t);
         }
     }
-    if (ferror(rp->f)) {
-        rp->read_errno = errno ? errno : EIO;
-    } else {
+    if (!rp->read_errno) {
         caplog_tokens *t = pipe_free_buffer(rp);
         if (t) {
             caplog_lex_end(rp->lexer, t); /* what is left of a last line without its newline */
