@@ -618,7 +618,7 @@ int cmd_ingest(int argc, char **argv)
         return EXIT_USAGE;
     }
     /* A big log prints a line per run: into a file or a pipe, 64 KiB at a time rather than 4 */
-    static char out_buf[1 << 16];
+    static char out_buf[1 << 16]; /* stdout's until the exit (glibc ignores a size without a buffer) */
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
     preset_catalog *cat = preset_catalog_open();

@@ -80,7 +80,8 @@ __attribute__((target("sha,ssse3,sse4.1"))) static void compress_shani(uint32_t 
     state1 = _mm_blend_epi16(state1, tmp, 0xF0);                                        /* CDGH */
     for (; blocks; blocks--, p += 64) {
         __m128i abef = state0, cdgh = state1, w[4];
-#pragma GCC unroll 16 /* w[] in registers: its indices become constants */
+        /* unrolled, w[]'s indices are constants: it lives in registers */
+#pragma GCC unroll 16
         for (int i = 0; i < 16; i++) { /* four rounds each, on w[i % 4]: W[4i .. 4i+3] */
             if (i < 4)
                 w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), byte_swap);
