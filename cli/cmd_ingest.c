@@ -80,8 +80,7 @@ static void print_run_line(FILE *out, const char *verb, const store_run_summary 
         if (fixed2(r->target_total_gib, a) && fixed2(r->draft_gib, b) && fixed2(r->total_gib, t))
             snprintf(total, sizeof total, "target %s + draft %s = %s GiB", a, b, t);
         else
-            snprintf(total, 96, "target %.2f + draft %.2f = %.2f GiB", r->target_total_gib, r->draft_gib,
-                     r->total_gib);
+            snprintf(total, 96, "target %.2f + draft %.2f = %.2f GiB", r->target_total_gib, r->draft_gib, r->total_gib);
     } else if (caplog_known(r->total_gib)) {
         if (fixed2(r->total_gib, t))
             snprintf(total, sizeof total, "graphs %s GiB", t);

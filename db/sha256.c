@@ -70,14 +70,13 @@ static bool cpu_has_shani(void)
 
 /* BLOCKS 64-byte blocks at P with the SHA extensions (Intel's sequence: the state as ABEF/CDGH,
  * two rounds an instruction, the schedule by sha256msg1/msg2 four words at a time). */
-__attribute__((target("sha,ssse3,sse4.1"))) static void compress_shani(uint32_t h[8], const uint8_t *p,
-                                                                         size_t blocks)
+__attribute__((target("sha,ssse3,sse4.1"))) static void compress_shani(uint32_t h[8], const uint8_t *p, size_t blocks)
 {
     const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
-    __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xB1); /* CDAB */
+    __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xB1);    /* CDAB */
     __m128i state1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[4]), 0x1B); /* EFGH */
-    __m128i state0 = _mm_alignr_epi8(tmp, state1, 8);                                   /* ABEF */
-    state1 = _mm_blend_epi16(state1, tmp, 0xF0);                                        /* CDGH */
+    __m128i state0 = _mm_alignr_epi8(tmp, state1, 8);                                  /* ABEF */
+    state1 = _mm_blend_epi16(state1, tmp, 0xF0);                                       /* CDGH */
     for (; blocks; blocks--, p += 64) {
         __m128i abef = state0, cdgh = state1, w[4];
         /* unrolled, w[]'s indices are constants: it lives in registers */

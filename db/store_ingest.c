@@ -819,7 +819,8 @@ static int prepare_inserts(store_ingest *in)
             if (row_tables[k]) {
                 store_insert_rows_sql(row_tables[k], n, sql, sizeof sql);
             } else { /* run_knobs: (run_id, knob, value, origin) */
-                size_t used = (size_t)snprintf(sql, sizeof sql, "INSERT INTO run_knobs (run_id, knob, value, origin) VALUES ");
+                size_t used =
+                    (size_t)snprintf(sql, sizeof sql, "INSERT INTO run_knobs (run_id, knob, value, origin) VALUES ");
                 for (int r = 0; r < n; r++)
                     used += (size_t)snprintf(sql + used, sizeof sql - used, "%s(?%d, ?%d, ?%d, ?%d)", r ? ", " : "",
                                              4 * r + 1, 4 * r + 2, 4 * r + 3, 4 * r + 4);

@@ -94,7 +94,7 @@ typedef struct {
 struct caplog_parser {
     caplog_on_run on_run;
     void *ctx;
-    caplog_lexer *lexer;   /* caplog_feed's stages: lex into TOKENS, then apply them */
+    caplog_lexer *lexer; /* caplog_feed's stages: lex into TOKENS, then apply them */
     caplog_tokens *tokens;
     uint32_t line_no; /* physical line of the segment being read, 1-based */
     bool segment_malformed; /* the segment being read was counted as malformed already */
@@ -377,7 +377,10 @@ typedef struct {
     uint8_t len, eq;
 } eq_key;
 /* LIT ends in its '=' and AFTER bytes more */
-#define EQ_KEY(lit, after) {lit, LITERAL_LEN(lit), LITERAL_LEN(lit) - 1 - (after)}
+#define EQ_KEY(lit, after)                                                                                             \
+    {                                                                                                                  \
+        lit, LITERAL_LEN(lit), LITERAL_LEN(lit) - 1 - (after)                                                          \
+    }
 #define EQ_KEYS_MAX 8
 
 /* FOUND[i]: the first occurrence of KEYS[i] in S (a NUL after it, and room past that NUL for a
@@ -446,9 +449,13 @@ static double gib_found(caplog_parser *p, const char *k, size_t key_len)
 static bool int_found(caplog_parser *p, const char *k, size_t key_len, int64_t lo, int64_t hi, int64_t *out)
 {
     switch (int_at(k, key_len, lo, hi, out)) {
-    case VALUE_OK: return true;
-    case VALUE_BAD: note_malformed(p); return false;
-    default: return false;
+    case VALUE_OK:
+        return true;
+    case VALUE_BAD:
+        note_malformed(p);
+        return false;
+    default:
+        return false;
     }
 }
 
@@ -570,10 +577,14 @@ static const struct {
 };
 /* The keys an anchor byte can be the anchor of. */
 static const uint16_t anchor_keys[ANCHOR_LAST - ANCHOR_FIRST + 1] = {
-    ['_' - ANCHOR_FIRST] = MK_SERVER_ARGS | MK_MAX_TOTAL, ['C' - ANCHOR_FIRST] = MK_CAPTURE | MK_CUDA_OOM,
-    ['L' - ANCHOR_FIRST] = MK_LOAD_BEGIN | MK_LOAD_END,   ['K' - ANCHOR_FIRST] = MK_KV,
-    ['M' - ANCHOR_FIRST] = MK_MAMBA | MK_POOL_END,        ['D' - ANCHOR_FIRST] = MK_DCP,
-    ['T' - ANCHOR_FIRST] = MK_TRACEBACK,                  ['O' - ANCHOR_FIRST] = MK_OOM_ERROR,
+    ['_' - ANCHOR_FIRST] = MK_SERVER_ARGS | MK_MAX_TOTAL,
+    ['C' - ANCHOR_FIRST] = MK_CAPTURE | MK_CUDA_OOM,
+    ['L' - ANCHOR_FIRST] = MK_LOAD_BEGIN | MK_LOAD_END,
+    ['K' - ANCHOR_FIRST] = MK_KV,
+    ['M' - ANCHOR_FIRST] = MK_MAMBA | MK_POOL_END,
+    ['D' - ANCHOR_FIRST] = MK_DCP,
+    ['T' - ANCHOR_FIRST] = MK_TRACEBACK,
+    ['O' - ANCHOR_FIRST] = MK_OOM_ERROR,
 };
 
 /* The keys a message holds and where each first starts (from the message's start). */
@@ -1642,7 +1653,7 @@ static bool parse_bar(const char *s, const char *end, bar_frame *f)
         f->described = true;
         /* the literal's '(' (no key has one before it), then the description's ')' */
         const char *lparen = s[LITERAL_LEN("Capturing ")] == 'b' ? s + LITERAL_LEN("Capturing batches (") - 1
-                                                                   : s + LITERAL_LEN("Capturing num tokens (") - 1;
+                                                                 : s + LITERAL_LEN("Capturing num tokens (") - 1;
         const char *rparen = memchr(lparen, ')', (size_t)(end - lparen));
         if (!rparen)
             return true;
@@ -1876,24 +1887,24 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
 /* ---------------------------------------------------------------- server_args and env */
 
 /* The fields the planner reads, in the order the JSON writes them (tmux-style table). */
-#define SERVER_ARG_ROWS(X)                                                                                     \
-    X("model_path", CAPLOG_ARG_STR, model_path, 0, 0)                                                          \
-    X("tp_size", CAPLOG_ARG_INT, tp_size, 1, CAPLOG_RANKS_MAX)                                                 \
-    X("dp_size", CAPLOG_ARG_INT, dp_size, 1, CAPLOG_RANKS_MAX)                                                 \
-    X("dcp_size", CAPLOG_ARG_INT, dcp_size, 1, CAPLOG_RANKS_MAX)                                               \
-    X("ep_size", CAPLOG_ARG_INT, ep_size, 1, CAPLOG_RANKS_MAX)                                                 \
-    X("enable_dp_attention", CAPLOG_ARG_BOOL, enable_dp_attention, 0, 0)                                       \
-    X("moe_a2a_backend", CAPLOG_ARG_STR, moe_a2a_backend, 0, 0)                                                \
-    X("attention_backend", CAPLOG_ARG_STR, attention_backend, 0, 0)                                            \
-    X("cuda_graph_max_bs", CAPLOG_ARG_INT, cuda_graph_max_bs, 1, CAPLOG_BS_MAX)                                \
-    X("cuda_graph_bs", CAPLOG_ARG_LIST, cuda_graph_bs, 1, CAPLOG_BS_MAX)                                       \
-    X("speculative_algorithm", CAPLOG_ARG_STR, speculative_algorithm, 0, 0)                                    \
-    X("speculative_num_steps", CAPLOG_ARG_INT, speculative_num_steps, 0, CAPLOG_SPEC_MAX)                      \
-    X("speculative_eagle_topk", CAPLOG_ARG_INT, speculative_eagle_topk, 1, CAPLOG_SPEC_MAX)                    \
-    X("speculative_num_draft_tokens", CAPLOG_ARG_INT, speculative_num_draft_tokens, 1, CAPLOG_SPEC_MAX)        \
-    X("context_length", CAPLOG_ARG_INT, context_length, 1, CAPLOG_NUM_TOKENS_MAX)                              \
-    /* a fraction of the GPU: 0 would leave nothing, above 1 is more than there is */                           \
-    X("mem_fraction_static", CAPLOG_ARG_REAL, mem_fraction_static, 1e-6, 1)                                    \
+#define SERVER_ARG_ROWS(X)                                                                                             \
+    X("model_path", CAPLOG_ARG_STR, model_path, 0, 0)                                                                  \
+    X("tp_size", CAPLOG_ARG_INT, tp_size, 1, CAPLOG_RANKS_MAX)                                                         \
+    X("dp_size", CAPLOG_ARG_INT, dp_size, 1, CAPLOG_RANKS_MAX)                                                         \
+    X("dcp_size", CAPLOG_ARG_INT, dcp_size, 1, CAPLOG_RANKS_MAX)                                                       \
+    X("ep_size", CAPLOG_ARG_INT, ep_size, 1, CAPLOG_RANKS_MAX)                                                         \
+    X("enable_dp_attention", CAPLOG_ARG_BOOL, enable_dp_attention, 0, 0)                                               \
+    X("moe_a2a_backend", CAPLOG_ARG_STR, moe_a2a_backend, 0, 0)                                                        \
+    X("attention_backend", CAPLOG_ARG_STR, attention_backend, 0, 0)                                                    \
+    X("cuda_graph_max_bs", CAPLOG_ARG_INT, cuda_graph_max_bs, 1, CAPLOG_BS_MAX)                                        \
+    X("cuda_graph_bs", CAPLOG_ARG_LIST, cuda_graph_bs, 1, CAPLOG_BS_MAX)                                               \
+    X("speculative_algorithm", CAPLOG_ARG_STR, speculative_algorithm, 0, 0)                                            \
+    X("speculative_num_steps", CAPLOG_ARG_INT, speculative_num_steps, 0, CAPLOG_SPEC_MAX)                              \
+    X("speculative_eagle_topk", CAPLOG_ARG_INT, speculative_eagle_topk, 1, CAPLOG_SPEC_MAX)                            \
+    X("speculative_num_draft_tokens", CAPLOG_ARG_INT, speculative_num_draft_tokens, 1, CAPLOG_SPEC_MAX)                \
+    X("context_length", CAPLOG_ARG_INT, context_length, 1, CAPLOG_NUM_TOKENS_MAX)                                      \
+    /* a fraction of the GPU: 0 would leave nothing, above 1 is more than there is */                                  \
+    X("mem_fraction_static", CAPLOG_ARG_REAL, mem_fraction_static, 1e-6, 1)                                            \
     X("max_running_requests", CAPLOG_ARG_INT, max_running_requests, 1, CAPLOG_REQUESTS_MAX)
 #define SERVER_ARG_INFO(name, type, field, min, max) {name, type, offsetof(caplog_server_args, field), min, max},
 #define SERVER_ARG_NAME_LEN(name, type, field, min, max) LITERAL_LEN(name),
@@ -2324,7 +2335,7 @@ enum {
 
 /* A token's fixed part and its label, at most, and room for what is filled in place past them;
  * the text comes on top. */
-#define TOKEN_FIXED_MAX                                                                                       \
+#define TOKEN_FIXED_MAX                                                                                                \
     (sizeof(token_head) + sizeof(line_tags) + sizeof(bar_frame) + KEY_COUNT * sizeof(uint16_t) + CAPLOG_LABEL_MAX + 16)
 /* The tokens of one segment, at most: a bar frame and its glued tails, one text among them. */
 #define SEGMENT_TOKENS_MAX (CAPLOG_LINE_MAX + 1 + (GLUED_SEGMENTS_MAX + 3) * TOKEN_FIXED_MAX)
@@ -2568,7 +2579,8 @@ static uint64_t stop_bits(const char *p, size_t n)
         const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
         for (int i = 0; i < 4; i++) {
             __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
-            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, nl), _mm_cmpeq_epi8(x, cr)), _mm_cmpeq_epi8(x, zero));
+            __m128i hit =
+                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, nl), _mm_cmpeq_epi8(x, cr)), _mm_cmpeq_epi8(x, zero));
             m |= (uint64_t)(uint16_t)_mm_movemask_epi8(hit) << (16 * i);
         }
         return m;

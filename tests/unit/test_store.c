@@ -886,14 +886,15 @@ static void test_ingest_kept_values_exact(void **state)
                                             -1, &st, NULL),
                          SQLITE_OK);
         assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-        assert_string_equal((const char *)sqlite3_column_text(st, 0),
-                            "snapshot moe.deepep 239 239, snapshot moe.masked_gemm 240 240, snapshot static.logits 0 1, "
-                            "snapshot unattributed 70368744177664 65536, split non_torch -35184372088732 240, split "
-                            "torch 35184372088832 240");
+        assert_string_equal(
+            (const char *)sqlite3_column_text(st, 0),
+            "snapshot moe.deepep 239 239, snapshot moe.masked_gemm 240 240, snapshot static.logits 0 1, "
+            "snapshot unattributed 70368744177664 65536, split non_torch -35184372088732 240, split "
+            "torch 35184372088832 240");
         sqlite3_finalize(st);
-        assert_int_equal(sqlite3_prepare_v2(db, "SELECT end_usage_gib, end_elapsed_s, begin_avail_gib FROM groups", -1,
-                                            &st, NULL),
-                         SQLITE_OK);
+        assert_int_equal(
+            sqlite3_prepare_v2(db, "SELECT end_usage_gib, end_elapsed_s, begin_avail_gib FROM groups", -1, &st, NULL),
+            SQLITE_OK);
         assert_int_equal(sqlite3_step(st), SQLITE_ROW);
         assert_float_equal(sqlite3_column_double(st, 0), -0.25, 0);
         assert_float_equal(sqlite3_column_double(st, 1), 9.0, 0);
