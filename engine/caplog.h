@@ -2,8 +2,9 @@
  *
  * Feed bytes in chunks of any size; every server start found in them is handed to a callback as
  * one self-contained caplog_run (fixed size, no pointers: copy it with memcpy). Memory is
- * constant whatever the input size: one line buffer, the run being built and a few tables.
- * Pure C11 (libc + libm); no global mutable state.
+ * constant whatever the input size: one line buffer, a token buffer, the run being built and a
+ * few tables. Pure C11 (libc + libm; SSE2 intrinsics where the compiler targets it); no global
+ * mutable state.
  *
  * Values copied from a log are GiB as printed ("GB" in SGLang's text). A value the log does not
  * give is NaN for doubles (test it with caplog_known()) and -1 for integer counts. */
