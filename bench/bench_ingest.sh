@@ -2,11 +2,14 @@
 # Ingest throughput and peak memory on a log of at least 1 GiB built from the fixture logs,
 # beside `grep -c 'Capturing batches'` on the same file (the floor: one pass, no parsing).
 # Each repetition of the fixtures starts with a counter line, so no two stretches are identical.
+# Each rate is the best of RUNS runs (default 3) over the same file, the page cache warm for all:
+# one run on a shared machine can lose a tenth to a neighbour, the best of three is the program's.
 # Usage: bench/bench_ingest.sh [BUILD_DIR] [MIB]     (MIB: the log's size, default 1024)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../build}
 mib=${2:-1024}
+runs=${RUNS:-3}
 cgplan="$build/cgplan"
 [ -x "$cgplan" ] || { echo "no $cgplan: build first (cmake --build build)"; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/cgplan-bench-ingest.XXXXXX")
@@ -28,29 +31,41 @@ with open(out, "wb") as f:
         n += 1
 PY
 bytes=$(stat -c %s "$log")
-echo "log: $(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB", b / 1048576 }') from $(ls "$here/../tests/fixtures/sglang-logs/"*.log | wc -l) fixtures"
+echo "log: $(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB", b / 1048576 }') from $(ls "$here/../tests/fixtures/sglang-logs/"*.log | wc -l) fixtures, best of $runs runs each"
 
 now() { date +%s.%N; }
 rate() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%8.1f MB/s (%.2f s)", b / 1e6 / s, s }'; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { print b - a }'; }
+better() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; } # true when A < B
 
 # the floor: grep over the same bytes (page cache warm for everyone: run it first)
 grep -c 'Capturing batches' "$log" > /dev/null
-t0=$(now); bars=$(grep -c 'Capturing batches' "$log"); t1=$(now)
-grep_s=$(secs "$t0" "$t1")
+grep_s=
+for _ in $(seq "$runs"); do
+  t0=$(now); bars=$(grep -c 'Capturing batches' "$log"); t1=$(now)
+  s=$(secs "$t0" "$t1")
+  if [ -z "$grep_s" ] || better "$s" "$grep_s"; then grep_s=$s; fi
+done
 echo "grep -c 'Capturing batches'      $(rate "$grep_s")  -> $bars lines"
 
 # parsing only
-t0=$(now); CGPLAN_REPORT_PEAK=1 "$cgplan" ingest --dry-run "$log" > "$work/dry.out" 2> "$work/dry.err"; t1=$(now)
-dry_s=$(secs "$t0" "$t1")
-runs=$(grep -c '^would store run' "$work/dry.out")
-echo "cgplan ingest --dry-run           $(rate "$dry_s")  peak RSS $(awk '/peak RSS/ {print $(NF-1), $NF}' "$work/dry.err"), $runs runs"
+dry_s=
+for _ in $(seq "$runs"); do
+  t0=$(now); CGPLAN_REPORT_PEAK=1 "$cgplan" ingest --dry-run "$log" > "$work/dry.out" 2> "$work/dry.err"; t1=$(now)
+  s=$(secs "$t0" "$t1")
+  if [ -z "$dry_s" ] || better "$s" "$dry_s"; then dry_s=$s; cp "$work/dry.err" "$work/dry.best"; fi
+done
+runs_seen=$(grep -c '^would store run' "$work/dry.out")
+echo "cgplan ingest --dry-run           $(rate "$dry_s")  peak RSS $(awk '/peak RSS/ {print $(NF-1), $NF}' "$work/dry.best"), $runs_seen runs"
 
-# the real thing: parse, hash and store every run in one transaction, while a probe tries the
-# write lock every 50 ms: how long the ingest keeps every other writer out
-"$cgplan" runs list --db "$work/runs.db" > /dev/null
-python3 - "$work/runs.db" "$work/held" <<'PROBE' &
-import sqlite3, sys, time
+# the real thing: parse, hash and store every run in one transaction into a fresh store, while a
+# probe tries the write lock every 50 ms: how long the ingest keeps every other writer out
+store_s=
+for i in $(seq "$runs"); do
+  db="$work/runs$i.db"
+  "$cgplan" runs list --db "$db" > /dev/null
+  python3 - "$db" "$work/held$i" <<'PROBE' &
+import os, sqlite3, sys, time
 c = sqlite3.connect(sys.argv[1], timeout=0, isolation_level=None)
 held = 0.0
 while True:
@@ -63,15 +78,23 @@ while True:
         locked = True
     time.sleep(0.05)
     held += time.monotonic() - t if locked else 0
-    open(sys.argv[2], "w").write("%.1f" % held)
+    with open(sys.argv[2] + ".new", "w") as f:  # replaced whole: the kill may come mid-write
+        f.write("%.1f" % held)
+    os.replace(sys.argv[2] + ".new", sys.argv[2])
 PROBE
-probe=$!
-t0=$(now); CGPLAN_REPORT_PEAK=1 "$cgplan" ingest --db "$work/runs.db" "$log" > "$work/ingest.out" 2> "$work/ingest.err"; t1=$(now)
-store_s=$(secs "$t0" "$t1")
-kill "$probe"; wait "$probe" 2> /dev/null || true
-stored=$(grep -c '^stored run' "$work/ingest.out")
-echo "cgplan ingest (store)             $(rate "$store_s")  peak RSS $(awk '/peak RSS/ {print $(NF-1), $NF}' "$work/ingest.err"), $stored runs stored, store $(du -m "$work/runs.db" | cut -f1) MiB"
-echo "  write lock held                 $(cat "$work/held" 2> /dev/null || echo 0) s of $(awk -v s="$store_s" 'BEGIN { printf "%.1f", s }') s (other writers wait only then)"
+  probe=$!
+  t0=$(now); CGPLAN_REPORT_PEAK=1 "$cgplan" ingest --db "$db" "$log" > "$work/ingest.out" 2> "$work/ingest.err"; t1=$(now)
+  kill "$probe"; wait "$probe" 2> /dev/null || true
+  s=$(secs "$t0" "$t1")
+  if [ -z "$store_s" ] || better "$s" "$store_s"; then
+    store_s=$s
+    best=$i
+    cp "$work/ingest.err" "$work/ingest.best"
+    stored=$(grep -c '^stored run' "$work/ingest.out")
+  fi
+done
+echo "cgplan ingest (store)             $(rate "$store_s")  peak RSS $(awk '/peak RSS/ {print $(NF-1), $NF}' "$work/ingest.best"), $stored runs stored, store $(du -m "$work/runs$best.db" | cut -f1) MiB"
+echo "  write lock held                 $(cat "$work/held$best" 2> /dev/null || echo 0) s of $(awk -v s="$store_s" 'BEGIN { printf "%.1f", s }') s (other writers wait only then)"
 
 # the rates as fractions of grep's over the same bytes (issue 10 asks for dry-run >= 0.5 and
 # store >= 0.15): time ratios, so the log's size cancels

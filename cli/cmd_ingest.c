@@ -2,6 +2,8 @@
  * transaction per file), or with --dry-run print what would be stored (CLI.md). */
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "store_glue.h"
 
 #define CHUNK_BYTES (1u << 20) /* logs are streamed, never loaded whole */
+#define TOKEN_BUFFERS 4        /* lexed, waiting to be applied: about 1 MiB */
 
 typedef struct {
     const cli_opts *o;
@@ -36,19 +39,56 @@ static double gib_or_nan(double v)
     return caplog_known(v) ? v : NAN;
 }
 
+/* printf's "%.2f" of V into BUF (32 bytes), or NULL where that is not sure to be the same: the
+ * values printed are sums of two-decimal GiB, so V lies within a hair of some K / 100, and "%.2f"
+ * (V's exact value rounded to 0.01) is then K / 100 whatever the rounding of ties; a value further
+ * from one, or too large, is left to printf. A big dry run prints three of these a run, and
+ * printf's were most of its line's cost. */
+static const char *fixed2(double v, char *buf)
+{
+    double hundredths = v * 100.0; /* below 1e12, exact to 1e-4 */
+    double k = nearbyint(hundredths);
+    if (!(fabs(hundredths) < 1e12) || fabs(hundredths - k) > 0.25) /* NaN and inf fail the first */
+        return NULL;
+    uint64_t units = (uint64_t)fabs(k);
+    char digits[24];
+    int n = 0;
+    do
+        digits[n++] = (char)('0' + units % 10);
+    while ((units /= 10) > 0 || n < 3); /* at least "0.dd" */
+    size_t used = 0;
+    if (signbit(v)) /* "-0.00" for a small negative number or -0, as printf */
+        buf[used++] = '-';
+    while (n > 2)
+        buf[used++] = digits[--n];
+    buf[used++] = '.';
+    buf[used++] = digits[1];
+    buf[used++] = digits[0];
+    buf[used] = '\0';
+    return buf;
+}
+
 static void print_run_line(FILE *out, const char *verb, const store_run_summary *r, const char *source,
                            uint32_t first_line)
 {
-    char layout[64], gpu[ENGINE_NAME_MAX + 16], total[96], id[32] = "";
+    /* TOTAL: printf's text at most 96 bytes, as it always was; fixed2's far shorter */
+    char layout[64], gpu[ENGINE_NAME_MAX + 16], total[128], id[32] = "";
+    char a[32], b[32], t[32];
     cli_run_layout_text(r, layout, sizeof layout);
     cli_gpu_text(r->gpu, r->gpu_inferred, gpu, sizeof gpu);
-    if (caplog_known(r->total_gib) && caplog_known(r->draft_gib))
-        snprintf(total, sizeof total, "target %.2f + draft %.2f = %.2f GiB", r->target_total_gib, r->draft_gib,
-                 r->total_gib);
-    else if (caplog_known(r->total_gib))
-        snprintf(total, sizeof total, "graphs %.2f GiB", r->total_gib);
-    else
+    if (caplog_known(r->total_gib) && caplog_known(r->draft_gib)) {
+        if (fixed2(r->target_total_gib, a) && fixed2(r->draft_gib, b) && fixed2(r->total_gib, t))
+            snprintf(total, sizeof total, "target %s + draft %s = %s GiB", a, b, t);
+        else
+            snprintf(total, 96, "target %.2f + draft %.2f = %.2f GiB", r->target_total_gib, r->draft_gib, r->total_gib);
+    } else if (caplog_known(r->total_gib)) {
+        if (fixed2(r->total_gib, t))
+            snprintf(total, sizeof total, "graphs %s GiB", t);
+        else
+            snprintf(total, 96, "graphs %.2f GiB", r->total_gib);
+    } else {
         snprintf(total, sizeof total, "graph memory unknown");
+    }
     char max_bs[16] = "?";
     if (r->max_bs)
         snprintf(max_bs, sizeof max_bs, "%u", r->max_bs);
@@ -225,9 +265,218 @@ static void report_peak(void)
         fclose(f);
 }
 
+/* ---- Reading on a second thread ----
+ *
+ * A log is read in two stages at once (caplog.h): a reader thread reads the bytes, hashes them
+ * (storing) and lexes them into token buffers; the calling thread applies the tokens in order
+ * (the parser's state, then the runs' rows or lines). A ring of TOKEN_BUFFERS buffers lies between
+ * them, so memory stays bounded however large the log and whichever side is slower. */
+typedef struct {
+    FILE *f;
+    store_ingest *in;   /* storing: the reader hashes what it reads; NULL: a dry run */
+    caplog_parser *dry; /* a dry run's parser */
+    char *chunk;
+    caplog_lexer *lexer;
+    caplog_tokens *ring[TOKEN_BUFFERS];
+    bool threaded; /* else the reader applies each buffer itself, one at a time */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    uint64_t lexed, applied; /* buffers filled by the reader, given back by the applier */
+    bool done;               /* the reader has nothing more to give */
+    bool stop;               /* the applier wants no more (a store error, in ERR) */
+    char *err;
+    size_t errlen;
+    /* what the reader found, read once it is done */
+    bool gzip, binary;
+    int read_errno; /* 0, or the read error */
+} read_pipe;
+
 static bool has_nul(const char *buf, size_t len)
 {
     return memchr(buf, '\0', len) != NULL;
+}
+
+/* The applier's work on one buffer; false: stop (ERR set). */
+static bool pipe_apply(read_pipe *rp, const caplog_tokens *t)
+{
+    if (!rp->in)
+        return caplog_apply(rp->dry, t) == 0;
+    return store_ingest_apply(rp->in, t, rp->err, rp->errlen) == 0;
+}
+
+/* The next buffer for the reader to fill, or NULL when the applier stopped. */
+static caplog_tokens *pipe_free_buffer(read_pipe *rp)
+{
+    if (!rp->threaded)
+        return rp->stop ? NULL : rp->ring[0];
+    pthread_mutex_lock(&rp->lock);
+    while (!rp->stop && rp->lexed - rp->applied == TOKEN_BUFFERS)
+        pthread_cond_wait(&rp->changed, &rp->lock);
+    caplog_tokens *t = rp->stop ? NULL : rp->ring[rp->lexed % TOKEN_BUFFERS];
+    pthread_mutex_unlock(&rp->lock);
+    return t;
+}
+
+/* The reader filled T: the applier's turn (without a thread: applied now). */
+static void pipe_lexed(read_pipe *rp, caplog_tokens *t)
+{
+    if (!rp->threaded) {
+        rp->stop = !pipe_apply(rp, t);
+        return;
+    }
+    pthread_mutex_lock(&rp->lock);
+    rp->lexed++;
+    pthread_cond_broadcast(&rp->changed);
+    pthread_mutex_unlock(&rp->lock);
+}
+
+static bool pipe_stopped(read_pipe *rp)
+{
+    if (!rp->threaded)
+        return rp->stop;
+    pthread_mutex_lock(&rp->lock);
+    bool stop = rp->stop;
+    pthread_mutex_unlock(&rp->lock);
+    return stop;
+}
+
+#define STOP_LOOK_MS 100 /* how often a reader waiting on a silent pipe looks whether to stop */
+
+/* The next CHUNK_BYTES of the input, fewer only at its end (as fread reads): 0 at the end, on a
+ * read error (READ_ERRNO) or when the applier stopped. A wait for a pipe's next bytes looks every
+ * STOP_LOOK_MS whether the applier stopped: a store error must not wait for a silent pipe. */
+static size_t read_chunk(read_pipe *rp)
+{
+    int fd = fileno(rp->f);
+    size_t got = 0;
+    while (got < CHUNK_BYTES) {
+        struct pollfd ready = {.fd = fd, .events = POLLIN};
+        int n_ready = poll(&ready, 1, STOP_LOOK_MS);
+        if (pipe_stopped(rp))
+            return 0;
+        if (n_ready == 0 || (n_ready < 0 && errno == EINTR))
+            continue;
+        ssize_t n = read(fd, rp->chunk + got, CHUNK_BYTES - got); /* a file's: always ready */
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rp->read_errno = errno ? errno : EIO;
+            return 0;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return got;
+}
+
+/* Reads, hashes and lexes the whole input. */
+static void *pipe_reader(void *arg)
+{
+    read_pipe *rp = arg;
+    bool first = true;
+    size_t got;
+    while ((got = read_chunk(rp)) > 0) {
+        if (first) {
+            /* gzip's magic: nothing of it is read (cgplan reads logs as text) */
+            if (got >= 2 && (unsigned char)rp->chunk[0] == 0x1f && (unsigned char)rp->chunk[1] == 0x8b) {
+                rp->gzip = true;
+                goto out;
+            }
+            rp->binary = has_nul(rp->chunk, got < 4096 ? got : 4096);
+            first = false;
+        }
+        if (rp->in)
+            store_ingest_hash(rp->in, rp->chunk, got);
+        for (size_t off = 0; off < got;) {
+            caplog_tokens *t = pipe_free_buffer(rp);
+            if (!t)
+                goto out;
+            off += caplog_lex(rp->lexer, rp->chunk + off, got - off, t);
+            pipe_lexed(rp, t);
+        }
+    }
+    if (!rp->read_errno) {
+        caplog_tokens *t = pipe_free_buffer(rp);
+        if (t) {
+            caplog_lex_end(rp->lexer, t); /* what is left of a last line without its newline */
+            pipe_lexed(rp, t);
+        }
+    }
+out:
+    if (rp->threaded) {
+        pthread_mutex_lock(&rp->lock);
+        rp->done = true;
+        pthread_cond_broadcast(&rp->changed);
+        pthread_mutex_unlock(&rp->lock);
+    }
+    return NULL;
+}
+
+/* The next lexed buffer in order, or NULL when the reader is done and all were applied. */
+static const caplog_tokens *pipe_next(read_pipe *rp)
+{
+    pthread_mutex_lock(&rp->lock);
+    while (!rp->done && rp->applied == rp->lexed)
+        pthread_cond_wait(&rp->changed, &rp->lock);
+    const caplog_tokens *t = rp->applied < rp->lexed ? rp->ring[rp->applied % TOKEN_BUFFERS] : NULL;
+    pthread_mutex_unlock(&rp->lock);
+    return t;
+}
+
+static void pipe_applied(read_pipe *rp, bool stop)
+{
+    pthread_mutex_lock(&rp->lock);
+    rp->applied++;
+    rp->stop = rp->stop || stop;
+    pthread_cond_broadcast(&rp->changed);
+    pthread_mutex_unlock(&rp->lock);
+}
+
+/* Reads RP's input whole into its dry parser or its store ingest. Returns 0, or -1 after a store
+ * error (in ERR); RP's gzip, binary and read_errno say what the reader found. */
+static int pipe_run(read_pipe *rp, char *err, size_t errlen)
+{
+    rp->err = err;
+    rp->errlen = errlen;
+    rp->lexer = caplog_lexer_new();
+    for (int i = 0; i < TOKEN_BUFFERS; i++)
+        rp->ring[i] = caplog_tokens_new();
+    bool ok = rp->lexer != NULL;
+    for (int i = 0; i < TOKEN_BUFFERS; i++)
+        ok = ok && rp->ring[i];
+    int rc = 0;
+    if (!ok) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    } else if (pthread_mutex_init(&rp->lock, NULL) == 0) {
+        pthread_t reader;
+        if (pthread_cond_init(&rp->changed, NULL) == 0) {
+            rp->threaded = true; /* before the reader starts: it reads the flag */
+            if (pthread_create(&reader, NULL, pipe_reader, rp) != 0)
+                rp->threaded = false;
+            if (rp->threaded) {
+                const caplog_tokens *t;
+                while ((t = pipe_next(rp))) {
+                    bool stop = !pipe_apply(rp, t);
+                    pipe_applied(rp, stop);
+                    if (stop)
+                        break;
+                }
+                pthread_join(reader, NULL);
+            }
+            pthread_cond_destroy(&rp->changed);
+        }
+        pthread_mutex_destroy(&rp->lock);
+    }
+    if (ok && !rp->threaded)
+        pipe_reader(rp); /* no second thread: read, lexed and applied in turn, here */
+    if (ok && rp->stop)
+        rc = -1;
+    for (int i = 0; i < TOKEN_BUFFERS; i++)
+        caplog_tokens_free(rp->ring[i]);
+    caplog_lexer_free(rp->lexer);
+    return rc;
 }
 
 /* One LOG: EXIT_OK or EXIT_WORK (the message printed). */
@@ -282,31 +531,19 @@ static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
         caplog_set_callback(dry, on_dry_run, c);
     }
     int rc = EXIT_OK;
-    bool first = true;
-    size_t got;
-    while ((got = fread(chunk, 1, CHUNK_BYTES, f)) > 0) {
-        if (first && got >= 2 && (unsigned char)chunk[0] == 0x1f && (unsigned char)chunk[1] == 0x8b) {
-            /* gzip's magic: named as such, with the way in (cgplan reads logs as text) */
-            cli_error("%s: a gzip-compressed log: decompress it into cgplan, e.g. zcat %s | cgplan ingest -",
-                      from_stdin ? "-" : path, from_stdin ? "LOG.gz" : path);
-            rc = EXIT_WORK;
-            break;
-        }
-        if (first)
-            c->saw_binary = has_nul(chunk, got < 4096 ? got : 4096);
-        first = false;
-        if (in && store_ingest_feed(in, chunk, got, err, sizeof err) != 0) {
-            cli_error("%s: %s", path, err);
-            rc = EXIT_WORK;
-            break;
-        }
-        if (dry)
-            caplog_feed(dry, chunk, got);
-    }
-    if (rc == EXIT_OK && ferror(f)) {
-        cli_error("%s: read error: %s", path, strerror(errno));
+    read_pipe rp = {.f = f, .in = in, .dry = dry, .chunk = chunk};
+    if (pipe_run(&rp, err, sizeof err) != 0) {
+        cli_error("%s: %s", path, err);
+        rc = EXIT_WORK;
+    } else if (rp.gzip) {
+        cli_error("%s: a gzip-compressed log: decompress it into cgplan, e.g. zcat %s | cgplan ingest -",
+                  from_stdin ? "-" : path, from_stdin ? "LOG.gz" : path);
+        rc = EXIT_WORK;
+    } else if (rp.read_errno) {
+        cli_error("%s: read error: %s", path, strerror(rp.read_errno));
         rc = EXIT_WORK;
     }
+    c->saw_binary = rp.binary;
     if (!from_stdin)
         fclose(f);
     const char *nothing = c->saw_binary ? "binary data, not an SGLang server log"
@@ -379,6 +616,10 @@ int cmd_ingest(int argc, char **argv)
         cli_error("ingest: --format csv is not offered (use table or json)");
         return EXIT_USAGE;
     }
+    /* A big log prints a line per run: into a file or a pipe, 64 KiB at a time rather than 4 */
+    static char out_buf[1 << 16]; /* stdout's until the exit (glibc ignores a size without a buffer) */
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
     preset_catalog *cat = preset_catalog_open();
     engine_deployment *given = malloc(sizeof *given);
     char *chunk = malloc(CHUNK_BYTES);

@@ -3,6 +3,12 @@
 
 #include <string.h>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#define SHA256_SHANI 1
+#endif
+
 static const uint32_t k[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -52,6 +58,67 @@ static void compress(uint32_t h[8], const uint8_t *p)
     h[7] += hh;
 }
 
+#ifdef SHA256_SHANI
+/* CPUID: leaf 7's EBX bit 29 (SHA), leaf 1's ECX bits 9 (SSSE3) and 19 (SSE4.1). */
+static bool cpu_has_shani(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) || !(c & (1u << 19)))
+        return false;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 29));
+}
+
+/* BLOCKS 64-byte blocks at P with the SHA extensions (Intel's sequence: the state as ABEF/CDGH,
+ * two rounds an instruction, the schedule by sha256msg1/msg2 four words at a time). */
+__attribute__((target("sha,ssse3,sse4.1"))) static void compress_shani(uint32_t h[8], const uint8_t *p, size_t blocks)
+{
+    const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+    __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xB1);    /* CDAB */
+    __m128i state1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[4]), 0x1B); /* EFGH */
+    __m128i state0 = _mm_alignr_epi8(tmp, state1, 8);                                  /* ABEF */
+    state1 = _mm_blend_epi16(state1, tmp, 0xF0);                                       /* CDGH */
+    for (; blocks; blocks--, p += 64) {
+        __m128i abef = state0, cdgh = state1, w[4];
+        /* unrolled, w[]'s indices are constants: it lives in registers */
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; i++) { /* four rounds each, on w[i % 4]: W[4i .. 4i+3] */
+            if (i < 4)
+                w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), byte_swap);
+            __m128i msg = _mm_add_epi32(w[i % 4], _mm_loadu_si128((const __m128i *)&k[4 * i]));
+            state1 = _mm_sha256rnds2_epu32(state1, state0, msg);
+            if (i >= 3 && i <= 14) { /* W[4i+4 .. 4i+7] */
+                __m128i next = _mm_add_epi32(w[(i + 1) % 4], _mm_alignr_epi8(w[i % 4], w[(i + 3) % 4], 4));
+                w[(i + 1) % 4] = _mm_sha256msg2_epu32(next, w[i % 4]);
+            }
+            state0 = _mm_sha256rnds2_epu32(state0, state1, _mm_shuffle_epi32(msg, 0x0E));
+            if (i >= 1 && i <= 12)
+                w[(i + 3) % 4] = _mm_sha256msg1_epu32(w[(i + 3) % 4], w[i % 4]);
+        }
+        state0 = _mm_add_epi32(state0, abef);
+        state1 = _mm_add_epi32(state1, cdgh);
+    }
+    tmp = _mm_shuffle_epi32(state0, 0x1B);       /* FEBA */
+    state1 = _mm_shuffle_epi32(state1, 0xB1);    /* DCHG */
+    state0 = _mm_blend_epi16(tmp, state1, 0xF0); /* DCBA */
+    state1 = _mm_alignr_epi8(state1, tmp, 8);    /* HGFE */
+    _mm_storeu_si128((__m128i *)&h[0], state0);
+    _mm_storeu_si128((__m128i *)&h[4], state1);
+}
+#endif
+
+/* BLOCKS whole blocks at P. */
+static void compress_blocks(store_sha256 *c, const uint8_t *p, size_t blocks)
+{
+#ifdef SHA256_SHANI
+    if (c->accelerated) {
+        compress_shani(c->h, p, blocks);
+        return;
+    }
+#endif
+    for (; blocks; blocks--, p += 64)
+        compress(c->h, p);
+}
+
 void store_sha256_init(store_sha256 *c)
 {
     static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -59,6 +126,11 @@ void store_sha256_init(store_sha256 *c)
     memcpy(c->h, iv, sizeof iv);
     c->length = 0;
     c->used = 0;
+#ifdef SHA256_SHANI
+    c->accelerated = cpu_has_shani();
+#else
+    c->accelerated = false;
+#endif
 }
 
 void store_sha256_update(store_sha256 *c, const void *data, size_t len)
@@ -73,11 +145,12 @@ void store_sha256_update(store_sha256 *c, const void *data, size_t len)
         len -= take;
         if (c->used < 64)
             return;
-        compress(c->h, c->block);
+        compress_blocks(c, c->block, 1);
         c->used = 0;
     }
-    for (; len >= 64; p += 64, len -= 64)
-        compress(c->h, p);
+    compress_blocks(c, p, len / 64);
+    p += len - len % 64;
+    len %= 64;
     memcpy(c->block, p, len);
     c->used = len;
 }

@@ -152,6 +152,13 @@ typedef struct {
 store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err, size_t errlen);
 /* Returns 0, or -1 with ERR after a database error (the file's transaction is then void). */
 int store_ingest_feed(store_ingest *in, const char *buf, size_t len, char *err, size_t errlen);
+/* store_ingest_feed's two halves, for a caller that reads on one thread and parses on another:
+ * store_ingest_hash takes the file's bytes, in order (its content hash), store_ingest_apply the
+ * tokens the parser's lexer made of the same bytes (caplog_lex, then caplog_lex_end's), in order.
+ * The two share nothing, so one thread may hash while another applies; a file is fed one way or
+ * the other, not both. store_ingest_apply returns 0, or -1 with ERR (the file's ingest is void). */
+void store_ingest_hash(store_ingest *in, const char *buf, size_t len);
+int store_ingest_apply(store_ingest *in, const caplog_tokens *t, char *err, size_t errlen);
 /* Ends the input, checks the content hash and writes. Returns 0 with RES filled (also for a
  * duplicate: nothing written); 1 when the input holds nothing recognisable (nothing written);
  * -1 on a database error, a write lock not had in time, or a full disk (nothing written, ERR

@@ -1,11 +1,13 @@
 /* store_ingest.c — a parsed log into the store: one file, one short transaction.
  *
- * The file's bytes go through SHA-256 (on a second thread) and the streaming parser together;
- * each run the parser emits is derived at once and its rows are kept, encoded, in a buffer (in
- * memory up to a bound, then in an unlinked temporary file). Only at the end, with the content hash known, is the
- * write lock taken: a file already stored is reported without writing (or waiting), any other is
- * written in one BEGIN IMMEDIATE .. COMMIT. So reading a slow input (a pipe, a huge log) never
- * blocks another writer, and a kill at any moment leaves the store as it was. */
+ * The file's bytes go through SHA-256 and the streaming parser side by side, on two threads
+ * (store_ingest_feed hashes on one of its own; `cgplan ingest` reads, hashes and lexes on its
+ * reader thread and applies here, through store_ingest_hash and store_ingest_apply); each run the
+ * parser emits is derived at once and its rows are kept, encoded, in a buffer (in memory up to a
+ * bound, then in an unlinked temporary file). Only at the end, with the content hash known, is
+ * the write lock taken: a file already stored is reported without writing (or waiting), any
+ * other is written in one BEGIN IMMEDIATE .. COMMIT. So reading a slow input (a pipe, a huge log)
+ * never blocks another writer, and a kill at any moment leaves the store as it was. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,21 +20,24 @@
 #include "store_internal.h"
 #include "store_terms.h"
 
-/* The rows of a 100 MiB log (17,535 server starts, 400,000 bars) take 55 MiB encoded: such a
+/* The rows of a 100 MiB log (17,525 server starts, 374,000 bars) take 37 MB encoded: such a
  * log, far beyond any real one, is kept whole in memory, and eight concurrent ingests stay under
- * 600 MiB. A bigger file spills (1 GiB: 512 MiB to the file); writing it then reads the file back
- * sequentially, a small part of the 14 s SQLite spends storing those rows. */
+ * 600 MiB. A bigger file spills (1 GiB: 320 MB to the file); writing it then reads the file back
+ * sequentially, a small part of the 8 s SQLite spends storing those rows. */
 #define STORE_INGEST_BUFFER_BYTES ((size_t)64 << 20)
 #define FIRST_BUFFER_BYTES ((size_t)64 << 10) /* a small log stays small */
 
 /* The tables an encoded row goes to, in the order of their prepared INSERTs. */
 typedef enum { ROW_RUN, ROW_KNOB, ROW_GROUP, ROW_BAR, ROW_RANK, ROW_ENV, ROW_TERM, ROW_KINDS } row_kind;
 
-/* Value tags of the encoding: SQLite's types, and what is known only when the rows are written. */
-enum { TAG_NULL, TAG_INT, TAG_REAL, TAG_TEXT, TAG_RUN_ID, TAG_GROUP_ID, TAG_SHA256 };
+#define BATCH_ROWS 8 /* rows one INSERT takes at most (write_batch) */
 
-/* SHA-256 costs about as much as the parse: a second thread hashes each chunk while the caller
- * parses it (the chunk is the caller's until store_ingest_feed returns, which waits for both). */
+/* Value tags of the encoding: SQLite's types, what is known only when the rows are written, and
+ * from TAG_SMALL on an integer 0 .. 255 - TAG_SMALL in the tag itself. */
+enum { TAG_NULL, TAG_INT, TAG_REAL, TAG_TEXT, TAG_RUN_ID, TAG_GROUP_ID, TAG_SHA256, TAG_SMALL = 16 };
+
+/* store_ingest_feed's second thread hashes each chunk while the caller parses it (the chunk is
+ * the caller's until store_ingest_feed returns, which waits for both). */
 typedef struct {
     pthread_t thread;
     pthread_mutex_t lock;
@@ -40,7 +45,7 @@ typedef struct {
     store_sha256 *sha;
     const char *buf;
     size_t len;
-    bool running, busy, quit;
+    bool started, running, busy, quit;
 } store_hasher;
 
 struct store_ingest {
@@ -66,7 +71,7 @@ struct store_ingest {
     size_t n_runs, cap_runs, n_written;
     int64_t run_id, group_id; /* the last written */
     char sha256[65];
-    sqlite3_stmt *ins[ROW_KINDS];
+    sqlite3_stmt *ins[ROW_KINDS][BATCH_ROWS]; /* [kind][n - 1]: an INSERT of n rows */
     uint64_t bytes;
     engine_run_facts facts; /* scratch, ~7 KiB: kept off the stack */
     char list[ENGINE_MAX_BUCKETS * 11];
@@ -77,12 +82,25 @@ static const store_table *const row_tables[ROW_KINDS] = {
     &store_runs_table,  NULL,           &store_groups_table,          &store_bars_table,
     &store_ranks_table, &store_env_table, &store_measured_terms_table};
 
+/* "1,2,4": V's N numbers as "%u" joined by ',' (while 12 bytes are left, as always), written
+ * here: a big log has a list per group, snprintf per number was a tenth of keeping its rows. */
 static const char *list_text(char *buf, size_t len, const uint32_t *v, uint32_t n)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (uint32_t i = 0; i < n && used + 12 < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, i ? ",%u" : "%u", v[i]);
+    for (uint32_t i = 0; i < n && used + 12 < len; i++) {
+        if (i)
+            buf[used++] = ',';
+        char digits[10];
+        int d = 0;
+        uint32_t x = v[i];
+        do
+            digits[d++] = (char)('0' + x % 10);
+        while ((x /= 10) > 0);
+        while (d > 0)
+            buf[used++] = digits[--d];
+        buf[used] = '\0';
+    }
     return buf;
 }
 
@@ -171,53 +189,78 @@ static char *reserve(store_ingest *in, size_t need)
     return p;
 }
 
-static size_t value_size(const store_value *v)
+/* V as a varint (seven bits a byte, low first) at P; returns its bytes. */
+static size_t put_varint(char *p, uint64_t v)
 {
-    if (v->type == SQLITE_INTEGER || v->type == SQLITE_FLOAT)
-        return 9;
-    if (v->type == SQLITE_TEXT)
-        return 5 + strlen(v->text);
-    return 1;
+    size_t n = 0;
+    for (; v >= 0x80; v >>= 7)
+        p[n++] = (char)(v | 0x80);
+    p[n++] = (char)v;
+    return n;
+}
+
+/* The varint at *P, if it ends before END; false when it does not (a damaged record). */
+static bool get_varint(const char **p, const char *end, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int shift = 0; *p < end && shift < 64; shift += 7) {
+        unsigned char b = (unsigned char)*(*p)++;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = x;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* One row of KIND: its values, REF (the column bound to the run's or group's id once written, or
- * -1) and SHA (runs.sha256, bound to the file's hash; or -1). */
+ * -1) and SHA (runs.sha256, bound to the file's hash; or -1). A small integer is its tag, a larger
+ * one a varint, a text its length as one (the rows of a big log are kept by the hundred MB). */
 static int keep_row(store_ingest *in, row_kind kind, const store_value *v, int n, int ref, int sha)
 {
-    size_t len = 6;
-    for (int i = 0; i < n; i++)
-        len += i == ref || i == sha ? 1 : value_size(&v[i]);
-    char *p = reserve(in, len);
-    if (!p)
+    size_t text_len[STORE_MAX_VALUES];
+    size_t most = 6; /* the record's bytes at most: a tag and ten bytes of varint a value, texts */
+    for (int i = 0; i < n; i++) {
+        most += 11;
+        if (v[i].type == SQLITE_TEXT && i != ref && i != sha)
+            most += text_len[i] = strlen(v[i].text);
+    }
+    char *start = reserve(in, most);
+    if (!start)
         return -1;
-    uint32_t len32 = (uint32_t)len;
-    memcpy(p, &len32, 4);
-    p[4] = (char)kind;
-    p[5] = (char)n;
-    p += 6;
+    char *p = start + 6;
     for (int i = 0; i < n; i++) {
         if (i == ref) {
             *p++ = kind == ROW_BAR ? TAG_GROUP_ID : TAG_RUN_ID;
         } else if (i == sha) {
             *p++ = TAG_SHA256;
         } else if (v[i].type == SQLITE_INTEGER) {
-            *p++ = TAG_INT;
-            memcpy(p, &v[i].i, 8);
-            p += 8;
+            if (v[i].i >= 0 && v[i].i <= 255 - TAG_SMALL) {
+                *p++ = (char)(TAG_SMALL + v[i].i);
+            } else {
+                *p++ = TAG_INT;
+                /* zigzag: a small negative number is a small varint too */
+                p += put_varint(p, ((uint64_t)v[i].i << 1) ^ (uint64_t)(v[i].i >> 63));
+            }
         } else if (v[i].type == SQLITE_FLOAT) {
             *p++ = TAG_REAL;
             memcpy(p, &v[i].d, 8);
             p += 8;
         } else if (v[i].type == SQLITE_TEXT) {
-            uint32_t tl = (uint32_t)strlen(v[i].text);
             *p++ = TAG_TEXT;
-            memcpy(p, &tl, 4);
-            memcpy(p + 4, v[i].text, tl);
-            p += 4 + tl;
+            p += put_varint(p, text_len[i]);
+            memcpy(p, v[i].text, text_len[i]);
+            p += text_len[i];
         } else {
             *p++ = TAG_NULL;
         }
     }
+    uint32_t len32 = (uint32_t)(p - start);
+    memcpy(start, &len32, 4);
+    start[4] = (char)kind;
+    start[5] = (char)n;
+    in->used -= most - len32; /* reserve() took the most it could be */
     return 0;
 }
 
@@ -249,10 +292,12 @@ static void *hasher_main(void *arg)
     return NULL;
 }
 
-/* Without a thread (none could be made) the caller hashes: slower, the same result. */
+/* Without a thread (none could be made) the caller hashes: slower, the same result. Started by
+ * the first store_ingest_feed (a caller that hashes itself never needs it). */
 static void hasher_start(store_hasher *h, store_sha256 *sha)
 {
     h->sha = sha;
+    h->started = true;
     if (pthread_mutex_init(&h->lock, NULL) != 0)
         return;
     if (pthread_cond_init(&h->wake, NULL) != 0) {
@@ -512,7 +557,6 @@ store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err
                                         : column_index(row_tables[k], "run_id");
     in->sha_col = column_index(&store_runs_table, "sha256");
     store_sha256_init(&in->sha);
-    hasher_start(&in->hasher, &in->sha);
     caplog_set_callback(in->parser, on_run, in);
     return in; /* no lock and no statement yet: the store is touched only when the rows are written */
 }
@@ -523,10 +567,32 @@ int store_ingest_feed(store_ingest *in, const char *buf, size_t len, char *err, 
         store_set_err(err, errlen, "%s", in->err[0] ? in->err : "the ingest is over");
         return -1;
     }
+    if (!in->hasher.started)
+        hasher_start(&in->hasher, &in->sha);
     hasher_post(&in->hasher, buf, len);
     in->bytes += len;
     caplog_feed(in->parser, buf, len);
     hasher_wait(&in->hasher);
+    if (in->failed) {
+        store_set_err(err, errlen, "%s", in->err);
+        return -1;
+    }
+    return 0;
+}
+
+void store_ingest_hash(store_ingest *in, const char *buf, size_t len)
+{
+    store_sha256_update(&in->sha, buf, len);
+    in->bytes += len;
+}
+
+int store_ingest_apply(store_ingest *in, const caplog_tokens *t, char *err, size_t errlen)
+{
+    if (in->failed || in->finished) {
+        store_set_err(err, errlen, "%s", in->err[0] ? in->err : "the ingest is over");
+        return -1;
+    }
+    caplog_apply(in->parser, t);
     if (in->failed) {
         store_set_err(err, errlen, "%s", in->err);
         return -1;
@@ -543,30 +609,34 @@ static int damaged(store_ingest *in)
     return -1;
 }
 
-static int write_record(store_ingest *in, const char *p, size_t len)
+/* Binds the record at P (LEN bytes: kind, count, values) to ST from parameter FIRST on.
+ * Returns its kind, or -1 when it is damaged. */
+static int bind_record(store_ingest *in, sqlite3_stmt *st, int first, const char *p, size_t len)
 {
     if (len < 2 || (unsigned char)p[0] >= ROW_KINDS)
-        return damaged(in);
-    row_kind kind = (row_kind)(unsigned char)p[0];
+        return -1;
+    int kind = (unsigned char)p[0];
     int n = (unsigned char)p[1];
     const char *end = p + len;
     p += 2;
-    sqlite3_stmt *st = in->ins[kind];
-    for (int i = 1; i <= n; i++) {
+    for (int i = first; i < first + n; i++) {
         if (p >= end)
-            goto bad;
-        int tag = *p++;
-        int64_t iv;
+            return -1;
+        int tag = (unsigned char)*p++;
+        uint64_t u = 0;
         double dv;
-        uint32_t tl;
-        size_t room = (size_t)(end - p); /* a damaged spill file must not lead past the record */
-        if (((tag == TAG_INT || tag == TAG_REAL) && room < 8) || (tag == TAG_TEXT && room < 4))
-            goto bad;
+        /* a damaged spill file must not lead past the record */
+        if ((tag == TAG_INT || tag == TAG_TEXT) && !get_varint(&p, end, &u))
+            return -1;
+        if ((tag == TAG_REAL && end - p < 8) || (tag == TAG_TEXT && u > (uint64_t)(end - p)))
+            return -1;
+        if (tag >= TAG_SMALL) {
+            sqlite3_bind_int64(st, i, tag - TAG_SMALL);
+            continue;
+        }
         switch (tag) {
         case TAG_INT:
-            memcpy(&iv, p, 8);
-            p += 8;
-            sqlite3_bind_int64(st, i, iv);
+            sqlite3_bind_int64(st, i, (int64_t)(u >> 1) ^ -(int64_t)(u & 1));
             break;
         case TAG_REAL:
             memcpy(&dv, p, 8);
@@ -574,11 +644,8 @@ static int write_record(store_ingest *in, const char *p, size_t len)
             sqlite3_bind_double(st, i, dv);
             break;
         case TAG_TEXT: /* the record outlives the step: no copy */
-            memcpy(&tl, p, 4);
-            if (tl > room - 4)
-                goto bad;
-            sqlite3_bind_text(st, i, p + 4, (int)tl, SQLITE_STATIC);
-            p += 4 + tl;
+            sqlite3_bind_text(st, i, p, (int)u, SQLITE_STATIC);
+            p += u;
             break;
         case TAG_RUN_ID:
             sqlite3_bind_int64(st, i, in->run_id);
@@ -594,8 +661,32 @@ static int write_record(store_ingest *in, const char *p, size_t len)
             break;
         }
     }
-    if (p != end)
-        goto bad;
+    return p == end ? kind : -1;
+}
+
+/* Rows of these tables come in runs (a group's bars, a run's knobs, ranks, env lines): one INSERT
+ * takes up to BATCH_ROWS of them, which spares SQLite a statement's start and end per row. Runs
+ * and groups go one at a time: the rows after them take their ids. */
+static bool batched(int kind)
+{
+    return kind != ROW_RUN && kind != ROW_GROUP;
+}
+
+/* Writes the N records of one KIND at P (whole, one after another), in one INSERT. */
+static int write_batch(store_ingest *in, int kind, const char *p, int n)
+{
+    sqlite3_stmt *st = in->ins[kind][n - 1];
+    int first = 1;
+    for (int r = 0; r < n; r++) {
+        uint32_t rlen;
+        memcpy(&rlen, p, 4);
+        if (bind_record(in, st, first, p + 4, rlen - 4) != kind)
+            return damaged(in);
+        first += (unsigned char)p[5];
+        p += rlen;
+    }
+    if (first - 1 != sqlite3_bind_parameter_count(st))
+        return damaged(in); /* a record with another count of values than its table's */
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE) {
@@ -616,8 +707,6 @@ static int write_record(store_ingest *in, const char *p, size_t len)
         in->group_id = sqlite3_last_insert_rowid(in->s->db);
     }
     return 0;
-bad:
-    return damaged(in);
 }
 
 /* Writes the whole records in P (LEN bytes); *DONE gets how many bytes they take. */
@@ -631,9 +720,23 @@ static int write_records(store_ingest *in, const char *p, size_t len, size_t *do
             return damaged(in);
         if (len - off < rlen)
             break;
-        if (write_record(in, p + off + 4, rlen - 4) != 0)
+        int kind = (unsigned char)p[off + 4];
+        if (kind >= ROW_KINDS)
+            return damaged(in);
+        /* the records of KIND that follow, whole, up to BATCH_ROWS */
+        size_t next = off + rlen;
+        int n = 1;
+        while (batched(kind) && n < BATCH_ROWS && len - next >= 6) {
+            uint32_t nlen;
+            memcpy(&nlen, p + next, 4);
+            if (nlen < 6 || len - next < nlen || (unsigned char)p[next + 4] != kind)
+                break;
+            next += nlen;
+            n++;
+        }
+        if (write_batch(in, kind, p + off, n) != 0)
             return -1;
-        off += rlen;
+        off = next;
     }
     *done = off;
     return 0;
@@ -710,26 +813,33 @@ static int64_t stored_copy(store_ingest *in, char *err, size_t errlen)
 
 static int prepare_inserts(store_ingest *in)
 {
-    for (int k = 0; k < ROW_KINDS; k++) {
-        char sql[2048];
-        if (row_tables[k])
-            store_insert_sql(row_tables[k], sql, sizeof sql);
-        else
-            snprintf(sql, sizeof sql, "INSERT INTO run_knobs (run_id, knob, value, origin) VALUES (?1, ?2, ?3, ?4)");
-        if (sqlite3_prepare_v2(in->s->db, sql, -1, &in->ins[k], NULL) != SQLITE_OK) {
-            store_db_err(in->s, in->err, sizeof in->err, "preparing the ingest");
-            return -1;
+    for (int k = 0; k < ROW_KINDS; k++)
+        for (int n = 1; n <= (batched(k) ? BATCH_ROWS : 1); n++) {
+            char sql[8192];
+            if (row_tables[k]) {
+                store_insert_rows_sql(row_tables[k], n, sql, sizeof sql);
+            } else { /* run_knobs: (run_id, knob, value, origin) */
+                size_t used =
+                    (size_t)snprintf(sql, sizeof sql, "INSERT INTO run_knobs (run_id, knob, value, origin) VALUES ");
+                for (int r = 0; r < n; r++)
+                    used += (size_t)snprintf(sql + used, sizeof sql - used, "%s(?%d, ?%d, ?%d, ?%d)", r ? ", " : "",
+                                             4 * r + 1, 4 * r + 2, 4 * r + 3, 4 * r + 4);
+            }
+            if (sqlite3_prepare_v2(in->s->db, sql, -1, &in->ins[k][n - 1], NULL) != SQLITE_OK) {
+                store_db_err(in->s, in->err, sizeof in->err, "preparing the ingest");
+                return -1;
+            }
         }
-    }
     return 0;
 }
 
 static void finalize_inserts(store_ingest *in)
 {
-    for (int k = 0; k < ROW_KINDS; k++) {
-        sqlite3_finalize(in->ins[k]);
-        in->ins[k] = NULL;
-    }
+    for (int k = 0; k < ROW_KINDS; k++)
+        for (int n = 0; n < BATCH_ROWS; n++) {
+            sqlite3_finalize(in->ins[k][n]);
+            in->ins[k][n] = NULL;
+        }
 }
 
 /* Takes the write lock, checks again for a copy (another cgplan may have stored the same bytes

@@ -8,10 +8,10 @@
 
 #define STORE_APPLICATION_ID 0x63677031 /* "cgp1": PRAGMA application_id of a cgplan store */
 /* How long a writer waits for another's transaction (CGPLAN_BUSY_TIMEOUT_MS overrides). Ingest
- * holds the lock only to write rows already parsed: 1-1.5 s for a 100 MiB log, 14 s for the
- * 1 GiB of bench/bench_ingest.sh (measured on 2 cores). 60 s lets seven 100 MiB writes queued
- * ahead finish with 5x to spare, or one 1 GiB write with 4x, and still gives up on a stuck
- * holder within a minute. */
+ * holds the lock only to write rows already parsed: 0.8 s for a 100 MiB log, 9 s for the 1 GiB
+ * of bench/bench_ingest.sh (measured on 2 cores). 60 s lets seven 100 MiB writes queued ahead
+ * finish with 10x to spare, or one 1 GiB write with 6x, and still gives up on a stuck holder
+ * within a minute. */
 #define STORE_BUSY_TIMEOUT_MS 60000
 
 struct store {
@@ -130,6 +130,8 @@ extern const store_table store_runs_table, store_groups_table, store_bars_table,
 
 /* "INSERT INTO t (a, b, ...) VALUES (?1, ?2, ...)". */
 void store_insert_sql(const store_table *t, char *buf, size_t len);
+/* The same for ROWS rows at once: "... VALUES (?1, .. ?n), (?n+1, .. ?2n), ...". */
+void store_insert_rows_sql(const store_table *t, int rows, char *buf, size_t len);
 /* "SELECT <FIRST, >a, b, ... FROM t <TAIL>": FIRST (may be NULL) are computed columns before the
  * table's, which store_read_row then reads from their count on. */
 void store_select_sql(const store_table *t, const char *first, const char *tail, char *buf, size_t len);

@@ -124,23 +124,32 @@ static size_t columns_text(const store_table *t, char *buf, size_t len, size_t u
     return used;
 }
 
-void store_insert_sql(const store_table *t, char *buf, size_t len)
+void store_insert_rows_sql(const store_table *t, int rows, char *buf, size_t len)
 {
     size_t used = (size_t)snprintf(buf, len, "INSERT INTO %s (", t->name);
     used = columns_text(t, buf, len, used);
-    used += (size_t)snprintf(buf + used, len > used ? len - used : 0, ") VALUES (");
+    used += (size_t)snprintf(buf + used, len > used ? len - used : 0, ") VALUES ");
     int n = t->n_cols;
     for (int k = 0; t->knob_columns && k < KNOB_COUNT; k++)
         n += column_knob(k) ? 2 : 0;
-    for (int i = 0; i < n && used < len; i++) {
-        const char *dflt = i < t->n_cols ? t->cols[i].null_default : NULL;
-        if (dflt)
-            used += (size_t)snprintf(buf + used, len - used, "%scoalesce(?%d, %s)", i ? ", " : "", i + 1, dflt);
-        else
-            used += (size_t)snprintf(buf + used, len - used, "%s?%d", i ? ", " : "", i + 1);
+    for (int r = 0; r < rows && used < len; r++) {
+        used += (size_t)snprintf(buf + used, len - used, "%s(", r ? ", " : "");
+        for (int i = 0; i < n && used < len; i++) {
+            const char *dflt = i < t->n_cols ? t->cols[i].null_default : NULL;
+            int param = r * n + i + 1;
+            if (dflt)
+                used += (size_t)snprintf(buf + used, len - used, "%scoalesce(?%d, %s)", i ? ", " : "", param, dflt);
+            else
+                used += (size_t)snprintf(buf + used, len - used, "%s?%d", i ? ", " : "", param);
+        }
+        if (used < len)
+            used += (size_t)snprintf(buf + used, len - used, ")");
     }
-    if (used < len)
-        snprintf(buf + used, len - used, ")");
+}
+
+void store_insert_sql(const store_table *t, char *buf, size_t len)
+{
+    store_insert_rows_sql(t, 1, buf, len);
 }
 
 void store_select_sql(const store_table *t, const char *first, const char *tail, char *buf, size_t len)

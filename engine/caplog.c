@@ -8,6 +8,12 @@
 
 #include <math.h>
 #include <stddef.h>
+#if defined(__SSE2__) && !defined(CAPLOG_NO_SIMD) /* CAPLOG_NO_SIMD: the portable code, for tests */
+#include <emmintrin.h>
+#define STOP_SIMD 1
+#else
+#define STOP_SIMD 0
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +26,9 @@ const char *const caplog_phase_names[5] = {NULL, "decode", "verify", "extend", "
 #define BAR_DESC_MAX 128        /* a bar's "(bs=512 avail_mem=75.31 GB)": longer ones are cut */
 #define PERCENT_DIGITS_MAX 3    /* a plain bar starts "100%|" at most */
 #define GLUED_SEGMENTS_MAX 4    /* how many log lines glued after bar frames one segment reads */
+/* Past a segment's NUL the lexer compares whole literals (has_prefix): room for the longest one
+ * after the longest segment. */
+#define LINE_PAD 64
 
 /* The fixed texts a line is matched on, named once: the parser steps past what it matched by
  * the literal's length (LITERAL_LEN), never by a counted offset. */
@@ -30,6 +39,7 @@ const char *const caplog_phase_names[5] = {NULL, "decode", "verify", "extend", "
 #define BEGIN_KEY " begin."
 #define END_KEY " end."
 #define FAILED_KEY "failed:"
+#define CAPTURE_FAILED_KEY "Capture cuda graph failed"
 #define BS_LIST_KEY "Capture cuda graph bs "                 /* then "[...]" */
 #define NUM_TOKENS_LIST_KEY "Capture cuda graph num tokens " /* then "[...]" */
 #define SERVER_ARGS_KEY "server_args="
@@ -47,15 +57,31 @@ const char *const caplog_phase_names[5] = {NULL, "decode", "verify", "extend", "
 #define BASH_TRACE_PREFIX "+ "
 #define EXPORT_PREFIX "export "
 
+/* What a capture line's name (the text between "Capture " and " begin."/" end.") gives, kept for
+ * the next lines that print the same name: a log repeats a handful of them thousands of times. */
+typedef struct {
+    uint8_t raw_len; /* 0: an empty slot */
+    char raw[CAPLOG_KIND_MAX];
+    bool graph;                 /* its lower-case form holds "graph": a capture line */
+    bool draft;                 /* ... and "draft" */
+    char kind[CAPLOG_KIND_MAX]; /* the kind as CLI.md names it */
+    caplog_role role;           /* kind_classify() of KIND */
+    caplog_phase phase;
+    bool num_tokens;
+} kind_memo;
+#define KIND_MEMOS 8
+
 /* The tags of one line prefix: -1 when absent. */
 typedef struct {
     int32_t dp, pp, attn_cp, moe_dp, tp, ep;
-    /* the tags as printed, in the line: copied only into a new rank (most lines are a known one's) */
-    const char *label;
-    size_t label_len;
     uint64_t order;   /* tags_order(), computed once per line */
     bool implausible; /* a tag's number beyond CAPLOG_TAG_MAX: the line is not read */
+    /* the tags as printed, in the line: copied only into a new rank (most lines are a known one's);
+     * last, so that a token keeps only what comes before them (LINE_TAGS_KEPT) */
+    const char *label;
+    size_t label_len;
 } line_tags;
+#define LINE_TAGS_KEPT (offsetof(line_tags, implausible) + 1)
 
 /* A bar frame without bs= waits until a later frame shows it was the last one for its counter
  * (tqdm prints "update" frames with the old description; set_description always refreshes). */
@@ -68,9 +94,8 @@ typedef struct {
 struct caplog_parser {
     caplog_on_run on_run;
     void *ctx;
-    char line[CAPLOG_LINE_MAX + 1];
-    size_t len;
-    bool overflow;
+    caplog_lexer *lexer; /* caplog_feed's stages: lex into TOKENS, then apply them */
+    caplog_tokens *tokens;
     uint32_t line_no; /* physical line of the segment being read, 1-based */
     bool segment_malformed; /* the segment being read was counted as malformed already */
     bool finished;
@@ -102,6 +127,9 @@ struct caplog_parser {
     caplog_rank side[CAPLOG_MAX_RANKS];
     uint32_t n_side;
     char side_architecture[CAPLOG_ARCH_MAX];
+
+    kind_memo kinds[KIND_MEMOS];
+    uint32_t next_kind; /* the slot the next new name takes */
 
     bool recognised;
     uint32_t runs_emitted;
@@ -135,6 +163,11 @@ static bool starts_with(const char *s, const char *prefix)
     return s[0] == prefix[0] && strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* S starts with the literal LIT; LITERAL_LEN(LIT) bytes at S must be readable (the lexer's line
+ * has room after its end for the longest literal): one inline compare, no call. A NUL in S
+ * differs from every byte of LIT, so a shorter S never matches. */
+#define has_prefix(s, lit) (memcmp((s), lit, LITERAL_LEN(lit)) == 0)
+
 static const char *skip_spaces(const char *s)
 {
     while (is_space(*s))
@@ -142,13 +175,28 @@ static const char *skip_spaces(const char *s)
     return s;
 }
 
-/* S starts with PATTERN, where '9' stands for any digit ("9999-99-99" for a date). */
-static bool fits_pattern(const char *s, const char *pattern)
+/* strchr for the few bytes between a line's fields: no call. C is not NUL. */
+static inline const char *find_byte(const char *s, char c)
 {
-    for (; *pattern; s++, pattern++)
-        if (*pattern == '9' ? !is_digit(*s) : *s != *pattern)
-            return false;
-    return true;
+    for (; *s; s++)
+        if (*s == c)
+            return s;
+    return NULL;
+}
+
+static inline bool two_digits(const char *s)
+{
+    return is_digit(s[0]) && is_digit(s[1]); /* stops at a NUL */
+}
+
+/* S starts with DATE_PATTERN ("9999-99-99", '9' any digit) or TIME_PATTERN ("99:99:99"). */
+static inline bool is_date(const char *s)
+{
+    return two_digits(s) && two_digits(s + 2) && s[4] == '-' && two_digits(s + 5) && s[7] == '-' && two_digits(s + 8);
+}
+static inline bool is_time(const char *s)
+{
+    return two_digits(s) && s[2] == ':' && two_digits(s + 3) && s[5] == ':' && two_digits(s + 6);
 }
 
 /* The LEN bytes at S are WORD. */
@@ -269,8 +317,16 @@ static int parse_list(const char *s, uint32_t *out, uint32_t cap, uint32_t *drop
         p = skip_spaces(p);
         if (*p == ']')
             return (int)n;
-        int64_t v;
-        if (!parse_int(p, &v, &p) || v < lo || v > hi)
+        int64_t v = 0;
+        /* up to nine digits (every bucket list): read here, no overflow to watch; else parse_int */
+        const char *q = p;
+        while (is_digit(*q) && q - p < 9)
+            v = v * 10 + (*q++ - '0');
+        if (q > p && !is_digit(*q))
+            p = q;
+        else if (!parse_int(p, &v, &p))
+            return -1;
+        if (v < lo || v > hi)
             return -1;
         if (n < cap)
             out[n++] = (uint32_t)v;
@@ -288,20 +344,62 @@ static int parse_list(const char *s, uint32_t *out, uint32_t cap, uint32_t *drop
  * but what follows is not a number in range: the line is malformed). */
 typedef enum { VALUE_ABSENT, VALUE_OK, VALUE_BAD } value_state;
 
-static inline value_state real_key(const char *s, const char *key, double lo, double hi, double *out)
+/* The number after the key of KEY_LEN bytes at K (NULL: the key is not there). */
+static inline value_state real_at(const char *k, size_t key_len, double lo, double hi, double *out)
 {
-    const char *k = strstr(s, key);
     if (!k)
         return VALUE_ABSENT;
-    return real_plausible(skip_spaces(k + strlen(key)), lo, hi, out) ? VALUE_OK : VALUE_BAD;
+    return real_plausible(skip_spaces(k + key_len), lo, hi, out) ? VALUE_OK : VALUE_BAD;
+}
+
+static inline value_state int_at(const char *k, size_t key_len, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!k)
+        return VALUE_ABSENT;
+    return int_plausible(skip_spaces(k + key_len), lo, hi, out) ? VALUE_OK : VALUE_BAD;
+}
+
+static inline value_state real_key(const char *s, const char *key, double lo, double hi, double *out)
+{
+    return real_at(strstr(s, key), strlen(key), lo, hi, out);
 }
 
 static inline value_state int_key(const char *s, const char *key, int64_t lo, int64_t hi, int64_t *out)
 {
-    const char *k = strstr(s, key);
-    if (!k)
-        return VALUE_ABSENT;
-    return int_plausible(skip_spaces(k + strlen(key)), lo, hi, out) ? VALUE_OK : VALUE_BAD;
+    return int_at(strstr(s, key), strlen(key), lo, hi, out);
+}
+
+/* Keys of the form "name=" looked for together: one pass over a text's '='s finds the first
+ * occurrence of each, where strstr would (an occurrence's '=' lies EQ bytes into it, so the
+ * first '=' it is found at is its first). */
+typedef struct {
+    const char *text;
+    uint8_t len, eq;
+} eq_key;
+/* LIT ends in its '=' and AFTER bytes more */
+#define EQ_KEY(lit, after)                                                                                             \
+    {                                                                                                                  \
+        lit, LITERAL_LEN(lit), LITERAL_LEN(lit) - 1 - (after)                                                          \
+    }
+#define EQ_KEYS_MAX 8
+
+/* FOUND[i]: the first occurrence of KEYS[i] in S (a NUL after it, and room past that NUL for a
+ * key's length), or NULL. */
+static void find_eq_keys(const char *s, const eq_key *keys, unsigned n, const char **found)
+{
+    unsigned left = (1u << n) - 1;
+    for (unsigned i = 0; i < n; i++)
+        found[i] = NULL;
+    for (const char *d = strchr(s, '='); d && left; d = strchr(d + 1, '=')) {
+        for (unsigned m = left; m; m &= m - 1) {
+            unsigned i = (unsigned)__builtin_ctz(m);
+            size_t eq = keys[i].eq;
+            if ((size_t)(d - s) >= eq && d[-1] == keys[i].text[eq - 1] && !memcmp(d - eq, keys[i].text, keys[i].len)) {
+                found[i] = d - eq;
+                left &= ~(1u << i);
+            }
+        }
+    }
 }
 
 /* Counts the segment being read as malformed, once however many of its values are bad. */
@@ -329,6 +427,36 @@ static double real_after(caplog_parser *p, const char *s, const char *key, doubl
 static double gib_after(caplog_parser *p, const char *s, const char *key)
 {
     return real_after(p, s, key, 0.0, CAPLOG_GIB_MAX);
+}
+
+/* real_after() and gib_after() of a key already found at K (NULL: absent), KEY_LEN bytes long. */
+static double real_found(caplog_parser *p, const char *k, size_t key_len, double lo, double hi)
+{
+    double v = NO_VALUE;
+    if (real_at(k, key_len, lo, hi, &v) == VALUE_BAD) {
+        note_malformed(p);
+        return NO_VALUE;
+    }
+    return v;
+}
+
+static double gib_found(caplog_parser *p, const char *k, size_t key_len)
+{
+    return real_found(p, k, key_len, 0.0, CAPLOG_GIB_MAX);
+}
+
+/* int_after() of a key already found at K (NULL: absent), KEY_LEN bytes long. */
+static bool int_found(caplog_parser *p, const char *k, size_t key_len, int64_t lo, int64_t hi, int64_t *out)
+{
+    switch (int_at(k, key_len, lo, hi, out)) {
+    case VALUE_OK:
+        return true;
+    case VALUE_BAD:
+        note_malformed(p);
+        return false;
+    default:
+        return false;
+    }
 }
 
 /* The integer after KEY in S within LO..HI into OUT; false when absent or implausible (then
@@ -392,96 +520,142 @@ static double diff2(double a, double b)
 
 /* ---------------------------------------------------------------- markers */
 
-/* The keys a message is dispatched on. One pass over the message finds which it holds, so a line
- * that holds none (most of a server's log once it serves) costs that pass and no search per key,
- * and a line that holds one is searched for that key only. */
+/* The keys a message is dispatched on. One pass over the message finds which it holds and where
+ * each first starts, so a line that holds none (most of a server's log once it serves) costs that
+ * pass and no search per key, and a line that holds one goes straight to it. */
 enum {
-    MK_SERVER_ARGS = 1u << 0,
-    MK_CAPTURE = 1u << 1,
-    MK_LOAD_BEGIN = 1u << 2,
-    MK_LOAD_END = 1u << 3,
-    MK_KV = 1u << 4,
-    MK_MAMBA = 1u << 5,
-    MK_POOL_END = 1u << 6,
-    MK_MAX_TOTAL = 1u << 7,
-    MK_DCP = 1u << 8,
-    MK_TRACEBACK = 1u << 9,
-    MK_CUDA_OOM = 1u << 10,
-    MK_OOM_ERROR = 1u << 11,
+    K_SERVER_ARGS,
+    K_CAPTURE,
+    K_LOAD_BEGIN,
+    K_LOAD_END,
+    K_KV,
+    K_MAMBA,
+    K_POOL_END,
+    K_MAX_TOTAL,
+    K_DCP,
+    K_TRACEBACK,
+    K_CUDA_OOM,
+    K_OOM_ERROR,
+    KEY_COUNT
+};
+enum {
+    MK_SERVER_ARGS = 1u << K_SERVER_ARGS,
+    MK_CAPTURE = 1u << K_CAPTURE,
+    MK_LOAD_BEGIN = 1u << K_LOAD_BEGIN,
+    MK_LOAD_END = 1u << K_LOAD_END,
+    MK_KV = 1u << K_KV,
+    MK_MAMBA = 1u << K_MAMBA,
+    MK_POOL_END = 1u << K_POOL_END,
+    MK_MAX_TOTAL = 1u << K_MAX_TOTAL,
+    MK_DCP = 1u << K_DCP,
+    MK_TRACEBACK = 1u << K_TRACEBACK,
+    MK_CUDA_OOM = 1u << K_CUDA_OOM,
+    MK_OOM_ERROR = 1u << K_OOM_ERROR,
 };
 
 /* Each key holds an anchor byte: its first byte when that is a capital, else its first '_'
  * ("server_args=", "max_total_num_tokens="). Both lie in 0x41..0x5f, which lets eight bytes
  * without one be passed over at once; lower-case text, most of a message, has none. */
-#define SERVER_ARGS_ANCHOR 6 /* "server_" */
-#define MAX_TOTAL_ANCHOR 3   /* "max_" */
+#define ANCHOR_FIRST 0x41
+#define ANCHOR_LAST 0x5f
+static const struct {
+    const char *text;
+    uint8_t len, back; /* back: the anchor's offset in the key */
+} keys[KEY_COUNT] = {
+    [K_SERVER_ARGS] = {SERVER_ARGS_KEY, LITERAL_LEN(SERVER_ARGS_KEY), 6 /* "server_" */},
+    [K_CAPTURE] = {CAPTURE_KEY, LITERAL_LEN(CAPTURE_KEY), 0},
+    [K_LOAD_BEGIN] = {LOAD_BEGIN_KEY, LITERAL_LEN(LOAD_BEGIN_KEY), 0},
+    [K_LOAD_END] = {LOAD_END_KEY, LITERAL_LEN(LOAD_END_KEY), 0},
+    [K_KV] = {KV_KEY, LITERAL_LEN(KV_KEY), 0},
+    [K_MAMBA] = {MAMBA_KEY, LITERAL_LEN(MAMBA_KEY), 0},
+    [K_POOL_END] = {POOL_END_KEY, LITERAL_LEN(POOL_END_KEY), 0},
+    [K_MAX_TOTAL] = {MAX_TOTAL_KEY, LITERAL_LEN(MAX_TOTAL_KEY), 3 /* "max_" */},
+    [K_DCP] = {DCP_KEY, LITERAL_LEN(DCP_KEY), 0},
+    [K_TRACEBACK] = {TRACEBACK_KEY, LITERAL_LEN(TRACEBACK_KEY), 0},
+    [K_CUDA_OOM] = {CUDA_OOM_KEY, LITERAL_LEN(CUDA_OOM_KEY), 0},
+    [K_OOM_ERROR] = {OOM_ERROR_KEY, LITERAL_LEN(OOM_ERROR_KEY), 0},
+};
+/* The keys an anchor byte can be the anchor of. */
+static const uint16_t anchor_keys[ANCHOR_LAST - ANCHOR_FIRST + 1] = {
+    ['_' - ANCHOR_FIRST] = MK_SERVER_ARGS | MK_MAX_TOTAL,
+    ['C' - ANCHOR_FIRST] = MK_CAPTURE | MK_CUDA_OOM,
+    ['L' - ANCHOR_FIRST] = MK_LOAD_BEGIN | MK_LOAD_END,
+    ['K' - ANCHOR_FIRST] = MK_KV,
+    ['M' - ANCHOR_FIRST] = MK_MAMBA | MK_POOL_END,
+    ['D' - ANCHOR_FIRST] = MK_DCP,
+    ['T' - ANCHOR_FIRST] = MK_TRACEBACK,
+    ['O' - ANCHOR_FIRST] = MK_OOM_ERROR,
+};
 
-/* BIT when KEY (LEN bytes) starts BACK bytes before T, within S .. END. */
-static inline unsigned mark_at(const char *s, const char *end, const char *t, size_t back, const char *key, size_t len,
-                               unsigned bit)
-{
-    return (size_t)(t - s) >= back && (size_t)(end - t) + back >= len && !memcmp(t - back, key, len) ? bit : 0u;
-}
-#define MARK_AT(back, key, bit) mark_at(s, end, t, back, key, LITERAL_LEN(key), bit)
+/* The keys a message holds and where each first starts (from the message's start). */
+typedef struct {
+    unsigned mask;
+    uint16_t *at; /* KEY_COUNT of them, set for the keys in MASK */
+} key_marks;
 
-/* The keys found anywhere in the N bytes at S (no NUL among them): what strstr would find. */
-static unsigned markers_in(const char *s, size_t n)
+_Static_assert(CAPLOG_LINE_MAX <= UINT16_MAX + 1, "a key's offset in a message fits a uint16_t");
+
+/* the order memcpy puts bytes in a uint64_t */
+#define IS_LITTLE_ENDIAN (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+
+/* The keys not yet in M that start at their anchor T, in the message S (a NUL after it, and room
+ * for the longest key past that NUL: a key cut by the message's end meets the NUL). */
+static inline void mark_keys(const char *s, const char *t, key_marks *m)
 {
-    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
-    const char *end = s + n;
-    unsigned mask = 0;
-    for (const char *b = s; b < end; b += 8) {
-        if ((size_t)(end - b) >= 8) {
-            uint64_t x;
-            memcpy(&x, b, 8);
-            /* a byte in 0x41..0x5f: (x & 0x7f..) + (0x80 - 0x41) sets a lane's high bit from 0x41
-             * on, + (0x80 - 0x60) from 0x60 on; lanes never carry into each other (each sum stays
-             * below 0x100), bytes >= 0x80 are excluded by ~x */
-            uint64_t low7 = x & ~highs;
-            uint64_t in = (low7 + (0x80 - 0x41) * ones) & ~(low7 + (0x80 - 0x60) * ones) & ~x & highs;
-            if (!in)
-                continue;
-        }
-        const char *stop = (size_t)(end - b) >= 8 ? b + 8 : end;
-        for (const char *t = b; t < stop; t++) {
-            switch (*t) {
-            case '_':
-                mask |= MARK_AT(SERVER_ARGS_ANCHOR, SERVER_ARGS_KEY, MK_SERVER_ARGS) |
-                        MARK_AT(MAX_TOTAL_ANCHOR, MAX_TOTAL_KEY, MK_MAX_TOTAL);
-                break;
-            case 'C':
-                mask |= MARK_AT(0, CAPTURE_KEY, MK_CAPTURE) | MARK_AT(0, CUDA_OOM_KEY, MK_CUDA_OOM);
-                break;
-            case 'L':
-                mask |= MARK_AT(0, LOAD_BEGIN_KEY, MK_LOAD_BEGIN) | MARK_AT(0, LOAD_END_KEY, MK_LOAD_END);
-                break;
-            case 'K':
-                mask |= MARK_AT(0, KV_KEY, MK_KV);
-                break;
-            case 'M':
-                mask |= MARK_AT(0, MAMBA_KEY, MK_MAMBA) | MARK_AT(0, POOL_END_KEY, MK_POOL_END);
-                break;
-            case 'D':
-                mask |= MARK_AT(0, DCP_KEY, MK_DCP);
-                break;
-            case 'T':
-                mask |= MARK_AT(0, TRACEBACK_KEY, MK_TRACEBACK);
-                break;
-            case 'O':
-                mask |= MARK_AT(0, OOM_ERROR_KEY, MK_OOM_ERROR);
-                break;
-            default:
-                break;
-            }
+    for (unsigned cand = anchor_keys[(unsigned char)*t - ANCHOR_FIRST] & ~m->mask; cand; cand &= cand - 1) {
+        unsigned k = (unsigned)__builtin_ctz(cand);
+        if ((size_t)(t - s) < keys[k].back)
+            continue; /* it would start before the message */
+        const char *at = t - keys[k].back;
+        uint32_t head, key_head; /* four bytes first: most anchors begin no key */
+        memcpy(&head, at, 4);
+        memcpy(&key_head, keys[k].text, 4);
+        if (head == key_head && !memcmp(at, keys[k].text, keys[k].len)) {
+            m->mask |= 1u << k;
+            m->at[k] = (uint16_t)(at - s);
         }
     }
-    return mask;
+}
+
+/* The keys found anywhere in the N bytes at S (no NUL among them, one after them), where strstr
+ * would find each into AT (KEY_COUNT of room): their mask. */
+static unsigned markers_in(const char *s, size_t n, uint16_t *at)
+{
+    const char *end = s + n;
+    key_marks m = {0, at};
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+    const char *b = s;
+    for (; (size_t)(end - b) >= 8; b += 8) {
+        uint64_t x;
+        memcpy(&x, b, 8);
+        /* a byte in 0x41..0x5f: (x & 0x7f..) + (0x80 - 0x41) sets a lane's high bit from 0x41
+         * on, + (0x80 - 0x60) from 0x60 on; lanes never carry into each other (each sum stays
+         * below 0x100), bytes >= 0x80 are excluded by ~x */
+        uint64_t low7 = x & ~highs;
+        uint64_t in = (low7 + (0x80 - ANCHOR_FIRST) * ones) & ~(low7 + (0x80 - ANCHOR_LAST - 1) * ones) & ~x & highs;
+        /* the anchors in address order: a lane's high bit is its byte's */
+        while (in) {
+            unsigned lane;
+            if (IS_LITTLE_ENDIAN) {
+                lane = (unsigned)__builtin_ctzll(in) / 8;
+                in &= in - 1;
+            } else {
+                lane = (unsigned)__builtin_clzll(in) / 8;
+                in &= ~(highs & (UINT64_C(0xff) << (8 * (7 - lane))));
+            }
+            mark_keys(s, b + lane, &m);
+        }
+    }
+    for (const char *t = b; t < end; t++)
+        if ((unsigned char)*t >= ANCHOR_FIRST && (unsigned char)*t <= ANCHOR_LAST)
+            mark_keys(s, t, &m);
+    return m.mask;
 }
 
 /* ---------------------------------------------------------------- prefixes and tags */
 
 /* A line without tags: rank 0's. */
-static const line_tags rank0_tags = {-1, -1, -1, -1, -1, -1, NULL, 0, 0, false};
+static const line_tags rank0_tags = {.dp = -1, .pp = -1, .attn_cp = -1, .moe_dp = -1, .tp = -1, .ep = -1};
 
 static uint64_t tags_order(const line_tags *t);
 
@@ -493,9 +667,9 @@ static const char *parse_prefix(const char *s, line_tags *t)
     if (*p == '[')
         p++;
     const size_t date_len = LITERAL_LEN(DATE_PATTERN);
-    if (fits_pattern(p, DATE_PATTERN) && (p[date_len] == ' ' || p[date_len] == 'T'))
+    if (is_date(p) && (p[date_len] == ' ' || p[date_len] == 'T'))
         p += date_len + 1;
-    if (!fits_pattern(p, TIME_PATTERN))
+    if (!is_time(p))
         return NULL;
     p += LITERAL_LEN(TIME_PATTERN);
     if ((*p == '.' || *p == ',') && is_digit(p[1])) {
@@ -503,34 +677,52 @@ static const char *parse_prefix(const char *s, line_tags *t)
         while (is_digit(*p))
             p++;
     }
-    line_tags tags = rank0_tags;
+    line_tags *tags = t; /* filled in place: T may be a token's */
+    *tags = rank0_tags;
     const char *tag_start = NULL, *tag_end = NULL;
     while (*p == ' ') {
         const char *name = ++p;
         while (is_upper(*p))
             p++;
         size_t name_len = (size_t)(p - name);
-        int64_t num;
-        if (name_len == 0 || !parse_int(p, &num, &p) || num < 0)
+        int64_t num = 0;
+        const char *digits = p;
+        while (is_digit(*p) && p - digits < 9) /* a tag's number: a few digits, read here */
+            num = num * 10 + (*p++ - '0');
+        if (p > digits && is_digit(*p))
+            p = digits; /* ten digits or more: parse_int saturates them */
+        if (name_len == 0 || (p == digits && !parse_int(p, &num, &p)) || num < 0)
             return NULL;
         if (!tag_start)
             tag_start = name;
         tag_end = p;
         if (num > CAPLOG_TAG_MAX)
-            tags.implausible = true;
+            tags->implausible = true;
         int32_t v = num > CAPLOG_TAG_MAX ? CAPLOG_TAG_MAX : (int32_t)num;
-        if (span_is(name, name_len, "DP"))
-            tags.dp = v;
-        else if (span_is(name, name_len, "PP"))
-            tags.pp = v;
-        else if (span_is(name, name_len, "TP"))
-            tags.tp = v;
-        else if (span_is(name, name_len, "EP"))
-            tags.ep = v;
-        else if (span_is(name, name_len, "ATTN_CP"))
-            tags.attn_cp = v;
-        else if (span_is(name, name_len, "MOE_DP"))
-            tags.moe_dp = v;
+        switch (name_len) { /* the tag names SGLang prints; others are kept in the label only */
+        case 2:
+            if (name[1] == 'P') {
+                if (name[0] == 'D')
+                    tags->dp = v;
+                else if (name[0] == 'P')
+                    tags->pp = v;
+                else if (name[0] == 'T')
+                    tags->tp = v;
+                else if (name[0] == 'E')
+                    tags->ep = v;
+            }
+            break;
+        case 6:
+            if (!memcmp(name, "MOE_DP", 6))
+                tags->moe_dp = v;
+            break;
+        case 7:
+            if (!memcmp(name, "ATTN_CP", 7))
+                tags->attn_cp = v;
+            break;
+        default:
+            break;
+        }
     }
     if (*p != ']')
         return NULL;
@@ -538,37 +730,41 @@ static const char *parse_prefix(const char *s, line_tags *t)
     if (*p == ' ')
         p++;
     if (tag_start) {
-        tags.label = tag_start;
-        tags.label_len = (size_t)(tag_end - tag_start);
+        tags->label = tag_start;
+        tags->label_len = (size_t)(tag_end - tag_start);
     }
-    tags.order = tags_order(&tags);
-    *t = tags;
+    tags->order = tags_order(tags);
     return p;
+}
+
+/* A tag's number in BITS bits: absent (-1) is 0, a larger one saturates. */
+static inline uint64_t order_field(int32_t v, int bits)
+{
+    uint64_t x = v < 0 ? 0 : (uint64_t)v, max = ((uint64_t)1 << bits) - 1;
+    return x > max ? max : x;
 }
 
 static uint64_t tags_order(const line_tags *t)
 {
     /* (tp, dp, pp, attn_cp, moe_dp, ep), absent = 0; saturated into 16/12/8/8/8/12 bits, which
      * fill the 64-bit key with TP most significant */
-    enum { ORDER_FIELDS = 6 };
-    const int32_t v[ORDER_FIELDS] = {t->tp, t->dp, t->pp, t->attn_cp, t->moe_dp, t->ep};
-    const int bits[ORDER_FIELDS] = {16, 12, 8, 8, 8, 12};
-    uint64_t key = 0;
-    for (int i = 0; i < ORDER_FIELDS; i++) {
-        uint64_t x = v[i] < 0 ? 0 : (uint64_t)v[i];
-        uint64_t max = ((uint64_t)1 << bits[i]) - 1;
-        key = (key << bits[i]) | (x > max ? max : x);
-    }
-    return key;
+    return order_field(t->tp, 16) << 48 | order_field(t->dp, 12) << 36 | order_field(t->pp, 8) << 28 |
+           order_field(t->attn_cp, 8) << 20 | order_field(t->moe_dp, 8) << 12 | order_field(t->ep, 12);
 }
+
+/* The bytes of a docker compose service's name: letters and digits (2: they may begin one), '_',
+ * '-' and '.' (1). */
+static const uint8_t compose_name_char[256] = {
+    ['a' ... 'z'] = 2, ['A' ... 'Z'] = 2, ['0' ... '9'] = 2, ['_'] = 1, ['-'] = 1, ['.'] = 1,
+};
 
 /* docker compose's "name  | " before the line. */
 static const char *skip_foreign_prefix(const char *s)
 {
     const char *p = s;
-    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || is_digit(*p)))
+    if (compose_name_char[(unsigned char)*p] != 2)
         return s;
-    while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || is_digit(*p) || *p == '_' || *p == '-' || *p == '.')
+    while (compose_name_char[(unsigned char)*p]) /* a table: a progress bar's "Capturing" is on every other line */
         p++;
     if (*p != ' ')
         return s;
@@ -947,24 +1143,29 @@ static void group_claim(caplog_parser *p, int32_t j, int32_t slot)
     g->rank_tp = r->tp;
 }
 
-static void kind_classify(caplog_group *g)
+static void classify_kind(const char *k, caplog_role *role, caplog_phase *phase, bool *num_tokens)
 {
-    const char *k = g->kind;
-    g->role = (starts_with(k, "draft") || strstr(k, " draft")) ? CAPLOG_ROLE_DRAFT : CAPLOG_ROLE_TARGET;
+    *role = (starts_with(k, "draft") || strstr(k, " draft")) ? CAPLOG_ROLE_DRAFT : CAPLOG_ROLE_TARGET;
     if (strstr(k, "verify"))
-        g->phase = CAPLOG_PHASE_VERIFY;
+        *phase = CAPLOG_PHASE_VERIFY;
     else if (strstr(k, "extend"))
-        g->phase = CAPLOG_PHASE_EXTEND;
+        *phase = CAPLOG_PHASE_EXTEND;
     else if (strstr(k, "prefill") || strstr(k, "piecewise"))
-        g->phase = CAPLOG_PHASE_PREFILL;
-    else if (strstr(k, "decode") || (g->role == CAPLOG_ROLE_DRAFT && strstr(k, "graph")))
-        g->phase = CAPLOG_PHASE_DECODE; /* 2025's "draft cuda graph" is the draft decode graph */
+        *phase = CAPLOG_PHASE_PREFILL;
+    else if (strstr(k, "decode") || (*role == CAPLOG_ROLE_DRAFT && strstr(k, "graph")))
+        *phase = CAPLOG_PHASE_DECODE; /* 2025's "draft cuda graph" is the draft decode graph */
     else
-        g->phase = CAPLOG_PHASE_NONE; /* legacy "cuda graph": decode or verify */
-    g->sizes_are_num_tokens = g->phase == CAPLOG_PHASE_PREFILL;
+        *phase = CAPLOG_PHASE_NONE; /* legacy "cuda graph": decode or verify */
+    *num_tokens = *phase == CAPLOG_PHASE_PREFILL;
 }
 
-static int32_t group_new(caplog_parser *p, const char *kind, int32_t step)
+static void kind_classify(caplog_group *g)
+{
+    classify_kind(g->kind, &g->role, &g->phase, &g->sizes_are_num_tokens);
+}
+
+/* A new group of KIND (MEMO: KIND's memo, its classification known; or NULL). */
+static int32_t group_new_of(caplog_parser *p, const char *kind, int32_t step, const kind_memo *memo)
 {
     caplog_run *run = p->run;
     if (run->n_groups >= CAPLOG_MAX_GROUPS) {
@@ -977,9 +1178,19 @@ static int32_t group_new(caplog_parser *p, const char *kind, int32_t step)
     copy_text(g->kind, sizeof g->kind, kind, strlen(kind));
     g->step = step;
     g->first_line = p->line_no;
-    if (kind[0])
+    if (memo) {
+        g->role = memo->role;
+        g->phase = memo->phase;
+        g->sizes_are_num_tokens = memo->num_tokens;
+    } else if (kind[0]) {
         kind_classify(g);
+    }
     return j;
+}
+
+static int32_t group_new(caplog_parser *p, const char *kind, int32_t step)
+{
+    return group_new_of(p, kind, step, NULL);
 }
 
 static bool group_is(const caplog_group *g, const char *kind, int32_t step)
@@ -1057,45 +1268,97 @@ static bool run_speculative(const caplog_run *run)
 
 /* ---------------------------------------------------------------- capture lines */
 
-/* "Capture <name> begin." / "... end.": the kind as CLI.md names it ("target verify",
- * "draft cuda graph", "piecewise cuda graph"). Returns the text after the dot, or NULL. */
-static const char *capture_kind(const char *msg, char *kind, size_t cap, bool *is_begin)
+/* The kind as CLI.md names it ("target verify", "draft cuda graph", "piecewise cuda graph") of the
+ * N bytes of a capture line's name at C, into M (M->graph false: not a capture line). */
+static void name_kind(const char *c, size_t n, kind_memo *m)
 {
-    const char *c = strstr(msg, CAPTURE_KEY);
-    if (!c)
-        return NULL;
-    c += LITERAL_LEN(CAPTURE_KEY);
-    const char *b = strstr(c, BEGIN_KEY), *e = strstr(c, END_KEY);
-    const char *stop = (b && (!e || b < e)) ? b : e;
-    if (!stop || (size_t)(stop - c) >= cap || stop == c)
-        return NULL;
-    size_t n = (size_t)(stop - c);
+    char *kind = m->kind;
     for (size_t i = 0; i < n; i++)
         kind[i] = to_lower(c[i]);
     kind[n] = '\0';
-    if (!strstr(kind, "graph"))
-        return NULL;
+    m->graph = strstr(kind, "graph") != NULL;
+    if (!m->graph)
+        return;
     /* The 2026-06 names, "<role> <phase>", end in the backend's "CUDA graph" (or CPU/NPU/XPU
      * graph): drop it. */
-    for (int r = CAPLOG_ROLE_TARGET; r <= CAPLOG_ROLE_DRAFT; r++)
+    for (int r = CAPLOG_ROLE_TARGET; r <= CAPLOG_ROLE_DRAFT; r++) {
+        const char *role = caplog_role_names[r];
+        size_t rl = strlen(role);
+        if (strncmp(kind, role, rl) || kind[rl] != ' ')
+            continue;
         for (int ph = CAPLOG_PHASE_DECODE; ph <= CAPLOG_PHASE_PREFILL; ph++) {
-            const char *role = caplog_role_names[r], *phase = caplog_phase_names[ph];
-            size_t rl = strlen(role), pl = strlen(phase);
-            if (strncmp(kind, role, rl) || kind[rl] != ' ' || strncmp(kind + rl + 1, phase, pl))
+            const char *phase = caplog_phase_names[ph];
+            size_t pl = strlen(phase);
+            if (strncmp(kind + rl + 1, phase, pl))
                 continue;
             const char *backend = kind + rl + 1 + pl; /* " cuda graph", " cpu graph", ... */
             const char *word_end = backend[0] == ' ' ? strchr(backend + 1, ' ') : NULL;
             if (word_end && !strcmp(word_end, " graph"))
                 kind[rl + 1 + pl] = '\0';
         }
-    *is_begin = stop == b;
-    return stop + (*is_begin ? LITERAL_LEN(BEGIN_KEY) : LITERAL_LEN(END_KEY));
+    }
+    m->draft = strstr(kind, "draft") != NULL;
+    classify_kind(kind, &m->role, &m->phase, &m->num_tokens);
 }
 
-static int32_t step_of(caplog_parser *p, const char *rest)
+/* "Capture <name> begin." / "... end." from C, the message's first "Capture ": what its name
+ * gives (*KIND, kept in P's memos) and the text after the dot, or NULL. */
+static const char *capture_kind(caplog_parser *p, const char *c, const kind_memo **kind, bool *is_begin)
+{
+    c += LITERAL_LEN(CAPTURE_KEY);
+    /* The first BEGIN_KEY or END_KEY after C, whichever starts first: both end in the '.', and
+     * neither holds the other, so the first '.' that ends one of them is that one's. */
+    const char *stop = NULL;
+    bool begin = false;
+    for (const char *dot = strchr(c, '.'); dot && !stop; dot = strchr(dot + 1, '.')) {
+        const size_t begin_word = LITERAL_LEN(BEGIN_KEY) - 1, end_word = LITERAL_LEN(END_KEY) - 1; /* before the '.' */
+        if ((size_t)(dot - c) >= begin_word && !memcmp(dot - begin_word, BEGIN_KEY, begin_word)) {
+            stop = dot - begin_word;
+            begin = true;
+        } else if ((size_t)(dot - c) >= end_word && !memcmp(dot - end_word, END_KEY, end_word)) {
+            stop = dot - end_word;
+        }
+    }
+    if (!stop || (size_t)(stop - c) >= CAPLOG_KIND_MAX || stop == c)
+        return NULL;
+    size_t n = (size_t)(stop - c);
+    const kind_memo *m = NULL;
+    for (int i = 0; i < KIND_MEMOS && !m; i++)
+        if (p->kinds[i].raw_len == n && !memcmp(p->kinds[i].raw, c, n))
+            m = &p->kinds[i];
+    if (!m) {
+        kind_memo *fresh = &p->kinds[p->next_kind++ % KIND_MEMOS];
+        fresh->raw_len = (uint8_t)n;
+        memcpy(fresh->raw, c, n);
+        name_kind(c, n, fresh);
+        m = fresh;
+    }
+    if (!m->graph)
+        return NULL;
+    *kind = m;
+    *is_begin = begin;
+    return stop + (begin ? LITERAL_LEN(BEGIN_KEY) : LITERAL_LEN(END_KEY));
+}
+
+/* The keys a capture begin or end line's values follow, found in one pass (find_eq_keys). */
+enum { CK_STEP, CK_AVAIL, CK_PER_REQ, CK_PER_BS, CK_BS_LIST, CK_TOKENS_LIST, CK_ELAPSED, CK_USAGE, CAPTURE_KEYS };
+static const eq_key capture_keys[CAPTURE_KEYS] = {
+    [CK_STEP] = EQ_KEY("step=", 0),
+    [CK_AVAIL] = EQ_KEY("avail mem=", 0),
+    [CK_PER_REQ] = EQ_KEY("num_tokens_per_req=", 0),
+    [CK_PER_BS] = EQ_KEY("num_tokens_per_bs=", 0),
+    [CK_BS_LIST] = EQ_KEY("bs=[", 1),
+    [CK_TOKENS_LIST] = EQ_KEY("num_tokens=[", 1),
+    [CK_ELAPSED] = EQ_KEY("elapsed=", 0),
+    [CK_USAGE] = EQ_KEY("mem usage=", 0),
+};
+_Static_assert(CAPTURE_KEYS <= EQ_KEYS_MAX, "find_eq_keys takes the capture keys at once");
+#define CAPTURE_KEY_LEN(k) ((size_t)capture_keys[k].len)
+
+static int32_t step_of(caplog_parser *p, const char *step_key)
 {
     int64_t v;
-    return int_after(p, rest, "step=", 0, CAPLOG_SPEC_MAX, &v) ? (int32_t)v : -1;
+    return int_found(p, step_key, CAPTURE_KEY_LEN(CK_STEP), 0, CAPLOG_SPEC_MAX, &v) ? (int32_t)v : -1;
 }
 
 /* The bounds of a capture list's entries: batch sizes, or num_tokens for prefill/piecewise. */
@@ -1104,12 +1367,15 @@ static int parse_sizes(const char *s, uint32_t *out, uint32_t *dropped, bool num
     return parse_list(s, out, CAPLOG_MAX_BUCKETS, dropped, 1, num_tokens ? CAPLOG_NUM_TOKENS_MAX : CAPLOG_BS_MAX);
 }
 
-static void on_begin(caplog_parser *p, int32_t slot, const char *kind, const char *rest)
+static void on_begin(caplog_parser *p, int32_t slot, const kind_memo *memo, const char *rest)
 {
-    int32_t step = step_of(p, rest);
+    const char *kind = memo->kind;
+    const char *at[CAPTURE_KEYS];
+    find_eq_keys(rest, capture_keys, CAPTURE_KEYS, at);
+    int32_t step = step_of(p, at[CK_STEP]);
     int32_t j = group_match(p, slot, kind, step);
     if (j < 0)
-        j = group_new(p, kind, step);
+        j = group_new_of(p, kind, step, memo);
     if (j < 0)
         return;
     caplog_group *g = &p->run->groups[j];
@@ -1124,18 +1390,18 @@ static void on_begin(caplog_parser *p, int32_t slot, const char *kind, const cha
     bool src_begun = src >= 0 && src != slot && (p->begin_mask[j] & ((uint64_t)1 << src));
     if (src == slot || (!src_begun && slot_better(p, slot, p->begin_src[j]))) {
         g->has_begin = true;
-        g->begin_avail_gib = gib_after(p, rest, "avail mem="); /* an unreadable one is malformed */
+        g->begin_avail_gib = gib_found(p, at[CK_AVAIL], CAPTURE_KEY_LEN(CK_AVAIL)); /* unreadable: malformed */
         p->begin_src[j] = slot;
         memcpy(g->begin_rank_label, p->run->ranks[slot].label, sizeof g->begin_rank_label);
     }
     int64_t tokens;
-    if (int_after(p, rest, "num_tokens_per_req=", 1, CAPLOG_SPEC_MAX, &tokens) ||
-        int_after(p, rest, "num_tokens_per_bs=", 1, CAPLOG_SPEC_MAX, &tokens))
+    if (int_found(p, at[CK_PER_REQ], CAPTURE_KEY_LEN(CK_PER_REQ), 1, CAPLOG_SPEC_MAX, &tokens) ||
+        int_found(p, at[CK_PER_BS], CAPTURE_KEY_LEN(CK_PER_BS), 1, CAPLOG_SPEC_MAX, &tokens))
         g->tokens_per_req = (int32_t)tokens;
-    const char *list = strstr(rest, "bs=[");
+    const char *list = at[CK_BS_LIST];
     bool num_tokens = false;
     if (!list) {
-        list = strstr(rest, "num_tokens=[");
+        list = at[CK_TOKENS_LIST];
         num_tokens = list != NULL;
     }
     if (list) {
@@ -1152,14 +1418,17 @@ static void on_begin(caplog_parser *p, int32_t slot, const char *kind, const cha
         bars_follow(p, j);
 }
 
-static void on_end(caplog_parser *p, int32_t slot, const char *kind, const char *rest)
+static void on_end(caplog_parser *p, int32_t slot, const kind_memo *memo, const char *rest)
 {
-    int32_t step = step_of(p, rest);
+    const char *kind = memo->kind;
+    const char *at[CAPTURE_KEYS];
+    find_eq_keys(rest, capture_keys, CAPTURE_KEYS, at);
+    int32_t step = step_of(p, at[CK_STEP]);
     int32_t j = p->rank_open[slot];
     if (j < 0 || !group_is(&p->run->groups[j], kind, step))
         j = group_match(p, slot, kind, step);
     if (j < 0)
-        j = group_new(p, kind, step); /* its begin is not in the file */
+        j = group_new_of(p, kind, step, memo); /* its begin is not in the file */
     if (j < 0)
         return;
     caplog_group *g = &p->run->groups[j];
@@ -1172,12 +1441,12 @@ static void on_end(caplog_parser *p, int32_t slot, const char *kind, const char 
         group_claim(p, j, slot);
     if (p->group_src[j] == slot) {
         g->has_end = true;
-        g->end_elapsed_s = real_after(p, rest, "elapsed=", 0.0, CAPLOG_SECONDS_MAX);
+        g->end_elapsed_s = real_found(p, at[CK_ELAPSED], CAPTURE_KEY_LEN(CK_ELAPSED), 0.0, CAPLOG_SECONDS_MAX);
         if (!caplog_known(g->end_elapsed_s))
             g->end_elapsed_s = real_after(p, rest, "Time elapsed:", 0.0, CAPLOG_SECONDS_MAX);
         /* usage is a difference of two readings: slightly negative when memory was freed */
-        g->end_usage_gib = real_after(p, rest, "mem usage=", -CAPLOG_GIB_MAX, CAPLOG_GIB_MAX);
-        g->end_avail_gib = gib_after(p, rest, "avail mem=");
+        g->end_usage_gib = real_found(p, at[CK_USAGE], CAPTURE_KEY_LEN(CK_USAGE), -CAPLOG_GIB_MAX, CAPLOG_GIB_MAX);
+        g->end_avail_gib = gib_found(p, at[CK_AVAIL], CAPTURE_KEY_LEN(CK_AVAIL));
     }
     if (j == p->bar_group && p->run->ranks[slot].order == 0) {
         pend_commit(p);
@@ -1298,23 +1567,26 @@ static void on_list(caplog_parser *p, int32_t slot, const char *list, bool num_t
 /* ---------------------------------------------------------------- progress bars */
 
 typedef struct {
-    bool described;   /* "Capturing batches (...)" rather than a plain bar */
-    bool implausible; /* a number out of range: the frame is malformed, not read */
-    uint32_t size;    /* bs= / num_tokens=, 0 if absent */
-    bool num_tokens;
     double avail;     /* NaN if absent */
+    uint32_t size;    /* bs= / num_tokens=, 0 if absent */
     int32_t counter;  /* i of i/n, -1 */
     uint32_t total;   /* n, 0 */
-    const char *tail; /* a log line glued after the frame, or NULL */
+    bool described;   /* "Capturing batches (...)" rather than a plain bar */
+    bool implausible; /* a number out of range: the frame is malformed, not read */
+    bool num_tokens;
+    /* a log line glued after the frame, or NULL; last: a token keeps what comes before it */
+    const char *tail;
 } bar_frame;
+#define BAR_FRAME_KEPT offsetof(bar_frame, tail)
 
 /* "  40%|████   | 21/52 [00:03<00:04,  7.40it/s]" from the percentage on. */
-static void parse_bar_tail(const char *s, bar_frame *f)
+static void parse_bar_tail(const char *s, const char *end, bar_frame *f)
 {
-    const char *pct = strchr(s, '%');
-    if (!pct || !starts_with(pct, BAR_START))
+    const char *pct = find_byte(s, '%');
+    if (!pct || !has_prefix(pct, BAR_START))
         return;
-    const char *bar_end = strchr(pct + LITERAL_LEN(BAR_START), '|');
+    const char *bar = pct + LITERAL_LEN(BAR_START); /* the blocks, three bytes each: memchr's pace */
+    const char *bar_end = memchr(bar, '|', (size_t)(end - bar));
     if (!bar_end)
         return;
     const char *q = skip_spaces(bar_end + 1);
@@ -1327,8 +1599,8 @@ static void parse_bar_tail(const char *s, bar_frame *f)
             f->implausible = true;
         }
     }
-    const char *rate = strchr(q, '[');
-    const char *rate_end = rate ? strchr(rate, ']') : NULL;
+    const char *rate = find_byte(q, '[');
+    const char *rate_end = rate ? memchr(rate, ']', (size_t)(end - rate)) : NULL;
     if (rate_end) {
         const char *t = skip_spaces(rate_end + 1);
         if (*t)
@@ -1336,56 +1608,64 @@ static void parse_bar_tail(const char *s, bar_frame *f)
     }
 }
 
-static bool parse_bar(const char *s, bar_frame *f)
+/* A bar's description's words, "bs=512 avail_mem=75.31 GB", from W to END: END is its ')' or a
+ * NUL, either of which ends a number. */
+static void parse_bar_desc(const char *w, const char *end, bar_frame *f)
 {
-    memset(f, 0, sizeof *f);
-    f->avail = NO_VALUE;
-    f->counter = -1;
-    if (starts_with(s, "Capturing batches (") || starts_with(s, "Capturing num tokens (")) {
+    /* its words, read in one pass (half of a capture's lines are these frames) */
+    value_state tokens = VALUE_ABSENT, bs = VALUE_ABSENT, avail = VALUE_ABSENT;
+    int64_t tokens_v = 0, bs_v = 0;
+    while (w < end) {
+        if (*w == ' ') {
+            w++;
+            continue;
+        }
+        if (tokens == VALUE_ABSENT && *w == 'n' && has_prefix(w, "num_tokens="))
+            tokens = int_plausible(w + LITERAL_LEN("num_tokens="), 1, CAPLOG_NUM_TOKENS_MAX, &tokens_v) ? VALUE_OK
+                                                                                                        : VALUE_BAD;
+        else if (bs == VALUE_ABSENT && *w == 'b' && has_prefix(w, "bs="))
+            bs = int_plausible(w + LITERAL_LEN("bs="), 1, CAPLOG_BS_MAX, &bs_v) ? VALUE_OK : VALUE_BAD;
+        else if (avail == VALUE_ABSENT && *w == 'a' && has_prefix(w, "avail_mem="))
+            avail = real_plausible(skip_spaces(w + LITERAL_LEN("avail_mem=")), 0.0, CAPLOG_GIB_MAX, &f->avail)
+                        ? VALUE_OK
+                        : VALUE_BAD;
+        while (w < end && *w != ' ')
+            w++;
+    }
+    if (tokens != VALUE_ABSENT)
+        bs = VALUE_ABSENT; /* num_tokens= decides a piecewise frame */
+    if (tokens == VALUE_OK || bs == VALUE_OK)
+        f->size = (uint32_t)(tokens == VALUE_OK ? tokens_v : bs_v);
+    f->num_tokens = tokens == VALUE_OK;
+    if (avail == VALUE_BAD) {
+        f->avail = NO_VALUE;
+        f->implausible = true;
+    }
+    if (tokens == VALUE_BAD || bs == VALUE_BAD)
+        f->implausible = true;
+}
+
+/* S is in a lexer's line (has_prefix may read past its end), END its NUL, the first. */
+static bool parse_bar(const char *s, const char *end, bar_frame *f)
+{
+    *f = (bar_frame){.avail = NO_VALUE, .counter = -1};
+    if (s[0] == 'C' && (has_prefix(s, "Capturing batches (") || has_prefix(s, "Capturing num tokens ("))) {
         f->described = true;
-        const char *lparen = strchr(s, '(');
-        const char *rparen = strchr(lparen, ')');
+        /* the literal's '(' (no key has one before it), then the description's ')' */
+        const char *lparen = s[LITERAL_LEN("Capturing ")] == 'b' ? s + LITERAL_LEN("Capturing batches (") - 1
+                                                                 : s + LITERAL_LEN("Capturing num tokens (") - 1;
+        const char *rparen = memchr(lparen, ')', (size_t)(end - lparen));
         if (!rparen)
             return true;
-        char desc[BAR_DESC_MAX];
         size_t n = (size_t)(rparen - lparen - 1);
-        if (n >= sizeof desc)
-            n = sizeof desc - 1;
-        memcpy(desc, lparen + 1, n);
-        desc[n] = '\0';
-        /* "bs=512 avail_mem=75.31 GB": its words, read in one pass (half of a capture's lines
-         * are these frames) */
-        value_state tokens = VALUE_ABSENT, bs = VALUE_ABSENT, avail = VALUE_ABSENT;
-        int64_t tokens_v = 0, bs_v = 0;
-        for (const char *w = desc; *w;) {
-            if (*w == ' ') {
-                w++;
-                continue;
-            }
-            if (tokens == VALUE_ABSENT && starts_with(w, "num_tokens="))
-                tokens = int_plausible(w + LITERAL_LEN("num_tokens="), 1, CAPLOG_NUM_TOKENS_MAX, &tokens_v) ? VALUE_OK
-                                                                                                            : VALUE_BAD;
-            else if (bs == VALUE_ABSENT && starts_with(w, "bs="))
-                bs = int_plausible(w + LITERAL_LEN("bs="), 1, CAPLOG_BS_MAX, &bs_v) ? VALUE_OK : VALUE_BAD;
-            else if (avail == VALUE_ABSENT && starts_with(w, "avail_mem="))
-                avail = real_plausible(skip_spaces(w + LITERAL_LEN("avail_mem=")), 0.0, CAPLOG_GIB_MAX, &f->avail)
-                            ? VALUE_OK
-                            : VALUE_BAD;
-            while (*w && *w != ' ')
-                w++;
+        if (n < BAR_DESC_MAX) {
+            parse_bar_desc(lparen + 1, rparen, f); /* in place: the ')' ends its last number */
+        } else {
+            char desc[BAR_DESC_MAX + LINE_PAD] = {0}; /* a longer one is cut, as it always was */
+            memcpy(desc, lparen + 1, BAR_DESC_MAX - 1);
+            parse_bar_desc(desc, desc + BAR_DESC_MAX - 1, f);
         }
-        if (tokens != VALUE_ABSENT)
-            bs = VALUE_ABSENT; /* num_tokens= decides a piecewise frame */
-        if (tokens == VALUE_OK || bs == VALUE_OK)
-            f->size = (uint32_t)(tokens == VALUE_OK ? tokens_v : bs_v);
-        f->num_tokens = tokens == VALUE_OK;
-        if (avail == VALUE_BAD) {
-            f->avail = NO_VALUE;
-            f->implausible = true;
-        }
-        if (tokens == VALUE_BAD || bs == VALUE_BAD)
-            f->implausible = true;
-        parse_bar_tail(rparen, f);
+        parse_bar_tail(rparen, end, f);
         return true;
     }
     /* a plain bar: "100%|██████████| 23/23 [...]" */
@@ -1395,9 +1675,9 @@ static bool parse_bar(const char *s, bar_frame *f)
         d++;
         nd++;
     }
-    if (nd < 1 || nd > PERCENT_DIGITS_MAX || !starts_with(d, BAR_START))
+    if (nd < 1 || nd > PERCENT_DIGITS_MAX || !has_prefix(d, BAR_START))
         return false;
-    parse_bar_tail(s, f);
+    parse_bar_tail(s, end, f);
     return true;
 }
 
@@ -1518,11 +1798,11 @@ static void read_architecture(const char *s, char *out, size_t cap)
     }
 }
 
-static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg, unsigned mask)
+static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg, const key_marks *km)
 {
     const char *k;
-#define FIND(bit, key) ((mask & (bit)) && (k = strstr(msg, key)))
-    if (FIND(MK_LOAD_BEGIN, LOAD_BEGIN_KEY)) {
+#define FIND(key) ((km->mask & MK_##key) && (k = msg + km->at[K_##key]))
+    if (FIND(LOAD_BEGIN)) {
         if (t->order == 0 && !p->split_pending && run_has_finished_group(p->run)) {
             if (p->run->args.present && run_speculative(p->run)) {
                 /* the EAGLE draft model loads after the target's capture */
@@ -1538,7 +1818,7 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
         caplog_rank *r = rank_values(p, t);
         if (r)
             rank_set(r, &r->weights_begin_avail_gib, gib_after(p, k, "avail mem="));
-    } else if (FIND(MK_LOAD_END, LOAD_END_KEY)) {
+    } else if (FIND(LOAD_END)) {
         /* the first one is the target's: an EAGLE draft model loads after it */
         char *arch = p->split_pending ? p->side_architecture : p->run->architecture;
         if (!arch[0])
@@ -1548,7 +1828,7 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
             rank_set(r, &r->weights_end_avail_gib, gib_after(p, k, "avail mem="));
             rank_set(r, &r->weights_usage_gib, gib_after(p, k, "mem usage="));
         }
-    } else if (FIND(MK_KV, KV_KEY)) {
+    } else if (FIND(KV)) {
         caplog_rank *r = rank_values(p, t);
         if (r && !caplog_known(r->pool_avail_gib)) { /* after the first pool: a draft's cache */
             int64_t tokens;
@@ -1565,17 +1845,17 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
                 note_malformed(p);
             rank_add(r, &r->kv_gib, kv);
         }
-    } else if (FIND(MK_MAMBA, MAMBA_KEY)) {
+    } else if (FIND(MAMBA)) {
         caplog_rank *r = rank_values(p, t);
         if (r && !caplog_known(r->pool_avail_gib)) {
             for (const char *s = strstr(k, "state size:"); s; s = strstr(s + 1, "state size:"))
                 rank_add(r, &r->state_gib, gib_after(p, s, "state size:"));
         }
-    } else if (FIND(MK_POOL_END, POOL_END_KEY)) {
+    } else if (FIND(POOL_END)) {
         caplog_rank *r = rank_values(p, t);
         if (r)
             rank_set(r, &r->pool_avail_gib, gib_after(p, k, "avail mem="));
-    } else if (FIND(MK_MAX_TOTAL, MAX_TOTAL_KEY)) {
+    } else if (FIND(MAX_TOTAL)) {
         caplog_rank *r = rank_values(p, t);
         int64_t tokens;
         if (r && r->max_total_num_tokens < 0 &&
@@ -1584,7 +1864,7 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
             r->has_data = true;
             rank_set(r, &r->available_gpu_mem_gib, gib_after(p, k, "available_gpu_mem="));
         }
-    } else if (FIND(MK_DCP, DCP_KEY)) {
+    } else if (FIND(DCP)) {
         int64_t v;
         if (!p->run->args.dcp_size.has && int_after(p, k, "dcp_size=", 1, CAPLOG_RANKS_MAX, &v)) {
             p->run->args.dcp_size.has = true;
@@ -1607,29 +1887,30 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
 /* ---------------------------------------------------------------- server_args and env */
 
 /* The fields the planner reads, in the order the JSON writes them (tmux-style table). */
-static const caplog_server_arg_info server_arg_table[] = {
-    {"model_path", CAPLOG_ARG_STR, offsetof(caplog_server_args, model_path), 0, 0},
-    {"tp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, tp_size), 1, CAPLOG_RANKS_MAX},
-    {"dp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, dp_size), 1, CAPLOG_RANKS_MAX},
-    {"dcp_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, dcp_size), 1, CAPLOG_RANKS_MAX},
-    {"ep_size", CAPLOG_ARG_INT, offsetof(caplog_server_args, ep_size), 1, CAPLOG_RANKS_MAX},
-    {"enable_dp_attention", CAPLOG_ARG_BOOL, offsetof(caplog_server_args, enable_dp_attention), 0, 0},
-    {"moe_a2a_backend", CAPLOG_ARG_STR, offsetof(caplog_server_args, moe_a2a_backend), 0, 0},
-    {"attention_backend", CAPLOG_ARG_STR, offsetof(caplog_server_args, attention_backend), 0, 0},
-    {"cuda_graph_max_bs", CAPLOG_ARG_INT, offsetof(caplog_server_args, cuda_graph_max_bs), 1, CAPLOG_BS_MAX},
-    {"cuda_graph_bs", CAPLOG_ARG_LIST, offsetof(caplog_server_args, cuda_graph_bs), 1, CAPLOG_BS_MAX},
-    {"speculative_algorithm", CAPLOG_ARG_STR, offsetof(caplog_server_args, speculative_algorithm), 0, 0},
-    {"speculative_num_steps", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_num_steps), 0, CAPLOG_SPEC_MAX},
-    {"speculative_eagle_topk", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_eagle_topk), 1,
-     CAPLOG_SPEC_MAX},
-    {"speculative_num_draft_tokens", CAPLOG_ARG_INT, offsetof(caplog_server_args, speculative_num_draft_tokens), 1,
-     CAPLOG_SPEC_MAX},
-    {"context_length", CAPLOG_ARG_INT, offsetof(caplog_server_args, context_length), 1, CAPLOG_NUM_TOKENS_MAX},
-    /* a fraction of the GPU: 0 would leave nothing, above 1 is more than there is */
-    {"mem_fraction_static", CAPLOG_ARG_REAL, offsetof(caplog_server_args, mem_fraction_static), 1e-6, 1},
-    {"max_running_requests", CAPLOG_ARG_INT, offsetof(caplog_server_args, max_running_requests), 1,
-     CAPLOG_REQUESTS_MAX},
-};
+#define SERVER_ARG_ROWS(X)                                                                                             \
+    X("model_path", CAPLOG_ARG_STR, model_path, 0, 0)                                                                  \
+    X("tp_size", CAPLOG_ARG_INT, tp_size, 1, CAPLOG_RANKS_MAX)                                                         \
+    X("dp_size", CAPLOG_ARG_INT, dp_size, 1, CAPLOG_RANKS_MAX)                                                         \
+    X("dcp_size", CAPLOG_ARG_INT, dcp_size, 1, CAPLOG_RANKS_MAX)                                                       \
+    X("ep_size", CAPLOG_ARG_INT, ep_size, 1, CAPLOG_RANKS_MAX)                                                         \
+    X("enable_dp_attention", CAPLOG_ARG_BOOL, enable_dp_attention, 0, 0)                                               \
+    X("moe_a2a_backend", CAPLOG_ARG_STR, moe_a2a_backend, 0, 0)                                                        \
+    X("attention_backend", CAPLOG_ARG_STR, attention_backend, 0, 0)                                                    \
+    X("cuda_graph_max_bs", CAPLOG_ARG_INT, cuda_graph_max_bs, 1, CAPLOG_BS_MAX)                                        \
+    X("cuda_graph_bs", CAPLOG_ARG_LIST, cuda_graph_bs, 1, CAPLOG_BS_MAX)                                               \
+    X("speculative_algorithm", CAPLOG_ARG_STR, speculative_algorithm, 0, 0)                                            \
+    X("speculative_num_steps", CAPLOG_ARG_INT, speculative_num_steps, 0, CAPLOG_SPEC_MAX)                              \
+    X("speculative_eagle_topk", CAPLOG_ARG_INT, speculative_eagle_topk, 1, CAPLOG_SPEC_MAX)                            \
+    X("speculative_num_draft_tokens", CAPLOG_ARG_INT, speculative_num_draft_tokens, 1, CAPLOG_SPEC_MAX)                \
+    X("context_length", CAPLOG_ARG_INT, context_length, 1, CAPLOG_NUM_TOKENS_MAX)                                      \
+    /* a fraction of the GPU: 0 would leave nothing, above 1 is more than there is */                                  \
+    X("mem_fraction_static", CAPLOG_ARG_REAL, mem_fraction_static, 1e-6, 1)                                            \
+    X("max_running_requests", CAPLOG_ARG_INT, max_running_requests, 1, CAPLOG_REQUESTS_MAX)
+#define SERVER_ARG_INFO(name, type, field, min, max) {name, type, offsetof(caplog_server_args, field), min, max},
+#define SERVER_ARG_NAME_LEN(name, type, field, min, max) LITERAL_LEN(name),
+static const caplog_server_arg_info server_arg_table[] = {SERVER_ARG_ROWS(SERVER_ARG_INFO)};
+/* each row's name's length: a name of another length is not looked at further */
+static const uint8_t server_arg_name_len[] = {SERVER_ARG_ROWS(SERVER_ARG_NAME_LEN)};
 #define SERVER_ARG_COUNT (sizeof server_arg_table / sizeof server_arg_table[0])
 
 /* Every field unset, without clearing the kilobytes of text and lists behind the flags. */
@@ -1681,7 +1962,7 @@ static bool server_arg_set(caplog_server_args *a, const char *name, size_t name_
 {
     size_t i;
     for (i = 0; i < SERVER_ARG_COUNT; i++)
-        if (span_is(name, name_len, server_arg_table[i].name))
+        if (server_arg_name_len[i] == name_len && !memcmp(name, server_arg_table[i].name, name_len))
             break;
     if (i == SERVER_ARG_COUNT || span_is(v, vlen, "None"))
         return true;
@@ -1750,6 +2031,12 @@ static bool server_arg_set(caplog_server_args *a, const char *name, size_t name_
     return true;
 }
 
+/* The bytes the scan of a server_args value acts on: quotes, brackets, ',', '\\' and the NUL. */
+static const bool arg_value_special[256] = {
+    ['\0'] = true, ['\''] = true, ['"'] = true, ['\\'] = true, ['('] = true, ['['] = true,
+    ['{'] = true,  [')'] = true,  [']'] = true, ['}'] = true,  [','] = true,
+};
+
 /* server_args=ServerArgs(key=value, ...): values may hold quotes, lists, dicts, parentheses. */
 static void on_server_args(caplog_parser *p, const char *text)
 {
@@ -1765,7 +2052,7 @@ static void on_server_args(caplog_parser *p, const char *text)
         while (*s == ',' || is_space(*s))
             s++;
         const char *name = s;
-        while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || is_digit(*s) || *s == '_')
+        while (compose_name_char[(unsigned char)*s] == 2 || *s == '_') /* letters, digits, '_' */
             s++;
         size_t name_len = (size_t)(s - name);
         if (!name_len || *s != '=')
@@ -1774,6 +2061,10 @@ static void on_server_args(caplog_parser *p, const char *text)
         int depth = 0;
         char quote = 0;
         for (; *s; s++) {
+            while (!arg_value_special[(unsigned char)*s])
+                s++; /* the bytes no rule below looks at, passed in a tight loop */
+            if (!*s)
+                break;
             if (quote) {
                 if (*s == '\\' && s[1])
                     s++;
@@ -1798,8 +2089,9 @@ static void on_server_args(caplog_parser *p, const char *text)
     }
 }
 
-/* "SGLANG_X=1", "export NVSHMEM_QP_DEPTH=1024" (a launch script's echo, no log prefix). */
-static bool on_env_line(caplog_parser *p, const char *s)
+/* "SGLANG_X=1", "export NVSHMEM_QP_DEPTH=1024" (a launch script's echo, no log prefix): the
+ * variable's name and value in S, or false when S is not such a line. */
+static bool read_env_line(const char *s, const char **key, size_t *key_len, const char **value, size_t *value_len)
 {
     const char *k = s;
     if (starts_with(k, BASH_TRACE_PREFIX))
@@ -1818,10 +2110,19 @@ static bool on_env_line(caplog_parser *p, const char *s)
     while (vlen && is_space(v[vlen - 1]))
         vlen--;
     strip_quotes(&v, &vlen);
+    *key = k;
+    *key_len = (size_t)(e - k);
+    *value = v;
+    *value_len = vlen;
+    return true;
+}
+
+/* An echoed variable waits for the run that starts next. */
+static void on_env_line(caplog_parser *p, const char *key, size_t key_len, const char *value, size_t value_len)
+{
     if (!p->n_env_wait && !p->env_wait_dropped)
         p->env_wait_line = p->line_no;
-    env_add(p->env_wait, &p->n_env_wait, &p->env_wait_dropped, k, (size_t)(e - k), v, vlen);
-    return true;
+    env_add(p->env_wait, &p->n_env_wait, &p->env_wait_dropped, key, key_len, value, value_len);
 }
 
 /* ---------------------------------------------------------------- the capture hook's lines */
@@ -1917,25 +2218,36 @@ static void on_hook_line(caplog_parser *p, const char *s)
 
 /* ---------------------------------------------------------------- one segment */
 
-static bool on_capture_line(caplog_parser *p, int32_t slot, const char *msg)
+/* FIRST: the message's first "Capture ". */
+static bool on_capture_line(caplog_parser *p, int32_t slot, const char *first)
 {
-    const char *c;
-    if ((c = strstr(msg, "Capture cuda graph failed"))) {
+    /* The lines named by what follows a "Capture ": the first of each, as strstr would find it,
+     * from the message's "Capture "s in turn (a message holds one, nearly always). */
+    const char *failed = NULL, *bs_list = NULL, *tokens_list = NULL;
+    for (const char *c = first; c && !failed; c = strstr(c + 1, CAPTURE_KEY)) {
+        if (has_prefix(c, CAPTURE_FAILED_KEY))
+            failed = c;
+        else if (!bs_list && has_prefix(c, BS_LIST_KEY "["))
+            bs_list = c;
+        else if (!tokens_list && has_prefix(c, NUM_TOKENS_LIST_KEY "["))
+            tokens_list = c;
+    }
+    if (failed) {
         split_decide(p, false);
-        on_failed(p, slot, c);
-    } else if ((c = strstr(msg, BS_LIST_KEY "["))) {
+        on_failed(p, slot, failed);
+    } else if (bs_list) {
         split_decide(p, false);
-        on_list(p, slot, c + LITERAL_LEN(BS_LIST_KEY), false);
-    } else if ((c = strstr(msg, NUM_TOKENS_LIST_KEY "["))) {
+        on_list(p, slot, bs_list + LITERAL_LEN(BS_LIST_KEY), false);
+    } else if (tokens_list) {
         split_decide(p, false);
-        on_list(p, slot, c + LITERAL_LEN(NUM_TOKENS_LIST_KEY), true);
+        on_list(p, slot, tokens_list + LITERAL_LEN(NUM_TOKENS_LIST_KEY), true);
     } else {
-        char kind[CAPLOG_KIND_MAX];
+        const kind_memo *kind;
         bool is_begin;
-        const char *rest = capture_kind(msg, kind, sizeof kind, &is_begin);
+        const char *rest = capture_kind(p, first, &kind, &is_begin);
         if (!rest)
             return false;
-        split_decide(p, strstr(kind, "draft") != NULL);
+        split_decide(p, kind->draft);
         if (is_begin)
             on_begin(p, slot, kind, rest);
         else
@@ -1946,8 +2258,10 @@ static bool on_capture_line(caplog_parser *p, int32_t slot, const char *msg)
     return true;
 }
 
-static void on_message(caplog_parser *p, const char *msg, size_t msg_len, bool prefixed, const line_tags *t)
+/* KM: the keys markers_in() found in MSG (for a prefixed line, T's tags). */
+static void on_message(caplog_parser *p, const char *msg, const key_marks *km, bool prefixed, const line_tags *t)
 {
+    unsigned mask = km->mask;
     int32_t slot;
     if (prefixed && t->implausible) {
         /* "TP99999999999": not a rank of any deployment; reading it as one (or as rank 0)
@@ -1962,18 +2276,17 @@ static void on_message(caplog_parser *p, const char *msg, size_t msg_len, bool p
         /* a continuation (traceback, re-wrapped message) belongs to the last prefixed rank */
         slot = p->last_slot >= 0 ? p->last_slot : rank0_slot(p);
     }
-    unsigned mask = markers_in(msg, msg_len);
     if (!mask) {
         p->run->unknown_lines++; /* the fast path: no key a rule reads */
         return;
     }
     if (mask & MK_SERVER_ARGS) {
-        on_server_args(p, strstr(msg, SERVER_ARGS_KEY) + LITERAL_LEN(SERVER_ARGS_KEY));
+        on_server_args(p, msg + km->at[K_SERVER_ARGS] + LITERAL_LEN(SERVER_ARGS_KEY));
         return;
     }
-    if (slot >= 0 && (mask & MK_CAPTURE) && on_capture_line(p, slot, msg))
+    if (slot >= 0 && (mask & MK_CAPTURE) && on_capture_line(p, slot, msg + km->at[K_CAPTURE]))
         return;
-    if (on_memory_line(p, prefixed ? t : &rank0_tags, msg, mask))
+    if (on_memory_line(p, prefixed ? t : &rank0_tags, msg, km))
         return;
     if (mask & (MK_TRACEBACK | MK_CUDA_OOM | MK_OOM_ERROR)) {
         int32_t j = open_group_of(p, slot);
@@ -1986,47 +2299,421 @@ static void on_message(caplog_parser *p, const char *msg, size_t msg_len, bool p
     p->run->unknown_lines++;
 }
 
-/* S holds N bytes and a NUL after them, none before. */
-static void process_segment(caplog_parser *p, char *s, size_t n, int depth)
+/* ---------------------------------------------------------------- tokens
+ *
+ * Reading is two stages. The lexer cuts the bytes into segments and reads what each one says by
+ * itself: a bar frame's numbers, a prefix's tags, the keys a message holds, an echoed variable.
+ * The applier runs the state machine (runs, ranks, groups) on what the lexer found, in order.
+ * Each stage has state of its own, so a caller with two threads runs them side by side
+ * (caplog_lex, caplog_apply); caplog_feed runs them in turn. Between them passes a buffer of
+ * tokens: a bar frame is its numbers, a line no rule reads is its tags, and only a line a rule
+ * reads carries its text. */
+
+typedef enum {
+    TOK_LINE_ENDS, /* COUNT physical lines ended ('\n') */
+    TOK_TRUNCATED, /* a segment longer than CAPLOG_LINE_MAX: counted, not read */
+    TOK_LAST_CUT,  /* the input ended inside a line: ignored, but a line read */
+    TOK_HOOK,      /* a hook line: the text after its key */
+    TOK_BAR,       /* a progress-bar frame: a bar_frame */
+    TOK_PREFIXED,  /* "[time TAGS] message": line_tags, the label, the message if COUNT (its keys) */
+    TOK_ENV,       /* an echoed variable: the name (COUNT bytes) and the value, one text */
+    TOK_MESSAGE,   /* any other segment: the text if COUNT (its keys) */
+} token_kind;
+
+typedef struct {
+    uint32_t size; /* the whole token's, a multiple of 8 */
+    uint8_t kind;
+    uint8_t flags;      /* TOKEN_GLUED, TOKEN_LINE_END */
+    uint16_t label_len; /* TOK_PREFIXED: the label's bytes after the line_tags */
+    uint32_t count;     /* see token_kind */
+    uint32_t text_len;  /* the text at the token's end (a NUL after it) */
+} token_head;
+enum {
+    TOKEN_GLUED = 1,   /* read after a bar frame in the same segment: one malformed count for both */
+    TOKEN_LINE_END = 2 /* a physical line ended after it ('\n'): no TOK_LINE_ENDS token of its own */
+};
+
+/* A token's fixed part and its label, at most, and room for what is filled in place past them;
+ * the text comes on top. */
+#define TOKEN_FIXED_MAX                                                                                                \
+    (sizeof(token_head) + sizeof(line_tags) + sizeof(bar_frame) + KEY_COUNT * sizeof(uint16_t) + CAPLOG_LABEL_MAX + 16)
+/* The tokens of one segment, at most: a bar frame and its glued tails, one text among them. */
+#define SEGMENT_TOKENS_MAX (CAPLOG_LINE_MAX + 1 + (GLUED_SEGMENTS_MAX + 3) * TOKEN_FIXED_MAX)
+#define TOKENS_BYTES ((size_t)256 << 10)
+
+_Static_assert(TOKENS_BYTES >= 2 * SEGMENT_TOKENS_MAX, "a token buffer holds a few segments whatever their size");
+
+struct caplog_tokens {
+    char *buf;
+    size_t used, cap;
+    size_t last; /* offset of the last token, for merging line ends; SIZE_MAX: none */
+};
+
+struct caplog_lexer {
+    char line[CAPLOG_LINE_MAX + 1 + LINE_PAD]; /* the segment being read */
+    size_t len;
+    bool overflow;
+    size_t nul; /* the segment's first NUL (binary input: the text ends there); SIZE_MAX: none */
+};
+
+caplog_tokens *caplog_tokens_new(void)
+{
+    caplog_tokens *t = calloc(1, sizeof *t);
+    /* zeroed, with room past its end: a handler compares whole literals (has_prefix) */
+    if (!t || !(t->buf = calloc(1, TOKENS_BYTES + LINE_PAD))) {
+        free(t);
+        return NULL;
+    }
+    t->cap = TOKENS_BYTES;
+    t->last = SIZE_MAX;
+    return t;
+}
+
+void caplog_tokens_free(caplog_tokens *t)
+{
+    if (!t)
+        return;
+    free(t->buf);
+    free(t);
+}
+
+caplog_lexer *caplog_lexer_new(void)
+{
+    caplog_lexer *lx = calloc(1, sizeof *lx);
+    if (lx)
+        lx->nul = SIZE_MAX;
+    return lx;
+}
+
+void caplog_lexer_free(caplog_lexer *lx)
+{
+    free(lx);
+}
+
+/* The next token's body, to be filled in place: a struct built elsewhere and copied in would be
+ * read back in wide loads before its narrow stores are done, a stall a line. */
+static char *token_body(caplog_tokens *out)
+{
+    return out->buf + out->used + sizeof(token_head);
+}
+
+/* Ends the next token: BODY_LEN bytes of its body filled in place, then TEXT_LEN of TEXT (if any)
+ * and a NUL. The caller made room (SEGMENT_TOKENS_MAX per segment). */
+static void token_close(caplog_tokens *out, token_kind kind, unsigned flags, uint32_t count, size_t label_len,
+                        size_t body_len, const char *text, size_t text_len)
+{
+    char *r = out->buf + out->used;
+    size_t size = sizeof(token_head) + body_len;
+    if (text) {
+        memcpy(r + size, text, text_len);
+        r[size + text_len] = '\0';
+        size += text_len + 1;
+    }
+    size = (size + 7) & ~(size_t)7;
+    token_head h = {(uint32_t)size, (uint8_t)kind, (uint8_t)flags, (uint16_t)label_len, count, (uint32_t)text_len};
+    memcpy(r, &h, sizeof h);
+    out->last = out->used;
+    out->used += size;
+}
+
+/* A token without a body of its own (the text, if any, copied in). */
+static void put_token(caplog_tokens *out, token_kind kind, unsigned flags, uint32_t count, const char *text,
+                      size_t text_len)
+{
+    token_close(out, kind, flags, count, 0, 0, text, text_len);
+}
+
+/* A '\n' ended the segment whose tokens begin at SEGMENT: its last token says so, else (it had
+ * none: an empty line) a TOK_LINE_ENDS token counts it. */
+static void put_line_end(caplog_tokens *out, size_t segment)
+{
+    if (out->last != SIZE_MAX) {
+        token_head h;
+        memcpy(&h, out->buf + out->last, sizeof h);
+        if (out->last >= segment) {
+            h.flags |= TOKEN_LINE_END;
+            memcpy(out->buf + out->last, &h, sizeof h);
+            return;
+        }
+        if (h.kind == TOK_LINE_ENDS && h.count < UINT32_MAX) {
+            h.count++;
+            memcpy(out->buf + out->last, &h, sizeof h);
+            return;
+        }
+    }
+    put_token(out, TOK_LINE_ENDS, 0, 1, NULL, 0);
+}
+
+/* The offsets markers_in() found, only those of the keys in MASK, in key order, at OUT: their
+ * bytes. A line holds one key, nearly always. */
+static size_t pack_marks(char *out, unsigned mask, const uint16_t *at)
+{
+    size_t n = 0;
+    for (; mask; mask &= mask - 1, n += sizeof(uint16_t))
+        memcpy(out + n, &at[__builtin_ctz(mask)], sizeof(uint16_t));
+    return n;
+}
+
+/* pack_marks() undone: *KM's offsets from IN; returns their bytes. */
+static size_t unpack_marks(const char *in, key_marks *km)
+{
+    size_t n = 0;
+    for (unsigned mask = km->mask; mask; mask &= mask - 1, n += sizeof(uint16_t))
+        memcpy(&km->at[__builtin_ctz(mask)], in + n, sizeof(uint16_t));
+    return n;
+}
+
+/* ---------------------------------------------------------------- the lexer */
+
+/* S holds N bytes and a NUL after them, none before: its tokens into OUT. */
+static void lex_segment(caplog_tokens *out, char *s, size_t n, int depth)
 {
     while (n && is_space(s[n - 1])) /* no '\r' is left: it ends a segment */
         s[--n] = '\0';
     if (!n)
         return;
+    unsigned glued = depth > 0 ? TOKEN_GLUED : 0;
     const char *end = s + n;
     const char *m = skip_foreign_prefix(s);
     const char *t = skip_spaces(m);
-    if (starts_with(t, CAPLOG_HOOK_KEY)) {
-        on_hook_line(p, t + LITERAL_LEN(CAPLOG_HOOK_KEY));
+    if (t[0] == '[' && has_prefix(t, CAPLOG_HOOK_KEY)) {
+        const char *text = t + LITERAL_LEN(CAPLOG_HOOK_KEY);
+        put_token(out, TOK_HOOK, glued, 0, text, (size_t)(end - text));
         return;
     }
-    bar_frame f;
-    if (parse_bar(t, &f)) {
-        if (f.implausible)
-            note_malformed(p);
-        else if (f.described)
-            on_described_bar(p, &f);
-        else
-            on_plain_bar(p, &f);
-        if (f.tail && depth < GLUED_SEGMENTS_MAX) /* "...it/s][2025-06-26 ...] Try ..." */
-            process_segment(p, (char *)f.tail, (size_t)(end - f.tail), depth + 1);
+    bar_frame *f = (bar_frame *)token_body(out);
+    if (parse_bar(t, end, f)) {
+        const char *tail = f->tail; /* not kept: the next token is written over it */
+        token_close(out, TOK_BAR, glued, 0, 0, BAR_FRAME_KEPT, NULL, 0);
+        if (tail && depth < GLUED_SEGMENTS_MAX) /* "...it/s][2025-06-26 ...] Try ..." */
+            lex_segment(out, (char *)tail, (size_t)(end - tail), depth + 1);
         return;
     }
-    line_tags tags;
-    const char *msg = parse_prefix(m, &tags);
+    /* a prefixed line's token: its line_tags (up to the label), where its keys start (if it holds
+     * any), the label, then the message if a rule reads it */
+    char *body = token_body(out);
+    line_tags *tags = (line_tags *)body;
+    const char *msg = parse_prefix(m, tags);
     if (!msg) {
         /* a prefix further in ("name  | [time TP0] ..." lost its separator): try each '[' */
         size_t scan = (size_t)(end - m) < FOREIGN_PREFIX_SCAN ? (size_t)(end - m) : FOREIGN_PREFIX_SCAN;
         for (const char *b = m + 1; !msg && b < m + scan && (b = memchr(b, '[', (size_t)(m + scan - b))); b++)
-            msg = parse_prefix(b, &tags);
+            msg = parse_prefix(b, tags);
     }
+    uint16_t at[KEY_COUNT];
     if (msg) {
-        on_message(p, msg, (size_t)(end - msg), true, &tags);
+        const char *label = tags->label; /* read before the bytes after LINE_TAGS_KEPT are written */
+        /* copy_text() keeps CAPLOG_LABEL_MAX - 1 bytes of a label (tags are ASCII) */
+        size_t label_len = tags->label_len < CAPLOG_LABEL_MAX - 1 ? tags->label_len : CAPLOG_LABEL_MAX - 1;
+        /* an implausible tag makes the line malformed, whatever it says */
+        unsigned mask = tags->implausible ? 0 : markers_in(msg, (size_t)(end - msg), at);
+        size_t len = LINE_TAGS_KEPT;
+        len += pack_marks(body + len, mask, at);
+        if (label_len)
+            memcpy(body + len, label, label_len);
+        /* a line no rule reads: its tags only */
+        token_close(out, TOK_PREFIXED, glued, mask, label_len, len + label_len, mask ? msg : NULL,
+                    mask ? (size_t)(end - msg) : 0);
         return;
     }
-    if (on_env_line(p, t))
+    const char *key, *value;
+    size_t key_len, value_len;
+    if (read_env_line(t, &key, &key_len, &value, &value_len)) {
+        /* the name and the value as one text: the value moves up to the name's end (in S) */
+        char *joined = s + (key - s);
+        memmove(joined + key_len, value, value_len);
+        put_token(out, TOK_ENV, glued, (uint32_t)key_len, joined, key_len + value_len);
         return;
-    on_message(p, t, (size_t)(end - t), false, NULL);
+    }
+    unsigned mask = markers_in(t, (size_t)(end - t), at);
+    token_close(out, TOK_MESSAGE, glued, mask, 0, pack_marks(body, mask, at), mask ? t : NULL,
+                mask ? (size_t)(end - t) : 0);
+}
+
+/* The segment in LX's line ended, by a '\n' if LINE_END: its tokens into OUT. */
+static void segment_done(caplog_lexer *lx, caplog_tokens *out, bool line_end)
+{
+    size_t segment = out->used;
+    if (lx->overflow) {
+        put_token(out, TOK_TRUNCATED, 0, 0, NULL, 0);
+    } else {
+        size_t n = lx->nul < lx->len ? lx->nul : lx->len; /* binary input: the text ends at a NUL */
+        lx->line[n] = '\0';
+        lex_segment(out, lx->line, n, 0);
+    }
+    if (line_end)
+        put_line_end(out, segment);
+    lx->len = 0;
+    lx->overflow = false;
+    lx->nul = SIZE_MAX;
+}
+
+/* N more bytes of the segment being read, its first NUL (if any) at NUL; what passes
+ * CAPLOG_LINE_MAX only marks it truncated. */
+static void segment_append(caplog_lexer *lx, const char *s, size_t n, const char *nul)
+{
+    size_t room = CAPLOG_LINE_MAX - lx->len;
+    if (n > room) {
+        n = room;
+        lx->overflow = true;
+    }
+    if (nul && nul < s + n && lx->nul == SIZE_MAX)
+        lx->nul = lx->len + (size_t)(nul - s);
+    memcpy(lx->line + lx->len, s, n);
+    lx->len += n;
+}
+
+/* The bytes a segment's reading stops at: '\n' and '\r' end it, a NUL ends its text. They are
+ * found 64 bytes at a time, a bit each (SSE2 where the machine has it), so the lexer finds every
+ * line's end without a call per line. */
+typedef struct {
+    const char *base, *limit; /* the bytes MASK covers: 64 of them, fewer at the input's end */
+    uint64_t mask;
+} stop_scan;
+
+static uint64_t stop_bits(const char *p, size_t n)
+{
+    uint64_t m = 0;
+#if STOP_SIMD
+    if (n == 64) {
+        const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
+        for (int i = 0; i < 4; i++) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+            __m128i hit =
+                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, nl), _mm_cmpeq_epi8(x, cr)), _mm_cmpeq_epi8(x, zero));
+            m |= (uint64_t)(uint16_t)_mm_movemask_epi8(hit) << (16 * i);
+        }
+        return m;
+    }
+#endif
+    for (size_t i = 0; i < n; i++)
+        m |= (uint64_t)(p[i] == '\n' || p[i] == '\r' || p[i] == '\0') << i;
+    return m;
+}
+
+/* The first '\n', '\r' or NUL at or after S, or END. */
+static const char *next_stop(stop_scan *sc, const char *s, const char *end)
+{
+    for (;;) {
+        if (!sc->base || s >= sc->limit) {
+            if (s >= end)
+                return end;
+            size_t n = (size_t)(end - s) < 64 ? (size_t)(end - s) : 64;
+            sc->base = s;
+            sc->limit = s + n;
+            sc->mask = stop_bits(s, n);
+        }
+        uint64_t m = sc->mask >> (s - sc->base);
+        if (m)
+            return s + __builtin_ctzll(m);
+        s = sc->limit;
+    }
+}
+
+size_t caplog_lex(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *out)
+{
+    out->used = 0;
+    out->last = SIZE_MAX;
+    /* the bytes between a segment's ends are copied once, never looked at one by one */
+    const char *s = buf, *end = buf + len;
+    stop_scan sc = {NULL, NULL, 0};
+    while (s < end && out->cap - out->used >= SEGMENT_TOKENS_MAX) {
+        const char *stop = next_stop(&sc, s, end), *nul = NULL;
+        while (stop < end && *stop == '\0') { /* binary input: the text ends at the first NUL */
+            if (!nul)
+                nul = stop;
+            stop = next_stop(&sc, stop + 1, end);
+        }
+        segment_append(lx, s, (size_t)(stop - s), nul);
+        if (stop == end) /* the segment goes on in the next bytes */
+            return len;
+        segment_done(lx, out, *stop == '\n'); /* tqdm's refreshes ('\r') end a segment too */
+        s = stop + 1;
+    }
+    return (size_t)(s - buf);
+}
+
+void caplog_lex_end(caplog_lexer *lx, caplog_tokens *out)
+{
+    out->used = 0;
+    out->last = SIZE_MAX;
+    if (lx->len || lx->overflow)
+        put_token(out, TOK_LAST_CUT, 0, 0, NULL, 0);
+    lx->len = 0;
+    lx->overflow = false;
+    lx->nul = SIZE_MAX;
+}
+
+/* ---------------------------------------------------------------- the applier */
+
+/* A physical line ended: it is the current run's. */
+static void line_ended(caplog_parser *p, uint32_t count)
+{
+    p->run->lines += count;
+    p->lines_read += count;
+    p->line_no += count;
+}
+
+int caplog_apply(caplog_parser *p, const caplog_tokens *in)
+{
+    if (p->finished)
+        return -1;
+    for (size_t off = 0; off < in->used;) {
+        const char *r = in->buf + off;
+        token_head h;
+        memcpy(&h, r, sizeof h);
+        off += h.size;
+        const char *body = r + sizeof h;
+        uint16_t at[KEY_COUNT];
+        key_marks km = {h.count, at};
+        if (h.kind >= TOK_HOOK && !(h.flags & TOKEN_GLUED))
+            p->segment_malformed = false; /* a new segment */
+        switch ((token_kind)h.kind) {
+        case TOK_LINE_ENDS:
+            line_ended(p, h.count);
+            continue;
+        case TOK_TRUNCATED:
+            p->run->truncated_lines++;
+            break;
+        case TOK_LAST_CUT:
+            p->lines_read++; /* a last line without its newline: cut, so ignored */
+            break;
+        case TOK_HOOK:
+            on_hook_line(p, body);
+            break;
+        case TOK_BAR: {
+            bar_frame f;
+            memcpy(&f, body, BAR_FRAME_KEPT);
+            if (f.implausible)
+                note_malformed(p);
+            else if (f.described)
+                on_described_bar(p, &f);
+            else
+                on_plain_bar(p, &f);
+            break;
+        }
+        case TOK_PREFIXED: {
+            line_tags tags;
+            memcpy(&tags, body, LINE_TAGS_KEPT);
+            size_t len = LINE_TAGS_KEPT + unpack_marks(body + LINE_TAGS_KEPT, &km);
+            tags.label = h.label_len ? body + len : NULL;
+            tags.label_len = h.label_len;
+            on_message(p, body + len + h.label_len, &km, true, &tags);
+            break;
+        }
+        case TOK_ENV:
+            on_env_line(p, body, h.count, body + h.count, h.text_len - h.count);
+            break;
+        case TOK_MESSAGE:
+            on_message(p, body + unpack_marks(body, &km), &km, false, NULL);
+            break;
+        default:
+            break;
+        }
+        if (h.flags & TOKEN_LINE_END)
+            line_ended(p, 1);
+    }
+    return 0;
 }
 
 /* ---------------------------------------------------------------- public API */
@@ -2037,8 +2724,10 @@ caplog_parser *caplog_new(void)
     if (!p)
         return NULL;
     p->run = calloc(1, sizeof *p->run);
-    if (!p->run) {
-        free(p);
+    p->lexer = caplog_lexer_new();
+    p->tokens = caplog_tokens_new();
+    if (!p->run || !p->lexer || !p->tokens) {
+        caplog_free(p);
         return NULL;
     }
     p->line_no = 1;
@@ -2050,6 +2739,8 @@ void caplog_free(caplog_parser *p)
 {
     if (!p)
         return;
+    caplog_tokens_free(p->tokens);
+    caplog_lexer_free(p->lexer);
     free(p->run);
     free(p);
 }
@@ -2060,56 +2751,15 @@ void caplog_set_callback(caplog_parser *p, caplog_on_run on_run, void *ctx)
     p->ctx = ctx;
 }
 
-static void segment_done(caplog_parser *p)
-{
-    if (p->overflow) {
-        p->run->truncated_lines++;
-    } else {
-        p->line[p->len] = '\0';
-        p->segment_malformed = false;
-        const char *nul = memchr(p->line, '\0', p->len); /* binary input: the text ends there */
-        process_segment(p, p->line, nul ? (size_t)(nul - p->line) : p->len, 0);
-    }
-    p->len = 0;
-    p->overflow = false;
-}
-
-/* N more bytes of the segment being read; what passes CAPLOG_LINE_MAX only marks it truncated. */
-static void segment_append(caplog_parser *p, const char *s, size_t n)
-{
-    size_t room = CAPLOG_LINE_MAX - p->len;
-    if (n > room) {
-        n = room;
-        p->overflow = true;
-    }
-    memcpy(p->line + p->len, s, n);
-    p->len += n;
-}
-
 int caplog_feed(caplog_parser *p, const char *buf, size_t len)
 {
     if (p->finished)
         return -1;
-    /* memchr finds the ends: the bytes between are copied once, never looked at one by one */
-    const char *s = buf, *end = buf + len;
-    while (s < end) {
-        const char *nl = memchr(s, '\n', (size_t)(end - s));
-        const char *stop = nl ? nl : end;
-        for (;;) {
-            const char *cr = memchr(s, '\r', (size_t)(stop - s)); /* tqdm's refreshes end a segment too */
-            segment_append(p, s, (size_t)((cr ? cr : stop) - s));
-            if (!cr)
-                break;
-            segment_done(p);
-            s = cr + 1;
-        }
-        if (!nl)
-            break;
-        segment_done(p);
-        p->run->lines++;
-        p->lines_read++;
-        p->line_no++;
-        s = nl + 1;
+    while (len) {
+        size_t n = caplog_lex(p->lexer, buf, len, p->tokens);
+        caplog_apply(p, p->tokens);
+        buf += n;
+        len -= n;
     }
     return 0;
 }
@@ -2118,9 +2768,9 @@ int caplog_finish(caplog_parser *p)
 {
     if (p->finished)
         return -1;
+    caplog_lex_end(p->lexer, p->tokens); /* what caplog_feed left of a last line */
+    caplog_apply(p, p->tokens);
     p->finished = true;
-    if (p->len || p->overflow)
-        p->lines_read++; /* a last line without its newline: cut, so ignored */
     /* a split still pending is dropped with its side table: that start captured nothing */
     if (p->run_content)
         env_flush(p);

@@ -2,8 +2,9 @@
  *
  * Feed bytes in chunks of any size; every server start found in them is handed to a callback as
  * one self-contained caplog_run (fixed size, no pointers: copy it with memcpy). Memory is
- * constant whatever the input size: one line buffer, the run being built and a few tables.
- * Pure C11 (libc + libm); no global mutable state.
+ * constant whatever the input size: one line buffer, a token buffer, the run being built and a
+ * few tables. Pure C11 (libc + libm; SSE2 intrinsics where the compiler targets it); no global
+ * mutable state.
  *
  * Values copied from a log are GiB as printed ("GB" in SGLang's text). A value the log does not
  * give is NaN for doubles (test it with caplog_known()) and -1 for integer counts. */
@@ -229,6 +230,31 @@ int caplog_feed(caplog_parser *p, const char *buf, size_t len);
 /* End of input: a last line without its newline is ignored; the run so far is emitted.
  * Returns 0, or -1 if already finished. */
 int caplog_finish(caplog_parser *p);
+
+/* The two stages of caplog_feed, for a caller that runs them on two threads. The lexer cuts the
+ * bytes into segments and reads what each says by itself (a bar frame's numbers, a prefix's
+ * tags, which keys a message holds) into a buffer of tokens; caplog_apply runs the parser's state
+ * machine on them, in the order they were lexed. A lexer and a parser share nothing, so one
+ * thread may lex the next bytes while another applies the tokens before them:
+ *
+ *     while (more input) { n = caplog_lex(lx, buf, len, t); caplog_apply(p, t); buf += n; len -= n; }
+ *     caplog_lex_end(lx, t); caplog_apply(p, t); caplog_finish(p);
+ *
+ * gives what caplog_feed and caplog_finish give. A token buffer is about 256 KiB, whatever the
+ * input. */
+typedef struct caplog_lexer caplog_lexer;
+typedef struct caplog_tokens caplog_tokens;
+caplog_lexer *caplog_lexer_new(void); /* NULL when out of memory */
+void caplog_lexer_free(caplog_lexer *lx);
+caplog_tokens *caplog_tokens_new(void); /* NULL when out of memory */
+void caplog_tokens_free(caplog_tokens *t);
+/* Replaces T's tokens by those of BUF's first bytes; returns how many it took, LEN or fewer when
+ * T is full (lex the rest into the next buffer). A segment cut at LEN waits in LX. */
+size_t caplog_lex(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *t);
+/* End of input: T gets what LX holds of a last line without its newline (ignored, but counted). */
+void caplog_lex_end(caplog_lexer *lx, caplog_tokens *t);
+/* Returns 0, or -1 after caplog_finish(). */
+int caplog_apply(caplog_parser *p, const caplog_tokens *t);
 
 /* After finish: the input held something SGLang prints (a capture group, a memory line or
  * server_args). False for an empty file, a vLLM log, binary data. */

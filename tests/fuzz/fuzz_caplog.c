@@ -1,6 +1,8 @@
-/* fuzz_caplog.c — the SGLang log parser (engine/caplog.c): the input parsed whole and again in
- * random chunks (sizes drawn from the input's hash) must give the same runs, compared as the
- * dry-run JSON (cli/caplog_json.c, fuzzed with it) plus every counter the JSON leaves out. */
+/* fuzz_caplog.c — the SGLang log parser (engine/caplog.c): the input parsed whole, again in
+ * random chunks (sizes drawn from the input's hash), and again in random chunks through the two
+ * stages ingest runs on two threads (caplog_lex, then caplog_apply) must give the same runs,
+ * compared as the dry-run JSON (cli/caplog_json.c, fuzzed with it) plus every counter the JSON
+ * leaves out. */
 #include <string.h>
 
 #include "caplog.h"
@@ -48,8 +50,9 @@ static void on_run(const caplog_run *run, void *ctx)
                    a->cuda_graph_bs.v[k]);
 }
 
-/* Parses DATA in chunks drawn from RNG (0: all at once) into a transcript (malloc'd text). */
-static char *parse(const uint8_t *data, size_t size, uint64_t *rng, size_t *len)
+/* Parses DATA in chunks drawn from RNG (0: all at once), with STAGES through caplog_lex and
+ * caplog_apply, into a transcript (malloc'd text). */
+static char *parse(const uint8_t *data, size_t size, uint64_t *rng, bool stages, size_t *len)
 {
     transcript t = {0};
     t.f = open_memstream(&t.text, &t.len);
@@ -59,6 +62,10 @@ static char *parse(const uint8_t *data, size_t size, uint64_t *rng, size_t *len)
     if (!p)
         abort();
     caplog_set_callback(p, on_run, &t);
+    caplog_lexer *lx = stages ? caplog_lexer_new() : NULL;
+    caplog_tokens *tokens = stages ? caplog_tokens_new() : NULL;
+    if (stages && (!lx || !tokens))
+        abort();
     size_t off = 0;
     while (off < size) {
         size_t n = size - off;
@@ -69,8 +76,21 @@ static char *parse(const uint8_t *data, size_t size, uint64_t *rng, size_t *len)
             if (n > size - off)
                 n = size - off;
         }
-        FUZZ_CHECK(caplog_feed(p, (const char *)data + off, n) == 0, "feed failed");
+        if (stages) {
+            for (size_t done = 0; done < n;) {
+                done += caplog_lex(lx, (const char *)data + off + done, n - done, tokens);
+                FUZZ_CHECK(caplog_apply(p, tokens) == 0, "apply failed");
+            }
+        } else {
+            FUZZ_CHECK(caplog_feed(p, (const char *)data + off, n) == 0, "feed failed");
+        }
         off += n;
+    }
+    if (stages) {
+        caplog_lex_end(lx, tokens);
+        FUZZ_CHECK(caplog_apply(p, tokens) == 0, "apply failed");
+        caplog_tokens_free(tokens);
+        caplog_lexer_free(lx);
     }
     FUZZ_CHECK(caplog_finish(p) == 0, "finish failed");
     FUZZ_CHECK(caplog_feed(p, "x\n", 2) == -1, "fed after finish");
@@ -82,23 +102,31 @@ static char *parse(const uint8_t *data, size_t size, uint64_t *rng, size_t *len)
     return t.text;
 }
 
+/* Fails with where A (the whole parse) and B (WHAT) differ. */
+static void check_same(const char *a, size_t a_len, const char *b, size_t b_len, const char *what)
+{
+    if (a_len == b_len && memcmp(a, b, a_len) == 0)
+        return;
+    size_t i = 0;
+    while (i < a_len && i < b_len && a[i] == b[i])
+        i++;
+    fprintf(stderr, "whole and %s parses differ at byte %zu:\n--- whole\n%.*s\n--- %s\n%.*s\n", what, i,
+            (int)(a_len - i < 400 ? a_len - i : 400), a + i, what, (int)(b_len - i < 400 ? b_len - i : 400), b + i);
+    abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    size_t whole_len, chunked_len;
-    char *whole = parse(data, size, NULL, &whole_len);
+    size_t whole_len, chunked_len, staged_len;
+    char *whole = parse(data, size, NULL, false, &whole_len);
     uint64_t rng = fuzz_hash(data, size);
-    char *chunked = parse(data, size, &rng, &chunked_len);
-    if (whole_len != chunked_len || memcmp(whole, chunked, whole_len) != 0) {
-        size_t i = 0;
-        while (i < whole_len && i < chunked_len && whole[i] == chunked[i])
-            i++;
-        fprintf(stderr, "whole and chunked parses differ at byte %zu:\n--- whole\n%.*s\n--- chunked\n%.*s\n", i,
-                (int)(whole_len - i < 400 ? whole_len - i : 400), whole + i,
-                (int)(chunked_len - i < 400 ? chunked_len - i : 400), chunked + i);
-        abort();
-    }
+    char *chunked = parse(data, size, &rng, false, &chunked_len);
+    check_same(whole, whole_len, chunked, chunked_len, "chunked");
+    char *staged = parse(data, size, &rng, true, &staged_len);
+    check_same(whole, whole_len, staged, staged_len, "two-stage");
     free(whole);
     free(chunked);
+    free(staged);
     return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <glob.h>
 
 #include "caplog.h"
 #include "caplog_json.h" /* cli/: its dry-run JSON is checked here byte for byte */
@@ -54,6 +55,42 @@ static parsed parse_bytes(const char *buf, size_t len, size_t chunk)
     assert_int_equal(caplog_feed(p, "x\n", 2), -1); /* nothing after finish */
     out.recognised = caplog_recognised(p);
     assert_int_equal(caplog_runs_emitted(p), out.n);
+    caplog_free(p);
+    return out;
+}
+
+/* parse_bytes through the two stages ingest runs on two threads: caplog_lex of each chunk (in as
+ * many calls as its tokens take), caplog_apply of each token buffer, then caplog_lex_end's. */
+static parsed parse_staged(const char *buf, size_t len, size_t chunk, uint64_t *lines_read)
+{
+    parsed out = {0};
+    caplog_parser *p = caplog_new();
+    caplog_lexer *lx = caplog_lexer_new();
+    caplog_tokens *t = caplog_tokens_new();
+    assert_non_null(p);
+    assert_non_null(lx);
+    assert_non_null(t);
+    caplog_set_callback(p, collect, &out);
+    if (!chunk)
+        chunk = len ? len : 1;
+    for (size_t off = 0; off < len; off += chunk) {
+        size_t n = off + chunk <= len ? chunk : len - off;
+        for (size_t done = 0; done < n;) {
+            size_t took = caplog_lex(lx, buf + off + done, n - done, t);
+            assert_true(took > 0);
+            done += took;
+            assert_int_equal(caplog_apply(p, t), 0);
+        }
+    }
+    caplog_lex_end(lx, t);
+    assert_int_equal(caplog_apply(p, t), 0);
+    assert_int_equal(caplog_finish(p), 0);
+    assert_int_equal(caplog_apply(p, t), -1); /* nothing after finish */
+    out.recognised = caplog_recognised(p);
+    *lines_read = caplog_lines_read(p);
+    assert_int_equal(caplog_runs_emitted(p), out.n);
+    caplog_tokens_free(t);
+    caplog_lexer_free(lx);
     caplog_free(p);
     return out;
 }
@@ -841,6 +878,96 @@ static void test_streaming_chunks_agree(void **state)
     }
 }
 
+/* BUF gives through the two stages the runs caplog_feed gives, whatever the chunks: the same
+ * JSON and the same counters. */
+static void assert_stages_agree(const char *buf, size_t len)
+{
+    parsed fed = parse_bytes(buf, len, 0);
+    static const size_t chunks[] = {0, 1, 7, 4096, 300000};
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+        uint64_t lines_read;
+        parsed staged = parse_staged(buf, len, chunks[c], &lines_read);
+        assert_int_equal(staged.n, fed.n);
+        assert_int_equal(staged.recognised, fed.recognised);
+        for (size_t r = 0; r < fed.n; r++) {
+            const caplog_run *a = &fed.runs[r], *b = &staged.runs[r];
+            char *ja = run_json(a), *jb = run_json(b);
+            assert_string_equal(ja, jb);
+            free(ja);
+            free(jb);
+            assert_int_equal(a->first_line, b->first_line);
+            assert_int_equal(a->last_line, b->last_line);
+            assert_int_equal(a->lines, b->lines);
+            assert_int_equal(a->unknown_lines, b->unknown_lines);
+            assert_int_equal(a->truncated_lines, b->truncated_lines);
+            assert_int_equal(a->malformed_lines, b->malformed_lines);
+            assert_int_equal(a->first_malformed_line, b->first_malformed_line);
+        }
+        parsed_free(&staged);
+    }
+    parsed_free(&fed);
+}
+
+/* Every fixture, and all of them one after another eight times (past what one token buffer
+ * holds, so caplog_lex takes a chunk in several calls). */
+static void test_two_stages_agree(void **state)
+{
+    (void)state;
+    glob_t g;
+    assert_int_equal(glob(LOGS "*.log", 0, NULL, &g), 0);
+    size_t all_len = 0, cap = 0;
+    char *all = NULL;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        size_t len;
+        char *buf = slurp(strrchr(g.gl_pathv[i], '/') + 1, &len);
+        assert_stages_agree(buf, len);
+        if (all_len + 8 * (len + 1) > cap) {
+            cap = 2 * (all_len + 8 * (len + 1));
+            all = realloc(all, cap);
+            assert_non_null(all);
+        }
+        for (int rep = 0; rep < 8; rep++) {
+            memcpy(all + all_len, buf, len);
+            all_len += len;
+            all[all_len++] = '\n';
+        }
+        free(buf);
+    }
+    assert_true(all_len > 256 * 1024);
+    assert_stages_agree(all, all_len);
+    globfree(&g);
+    free(all);
+}
+
+/* A token buffer fills before a large input is all lexed: caplog_lex says how much it took, the
+ * rest goes into the next buffer, and no line is lost or counted twice. */
+static void test_lex_takes_what_fits(void **state)
+{
+    (void)state;
+    const char *line = "[2026-01-01 00:00:00 TP0] Memory pool end. avail mem=22.59 GB\n";
+    size_t line_len = strlen(line), n_lines = 20000;
+    char *buf = malloc(line_len * n_lines);
+    assert_non_null(buf);
+    for (size_t i = 0; i < n_lines; i++)
+        memcpy(buf + i * line_len, line, line_len);
+    caplog_lexer *lx = caplog_lexer_new();
+    caplog_tokens *t = caplog_tokens_new();
+    assert_non_null(lx);
+    assert_non_null(t);
+    size_t took = caplog_lex(lx, buf, line_len * n_lines, t);
+    assert_true(took > 0 && took < line_len * n_lines);
+    caplog_tokens_free(t);
+    caplog_lexer_free(lx);
+    uint64_t lines_read;
+    parsed r = parse_staged(buf, line_len * n_lines, 0, &lines_read);
+    assert_int_equal(lines_read, n_lines);
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.runs[0].lines, n_lines);
+    assert_gib(rank_of(&r.runs[0], "TP0")->pool_avail_gib, 22.59);
+    parsed_free(&r);
+    free(buf);
+}
+
 static void test_cut_mid_line(void **state)
 {
     (void)state;
@@ -1379,6 +1506,8 @@ int main(void)
         cmocka_unit_test(test_17_rank_rule),
         cmocka_unit_test(test_02_middle_of_capture),
         cmocka_unit_test(test_streaming_chunks_agree),
+        cmocka_unit_test(test_two_stages_agree),
+        cmocka_unit_test(test_lex_takes_what_fits),
         cmocka_unit_test(test_cut_mid_line),
         cmocka_unit_test(test_unrecognisable_input),
         cmocka_unit_test(test_very_long_line),

@@ -116,31 +116,70 @@ static store *open_seeded(const char *path, store_mode mode)
 
 /* ---- SHA-256 (FIPS 180-4 examples) ---- */
 
+/* init, with the CPU's SHA instructions (where it has them) or the portable code */
+static void sha_init(store_sha256 *c, bool portable)
+{
+    store_sha256_init(c);
+    if (portable)
+        c->accelerated = false;
+}
+
 static void test_sha256_vectors(void **state)
 {
     (void)state;
-    char hex[65];
-    store_sha256 c;
-    store_sha256_init(&c);
-    store_sha256_final_hex(&c, hex);
-    assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-    store_sha256_init(&c);
-    store_sha256_update(&c, "abc", 3);
-    store_sha256_final_hex(&c, hex);
-    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-    store_sha256_init(&c);
-    for (const char *p = two; *p; p++) /* byte by byte: chunking must not matter */
-        store_sha256_update(&c, p, 1);
-    store_sha256_final_hex(&c, hex);
-    assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-    static char million[1000000];
-    memset(million, 'a', sizeof million);
-    store_sha256_init(&c);
-    store_sha256_update(&c, million, 333333);
-    store_sha256_update(&c, million + 333333, sizeof million - 333333);
-    store_sha256_final_hex(&c, hex);
-    assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    for (int portable = 0; portable <= 1; portable++) {
+        char hex[65];
+        store_sha256 c;
+        sha_init(&c, portable);
+        store_sha256_final_hex(&c, hex);
+        assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        sha_init(&c, portable);
+        store_sha256_update(&c, "abc", 3);
+        store_sha256_final_hex(&c, hex);
+        assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+        sha_init(&c, portable);
+        for (const char *p = two; *p; p++) /* byte by byte: chunking must not matter */
+            store_sha256_update(&c, p, 1);
+        store_sha256_final_hex(&c, hex);
+        assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+        static char million[1000000];
+        memset(million, 'a', sizeof million);
+        sha_init(&c, portable);
+        store_sha256_update(&c, million, 333333);
+        store_sha256_update(&c, million + 333333, sizeof million - 333333);
+        store_sha256_final_hex(&c, hex);
+        assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    }
+}
+
+/* The SHA instructions' digest is the portable code's, for any length and chunking. */
+static void test_sha256_accelerated_matches_portable(void **state)
+{
+    (void)state;
+    static unsigned char data[20000];
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (size_t i = 0; i < sizeof data; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        data[i] = (unsigned char)x;
+    }
+    for (size_t len = 0; len < sizeof data; len += 1 + len / 3) {
+        store_sha256 fast, slow;
+        sha_init(&fast, false);
+        sha_init(&slow, true);
+        for (size_t off = 0; off < len;) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            size_t n = (size_t)(x % 200) + 1;
+            n = n < len - off ? n : len - off;
+            store_sha256_update(&fast, data + off, n);
+            store_sha256_update(&slow, data + off, n);
+            off += n;
+        }
+        char a[65], b[65];
+        store_sha256_final_hex(&fast, a);
+        store_sha256_final_hex(&slow, b);
+        assert_string_equal(a, b);
+    }
 }
 
 /* ---- the embedded texts are the checked-in files ---- */
@@ -809,6 +848,62 @@ static void test_ingest_spill_same_rows(void **state)
     free(text);
 }
 
+/* The kept rows' encoding (small integers in their tag, others as zigzag varints, texts by
+ * length) gives back every value as it was: large, negative, at the small tag's edge, spilled
+ * or not. */
+static void test_ingest_kept_values_exact(void **state)
+{
+    (void)state;
+    const char *log = "[2026-01-01 00:00:00 TP0] Capture cuda graph begin. This can take up to several minutes. "
+                      "avail mem=10.00 GB\n"
+                      "[cgplan-hook] capture seq=0 size=240 rank=0 reserved_before=0 reserved_after=35184372088832 "
+                      "free_before=100 free_after=0 total=1\n"
+                      "[cgplan-hook] term=moe.deepep bytes=239 size=239 rank=0\n"
+                      "[cgplan-hook] term=moe.masked_gemm bytes=240 size=240 rank=0\n"
+                      "[cgplan-hook] term=static.logits bytes=0 size=1 rank=0\n"
+                      "[cgplan-hook] term=unattributed bytes=70368744177664 size=65536 rank=0\n"
+                      "[2026-01-01 00:00:09 TP0] Capture cuda graph end. Time elapsed: 9.00 s. mem usage=-0.25 GB. "
+                      "avail mem=10.25 GB.\n";
+    static const char *const names[] = {"exact-memory.db", "exact-spilled.db"};
+    for (int b = 0; b < 2; b++) {
+        store *s = store_open(tmp_path(names[b]), STORE_READ_WRITE, err, sizeof err);
+        assert_non_null(s);
+        ingest_buffer_bytes = b ? 16 : 0;
+        store_ingest_result res;
+        store_ingest *in;
+        assert_int_equal(ingest_text(s, log, strlen(log), 64, NULL, &res, &in), 0);
+        ingest_buffer_bytes = 0;
+        assert_int_equal(res.n_runs, 1);
+        store_ingest_free(in);
+        store_close(s);
+        sqlite3 *db;
+        assert_int_equal(sqlite3_open(tmp_path(names[b]), &db), SQLITE_OK);
+        sqlite3_stmt *st;
+        assert_int_equal(sqlite3_prepare_v2(db,
+                                            "SELECT group_concat(method || ' ' || term || ' ' || bytes || ' ' || "
+                                            "ifnull(size, 'null'), ', ') FROM (SELECT * FROM measured_terms ORDER "
+                                            "BY method, term)",
+                                            -1, &st, NULL),
+                         SQLITE_OK);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        assert_string_equal(
+            (const char *)sqlite3_column_text(st, 0),
+            "snapshot moe.deepep 239 239, snapshot moe.masked_gemm 240 240, snapshot static.logits 0 1, "
+            "snapshot unattributed 70368744177664 65536, split non_torch -35184372088732 240, split "
+            "torch 35184372088832 240");
+        sqlite3_finalize(st);
+        assert_int_equal(
+            sqlite3_prepare_v2(db, "SELECT end_usage_gib, end_elapsed_s, begin_avail_gib FROM groups", -1, &st, NULL),
+            SQLITE_OK);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        assert_float_equal(sqlite3_column_double(st, 0), -0.25, 0);
+        assert_float_equal(sqlite3_column_double(st, 1), 9.0, 0);
+        assert_float_equal(sqlite3_column_double(st, 2), 10.0, 0);
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+    }
+}
+
 /* While a file is being read (a pipe, a slow disk) other writers go on: the lock is not held. */
 static void test_ingest_reading_holds_no_lock(void **state)
 {
@@ -942,6 +1037,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sha256_vectors),
+        cmocka_unit_test(test_sha256_accelerated_matches_portable),
         cmocka_unit_test(test_seed_and_schema_match_files),
         cmocka_unit_test(test_new_store_is_seeded),
         cmocka_unit_test(test_ingest_dedup_delete),
@@ -952,6 +1048,7 @@ int main(void)
         cmocka_unit_test(test_set_run_model),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_ingest_spill_same_rows),
+        cmocka_unit_test(test_ingest_kept_values_exact),
         cmocka_unit_test(test_ingest_reading_holds_no_lock),
         cmocka_unit_test(test_ingest_waits_for_the_lock),
     };
