@@ -489,6 +489,14 @@ static void sort_unique(uint32_t *v, size_t *n)
     *n = w;
 }
 
+static uint64_t sum_of(const uint32_t *sizes, size_t n)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += sizes[i];
+    return sum;
+}
+
 /* engine_buckets_resolve, also giving the sum of the sizes it wrote (SUM may be NULL). */
 static size_t buckets_resolve(const engine_deployment *d, uint32_t *out, size_t cap, engine_warnings *w, uint64_t *sum)
 {
@@ -525,11 +533,8 @@ static size_t buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
             if (!direct)
                 memcpy(out, list, (n < cap ? n : cap) * sizeof list[0]);
             n = n < cap ? n : cap;
-            if (sum && direct) /* the list summed as it was written */
-                *sum = notes.written_sum;
-            else if (sum)
-                for (size_t i = *sum = 0; i < n; i++)
-                    *sum += out[i];
+            if (sum) /* direct: the list was summed as it was written */
+                *sum = direct ? notes.written_sum : sum_of(out, n);
             return n;
         }
         n = engine_bucket_grid(k->max_bs, k->mtp > 1, list, ENGINE_MAX_BUCKETS); /* nothing survived */
@@ -572,8 +577,7 @@ static size_t buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
         n = cap;
     memcpy(out, list, n * sizeof list[0]);
     if (sum)
-        for (size_t i = *sum = 0; i < n; i++)
-            *sum += out[i];
+        *sum = sum_of(out, n);
     return n;
 }
 

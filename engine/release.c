@@ -462,7 +462,7 @@ static const uint64_t every_power_of_two[7] = {~0ull,
 
 static bool divides_64(uint64_t step)
 {
-    return step != 0 && step <= 64 && (step & (step - 1)) == 0;
+    return step <= 64 && engine_is_power_of_two(step);
 }
 
 static void set_range(bs_set *s, uint64_t from, uint64_t to_inclusive, uint64_t step)
@@ -520,7 +520,7 @@ static void set_keep_at_most(bs_set *s, uint32_t limit)
 
 static uint32_t gcd32(uint32_t a, uint32_t b)
 {
-    if (a && b && (a & (a - 1)) == 0) /* a power of two (the usual attention-TP sizes): no division */
+    if (b && engine_is_power_of_two(a)) /* a power of two (the usual attention-TP sizes): no division */
         return 1u << (__builtin_ctz(a) < __builtin_ctz(b) ? __builtin_ctz(a) : __builtin_ctz(b));
     while (b) {
         uint32_t t = a % b;
@@ -630,7 +630,7 @@ typedef struct {
 
 static void stream_keep(capture_stream *st, uint32_t bs)
 {
-    bool multiple = (st->step & (st->step - 1)) == 0 ? (bs & (st->step - 1)) == 0 : bs % st->step == 0;
+    bool multiple = engine_is_power_of_two(st->step) ? (bs & (st->step - 1)) == 0 : bs % st->step == 0;
     if (!multiple) {
         st->filtered++;
         return;
@@ -665,8 +665,8 @@ static void stream_range(capture_stream *st, uint32_t from, uint32_t to_inclusiv
      * as a progression (a plain fill) instead of one by one; what remains (sizes past N, a full
      * OUT, other filters) takes the general path. */
     uint32_t below = to_inclusive < st->pool ? to_inclusive : st->pool;
-    if (st->out && (st->step & (st->step - 1)) == 0 && step && x <= below && st->n < st->cap) {
-        uint64_t count = (step & (step - 1)) == 0 ? ((below - x) >> __builtin_ctz(step)) + 1 : (below - x) / step + 1;
+    if (st->out && engine_is_power_of_two(st->step) && step && x <= below && st->n < st->cap) {
+        uint64_t count = (uint64_t)engine_div_u32(below - x, step) + 1;
         if (count > st->cap - st->n)
             count = st->cap - st->n;
         uint32_t filter = st->step, *out = st->out + st->n, first = x, kept_step = step;
@@ -674,7 +674,7 @@ static void stream_range(capture_stream *st, uint32_t from, uint32_t to_inclusiv
         uint64_t kept = count;
         /* Both steps are powers of two: the kept sizes are themselves a progression. A range step
          * the filter divides keeps all or none; a finer one keeps every multiple of the filter. */
-        if (filter > 1 && (step & (step - 1)) == 0 && (x & (step - 1)) == 0) {
+        if (filter > 1 && engine_is_power_of_two(step) && (x & (step - 1)) == 0) {
             if (step >= filter) {
                 kept = (x & (filter - 1)) == 0 ? count : 0;
             } else {
@@ -869,7 +869,7 @@ size_t engine_release_capture_list(const engine_release *r, const engine_capture
             mul *= attn_cp;
         nt->mul_base = mul;
         if (v[RF_POOL_PAD])
-            n_pool = (mul & (mul - 1)) == 0 ? (uint32_t)(((uint64_t)n_pool + mul - 1) & ~(uint64_t)(mul - 1))
+            n_pool = engine_is_power_of_two(mul) ? (uint32_t)(((uint64_t)n_pool + mul - 1) & ~(uint64_t)(mul - 1))
                                             : (uint32_t)(((uint64_t)n_pool + mul - 1) / mul * mul);
         /* (bs x width) % mul == 0 holds exactly for the multiples of mul / gcd(mul, width) */
         capture_stream st = {

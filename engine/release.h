@@ -22,11 +22,16 @@
 
 /* A / B (0 for B = 0), a shift when B is a power of two (the usual GPU counts): the estimator
  * divides by layout sizes on every probe of the wall, and a division costs ten times a shift. */
+static inline bool engine_is_power_of_two(uint64_t x)
+{
+    return x != 0 && (x & (x - 1)) == 0;
+}
+
 static inline uint32_t engine_div_u32(uint32_t a, uint32_t b)
 {
     if (b == 0)
         return 0;
-    return (b & (b - 1)) == 0 ? a >> __builtin_ctz(b) : a / b;
+    return engine_is_power_of_two(b) ? a >> __builtin_ctz(b) : a / b;
 }
 
 /* Stages in version order: rc < final < post < main. */
