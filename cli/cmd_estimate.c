@@ -79,7 +79,10 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
         engine_knob_origin o = d->knob_origin[i];
         if (o == ORIGIN_UNKNOWN)
             o = engine_knob_is_auto(d, (engine_knob_id)i) ? ORIGIN_RELEASE : ORIGIN_UNKNOWN;
-        jsonw_kstring(w, engine_knobs[i].name, o == ORIGIN_UNKNOWN ? "default" : engine_origin_names[o]);
+        const char *origin = o == ORIGIN_UNKNOWN ? "default" : engine_origin_names[o];
+        jsonw_kstring(w, engine_knobs[i].name, origin);
+        if (engine_knobs[i].alias) /* as "knobs" has it */
+            jsonw_kstring(w, engine_knobs[i].alias, origin);
     }
     jsonw_object_end(w);
 
@@ -248,6 +251,20 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
         fprintf(out, "%s %s %s", i ? " " : "", info->name, buf);
     }
     fprintf(out, "\n");
+    /* Knobs a plan from a model alone left unset take SGLang's value; say which, since an "auto"
+     * mark does not show on a plain number. */
+    const char *sep = "unset   ";
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        if (d->knob_origin[order[i]] != ORIGIN_RELEASE || engine_knob_is_auto(d, order[i]))
+            continue;
+        engine_knob_text(d, e, order[i], KNOB_TEXT_FULL, buf, sizeof buf);
+        fprintf(out, "%s%s %s", sep, engine_knobs[order[i]].name, buf);
+        sep = ", ";
+    }
+    if (sep[0] == ',') {
+        engine_release_text(&k->sglang, buf, sizeof buf);
+        fprintf(out, ": what SGLang %s chooses for this GPU and tp (--set to change)\n", buf);
+    }
     size_t used = 0;
     for (uint32_t i = 0; i < e->n_buckets && used + 16 < sizeof buf; i++)
         used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%u", i ? ", " : "", e->buckets[i]);

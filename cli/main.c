@@ -243,12 +243,13 @@ int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char
             return rc == 1 ? EXIT_WORK : EXIT_USAGE;
         }
     } else {
-        /* A plan from a model alone: SGLang's own defaults (one instance of tp GPUs, no DP
-         * attention, no a2a backend, the release's attention backend), the GPU from --set. */
+        /* A plan from a model alone: SGLang's own defaults (--tp-size 1, no DP attention, no a2a
+         * backend, the release's attention backend and max_bs tier), the GPU from --set. */
         engine_deployment_defaults(d);
         d->a2a = A2A_NONE;
         d->knobs.backend_auto = true;
         d->knobs.max_dispatch_auto = true;
+        engine_deployment_sglang_defaults(d);
         d->gpu.name[0] = '\0';
     }
     if (model_name) {
@@ -270,6 +271,7 @@ int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char
         if (rc != EXIT_OK)
             return rc;
     }
+    engine_deployment_resolve_release_knobs(d);
     if (!d->gpu.name[0]) {
         cli_error("%s: --model needs a GPU: add --set gpu=NAME (cgplan presets lists the GPUs)", o->command);
         return EXIT_USAGE;

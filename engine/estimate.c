@@ -367,6 +367,23 @@ void engine_deployment_defaults(engine_deployment *d)
     engine_k3_default_coefficients(d->model.coef);
 }
 
+/* A plan from a model alone launches as SGLang would with nothing more on its command line:
+ * --tp-size 1 (server_args.py ServerArgs.tp_size), and --cuda-graph-max-bs from the release's GPU
+ * tiers once the GPU, tp and speculation are known (engine_deployment_resolve_release_knobs). */
+void engine_deployment_sglang_defaults(engine_deployment *d)
+{
+    d->knobs.world = 1;
+    d->knob_origin[KNOB_WORLD] = ORIGIN_RELEASE;
+    d->knob_origin[KNOB_MAX_BS] = ORIGIN_RELEASE;
+}
+
+void engine_deployment_resolve_release_knobs(engine_deployment *d)
+{
+    if (d->knob_origin[KNOB_MAX_BS] == ORIGIN_RELEASE)
+        d->knobs.max_bs =
+            engine_release_default_max_bs(&d->knobs.sglang, d->gpu.nvidia_smi_mib, d->knobs.world, d->knobs.mtp > 1);
+}
+
 /* ---- DeepEP (deep_ep Buffer.get_low_latency_rdma_size_hint / csrc/config.hpp
  * LowLatencyLayout, unchanged 2025-08 .. 2026-07; reference/moe-comm-memory.md §1.2). ---- */
 

@@ -22,6 +22,17 @@ check_py "$(term moe.deepep)['bytes'] == 0 and $(term moe.fused)['bytes'] > 0 an
 expect_exit 0 "$CGPLAN" estimate --model deepseek-ai/DeepSeek-V3 --set gpu=h200 --set tp=8 --set max_bs=256 --format json
 check_py "$(term buckets.logits)['bytes'] == 0" "main shares one logits buffer"
 
+# --- knobs left unset take SGLang's launch defaults: --tp-size 1, max_bs from the release's GPU
+# tiers (_handle_gpu_memory_settings: 80-160 GiB class, 256 below tp 4, 512 from it; B200 512)
+expect_exit 0 "$CGPLAN" estimate --model qwen3-8b --set gpu=h100 --format json
+check_py "j['knobs']['tp'] == 1 and j['knobs']['max_bs'] == 256 and j['knob_origins']['tp'] == 'release default' and j['knob_origins']['max_bs'] == 'release default'" "unset tp and max_bs: SGLang's"
+expect_exit 0 "$CGPLAN" estimate --model qwen3-8b --set gpu=h100 --set tp=4
+contains "$OUT" "unset   max_bs 512: what SGLang" "the table says which knobs took SGLang's value"
+expect_exit 0 "$CGPLAN" estimate --model qwen3-8b --set gpu=h100 --set tp=4 --set sglang=0.4.6 --format json
+check_py "j['knobs']['max_bs'] == 160 and len(j['knobs']['buckets']) == 23" "0.4.6 leaves max_bs unset: the runner list's top (160 at or below 81,920 MiB)"
+expect_exit 0 "$CGPLAN" estimate --model qwen3-8b --set gpu=h100 --set max_bs=48 --format json
+check_py "j['knobs']['max_bs'] == 48 and j['knob_origins']['max_bs'] == 'set'" "a set max_bs wins"
+
 # --- bad input
 expect_exit 2 "$CGPLAN" estimate --model deepseek-ai/DeepSeek-V3 --set tp=8
 contains "$ERR" "--set gpu=NAME" "a model plan needs a GPU"
