@@ -24,6 +24,10 @@ pts = [
     {"id": "k3-badknob", "preset": "k3-dp16", "knobs": {"nonsense": 1}, "measured_gib": 1.0, "fit": False},
     {"id": "k3-nogpu", "model": "moonshotai/Kimi-K3", "gpu": None, "knobs": {}, "measured_gib": 1.0},
     {"id": "k3-unmeasured", "preset": "k3-dp16", "knobs": {}, "measured_gib": None},
+    # the log captured 99 graphs, the estimate another count: another configuration
+    {"id": "k3-graphs", "preset": "k3-dp16", "knobs": {}, "graphs": 99, "measured_gib": 1.0},
+    # a model with unknown terms: the known terms' sum, marked (fit: out of the statistics)
+    {"id": "qwen-partial", "model": "qwen3-8b", "gpu": "h100", "knobs": {}, "measured_gib": 1.0, "fit": True},
 ]
 json.dump({"points": pts}, open(sys.argv[2], "w"))
 PY
@@ -43,7 +47,10 @@ contains "$(row k3-nogpu)" "gpu not stated" "missing gpu: n/a with the reason"
 [ -z "$(row k3-unmeasured)" ] && pass || fail "unmeasured point printed a row"
 contains "$OUT" $'\nmedian |error|: 5.0% over 2 points\n' "median over the non-fit estimated points"
 contains "$OUT" $'\nworst |error|: 10.0% (k3-over)\n' "worst"
-contains "$OUT" $'\nnot estimated: 2\n' "not estimated count"
+contains "$(row k3-graphs)" "captures 6 graphs, the log 99" "graph count differs: n/a with both counts"
+contains "$(row qwen-partial)" "fit partial" "unknown terms: marked partial"
+[ -z "$(row k3-exact | grep partial)" ] && pass || fail "a complete estimate marked partial"
+contains "$OUT" $'\nnot estimated: 3\n' "not estimated count"
 contains "$OUT" "not measured: 1 (k3-unmeasured)" "not measured count"
 
 # Stable output: a second run prints the same.
