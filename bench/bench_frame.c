@@ -68,7 +68,7 @@ int main(int argc, char **argv)
         frames = 10;
     static tui_app app;
     char err[512];
-    if (tui_app_init(&app, preset, NULL, NULL, false, err, sizeof err) != 0) {
+    if (tui_app_init(&app, preset, NULL, NULL, NULL, false, err, sizeof err) != 0) {
         fprintf(stderr, "bench_frame: %s\n", err);
         return 1;
     }

@@ -29,7 +29,7 @@ int cmd_tui(int argc, char **argv)
     int first = argc > 1 && strcmp(argv[1], "tui") == 0 ? 2 : 1;
     cli_opts o;
     int rc = cli_parse(argc, argv, first, "tui",
-                       OPT_PRESET | OPT_COMPARE | OPT_DB | OPT_ASCII | OPT_SNAPSHOT | OPT_KEYS, &o);
+                       OPT_PRESET | OPT_SET | OPT_COMPARE | OPT_DB | OPT_ASCII | OPT_SNAPSHOT | OPT_KEYS, &o);
     if (rc)
         return rc;
     if (o.n_args) {
@@ -40,9 +40,26 @@ int cmd_tui(int argc, char **argv)
         cli_error("tui: --keys goes with --snapshot WxH");
         return EXIT_USAGE;
     }
+    /* --model, --sglang-args or --set: the main plan is built here as estimate builds it, so the
+     * planner opens on the same numbers; a preset alone loads in the TUI itself. */
+    static engine_deployment plan; /* static: too large for the stack beside curses' */
+    bool built = o.model || o.sglang_args || o.n_sets;
+    if (built) {
+        preset_catalog *cat = preset_catalog_open();
+        if (!cat) {
+            cli_error("tui: out of memory opening the preset catalog");
+            return EXIT_WORK;
+        }
+        engine_warnings adj = {0};
+        rc = cli_load_deployment(&o, cat, "k3-dp16", &plan, &adj);
+        preset_catalog_free(cat);
+        if (rc != EXIT_OK)
+            return rc;
+    }
     char db_buf[1024];
     tui_options t = {
         .preset = o.preset,
+        .plan = built ? &plan : NULL,
         .compare = o.compare,
         .db_path = cli_db_path(&o, db_buf, sizeof db_buf),
         .ascii = o.ascii,

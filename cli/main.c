@@ -327,7 +327,9 @@ static const struct {
     const char *usage;
     const char *summary;
 } commands[] = {
-    {"tui", cmd_tui, "cgplan [tui] [--preset P] [--compare P2] [--db PATH] [--ascii]\n"
+    {"tui", cmd_tui,
+     "cgplan [tui] [--preset P | --model M] [--set KEY=VALUE]... [--sglang-args \"FLAGS\"] [--compare P2] [--db PATH] "
+     "[--ascii]\n"
                      "       cgplan tui --snapshot WxH [--preset P] [--db PATH] [--ascii] [--keys \"K1 K2 ...\"]",
      "the interactive planner (the default command)"},
     {"estimate", cmd_estimate, "cgplan estimate --preset P [--set KEY=VALUE]... [--db PATH] [--format table|json|csv]",

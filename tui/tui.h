@@ -6,8 +6,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "engine.h"
+
 typedef struct {
     const char *preset;  /* NULL: k3-dp16 */
+    /* The main plan as the command line built it (--model, --set, --sglang-args over the preset);
+     * NULL: the preset as it is. */
+    const engine_deployment *plan;
     const char *compare; /* NULL: the other K3 preset */
     const char *db_path; /* the store; opened READ_WRITE (created and seeded when new) */
     bool ascii;          /* force the ASCII glyph set */

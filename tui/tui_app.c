@@ -84,8 +84,8 @@ static int load_plan(tui_app *app, tui_plan *p, const char *name, char *err, siz
     return 0;
 }
 
-int tui_app_init(tui_app *app, const char *preset, const char *compare, const char *db_path, bool ascii, char *err,
-                 size_t errlen)
+int tui_app_init(tui_app *app, const char *preset, const engine_deployment *plan, const char *compare,
+                 const char *db_path, bool ascii, char *err, size_t errlen)
 {
     memset(app, 0, sizeof *app);
     app->focus = KNOB_MAX_BS;
@@ -111,9 +111,17 @@ int tui_app_init(tui_app *app, const char *preset, const char *compare, const ch
         snprintf(app->store_note, sizeof app->store_note, "no store: no observed runs");
     }
     const char *main_name = preset ? preset : "k3-dp16";
-    int rc = load_plan(app, &app->plan[0], main_name, err, errlen);
-    if (rc != 0)
-        return rc;
+    if (plan) { /* built by the command line: a model alone, or a preset with --set */
+        tui_plan *p = &app->plan[0];
+        p->d = *plan;
+        p->loaded = true;
+        snprintf(p->name, sizeof p->name, "%s", plan->name[0] ? plan->name : main_name);
+        p->has_cal = app->db && store_load_plan_calibration(app->db, &p->d, &p->cal);
+    } else {
+        int rc = load_plan(app, &app->plan[0], main_name, err, errlen);
+        if (rc != 0)
+            return rc;
+    }
     const char *other = compare;
     if (!other)
         other = strcmp(app->plan[0].name, "k3-dp16") == 0 ? "k3-dp2-dcp8" : "k3-dp16";

@@ -126,10 +126,10 @@ typedef struct tui_app {
     } scratch;
 } tui_app;
 
-/* Opens the catalog, loads the presets and the store. Returns 0, or 1/2 (preset_load codes)
- * with ERR set. */
-int tui_app_init(tui_app *app, const char *preset, const char *compare, const char *db_path, bool ascii, char *err,
-                 size_t errlen);
+/* Opens the catalog, loads the presets and the store. PLAN, when not NULL, is the main plan as
+ * given (PRESET then only names it). Returns 0, or 1/2 (preset_load codes) with ERR set. */
+int tui_app_init(tui_app *app, const char *preset, const engine_deployment *plan, const char *compare,
+                 const char *db_path, bool ascii, char *err, size_t errlen);
 void tui_app_free(tui_app *app);
 /* Re-reads the stored runs (after the runs browser closes, and on start). */
 void tui_app_reload_runs(tui_app *app);

@@ -287,7 +287,7 @@ static int run(tui_app *app, const tui_options *o)
     setlocale(LC_ALL, "");
     bool ascii = o->ascii || !tui_locale_utf8();
     char err[ENGINE_TEXT_MAX * 2];
-    int rc = tui_app_init(app, o->preset, o->compare, o->db_path, ascii, err, sizeof err);
+    int rc = tui_app_init(app, o->preset, o->plan, o->compare, o->db_path, ascii, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "cgplan: %s\n", err);
         tui_app_free(app);

@@ -125,6 +125,8 @@ static void draw_total(tui_app *app, tui_screen *s, tui_rect r)
     const engine_estimate *e = &p->e;
     int x = r.x + 1;
     x += tui_printf(s, x, r.y, r.w - 1, TUI_ST_TOTAL, "total %.2f GiB", tui_gib(e->total_bytes));
+    if (!e->total_complete) /* a term is unknown: the sum is a floor, as the table's "?" says */
+        x += tui_printf(s, x, r.y, r.x + r.w - x, TUI_ST_WARN, " of the known terms");
     if (app->have_prev && app->prev_total != e->total_bytes) {
         int64_t d = (int64_t)e->total_bytes - (int64_t)app->prev_total;
         x += tui_printf(s, x, r.y, r.x + r.w - x, TUI_ST_HILITE, " (%+.2f)", tui_sgib(d));

@@ -28,7 +28,7 @@ static int snapshot(tui_app *app, tui_event *events, const tui_options *o, int w
         return 2;
     setlocale(LC_ALL, "");
     bool ascii = o->ascii || !tui_locale_utf8();
-    int rc = tui_app_init(app, o->preset, o->compare, o->db_path, ascii, err, errlen);
+    int rc = tui_app_init(app, o->preset, o->plan, o->compare, o->db_path, ascii, err, errlen);
     if (rc != 0) {
         tui_app_free(app);
         return rc;

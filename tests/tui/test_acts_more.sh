@@ -103,4 +103,30 @@ tm send-keys -t t t
 wait_for 'theme: dark' && pass
 tm send-keys -t t q
 [ "$(wait_status 10)" = "EXIT=0" ] && pass || fail "q after t did not exit 0"
+cleanup_tmux
+
+# --model, --set and --sglang-args build the main plan as estimate does: the planner opens on the
+# model alone at SGLang's defaults (tp 1, the release's max_bs), or on a preset with --set applied
+start_session 140 44 "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL= $CGPLAN tui --db $DB --model qwen3-8b --set gpu=h100"
+wait_for 'qwen3-8b · qwen3-8b · 1 x h100' && pass
+want=$("$CGPLAN" estimate --model qwen3-8b --set gpu=h100 --db "$DB" --format json |
+  python3 -c 'import json,sys; print("%.2f" % (json.load(sys.stdin)["total_bytes"] / 2**30))')
+[ "$(screen_total)" = "$want" ] && pass || fail "tui --model total $(screen_total), estimate $want"
+[ "$(screen_knob max_bs)" = 256 ] && [ "$(screen_knob world)" = 1 ] && pass || fail "tui --model knobs: max_bs $(screen_knob max_bs), world $(screen_knob world)"
+contains "$(capture)" "of the known terms" "a partial total says so"
+tm send-keys -t t q
+[ "$(wait_status 10)" = "EXIT=0" ] && pass || fail "q in a --model plan did not exit 0"
+cleanup_tmux
+start_session 140 44 "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL= $CGPLAN tui --db $DB --preset k3-dp16 --set max_bs=64"
+wait_for 'k3-dp16 · kimi-k3' && pass
+[ "$(screen_knob max_bs)" = 64 ] && [ "$(screen_total)" = "$(expected_total k3-dp16 max_bs=64)" ] && pass ||
+  fail "tui --set max_bs=64: max_bs $(screen_knob max_bs), total $(screen_total)"
+not_contains "$(capture)" "of the known terms" "K3's total is complete"
+tm send-keys -t t q
+wait_status 10 > /dev/null
+cleanup_tmux
+expect_exit 2 "$CGPLAN" tui --db "$DB" --model no-such/Model --set gpu=h100
+contains "$ERR" "no model preset" "tui --model names an unknown model"
+expect_exit 2 "$CGPLAN" tui --db "$DB" --model qwen3-8b
+contains "$ERR" "--set gpu=NAME" "tui --model needs a GPU"
 finish

@@ -303,7 +303,7 @@ static void test_snapshot_renderer(void **state)
     (void)state;
     static tui_app app;
     char err[512];
-    assert_int_equal(tui_app_init(&app, "k3-dp16", NULL, NULL, false, err, sizeof err), 0);
+    assert_int_equal(tui_app_init(&app, "k3-dp16", NULL, NULL, NULL, false, err, sizeof err), 0);
     static const int sizes[][2] = {{80, 24}, {160, 48}, {60, 20}, {200, 60}};
     for (size_t i = 0; i < 4; i++) {
         tui_screen s;
@@ -399,7 +399,7 @@ static void test_snapshot_renderer(void **state)
     tui_app_free(&app);
 
     /* ASCII: nothing outside ASCII anywhere on the screen */
-    assert_int_equal(tui_app_init(&app, "k3-dp2-dcp8", NULL, NULL, true, err, sizeof err), 0);
+    assert_int_equal(tui_app_init(&app, "k3-dp2-dcp8", NULL, NULL, NULL, true, err, sizeof err), 0);
     assert_int_equal(tui_screen_init(&s, 160, 48), 0);
     tui_app_render(&app, &s);
     for (int i = 0; i < s.w * s.h; i++)
@@ -412,7 +412,7 @@ static void test_snapshot_renderer(void **state)
     tui_app_free(&app);
 
     /* an unknown preset is an error with the reason, not a crash */
-    assert_int_not_equal(tui_app_init(&app, "no-such-preset", NULL, NULL, false, err, sizeof err), 0);
+    assert_int_not_equal(tui_app_init(&app, "no-such-preset", NULL, NULL, NULL, false, err, sizeof err), 0);
     assert_true(strlen(err) > 0);
     tui_app_free(&app);
 }
