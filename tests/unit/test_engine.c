@@ -567,6 +567,34 @@ static void test_calibrated_source(void **state)
     assert_int_equal(e.terms[TERM_ACT].source, SOURCE_COEFFICIENT);
 }
 
+/* A plan from a model alone: SGLang's --tp-size default and the release's max_bs tier, marked
+ * as the release's; a value the user set is kept. */
+static void test_sglang_defaults(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    engine_deployment_defaults(&d);
+    engine_deployment_sglang_defaults(&d);
+    assert_int_equal(d.knobs.world, 1);
+    assert_int_equal(d.knob_origin[KNOB_WORLD], ORIGIN_RELEASE);
+    d.gpu.nvidia_smi_mib = 81559; /* H100: the 80-160 GiB tier, 256 below tp 4 */
+    engine_deployment_resolve_release_knobs(&d);
+    assert_int_equal(d.knobs.max_bs, 256);
+    d.knobs.world = 8;
+    engine_deployment_resolve_release_knobs(&d);
+    assert_int_equal(d.knobs.max_bs, 512);
+    d.gpu.nvidia_smi_mib = 23034; /* L4: the 20-35 GiB tier, 24 below tp 4 on main, 80 from it */
+    engine_deployment_resolve_release_knobs(&d);
+    assert_int_equal(d.knobs.max_bs, 80);
+    d.knobs.world = 2;
+    engine_deployment_resolve_release_knobs(&d);
+    assert_int_equal(d.knobs.max_bs, 24);
+    d.knobs.max_bs = 48; /* as --set does */
+    d.knob_origin[KNOB_MAX_BS] = ORIGIN_SET;
+    engine_deployment_resolve_release_knobs(&d);
+    assert_int_equal(d.knobs.max_bs, 48);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -581,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_calibrated_source),
         cmocka_unit_test(test_fa3_state_llama4_maverick),
         cmocka_unit_test(test_fa3_state_dense_gqa),
+        cmocka_unit_test(test_sglang_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
