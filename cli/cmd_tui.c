@@ -42,7 +42,7 @@ int cmd_tui(int argc, char **argv)
     }
     /* --model, --sglang-args or --set: the main plan is built here as estimate builds it, so the
      * planner opens on the same numbers; a preset alone loads in the TUI itself. */
-    static engine_deployment plan; /* static: too large for the stack beside curses' */
+    engine_deployment plan;
     bool built = o.model || o.sglang_args || o.n_sets;
     if (built) {
         preset_catalog *cat = preset_catalog_open();

@@ -330,7 +330,7 @@ static const struct {
     {"tui", cmd_tui,
      "cgplan [tui] [--preset P | --model M] [--set KEY=VALUE]... [--sglang-args \"FLAGS\"] [--compare P2] [--db PATH] "
      "[--ascii]\n"
-                     "       cgplan tui --snapshot WxH [--preset P] [--db PATH] [--ascii] [--keys \"K1 K2 ...\"]",
+     "       cgplan tui --snapshot WxH [--preset P | --model M] [--set ...] [--db PATH] [--ascii] [--keys \"K1 K2 ...\"]",
      "the interactive planner (the default command)"},
     {"estimate", cmd_estimate, "cgplan estimate --preset P [--set KEY=VALUE]... [--db PATH] [--format table|json|csv]",
      "every memory term for one deployment"},
