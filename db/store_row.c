@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store_internal.h"
@@ -47,6 +48,8 @@ static const store_column run_columns[] = {
     R(target_total_gib, REAL),
     R(draft_gib, REAL),
     R(total_gib, REAL),
+    R(knobs, BLOB),
+    R(detail, BLOB),
 };
 #undef R
 /* Every column and each knob's two at most: store_row_values never writes past its room. */
@@ -100,13 +103,16 @@ static const store_column env_columns[] = {E(run_id, INT), E(ordinal, INT), E(ke
 #undef E
 const store_table store_env_table = {TABLE("env", env_columns), false, 0, 0};
 
+#define N(name, type) COL(store_knob_row, name, type)
+static const store_column knob_row_columns[] = {N(knob, KEY), N(value, KEY), N(origin, KEY)};
+#undef N
+const store_table store_knob_rows_table = {TABLE("knobs", knob_row_columns), false, 0, 0};
+
 #define M(name, type) COL(store_term_row, name, type)
 static const store_column term_columns[] = {M(run_id, INT), M(term, KEY), M(method, KEY), M(bytes, INT),
                                             M(size, POS)};
 #undef M
 const store_table store_measured_terms_table = {TABLE("measured_terms", term_columns), false, 0, 0};
-
-const char store_knobs_select[] = "SELECT knob, value, origin FROM run_knobs WHERE run_id = ?1";
 
 static bool column_knob(int k)
 {
@@ -204,6 +210,13 @@ int store_row_values(const store_table *t, const void *row, store_value *out)
             v->type = SQLITE_INTEGER;
             v->i = *(const bool *)p;
             break;
+        case STORE_COL_BLOB: {
+            const store_bytes *b = p;
+            v->type = b->len ? SQLITE_BLOB : SQLITE_NULL;
+            v->text = (const char *)b->p;
+            v->len = b->len;
+            break;
+        }
         }
     }
     const char *const *knob = (const void *)(base + t->knob_offset);
@@ -227,6 +240,8 @@ void store_bind_row(sqlite3_stmt *st, const store_table *t, const void *row)
             sqlite3_bind_double(st, i + 1, v[i].d);
         else if (v[i].type == SQLITE_TEXT)
             sqlite3_bind_text(st, i + 1, v[i].text, -1, SQLITE_TRANSIENT);
+        else if (v[i].type == SQLITE_BLOB)
+            sqlite3_bind_blob64(st, i + 1, v[i].text, v[i].len, SQLITE_TRANSIENT);
         else
             sqlite3_bind_null(st, i + 1);
     }
@@ -265,6 +280,12 @@ void store_read_row(sqlite3_stmt *st, int first, const store_table *t, void *row
         case STORE_COL_BOOL:
             *(bool *)p = sqlite3_column_int(st, col) != 0;
             break;
+        case STORE_COL_BLOB: {
+            store_bytes *b = p;
+            b->p = sqlite3_column_blob(st, col); /* before sqlite3_column_bytes, as SQLite asks */
+            b->len = b->p ? (size_t)sqlite3_column_bytes(st, col) : 0;
+            break;
+        }
         }
     }
     const char **knob = (void *)(base + t->knob_offset);
@@ -279,7 +300,341 @@ void store_read_row(sqlite3_stmt *st, int first, const store_table *t, void *row
     }
 }
 
-int store_read_knobs(store *s, sqlite3_stmt *knobs, const store_run_row *row, engine_deployment *values,
+/* ---- Records ---- */
+
+/* Value tags of a record (a stored format: never renumber). From REC_SMALL on, an integer
+ * 0 .. 255 - REC_SMALL is the tag itself. */
+enum {
+    REC_NULL,
+    REC_INT,   /* zigzag varint */
+    REC_REAL,  /* 8 bytes, IEEE 754, little-endian */
+    REC_CENTI, /* a real that is exactly N / 100.0 (the log's "71.23 GB"): N as a zigzag varint */
+    REC_TEXT,  /* varint length with the closing NUL, then the bytes and the NUL */
+    REC_BLOB,  /* varint length, then the bytes */
+    REC_SMALL = 16,
+};
+
+/* Columns a record's place implies: a row's own id and the id of the run or group it is in. */
+static bool key_column(const store_column *c)
+{
+    return strcmp(c->name, "id") == 0 || strcmp(c->name, "run_id") == 0 || strcmp(c->name, "group_id") == 0;
+}
+
+void store_record_free(store_record *r)
+{
+    free(r->p);
+    memset(r, 0, sizeof *r);
+}
+
+/* Room for NEED more bytes at r->p + r->len, or NULL (r->failed set). */
+static unsigned char *record_room(store_record *r, size_t need)
+{
+    if (r->failed)
+        return NULL;
+    if (r->len + need > r->cap) {
+        size_t cap = r->cap ? r->cap : 256;
+        while (cap < r->len + need)
+            cap *= 2;
+        unsigned char *p = realloc(r->p, cap);
+        if (!p) {
+            r->failed = true;
+            return NULL;
+        }
+        r->p = p;
+        r->cap = cap;
+    }
+    return r->p + r->len;
+}
+
+static size_t put_varint(unsigned char *p, uint64_t v)
+{
+    size_t n = 0;
+    for (; v >= 0x80; v >>= 7)
+        p[n++] = (unsigned char)(v | 0x80);
+    p[n++] = (unsigned char)v;
+    return n;
+}
+
+static uint64_t zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int64_t unzigzag(uint64_t u)
+{
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+void store_record_begin(store_record *r)
+{
+    r->len = 0;
+    r->failed = false;
+    unsigned char *p = record_room(r, 1);
+    if (p) {
+        *p = STORE_RECORD_VERSION;
+        r->len = 1;
+    }
+}
+
+void store_record_count(store_record *r, uint64_t n)
+{
+    unsigned char *p = record_room(r, 10);
+    if (p)
+        r->len += put_varint(p, n);
+}
+
+void store_record_append(store_record *r, const store_record *src)
+{
+    if (src->failed) {
+        r->failed = true;
+        return;
+    }
+    size_t n = src->len > 1 ? src->len - 1 : 0;
+    unsigned char *p = record_room(r, n);
+    if (p && n) {
+        memcpy(p, src->p + 1, n);
+        r->len += n;
+    }
+}
+
+/* The hundredths D is exactly, if it is (a finite real, not -0.0, within 2^53 hundredths). */
+static bool centi_of(double d, int64_t *n)
+{
+    if (!(fabs(d) < 9.0e13) || (d == 0 && signbit(d)))
+        return false;
+    double k = nearbyint(d * 100.0);
+    if (k / 100.0 != d)
+        return false;
+    *n = (int64_t)k;
+    return true;
+}
+
+void store_record_row(store_record *r, const store_table *t, const void *row)
+{
+    store_value v[STORE_MAX_VALUES];
+    int n = store_row_values(t, row, v);
+    size_t most = 10;
+    int kept = 0;
+    for (int i = 0; i < n && i < t->n_cols; i++) {
+        if (key_column(&t->cols[i]))
+            continue;
+        kept++;
+        most += 11 + (v[i].type == SQLITE_TEXT ? strlen(v[i].text) + 1 : v[i].type == SQLITE_BLOB ? v[i].len : 0);
+    }
+    unsigned char *start = record_room(r, most), *p = start;
+    if (!p)
+        return;
+    p += put_varint(p, (uint64_t)kept);
+    for (int i = 0; i < n && i < t->n_cols; i++) {
+        if (key_column(&t->cols[i]))
+            continue;
+        int64_t centi;
+        switch (v[i].type) {
+        case SQLITE_INTEGER:
+            if (v[i].i >= 0 && v[i].i <= 255 - REC_SMALL) {
+                *p++ = (unsigned char)(REC_SMALL + v[i].i);
+            } else {
+                *p++ = REC_INT;
+                p += put_varint(p, zigzag(v[i].i));
+            }
+            break;
+        case SQLITE_FLOAT:
+            if (centi_of(v[i].d, &centi)) {
+                *p++ = REC_CENTI;
+                p += put_varint(p, zigzag(centi));
+            } else {
+                uint64_t bits;
+                memcpy(&bits, &v[i].d, 8);
+                *p++ = REC_REAL;
+                for (int b = 0; b < 8; b++)
+                    *p++ = (unsigned char)(bits >> (8 * b));
+            }
+            break;
+        case SQLITE_TEXT: {
+            size_t len = strlen(v[i].text) + 1;
+            *p++ = REC_TEXT;
+            p += put_varint(p, len);
+            memcpy(p, v[i].text, len);
+            p += len;
+            break;
+        }
+        case SQLITE_BLOB:
+            *p++ = REC_BLOB;
+            p += put_varint(p, v[i].len);
+            memcpy(p, v[i].text, v[i].len);
+            p += v[i].len;
+            break;
+        default:
+            *p++ = REC_NULL;
+            break;
+        }
+    }
+    r->len += (size_t)(p - start);
+}
+
+static bool get_varint(store_record_reader *r, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int shift = 0; r->p < r->end && shift < 64; shift += 7) {
+        unsigned char b = *r->p++;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = x;
+            return true;
+        }
+    }
+    r->bad = true;
+    return false;
+}
+
+bool store_record_open(store_record_reader *r, store_bytes b)
+{
+    r->p = b.len ? b.p : NULL; /* empty: p == end == NULL */
+    r->end = b.len ? b.p + b.len : NULL;
+    r->bad = false;
+    if (!b.len)
+        return true;
+    if (*r->p++ != STORE_RECORD_VERSION)
+        r->bad = true;
+    return !r->bad;
+}
+
+bool store_record_get_count(store_record_reader *r, uint64_t *n)
+{
+    *n = 0;
+    if (r->bad)
+        return false;
+    if (r->p == r->end && r->p == NULL)
+        return true; /* an empty record */
+    /* every counted row takes a byte at least: a bigger count is damage, not a huge run */
+    if (!get_varint(r, n) || *n > (uint64_t)(r->end - r->p)) {
+        *n = 0;
+        r->bad = true;
+        return false;
+    }
+    return true;
+}
+
+/* One tagged value: its tag in *TAG, an integer or real in *I / *D, a text or blob in *P, *LEN. */
+static bool get_value(store_record_reader *r, int *tag, int64_t *i, double *d, const unsigned char **p, size_t *len)
+{
+    if (r->bad || r->p >= r->end)
+        return !(r->bad = true);
+    *tag = *r->p++;
+    uint64_t u;
+    if (*tag >= REC_SMALL) {
+        *i = *tag - REC_SMALL;
+        *tag = REC_INT;
+        return true;
+    }
+    switch (*tag) {
+    case REC_NULL:
+        return true;
+    case REC_INT:
+        if (!get_varint(r, &u))
+            return false;
+        *i = unzigzag(u);
+        return true;
+    case REC_CENTI:
+        if (!get_varint(r, &u))
+            return false;
+        *d = (double)unzigzag(u) / 100.0;
+        *tag = REC_REAL;
+        return true;
+    case REC_REAL: {
+        if (r->end - r->p < 8)
+            return !(r->bad = true);
+        uint64_t bits = 0;
+        for (int b = 0; b < 8; b++)
+            bits |= (uint64_t)r->p[b] << (8 * b);
+        r->p += 8;
+        memcpy(d, &bits, 8);
+        return true;
+    }
+    case REC_TEXT:
+    case REC_BLOB:
+        if (!get_varint(r, &u) || u > (uint64_t)(r->end - r->p) || (*tag == REC_TEXT && (u == 0 || r->p[u - 1])))
+            return !(r->bad = true);
+        *p = r->p;
+        *len = (size_t)u;
+        r->p += u;
+        return true;
+    default:
+        return !(r->bad = true);
+    }
+}
+
+bool store_record_get_row(store_record_reader *r, const store_table *t, void *row)
+{
+    uint64_t n;
+    if (r->bad || r->p == NULL || !get_varint(r, &n))
+        return !(r->bad = true);
+    char *base = row;
+    uint64_t at = 0;
+    for (int c = 0; c < t->n_cols; c++) {
+        const store_column *col = &t->cols[c];
+        if (key_column(col))
+            continue;
+        int tag = REC_NULL;
+        int64_t i = 0;
+        double d = 0;
+        const unsigned char *p = NULL;
+        size_t len = 0;
+        if (at++ < n && !get_value(r, &tag, &i, &d, &p, &len))
+            return false;
+        void *field = base + col->offset;
+        bool null = tag == REC_NULL;
+        switch (col->type) {
+        case STORE_COL_TEXT:
+        case STORE_COL_KEY:
+            if (!null && tag != REC_TEXT)
+                return !(r->bad = true);
+            *(const char **)field = null ? "" : (const char *)p;
+            break;
+        case STORE_COL_INT:
+        case STORE_COL_POS:
+        case STORE_COL_NONNEG:
+        case STORE_COL_BOOL:
+            if (!null && tag != REC_INT)
+                return !(r->bad = true);
+            if (col->type == STORE_COL_BOOL)
+                *(bool *)field = !null && i != 0;
+            else
+                *(int64_t *)field = null ? (col->type == STORE_COL_NONNEG ? -1 : 0) : i;
+            break;
+        case STORE_COL_REAL:
+            if (!null && tag != REC_REAL)
+                return !(r->bad = true);
+            *(double *)field = null ? NAN : d;
+            break;
+        case STORE_COL_BLOB:
+            if (!null && tag != REC_BLOB)
+                return !(r->bad = true);
+            ((store_bytes *)field)->p = p;
+            ((store_bytes *)field)->len = len;
+            break;
+        }
+    }
+    for (; at < n; at++) { /* a newer cgplan's columns */
+        int tag;
+        int64_t i;
+        double d;
+        const unsigned char *p;
+        size_t len;
+        if (!get_value(r, &tag, &i, &d, &p, &len))
+            return false;
+    }
+    return true;
+}
+
+bool store_record_done(store_record_reader *r)
+{
+    if (!r->bad && r->p != r->end)
+        r->bad = true;
+    return !r->bad;
+}
+
+int store_read_knobs(store *s, const store_run_row *row, engine_deployment *values,
                      engine_knob_origin origin[KNOB_COUNT], char *err, size_t errlen)
 {
     memset(values, 0, sizeof *values);
@@ -295,24 +650,29 @@ int store_read_knobs(store *s, sqlite3_stmt *knobs, const store_run_row *row, en
         }
         origin[k] = engine_origin_from_name(row->knob_origin[k]);
     }
-    sqlite3_reset(knobs);
-    sqlite3_bind_int64(knobs, 1, row->id);
-    int rc;
-    while ((rc = sqlite3_step(knobs)) == SQLITE_ROW) {
-        const engine_knob_info *k = engine_knob_find(col_text(knobs, 0));
+    store_record_reader rd;
+    uint64_t n = 0;
+    store_record_open(&rd, row->knobs);
+    store_record_get_count(&rd, &n);
+    for (uint64_t i = 0; i < n; i++) {
+        store_knob_row kr;
+        if (!store_record_get_row(&rd, &store_knob_rows_table, &kr))
+            break;
+        const engine_knob_info *k = engine_knob_find(kr.knob);
         if (!k || k->store != KNOB_STORE_ROW)
             continue; /* a knob this cgplan does not have: the rest of the run still reads */
-        if (engine_run_knob_set_text(values, k->id, col_text(knobs, 1), why, sizeof why) != 0) {
+        if (engine_run_knob_set_text(values, k->id, kr.value, why, sizeof why) != 0) {
             store_set_err(err, errlen, "%s: run %lld: %s; delete the run (cgplan runs rm) and ingest its log again",
                           s->path, (long long)row->id, why);
-            sqlite3_reset(knobs);
             return -1;
         }
-        origin[k->id] = engine_origin_from_name(col_text(knobs, 2));
+        origin[k->id] = engine_origin_from_name(kr.origin);
     }
-    sqlite3_reset(knobs);
-    if (rc != SQLITE_DONE) {
-        store_db_err(s, err, errlen, "reading a run's knobs");
+    if (!store_record_done(&rd)) {
+        store_set_err(err, errlen,
+                      "%s: run %lld: its stored knobs are damaged; delete the run (cgplan runs rm %lld) and ingest "
+                      "its log again",
+                      s->path, (long long)row->id, (long long)row->id);
         return -1;
     }
     return 0;

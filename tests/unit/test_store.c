@@ -26,6 +26,7 @@
 #define DP2_LOG CGPLAN_FIXTURES "/sglang-logs/k3-dp2-dcp8-b200-article.log"
 #define SCHEMA_SQL CGPLAN_FIXTURES "/../../db/schema.sql"
 #define SCHEMA_V1_SQL CGPLAN_FIXTURES "/store/schema-v1.sql"
+#define SCHEMA_V4_SQL CGPLAN_FIXTURES "/store/schema-v4.sql"
 
 static char tmpdir[256];
 static char err[8192];
@@ -488,7 +489,7 @@ static void test_migrate_v1(void **state)
 
     /* read-only: refused with the fix */
     assert_null(store_open(path, STORE_READ_ONLY, err, sizeof err));
-    assert_non_null(strstr(err, "schema version 1; this cgplan reads 4"));
+    assert_non_null(strstr(err, "schema version 1; this cgplan reads 5"));
 
     store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
     if (!s)
@@ -545,26 +546,8 @@ static void test_migrate_v1(void **state)
     assert_true(groups[0].is_target);
     assert_int_equal(groups[0].first_size, 32);
     assert_string_equal(extra.env_dispatch, "128");
-    /* the cascade reaches the knob rows */
     assert_int_equal(store_delete_run(s, 1, err, sizeof err), 0);
     store_close(s);
-
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db,
-                                        "SELECT value FROM run_knobs WHERE run_id = 2 AND knob = "
-                                        "'mem_fraction_static'",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_string_equal((const char *)sqlite3_column_text(st, 0), "0.30000000000000004");
-    sqlite3_finalize(st);
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM run_knobs WHERE run_id = 1", -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
 
     /* a migrated store has the tables and columns of a new one */
     store *fresh = store_open(tmp_path("v2.db"), STORE_READ_WRITE, err, sizeof err);
@@ -574,7 +557,10 @@ static void test_migrate_v1(void **state)
     table_shapes(path, migrated_shape, sizeof migrated_shape);
     table_shapes(tmp_path("v2.db"), fresh_shape, sizeof fresh_shape);
     assert_string_equal(migrated_shape, fresh_shape);
-    assert_non_null(strstr(fresh_shape, "run_knobs.value:TEXT"));
+    assert_non_null(strstr(fresh_shape, "runs.knobs:BLOB"));
+    assert_non_null(strstr(fresh_shape, "runs.detail:BLOB"));
+    assert_null(strstr(fresh_shape, "run_knobs"));
+    assert_null(strstr(fresh_shape, "bars."));
     assert_null(strstr(fresh_shape, "runs.max_bs"));
 }
 
@@ -612,18 +598,21 @@ static void test_migrate_v2_calibrations(void **state)
 {
     (void)state;
     const char *path = tmp_path("v2cal.db");
-    store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
-    assert_non_null(s);
-    store_close(s);
+    size_t len;
+    char *v4 = read_file(SCHEMA_V4_SQL, &len);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    exec_ok(db, "ALTER TABLE calibrations DROP COLUMN sglang; ALTER TABLE calibrations DROP COLUMN static_bytes; "
-                "PRAGMA user_version = 2");
+    exec_ok(db, "PRAGMA journal_mode = WAL");
+    exec_ok(db, v4);
+    free(v4);
+    exec_ok(db, "DROP TABLE measured_terms; ALTER TABLE calibrations DROP COLUMN sglang; ALTER TABLE calibrations "
+                "DROP COLUMN static_bytes; PRAGMA application_id = 1667723313; PRAGMA user_version = 2");
     exec_ok(db, "INSERT INTO calibrations (model, gpu, created_at, lazy_bytes, runs, report) VALUES "
                 "('kimi-k3', 'b200', '2026-01-01T00:00:00Z', 42, '1,2', 'old')");
     sqlite3_close(db);
-    s = store_open(path, STORE_READ_WRITE, err, sizeof err);
-    assert_non_null(s);
+    store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
+    if (!s)
+        fail_msg("%s", err);
     engine_calibration back;
     assert_true(store_load_calibration_for(s, "kimi-k3", "b200", "main@2026-07-20", &back));
     assert_int_equal(back.value[COEF_LAZY_BYTES], 42);
@@ -733,7 +722,7 @@ static void test_refusals(void **state)
     assert_int_equal(sqlite3_open(tmp_path("newer.db"), &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
-    assert_refused_untouched(tmp_path("newer.db"), "version 7, newer than this cgplan's 4");
+    assert_refused_untouched(tmp_path("newer.db"), "version 7, newer than this cgplan's 5");
 
     /* a directory */
     assert_int_equal(mkdir(tmp_path("dir.db"), 0755), 0);
@@ -791,7 +780,7 @@ static void assert_same_rows(const char *a, const char *b)
     snprintf(sql, sizeof sql,
              "ATTACH '%s' AS b; UPDATE main.runs SET created_at = ''; UPDATE b.runs SET created_at = ''", b);
     assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-    static const char *const tables[] = {"runs", "run_knobs", "groups", "bars", "ranks", "env"};
+    static const char *const tables[] = {"runs"}; /* its knobs and detail records too */
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         snprintf(sql, sizeof sql,
                  "SELECT (SELECT count(*) FROM main.%s), (SELECT count(*) FROM b.%s), "
@@ -874,6 +863,7 @@ static void test_ingest_kept_values_exact(void **state)
         assert_int_equal(ingest_text(s, log, strlen(log), 64, NULL, &res, &in), 0);
         ingest_buffer_bytes = 0;
         assert_int_equal(res.n_runs, 1);
+        int64_t id = res.run_ids[0];
         store_ingest_free(in);
         store_close(s);
         sqlite3 *db;
@@ -892,15 +882,17 @@ static void test_ingest_kept_values_exact(void **state)
             "snapshot unattributed 70368744177664 65536, split non_torch -35184372088732 240, split "
             "torch 35184372088832 240");
         sqlite3_finalize(st);
-        assert_int_equal(
-            sqlite3_prepare_v2(db, "SELECT end_usage_gib, end_elapsed_s, begin_avail_gib FROM groups", -1, &st, NULL),
-            SQLITE_OK);
-        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-        assert_float_equal(sqlite3_column_double(st, 0), -0.25, 0);
-        assert_float_equal(sqlite3_column_double(st, 1), 9.0, 0);
-        assert_float_equal(sqlite3_column_double(st, 2), 10.0, 0);
-        sqlite3_finalize(st);
         sqlite3_close(db);
+        s = store_open(tmp_path(names[b]), STORE_READ_ONLY, err, sizeof err);
+        assert_non_null(s);
+        store_group_info g[2];
+        size_t ng;
+        assert_int_equal(store_get_run_parts(s, id, g, 2, &ng, NULL, 0, NULL, NULL, err, sizeof err), 0);
+        assert_int_equal(ng, 1);
+        assert_true(g[0].end_usage_gib == -0.25);
+        assert_true(g[0].end_elapsed_s == 9.0);
+        assert_true(g[0].begin_avail_gib == 10.0);
+        store_close(s);
     }
 }
 
