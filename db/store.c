@@ -740,6 +740,12 @@ store *store_open_seeded(const char *path, store_mode mode, store_seed_context_f
                       path);
         goto fail;
     }
+    /* A new store's pages are 64 KiB, SQLite's largest (fixed once the file has its first page):
+     * an ingest writes a run as one row of about 2 KiB, and with 4 KiB pages half its write went
+     * to a page write (a system call) per 4 KiB and the B-tree's splits; a small write (runs rm,
+     * a calibration) costs a 64 KiB page in the WAL, nothing anyone waits on. */
+    if (f.user_version == 0 && f.tables == 0 && store_exec(s, "PRAGMA page_size = 65536", err, errlen) != 0)
+        goto fail;
     sqlite3_stmt *mode_st = NULL;
     int rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &mode_st, NULL);
     if (rc == SQLITE_OK)

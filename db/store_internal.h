@@ -57,6 +57,7 @@ typedef struct {
     store_col_type type;
     size_t offset;            /* in the table's row struct */
     const char *null_default; /* the SQL the INSERT puts for a NULL value; NULL: none */
+    bool key;                 /* id, run_id, group_id: a record leaves it out (its place says it) */
 } store_column;
 
 typedef struct {

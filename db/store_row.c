@@ -13,7 +13,12 @@
 
 #define COL(s, name, type)                                                                                             \
     {                                                                                                                  \
-#name, STORE_COL_##type, offsetof(s, name), NULL                                                               \
+#name, STORE_COL_##type, offsetof(s, name), NULL, false                                                        \
+    }
+/* A key column: a record row leaves it out. */
+#define KEY_COL(s, name, type)                                                                                         \
+    {                                                                                                                  \
+#name, STORE_COL_##type, offsetof(s, name), NULL, true                                                         \
     }
 #define TABLE(name, cols) (name), (cols), (int)(sizeof(cols) / sizeof(cols)[0])
 
@@ -31,7 +36,7 @@ static const store_column run_columns[] = {
     R(gpu_inferred, BOOL),
     R(preset, TEXT),
     R(reconstructed, BOOL),
-    {"created_at", STORE_COL_TEXT, offsetof(store_run_row, created_at), "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"},
+    {"created_at", STORE_COL_TEXT, offsetof(store_run_row, created_at), "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')", false},
     R(first_line, POS),
     R(last_line, POS),
     R(lines, INT),
@@ -59,8 +64,9 @@ const store_table store_runs_table = {TABLE("runs", run_columns), true, offsetof
                                       offsetof(store_run_row, knob_origin)};
 
 #define G(name, type) COL(store_group_row, name, type)
+#define GK(name, type) KEY_COL(store_group_row, name, type)
 static const store_column group_columns[] = {
-    G(id, POS),           G(run_id, INT),           G(ordinal, INT),           G(kind, TEXT),
+    GK(id, POS),          GK(run_id, INT),          G(ordinal, INT),           G(kind, TEXT),
     G(role, TEXT),        G(phase, TEXT),           G(step, NONNEG),           G(rank_label, TEXT),
     G(first_line, POS),   G(begin_avail_gib, REAL), G(tokens_per_req, NONNEG), G(sizes_are_num_tokens, BOOL),
     G(sizes, TEXT),       G(bar_total, POS),        G(captured, BOOL),         G(has_begin, BOOL),
@@ -68,20 +74,23 @@ static const store_column group_columns[] = {
     G(failed, BOOL),      G(failure, TEXT),         G(static_gib, REAL),       G(largest_gib, REAL),
     G(buckets_gib, REAL), G(total_gib, REAL),
 };
+#undef GK
 #undef G
 const store_table store_groups_table = {TABLE("groups", group_columns), false, 0, 0};
 
 #define B(name, type) COL(store_bar_row, name, type)
+#define BK(name, type) KEY_COL(store_bar_row, name, type)
 static const store_column bar_columns[] = {
-    B(group_id, INT),   B(ordinal, INT),    B(size, POS),           B(position, NONNEG),
+    BK(group_id, INT),  B(ordinal, INT),    B(size, POS),           B(position, NONNEG),
     B(counter, NONNEG), B(avail_gib, REAL), B(increment_gib, REAL),
 };
+#undef BK
 #undef B
 const store_table store_bars_table = {TABLE("bars", bar_columns), false, 0, 0};
 
 #define K(name, type) COL(store_rank_row, name, type)
 static const store_column rank_columns[] = {
-    K(run_id, INT),
+    KEY_COL(store_rank_row, run_id, INT),
     K(ordinal, INT),
     K(label, KEY),
     K(tp, INT),
@@ -99,7 +108,9 @@ static const store_column rank_columns[] = {
 const store_table store_ranks_table = {TABLE("ranks", rank_columns), false, 0, 0};
 
 #define E(name, type) COL(store_env_row, name, type)
-static const store_column env_columns[] = {E(run_id, INT), E(ordinal, INT), E(key, KEY), E(value, KEY)};
+#define EK(name, type) KEY_COL(store_env_row, name, type)
+static const store_column env_columns[] = {EK(run_id, INT), E(ordinal, INT), E(key, KEY), E(value, KEY)};
+#undef EK
 #undef E
 const store_table store_env_table = {TABLE("env", env_columns), false, 0, 0};
 
@@ -317,7 +328,7 @@ enum {
 /* Columns a record's place implies: a row's own id and the id of the run or group it is in. */
 static bool key_column(const store_column *c)
 {
-    return strcmp(c->name, "id") == 0 || strcmp(c->name, "run_id") == 0 || strcmp(c->name, "group_id") == 0;
+    return c->key;
 }
 
 void store_record_free(store_record *r)
