@@ -676,14 +676,13 @@ static int bind_record(store_ingest *in, sqlite3_stmt *st, int first, const char
     return p == end ? kind : -1;
 }
 
-/* One INSERT takes up to BATCH_ROWS rows of a kind that follow one another, which spares SQLite a
- * statement's start and end (and AUTOINCREMENT's sqlite_sequence update) per row. A statement's
- * runs take consecutive ids (the write lock is ours), the last one's known after it; the
- * measured terms after a run break the batch, so they take that run's id. */
+/* One INSERT takes up to BATCH_ROWS measured terms of a run, which spares SQLite a statement's
+ * start and end per row. Runs go one at a time: the terms after a run take its id, and a
+ * multi-row INSERT of runs (about 2 KiB each) made SQLite keep a statement journal of the
+ * 64 KiB page it appends to, in a temporary file: 0.19 s instead of 0.12 s for 22,000 runs. */
 static bool batched(int kind)
 {
-    (void)kind;
-    return true;
+    return kind != ROW_RUN;
 }
 
 /* Writes the N records of one KIND at P (whole, one after another), in one INSERT. */
@@ -713,9 +712,9 @@ static int write_batch(store_ingest *in, int kind, const char *p, int n)
     }
     if (kind == ROW_RUN) {
         in->run_id = sqlite3_last_insert_rowid(in->s->db);
-        for (int r = 0; r < n; r++, in->n_written++)
-            if (in->n_written < in->n_runs)
-                in->ids[in->n_written] = in->run_id - (n - 1) + r;
+        if (in->n_written < in->n_runs)
+            in->ids[in->n_written] = in->run_id;
+        in->n_written++;
     }
     return 0;
 }
