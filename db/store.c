@@ -780,9 +780,16 @@ void store_close(store *s)
 
 /* ---- Reading runs ---- */
 
+/* T (NULL: "") into BUF, cut to LEN - 1 bytes (snprintf's result, without its format parsing: a
+ * listing copies six texts per run). */
 static void copy_text(char *buf, size_t len, const char *t)
 {
-    snprintf(buf, len, "%s", t ? t : "");
+    if (!len)
+        return;
+    size_t n = t ? strnlen(t, len - 1) : 0;
+    if (n)
+        memcpy(buf, t, n);
+    buf[n] = '\0';
 }
 
 void store_summary_set_knobs(store_run_summary *r, const engine_deployment *values)
