@@ -831,7 +831,7 @@ static int each_run(store *s, const char *tail, int64_t from_id, int64_t to_id,
                     void (*fn)(const store_run_summary *r, void *ctx), void *ctx, char *err, size_t errlen)
 {
     char sql[2048];
-    store_select_sql(&store_runs_table, NULL, tail, sql, sizeof sql);
+    store_select_sql(&store_run_summary_table, NULL, tail, sql, sizeof sql);
     sqlite3_stmt *st = NULL;
     engine_deployment *values = malloc(sizeof *values);
     engine_knob_origin origin[KNOB_COUNT];
@@ -850,10 +850,11 @@ static int each_run(store *s, const char *tail, int64_t from_id, int64_t to_id,
         sqlite3_bind_int64(st, 2, to_id);
     }
     store_run_row row;
+    memset(&row, 0, sizeof row); /* the columns a listing does not read stay empty */
     store_run_summary r;
     int rc, out = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        store_read_row(st, 0, &store_runs_table, &row);
+        store_read_row(st, 0, &store_run_summary_table, &row);
         if (store_read_knobs(s, &row, values, origin, err, errlen) != 0) {
             out = -1;
             break;

@@ -140,6 +140,8 @@ typedef struct {
     int64_t bytes, size;       /* size 0: not known */
 } store_term_row;
 
+/* store_run_summary_table: the columns of runs a listing reads (the rest of the row untouched). */
+extern const store_table store_run_summary_table;
 extern const store_table store_runs_table, store_groups_table, store_bars_table, store_ranks_table, store_env_table,
     store_knob_rows_table, store_measured_terms_table;
 

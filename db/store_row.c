@@ -63,6 +63,29 @@ _Static_assert(sizeof run_columns / sizeof run_columns[0] + 2 * KNOB_COUNT <= ST
 const store_table store_runs_table = {TABLE("runs", run_columns), true, offsetof(store_run_row, knob),
                                       offsetof(store_run_row, knob_origin)};
 
+/* The columns a listing reads (store_run_summary and the knobs): a third of the row, and no
+ * server args or detail record to step over per run. */
+#define R(name, type) COL(store_run_row, name, type)
+static const store_column run_summary_columns[] = {
+    R(id, POS),
+    R(source, TEXT),
+    R(label, TEXT),
+    R(model, TEXT),
+    R(gpu_inferred, BOOL),
+    R(reconstructed, BOOL),
+    R(created_at, TEXT),
+    R(static_gib, REAL),
+    R(largest_gib, REAL),
+    R(buckets_gib, REAL),
+    R(target_total_gib, REAL),
+    R(draft_gib, REAL),
+    R(total_gib, REAL),
+    R(knobs, BLOB),
+};
+#undef R
+const store_table store_run_summary_table = {TABLE("runs", run_summary_columns), true, offsetof(store_run_row, knob),
+                                             offsetof(store_run_row, knob_origin)};
+
 #define G(name, type) COL(store_group_row, name, type)
 #define GK(name, type) KEY_COL(store_group_row, name, type)
 static const store_column group_columns[] = {
@@ -645,6 +668,22 @@ bool store_record_done(store_record_reader *r)
     return !r->bad;
 }
 
+/* The knob named NAME (or its alias). Ingest lists a run's knobs in engine_knobs[] order, so the
+ * table is searched from the one after the last found (*NEXT) before it is searched whole: a
+ * listing reads seven knobs a run. */
+static const engine_knob_info *knob_named(const char *name, int *next)
+{
+    for (int k = *next; k < KNOB_COUNT; k++)
+        if (strcmp(engine_knobs[k].name, name) == 0) {
+            *next = k + 1;
+            return &engine_knobs[k];
+        }
+    const engine_knob_info *k = engine_knob_find(name);
+    if (k)
+        *next = (int)k->id + 1;
+    return k;
+}
+
 int store_read_knobs(store *s, const store_run_row *row, engine_deployment *values,
                      engine_knob_origin origin[KNOB_COUNT], char *err, size_t errlen)
 {
@@ -663,13 +702,14 @@ int store_read_knobs(store *s, const store_run_row *row, engine_deployment *valu
     }
     store_record_reader rd;
     uint64_t n = 0;
+    int next = 0;
     store_record_open(&rd, row->knobs);
     store_record_get_count(&rd, &n);
     for (uint64_t i = 0; i < n; i++) {
         store_knob_row kr;
         if (!store_record_get_row(&rd, &store_knob_rows_table, &kr))
             break;
-        const engine_knob_info *k = engine_knob_find(kr.knob);
+        const engine_knob_info *k = knob_named(kr.knob, &next);
         if (!k || k->store != KNOB_STORE_ROW)
             continue; /* a knob this cgplan does not have: the rest of the run still reads */
         if (engine_run_knob_set_text(values, k->id, kr.value, why, sizeof why) != 0) {
