@@ -443,67 +443,108 @@ static bool centi_of(double d, int64_t *n)
     return true;
 }
 
+/* One value at P: tag and payload. */
+static unsigned char *put_int(unsigned char *p, int64_t v)
+{
+    if (v >= 0 && v <= 255 - REC_SMALL) {
+        *p++ = (unsigned char)(REC_SMALL + v);
+    } else {
+        *p++ = REC_INT;
+        p += put_varint(p, zigzag(v));
+    }
+    return p;
+}
+
+static unsigned char *put_real(unsigned char *p, double d)
+{
+    int64_t centi;
+    if (centi_of(d, &centi)) {
+        *p++ = REC_CENTI;
+        return p + put_varint(p, zigzag(centi));
+    }
+    uint64_t bits;
+    memcpy(&bits, &d, 8);
+    *p++ = REC_REAL;
+    for (int b = 0; b < 8; b++)
+        *p++ = (unsigned char)(bits >> (8 * b));
+    return p;
+}
+
+static unsigned char *put_bytes(unsigned char *p, int tag, const void *v, size_t len)
+{
+    *p++ = (unsigned char)tag;
+    p += put_varint(p, len);
+    memcpy(p, v, len);
+    return p + len;
+}
+
+/* ROW's columns straight from the row struct, with store_row_values's NULLs (ingest encodes
+ * 36 rows a run: the value array between cost a third of it). */
 void store_record_row(store_record *r, const store_table *t, const void *row)
 {
-    store_value v[STORE_MAX_VALUES];
-    int n = store_row_values(t, row, v);
-    size_t most = 10;
+    const char *base = row;
     int kept = 0;
-    for (int i = 0; i < n && i < t->n_cols; i++) {
-        if (key_column(&t->cols[i]))
-            continue;
-        kept++;
-        most += 11 + (v[i].type == SQLITE_TEXT ? strlen(v[i].text) + 1 : v[i].type == SQLITE_BLOB ? v[i].len : 0);
-    }
-    unsigned char *start = record_room(r, most), *p = start;
+    for (int c = 0; c < t->n_cols; c++)
+        kept += !key_column(&t->cols[c]);
+    unsigned char *p = record_room(r, 10);
     if (!p)
         return;
-    p += put_varint(p, (uint64_t)kept);
-    for (int i = 0; i < n && i < t->n_cols; i++) {
-        if (key_column(&t->cols[i]))
+    r->len += put_varint(p, (uint64_t)kept);
+    for (int c = 0; c < t->n_cols; c++) {
+        const store_column *col = &t->cols[c];
+        if (key_column(col))
             continue;
-        int64_t centi;
-        switch (v[i].type) {
-        case SQLITE_INTEGER:
-            if (v[i].i >= 0 && v[i].i <= 255 - REC_SMALL) {
-                *p++ = (unsigned char)(REC_SMALL + v[i].i);
-            } else {
-                *p++ = REC_INT;
-                p += put_varint(p, zigzag(v[i].i));
-            }
+        const void *field = base + col->offset;
+        const char *text = NULL;
+        const store_bytes *blob = NULL;
+        size_t len = 0;
+        if (col->type == STORE_COL_TEXT || col->type == STORE_COL_KEY) {
+            text = *(const char *const *)field;
+            if (col->type == STORE_COL_KEY && !text)
+                text = "";
+            len = text && (*text || col->type == STORE_COL_KEY) ? strlen(text) + 1 : 0;
+        } else if (col->type == STORE_COL_BLOB) {
+            blob = field;
+            len = blob->len;
+        }
+        if (!(p = record_room(r, 11 + len)))
+            return;
+        unsigned char *start = p;
+        int64_t n = col->type == STORE_COL_INT || col->type == STORE_COL_POS || col->type == STORE_COL_NONNEG
+                        ? *(const int64_t *)field
+                        : 0;
+        switch (col->type) {
+        case STORE_COL_TEXT:
+        case STORE_COL_KEY:
+            p = len ? put_bytes(p, REC_TEXT, text, len) : (*p = REC_NULL, p + 1);
             break;
-        case SQLITE_FLOAT:
-            if (centi_of(v[i].d, &centi)) {
-                *p++ = REC_CENTI;
-                p += put_varint(p, zigzag(centi));
-            } else {
-                uint64_t bits;
-                memcpy(&bits, &v[i].d, 8);
-                *p++ = REC_REAL;
-                for (int b = 0; b < 8; b++)
-                    *p++ = (unsigned char)(bits >> (8 * b));
-            }
+        case STORE_COL_BLOB:
+            p = len ? put_bytes(p, REC_BLOB, blob->p, len) : (*p = REC_NULL, p + 1);
             break;
-        case SQLITE_TEXT: {
-            size_t len = strlen(v[i].text) + 1;
-            *p++ = REC_TEXT;
-            p += put_varint(p, len);
-            memcpy(p, v[i].text, len);
-            p += len;
+        case STORE_COL_INT:
+            p = put_int(p, n);
+            break;
+        case STORE_COL_POS:
+        case STORE_COL_NONNEG:
+            if (n < 0 || (n == 0 && col->type == STORE_COL_POS))
+                *p++ = REC_NULL;
+            else
+                p = put_int(p, n);
+            break;
+        case STORE_COL_BOOL:
+            p = put_int(p, *(const bool *)field);
+            break;
+        case STORE_COL_REAL: {
+            double d = *(const double *)field;
+            if (isfinite(d))
+                p = put_real(p, d);
+            else
+                *p++ = REC_NULL;
             break;
         }
-        case SQLITE_BLOB:
-            *p++ = REC_BLOB;
-            p += put_varint(p, v[i].len);
-            memcpy(p, v[i].text, v[i].len);
-            p += v[i].len;
-            break;
-        default:
-            *p++ = REC_NULL;
-            break;
         }
+        r->len += (size_t)(p - start);
     }
-    r->len += (size_t)(p - start);
 }
 
 static bool get_varint(store_record_reader *r, uint64_t *v)
