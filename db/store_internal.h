@@ -8,10 +8,10 @@
 
 #define STORE_APPLICATION_ID 0x63677031 /* "cgp1": PRAGMA application_id of a cgplan store */
 /* How long a writer waits for another's transaction (CGPLAN_BUSY_TIMEOUT_MS overrides). Ingest
- * holds the lock only to write rows already parsed: 0.8 s for a 100 MiB log, 9 s for the 1 GiB
- * of bench/bench_ingest.sh (measured on 2 cores). 60 s lets seven 100 MiB writes queued ahead
- * finish with 10x to spare, or one 1 GiB write with 6x, and still gives up on a stuck holder
- * within a minute. */
+ * holds the lock only to write rows already parsed: 0.2 s for a 128 MiB log, 1.4 s for the 1 GiB
+ * of bench/bench_ingest.sh (schema 5, measured on 2 cores; 0.8 s a 100 MiB and 9 s with a row per
+ * bar). 60 s lets seven 100 MiB writes queued ahead finish with 10x to spare, or one 1 GiB write
+ * with 6x, and still gives up on a stuck holder within a minute. */
 #define STORE_BUSY_TIMEOUT_MS 60000
 
 struct store {
@@ -163,7 +163,7 @@ typedef struct {
     const char *text;
     size_t len; /* a BLOB's bytes (TEXT: strlen) */
 } store_value;
-#define STORE_MAX_VALUES 96 /* runs: 29 columns and two per column knob (checked in store_row.c) */
+#define STORE_MAX_VALUES 96 /* runs: 31 columns and two per column knob (checked in store_row.c) */
 /* Fills OUT (STORE_MAX_VALUES of room) with the values of ROW's columns in INSERT order; returns
  * how many. */
 int store_row_values(const store_table *t, const void *row, store_value *out);
