@@ -360,24 +360,28 @@ void store_record_free(store_record *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Room for NEED more bytes at r->p + r->len, or NULL (r->failed set). */
-static unsigned char *record_room(store_record *r, size_t need)
+static unsigned char *record_grow(store_record *r, size_t need)
 {
     if (r->failed)
         return NULL;
-    if (r->len + need > r->cap) {
-        size_t cap = r->cap ? r->cap : 256;
-        while (cap < r->len + need)
-            cap *= 2;
-        unsigned char *p = realloc(r->p, cap);
-        if (!p) {
-            r->failed = true;
-            return NULL;
-        }
-        r->p = p;
-        r->cap = cap;
+    size_t cap = r->cap ? r->cap : 256;
+    while (cap < r->len + need)
+        cap *= 2;
+    unsigned char *p = realloc(r->p, cap);
+    if (!p) {
+        r->failed = true;
+        return NULL;
     }
+    r->p = p;
+    r->cap = cap;
     return r->p + r->len;
+}
+
+/* Room for NEED more bytes at r->p + r->len, or NULL (r->failed set). Called per value: the
+ * common case stays inline. */
+static inline unsigned char *record_room(store_record *r, size_t need)
+{
+    return r->len + need <= r->cap && !r->failed ? r->p + r->len : record_grow(r, need);
 }
 
 static size_t put_varint(unsigned char *p, uint64_t v)
