@@ -1,6 +1,9 @@
--- schema.sql — cgplan's store, version 3 (PRAGMA user_version = 3). Embedded into the program at
--- build time (cmake/embed_schema.cmake): a new store runs it whole; a migration runs it again to
--- add what an older store lacks, hence IF NOT EXISTS throughout. NULL means "not known".
+-- schema.sql — cgplan's store, version 5 (PRAGMA user_version = 5). Embedded into the program at
+-- build time (cmake/embed_schema.cmake): a new store runs it whole (with store_terms.c's
+-- measured_terms). NULL means "not known". What queries filter or sort by are columns; what a
+-- run's readers only ever take whole (its knobs, its groups with their bars, ranks, env lines)
+-- is one record each (store_record_* in db/store_row.c): a row per bar and per knob cost SQLite
+-- more than the rest of an ingest (version 4 had those tables; migrate_4_to_5 folds them in).
 CREATE TABLE IF NOT EXISTS runs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,          -- ids are never reused after `runs rm`
   source TEXT NOT NULL,                          -- the log's file name
@@ -19,55 +22,13 @@ CREATE TABLE IF NOT EXISTS runs (
   attention_backend TEXT, a2a TEXT,
   target_group INTEGER,                          -- ordinal of the target group
   static_gib REAL, largest_gib REAL, buckets_gib REAL,
-  target_total_gib REAL, draft_gib REAL, total_gib REAL
+  target_total_gib REAL, draft_gib REAL, total_gib REAL,
+  knobs BLOB,                                    -- each KNOB_STORE_ROW knob it knows: name, text, origin
+                                                 -- (a new knob needs no migration)
+  detail BLOB                                    -- its groups (each with its bars), ranks, env lines
 );
 CREATE INDEX IF NOT EXISTS runs_sha256 ON runs(sha256);
 CREATE INDEX IF NOT EXISTS runs_model_gpu ON runs(model, gpu);
--- One row per knob a run knows (engine_knobs[] with KNOB_STORE_ROW): a new knob needs no migration.
-CREATE TABLE IF NOT EXISTS run_knobs (
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  knob TEXT NOT NULL,                            -- engine_knobs[].name: "max_bs"
-  value TEXT NOT NULL,                           -- canonical knob text: "24", "auto", "0.874", "1,2,4"
-  origin TEXT NOT NULL,                          -- log, env, preset, set, inferred
-  PRIMARY KEY (run_id, knob)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS groups (
-  id INTEGER PRIMARY KEY,
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  ordinal INTEGER NOT NULL,
-  kind TEXT, role TEXT, phase TEXT, step INTEGER,
-  rank_label TEXT, first_line INTEGER,
-  begin_avail_gib REAL, tokens_per_req INTEGER,
-  sizes_are_num_tokens INTEGER NOT NULL DEFAULT 0,
-  sizes TEXT,                                    -- capture order, largest first
-  bar_total INTEGER, captured INTEGER, has_begin INTEGER, has_end INTEGER,
-  end_elapsed_s REAL, end_usage_gib REAL, end_avail_gib REAL,
-  failed INTEGER NOT NULL DEFAULT 0, failure TEXT,
-  static_gib REAL, largest_gib REAL, buckets_gib REAL, total_gib REAL,
-  UNIQUE (run_id, ordinal)
-);
-CREATE TABLE IF NOT EXISTS bars (
-  group_id INTEGER NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
-  ordinal INTEGER NOT NULL,
-  size INTEGER, position INTEGER, counter INTEGER,
-  avail_gib REAL, increment_gib REAL,
-  PRIMARY KEY (group_id, ordinal)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS ranks (
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  ordinal INTEGER NOT NULL,
-  label TEXT NOT NULL, tp INTEGER,
-  weights_begin_avail_gib REAL, weights_end_avail_gib REAL, weights_usage_gib REAL,
-  kv_tokens INTEGER, kv_gib REAL, state_gib REAL, pool_avail_gib REAL,
-  max_total_num_tokens INTEGER, available_gpu_mem_gib REAL,
-  PRIMARY KEY (run_id, ordinal)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS env (
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  ordinal INTEGER NOT NULL,
-  key TEXT NOT NULL, value TEXT,
-  PRIMARY KEY (run_id, ordinal)
-) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS calibrations (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   model TEXT NOT NULL, gpu TEXT NOT NULL,

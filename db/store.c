@@ -256,11 +256,18 @@ static void v1_value_text(sqlite3_stmt *st, const engine_knob_info *k, bool has_
         snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 1));
 }
 
+/* Version 2's run_knobs, as migrate_1_to_2 fills it (migrate_4_to_5 folds it into runs.knobs). */
+static const char v2_run_knobs_sql[] = "CREATE TABLE IF NOT EXISTS run_knobs (\n"
+                                       "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+                                       "  knob TEXT NOT NULL, value TEXT NOT NULL, origin TEXT NOT NULL,\n"
+                                       "  PRIMARY KEY (run_id, knob)\n"
+                                       ") WITHOUT ROWID;\n";
+
 /* v1 -> v2: the knob columns of runs become rows of run_knobs (in canonical knob text), then
- * leave runs; schema.sql (IF NOT EXISTS throughout) adds run_knobs. */
+ * leave runs. */
 static int migrate_1_to_2(store *s, char *err, size_t errlen)
 {
-    if (store_exec(s, store_schema_sql, err, errlen) != 0)
+    if (store_exec(s, v2_run_knobs_sql, err, errlen) != 0)
         return -1;
     engine_deployment *d = malloc(sizeof *d);
     char *text = malloc(ENGINE_MAX_BUCKETS * 11);
@@ -370,8 +377,151 @@ static int migrate_3_to_4(store *s, char *err, size_t errlen)
 
 /* upgrades[N] takes a store from version N to N + 1, inside the caller's transaction; version 0
  * (a new store) gets the whole schema at once instead. */
+/* The rows of the run ST's ?1 is bound to, as one part of a record (counted) into OUT. Returns
+ * false on a database error. */
+static bool rows_into(sqlite3_stmt *st, int64_t id, const store_table *t, void *row, store_record *out)
+{
+    store_record part = {0};
+    uint64_t n = 0;
+    int rc;
+    store_record_begin(&part);
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, id);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_read_row(st, 0, t, row);
+        store_record_row(&part, t, row);
+        n++;
+    }
+    sqlite3_reset(st);
+    store_record_count(out, n);
+    store_record_append(out, &part);
+    store_record_free(&part);
+    return rc == SQLITE_DONE;
+}
+
+/* One run's knob rows and detail rows of version 4 as its two records. */
+static bool run_records(sqlite3_stmt *const st[5], int64_t id, store_record *knobs, store_record *detail)
+{
+    enum { KNOBS, GROUPS, BARS, RANKS, ENV };
+    store_knob_row kr;
+    store_group_row gr;
+    store_bar_row br;
+    store_rank_row rr;
+    store_env_row er;
+    store_record_begin(knobs);
+    store_record_begin(detail);
+    if (!rows_into(st[KNOBS], id, &store_knob_rows_table, &kr, knobs))
+        return false;
+    /* each group with its bars: the count of groups first, so they are kept apart until the end */
+    store_record groups = {0};
+    uint64_t n = 0;
+    int rc;
+    store_record_begin(&groups);
+    sqlite3_reset(st[GROUPS]);
+    sqlite3_bind_int64(st[GROUPS], 1, id);
+    while ((rc = sqlite3_step(st[GROUPS])) == SQLITE_ROW) {
+        store_read_row(st[GROUPS], 0, &store_groups_table, &gr);
+        store_record_row(&groups, &store_groups_table, &gr);
+        if (!rows_into(st[BARS], gr.id, &store_bars_table, &br, &groups)) {
+            rc = SQLITE_ERROR;
+            break;
+        }
+        n++;
+    }
+    sqlite3_reset(st[GROUPS]);
+    store_record_count(detail, n);
+    store_record_append(detail, &groups);
+    store_record_free(&groups);
+    return rc == SQLITE_DONE && rows_into(st[RANKS], id, &store_ranks_table, &rr, detail) &&
+           rows_into(st[ENV], id, &store_env_table, &er, detail);
+}
+
+/* v4 -> v5: a run's knob rows become its knobs record, its groups (with their bars), ranks and
+ * env lines its detail record (store_internal.h); the five tables go. In the caller's
+ * transaction: a failure leaves the store at version 4, whole. */
+static int migrate_4_to_5(store *s, char *err, size_t errlen)
+{
+    static const char *const added[] = {"knobs", "detail"};
+    for (size_t i = 0; i < sizeof added / sizeof added[0]; i++) {
+        int have = has_column(s, "runs", added[i]);
+        char sql[128];
+        snprintf(sql, sizeof sql, "ALTER TABLE runs ADD COLUMN %s BLOB", added[i]);
+        if (have < 0) {
+            store_db_err(s, err, errlen, "migrating to schema version 5");
+            return -1;
+        }
+        if (!have && store_exec(s, sql, err, errlen) != 0)
+            return -1;
+    }
+    char sql[5][2048];
+    snprintf(sql[0], sizeof sql[0], "SELECT knob, value, origin FROM run_knobs WHERE run_id = ?1 ORDER BY knob");
+    store_select_sql(&store_groups_table, NULL, "WHERE run_id = ?1 ORDER BY ordinal", sql[1], sizeof sql[1]);
+    store_select_sql(&store_bars_table, NULL, "WHERE group_id = ?1 ORDER BY ordinal", sql[2], sizeof sql[2]);
+    store_select_sql(&store_ranks_table, NULL, "WHERE run_id = ?1 ORDER BY ordinal", sql[3], sizeof sql[3]);
+    store_select_sql(&store_env_table, NULL, "WHERE run_id = ?1 ORDER BY ordinal", sql[4], sizeof sql[4]);
+    sqlite3_stmt *st[5] = {NULL}, *ids = NULL, *upd = NULL;
+    store_record knobs = {0}, detail = {0};
+    int64_t *id = NULL;
+    size_t n = 0, cap = 0;
+    int rc = -1;
+    for (int i = 0; i < 5; i++)
+        if (sqlite3_prepare_v2(s->db, sql[i], -1, &st[i], NULL) != SQLITE_OK)
+            goto dberr;
+    if (sqlite3_prepare_v2(s->db, "SELECT id FROM runs ORDER BY id", -1, &ids, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db, "UPDATE runs SET knobs = ?2, detail = ?3 WHERE id = ?1", -1, &upd, NULL) != SQLITE_OK)
+        goto dberr;
+    int step;
+    while ((step = sqlite3_step(ids)) == SQLITE_ROW) { /* the ids first: the updates change runs */
+        if (n == cap) {
+            int64_t *more = realloc(id, (cap = cap ? 2 * cap : 256) * sizeof *id);
+            if (!more)
+                goto oom;
+            id = more;
+        }
+        id[n++] = sqlite3_column_int64(ids, 0);
+    }
+    if (step != SQLITE_DONE)
+        goto dberr;
+    for (size_t i = 0; i < n; i++) {
+        if (!run_records(st, id[i], &knobs, &detail))
+            goto dberr;
+        if (knobs.failed || detail.failed)
+            goto oom;
+        sqlite3_bind_int64(upd, 1, id[i]);
+        sqlite3_bind_blob64(upd, 2, knobs.p, knobs.len, SQLITE_STATIC);
+        sqlite3_bind_blob64(upd, 3, detail.p, detail.len, SQLITE_STATIC);
+        int urc = sqlite3_step(upd);
+        sqlite3_reset(upd);
+        if (urc != SQLITE_DONE)
+            goto dberr;
+    }
+    for (int i = 0; i < 5; i++) {
+        sqlite3_finalize(st[i]);
+        st[i] = NULL;
+    }
+    /* children before their parents (foreign keys are on) */
+    rc = store_exec(s, "DROP TABLE bars; DROP TABLE groups; DROP TABLE ranks; DROP TABLE env; DROP TABLE run_knobs",
+                    err, errlen);
+    goto done;
+oom:
+    store_set_err(err, errlen, "%s: out of memory while migrating to schema version 5", s->path);
+    goto done;
+dberr:
+    store_db_err(s, err, errlen, "migrating to schema version 5");
+done:
+    for (int i = 0; i < 5; i++)
+        sqlite3_finalize(st[i]);
+    sqlite3_finalize(ids);
+    sqlite3_finalize(upd);
+    store_record_free(&knobs);
+    store_record_free(&detail);
+    free(id);
+    return rc;
+}
+
 typedef int (*store_migration)(store *s, char *err, size_t errlen);
-static const store_migration upgrades[STORE_SCHEMA_VERSION] = {NULL, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4};
+static const store_migration upgrades[STORE_SCHEMA_VERSION] = {NULL, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4,
+                                                               migrate_4_to_5};
 
 static int migrate(store *s, store_seed_context_fn seed, void *seed_arg, char *err, size_t errlen)
 {
@@ -590,6 +740,12 @@ store *store_open_seeded(const char *path, store_mode mode, store_seed_context_f
                       path);
         goto fail;
     }
+    /* A new store's pages are 64 KiB, SQLite's largest (fixed once the file has its first page):
+     * an ingest writes a run as one row of about 2 KiB, and with 4 KiB pages half its write went
+     * to a page write (a system call) per 4 KiB and the B-tree's splits; a small write (runs rm,
+     * a calibration) costs a 64 KiB page in the WAL, nothing anyone waits on. */
+    if (f.user_version == 0 && f.tables == 0 && store_exec(s, "PRAGMA page_size = 65536", err, errlen) != 0)
+        goto fail;
     sqlite3_stmt *mode_st = NULL;
     int rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &mode_st, NULL);
     if (rc == SQLITE_OK)
@@ -624,9 +780,16 @@ void store_close(store *s)
 
 /* ---- Reading runs ---- */
 
+/* T (NULL: "") into BUF, cut to LEN - 1 bytes (snprintf's result, without its format parsing: a
+ * listing copies six texts per run). */
 static void copy_text(char *buf, size_t len, const char *t)
 {
-    snprintf(buf, len, "%s", t ? t : "");
+    if (!len)
+        return;
+    size_t n = t ? strnlen(t, len - 1) : 0;
+    if (n)
+        memcpy(buf, t, n);
+    buf[n] = '\0';
 }
 
 void store_summary_set_knobs(store_run_summary *r, const engine_deployment *values)
@@ -663,21 +826,20 @@ static void summary_of(const store_run_row *row, const engine_deployment *values
 }
 
 /* Calls FN for each run TAIL selects ("WHERE ... ORDER BY ..."; ?1 and ?2 bound to FROM_ID and
- * TO_ID when it has them), with its knobs read from run_knobs. */
+ * TO_ID when it has them), with its knobs read from its knobs record. */
 static int each_run(store *s, const char *tail, int64_t from_id, int64_t to_id,
                     void (*fn)(const store_run_summary *r, void *ctx), void *ctx, char *err, size_t errlen)
 {
     char sql[2048];
-    store_select_sql(&store_runs_table, NULL, tail, sql, sizeof sql);
-    sqlite3_stmt *st = NULL, *knobs = NULL;
+    store_select_sql(&store_run_summary_table, NULL, tail, sql, sizeof sql);
+    sqlite3_stmt *st = NULL;
     engine_deployment *values = malloc(sizeof *values);
     engine_knob_origin origin[KNOB_COUNT];
     if (!values) {
         store_set_err(err, errlen, "%s: out of memory listing runs", s->path);
         return -1;
     }
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->db, store_knobs_select, -1, &knobs, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
         store_db_err(s, err, errlen, "listing runs");
         sqlite3_finalize(st);
         free(values);
@@ -688,11 +850,12 @@ static int each_run(store *s, const char *tail, int64_t from_id, int64_t to_id,
         sqlite3_bind_int64(st, 2, to_id);
     }
     store_run_row row;
+    memset(&row, 0, sizeof row); /* the columns a listing does not read stay empty */
     store_run_summary r;
     int rc, out = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        store_read_row(st, 0, &store_runs_table, &row);
-        if (store_read_knobs(s, knobs, &row, values, origin, err, errlen) != 0) {
+        store_read_row(st, 0, &store_run_summary_table, &row);
+        if (store_read_knobs(s, &row, values, origin, err, errlen) != 0) {
             out = -1;
             break;
         }
@@ -704,7 +867,6 @@ static int each_run(store *s, const char *tail, int64_t from_id, int64_t to_id,
         out = -1;
     }
     sqlite3_finalize(st);
-    sqlite3_finalize(knobs);
     free(values);
     return out;
 }
@@ -765,9 +927,8 @@ int store_get_run(store *s, int64_t id, store_run_detail *out, char *err, size_t
 {
     char sql[2048];
     store_select_sql(&store_runs_table, NULL, "WHERE id = ?1", sql, sizeof sql);
-    sqlite3_stmt *st = NULL, *knobs = NULL;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->db, store_knobs_select, -1, &knobs, NULL) != SQLITE_OK) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
         store_db_err(s, err, errlen, "reading a run");
         sqlite3_finalize(st);
         return -1;
@@ -783,7 +944,7 @@ int store_get_run(store *s, int64_t id, store_run_detail *out, char *err, size_t
     memset(out, 0, sizeof *out);
     store_run_row row;
     store_read_row(st, 0, &store_runs_table, &row);
-    if (store_read_knobs(s, knobs, &row, &out->values, out->origin, err, errlen) != 0) {
+    if (store_read_knobs(s, &row, &out->values, out->origin, err, errlen) != 0) {
         out_rc = -1;
         goto done;
     }
@@ -796,7 +957,6 @@ int store_get_run(store *s, int64_t id, store_run_detail *out, char *err, size_t
     out->a2a = strcmp(row.a2a, "none") == 0 ? A2A_NONE : A2A_DEEPEP;
 done:
     sqlite3_finalize(st);
-    sqlite3_finalize(knobs);
     return out_rc;
 }
 
@@ -824,10 +984,7 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
         *n_groups = 0;
     if (n_ranks)
         *n_ranks = 0;
-    store_select_sql(&store_runs_table,
-                     "(SELECT value FROM env WHERE env.run_id = runs.id AND "
-                     "key = 'SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK' ORDER BY ordinal DESC LIMIT 1)",
-                     "WHERE id = ?1", sql, sizeof sql);
+    store_select_sql(&store_runs_table, NULL, "WHERE id = ?1", sql, sizeof sql);
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
         goto dberr;
     sqlite3_bind_int64(st, 1, id);
@@ -839,7 +996,7 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
     if (rc != SQLITE_ROW)
         goto dberr;
     store_run_row run;
-    store_read_row(st, 1, &store_runs_table, &run);
+    store_read_row(st, 0, &store_runs_table, &run);
     int64_t target = run.target_group;
     if (extra) {
         memset(extra, 0, sizeof *extra);
@@ -851,69 +1008,79 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
         extra->lines = (uint64_t)run.lines;
         extra->unknown_lines = (uint64_t)run.unknown_lines;
         extra->malformed_lines = (uint64_t)run.malformed_lines;
-        const unsigned char *env = sqlite3_column_text(st, 0);
-        copy_text(extra->env_dispatch, sizeof extra->env_dispatch, (const char *)env);
+    }
+    /* The detail record, whole (a damaged one is reported, not shown in part): each group with
+     * its bars, then the ranks, then the env lines. */
+    store_record_reader rd;
+    uint64_t n = 0;
+    store_record_open(&rd, run.detail);
+    store_record_get_count(&rd, &n);
+    for (uint64_t gi = 0; gi < n; gi++) {
+        store_group_row r;
+        uint64_t bars = 0;
+        if (!store_record_get_row(&rd, &store_groups_table, &r) || !store_record_get_count(&rd, &bars))
+            break;
+        for (uint64_t b = 0; b < bars; b++) {
+            store_bar_row bar;
+            if (!store_record_get_row(&rd, &store_bars_table, &bar))
+                break;
+        }
+        if (!groups || !n_groups || *n_groups >= cap)
+            continue;
+        store_group_info *g = &groups[(*n_groups)++];
+        memset(g, 0, sizeof *g);
+        g->ordinal = (int)r.ordinal;
+        copy_text(g->kind, sizeof g->kind, r.kind);
+        copy_text(g->role, sizeof g->role, r.role);
+        copy_text(g->phase, sizeof g->phase, r.phase);
+        g->step = (int32_t)r.step;
+        g->tokens_per_req = (int32_t)r.tokens_per_req;
+        copy_text(g->rank, sizeof g->rank, r.rank_label);
+        g->failed = r.failed;
+        copy_text(g->failure, sizeof g->failure, r.failure);
+        g->n_sizes = list_count(r.sizes, &g->first_size);
+        g->n_bars = bars <= UINT32_MAX ? (uint32_t)bars : 0;
+        g->begin_avail_gib = r.begin_avail_gib;
+        g->end_avail_gib = r.end_avail_gib;
+        g->end_usage_gib = r.end_usage_gib;
+        g->end_elapsed_s = r.end_elapsed_s;
+        g->static_gib = r.static_gib;
+        g->largest_gib = r.largest_gib;
+        g->buckets_gib = r.buckets_gib;
+        g->total_gib = r.total_gib;
+        g->is_target = r.ordinal == target;
+    }
+    store_record_get_count(&rd, &n);
+    for (uint64_t ri = 0; ri < n; ri++) {
+        store_rank_row r;
+        if (!store_record_get_row(&rd, &store_ranks_table, &r))
+            break;
+        if (!ranks || !n_ranks || *n_ranks >= rcap)
+            continue;
+        store_rank_info *k = &ranks[(*n_ranks)++];
+        copy_text(k->label, sizeof k->label, r.label);
+        k->weights_begin_avail_gib = r.weights_begin_avail_gib;
+        k->weights_usage_gib = r.weights_usage_gib;
+        k->kv_tokens = r.kv_tokens;
+        k->kv_gib = r.kv_gib;
+        k->state_gib = r.state_gib;
+        k->pool_avail_gib = r.pool_avail_gib;
+    }
+    store_record_get_count(&rd, &n);
+    for (uint64_t ei = 0; ei < n; ei++) {
+        store_env_row r;
+        if (!store_record_get_row(&rd, &store_env_table, &r))
+            break;
+        if (extra && strcmp(r.key, "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK") == 0)
+            copy_text(extra->env_dispatch, sizeof extra->env_dispatch, r.value); /* the last one stated */
     }
     sqlite3_finalize(st);
-    st = NULL;
-    if (groups && cap) {
-        store_select_sql(&store_groups_table, "(SELECT count(*) FROM bars WHERE bars.group_id = groups.id)",
-                         "WHERE run_id = ?1 ORDER BY ordinal", sql, sizeof sql);
-        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-            goto dberr;
-        sqlite3_bind_int64(st, 1, id);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n_groups < cap) {
-            store_group_row r;
-            store_read_row(st, 1, &store_groups_table, &r);
-            store_group_info *g = &groups[(*n_groups)++];
-            memset(g, 0, sizeof *g);
-            g->ordinal = (int)r.ordinal;
-            copy_text(g->kind, sizeof g->kind, r.kind);
-            copy_text(g->role, sizeof g->role, r.role);
-            copy_text(g->phase, sizeof g->phase, r.phase);
-            g->step = (int32_t)r.step;
-            g->tokens_per_req = (int32_t)r.tokens_per_req;
-            copy_text(g->rank, sizeof g->rank, r.rank_label);
-            g->failed = r.failed;
-            copy_text(g->failure, sizeof g->failure, r.failure);
-            g->n_sizes = list_count(r.sizes, &g->first_size);
-            int64_t bars = sqlite3_column_int64(st, 0);
-            g->n_bars = bars >= 0 && bars <= UINT32_MAX ? (uint32_t)bars : 0;
-            g->begin_avail_gib = r.begin_avail_gib;
-            g->end_avail_gib = r.end_avail_gib;
-            g->end_usage_gib = r.end_usage_gib;
-            g->end_elapsed_s = r.end_elapsed_s;
-            g->static_gib = r.static_gib;
-            g->largest_gib = r.largest_gib;
-            g->buckets_gib = r.buckets_gib;
-            g->total_gib = r.total_gib;
-            g->is_target = r.ordinal == target;
-        }
-        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-            goto dberr;
-        sqlite3_finalize(st);
-        st = NULL;
-    }
-    if (ranks && rcap) {
-        store_select_sql(&store_ranks_table, NULL, "WHERE run_id = ?1 ORDER BY ordinal", sql, sizeof sql);
-        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-            goto dberr;
-        sqlite3_bind_int64(st, 1, id);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n_ranks < rcap) {
-            store_rank_row r;
-            store_read_row(st, 0, &store_ranks_table, &r);
-            store_rank_info *k = &ranks[(*n_ranks)++];
-            copy_text(k->label, sizeof k->label, r.label);
-            k->weights_begin_avail_gib = r.weights_begin_avail_gib;
-            k->weights_usage_gib = r.weights_usage_gib;
-            k->kv_tokens = r.kv_tokens;
-            k->kv_gib = r.kv_gib;
-            k->state_gib = r.state_gib;
-            k->pool_avail_gib = r.pool_avail_gib;
-        }
-        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-            goto dberr;
-        sqlite3_finalize(st);
+    if (!store_record_done(&rd)) {
+        store_set_err(err, errlen,
+                      "%s: run %lld: its stored groups, ranks and environment lines are damaged; delete the run "
+                      "(cgplan runs rm %lld) and ingest its log again",
+                      s->path, (long long)id, (long long)id);
+        return -1;
     }
     return 0;
 dberr:

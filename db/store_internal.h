@@ -8,10 +8,10 @@
 
 #define STORE_APPLICATION_ID 0x63677031 /* "cgp1": PRAGMA application_id of a cgplan store */
 /* How long a writer waits for another's transaction (CGPLAN_BUSY_TIMEOUT_MS overrides). Ingest
- * holds the lock only to write rows already parsed: 0.8 s for a 100 MiB log, 9 s for the 1 GiB
- * of bench/bench_ingest.sh (measured on 2 cores). 60 s lets seven 100 MiB writes queued ahead
- * finish with 10x to spare, or one 1 GiB write with 6x, and still gives up on a stuck holder
- * within a minute. */
+ * holds the lock only to write rows already parsed: 0.2 s for a 128 MiB log, 1.4 s for the 1 GiB
+ * of bench/bench_ingest.sh (schema 5, measured on 2 cores; 0.8 s a 100 MiB and 9 s with a row per
+ * bar). 60 s lets seven 100 MiB writes queued ahead finish with 10x to spare, or one 1 GiB write
+ * with 6x, and still gives up on a stuck holder within a minute. */
 #define STORE_BUSY_TIMEOUT_MS 60000
 
 struct store {
@@ -43,13 +43,21 @@ typedef enum {
     STORE_COL_NONNEG, /* int64_t: < 0 is NULL; NULL reads -1 */
     STORE_COL_REAL,   /* double: NaN is NULL; NULL reads NaN */
     STORE_COL_BOOL,   /* bool */
+    STORE_COL_BLOB,   /* store_bytes: length 0 is NULL; read back, it points into the statement's row */
 } store_col_type;
+
+/* A BLOB value: P borrowed, LEN bytes. */
+typedef struct {
+    const unsigned char *p;
+    size_t len;
+} store_bytes;
 
 typedef struct {
     const char *name;
     store_col_type type;
     size_t offset;            /* in the table's row struct */
     const char *null_default; /* the SQL the INSERT puts for a NULL value; NULL: none */
+    bool key;                 /* id, run_id, group_id: a record leaves it out (its place says it) */
 } store_column;
 
 typedef struct {
@@ -77,6 +85,8 @@ typedef struct {
     const char *server_args_raw, *attention_backend, *a2a;
     int64_t target_group;
     double static_gib, largest_gib, buckets_gib, target_total_gib, draft_gib, total_gib;
+    store_bytes knobs;  /* the run's KNOB_STORE_ROW knobs, one record (store_knobs_*) */
+    store_bytes detail; /* its groups with their bars, ranks and env lines, one record (store_detail_*) */
     const char *knob[KNOB_COUNT], *knob_origin[KNOB_COUNT]; /* the column knobs (the GPU); else NULL */
 } store_run_row;
 
@@ -119,14 +129,21 @@ typedef struct {
     const char *key, *value;
 } store_env_row;
 
+/* One knob of a run's knobs record: engine_knobs[].name, its canonical text, its origin's name. */
+typedef struct {
+    const char *knob, *value, *origin;
+} store_knob_row;
+
 typedef struct {
     int64_t run_id;
     const char *term, *method; /* see store_terms.h */
     int64_t bytes, size;       /* size 0: not known */
 } store_term_row;
 
+/* store_run_summary_table: the columns of runs a listing reads (the rest of the row untouched). */
+extern const store_table store_run_summary_table;
 extern const store_table store_runs_table, store_groups_table, store_bars_table, store_ranks_table, store_env_table,
-    store_measured_terms_table;
+    store_knob_rows_table, store_measured_terms_table;
 
 /* "INSERT INTO t (a, b, ...) VALUES (?1, ?2, ...)". */
 void store_insert_sql(const store_table *t, char *buf, size_t len);
@@ -144,19 +161,62 @@ typedef struct {
     int64_t i;
     double d;
     const char *text;
+    size_t len; /* a BLOB's bytes (TEXT: strlen) */
 } store_value;
-#define STORE_MAX_VALUES 96 /* runs: 29 columns and two per column knob (checked in store_row.c) */
+#define STORE_MAX_VALUES 96 /* runs: 31 columns and two per column knob (checked in store_row.c) */
 /* Fills OUT (STORE_MAX_VALUES of room) with the values of ROW's columns in INSERT order; returns
  * how many. */
 int store_row_values(const store_table *t, const void *row, store_value *out);
 /* Reads the table's columns from result column FIRST on. Texts stay valid until the next step. */
 void store_read_row(sqlite3_stmt *st, int first, const store_table *t, void *row);
 
-/* "SELECT knob, value, origin FROM run_knobs WHERE run_id = ?1", for store_read_knobs. */
-extern const char store_knobs_select[];
-/* Reads run ROW->id's knob rows (KNOBS: store_knobs_select, prepared) and ROW's column knobs into
- * VALUES and ORIGIN (both cleared first). Returns 0, or -1 with ERR. */
-int store_read_knobs(store *s, sqlite3_stmt *knobs, const store_run_row *row, engine_deployment *values,
+/* ---- Records: what no query filters on, one BLOB per run (schema version 5) ----
+ *
+ * A run's knobs (runs.knobs) and its groups with their bars, ranks and env lines (runs.detail)
+ * are each one record, written whole at ingest and decoded whole by the readers: a row per bar
+ * and per knob cost SQLite more than the rest of an ingest. A record is a version byte, then
+ * for each part a count and its rows; a row is its value count, then each value tagged with
+ * its type (driven by the same column tables as the SQL tables, less the keys its place in the
+ * record implies: id, run_id, group_id). Every length is checked on decoding: a damaged record
+ * is reported, never read past. */
+#define STORE_RECORD_VERSION 1
+
+/* A growing byte buffer for a record; FAILED once out of memory (the bytes are then void). */
+typedef struct {
+    unsigned char *p;
+    size_t len, cap;
+    bool failed;
+} store_record;
+
+void store_record_free(store_record *r);
+/* Starts a record: the version byte. */
+void store_record_begin(store_record *r);
+void store_record_count(store_record *r, uint64_t n);
+/* ROW's values of table T (its key columns left out). */
+void store_record_row(store_record *r, const store_table *t, const void *row);
+/* The bytes of SRC after ITS version byte (a part built apart, its count known only at its end). */
+void store_record_append(store_record *r, const store_record *src);
+
+/* Reads a record; BAD once it is damaged (every later read then fails too). */
+typedef struct {
+    const unsigned char *p, *end;
+    bool bad;
+} store_record_reader;
+
+/* Starts reading B (length 0: an empty record, every count 0). False for a record of another
+ * version or a damaged one. */
+bool store_record_open(store_record_reader *r, store_bytes b);
+/* A count; *N is 0 once the reader is bad or when the record is empty. */
+bool store_record_get_count(store_record_reader *r, uint64_t *n);
+/* A row of T into ROW: its columns in order, those the record lacks NULL (an older cgplan's
+ * record), values past T's columns skipped (a newer one's). Texts point into the record. */
+bool store_record_get_row(store_record_reader *r, const store_table *t, void *row);
+/* The record ends exactly here. */
+bool store_record_done(store_record_reader *r);
+
+/* Reads ROW's knobs record and column knobs into VALUES and ORIGIN (both cleared first). Returns
+ * 0, or -1 with ERR naming the run (a damaged record, a knob value this cgplan refuses). */
+int store_read_knobs(store *s, const store_run_row *row, engine_deployment *values,
                      engine_knob_origin origin[KNOB_COUNT], char *err, size_t errlen);
 
 #endif

@@ -152,7 +152,7 @@ contains "$OUT" "removed run 3" "rm"
 expect_exit 1 "$CGPLAN" runs show 3 --db "$DB"
 one_line "$ERR" "show of a removed run"
 expect_exit 1 "$CGPLAN" runs rm 3 --db "$DB" --yes
-[ "$(sqlite3 "$DB" 'SELECT count(*) FROM groups WHERE run_id = 3')" = 0 ] && pass || fail "rm left groups behind"
+[ "$(sqlite3 "$DB" 'SELECT count(*) FROM runs WHERE id = 3')" = 0 ] && pass || fail "rm left the run behind"
 
 # --- a corrupt or foreign database is reported and left byte-identical
 head -c 65536 /dev/urandom > "$TEST_TMP/random.db"
@@ -207,7 +207,7 @@ python3 -c "
 import sys
 d = open(sys.argv[1], 'rb').read()
 with open(sys.argv[2], 'wb') as f:
-    for i in range(30000): f.write(d)
+    for i in range(120000): f.write(d)
 " "$DP2" "$BIG"
 KDB="$TEST_TMP/kill.db"
 "$CGPLAN" ingest --db "$KDB" "$L27" > /dev/null
@@ -220,7 +220,7 @@ wait "$KP" 2>/dev/null || true
 "$CGPLAN" runs list --db "$KDB" --format json > "$TEST_TMP/after.json"
 cmp -s "$TEST_TMP/before.json" "$TEST_TMP/after.json" && pass || fail "killed ingest changed the runs"
 [ "$(sqlite3 "$KDB" 'PRAGMA integrity_check')" = ok ] && pass || fail "integrity_check after kill"
-[ "$(sqlite3 "$KDB" 'SELECT count(*) FROM groups WHERE run_id NOT IN (SELECT id FROM runs)')" = 0 ] && pass || fail "orphan groups"
+[ "$(sqlite3 "$KDB" 'SELECT count(*) FROM measured_terms WHERE run_id NOT IN (SELECT id FROM runs)')" = 0 ] && pass || fail "orphan measured terms"
 # and the store still takes new runs
 expect_exit 0 "$CGPLAN" ingest --db "$KDB" "$TEST_TMP/third.log"
 

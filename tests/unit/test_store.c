@@ -26,6 +26,7 @@
 #define DP2_LOG CGPLAN_FIXTURES "/sglang-logs/k3-dp2-dcp8-b200-article.log"
 #define SCHEMA_SQL CGPLAN_FIXTURES "/../../db/schema.sql"
 #define SCHEMA_V1_SQL CGPLAN_FIXTURES "/store/schema-v1.sql"
+#define SCHEMA_V4_SQL CGPLAN_FIXTURES "/store/schema-v4.sql"
 
 static char tmpdir[256];
 static char err[8192];
@@ -488,7 +489,7 @@ static void test_migrate_v1(void **state)
 
     /* read-only: refused with the fix */
     assert_null(store_open(path, STORE_READ_ONLY, err, sizeof err));
-    assert_non_null(strstr(err, "schema version 1; this cgplan reads 4"));
+    assert_non_null(strstr(err, "schema version 1; this cgplan reads 5"));
 
     store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
     if (!s)
@@ -545,26 +546,8 @@ static void test_migrate_v1(void **state)
     assert_true(groups[0].is_target);
     assert_int_equal(groups[0].first_size, 32);
     assert_string_equal(extra.env_dispatch, "128");
-    /* the cascade reaches the knob rows */
     assert_int_equal(store_delete_run(s, 1, err, sizeof err), 0);
     store_close(s);
-
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db,
-                                        "SELECT value FROM run_knobs WHERE run_id = 2 AND knob = "
-                                        "'mem_fraction_static'",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_string_equal((const char *)sqlite3_column_text(st, 0), "0.30000000000000004");
-    sqlite3_finalize(st);
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM run_knobs WHERE run_id = 1", -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
 
     /* a migrated store has the tables and columns of a new one */
     store *fresh = store_open(tmp_path("v2.db"), STORE_READ_WRITE, err, sizeof err);
@@ -574,7 +557,10 @@ static void test_migrate_v1(void **state)
     table_shapes(path, migrated_shape, sizeof migrated_shape);
     table_shapes(tmp_path("v2.db"), fresh_shape, sizeof fresh_shape);
     assert_string_equal(migrated_shape, fresh_shape);
-    assert_non_null(strstr(fresh_shape, "run_knobs.value:TEXT"));
+    assert_non_null(strstr(fresh_shape, "runs.knobs:BLOB"));
+    assert_non_null(strstr(fresh_shape, "runs.detail:BLOB"));
+    assert_null(strstr(fresh_shape, "run_knobs"));
+    assert_null(strstr(fresh_shape, "bars."));
     assert_null(strstr(fresh_shape, "runs.max_bs"));
 }
 
@@ -612,18 +598,21 @@ static void test_migrate_v2_calibrations(void **state)
 {
     (void)state;
     const char *path = tmp_path("v2cal.db");
-    store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
-    assert_non_null(s);
-    store_close(s);
+    size_t len;
+    char *v4 = read_file(SCHEMA_V4_SQL, &len);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    exec_ok(db, "ALTER TABLE calibrations DROP COLUMN sglang; ALTER TABLE calibrations DROP COLUMN static_bytes; "
-                "PRAGMA user_version = 2");
+    exec_ok(db, "PRAGMA journal_mode = WAL");
+    exec_ok(db, v4);
+    free(v4);
+    exec_ok(db, "DROP TABLE measured_terms; ALTER TABLE calibrations DROP COLUMN sglang; ALTER TABLE calibrations "
+                "DROP COLUMN static_bytes; PRAGMA application_id = 1667723313; PRAGMA user_version = 2");
     exec_ok(db, "INSERT INTO calibrations (model, gpu, created_at, lazy_bytes, runs, report) VALUES "
                 "('kimi-k3', 'b200', '2026-01-01T00:00:00Z', 42, '1,2', 'old')");
     sqlite3_close(db);
-    s = store_open(path, STORE_READ_WRITE, err, sizeof err);
-    assert_non_null(s);
+    store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
+    if (!s)
+        fail_msg("%s", err);
     engine_calibration back;
     assert_true(store_load_calibration_for(s, "kimi-k3", "b200", "main@2026-07-20", &back));
     assert_int_equal(back.value[COEF_LAZY_BYTES], 42);
@@ -733,7 +722,7 @@ static void test_refusals(void **state)
     assert_int_equal(sqlite3_open(tmp_path("newer.db"), &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
-    assert_refused_untouched(tmp_path("newer.db"), "version 7, newer than this cgplan's 4");
+    assert_refused_untouched(tmp_path("newer.db"), "version 7, newer than this cgplan's 5");
 
     /* a directory */
     assert_int_equal(mkdir(tmp_path("dir.db"), 0755), 0);
@@ -791,7 +780,7 @@ static void assert_same_rows(const char *a, const char *b)
     snprintf(sql, sizeof sql,
              "ATTACH '%s' AS b; UPDATE main.runs SET created_at = ''; UPDATE b.runs SET created_at = ''", b);
     assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-    static const char *const tables[] = {"runs", "run_knobs", "groups", "bars", "ranks", "env"};
+    static const char *const tables[] = {"runs"}; /* its knobs and detail records too */
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         snprintf(sql, sizeof sql,
                  "SELECT (SELECT count(*) FROM main.%s), (SELECT count(*) FROM b.%s), "
@@ -874,6 +863,7 @@ static void test_ingest_kept_values_exact(void **state)
         assert_int_equal(ingest_text(s, log, strlen(log), 64, NULL, &res, &in), 0);
         ingest_buffer_bytes = 0;
         assert_int_equal(res.n_runs, 1);
+        int64_t id = res.run_ids[0];
         store_ingest_free(in);
         store_close(s);
         sqlite3 *db;
@@ -892,16 +882,267 @@ static void test_ingest_kept_values_exact(void **state)
             "snapshot unattributed 70368744177664 65536, split non_torch -35184372088732 240, split "
             "torch 35184372088832 240");
         sqlite3_finalize(st);
-        assert_int_equal(
-            sqlite3_prepare_v2(db, "SELECT end_usage_gib, end_elapsed_s, begin_avail_gib FROM groups", -1, &st, NULL),
-            SQLITE_OK);
-        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-        assert_float_equal(sqlite3_column_double(st, 0), -0.25, 0);
-        assert_float_equal(sqlite3_column_double(st, 1), 9.0, 0);
-        assert_float_equal(sqlite3_column_double(st, 2), 10.0, 0);
-        sqlite3_finalize(st);
         sqlite3_close(db);
+        s = store_open(tmp_path(names[b]), STORE_READ_ONLY, err, sizeof err);
+        assert_non_null(s);
+        store_group_info g[2];
+        size_t ng;
+        assert_int_equal(store_get_run_parts(s, id, g, 2, &ng, NULL, 0, NULL, NULL, err, sizeof err), 0);
+        assert_int_equal(ng, 1);
+        assert_true(g[0].end_usage_gib == -0.25);
+        assert_true(g[0].end_elapsed_s == 9.0);
+        assert_true(g[0].begin_avail_gib == 10.0);
+        store_close(s);
     }
+}
+
+/* ---- records (schema 5): a run's knobs and detail, one BLOB each ---- */
+
+static void assert_same_real(double want, double got)
+{
+    if (isnan(want))
+        assert_true(isnan(got));
+    else
+        assert_memory_equal(&want, &got, sizeof want); /* bit for bit: -0.0, 0.1 + 0.2 */
+}
+
+/* Every group, bar, rank and env column survives a record, set or NULL (texts NULL read back
+ * "", POS 0, NONNEG -1, reals NaN, as a column does); an older record (fewer values) reads the
+ * rest as NULL, a newer one's extra values are skipped. */
+static void test_record_round_trip(void **state)
+{
+    (void)state;
+    store_group_row full = {
+        .ordinal = 3,
+        .kind = "target verify",
+        .role = "target",
+        .phase = "decode",
+        .step = 239,
+        .rank_label = "DP1 TP3",
+        .first_line = 4000000,
+        .begin_avail_gib = 71.23,
+        .tokens_per_req = 240,
+        .sizes_are_num_tokens = true,
+        .sizes = "192,184,8",
+        .bar_total = 23,
+        .captured = true,
+        .has_begin = true,
+        .has_end = true,
+        .end_elapsed_s = 0.1 + 0.2,
+        .end_usage_gib = -0.25,
+        .end_avail_gib = 1e300,
+        .failed = true,
+        .failure = "CUDA out of memory",
+        .static_gib = -0.0,
+        .largest_gib = 10.24,
+        .buckets_gib = 5e-324,
+        .total_gib = -123456789.01,
+    };
+    store_group_row empty = {.ordinal = 0,
+                             .step = -1,
+                             .first_line = 0,
+                             .begin_avail_gib = NAN,
+                             .tokens_per_req = -1,
+                             .bar_total = 0,
+                             .end_elapsed_s = NAN,
+                             .end_usage_gib = NAN,
+                             .end_avail_gib = NAN,
+                             .static_gib = NAN,
+                             .largest_gib = NAN,
+                             .buckets_gib = NAN,
+                             .total_gib = NAN};
+    store_bar_row bar = {
+        .ordinal = 255, .size = 65536, .position = 0, .counter = 239, .avail_gib = 0.01, .increment_gib = 1.0 / 3};
+    store_rank_row rank = {.ordinal = 1,
+                           .label = "TP1",
+                           .tp = -7,
+                           .weights_begin_avail_gib = 80,
+                           .kv_tokens = INT64_MAX,
+                           .kv_gib = 34.6,
+                           .state_gib = NAN,
+                           .weights_end_avail_gib = NAN,
+                           .weights_usage_gib = NAN,
+                           .pool_avail_gib = NAN,
+                           .max_total_num_tokens = -1,
+                           .available_gpu_mem_gib = NAN};
+    store_env_row env = {.ordinal = 0, .key = "SGLANG_X", .value = ""};
+    store_knob_row knob = {.knob = "max_bs", .value = "1,2,4", .origin = "log"};
+    store_record r = {0};
+    store_record_begin(&r);
+    store_record_count(&r, 2);
+    store_record_row(&r, &store_groups_table, &full);
+    store_record_count(&r, 1);
+    store_record_row(&r, &store_bars_table, &bar);
+    store_record_row(&r, &store_groups_table, &empty);
+    store_record_count(&r, 0);
+    store_record_row(&r, &store_ranks_table, &rank);
+    store_record_row(&r, &store_env_table, &env);
+    store_record_row(&r, &store_knob_rows_table, &knob);
+    assert_false(r.failed);
+
+    store_record_reader rd;
+    uint64_t n;
+    store_group_row g;
+    store_bar_row b;
+    store_rank_row k;
+    store_env_row e;
+    store_knob_row kn;
+    assert_true(store_record_open(&rd, (store_bytes){r.p, r.len}));
+    assert_true(store_record_get_count(&rd, &n));
+    assert_int_equal(n, 2);
+    assert_true(store_record_get_row(&rd, &store_groups_table, &g));
+    assert_int_equal(g.ordinal, 3);
+    assert_string_equal(g.kind, "target verify");
+    assert_string_equal(g.role, "target");
+    assert_string_equal(g.phase, "decode");
+    assert_int_equal(g.step, 239);
+    assert_string_equal(g.rank_label, "DP1 TP3");
+    assert_int_equal(g.first_line, 4000000);
+    assert_int_equal(g.tokens_per_req, 240);
+    assert_true(g.sizes_are_num_tokens && g.captured && g.has_begin && g.has_end && g.failed);
+    assert_string_equal(g.sizes, "192,184,8");
+    assert_int_equal(g.bar_total, 23);
+    assert_string_equal(g.failure, "CUDA out of memory");
+    const double *want = &full.begin_avail_gib, *got = &g.begin_avail_gib;
+    assert_same_real(*want, *got);
+    assert_same_real(full.end_elapsed_s, g.end_elapsed_s);
+    assert_same_real(full.end_usage_gib, g.end_usage_gib);
+    assert_same_real(full.end_avail_gib, g.end_avail_gib);
+    assert_same_real(full.static_gib, g.static_gib);
+    assert_same_real(full.largest_gib, g.largest_gib);
+    assert_same_real(full.buckets_gib, g.buckets_gib);
+    assert_same_real(full.total_gib, g.total_gib);
+    assert_true(store_record_get_count(&rd, &n));
+    assert_int_equal(n, 1);
+    assert_true(store_record_get_row(&rd, &store_bars_table, &b));
+    assert_int_equal(b.ordinal, 255);
+    assert_int_equal(b.size, 65536);
+    assert_int_equal(b.position, 0);
+    assert_int_equal(b.counter, 239);
+    assert_same_real(bar.avail_gib, b.avail_gib);
+    assert_same_real(bar.increment_gib, b.increment_gib);
+    assert_true(store_record_get_row(&rd, &store_groups_table, &g));
+    assert_string_equal(g.kind, "");
+    assert_string_equal(g.sizes, "");
+    assert_string_equal(g.failure, "");
+    assert_int_equal(g.step, -1);
+    assert_int_equal(g.tokens_per_req, -1);
+    assert_int_equal(g.first_line, 0);
+    assert_int_equal(g.bar_total, 0);
+    assert_false(g.captured || g.failed || g.sizes_are_num_tokens);
+    assert_true(isnan(g.begin_avail_gib) && isnan(g.total_gib) && isnan(g.end_elapsed_s));
+    assert_true(store_record_get_count(&rd, &n));
+    assert_int_equal(n, 0);
+    assert_true(store_record_get_row(&rd, &store_ranks_table, &k));
+    assert_string_equal(k.label, "TP1");
+    assert_int_equal(k.tp, -7);
+    assert_int_equal(k.kv_tokens, INT64_MAX);
+    assert_int_equal(k.max_total_num_tokens, -1);
+    assert_same_real(34.6, k.kv_gib);
+    assert_same_real(80, k.weights_begin_avail_gib);
+    assert_true(isnan(k.state_gib) && isnan(k.available_gpu_mem_gib));
+    assert_true(store_record_get_row(&rd, &store_env_table, &e));
+    assert_string_equal(e.key, "SGLANG_X");
+    assert_string_equal(e.value, ""); /* a KEY column keeps "" */
+    assert_true(store_record_get_row(&rd, &store_knob_rows_table, &kn));
+    assert_string_equal(kn.knob, "max_bs");
+    assert_string_equal(kn.value, "1,2,4");
+    assert_string_equal(kn.origin, "log");
+    assert_true(store_record_done(&rd));
+
+    /* cut anywhere, the record is refused, never read past (ASan watches) */
+    for (size_t cut = 1; cut < r.len; cut++) {
+        unsigned char *part = malloc(cut);
+        memcpy(part, r.p, cut);
+        store_record_open(&rd, (store_bytes){part, cut});
+        bool ok = store_record_get_count(&rd, &n);
+        for (uint64_t i = 0; ok && i < n; i++) {
+            uint64_t nb = 0;
+            ok = store_record_get_row(&rd, &store_groups_table, &g) && store_record_get_count(&rd, &nb);
+            for (uint64_t j = 0; ok && j < nb; j++)
+                ok = store_record_get_row(&rd, &store_bars_table, &b);
+        }
+        ok = ok && store_record_get_count(&rd, &n) && store_record_get_row(&rd, &store_ranks_table, &k) &&
+             store_record_get_row(&rd, &store_env_table, &e) && store_record_get_row(&rd, &store_knob_rows_table, &kn);
+        assert_false(ok && store_record_done(&rd));
+        free(part);
+    }
+    /* any byte changed: decoded or refused, never a crash */
+    for (size_t at = 0; at < r.len; at++)
+        for (int bit = 0; bit < 8; bit++) {
+            r.p[at] ^= (unsigned char)(1 << bit);
+            store_record_open(&rd, (store_bytes){r.p, r.len});
+            store_record_get_count(&rd, &n);
+            for (uint64_t i = 0; i < n && !rd.bad; i++) {
+                uint64_t nb = 0;
+                store_record_get_row(&rd, &store_groups_table, &g);
+                store_record_get_count(&rd, &nb);
+                for (uint64_t j = 0; j < nb && !rd.bad; j++)
+                    store_record_get_row(&rd, &store_bars_table, &b);
+            }
+            store_record_done(&rd);
+            r.p[at] ^= (unsigned char)(1 << bit);
+        }
+    store_record_free(&r);
+
+    /* an older cgplan's env row (ordinal only) and a newer one's (a fourth value) */
+    static const unsigned char older[] = {STORE_RECORD_VERSION, 1, 16 + 4};
+    assert_true(store_record_open(&rd, (store_bytes){older, sizeof older}));
+    assert_true(store_record_get_row(&rd, &store_env_table, &e));
+    assert_int_equal(e.ordinal, 4);
+    assert_string_equal(e.key, "");
+    assert_true(store_record_done(&rd));
+    static const unsigned char newer[] = {STORE_RECORD_VERSION, 4, 16 + 1, 4, 2, 'k', 0, 0, 1, 0x80, 0x01};
+    assert_true(store_record_open(&rd, (store_bytes){newer, sizeof newer}));
+    assert_true(store_record_get_row(&rd, &store_env_table, &e));
+    assert_int_equal(e.ordinal, 1);
+    assert_string_equal(e.key, "k");
+    assert_string_equal(e.value, "");
+    assert_true(store_record_done(&rd));
+    /* a text without its NUL, a type its column does not take, another version: refused */
+    static const unsigned char no_nul[] = {STORE_RECORD_VERSION, 3, 16, 4, 1, 'k', 0};
+    assert_true(store_record_open(&rd, (store_bytes){no_nul, sizeof no_nul}));
+    assert_false(store_record_get_row(&rd, &store_env_table, &e));
+    static const unsigned char wrong_type[] = {STORE_RECORD_VERSION, 1, 4, 2, 'k', 0};
+    assert_true(store_record_open(&rd, (store_bytes){wrong_type, sizeof wrong_type}));
+    assert_false(store_record_get_row(&rd, &store_env_table, &e));
+    static const unsigned char other_version[] = {STORE_RECORD_VERSION + 1, 0};
+    assert_false(store_record_open(&rd, (store_bytes){other_version, sizeof other_version}));
+}
+
+/* A damaged record in the store: the run's readers fail with a message naming it and the fix;
+ * the other runs still read. */
+static void test_damaged_record_named(void **state)
+{
+    (void)state;
+    const char *path = tmp_path("damaged.db");
+    store *s = open_seeded(path, STORE_READ_WRITE);
+    assert_non_null(s);
+    store_close(s);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    exec_ok(db, "UPDATE runs SET detail = substr(detail, 1, 40) WHERE id = 2; "
+                "UPDATE runs SET knobs = X'01FF' WHERE id = 1");
+    sqlite3_close(db);
+    s = open_seeded(path, STORE_READ_WRITE);
+    assert_non_null(s);
+    store_group_info groups[8];
+    size_t ng;
+    assert_int_equal(store_get_run_parts(s, 2, groups, 8, &ng, NULL, 0, NULL, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "run 2: its stored groups, ranks and environment lines are damaged"));
+    assert_non_null(strstr(err, "cgplan runs rm 2"));
+    static store_run_detail d;
+    assert_int_equal(store_get_run(s, 2, &d, err, sizeof err), 0); /* its knobs are whole */
+    assert_int_equal(store_get_run(s, 1, &d, err, sizeof err), -1);
+    assert_non_null(strstr(err, "run 1: its stored knobs are damaged"));
+    store_run_summary runs[4];
+    size_t n;
+    assert_int_equal(store_list_runs(s, runs, 4, &n, err, sizeof err), -1);
+    assert_non_null(strstr(err, "run 1"));
+    assert_int_equal(store_delete_run(s, 1, err, sizeof err), 0);
+    assert_int_equal(store_list_runs(s, runs, 4, &n, err, sizeof err), 0);
+    assert_int_equal(n, 1);
+    store_close(s);
 }
 
 /* While a file is being read (a pipe, a slow disk) other writers go on: the lock is not held. */
@@ -1049,6 +1290,8 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_ingest_spill_same_rows),
         cmocka_unit_test(test_ingest_kept_values_exact),
+        cmocka_unit_test(test_record_round_trip),
+        cmocka_unit_test(test_damaged_record_named),
         cmocka_unit_test(test_ingest_reading_holds_no_lock),
         cmocka_unit_test(test_ingest_waits_for_the_lock),
     };
