@@ -25,6 +25,7 @@
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t got_winch;
 static bool curses_on, mouse_on;
+static bool terminal_gone; /* SIGHUP, or the tty read nothing: tui_run leaves with _exit */
 
 /* For a fatal signal, which cannot call curses: the bytes that undo what the TUI did to the
  * terminal (mouse reporting off, attributes reset, cursor shown, alternate screen left), built
@@ -379,6 +380,7 @@ static int run(tui_app *app, const tui_options *o)
         int pr = poll(&pfd, 1, tui_decoder_pending(&dec) ? ESC_WAIT_MS : -1);
         if (got_signal) {
             status = 128 + got_signal;
+            terminal_gone = got_signal == SIGHUP;
             break;
         }
         if (got_winch) {
@@ -399,6 +401,7 @@ static int run(tui_app *app, const tui_options *o)
         }
         if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL) && !(pfd.revents & POLLIN)) {
             status = 1;
+            terminal_gone = true;
             break;
         }
         unsigned char buf[4096];
@@ -407,6 +410,7 @@ static int run(tui_app *app, const tui_options *o)
             if (n < 0 && errno == EINTR)
                 continue;
             status = 1; /* the terminal went away */
+            terminal_gone = true;
             break;
         }
         /* One batch: every event first, then one recompute and one redraw. */
@@ -439,5 +443,11 @@ int tui_run(const tui_options *o)
     }
     int status = run(app, o);
     free(app);
+    /* A hung-up terminal: the store is closed and nothing left at exit can reach the tty, so
+     * leave now. Exit-time work would also race the kernel's SIGCONT to the hung-up process
+     * group: a sanitizer build's leak scan ptrace-stops the process, the SIGCONT discards that
+     * stop, and the process spun at 100% CPU after its tmux session was killed. */
+    if (terminal_gone)
+        _exit(status);
     return status;
 }
