@@ -587,6 +587,20 @@ static const uint16_t anchor_keys[ANCHOR_LAST - ANCHOR_FIRST + 1] = {
     ['O' - ANCHOR_FIRST] = MK_OOM_ERROR,
 };
 
+/* The keys whose anchor the byte C follows: with anchor_keys, two loads rule out nearly every
+ * capital of a message ("CUDA", "TP0", "DP0"), which no key starts at. */
+static const uint16_t after_anchor_keys[256] = {
+    ['a'] = MK_SERVER_ARGS | MK_CAPTURE | MK_MAMBA, /* "_args=", "Capture ", "Mamba " */
+    ['o'] = MK_LOAD_BEGIN | MK_LOAD_END,
+    ['V'] = MK_KV,
+    ['e'] = MK_POOL_END,
+    ['t'] = MK_MAX_TOTAL, /* "_total_" */
+    ['C'] = MK_DCP,
+    ['r'] = MK_TRACEBACK,
+    ['U'] = MK_CUDA_OOM,
+    ['u'] = MK_OOM_ERROR,
+};
+
 /* The keys a message holds and where each first starts (from the message's start). */
 typedef struct {
     unsigned mask;
@@ -602,7 +616,8 @@ _Static_assert(CAPLOG_LINE_MAX <= UINT16_MAX + 1, "a key's offset in a message f
  * for the longest key past that NUL: a key cut by the message's end meets the NUL). */
 static inline void mark_keys(const char *s, const char *t, key_marks *m)
 {
-    for (unsigned cand = anchor_keys[(unsigned char)*t - ANCHOR_FIRST] & ~m->mask; cand; cand &= cand - 1) {
+    unsigned cand = anchor_keys[(unsigned char)t[0] - ANCHOR_FIRST] & after_anchor_keys[(unsigned char)t[1]];
+    for (cand &= ~m->mask; cand; cand &= cand - 1) {
         unsigned k = (unsigned)__builtin_ctz(cand);
         if ((size_t)(t - s) < keys[k].back)
             continue; /* it would start before the message */
