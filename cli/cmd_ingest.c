@@ -4,6 +4,7 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,28 +69,101 @@ static const char *fixed2(double v, char *buf)
     return buf;
 }
 
+/* A line built by appending, for print_run_line: a big dry run prints a line a run, and
+ * printf's reading of its format was much of the line's cost. FULL: something did not fit. */
+typedef struct {
+    char *at, *end;
+    bool full;
+} line_text;
+
+static void put_text(line_text *l, const char *s)
+{
+    size_t n = strlen(s);
+    if (l->full || n > (size_t)(l->end - l->at)) {
+        l->full = true;
+        return;
+    }
+    memcpy(l->at, s, n);
+    l->at += n;
+}
+
+static void put_u64(line_text *l, uint64_t v)
+{
+    char digits[24], *d = digits + sizeof digits;
+    *--d = '\0';
+    do
+        *--d = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    put_text(l, d);
+}
+
 static void print_run_line(FILE *out, const char *verb, const store_run_summary *r, const char *source,
                            uint32_t first_line)
 {
     /* TOTAL: printf's text at most 96 bytes, as it always was; fixed2's far shorter */
-    char layout[64], gpu[ENGINE_NAME_MAX + 16], total[128], id[32] = "";
+    char layout[64], gpu[ENGINE_NAME_MAX + 16], total[128];
     char a[32], b[32], t[32];
     cli_run_layout_text(r, layout, sizeof layout);
     cli_gpu_text(r->gpu, r->gpu_inferred, gpu, sizeof gpu);
     if (caplog_known(r->total_gib) && caplog_known(r->draft_gib)) {
-        if (fixed2(r->target_total_gib, a) && fixed2(r->draft_gib, b) && fixed2(r->total_gib, t))
-            snprintf(total, sizeof total, "target %s + draft %s = %s GiB", a, b, t);
-        else
+        if (fixed2(r->target_total_gib, a) && fixed2(r->draft_gib, b) && fixed2(r->total_gib, t)) {
+            line_text l = {total, total + sizeof total - 1, false};
+            put_text(&l, "target ");
+            put_text(&l, a);
+            put_text(&l, " + draft ");
+            put_text(&l, b);
+            put_text(&l, " = ");
+            put_text(&l, t);
+            put_text(&l, " GiB");
+            *l.at = '\0';
+        } else {
             snprintf(total, 96, "target %.2f + draft %.2f = %.2f GiB", r->target_total_gib, r->draft_gib, r->total_gib);
+        }
     } else if (caplog_known(r->total_gib)) {
-        if (fixed2(r->total_gib, t))
-            snprintf(total, sizeof total, "graphs %s GiB", t);
-        else
+        if (fixed2(r->total_gib, t)) {
+            line_text l = {total, total + sizeof total - 1, false};
+            put_text(&l, "graphs ");
+            put_text(&l, t);
+            put_text(&l, " GiB");
+            *l.at = '\0';
+        } else {
             snprintf(total, 96, "graphs %.2f GiB", r->total_gib);
+        }
     } else {
         snprintf(total, sizeof total, "graph memory unknown");
     }
-    char max_bs[16] = "?";
+    /* "%s%s: %s · %s · %s · max_bs %s · %s (%s:%u)\n": verb, " ID", model, gpu, layout, max_bs,
+     * total, source, first_line */
+    char line[1024];
+    line_text l = {line, line + sizeof line, false};
+    put_text(&l, verb);
+    if (r->id) {
+        put_text(&l, r->id < 0 ? " -" : " ");
+        put_u64(&l, r->id < 0 ? -(uint64_t)r->id : (uint64_t)r->id);
+    }
+    put_text(&l, ": ");
+    put_text(&l, r->model[0] ? r->model : "model ?");
+    put_text(&l, " · ");
+    put_text(&l, gpu);
+    put_text(&l, " · ");
+    put_text(&l, layout);
+    put_text(&l, " · max_bs ");
+    if (r->max_bs)
+        put_u64(&l, r->max_bs);
+    else
+        put_text(&l, "?");
+    put_text(&l, " · ");
+    put_text(&l, total);
+    put_text(&l, " (");
+    put_text(&l, source);
+    put_text(&l, ":");
+    put_u64(&l, first_line);
+    put_text(&l, ")\n");
+    if (!l.full) {
+        fwrite(line, 1, (size_t)(l.at - line), out);
+        return;
+    }
+    char max_bs[16] = "?", id[32] = ""; /* a source name too long for LINE */
     if (r->max_bs)
         snprintf(max_bs, sizeof max_bs, "%u", r->max_bs);
     if (r->id)
@@ -98,11 +172,20 @@ static void print_run_line(FILE *out, const char *verb, const store_run_summary 
             layout, max_bs, total, source, first_line);
 }
 
+/* "  not usable for calibration: WHY", as printf would write it */
+static void print_exclusion(const char *why)
+{
+    fputs("  not usable for calibration: ", stdout);
+    fputs(why, stdout);
+    fputc('\n', stdout);
+}
+
 /* The summary a dry run would store. */
 static void summary_of(const engine_run_facts *f, store_run_summary *r)
 {
     memset(r, 0, sizeof *r);
-    snprintf(r->model, sizeof r->model, "%s", f->model);
+    size_t model_len = strnlen(f->model, sizeof r->model - 1); /* snprintf's "%s", without its format */
+    memcpy(r->model, f->model, model_len);
     store_summary_set_knobs(r, &f->values); /* the facts' values are 0 where unknown */
     r->gpu_inferred = f->gpu_inferred;
     r->target_total_gib = f->target_total_gib;
@@ -146,7 +229,7 @@ static void print_stored(const store_run_summary *r, void *ctx_)
         print_run_line(stdout, "stored run", r, c->source, first_line);
         const char *why = store_run_calibration_exclusion(r);
         if (why)
-            printf("  not usable for calibration: %s\n", why);
+            print_exclusion(why);
     }
     sc->last_copy = *r;
     sc->last = &sc->last_copy;
@@ -172,7 +255,7 @@ static void on_dry_run(const caplog_run *run, void *ctx_)
         print_run_line(stdout, "would store run", &r, c->source, run->first_line);
         const char *why = store_run_calibration_exclusion(&r);
         if (why)
-            printf("  not usable for calibration: %s\n", why);
+            print_exclusion(why);
     }
 }
 
