@@ -1372,6 +1372,52 @@ static void test_server_arg_table(void **state)
     parsed_free(&r);
 }
 
+/* A server_args name is read up to its first byte outside [A-Za-z0-9_] (SSE2 reads 16 bytes at a
+ * time): random names of every length up to 40, at every alignment, cut by random bytes, read as
+ * a plain byte loop would. A name cut before its '=' ends the reading, so tp_size after it is set
+ * only when the name is whole. */
+static bool is_arg_name_byte(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+static void test_server_arg_name_scan(void **state)
+{
+    (void)state;
+    static const char name_bytes[] = "abcxyzABCXYZ0189_";
+    uint32_t seed = 12345;
+    for (int trial = 0; trial < 3000; trial++) {
+        char line[256];
+        size_t pad = (size_t)(trial % 17), len = (size_t)(trial / 17 % 41);
+        int used = snprintf(line, sizeof line, "[2026-01-01 00:00:00] %.*sserver_args=ServerArgs(", (int)pad,
+                            "                 ");
+        size_t at = (size_t)used;
+        for (size_t i = 0; i < len; i++) {
+            seed = seed * 1103515245u + 12345u;
+            line[at++] = name_bytes[(seed >> 16) % (sizeof name_bytes - 1)];
+        }
+        seed = seed * 1103515245u + 12345u;
+        /* half the names end at '=', the others at a random byte (a name byte too, sometimes) */
+        unsigned char cut = (trial & 1) ? (unsigned char)(seed >> 16) : '=';
+        if (cut == '\0' || cut == '\n' || cut == '\r')
+            cut = '@';
+        line[at++] = (char)cut;
+        snprintf(line + at, sizeof line - at, "%s1, tp_size=2)\n", cut == '=' ? "" : "=");
+        /* a name byte extends the name, which then ends at the '=' put after it */
+        bool whole = (cut == '=' && len > 0) || is_arg_name_byte(cut);
+        parsed r = parse_text(line);
+        assert_int_equal(r.n, 1);
+        const caplog_server_args *a = &r.runs[0].args;
+        assert_true(a->present);
+        if (a->tp_size.has != whole)
+            fail_msg("name of %zu bytes cut by 0x%02x at offset %zu: tp_size %s", len, cut, pad,
+                     a->tp_size.has ? "read" : "not read");
+        if (whole)
+            assert_int_equal(a->tp_size.v, 2);
+        parsed_free(&r);
+    }
+}
+
 /* ---------------------------------------------------------------- plausibility bounds (issue 11) */
 
 /* Every value a knob accepts is plausible: the bounds only refuse what no knob (and no real
@@ -1519,6 +1565,7 @@ int main(void)
         cmocka_unit_test(test_group_cap),
         cmocka_unit_test(test_rank_cap_and_late_oom),
         cmocka_unit_test(test_server_arg_table),
+        cmocka_unit_test(test_server_arg_name_scan),
         cmocka_unit_test(test_bounds_are_the_knob_ranges),
         cmocka_unit_test(test_absurd_values),
         cmocka_unit_test(test_bounds_inclusive),
