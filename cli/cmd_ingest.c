@@ -475,7 +475,8 @@ static void *pipe_reader(void *arg)
             caplog_tokens *t = pipe_free_buffer(rp);
             if (!t)
                 goto out;
-            off += caplog_lex(rp->lexer, rp->chunk + off, got - off, t);
+            /* hashed already: the lexer may write into the chunk (CHUNK_BYTES + CAPLOG_LEX_PAD) */
+            off += caplog_lex_in_place(rp->lexer, rp->chunk + off, got - off, t);
             pipe_lexed(rp, t);
         }
     }
@@ -705,7 +706,7 @@ int cmd_ingest(int argc, char **argv)
         setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
     preset_catalog *cat = preset_catalog_open();
     engine_deployment *given = malloc(sizeof *given);
-    char *chunk = malloc(CHUNK_BYTES);
+    char *chunk = calloc(1, CHUNK_BYTES + CAPLOG_LEX_PAD); /* the pad read, never the input's */
     ingest_ctx *c = calloc(1, sizeof *c);
     cli_run_presets *presets = malloc(sizeof *presets);
     engine_run_context derive;

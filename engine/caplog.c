@@ -28,7 +28,7 @@ const char *const caplog_phase_names[5] = {NULL, "decode", "verify", "extend", "
 #define GLUED_SEGMENTS_MAX 4    /* how many log lines glued after bar frames one segment reads */
 /* Past a segment's NUL the lexer compares whole literals (has_prefix): room for the longest one
  * after the longest segment. */
-#define LINE_PAD 64
+#define LINE_PAD CAPLOG_LEX_PAD
 
 /* The fixed texts a line is matched on, named once: the parser steps past what it matched by
  * the literal's length (LITERAL_LEN), never by a counted offset. */
@@ -2650,7 +2650,9 @@ static const char *next_stop(stop_scan *sc, const char *s, const char *end)
     }
 }
 
-size_t caplog_lex(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *out)
+/* caplog_lex and caplog_lex_in_place: BUF's tokens; WRITABLE is BUF where the caller lets the
+ * lexer write (and read CAPLOG_LEX_PAD bytes past BUF + LEN), else NULL. */
+static size_t lex_bytes(caplog_lexer *lx, char *writable, const char *buf, size_t len, caplog_tokens *out)
 {
     out->used = 0;
     out->last = SIZE_MAX;
@@ -2664,6 +2666,20 @@ size_t caplog_lex(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *
                 nul = stop;
             stop = next_stop(&sc, stop + 1, end);
         }
+        if (writable && stop < end && !lx->len && !lx->overflow && (size_t)(stop - s) <= CAPLOG_LINE_MAX) {
+            /* a whole segment in writable bytes: read where it lies, its end made its NUL (what
+             * segment_append and segment_done would give, without the copy into LX's line) */
+            char *segment = writable + (s - buf);
+            size_t n = (size_t)((nul ? nul : stop) - s);
+            bool line_end = *stop == '\n';
+            size_t first_token = out->used;
+            segment[n] = '\0';
+            lex_segment(out, segment, n, 0);
+            if (line_end)
+                put_line_end(out, first_token);
+            s = stop + 1;
+            continue;
+        }
         segment_append(lx, s, (size_t)(stop - s), nul);
         if (stop == end) /* the segment goes on in the next bytes */
             return len;
@@ -2671,6 +2687,16 @@ size_t caplog_lex(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *
         s = stop + 1;
     }
     return (size_t)(s - buf);
+}
+
+size_t caplog_lex(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *out)
+{
+    return lex_bytes(lx, NULL, buf, len, out);
+}
+
+size_t caplog_lex_in_place(caplog_lexer *lx, char *buf, size_t len, caplog_tokens *out)
+{
+    return lex_bytes(lx, buf, buf, len, out);
 }
 
 void caplog_lex_end(caplog_lexer *lx, caplog_tokens *out)

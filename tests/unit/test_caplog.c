@@ -60,8 +60,10 @@ static parsed parse_bytes(const char *buf, size_t len, size_t chunk)
 }
 
 /* parse_bytes through the two stages ingest runs on two threads: caplog_lex of each chunk (in as
- * many calls as its tokens take), caplog_apply of each token buffer, then caplog_lex_end's. */
-static parsed parse_staged(const char *buf, size_t len, size_t chunk, uint64_t *lines_read)
+ * many calls as its tokens take), caplog_apply of each token buffer, then caplog_lex_end's.
+ * IN_PLACE: caplog_lex_in_place of a copy of each chunk, CAPLOG_LEX_PAD bytes past it allocated
+ * and no more (ASan sees a read beyond them). */
+static parsed parse_staged_as(const char *buf, size_t len, size_t chunk, uint64_t *lines_read, bool in_place)
 {
     parsed out = {0};
     caplog_parser *p = caplog_new();
@@ -75,12 +77,21 @@ static parsed parse_staged(const char *buf, size_t len, size_t chunk, uint64_t *
         chunk = len ? len : 1;
     for (size_t off = 0; off < len; off += chunk) {
         size_t n = off + chunk <= len ? chunk : len - off;
+        char *copy = NULL;
+        if (in_place) {
+            copy = malloc(n + CAPLOG_LEX_PAD);
+            assert_non_null(copy);
+            memcpy(copy, buf + off, n);
+            memset(copy + n, 'x', CAPLOG_LEX_PAD); /* not a NUL: the lexer must not need one there */
+        }
         for (size_t done = 0; done < n;) {
-            size_t took = caplog_lex(lx, buf + off + done, n - done, t);
+            size_t took = in_place ? caplog_lex_in_place(lx, copy + done, n - done, t)
+                                   : caplog_lex(lx, buf + off + done, n - done, t);
             assert_true(took > 0);
             done += took;
             assert_int_equal(caplog_apply(p, t), 0);
         }
+        free(copy);
     }
     caplog_lex_end(lx, t);
     assert_int_equal(caplog_apply(p, t), 0);
@@ -93,6 +104,11 @@ static parsed parse_staged(const char *buf, size_t len, size_t chunk, uint64_t *
     caplog_lexer_free(lx);
     caplog_free(p);
     return out;
+}
+
+static parsed parse_staged(const char *buf, size_t len, size_t chunk, uint64_t *lines_read)
+{
+    return parse_staged_as(buf, len, chunk, lines_read, false);
 }
 
 static char *slurp(const char *name, size_t *len)
@@ -884,9 +900,10 @@ static void assert_stages_agree(const char *buf, size_t len)
 {
     parsed fed = parse_bytes(buf, len, 0);
     static const size_t chunks[] = {0, 1, 7, 4096, 300000};
-    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+    for (size_t c = 0; c < 2 * sizeof chunks / sizeof chunks[0]; c++) {
         uint64_t lines_read;
-        parsed staged = parse_staged(buf, len, chunks[c], &lines_read);
+        bool in_place = c % 2; /* caplog_lex and caplog_lex_in_place, each chunking */
+        parsed staged = parse_staged_as(buf, len, chunks[c / 2], &lines_read, in_place);
         assert_int_equal(staged.n, fed.n);
         assert_int_equal(staged.recognised, fed.recognised);
         for (size_t r = 0; r < fed.n; r++) {
@@ -937,6 +954,30 @@ static void test_two_stages_agree(void **state)
     assert_stages_agree(all, all_len);
     globfree(&g);
     free(all);
+
+    /* lines at and past CAPLOG_LINE_MAX, a NUL inside a line, '\r' frames, trailing spaces, an
+     * echoed variable and a last line cut: read in place as when copied */
+    const char *memory = "[2026-01-01 00:00:00 TP0] Memory pool end. avail mem=22.59 GB";
+    size_t memory_len = strlen(memory), edge_cap = 4 * CAPLOG_LINE_MAX + 4096, edge_len = 0;
+    char *edge = malloc(edge_cap);
+    assert_non_null(edge);
+    for (size_t extra = 0; extra < 3; extra++) {
+        size_t line_len = CAPLOG_LINE_MAX - 1 + extra; /* the last one is truncated */
+        memcpy(edge + edge_len, memory, memory_len);
+        memset(edge + edge_len + memory_len, ' ', line_len - memory_len - 1);
+        edge[edge_len + line_len - 1] = 'x';
+        edge_len += line_len;
+        edge[edge_len++] = '\n';
+    }
+    static const char tail[] = "[2026-01-01 00:00:01 TP0] KV Cache is allocated. #tokens: 7,\0 KV size: 1.00 GB\n"
+                               "Capturing batches (bs=8 avail_mem=6.65 GB):  33%|###| 2/6 [00:02<00:00]\r"
+                               "Capturing batches (bs=4 avail_mem=6.60 GB):  50%|###| 3/6 [00:03<00:00]   \r\n"
+                               "export SGLANG_X='1'  \n"
+                               "[2026-01-01 00:00:02 TP0] Load weight begin. avail mem=30.00 GB";
+    memcpy(edge + edge_len, tail, sizeof tail - 1);
+    edge_len += sizeof tail - 1;
+    assert_stages_agree(edge, edge_len);
+    free(edge);
 }
 
 /* A token buffer fills before a large input is all lexed: caplog_lex says how much it took, the
