@@ -18,6 +18,17 @@
 #define CHUNK_BYTES (1u << 20) /* logs are streamed, never loaded whole */
 #define TOKEN_BUFFERS 4        /* lexed, waiting to be applied: about 1 MiB */
 
+/* The layout and GPU texts of the last run printed: a log's runs repeat a few deployments, and
+ * each text took snprintf calls a run. */
+typedef struct {
+    bool valid;
+    uint32_t world, dp, dcp, mtp;
+    char layout[64];
+    char gpu_name[ENGINE_NAME_MAX];
+    bool gpu_inferred;
+    char gpu[ENGINE_NAME_MAX + 16];
+} run_texts;
+
 typedef struct {
     const cli_opts *o;
     store_ingest_opts *io;
@@ -27,6 +38,7 @@ typedef struct {
     uint32_t n_runs;
     bool saw_binary;        /* NUL bytes in the first chunk: say "binary" if nothing is recognised */
     engine_run_facts facts; /* scratch */
+    run_texts texts;
 } ingest_ctx;
 
 static const char *base_name(const char *path)
@@ -97,14 +109,32 @@ static void put_u64(line_text *l, uint64_t v)
     put_text(l, d);
 }
 
+/* R's layout and GPU texts into T, unless T holds them already. */
+static void run_texts_of(run_texts *t, const store_run_summary *r)
+{
+    if (!t->valid || t->world != r->world || t->dp != r->dp || t->dcp != r->dcp || t->mtp != r->mtp) {
+        t->world = r->world;
+        t->dp = r->dp;
+        t->dcp = r->dcp;
+        t->mtp = r->mtp;
+        cli_run_layout_text(r, t->layout, sizeof t->layout); /* of those four fields only */
+    }
+    if (!t->valid || t->gpu_inferred != r->gpu_inferred || strcmp(t->gpu_name, r->gpu) != 0) {
+        t->gpu_inferred = r->gpu_inferred;
+        snprintf(t->gpu_name, sizeof t->gpu_name, "%s", r->gpu);
+        cli_gpu_text(r->gpu, r->gpu_inferred, t->gpu, sizeof t->gpu);
+    }
+    t->valid = true;
+}
+
 static void print_run_line(FILE *out, const char *verb, const store_run_summary *r, const char *source,
-                           uint32_t first_line)
+                           uint32_t first_line, run_texts *texts)
 {
     /* TOTAL: printf's text at most 96 bytes, as it always was; fixed2's far shorter */
-    char layout[64], gpu[ENGINE_NAME_MAX + 16], total[128];
+    char total[128];
     char a[32], b[32], t[32];
-    cli_run_layout_text(r, layout, sizeof layout);
-    cli_gpu_text(r->gpu, r->gpu_inferred, gpu, sizeof gpu);
+    run_texts_of(texts, r);
+    const char *layout = texts->layout, *gpu = texts->gpu;
     if (caplog_known(r->total_gib) && caplog_known(r->draft_gib)) {
         if (fixed2(r->target_total_gib, a) && fixed2(r->draft_gib, b) && fixed2(r->total_gib, t)) {
             line_text l = {total, total + sizeof total - 1, false};
@@ -226,7 +256,7 @@ static void print_stored(const store_run_summary *r, void *ctx_)
         jsonw_kstring(c->w, "calibration_excluded", store_run_calibration_exclusion(r));
         jsonw_object_end(c->w);
     } else {
-        print_run_line(stdout, "stored run", r, c->source, first_line);
+        print_run_line(stdout, "stored run", r, c->source, first_line, &c->texts);
         const char *why = store_run_calibration_exclusion(r);
         if (why)
             print_exclusion(why);
@@ -252,7 +282,7 @@ static void on_dry_run(const caplog_run *run, void *ctx_)
         store_run_summary r;
         engine_run_derive(run, c->derive, &c->facts);
         summary_of(&c->facts, &r);
-        print_run_line(stdout, "would store run", &r, c->source, run->first_line);
+        print_run_line(stdout, "would store run", &r, c->source, run->first_line, &c->texts);
         const char *why = store_run_calibration_exclusion(&r);
         if (why)
             print_exclusion(why);
