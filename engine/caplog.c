@@ -640,6 +640,17 @@ static unsigned markers_in(const char *s, size_t n, uint16_t *at)
     key_marks m = {0, at};
     const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
     const char *b = s;
+#if STOP_SIMD
+    /* a byte in 0x41..0x5f, 16 at a time: signed compares, so bytes from 0x80 on (negative) are
+     * below the range */
+    const __m128i below = _mm_set1_epi8(ANCHOR_FIRST - 1), above = _mm_set1_epi8(ANCHOR_LAST + 1);
+    for (; (size_t)(end - b) >= 16; b += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)b);
+        unsigned in = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(x, below), _mm_cmplt_epi8(x, above)));
+        for (; in; in &= in - 1)
+            mark_keys(s, b + __builtin_ctz(in), &m);
+    }
+#endif
     for (; (size_t)(end - b) >= 8; b += 8) {
         uint64_t x;
         memcpy(&x, b, 8);

@@ -797,6 +797,63 @@ static void test_keys_at_any_offset(void **state)
     }
 }
 
+/* A key is found wherever it lies in a message, among capitals, '_'s and bytes past 0x7f (the
+ * scan takes 16 bytes at a time), and a key with one byte changed is not: random text of random
+ * length before and after each key, over block boundaries. The text holds no space, '=' or 'O',
+ * so it cannot spell a key itself. */
+static void test_keys_in_random_text(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "aZ_CUDAMeLoKVturT0189.-\x80\xe2\x96\x88\xff";
+    static const struct {
+        const char *text; /* the key and what follows it */
+        size_t key_len;   /* the bytes a change in which must hide the line */
+    } lines[] = {
+        {"Memory pool end. avail mem=3.00 GB", 16},
+        {"KV Cache is allocated. #tokens: 7, KV size: 1.00 GB", 22},
+        {"max_total_num_tokens=5, available_gpu_mem=2.00 GB", 21},
+    };
+    uint32_t seed = 777;
+    for (int trial = 0; trial < 3000; trial++) {
+        char line[512];
+        size_t k = (size_t)trial % 3, used = (size_t)snprintf(line, sizeof line, "[2026-01-01 00:00:00 TP0] ");
+        seed = seed * 1103515245u + 12345u;
+        size_t before = (seed >> 16) % 48, after = (seed >> 8) % 24;
+        for (size_t i = 0; i < before; i++) {
+            seed = seed * 1103515245u + 12345u;
+            line[used++] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+        }
+        if (before)
+            line[used++] = ' ';
+        size_t key_at = used;
+        used += (size_t)snprintf(line + used, sizeof line - used, "%s ", lines[k].text);
+        for (size_t i = 0; i < after; i++) {
+            seed = seed * 1103515245u + 12345u;
+            line[used++] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+        }
+        line[used++] = '\n';
+        line[used] = '\0';
+        bool intact = trial % 4 != 3;
+        if (!intact) {
+            seed = seed * 1103515245u + 12345u;
+            line[key_at + (seed >> 16) % lines[k].key_len] ^= 0x01; /* a letter's case, or another byte */
+        }
+        parsed r = parse_text(line);
+        assert_int_equal(r.n, intact ? 1 : 0); /* a line no rule reads gives no run */
+        if (intact) {
+            const caplog_rank *tp0 = rank_of(&r.runs[0], "TP0");
+            if (k == 0)
+                assert_gib(tp0->pool_avail_gib, 3.00);
+            else if (k == 1)
+                assert_int_equal(tp0->kv_tokens, 7);
+            else
+                assert_int_equal(tp0->max_total_num_tokens, 5);
+            assert_int_equal(r.runs[0].unknown_lines, 0);
+        }
+        parsed_free(&r);
+    }
+}
+
 /* hook/cgplan_capture_hook.py's lines: the capture line joins the group being captured (its
  * first, the largest bucket, gives the split), terms join the run, the lowest rank's win, and a
  * line without its values is malformed, not guessed. */
@@ -1581,6 +1638,7 @@ int main(void)
         cmocka_unit_test(test_17_begin_of_tp1),
         cmocka_unit_test(test_rank_names_and_architecture),
         cmocka_unit_test(test_keys_at_any_offset),
+        cmocka_unit_test(test_keys_in_random_text),
         cmocka_unit_test(test_hook_lines),
         cmocka_unit_test(test_k3_dp2_dcp8),
         cmocka_unit_test(test_k3_dp16),
