@@ -536,6 +536,7 @@ enum {
     K_TRACEBACK,
     K_CUDA_OOM,
     K_OOM_ERROR,
+    K_CAPTURE_AGAIN, /* a second "Capture ": a line without one need not look for more */
     KEY_COUNT
 };
 enum {
@@ -551,6 +552,7 @@ enum {
     MK_TRACEBACK = 1u << K_TRACEBACK,
     MK_CUDA_OOM = 1u << K_CUDA_OOM,
     MK_OOM_ERROR = 1u << K_OOM_ERROR,
+    MK_CAPTURE_AGAIN = 1u << K_CAPTURE_AGAIN,
 };
 
 /* Each key holds an anchor byte: its first byte when that is a capital, else its first '_'
@@ -574,11 +576,12 @@ static const struct {
     [K_TRACEBACK] = {TRACEBACK_KEY, LITERAL_LEN(TRACEBACK_KEY), 0},
     [K_CUDA_OOM] = {CUDA_OOM_KEY, LITERAL_LEN(CUDA_OOM_KEY), 0},
     [K_OOM_ERROR] = {OOM_ERROR_KEY, LITERAL_LEN(OOM_ERROR_KEY), 0},
+    [K_CAPTURE_AGAIN] = {CAPTURE_KEY, LITERAL_LEN(CAPTURE_KEY), 0},
 };
 /* The keys an anchor byte can be the anchor of. */
 static const uint16_t anchor_keys[ANCHOR_LAST - ANCHOR_FIRST + 1] = {
     ['_' - ANCHOR_FIRST] = MK_SERVER_ARGS | MK_MAX_TOTAL,
-    ['C' - ANCHOR_FIRST] = MK_CAPTURE | MK_CUDA_OOM,
+    ['C' - ANCHOR_FIRST] = MK_CAPTURE | MK_CUDA_OOM | MK_CAPTURE_AGAIN,
     ['L' - ANCHOR_FIRST] = MK_LOAD_BEGIN | MK_LOAD_END,
     ['K' - ANCHOR_FIRST] = MK_KV,
     ['M' - ANCHOR_FIRST] = MK_MAMBA | MK_POOL_END,
@@ -590,7 +593,7 @@ static const uint16_t anchor_keys[ANCHOR_LAST - ANCHOR_FIRST + 1] = {
 /* The keys whose anchor the byte C follows: with anchor_keys, two loads rule out nearly every
  * capital of a message ("CUDA", "TP0", "DP0"), which no key starts at. */
 static const uint16_t after_anchor_keys[256] = {
-    ['a'] = MK_SERVER_ARGS | MK_CAPTURE | MK_MAMBA, /* "_args=", "Capture ", "Mamba " */
+    ['a'] = MK_SERVER_ARGS | MK_CAPTURE | MK_CAPTURE_AGAIN | MK_MAMBA, /* "_args=", "Capture ", "Mamba " */
     ['o'] = MK_LOAD_BEGIN | MK_LOAD_END,
     ['V'] = MK_KV,
     ['e'] = MK_POOL_END,
@@ -617,6 +620,8 @@ _Static_assert(CAPLOG_LINE_MAX <= UINT16_MAX + 1, "a key's offset in a message f
 static inline void mark_keys(const char *s, const char *t, key_marks *m)
 {
     unsigned cand = anchor_keys[(unsigned char)t[0] - ANCHOR_FIRST] & after_anchor_keys[(unsigned char)t[1]];
+    if (!(m->mask & MK_CAPTURE))
+        cand &= ~MK_CAPTURE_AGAIN; /* only after a first one, at an earlier anchor */
     for (cand &= ~m->mask; cand; cand &= cand - 1) {
         unsigned k = (unsigned)__builtin_ctz(cand);
         if ((size_t)(t - s) < keys[k].back)
@@ -2269,13 +2274,14 @@ static void on_hook_line(caplog_parser *p, const char *s)
 
 /* ---------------------------------------------------------------- one segment */
 
-/* FIRST: the message's first "Capture ". */
-static bool on_capture_line(caplog_parser *p, int32_t slot, const char *first)
+/* FIRST: the message's first "Capture "; SECOND: its second, or NULL. */
+static bool on_capture_line(caplog_parser *p, int32_t slot, const char *first, const char *second)
 {
     /* The lines named by what follows a "Capture ": the first of each, as strstr would find it,
-     * from the message's "Capture "s in turn (a message holds one, nearly always). */
+     * from the message's "Capture "s in turn (a message holds one, nearly always: the lexer
+     * found the first two, so the rest of the line is searched only when there is a second). */
     const char *failed = NULL, *bs_list = NULL, *tokens_list = NULL;
-    for (const char *c = first; c && !failed; c = strstr(c + 1, CAPTURE_KEY)) {
+    for (const char *c = first; c && !failed; c = c == first ? second : strstr(c + 1, CAPTURE_KEY)) {
         if (has_prefix(c, CAPTURE_FAILED_KEY))
             failed = c;
         else if (!bs_list && has_prefix(c, BS_LIST_KEY "["))
@@ -2335,7 +2341,9 @@ static void on_message(caplog_parser *p, const char *msg, const key_marks *km, b
         on_server_args(p, msg + km->at[K_SERVER_ARGS] + LITERAL_LEN(SERVER_ARGS_KEY));
         return;
     }
-    if (slot >= 0 && (mask & MK_CAPTURE) && on_capture_line(p, slot, msg + km->at[K_CAPTURE]))
+    if (slot >= 0 && (mask & MK_CAPTURE) &&
+        on_capture_line(p, slot, msg + km->at[K_CAPTURE],
+                        (mask & MK_CAPTURE_AGAIN) ? msg + km->at[K_CAPTURE_AGAIN] : NULL))
         return;
     if (on_memory_line(p, prefixed ? t : &rank0_tags, msg, km))
         return;

@@ -797,6 +797,27 @@ static void test_keys_at_any_offset(void **state)
     }
 }
 
+/* A line's rule is named by any of its "Capture "s, the second (which the lexer finds with the
+ * first) or a later one (searched for from the second). */
+static void test_capture_named_later_in_line(void **state)
+{
+    (void)state;
+    parsed r = parse_text("[2026-01-01 00:00:00 TP0] Capture cuda graph begin. avail mem=9.00 GB "
+                          "Capture cuda graph bs [1, 2, 4]\n");
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.runs[0].n_groups, 1);
+    assert_int_equal(r.runs[0].groups[0].n_sizes, 3);
+    assert_int_equal(r.runs[0].groups[0].sizes[0], 4);
+    parsed_free(&r);
+    r = parse_text("[2026-01-01 00:00:00 TP0] Capture cuda graph begin. avail mem=9.00 GB\n"
+                   "[2026-01-01 00:00:01 TP0] Capture a. Capture b. Capture cuda graph failed: out of memory\n");
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.runs[0].n_groups, 1);
+    assert_true(r.runs[0].groups[0].failed);
+    assert_string_equal(r.runs[0].groups[0].failure, "out of memory");
+    parsed_free(&r);
+}
+
 /* A key is found wherever it lies in a message, among capitals, '_'s and bytes past 0x7f (the
  * scan takes 16 bytes at a time), and a key with one byte changed is not: random text of random
  * length before and after each key, over block boundaries. The text holds no space, '=' or 'O',
@@ -1639,6 +1660,7 @@ int main(void)
         cmocka_unit_test(test_rank_names_and_architecture),
         cmocka_unit_test(test_keys_at_any_offset),
         cmocka_unit_test(test_keys_in_random_text),
+        cmocka_unit_test(test_capture_named_later_in_line),
         cmocka_unit_test(test_hook_lines),
         cmocka_unit_test(test_k3_dp2_dcp8),
         cmocka_unit_test(test_k3_dp16),
