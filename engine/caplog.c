@@ -795,6 +795,9 @@ static const char *skip_foreign_prefix(const char *s)
     const char *p = s;
     if (compose_name_char[(unsigned char)*p] != 2)
         return s;
+    /* a described bar frame, every other line of a capture: a word then a letter, no prefix */
+    if (p[0] == 'C' && (has_prefix(p, "Capturing b") || has_prefix(p, "Capturing n")))
+        return s;
     while (compose_name_char[(unsigned char)*p]) /* a table: a progress bar's "Capturing" is on every other line */
         p++;
     if (*p != ' ')
