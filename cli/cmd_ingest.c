@@ -4,6 +4,7 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,17 @@
 #define CHUNK_BYTES (1u << 20) /* logs are streamed, never loaded whole */
 #define TOKEN_BUFFERS 4        /* lexed, waiting to be applied: about 1 MiB */
 
+/* The layout and GPU texts of the last run printed: a log's runs repeat a few deployments, and
+ * each text took snprintf calls a run. */
+typedef struct {
+    bool valid;
+    uint32_t world, dp, dcp, mtp;
+    char layout[64];
+    char gpu_name[ENGINE_NAME_MAX];
+    bool gpu_inferred;
+    char gpu[ENGINE_NAME_MAX + 16];
+} run_texts;
+
 typedef struct {
     const cli_opts *o;
     store_ingest_opts *io;
@@ -26,6 +38,7 @@ typedef struct {
     uint32_t n_runs;
     bool saw_binary;        /* NUL bytes in the first chunk: say "binary" if nothing is recognised */
     engine_run_facts facts; /* scratch */
+    run_texts texts;
 } ingest_ctx;
 
 static const char *base_name(const char *path)
@@ -68,28 +81,119 @@ static const char *fixed2(double v, char *buf)
     return buf;
 }
 
+/* A line built by appending, for print_run_line: a big dry run prints a line a run, and
+ * printf's reading of its format was much of the line's cost. FULL: something did not fit. */
+typedef struct {
+    char *at, *end;
+    bool full;
+} line_text;
+
+static void put_text(line_text *l, const char *s)
+{
+    size_t n = strlen(s);
+    if (l->full || n > (size_t)(l->end - l->at)) {
+        l->full = true;
+        return;
+    }
+    memcpy(l->at, s, n);
+    l->at += n;
+}
+
+static void put_u64(line_text *l, uint64_t v)
+{
+    char digits[24], *d = digits + sizeof digits;
+    *--d = '\0';
+    do
+        *--d = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    put_text(l, d);
+}
+
+/* R's layout and GPU texts into T, unless T holds them already. */
+static void run_texts_of(run_texts *t, const store_run_summary *r)
+{
+    if (!t->valid || t->world != r->world || t->dp != r->dp || t->dcp != r->dcp || t->mtp != r->mtp) {
+        t->world = r->world;
+        t->dp = r->dp;
+        t->dcp = r->dcp;
+        t->mtp = r->mtp;
+        cli_run_layout_text(r, t->layout, sizeof t->layout); /* of those four fields only */
+    }
+    if (!t->valid || t->gpu_inferred != r->gpu_inferred || strcmp(t->gpu_name, r->gpu) != 0) {
+        t->gpu_inferred = r->gpu_inferred;
+        snprintf(t->gpu_name, sizeof t->gpu_name, "%s", r->gpu);
+        cli_gpu_text(r->gpu, r->gpu_inferred, t->gpu, sizeof t->gpu);
+    }
+    t->valid = true;
+}
+
 static void print_run_line(FILE *out, const char *verb, const store_run_summary *r, const char *source,
-                           uint32_t first_line)
+                           uint32_t first_line, run_texts *texts)
 {
     /* TOTAL: printf's text at most 96 bytes, as it always was; fixed2's far shorter */
-    char layout[64], gpu[ENGINE_NAME_MAX + 16], total[128], id[32] = "";
+    char total[128];
     char a[32], b[32], t[32];
-    cli_run_layout_text(r, layout, sizeof layout);
-    cli_gpu_text(r->gpu, r->gpu_inferred, gpu, sizeof gpu);
+    run_texts_of(texts, r);
+    const char *layout = texts->layout, *gpu = texts->gpu;
     if (caplog_known(r->total_gib) && caplog_known(r->draft_gib)) {
-        if (fixed2(r->target_total_gib, a) && fixed2(r->draft_gib, b) && fixed2(r->total_gib, t))
-            snprintf(total, sizeof total, "target %s + draft %s = %s GiB", a, b, t);
-        else
+        if (fixed2(r->target_total_gib, a) && fixed2(r->draft_gib, b) && fixed2(r->total_gib, t)) {
+            line_text l = {total, total + sizeof total - 1, false};
+            put_text(&l, "target ");
+            put_text(&l, a);
+            put_text(&l, " + draft ");
+            put_text(&l, b);
+            put_text(&l, " = ");
+            put_text(&l, t);
+            put_text(&l, " GiB");
+            *l.at = '\0';
+        } else {
             snprintf(total, 96, "target %.2f + draft %.2f = %.2f GiB", r->target_total_gib, r->draft_gib, r->total_gib);
+        }
     } else if (caplog_known(r->total_gib)) {
-        if (fixed2(r->total_gib, t))
-            snprintf(total, sizeof total, "graphs %s GiB", t);
-        else
+        if (fixed2(r->total_gib, t)) {
+            line_text l = {total, total + sizeof total - 1, false};
+            put_text(&l, "graphs ");
+            put_text(&l, t);
+            put_text(&l, " GiB");
+            *l.at = '\0';
+        } else {
             snprintf(total, 96, "graphs %.2f GiB", r->total_gib);
+        }
     } else {
         snprintf(total, sizeof total, "graph memory unknown");
     }
-    char max_bs[16] = "?";
+    /* "%s%s: %s · %s · %s · max_bs %s · %s (%s:%u)\n": verb, " ID", model, gpu, layout, max_bs,
+     * total, source, first_line */
+    char line[1024];
+    line_text l = {line, line + sizeof line, false};
+    put_text(&l, verb);
+    if (r->id) {
+        put_text(&l, r->id < 0 ? " -" : " ");
+        put_u64(&l, r->id < 0 ? -(uint64_t)r->id : (uint64_t)r->id);
+    }
+    put_text(&l, ": ");
+    put_text(&l, r->model[0] ? r->model : "model ?");
+    put_text(&l, " · ");
+    put_text(&l, gpu);
+    put_text(&l, " · ");
+    put_text(&l, layout);
+    put_text(&l, " · max_bs ");
+    if (r->max_bs)
+        put_u64(&l, r->max_bs);
+    else
+        put_text(&l, "?");
+    put_text(&l, " · ");
+    put_text(&l, total);
+    put_text(&l, " (");
+    put_text(&l, source);
+    put_text(&l, ":");
+    put_u64(&l, first_line);
+    put_text(&l, ")\n");
+    if (!l.full) {
+        fwrite(line, 1, (size_t)(l.at - line), out);
+        return;
+    }
+    char max_bs[16] = "?", id[32] = ""; /* a source name too long for LINE */
     if (r->max_bs)
         snprintf(max_bs, sizeof max_bs, "%u", r->max_bs);
     if (r->id)
@@ -98,11 +202,20 @@ static void print_run_line(FILE *out, const char *verb, const store_run_summary 
             layout, max_bs, total, source, first_line);
 }
 
+/* "  not usable for calibration: WHY", as printf would write it */
+static void print_exclusion(const char *why)
+{
+    fputs("  not usable for calibration: ", stdout);
+    fputs(why, stdout);
+    fputc('\n', stdout);
+}
+
 /* The summary a dry run would store. */
 static void summary_of(const engine_run_facts *f, store_run_summary *r)
 {
     memset(r, 0, sizeof *r);
-    snprintf(r->model, sizeof r->model, "%s", f->model);
+    size_t model_len = strnlen(f->model, sizeof r->model - 1); /* snprintf's "%s", without its format */
+    memcpy(r->model, f->model, model_len);
     store_summary_set_knobs(r, &f->values); /* the facts' values are 0 where unknown */
     r->gpu_inferred = f->gpu_inferred;
     r->target_total_gib = f->target_total_gib;
@@ -143,10 +256,10 @@ static void print_stored(const store_run_summary *r, void *ctx_)
         jsonw_kstring(c->w, "calibration_excluded", store_run_calibration_exclusion(r));
         jsonw_object_end(c->w);
     } else {
-        print_run_line(stdout, "stored run", r, c->source, first_line);
+        print_run_line(stdout, "stored run", r, c->source, first_line, &c->texts);
         const char *why = store_run_calibration_exclusion(r);
         if (why)
-            printf("  not usable for calibration: %s\n", why);
+            print_exclusion(why);
     }
     sc->last_copy = *r;
     sc->last = &sc->last_copy;
@@ -169,10 +282,10 @@ static void on_dry_run(const caplog_run *run, void *ctx_)
         store_run_summary r;
         engine_run_derive(run, c->derive, &c->facts);
         summary_of(&c->facts, &r);
-        print_run_line(stdout, "would store run", &r, c->source, run->first_line);
+        print_run_line(stdout, "would store run", &r, c->source, run->first_line, &c->texts);
         const char *why = store_run_calibration_exclusion(&r);
         if (why)
-            printf("  not usable for calibration: %s\n", why);
+            print_exclusion(why);
     }
 }
 
@@ -392,7 +505,8 @@ static void *pipe_reader(void *arg)
             caplog_tokens *t = pipe_free_buffer(rp);
             if (!t)
                 goto out;
-            off += caplog_lex(rp->lexer, rp->chunk + off, got - off, t);
+            /* hashed already: the lexer may write into the chunk (CHUNK_BYTES + CAPLOG_LEX_PAD) */
+            off += caplog_lex_in_place(rp->lexer, rp->chunk + off, got - off, t);
             pipe_lexed(rp, t);
         }
     }
@@ -622,7 +736,7 @@ int cmd_ingest(int argc, char **argv)
         setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
     preset_catalog *cat = preset_catalog_open();
     engine_deployment *given = malloc(sizeof *given);
-    char *chunk = malloc(CHUNK_BYTES);
+    char *chunk = calloc(1, CHUNK_BYTES + CAPLOG_LEX_PAD); /* the pad read, never the input's */
     ingest_ctx *c = calloc(1, sizeof *c);
     cli_run_presets *presets = malloc(sizeof *presets);
     engine_run_context derive;

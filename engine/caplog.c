@@ -28,7 +28,7 @@ const char *const caplog_phase_names[5] = {NULL, "decode", "verify", "extend", "
 #define GLUED_SEGMENTS_MAX 4    /* how many log lines glued after bar frames one segment reads */
 /* Past a segment's NUL the lexer compares whole literals (has_prefix): room for the longest one
  * after the longest segment. */
-#define LINE_PAD 64
+#define LINE_PAD CAPLOG_LEX_PAD
 
 /* The fixed texts a line is matched on, named once: the parser steps past what it matched by
  * the literal's length (LITERAL_LEN), never by a counted offset. */
@@ -536,6 +536,7 @@ enum {
     K_TRACEBACK,
     K_CUDA_OOM,
     K_OOM_ERROR,
+    K_CAPTURE_AGAIN, /* a second "Capture ": a line without one need not look for more */
     KEY_COUNT
 };
 enum {
@@ -551,6 +552,7 @@ enum {
     MK_TRACEBACK = 1u << K_TRACEBACK,
     MK_CUDA_OOM = 1u << K_CUDA_OOM,
     MK_OOM_ERROR = 1u << K_OOM_ERROR,
+    MK_CAPTURE_AGAIN = 1u << K_CAPTURE_AGAIN,
 };
 
 /* Each key holds an anchor byte: its first byte when that is a capital, else its first '_'
@@ -574,17 +576,32 @@ static const struct {
     [K_TRACEBACK] = {TRACEBACK_KEY, LITERAL_LEN(TRACEBACK_KEY), 0},
     [K_CUDA_OOM] = {CUDA_OOM_KEY, LITERAL_LEN(CUDA_OOM_KEY), 0},
     [K_OOM_ERROR] = {OOM_ERROR_KEY, LITERAL_LEN(OOM_ERROR_KEY), 0},
+    [K_CAPTURE_AGAIN] = {CAPTURE_KEY, LITERAL_LEN(CAPTURE_KEY), 0},
 };
 /* The keys an anchor byte can be the anchor of. */
 static const uint16_t anchor_keys[ANCHOR_LAST - ANCHOR_FIRST + 1] = {
     ['_' - ANCHOR_FIRST] = MK_SERVER_ARGS | MK_MAX_TOTAL,
-    ['C' - ANCHOR_FIRST] = MK_CAPTURE | MK_CUDA_OOM,
+    ['C' - ANCHOR_FIRST] = MK_CAPTURE | MK_CUDA_OOM | MK_CAPTURE_AGAIN,
     ['L' - ANCHOR_FIRST] = MK_LOAD_BEGIN | MK_LOAD_END,
     ['K' - ANCHOR_FIRST] = MK_KV,
     ['M' - ANCHOR_FIRST] = MK_MAMBA | MK_POOL_END,
     ['D' - ANCHOR_FIRST] = MK_DCP,
     ['T' - ANCHOR_FIRST] = MK_TRACEBACK,
     ['O' - ANCHOR_FIRST] = MK_OOM_ERROR,
+};
+
+/* The keys whose anchor the byte C follows: with anchor_keys, two loads rule out nearly every
+ * capital of a message ("CUDA", "TP0", "DP0"), which no key starts at. */
+static const uint16_t after_anchor_keys[256] = {
+    ['a'] = MK_SERVER_ARGS | MK_CAPTURE | MK_CAPTURE_AGAIN | MK_MAMBA, /* "_args=", "Capture ", "Mamba " */
+    ['o'] = MK_LOAD_BEGIN | MK_LOAD_END,
+    ['V'] = MK_KV,
+    ['e'] = MK_POOL_END,
+    ['t'] = MK_MAX_TOTAL, /* "_total_" */
+    ['C'] = MK_DCP,
+    ['r'] = MK_TRACEBACK,
+    ['U'] = MK_CUDA_OOM,
+    ['u'] = MK_OOM_ERROR,
 };
 
 /* The keys a message holds and where each first starts (from the message's start). */
@@ -602,7 +619,10 @@ _Static_assert(CAPLOG_LINE_MAX <= UINT16_MAX + 1, "a key's offset in a message f
  * for the longest key past that NUL: a key cut by the message's end meets the NUL). */
 static inline void mark_keys(const char *s, const char *t, key_marks *m)
 {
-    for (unsigned cand = anchor_keys[(unsigned char)*t - ANCHOR_FIRST] & ~m->mask; cand; cand &= cand - 1) {
+    unsigned cand = anchor_keys[(unsigned char)t[0] - ANCHOR_FIRST] & after_anchor_keys[(unsigned char)t[1]];
+    if (!(m->mask & MK_CAPTURE))
+        cand &= ~MK_CAPTURE_AGAIN; /* only after a first one, at an earlier anchor */
+    for (cand &= ~m->mask; cand; cand &= cand - 1) {
         unsigned k = (unsigned)__builtin_ctz(cand);
         if ((size_t)(t - s) < keys[k].back)
             continue; /* it would start before the message */
@@ -625,6 +645,17 @@ static unsigned markers_in(const char *s, size_t n, uint16_t *at)
     key_marks m = {0, at};
     const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
     const char *b = s;
+#if STOP_SIMD
+    /* a byte in 0x41..0x5f, 16 at a time: signed compares, so bytes from 0x80 on (negative) are
+     * below the range */
+    const __m128i below = _mm_set1_epi8(ANCHOR_FIRST - 1), above = _mm_set1_epi8(ANCHOR_LAST + 1);
+    for (; (size_t)(end - b) >= 16; b += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)b);
+        unsigned in = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(x, below), _mm_cmplt_epi8(x, above)));
+        for (; in; in &= in - 1)
+            mark_keys(s, b + __builtin_ctz(in), &m);
+    }
+#endif
     for (; (size_t)(end - b) >= 8; b += 8) {
         uint64_t x;
         memcpy(&x, b, 8);
@@ -763,6 +794,9 @@ static const char *skip_foreign_prefix(const char *s)
 {
     const char *p = s;
     if (compose_name_char[(unsigned char)*p] != 2)
+        return s;
+    /* a described bar frame, every other line of a capture: a word then a letter, no prefix */
+    if (p[0] == 'C' && (has_prefix(p, "Capturing b") || has_prefix(p, "Capturing n")))
         return s;
     while (compose_name_char[(unsigned char)*p]) /* a table: a progress bar's "Capturing" is on every other line */
         p++;
@@ -2037,6 +2071,32 @@ static const bool arg_value_special[256] = {
     ['{'] = true,  [')'] = true,  [']'] = true, ['}'] = true,  [','] = true,
 };
 
+/* The end of the server_args name ([A-Za-z0-9_]*) at S. A line holds dozens of names, and a
+ * byte loop's exit was a mispredicted branch each: SSE2 reads 16 bytes at a time, so S's text
+ * must have 15 readable bytes past its NUL (a token's has LINE_PAD), which ends a name. */
+static const char *arg_name_end(const char *s)
+{
+#if STOP_SIMD
+    for (;; s += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+        /* signed compares: a byte from 0x80 on is negative, below every range */
+        __m128i digit =
+            _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
+        __m128i folded = _mm_or_si128(x, _mm_set1_epi8(0x20)); /* 'A'..'Z' onto 'a'..'z', nothing else */
+        __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(folded, _mm_set1_epi8('a' - 1)),
+                                       _mm_cmplt_epi8(folded, _mm_set1_epi8('z' + 1)));
+        __m128i name = _mm_or_si128(_mm_or_si128(digit, letter), _mm_cmpeq_epi8(x, _mm_set1_epi8('_')));
+        unsigned other = ~(unsigned)_mm_movemask_epi8(name) & 0xffffu;
+        if (other)
+            return s + __builtin_ctz(other);
+    }
+#else
+    while (compose_name_char[(unsigned char)*s] == 2 || *s == '_') /* letters, digits, '_' */
+        s++;
+    return s;
+#endif
+}
+
 /* server_args=ServerArgs(key=value, ...): values may hold quotes, lists, dicts, parentheses. */
 static void on_server_args(caplog_parser *p, const char *text)
 {
@@ -2052,8 +2112,7 @@ static void on_server_args(caplog_parser *p, const char *text)
         while (*s == ',' || is_space(*s))
             s++;
         const char *name = s;
-        while (compose_name_char[(unsigned char)*s] == 2 || *s == '_') /* letters, digits, '_' */
-            s++;
+        s = arg_name_end(s);
         size_t name_len = (size_t)(s - name);
         if (!name_len || *s != '=')
             break;
@@ -2218,13 +2277,14 @@ static void on_hook_line(caplog_parser *p, const char *s)
 
 /* ---------------------------------------------------------------- one segment */
 
-/* FIRST: the message's first "Capture ". */
-static bool on_capture_line(caplog_parser *p, int32_t slot, const char *first)
+/* FIRST: the message's first "Capture "; SECOND: its second, or NULL. */
+static bool on_capture_line(caplog_parser *p, int32_t slot, const char *first, const char *second)
 {
     /* The lines named by what follows a "Capture ": the first of each, as strstr would find it,
-     * from the message's "Capture "s in turn (a message holds one, nearly always). */
+     * from the message's "Capture "s in turn (a message holds one, nearly always: the lexer
+     * found the first two, so the rest of the line is searched only when there is a second). */
     const char *failed = NULL, *bs_list = NULL, *tokens_list = NULL;
-    for (const char *c = first; c && !failed; c = strstr(c + 1, CAPTURE_KEY)) {
+    for (const char *c = first; c && !failed; c = c == first ? second : strstr(c + 1, CAPTURE_KEY)) {
         if (has_prefix(c, CAPTURE_FAILED_KEY))
             failed = c;
         else if (!bs_list && has_prefix(c, BS_LIST_KEY "["))
@@ -2284,7 +2344,9 @@ static void on_message(caplog_parser *p, const char *msg, const key_marks *km, b
         on_server_args(p, msg + km->at[K_SERVER_ARGS] + LITERAL_LEN(SERVER_ARGS_KEY));
         return;
     }
-    if (slot >= 0 && (mask & MK_CAPTURE) && on_capture_line(p, slot, msg + km->at[K_CAPTURE]))
+    if (slot >= 0 && (mask & MK_CAPTURE) &&
+        on_capture_line(p, slot, msg + km->at[K_CAPTURE],
+                        (mask & MK_CAPTURE_AGAIN) ? msg + km->at[K_CAPTURE_AGAIN] : NULL))
         return;
     if (on_memory_line(p, prefixed ? t : &rank0_tags, msg, km))
         return;
@@ -2610,7 +2672,9 @@ static const char *next_stop(stop_scan *sc, const char *s, const char *end)
     }
 }
 
-size_t caplog_lex(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *out)
+/* caplog_lex and caplog_lex_in_place: BUF's tokens; WRITABLE is BUF where the caller lets the
+ * lexer write (and read CAPLOG_LEX_PAD bytes past BUF + LEN), else NULL. */
+static size_t lex_bytes(caplog_lexer *lx, char *writable, const char *buf, size_t len, caplog_tokens *out)
 {
     out->used = 0;
     out->last = SIZE_MAX;
@@ -2624,6 +2688,20 @@ size_t caplog_lex(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *
                 nul = stop;
             stop = next_stop(&sc, stop + 1, end);
         }
+        if (writable && stop < end && !lx->len && !lx->overflow && (size_t)(stop - s) <= CAPLOG_LINE_MAX) {
+            /* a whole segment in writable bytes: read where it lies, its end made its NUL (what
+             * segment_append and segment_done would give, without the copy into LX's line) */
+            char *segment = writable + (s - buf);
+            size_t n = (size_t)((nul ? nul : stop) - s);
+            bool line_end = *stop == '\n';
+            size_t first_token = out->used;
+            segment[n] = '\0';
+            lex_segment(out, segment, n, 0);
+            if (line_end)
+                put_line_end(out, first_token);
+            s = stop + 1;
+            continue;
+        }
         segment_append(lx, s, (size_t)(stop - s), nul);
         if (stop == end) /* the segment goes on in the next bytes */
             return len;
@@ -2631,6 +2709,16 @@ size_t caplog_lex(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *
         s = stop + 1;
     }
     return (size_t)(s - buf);
+}
+
+size_t caplog_lex(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *out)
+{
+    return lex_bytes(lx, NULL, buf, len, out);
+}
+
+size_t caplog_lex_in_place(caplog_lexer *lx, char *buf, size_t len, caplog_tokens *out)
+{
+    return lex_bytes(lx, buf, buf, len, out);
 }
 
 void caplog_lex_end(caplog_lexer *lx, caplog_tokens *out)

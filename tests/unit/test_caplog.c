@@ -60,8 +60,10 @@ static parsed parse_bytes(const char *buf, size_t len, size_t chunk)
 }
 
 /* parse_bytes through the two stages ingest runs on two threads: caplog_lex of each chunk (in as
- * many calls as its tokens take), caplog_apply of each token buffer, then caplog_lex_end's. */
-static parsed parse_staged(const char *buf, size_t len, size_t chunk, uint64_t *lines_read)
+ * many calls as its tokens take), caplog_apply of each token buffer, then caplog_lex_end's.
+ * IN_PLACE: caplog_lex_in_place of a copy of each chunk, CAPLOG_LEX_PAD bytes past it allocated
+ * and no more (ASan sees a read beyond them). */
+static parsed parse_staged_as(const char *buf, size_t len, size_t chunk, uint64_t *lines_read, bool in_place)
 {
     parsed out = {0};
     caplog_parser *p = caplog_new();
@@ -75,12 +77,21 @@ static parsed parse_staged(const char *buf, size_t len, size_t chunk, uint64_t *
         chunk = len ? len : 1;
     for (size_t off = 0; off < len; off += chunk) {
         size_t n = off + chunk <= len ? chunk : len - off;
+        char *copy = NULL;
+        if (in_place) {
+            copy = malloc(n + CAPLOG_LEX_PAD);
+            assert_non_null(copy);
+            memcpy(copy, buf + off, n);
+            memset(copy + n, 'x', CAPLOG_LEX_PAD); /* not a NUL: the lexer must not need one there */
+        }
         for (size_t done = 0; done < n;) {
-            size_t took = caplog_lex(lx, buf + off + done, n - done, t);
+            size_t took = in_place ? caplog_lex_in_place(lx, copy + done, n - done, t)
+                                   : caplog_lex(lx, buf + off + done, n - done, t);
             assert_true(took > 0);
             done += took;
             assert_int_equal(caplog_apply(p, t), 0);
         }
+        free(copy);
     }
     caplog_lex_end(lx, t);
     assert_int_equal(caplog_apply(p, t), 0);
@@ -93,6 +104,11 @@ static parsed parse_staged(const char *buf, size_t len, size_t chunk, uint64_t *
     caplog_lexer_free(lx);
     caplog_free(p);
     return out;
+}
+
+static parsed parse_staged(const char *buf, size_t len, size_t chunk, uint64_t *lines_read)
+{
+    return parse_staged_as(buf, len, chunk, lines_read, false);
 }
 
 static char *slurp(const char *name, size_t *len)
@@ -781,6 +797,84 @@ static void test_keys_at_any_offset(void **state)
     }
 }
 
+/* A line's rule is named by any of its "Capture "s, the second (which the lexer finds with the
+ * first) or a later one (searched for from the second). */
+static void test_capture_named_later_in_line(void **state)
+{
+    (void)state;
+    parsed r = parse_text("[2026-01-01 00:00:00 TP0] Capture cuda graph begin. avail mem=9.00 GB "
+                          "Capture cuda graph bs [1, 2, 4]\n");
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.runs[0].n_groups, 1);
+    assert_int_equal(r.runs[0].groups[0].n_sizes, 3);
+    assert_int_equal(r.runs[0].groups[0].sizes[0], 4);
+    parsed_free(&r);
+    r = parse_text("[2026-01-01 00:00:00 TP0] Capture cuda graph begin. avail mem=9.00 GB\n"
+                   "[2026-01-01 00:00:01 TP0] Capture a. Capture b. Capture cuda graph failed: out of memory\n");
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.runs[0].n_groups, 1);
+    assert_true(r.runs[0].groups[0].failed);
+    assert_string_equal(r.runs[0].groups[0].failure, "out of memory");
+    parsed_free(&r);
+}
+
+/* A key is found wherever it lies in a message, among capitals, '_'s and bytes past 0x7f (the
+ * scan takes 16 bytes at a time), and a key with one byte changed is not: random text of random
+ * length before and after each key, over block boundaries. The text holds no space, '=' or 'O',
+ * so it cannot spell a key itself. */
+static void test_keys_in_random_text(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "aZ_CUDAMeLoKVturT0189.-\x80\xe2\x96\x88\xff";
+    static const struct {
+        const char *text; /* the key and what follows it */
+        size_t key_len;   /* the bytes a change in which must hide the line */
+    } lines[] = {
+        {"Memory pool end. avail mem=3.00 GB", 16},
+        {"KV Cache is allocated. #tokens: 7, KV size: 1.00 GB", 22},
+        {"max_total_num_tokens=5, available_gpu_mem=2.00 GB", 21},
+    };
+    uint32_t seed = 777;
+    for (int trial = 0; trial < 3000; trial++) {
+        char line[512];
+        size_t k = (size_t)trial % 3, used = (size_t)snprintf(line, sizeof line, "[2026-01-01 00:00:00 TP0] ");
+        seed = seed * 1103515245u + 12345u;
+        size_t before = (seed >> 16) % 48, after = (seed >> 8) % 24;
+        for (size_t i = 0; i < before; i++) {
+            seed = seed * 1103515245u + 12345u;
+            line[used++] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+        }
+        if (before)
+            line[used++] = ' ';
+        size_t key_at = used;
+        used += (size_t)snprintf(line + used, sizeof line - used, "%s ", lines[k].text);
+        for (size_t i = 0; i < after; i++) {
+            seed = seed * 1103515245u + 12345u;
+            line[used++] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+        }
+        line[used++] = '\n';
+        line[used] = '\0';
+        bool intact = trial % 4 != 3;
+        if (!intact) {
+            seed = seed * 1103515245u + 12345u;
+            line[key_at + (seed >> 16) % lines[k].key_len] ^= 0x01; /* a letter's case, or another byte */
+        }
+        parsed r = parse_text(line);
+        assert_int_equal(r.n, intact ? 1 : 0); /* a line no rule reads gives no run */
+        if (intact) {
+            const caplog_rank *tp0 = rank_of(&r.runs[0], "TP0");
+            if (k == 0)
+                assert_gib(tp0->pool_avail_gib, 3.00);
+            else if (k == 1)
+                assert_int_equal(tp0->kv_tokens, 7);
+            else
+                assert_int_equal(tp0->max_total_num_tokens, 5);
+            assert_int_equal(r.runs[0].unknown_lines, 0);
+        }
+        parsed_free(&r);
+    }
+}
+
 /* hook/cgplan_capture_hook.py's lines: the capture line joins the group being captured (its
  * first, the largest bucket, gives the split), terms join the run, the lowest rank's win, and a
  * line without its values is malformed, not guessed. */
@@ -884,9 +978,10 @@ static void assert_stages_agree(const char *buf, size_t len)
 {
     parsed fed = parse_bytes(buf, len, 0);
     static const size_t chunks[] = {0, 1, 7, 4096, 300000};
-    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+    for (size_t c = 0; c < 2 * sizeof chunks / sizeof chunks[0]; c++) {
         uint64_t lines_read;
-        parsed staged = parse_staged(buf, len, chunks[c], &lines_read);
+        bool in_place = c % 2; /* caplog_lex and caplog_lex_in_place, each chunking */
+        parsed staged = parse_staged_as(buf, len, chunks[c / 2], &lines_read, in_place);
         assert_int_equal(staged.n, fed.n);
         assert_int_equal(staged.recognised, fed.recognised);
         for (size_t r = 0; r < fed.n; r++) {
@@ -937,6 +1032,30 @@ static void test_two_stages_agree(void **state)
     assert_stages_agree(all, all_len);
     globfree(&g);
     free(all);
+
+    /* lines at and past CAPLOG_LINE_MAX, a NUL inside a line, '\r' frames, trailing spaces, an
+     * echoed variable and a last line cut: read in place as when copied */
+    const char *memory = "[2026-01-01 00:00:00 TP0] Memory pool end. avail mem=22.59 GB";
+    size_t memory_len = strlen(memory), edge_cap = 4 * CAPLOG_LINE_MAX + 4096, edge_len = 0;
+    char *edge = malloc(edge_cap);
+    assert_non_null(edge);
+    for (size_t extra = 0; extra < 3; extra++) {
+        size_t line_len = CAPLOG_LINE_MAX - 1 + extra; /* the last one is truncated */
+        memcpy(edge + edge_len, memory, memory_len);
+        memset(edge + edge_len + memory_len, ' ', line_len - memory_len - 1);
+        edge[edge_len + line_len - 1] = 'x';
+        edge_len += line_len;
+        edge[edge_len++] = '\n';
+    }
+    static const char tail[] = "[2026-01-01 00:00:01 TP0] KV Cache is allocated. #tokens: 7,\0 KV size: 1.00 GB\n"
+                               "Capturing batches (bs=8 avail_mem=6.65 GB):  33%|###| 2/6 [00:02<00:00]\r"
+                               "Capturing batches (bs=4 avail_mem=6.60 GB):  50%|###| 3/6 [00:03<00:00]   \r\n"
+                               "export SGLANG_X='1'  \n"
+                               "[2026-01-01 00:00:02 TP0] Load weight begin. avail mem=30.00 GB";
+    memcpy(edge + edge_len, tail, sizeof tail - 1);
+    edge_len += sizeof tail - 1;
+    assert_stages_agree(edge, edge_len);
+    free(edge);
 }
 
 /* A token buffer fills before a large input is all lexed: caplog_lex says how much it took, the
@@ -1372,6 +1491,52 @@ static void test_server_arg_table(void **state)
     parsed_free(&r);
 }
 
+/* A server_args name is read up to its first byte outside [A-Za-z0-9_] (SSE2 reads 16 bytes at a
+ * time): random names of every length up to 40, at every alignment, cut by random bytes, read as
+ * a plain byte loop would. A name cut before its '=' ends the reading, so tp_size after it is set
+ * only when the name is whole. */
+static bool is_arg_name_byte(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+static void test_server_arg_name_scan(void **state)
+{
+    (void)state;
+    static const char name_bytes[] = "abcxyzABCXYZ0189_";
+    uint32_t seed = 12345;
+    for (int trial = 0; trial < 3000; trial++) {
+        char line[256];
+        size_t pad = (size_t)(trial % 17), len = (size_t)(trial / 17 % 41);
+        int used = snprintf(line, sizeof line, "[2026-01-01 00:00:00] %.*sserver_args=ServerArgs(", (int)pad,
+                            "                 ");
+        size_t at = (size_t)used;
+        for (size_t i = 0; i < len; i++) {
+            seed = seed * 1103515245u + 12345u;
+            line[at++] = name_bytes[(seed >> 16) % (sizeof name_bytes - 1)];
+        }
+        seed = seed * 1103515245u + 12345u;
+        /* half the names end at '=', the others at a random byte (a name byte too, sometimes) */
+        unsigned char cut = (trial & 1) ? (unsigned char)(seed >> 16) : '=';
+        if (cut == '\0' || cut == '\n' || cut == '\r')
+            cut = '@';
+        line[at++] = (char)cut;
+        snprintf(line + at, sizeof line - at, "%s1, tp_size=2)\n", cut == '=' ? "" : "=");
+        /* a name byte extends the name, which then ends at the '=' put after it */
+        bool whole = (cut == '=' && len > 0) || is_arg_name_byte(cut);
+        parsed r = parse_text(line);
+        assert_int_equal(r.n, 1);
+        const caplog_server_args *a = &r.runs[0].args;
+        assert_true(a->present);
+        if (a->tp_size.has != whole)
+            fail_msg("name of %zu bytes cut by 0x%02x at offset %zu: tp_size %s", len, cut, pad,
+                     a->tp_size.has ? "read" : "not read");
+        if (whole)
+            assert_int_equal(a->tp_size.v, 2);
+        parsed_free(&r);
+    }
+}
+
 /* ---------------------------------------------------------------- plausibility bounds (issue 11) */
 
 /* Every value a knob accepts is plausible: the bounds only refuse what no knob (and no real
@@ -1494,6 +1659,8 @@ int main(void)
         cmocka_unit_test(test_17_begin_of_tp1),
         cmocka_unit_test(test_rank_names_and_architecture),
         cmocka_unit_test(test_keys_at_any_offset),
+        cmocka_unit_test(test_keys_in_random_text),
+        cmocka_unit_test(test_capture_named_later_in_line),
         cmocka_unit_test(test_hook_lines),
         cmocka_unit_test(test_k3_dp2_dcp8),
         cmocka_unit_test(test_k3_dp16),
@@ -1519,6 +1686,7 @@ int main(void)
         cmocka_unit_test(test_group_cap),
         cmocka_unit_test(test_rank_cap_and_late_oom),
         cmocka_unit_test(test_server_arg_table),
+        cmocka_unit_test(test_server_arg_name_scan),
         cmocka_unit_test(test_bounds_are_the_knob_ranges),
         cmocka_unit_test(test_absurd_values),
         cmocka_unit_test(test_bounds_inclusive),
