@@ -276,12 +276,26 @@ typedef struct {
     bool coef_borrowed;            /* some coefficients are missing (older name, kept for the loader's callers) */
 } engine_model;
 
+/* The GPU's architecture as SGLang's platform checks tell it apart when it picks a default
+ * attention backend (utils/common.py is_hopper_with_cuda_12_3, is_sm100_supported, is_hip):
+ * presets say it (arch:), since neither the memory nor the scale format separates them all. */
+typedef enum {
+    GPU_ARCH_OTHER, /* any other NVIDIA part (Ampere, Ada, SM120): SGLang's generic branch */
+    GPU_ARCH_SM90,  /* Hopper: H100, H200, H20 */
+    GPU_ARCH_SM100, /* datacenter Blackwell, SM100 / SM103: B200, GB200, B300 */
+    GPU_ARCH_CDNA3, /* AMD MI300X, MI325X (is_hip) */
+    GPU_ARCH_CDNA4, /* AMD MI350X, MI355X (is_hip) */
+    GPU_ARCH_COUNT
+} engine_gpu_arch;
+extern const char *const engine_gpu_arch_names[GPU_ARCH_COUNT]; /* "other", "sm90", "sm100", "cdna3", "cdna4" */
+
 typedef struct {
     char name[ENGINE_NAME_MAX];
     char description[ENGINE_TEXT_MAX];
     uint64_t cuda_total_bytes; /* what torch.cuda.mem_get_info() reports as total */
     uint32_t nvidia_smi_mib;
-    bool ue8m0_scales; /* Blackwell: packed UE8M0 scales in the masked GEMM (peak variant only) */
+    bool ue8m0_scales;    /* Blackwell: packed UE8M0 scales in the masked GEMM (peak variant only) */
+    engine_gpu_arch arch; /* what SGLang's default attention backend depends on */
 } engine_gpu;
 
 struct engine_knobs_state {

@@ -5,6 +5,8 @@
  * get_batch_sizes_to_capture (v0.4.x-v0.5.x), later runner/base_cuda_graph_runner.py. */
 #include "release.h"
 
+#include "engine.h" /* engine_gpu_arch, whose names live with the release rules that read it */
+
 #include <stdio.h>
 #include <string.h>
 
@@ -375,6 +377,10 @@ uint32_t engine_release_fa3_state(const engine_release *r)
 {
     return (uint32_t)fact(r, RF_FA3_STATE);
 }
+
+/* ---- Default attention backend ---- */
+
+const char *const engine_gpu_arch_names[GPU_ARCH_COUNT] = {"other", "sm90", "sm100", "cdna3", "cdna4"};
 
 /* ---- Default max_bs ---- */
 
