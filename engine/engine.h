@@ -298,6 +298,23 @@ typedef struct {
     engine_gpu_arch arch; /* what SGLang's default attention backend depends on */
 } engine_gpu;
 
+/* SGLang's default attention backend (release.c; declared here, after the model and the GPU it
+ * reads): what release R picks when --attention-backend is not given, for model M on GPU G at
+ * --tp-size TP_SIZE, under SPECULATIVE decoding (EAGLE with --speculative-eagle-topk 1, as
+ * cgplan launches it) and --page-size PAGE_SIZE (0: not given). */
+typedef struct {
+    engine_backend backend; /* "flashinfer" on an MLA model reads BACKEND_FLASHINFER_MLA */
+    uint32_t page_size;     /* the page size that backend runs with (engine_backend_page_size) */
+    const char *rule;       /* the rule that chose it and its source, for messages and tests */
+} engine_backend_choice;
+engine_backend_choice engine_release_default_backend(const engine_release *r, const engine_model *m,
+                                                     const engine_gpu *g, uint32_t tp_size, bool speculative,
+                                                     uint32_t page_size);
+/* The page size BACKEND runs with when --page-size is REQUESTED (0: not given): the backends
+ * that support only some sizes move any other to theirs (server_args.py
+ * _handle_attention_backend_compatibility); the rest take the request, or 1. */
+uint32_t engine_backend_page_size(engine_backend backend, uint32_t requested);
+
 struct engine_knobs_state {
     uint32_t max_bs, dp, dcp, mtp, world;
     uint32_t max_dispatch; /* ignored while max_dispatch_auto */
