@@ -616,6 +616,7 @@ typedef struct {
     bool moe;            /* the model has routed experts */
     uint32_t ep, moe_tp; /* experts over ep GPUs; each expert's matrices over moe_tp = tp / ep */
     engine_backend backend;
+    uint32_t page_size; /* tokens per KV page: --page-size, else what the backend forces, else 1 */
     engine_moe_runner moe_runner;
     bool deepep_ll, deepep_normal; /* DeepEP buffers allocated (auto: both) */
     uint32_t kv_bytes;
