@@ -276,13 +276,44 @@ typedef struct {
     bool coef_borrowed;            /* some coefficients are missing (older name, kept for the loader's callers) */
 } engine_model;
 
+/* The GPU's architecture as SGLang's platform checks tell it apart when it picks a default
+ * attention backend (utils/common.py is_hopper_with_cuda_12_3, is_sm100_supported, is_hip):
+ * presets say it (arch:), since neither the memory nor the scale format separates them all. */
+typedef enum {
+    GPU_ARCH_OTHER, /* any other NVIDIA part (Ampere, Ada, SM120): SGLang's generic branch */
+    GPU_ARCH_SM90,  /* Hopper: H100, H200, H20 */
+    GPU_ARCH_SM100, /* datacenter Blackwell, SM100 / SM103: B200, GB200, B300 */
+    GPU_ARCH_CDNA3, /* AMD MI300X, MI325X (is_hip) */
+    GPU_ARCH_CDNA4, /* AMD MI350X, MI355X (is_hip) */
+    GPU_ARCH_COUNT
+} engine_gpu_arch;
+extern const char *const engine_gpu_arch_names[GPU_ARCH_COUNT]; /* "other", "sm90", "sm100", "cdna3", "cdna4" */
+
 typedef struct {
     char name[ENGINE_NAME_MAX];
     char description[ENGINE_TEXT_MAX];
     uint64_t cuda_total_bytes; /* what torch.cuda.mem_get_info() reports as total */
     uint32_t nvidia_smi_mib;
-    bool ue8m0_scales; /* Blackwell: packed UE8M0 scales in the masked GEMM (peak variant only) */
+    bool ue8m0_scales;    /* Blackwell: packed UE8M0 scales in the masked GEMM (peak variant only) */
+    engine_gpu_arch arch; /* what SGLang's default attention backend depends on */
 } engine_gpu;
+
+/* SGLang's default attention backend (release.c; declared here, after the model and the GPU it
+ * reads): what release R picks when --attention-backend is not given, for model M on GPU G at
+ * --tp-size TP_SIZE, under SPECULATIVE decoding (EAGLE with --speculative-eagle-topk 1, as
+ * cgplan launches it) and --page-size PAGE_SIZE (0: not given). */
+typedef struct {
+    engine_backend backend; /* "flashinfer" on an MLA model reads BACKEND_FLASHINFER_MLA */
+    uint32_t page_size;     /* the page size that backend runs with (engine_backend_page_size) */
+    const char *rule;       /* the rule that chose it and its source, for messages and tests */
+} engine_backend_choice;
+engine_backend_choice engine_release_default_backend(const engine_release *r, const engine_model *m,
+                                                     const engine_gpu *g, uint32_t tp_size, bool speculative,
+                                                     uint32_t page_size);
+/* The page size BACKEND runs with when --page-size is REQUESTED (0: not given): the backends
+ * that support only some sizes move any other to theirs (server_args.py
+ * _handle_attention_backend_compatibility); the rest take the request, or 1. */
+uint32_t engine_backend_page_size(engine_backend backend, uint32_t requested);
 
 struct engine_knobs_state {
     uint32_t max_bs, dp, dcp, mtp, world;
@@ -585,6 +616,7 @@ typedef struct {
     bool moe;            /* the model has routed experts */
     uint32_t ep, moe_tp; /* experts over ep GPUs; each expert's matrices over moe_tp = tp / ep */
     engine_backend backend;
+    uint32_t page_size; /* tokens per KV page: --page-size, else what the backend forces, else 1 */
     engine_moe_runner moe_runner;
     bool deepep_ll, deepep_normal; /* DeepEP buffers allocated (auto: both) */
     uint32_t kv_bytes;

@@ -775,15 +775,20 @@ static void resolve_layout(const engine_deployment *d, engine_layout *l)
     if (!l->ep || k->world % l->ep)
         l->ep = 1;
     l->moe_tp = k->world / l->ep;
-    /* The release's default backend (server_args.py _handle_attention_backend_compatibility):
-     * MLA on Blackwell trtllm_mla, else fa3 on Hopper-class parts; "flashinfer" on an MLA
-     * model is FlashInfer's MLA backend. */
+    /* auto: the release's default for the model, GPU, tp, speculation and --page-size
+     * (engine_release_default_backend); "flashinfer" on an MLA model is FlashInfer's MLA backend.
+     * The page size: --page-size unless the backend moves it, else the backend's, else 1. */
+    uint32_t requested_page = k->page_size_auto ? 0 : k->page_size;
     l->backend = d->backend;
-    if (k->backend_auto)
-        l->backend = m->attn_kind == ATTN_MLA ? (d->gpu.ue8m0_scales ? BACKEND_TRTLLM_MLA : BACKEND_FA3)
-                                              : (d->gpu.ue8m0_scales ? BACKEND_FLASHINFER : BACKEND_FA3);
     if (l->backend == BACKEND_FLASHINFER && m->attn_kind == ATTN_MLA)
         l->backend = BACKEND_FLASHINFER_MLA;
+    l->page_size = engine_backend_page_size(l->backend, requested_page);
+    if (k->backend_auto) {
+        engine_backend_choice c =
+            engine_release_default_backend(&k->sglang, m, &d->gpu, k->world, k->mtp > 1, requested_page);
+        l->backend = c.backend;
+        l->page_size = c.page_size;
+    }
     l->moe_runner =
         k->moe_runner_auto ? (d->a2a == A2A_DEEPEP ? MOE_RUNNER_DEEP_GEMM : MOE_RUNNER_TRITON) : k->moe_runner;
     l->deepep_ll = d->a2a == A2A_DEEPEP && k->deepep_mode != DEEPEP_NORMAL;
@@ -853,7 +858,7 @@ static void backend_state(const engine_deployment *d, const engine_estimate *e, 
     uint64_t ctx = d->knobs.context_len, bs = e->bs_max, tokens = e->attn_rows;
     uint32_t attn_tp = e->attn_tp ? e->attn_tp : 1;
     uint64_t heads_l = m->heads / attn_tp ? m->heads / attn_tp : 1;
-    uint64_t page = d->knobs.page_size_auto || !d->knobs.page_size ? 1 : d->knobs.page_size;
+    uint64_t page = e->layout.page_size ? e->layout.page_size : 1;
     bool spec = d->knobs.mtp > 1;
     switch (e->layout.backend) {
     case BACKEND_FLASHINFER_MLA: /* kv_indices int32 (max_bs x ctx) */

@@ -357,6 +357,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .field = KNOB_FIELD_U32,
      .offset = AT(knobs.page_size),
      .auto_offset = AT(knobs.page_size_auto),
+     RESOLVED(layout.page_size),
      .sglang_flag = "--page-size"},
     {.id = KNOB_SGLANG,
      .name = "sglang",

@@ -5,6 +5,8 @@
  * get_batch_sizes_to_capture (v0.4.x-v0.5.x), later runner/base_cuda_graph_runner.py. */
 #include "release.h"
 
+#include "engine.h" /* engine_release_default_backend reads the model and the GPU */
+
 #include <stdio.h>
 #include <string.h>
 
@@ -168,12 +170,22 @@ typedef enum {
     RF_HEURISTIC, /* engine_heuristic_variant */
     RF_EAGLE_RESERVE_MIB,
     RF_FA3_STATE, /* ENGINE_FA3_* bits */
+    /* The default attention backend (engine_release_default_backend). */
+    RF_ATTN_HOPPER_MHA,      /* hopper_mha_rule: which MHA models fa3 takes on Hopper */
+    RF_ATTN_SM100_MHA,       /* trtllm_mha is the generic MHA default on SM100 */
+    RF_ATTN_DEEPSEEK_SM100,  /* DeepSeek-family MLA models take trtllm_mla on SM100 */
+    RF_ATTN_LLAMA4_SM100,    /* Llama 4 takes trtllm_mha on SM100 */
+    RF_ATTN_GPTOSS_HIP,      /* gpt-oss takes aiter on ROCm (else triton) */
+    RF_ATTN_QWEN3NEXT_SM100, /* Qwen3-Next may take trtllm_mha on SM100 (else triton) */
     RF_COUNT
 } release_field;
 _Static_assert(RF_COUNT <= ENGINE_RELEASE_FACT_FIELDS, "raise ENGINE_RELEASE_FACT_FIELDS");
 
 typedef enum { MAXBS_CUT, MAXBS_CUT_EXTEND16, MAXBS_IN_GENERATOR } maxbs_rule;
 typedef enum { TBO_NONE, TBO_AT_LEAST_2, TBO_EVEN, TBO_MULBASE } tbo_rule;
+/* fa3 on Hopper for MHA models: only the architectures of utils is_fa3_default_architecture, or
+ * every MHA model (PR #17425). */
+typedef enum { HOPPER_FA3_ALLOWLIST = 1, HOPPER_FA3_ALL = 2 } hopper_mha_rule;
 
 typedef struct {
     engine_release since; /* first release carrying the change */
@@ -225,6 +237,24 @@ static const release_fact facts[] = {
      true, "fa3: per-size page-table copies at capture; draft-decode and encoder page tables always",
      "flashattention_backend.py init_cuda_graph_state / init_forward_metadata_capture_cuda_graph at v0.4.9.post4 "
      "(2272c2a5b)"},
+    /* The default attention backend. The generic rule is model_runner.py model_specific_adjustment,
+     * later server_args.py _handle_attention_backend_compatibility / _get_default_attn_backend, read
+     * in snapshots of 2025-06 .. 2025-11 and at main (8905cbd42); the policy is issue #5064
+     * (2025-04-04). v0.4.6 itself was not read: the baseline rows are unverified. */
+    {REL(4, 6, FINAL, 0), RF_ATTN_HOPPER_MHA, HOPPER_FA3_ALLOWLIST, false,
+     "Hopper MHA: fa3 for the is_fa3_default_architecture models (Llama, Llama 4, Qwen2, Qwen3, Qwen3-MoE, "
+     "GLM-4.5, Gemma), flashinfer for the others",
+     "_get_default_attn_backend; utils is_fa3_default_architecture; issue #5064"},
+    {REL(4, 6, FINAL, 0), RF_ATTN_SM100_MHA, 0, false, "SM100 MHA: flashinfer (the generic branch)",
+     "_get_default_attn_backend before PR #14291"},
+    {REL(4, 6, FINAL, 0), RF_ATTN_DEEPSEEK_SM100, 0, false,
+     "DeepSeek-family MLA on SM100: the generic MLA rule (FlashInfer MLA)", "_get_default_attn_backend"},
+    {REL(4, 6, FINAL, 0), RF_ATTN_LLAMA4_SM100, 0, false, "Llama 4 on SM100: no model rule (the generic one)",
+     "_handle_model_specific_adjustments before PR #12003"},
+    {REL(4, 6, FINAL, 0), RF_ATTN_GPTOSS_HIP, 0, false, "gpt-oss off NVIDIA: triton",
+     "_handle_model_specific_adjustments GptOssForCausalLM (snapshot of 2025-10/11)"},
+    {REL(4, 6, FINAL, 0), RF_ATTN_QWEN3NEXT_SM100, 0, false, "Qwen3-Next on SM100: triton",
+     "PR #19030's description: the hybrid Qwen models' default MHA backend on SM100 was triton"},
 
     {REL(4, 6, POST, 2), RF_RUNNER_MID_MIB, 96 * 1024, true, "160..256/8 tier moves to gpu_mem > 98304 MiB",
      "PR #5893 (e4b6133b7, 2025-04-30)"},
@@ -268,11 +298,23 @@ static const release_fact facts[] = {
      "PR #10372, PR #10975 (a17e70f5c, 2025-09-29)"},
     {REL(5, 4, POST, 1), RF_A10_TIER_TP_LT4, 24, true, "35 GiB-class tp<4 default max_bs 16 -> 24",
      "PR #12124 (4caca1ba0, 2025-10-25)"},
+    {REL(5, 4, POST, 1), RF_ATTN_LLAMA4_SM100, 1, false, "Llama 4 on SM100: trtllm_mha",
+     "PR #12003 (2025-10-23), _handle_model_specific_adjustments"},
+    {REL(5, 4, POST, 1), RF_ATTN_DEEPSEEK_SM100, 1, false,
+     "DeepseekV3ForCausalLM (DeepSeek V3/R1, Kimi K2; main adds KimiK25) on SM100: trtllm_mla",
+     "_handle_model_specific_adjustments, read in a server_args.py between PR #12003 and PR #13421 "
+     "(2025-10/11); the PR that added it was not found: older releases take the generic MLA rule"},
     {REL(5, 4, POST, 2), RF_SPEC_GRID_64, 1, true, "spec grid 40..64/4 (adds 64)", "PR #12002 (750940ae3, 2025-10-29)"},
+    {REL(5, 6, POST, 2), RF_ATTN_SM100_MHA, 1, false,
+     "SM100 MHA: trtllm_mha (page 64) without speculation or with eagle topk 1 and page size 1",
+     "PR #14291 (2025-12-02), _get_default_attn_backend; v0.5.6.post2's bump (5c8bd8b51, 2025-12-11) follows "
+     "it, the v0.5.6 and .post1 cuts are not established"},
     {REL(5, 8, FINAL, 0), RF_FA3_STATE, 0, false, "fa3: encoder page table only for encoder-decoder models",
      "PR #16527 (4c85f9d03, 2026-01-06)"},
     {REL(5, 8, FINAL, 0), RF_WIDTH_FILTER, 1, false, "filter on (bs * tokens per request) % mul_base",
      "PR #16961 (d2105d4ab, 2026-01-19)"},
+    {REL(5, 8, FINAL, 0), RF_ATTN_HOPPER_MHA, HOPPER_FA3_ALL, false, "Hopper MHA: fa3 for every MHA model",
+     "PR #17425 (2026-01-20, after flashinfer 0.6.1's Hopper regression, issue #17411), _get_default_attn_backend"},
     {REL(5, 9, FINAL, 0), RF_ATTN_CP, 1, false, "mul_base *= attn_cp when not a multiple",
      "PR #17213 (8b4c36496, 2026-02-13)"},
     {REL(5, 10, FINAL, 0), RF_EAGLE_RESERVE_MIB, 4096, false, "speculative reserve 2048 -> 4096 MiB",
@@ -283,6 +325,11 @@ static const release_fact facts[] = {
      "PR #20978 (343998865, 2026-03-22)"},
     {REL(5, 10, FINAL, 0), RF_APPEND_MAX_BS, 1, false, "generator appends max_bs when off-grid",
      "PR #21005 (9191b02ed, 2026-03-31)"},
+    {REL(5, 10, FINAL, 0), RF_ATTN_QWEN3NEXT_SM100, 1, false,
+     "Qwen3-Next on SM100: trtllm_mha (page 64) where the generic rule gives it and speculation (or "
+     "extra_buffer, or no radix cache) allows, else triton (page 1)",
+     "PR #19030 (opened 2026-02-19, approved 03-02), _handle_model_specific_adjustments; main: "
+     "arg_groups/model_overrides/qwen3_5.py"},
     {REL(5, 14, FINAL, 0), RF_DECODE_FLAGS, 1, true, "--cuda-graph-max-bs-decode / --cuda-graph-bs-decode",
      "PR #23906 (2495c02c2, 2026-06-09)"},
     {REL(5, 14, FINAL, 0), RF_EAGLE_RESERVE_MIB, 0, true, "speculative reserve removed (KV cell size scaled)",
@@ -292,6 +339,9 @@ static const release_fact facts[] = {
     {REL(5, 15, ENGINE_RELEASE_MAIN, 0), RF_FA3_STATE, ENGINE_FA3_VERIFY_MASK, true,
      "fa3: target verify preallocates a bool tree mask of max_num_tokens x (context_len + draft tokens)",
      "PR #29589 (2ab531cfc, 2026-07-13, after the v0.5.15 cut)"},
+    {REL(5, 15, ENGINE_RELEASE_MAIN, 0), RF_ATTN_GPTOSS_HIP, 1, false, "gpt-oss on ROCm: aiter",
+     "main (8905cbd42): GptOssForCausalLM accepts aiter; the registry's _gpt_oss_overrides picks it; "
+     "absent in the 2025-10/11 snapshot, placed at main (the PR was not found)"},
 };
 
 size_t engine_release_fact_count(void)
@@ -374,6 +424,133 @@ uint32_t engine_release_eagle_reserve_mib(const engine_release *r)
 uint32_t engine_release_fa3_state(const engine_release *r)
 {
     return (uint32_t)fact(r, RF_FA3_STATE);
+}
+
+/* ---- Default attention backend ---- */
+
+const char *const engine_gpu_arch_names[GPU_ARCH_COUNT] = {"other", "sm90", "sm100", "cdna3", "cdna4"};
+
+static bool arch_is(const engine_model *m, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(m->architecture, names[i]) == 0)
+            return true;
+    return false;
+}
+#define ARCH_IS(m, list) arch_is((m), (list), sizeof(list) / sizeof(list)[0])
+
+/* utils is_fa3_default_architecture, the models cgplan can name (the Gemma, Olmo, GLM-V and
+ * Step3-VL entries are of models without a preset). */
+static const char *const fa3_default_archs[] = {"Llama4ForConditionalGeneration",
+                                                "LlamaForCausalLM",
+                                                "Qwen2ForCausalLM",
+                                                "Qwen3ForCausalLM",
+                                                "Qwen3MoeForCausalLM",
+                                                "Glm4MoeForCausalLM"};
+/* _handle_model_specific_adjustments' DeepSeek branch without DSA (main adds KimiK25). */
+static const char *const deepseek_mla_archs[] = {"DeepseekV3ForCausalLM", "KimiK25ForConditionalGeneration"};
+/* is_deepseek_nsa / is_deepseek_dsa: DeepSeek V3.2 and GLM-5 attend through the sparse indexer. */
+static const char *const dsa_archs[] = {"DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM"};
+static const char *const llama4_archs[] = {"Llama4ForConditionalGeneration", "Llama4ForCausalLM"};
+static const char *const gpt_oss_archs[] = {"GptOssForCausalLM"};
+static const char *const qwen3_next_archs[] = {"Qwen3NextForCausalLM"};
+
+uint32_t engine_backend_page_size(engine_backend backend, uint32_t requested)
+{
+    switch (backend) {
+    case BACKEND_TRTLLM_MHA: /* "TensorRT-LLM MHA only supports page_size of 16, 32 or 64" */
+        return requested == 16 || requested == 32 || requested == 64 ? requested : 64;
+    case BACKEND_TRTLLM_MLA: /* "... only supports page_size of 32 or 64" */
+        return requested == 32 || requested == 64 ? requested : 64;
+    case BACKEND_FLASHMLA: /* "FlashMLA only supports a page_size of 64" */
+        return 64;
+    case BACKEND_CUTLASS_MLA: /* "Cutlass MLA only supports a page_size of 128" */
+        return 128;
+    case BACKEND_NSA: /* the DSA models' branch: "Setting page size to 64 for DeepSeek NSA/DSA" */
+        return 64;
+    default:
+        return requested ? requested : 1; /* _handle_page_size: None -> 1 */
+    }
+}
+
+static engine_backend_choice chose(engine_backend backend, uint32_t requested, const char *rule)
+{
+    engine_backend_choice c = {backend, engine_backend_page_size(backend, requested), rule};
+    return c;
+}
+
+/* _get_default_attn_backend (server_args.py; before v0.5.3rc2 the same branches in model_runner.py
+ * model_specific_adjustment), read at main 8905cbd42 and in 2025-06 .. 2025-11 snapshots. CUDA is
+ * taken to be 12.3 or newer (is_hopper_with_cuda_12_3). */
+static engine_backend_choice generic_default(const int32_t *v, const engine_model *m, engine_gpu_arch arch,
+                                             uint32_t tp_size, bool speculative, uint32_t page)
+{
+    /* is_no_spec_infer_or_topk_one: no --speculative-eagle-topk, or topk 1 with page size 1. cgplan
+     * launches speculation with topk 1, so the trtllm_mha branch's "topk is given" holds too. */
+    bool no_spec_or_topk_one = !speculative || page <= 1;
+    if (m->attn_kind != ATTN_MLA) {
+        if (arch == GPU_ARCH_SM90 && no_spec_or_topk_one &&
+            (v[RF_ATTN_HOPPER_MHA] == HOPPER_FA3_ALL || ARCH_IS(m, fa3_default_archs)))
+            return chose(BACKEND_FA3, page, "MHA on Hopper: fa3 (_get_default_attn_backend)");
+        if (arch == GPU_ARCH_SM100 && v[RF_ATTN_SM100_MHA] && no_spec_or_topk_one)
+            return chose(BACKEND_TRTLLM_MHA, page, "MHA on SM100: trtllm_mha (PR #14291)");
+        if (arch == GPU_ARCH_CDNA3 || arch == GPU_ARCH_CDNA4)
+            return chose(BACKEND_AITER, page, "MHA on ROCm: aiter (_get_default_attn_backend)");
+        /* flashinfer unless the model has attention sinks (then triton): the one model with
+         * sinks, gpt-oss, is decided by its own rule before this. */
+        return chose(BACKEND_FLASHINFER, page, "MHA: flashinfer (_get_default_attn_backend)");
+    }
+    if (arch == GPU_ARCH_SM90)
+        return chose(BACKEND_FA3, page, "MLA on Hopper: fa3 (PR #5210)");
+    if (arch == GPU_ARCH_SM100)
+        return chose(BACKEND_FLASHINFER_MLA, page, "MLA on SM100: flashinfer (_get_default_attn_backend)");
+    if (arch == GPU_ARCH_CDNA3 || arch == GPU_ARCH_CDNA4) {
+        /* model_config.get_num_kv_heads(tp_size): num_key_value_heads // tp, which the DeepSeek-family
+         * configs set to the attention heads; aiter's MLA kernel takes 16 or 128 heads only. */
+        uint32_t kv_heads = m->kv_heads ? m->kv_heads : m->heads, tp = tp_size ? tp_size : 1;
+        uint32_t per_gpu = kv_heads / tp ? kv_heads / tp : 1;
+        if (per_gpu == 16 || per_gpu == 128)
+            return chose(BACKEND_AITER, page, "MLA on ROCm with 16 or 128 KV heads per GPU: aiter");
+        return chose(BACKEND_TRITON, page, "MLA on ROCm, other head counts: triton");
+    }
+    return chose(BACKEND_TRITON, page, "MLA: triton (_get_default_attn_backend)");
+}
+
+/* _handle_model_specific_adjustments runs before the generic default and sets the backend for
+ * some architectures when none is given; then the generic rule fills the rest. */
+engine_backend_choice engine_release_default_backend(const engine_release *r, const engine_model *m,
+                                                     const engine_gpu *g, uint32_t tp_size, bool speculative,
+                                                     uint32_t page_size)
+{
+    int32_t scratch[RF_COUNT];
+    const int32_t *v = facts_of(r, scratch);
+    engine_gpu_arch arch = g->arch;
+    bool rocm = arch == GPU_ARCH_CDNA3 || arch == GPU_ARCH_CDNA4;
+    if (ARCH_IS(m, dsa_archs))
+        return chose(BACKEND_NSA, page_size, "DSA model: the sparse-attention backend, page 64 (nsa, later dsa)");
+    if (ARCH_IS(m, deepseek_mla_archs) && arch == GPU_ARCH_SM100 && v[RF_ATTN_DEEPSEEK_SM100])
+        return chose(BACKEND_TRTLLM_MLA, page_size, "DeepSeek-family MLA on SM100: trtllm_mla");
+    if (ARCH_IS(m, gpt_oss_archs)) { /* sliding window and attention sinks: a few backends only */
+        if (arch == GPU_ARCH_SM100)
+            return chose(BACKEND_TRTLLM_MHA, page_size, "gpt-oss on SM100: trtllm_mha");
+        if (arch == GPU_ARCH_SM90)
+            return chose(BACKEND_FA3, page_size, "gpt-oss on Hopper: fa3");
+        if (rocm && v[RF_ATTN_GPTOSS_HIP])
+            return chose(BACKEND_AITER, page_size, "gpt-oss on ROCm: aiter");
+        return chose(BACKEND_TRITON, page_size, "gpt-oss: triton");
+    }
+    if (ARCH_IS(m, llama4_archs) && arch == GPU_ARCH_SM100 && v[RF_ATTN_LLAMA4_SM100])
+        return chose(BACKEND_TRTLLM_MHA, page_size, "Llama 4 on SM100: trtllm_mha (PR #12003)");
+    if (ARCH_IS(m, qwen3_next_archs) && arch == GPU_ARCH_SM100) {
+        /* PR #19030: trtllm_mha where the generic rule picks it, unless the radix cache is on with
+         * neither extra_buffer nor speculation (cgplan runs the radix cache and no extra_buffer:
+         * speculation decides); the page size is set with it, 64 or 1. */
+        engine_backend_choice generic = generic_default(v, m, arch, tp_size, speculative, page_size);
+        engine_backend_choice trtllm = {BACKEND_TRTLLM_MHA, 64, "Qwen3-Next on SM100 with speculation: trtllm_mha"};
+        engine_backend_choice triton = {BACKEND_TRITON, 1, "Qwen3-Next on SM100: triton, page 1"};
+        return v[RF_ATTN_QWEN3NEXT_SM100] && generic.backend == BACKEND_TRTLLM_MHA && speculative ? trtllm : triton;
+    }
+    return generic_default(v, m, arch, tp_size, speculative, page_size);
 }
 
 /* ---- Default max_bs ---- */

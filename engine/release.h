@@ -42,7 +42,7 @@ typedef enum {
     ENGINE_RELEASE_MAIN = 3 /* only as 0.5.15 + MAIN: the main snapshot named above */
 } engine_release_stage;
 
-#define ENGINE_RELEASE_FACT_FIELDS 24
+#define ENGINE_RELEASE_FACT_FIELDS 32
 
 typedef struct {
     uint16_t major, minor, patch;

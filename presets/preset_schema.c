@@ -353,9 +353,9 @@ static int parse_model(preset_yaml_doc *p, yaml_node_t *root, preset_item *it)
 
 /* ---- gpu ---- */
 
-enum { G_KIND, G_NAME, G_DESCRIPTION, G_CUDA_TOTAL, G_SMI_MIB, G_UE8M0, G_COUNT };
-static const char *const gpu_keys[G_COUNT] = {"kind",           "name",        "description", "cuda_total_bytes",
-                                              "nvidia_smi_mib", "ue8m0_scales"};
+enum { G_KIND, G_NAME, G_DESCRIPTION, G_CUDA_TOTAL, G_SMI_MIB, G_UE8M0, G_ARCH, G_COUNT };
+static const char *const gpu_keys[G_COUNT] = {"kind",           "name",         "description", "cuda_total_bytes",
+                                              "nvidia_smi_mib", "ue8m0_scales", "arch"};
 
 static int parse_gpu(preset_yaml_doc *p, yaml_node_t *root, preset_item *it)
 {
@@ -373,6 +373,14 @@ static int parse_gpu(preset_yaml_doc *p, yaml_node_t *root, preset_item *it)
         preset_yaml_get_u32(p, v[G_SMI_MIB], "nvidia_smi_mib", 0, UINT32_MAX, &g->nvidia_smi_mib) ||
         preset_yaml_get_bool(p, v[G_UE8M0], "ue8m0_scales", &g->ue8m0_scales))
         return -1;
+    /* Required, as nothing else tells Hopper from Blackwell from AMD for the default attention
+     * backend; asked after the values so a bad value is still the message it was. */
+    int arch = GPU_ARCH_OTHER;
+    if (preset_yaml_need(p, root, what, "arch", v[G_ARCH],
+                         "sm90 (Hopper), sm100 (B200, GB200, B300), cdna3 (MI300X), cdna4 (MI355X) or other") ||
+        preset_yaml_get_choice(p, v[G_ARCH], "arch", engine_gpu_arch_names, GPU_ARCH_COUNT, &arch))
+        return -1;
+    g->arch = (engine_gpu_arch)arch;
     if (g->cuda_total_bytes == 0)
         return preset_yaml_error(p, v[G_CUDA_TOTAL]->start_mark,
                                  "cuda_total_bytes: got 0; expected the GPU's memory, like 178.35 GiB");

@@ -12,7 +12,8 @@ for m in $models; do
   expect_exit 0 "$CGPLAN" estimate --model "$m" --set gpu=b200 --set tp=8 --format json
   kind=$(printf '%s' "$OUT" | python3 -c "
 import json,sys; j=json.load(sys.stdin)
-print('mla' if j['terms'][[t['id'] for t in j['terms']].index('static.kv_index')]['formula'].find('block') >= 0 or j['knobs']['attention_backend'].find('mla') >= 0 else 'gqa')")
+ab = j['knobs']['attention_backend']
+print('mla' if j['terms'][[t['id'] for t in j['terms']].index('static.kv_index')]['formula'].find('block') >= 0 or ab.find('mla') >= 0 or ab.find('nsa') >= 0 else 'gqa')")
   # A coefficient only from the model's own preset, never K3's for another model: with none of its
   # own, a model's fitted terms are unknown. Qwen3-30B-A3B has one, its per-graph fit (22.3 MiB).
   case $m in

@@ -548,6 +548,88 @@ static void test_fa3_state_dense_gqa(void **state)
     assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 170921240ULL);
 }
 
+/* attention_backend auto: the release's default for the GPU's arch (engine_release_default_backend),
+ * and the page size that backend runs with, in the estimate and its text. Qwen3-8B's shapes
+ * (presets/qwen3-8b.yaml) at context 40960, buckets 1, 2, 4, 8: B = 8.
+ *   B200, main:        trtllm_mha, page 64: 8 x ceil(40960 / 64) x 4 = 20,480
+ *   B200, page 32:     8 x 1280 x 4 = 40,960
+ *   B200, v0.5.6.post1: flashinfer (before PR #14291): 1 wrapper x 8 x 40960 x 4 = 1,310,720
+ *   H100, main:        fa3, page 1: 4 x 8 + 8 x 9 + 4 x 8 x 40960 + 8 x 40960 = 1,638,504 */
+static void test_auto_backend_follows_release_and_arch(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    engine_estimate e;
+    char err[128], text[64];
+    engine_deployment_defaults(&d);
+    engine_model *m = &d.model;
+    snprintf(m->name, sizeof m->name, "qwen3-8b");
+    snprintf(m->architecture, sizeof m->architecture, "Qwen3ForCausalLM");
+    m->vocab = 151936;
+    m->hidden = 4096;
+    m->layers = 36;
+    m->context_len = 40960;
+    m->attn_kind = ATTN_GQA;
+    m->heads = 32;
+    m->kv_heads = 8;
+    m->head_dim = 128;
+    m->full_attn_layers = 36;
+    m->intermediate = 12288;
+    snprintf(d.gpu.name, sizeof d.gpu.name, "b200");
+    d.gpu.cuda_total_bytes = (uint64_t)llround(178.35 * GIB);
+    d.gpu.nvidia_smi_mib = 183359;
+    d.gpu.ue8m0_scales = true;
+    d.gpu.arch = GPU_ARCH_SM100;
+    d.knobs.world = 1;
+    d.knobs.max_bs = 8;
+    d.knobs.context_len = 40960;
+    d.knobs.buckets_auto = false;
+    const uint32_t b[] = {1, 2, 4, 8};
+    d.knobs.n_buckets = 4;
+    memcpy(d.knobs.buckets, b, sizeof b);
+    d.knobs.backend_auto = true;
+    d.a2a = A2A_NONE;
+    d.weights_bytes = 15 * ENGINE_GIB;
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.layout.backend, BACKEND_TRTLLM_MHA);
+    assert_int_equal(e.layout.page_size, 64);
+    assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 20480ULL);
+    engine_knob_text(&d, &e, KNOB_ATTENTION_BACKEND, KNOB_TEXT_FULL, text, sizeof text);
+    assert_string_equal(text, "auto (trtllm_mha)");
+    engine_knob_text(&d, &e, KNOB_PAGE_SIZE, KNOB_TEXT_FULL, text, sizeof text);
+    assert_string_equal(text, "auto (64)");
+
+    d.knobs.page_size_auto = false; /* --page-size 32: trtllm_mha takes it */
+    d.knobs.page_size = 32;
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.layout.page_size, 32);
+    assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 40960ULL);
+    d.knobs.page_size_auto = true;
+
+    assert_int_equal(engine_release_parse("0.5.6.post1", &d.knobs.sglang, err, sizeof err), 0);
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.layout.backend, BACKEND_FLASHINFER);
+    assert_int_equal(e.layout.page_size, 1);
+    assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 1310720ULL);
+
+    d.knobs.sglang = engine_release_newest();
+    snprintf(d.gpu.name, sizeof d.gpu.name, "h100");
+    d.gpu.cuda_total_bytes = (uint64_t)llround(79.19 * GIB);
+    d.gpu.nvidia_smi_mib = 81559;
+    d.gpu.ue8m0_scales = false;
+    d.gpu.arch = GPU_ARCH_SM90;
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.layout.backend, BACKEND_FA3);
+    assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 1638504ULL);
+    engine_knob_text(&d, &e, KNOB_PAGE_SIZE, KNOB_TEXT_FULL, text, sizeof text);
+    assert_string_equal(text, "auto (1)");
+
+    d.knobs.backend_auto = false; /* an explicit backend keeps its own page rule */
+    d.backend = BACKEND_TRTLLM_MHA;
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.layout.page_size, 64);
+}
+
 static void test_calibrated_source(void **state)
 {
     (void)state;
@@ -609,6 +691,7 @@ int main(void)
         cmocka_unit_test(test_calibrated_source),
         cmocka_unit_test(test_fa3_state_llama4_maverick),
         cmocka_unit_test(test_fa3_state_dense_gqa),
+        cmocka_unit_test(test_auto_backend_follows_release_and_arch),
         cmocka_unit_test(test_sglang_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

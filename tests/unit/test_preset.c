@@ -246,6 +246,9 @@ static void test_catalog_lists_builtins(void **state)
     assert_null(preset_catalog_get(c, preset_catalog_count(c)));
 
     static const char *const gpus[] = {"b200", "b300", "gb200", "h100", "h200", "mi300x", "mi355x"};
+    /* What SGLang's platform checks call them: B300 is SM103, which is_sm100_supported() takes. */
+    static const engine_gpu_arch archs[] = {GPU_ARCH_SM100, GPU_ARCH_SM100, GPU_ARCH_SM100, GPU_ARCH_SM90,
+                                            GPU_ARCH_SM90,  GPU_ARCH_CDNA3, GPU_ARCH_CDNA4};
     for (size_t i = 0; i < 7; i++) {
         assert_non_null(preset_catalog_find(c, gpus[i], PRESET_GPU));
         engine_gpu g;
@@ -253,6 +256,8 @@ static void test_catalog_lists_builtins(void **state)
         assert_int_equal(preset_load_gpu(c, gpus[i], &g, err, sizeof err), 0);
         assert_string_equal(g.name, gpus[i]);
         assert_true(g.cuda_total_bytes > 70 * GIB);
+        if (g.arch != archs[i])
+            fail_msg("%s: arch %s, want %s", gpus[i], engine_gpu_arch_names[g.arch], engine_gpu_arch_names[archs[i]]);
     }
     assert_non_null(preset_catalog_find(c, "kimi-k3", PRESET_MODEL));
     assert_non_null(preset_catalog_find(c, "kimi-k2", PRESET_MODEL));
@@ -602,6 +607,30 @@ static void test_user_override_and_broken_file(void **state)
     preset_catalog_free(c);
 }
 
+/* arch: is required (nothing else tells Hopper from Blackwell from AMD for the default attention
+ * backend) and one of its names. */
+static void test_gpu_arch(void **state)
+{
+    fixture *f = *state;
+    preset_catalog *c = preset_catalog_open();
+    assert_non_null(c);
+    char path[512], err[1024] = "";
+    engine_gpu g;
+    write_file(f->files, "h20.yaml",
+               "kind: gpu\nname: h20\ncuda_total_bytes: 95 GiB\nue8m0_scales: false\narch: sm90\n", path, sizeof path);
+    assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 0);
+    assert_int_equal(g.arch, GPU_ARCH_SM90);
+    write_file(f->files, "a100.yaml", "kind: gpu\nname: a100\ncuda_total_bytes: 79 GiB\nue8m0_scales: false\n", path,
+               sizeof path);
+    assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 1);
+    assert_located(err, path, 1, 1, "'arch'", "sm90", "sm100", "cdna3", "other", NULL);
+    write_file(f->files, "l4.yaml", "kind: gpu\nname: l4\ncuda_total_bytes: 22 GiB\nue8m0_scales: false\narch: sm89\n",
+               path, sizeof path);
+    assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 1);
+    assert_located(err, path, 5, 7, "'sm89'", "other", NULL);
+    preset_catalog_free(c);
+}
+
 static void test_user_model_coefficients(void **state)
 {
     fixture *f = *state;
@@ -856,6 +885,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_error_missing_key_and_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_error_no_such_preset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_override_and_broken_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpu_arch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_model_coefficients, setup, teardown),
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test_setup_teardown(test_deep_nesting_refused_fast, setup, teardown),

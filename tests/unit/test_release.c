@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine.h" /* engine_release_default_backend reads the model and the GPU */
 #include "release.h"
 
 /* nvidia-smi memory.total, MiB (reference/sglang.md §1, typical values). */
@@ -615,8 +616,155 @@ static void test_facts_table(void **state)
             unverified++;
         prev = since;
     }
-    assert_int_equal(unverified, 7); /* the v0.5.8 .. v0.5.10 placements (v0.5.8: two) */
+    /* The v0.5.8 .. v0.5.10 placements (v0.5.8: two), and the default attention backend's twelve:
+     * its v0.4.6 baseline (not read at v0.4.6) and the PRs whose first release is placed by date. */
+    assert_int_equal(unverified, 19);
     assert_false(engine_release_fact(count, &since, &what, &source, &verified));
+}
+
+/* ---- The default attention backend (server_args.py _get_default_attn_backend and
+ * _handle_model_specific_adjustments; release.c's facts name the PRs). ---- */
+
+static engine_model attn_model(const char *architecture, engine_attn_kind kind, uint32_t heads, uint32_t kv_heads)
+{
+    engine_model m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.architecture, sizeof m.architecture, "%s", architecture);
+    m.attn_kind = kind;
+    m.heads = heads;
+    m.kv_heads = kv_heads;
+    return m;
+}
+
+/* One expectation: release, model, GPU class, tp, speculation, --page-size (0: none), and the
+ * backend and page size SGLang's source gives. */
+typedef struct {
+    const char *release;
+    const engine_model *model;
+    engine_gpu_arch arch;
+    uint32_t tp;
+    bool spec;
+    uint32_t page;
+    engine_backend want;
+    uint32_t want_page;
+} backend_case;
+
+static void check_backend_cases(const backend_case *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        engine_release r = rel(c[i].release);
+        engine_gpu g;
+        memset(&g, 0, sizeof g);
+        g.arch = c[i].arch;
+        engine_backend_choice got_c = engine_release_default_backend(&r, c[i].model, &g, c[i].tp, c[i].spec, c[i].page);
+        if (got_c.backend != c[i].want || got_c.page_size != c[i].want_page)
+            fail_msg("case %zu (%s, %s on %s, tp %u%s, page %u): got %s page %u (%s), want %s page %u", i, c[i].release,
+                     c[i].model->architecture, engine_gpu_arch_names[c[i].arch], c[i].tp, c[i].spec ? ", spec" : "",
+                     c[i].page, engine_backend_names[got_c.backend], got_c.page_size, got_c.rule,
+                     engine_backend_names[c[i].want], c[i].want_page);
+        assert_non_null(got_c.rule);
+    }
+}
+
+static void test_default_backend_mha(void **state)
+{
+    (void)state;
+    engine_model qwen3 = attn_model("Qwen3ForCausalLM", ATTN_GQA, 32, 8);
+    engine_model qwq = attn_model("Qwen2ForCausalLM", ATTN_GQA, 40, 8);
+    engine_model next = attn_model("Qwen3NextForCausalLM", ATTN_GQA, 16, 2);
+    engine_model llama4 = attn_model("Llama4ForConditionalGeneration", ATTN_GQA, 40, 8);
+    engine_model gpt_oss = attn_model("GptOssForCausalLM", ATTN_GQA, 64, 8);
+    engine_model glm45 = attn_model("Glm4MoeForCausalLM", ATTN_GQA, 96, 8);
+    engine_model qwen3_moe = attn_model("Qwen3MoeForCausalLM", ATTN_GQA, 64, 4);
+    engine_model llama = attn_model("LlamaForCausalLM", ATTN_GQA, 64, 8);
+    const backend_case cases[] = {
+        /* Hopper: fa3 without speculation, or with topk 1 at page size 1 (is_no_spec_infer_or_topk_one). */
+        {"0.4.6", &qwen3, GPU_ARCH_SM90, 1, false, 0, BACKEND_FA3, 1},
+        {"main", &qwen3, GPU_ARCH_SM90, 1, true, 0, BACKEND_FA3, 1},
+        {"main", &qwen3, GPU_ARCH_SM90, 1, true, 1, BACKEND_FA3, 1},
+        {"main", &qwen3, GPU_ARCH_SM90, 1, true, 64, BACKEND_FLASHINFER, 64},
+        {"0.5.7", &glm45, GPU_ARCH_SM90, 8, false, 0, BACKEND_FA3, 1},
+        {"0.5.7", &qwen3_moe, GPU_ARCH_SM90, 4, false, 0, BACKEND_FA3, 1},
+        {"0.5.7", &llama, GPU_ARCH_SM90, 8, false, 0, BACKEND_FA3, 1},
+        {"0.5.7", &qwq, GPU_ARCH_SM90, 4, false, 0, BACKEND_FA3, 1},
+        {"0.5.7", &llama4, GPU_ARCH_SM90, 8, false, 0, BACKEND_FA3, 1},
+        /* ... for the is_fa3_default_architecture models only until PR #17425 (v0.5.8). */
+        {"0.5.7", &next, GPU_ARCH_SM90, 4, false, 0, BACKEND_FLASHINFER, 1},
+        {"0.5.8", &next, GPU_ARCH_SM90, 4, false, 0, BACKEND_FA3, 1},
+        /* SM100: flashinfer, then trtllm_mha (PR #14291), which moves the page size to 64. */
+        {"0.5.6.post1", &qwen3, GPU_ARCH_SM100, 1, false, 0, BACKEND_FLASHINFER, 1},
+        {"0.5.6.post2", &qwen3, GPU_ARCH_SM100, 1, false, 0, BACKEND_TRTLLM_MHA, 64},
+        {"main", &qwen3, GPU_ARCH_SM100, 1, false, 0, BACKEND_TRTLLM_MHA, 64},
+        {"main", &qwq, GPU_ARCH_SM100, 4, true, 0, BACKEND_TRTLLM_MHA, 64},
+        {"main", &qwen3, GPU_ARCH_SM100, 1, false, 32, BACKEND_TRTLLM_MHA, 32},
+        {"main", &qwen3, GPU_ARCH_SM100, 1, false, 128, BACKEND_TRTLLM_MHA, 64},
+        {"main", &qwen3, GPU_ARCH_SM100, 1, true, 16, BACKEND_FLASHINFER, 16},
+        /* ROCm: aiter; any other NVIDIA part: flashinfer. */
+        {"0.4.6", &qwen3, GPU_ARCH_CDNA3, 1, false, 0, BACKEND_AITER, 1},
+        {"main", &qwen3, GPU_ARCH_CDNA4, 8, true, 0, BACKEND_AITER, 1},
+        {"main", &qwen3, GPU_ARCH_OTHER, 1, false, 0, BACKEND_FLASHINFER, 1},
+        /* Llama 4: trtllm_mha on SM100 from PR #12003; elsewhere the generic rule. */
+        {"0.5.4", &llama4, GPU_ARCH_SM100, 8, false, 0, BACKEND_FLASHINFER, 1},
+        {"0.5.4.post1", &llama4, GPU_ARCH_SM100, 8, false, 0, BACKEND_TRTLLM_MHA, 64},
+        {"0.5.4.post1", &llama4, GPU_ARCH_SM90, 8, false, 0, BACKEND_FA3, 1},
+        /* gpt-oss: its own rule, whatever the generic one says. */
+        {"0.5.0", &gpt_oss, GPU_ARCH_SM100, 1, false, 0, BACKEND_TRTLLM_MHA, 64},
+        {"0.5.0", &gpt_oss, GPU_ARCH_SM90, 1, true, 64, BACKEND_FA3, 64},
+        {"0.5.15", &gpt_oss, GPU_ARCH_CDNA3, 1, false, 0, BACKEND_TRITON, 1},
+        {"main", &gpt_oss, GPU_ARCH_CDNA3, 1, false, 0, BACKEND_AITER, 1},
+        {"main", &gpt_oss, GPU_ARCH_OTHER, 1, false, 0, BACKEND_TRITON, 1},
+        /* Qwen3-Next on SM100: triton at page 1; from PR #19030 trtllm_mha at 64 under speculation. */
+        {"0.5.9", &next, GPU_ARCH_SM100, 4, true, 0, BACKEND_TRITON, 1},
+        {"main", &next, GPU_ARCH_SM100, 4, false, 0, BACKEND_TRITON, 1},
+        {"main", &next, GPU_ARCH_SM100, 4, true, 0, BACKEND_TRTLLM_MHA, 64},
+    };
+    check_backend_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+static void test_default_backend_mla(void **state)
+{
+    (void)state;
+    engine_model dsv3 = attn_model("DeepseekV3ForCausalLM", ATTN_MLA, 128, 0);
+    engine_model kimi_k2 = attn_model("DeepseekV3ForCausalLM", ATTN_MLA, 64, 0);
+    engine_model kimi_k25 = attn_model("KimiK25ForConditionalGeneration", ATTN_MLA, 64, 0);
+    engine_model kimi_k3 = attn_model("KimiK3ForConditionalGeneration", ATTN_MLA, 96, 0);
+    engine_model glm5 = attn_model("GlmMoeDsaForCausalLM", ATTN_MLA, 64, 0);
+    const backend_case cases[] = {
+        /* Hopper: fa3 (PR #5210), speculation or not. */
+        {"0.4.6", &dsv3, GPU_ARCH_SM90, 8, false, 0, BACKEND_FA3, 1},
+        {"main", &dsv3, GPU_ARCH_SM90, 8, true, 0, BACKEND_FA3, 1},
+        /* SM100: FlashInfer MLA, and trtllm_mla (page 64) for the DeepSeek family from v0.5.4.post1. */
+        {"0.5.4", &dsv3, GPU_ARCH_SM100, 8, false, 0, BACKEND_FLASHINFER_MLA, 1},
+        {"0.5.4.post1", &dsv3, GPU_ARCH_SM100, 8, false, 0, BACKEND_TRTLLM_MLA, 64},
+        {"main", &kimi_k2, GPU_ARCH_SM100, 8, true, 32, BACKEND_TRTLLM_MLA, 32},
+        {"main", &kimi_k25, GPU_ARCH_SM100, 8, false, 0, BACKEND_TRTLLM_MLA, 64},
+        {"main", &kimi_k3, GPU_ARCH_SM100, 8, false, 0, BACKEND_FLASHINFER_MLA, 1},
+        /* ROCm: aiter when num_key_value_heads // tp is 16 or 128, else triton. */
+        {"main", &dsv3, GPU_ARCH_CDNA3, 8, false, 0, BACKEND_AITER, 1},
+        {"main", &dsv3, GPU_ARCH_CDNA3, 1, false, 0, BACKEND_AITER, 1},
+        {"main", &dsv3, GPU_ARCH_CDNA4, 2, false, 0, BACKEND_TRITON, 1},
+        {"main", &kimi_k2, GPU_ARCH_CDNA3, 4, false, 0, BACKEND_AITER, 1},
+        {"main", &kimi_k2, GPU_ARCH_CDNA3, 8, false, 0, BACKEND_TRITON, 1},
+        {"main", &dsv3, GPU_ARCH_OTHER, 8, false, 0, BACKEND_TRITON, 1},
+        /* DSA (GLM-5, DeepSeek V3.2): the sparse backend, page 64, on every GPU. */
+        {"main", &glm5, GPU_ARCH_SM100, 8, false, 0, BACKEND_NSA, 64},
+        {"0.5.5", &glm5, GPU_ARCH_SM90, 8, true, 0, BACKEND_NSA, 64},
+    };
+    check_backend_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+static void test_backend_page_size(void **state)
+{
+    (void)state;
+    assert_int_equal(engine_backend_page_size(BACKEND_FA3, 0), 1);
+    assert_int_equal(engine_backend_page_size(BACKEND_FA3, 16), 16);
+    assert_int_equal(engine_backend_page_size(BACKEND_FLASHINFER_MLA, 0), 1);
+    assert_int_equal(engine_backend_page_size(BACKEND_TRTLLM_MHA, 16), 16);
+    assert_int_equal(engine_backend_page_size(BACKEND_TRTLLM_MHA, 1), 64);
+    assert_int_equal(engine_backend_page_size(BACKEND_TRTLLM_MLA, 16), 64);
+    assert_int_equal(engine_backend_page_size(BACKEND_TRTLLM_MLA, 32), 32);
+    assert_int_equal(engine_backend_page_size(BACKEND_FLASHMLA, 1), 64);
+    assert_int_equal(engine_backend_page_size(BACKEND_CUTLASS_MLA, 64), 128);
 }
 
 static void test_truncation_and_range(void **state)
@@ -759,6 +907,9 @@ int main(void)
         cmocka_unit_test(test_deployments),    cmocka_unit_test(test_queries),
         cmocka_unit_test(test_facts_table),    cmocka_unit_test(test_truncation_and_range),
         cmocka_unit_test(test_main_list_against_reference),
+        cmocka_unit_test(test_default_backend_mha),
+        cmocka_unit_test(test_default_backend_mla),
+        cmocka_unit_test(test_backend_page_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
