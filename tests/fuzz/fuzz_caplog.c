@@ -1,6 +1,8 @@
 /* fuzz_caplog.c — the SGLang log parser (engine/caplog.c): the input parsed whole, again in
  * random chunks (sizes drawn from the input's hash), and again in random chunks through the two
- * stages ingest runs on two threads (caplog_lex, then caplog_apply) must give the same runs,
+ * stages ingest runs on two threads (caplog_lex, then caplog_apply), and again through the in-place
+ * lexer ingest's reader uses (caplog_lex_in_place, each chunk in a buffer of exactly its bytes
+ * and CAPLOG_LEX_PAD, so a read past the pad is a sanitizer report) must give the same runs,
  * compared as the dry-run JSON (cli/caplog_json.c, fuzzed with it) plus every counter the JSON
  * leaves out. */
 #include <string.h>
@@ -50,10 +52,13 @@ static void on_run(const caplog_run *run, void *ctx)
                    a->cuda_graph_bs.v[k]);
 }
 
-/* Parses DATA in chunks drawn from RNG (0: all at once), with STAGES through caplog_lex and
- * caplog_apply, into a transcript (malloc'd text). */
-static char *parse(const uint8_t *data, size_t size, uint64_t *rng, bool stages, size_t *len)
+enum { FEED, STAGES, STAGES_IN_PLACE };
+
+/* Parses DATA in chunks drawn from RNG (0: all at once), fed whole or through the two stages
+ * (MODE), into a transcript (malloc'd text). */
+static char *parse(const uint8_t *data, size_t size, uint64_t *rng, int mode, size_t *len)
 {
+    bool stages = mode != FEED;
     transcript t = {0};
     t.f = open_memstream(&t.text, &t.len);
     if (!t.f)
@@ -76,7 +81,18 @@ static char *parse(const uint8_t *data, size_t size, uint64_t *rng, bool stages,
             if (n > size - off)
                 n = size - off;
         }
-        if (stages) {
+        if (mode == STAGES_IN_PLACE) { /* the lexer may write into the chunk: a copy of it */
+            char *chunk = malloc(n + CAPLOG_LEX_PAD);
+            if (!chunk)
+                abort();
+            memcpy(chunk, data + off, n);
+            memset(chunk + n, 0x5a, CAPLOG_LEX_PAD);
+            for (size_t done = 0; done < n;) {
+                done += caplog_lex_in_place(lx, chunk + done, n - done, tokens);
+                FUZZ_CHECK(caplog_apply(p, tokens) == 0, "apply failed");
+            }
+            free(chunk);
+        } else if (stages) {
             for (size_t done = 0; done < n;) {
                 done += caplog_lex(lx, (const char *)data + off + done, n - done, tokens);
                 FUZZ_CHECK(caplog_apply(p, tokens) == 0, "apply failed");
@@ -118,15 +134,18 @@ static void check_same(const char *a, size_t a_len, const char *b, size_t b_len,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    size_t whole_len, chunked_len, staged_len;
-    char *whole = parse(data, size, NULL, false, &whole_len);
+    size_t whole_len, chunked_len, staged_len, in_place_len;
+    char *whole = parse(data, size, NULL, FEED, &whole_len);
     uint64_t rng = fuzz_hash(data, size);
-    char *chunked = parse(data, size, &rng, false, &chunked_len);
+    char *chunked = parse(data, size, &rng, FEED, &chunked_len);
     check_same(whole, whole_len, chunked, chunked_len, "chunked");
-    char *staged = parse(data, size, &rng, true, &staged_len);
+    char *staged = parse(data, size, &rng, STAGES, &staged_len);
     check_same(whole, whole_len, staged, staged_len, "two-stage");
+    char *in_place = parse(data, size, &rng, STAGES_IN_PLACE, &in_place_len);
+    check_same(whole, whole_len, in_place, in_place_len, "in-place two-stage");
     free(whole);
     free(chunked);
     free(staged);
+    free(in_place);
     return 0;
 }
