@@ -18,7 +18,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     setenv("CGPLAN_PRESETS", "/nonexistent/cgplan-fuzz", 1); /* the built-ins only */
     char err[1024];
-    FUZZ_CHECK(tui_app_init(&pristine, "k3-dp16", NULL, NULL, NULL, false, err, sizeof err) == 0, "tui_app_init: %s", err);
+    FUZZ_CHECK(tui_app_init(&pristine, "k3-dp16", NULL, NULL, NULL, false, err, sizeof err) == 0, "tui_app_init: %s",
+               err);
     return 0;
 }
 
