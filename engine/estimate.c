@@ -779,15 +779,16 @@ static void resolve_layout(const engine_deployment *d, engine_layout *l)
      * (engine_release_default_backend); "flashinfer" on an MLA model is FlashInfer's MLA backend.
      * The page size: --page-size unless the backend moves it, else the backend's, else 1. */
     uint32_t requested_page = k->page_size_auto ? 0 : k->page_size;
-    l->backend = d->backend;
-    if (l->backend == BACKEND_FLASHINFER && m->attn_kind == ATTN_MLA)
-        l->backend = BACKEND_FLASHINFER_MLA;
-    l->page_size = engine_backend_page_size(l->backend, requested_page);
     if (k->backend_auto) {
         engine_backend_choice c =
             engine_release_default_backend(&k->sglang, m, &d->gpu, k->world, k->mtp > 1, requested_page);
         l->backend = c.backend;
         l->page_size = c.page_size;
+    } else {
+        l->backend = d->backend;
+        if (l->backend == BACKEND_FLASHINFER && m->attn_kind == ATTN_MLA)
+            l->backend = BACKEND_FLASHINFER_MLA;
+        l->page_size = engine_backend_page_size(l->backend, requested_page);
     }
     l->moe_runner =
         k->moe_runner_auto ? (d->a2a == A2A_DEEPEP ? MOE_RUNNER_DEEP_GEMM : MOE_RUNNER_TRITON) : k->moe_runner;
