@@ -12,13 +12,16 @@
 static const char *match_hf_name(void *arg, const char *model_path)
 {
     cli_run_presets *p = arg;
-    if (!p->cached || strcmp(p->cached_path, model_path) != 0) {
-        const preset_entry *e = preset_match_hf_name(p->cat, model_path);
-        p->cached = true;
-        snprintf(p->cached_path, sizeof p->cached_path, "%s", model_path);
-        snprintf(p->cached_model, sizeof p->cached_model, "%s", e ? e->name : "");
-    }
-    return p->cached_model[0] ? p->cached_model : NULL;
+    for (unsigned i = 0; i < p->n_model_memos; i++)
+        if (strcmp(p->model_memo[i].path, model_path) == 0)
+            return p->model_memo[i].model[0] ? p->model_memo[i].model : NULL;
+    const preset_entry *e = preset_match_hf_name(p->cat, model_path);
+    unsigned slot = p->next_model_memo++ % CLI_MODEL_MEMOS;
+    if (p->n_model_memos < CLI_MODEL_MEMOS)
+        p->n_model_memos++;
+    snprintf(p->model_memo[slot].path, sizeof p->model_memo[slot].path, "%s", model_path);
+    snprintf(p->model_memo[slot].model, sizeof p->model_memo[slot].model, "%s", e ? e->name : "");
+    return p->model_memo[slot].model[0] ? p->model_memo[slot].model : NULL;
 }
 
 /* The model preset whose architecture is ARCH, when exactly one has it. */

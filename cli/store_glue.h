@@ -12,14 +12,20 @@
 /* What the presets know beside a log: the GPUs' totals (to infer an unknown GPU) and the hf_names
  * match, the last one cached (a big log repeats one model). Owned by the caller; the context that
  * cli_run_context_init fills points into it. */
+#define CLI_MODEL_MEMOS 8
+
 typedef struct {
     const preset_catalog *cat;
     size_t n_gpus;
     engine_gpu_ref gpus[CLI_MAX_GPU_PRESETS];
     char gpu_names[CLI_MAX_GPU_PRESETS][ENGINE_NAME_MAX];
-    bool cached;
-    char cached_path[CAPLOG_STR_MAX];
-    char cached_model[ENGINE_NAME_MAX];
+    /* the hf_names matches of the last few model paths: a log's runs take turns with a few
+     * models, and a match compares the path with every preset's names */
+    struct {
+        char path[CAPLOG_STR_MAX];
+        char model[ENGINE_NAME_MAX];
+    } model_memo[CLI_MODEL_MEMOS];
+    unsigned n_model_memos, next_model_memo;
     bool arch_cached; /* the architecture match, the last one (every model preset is loaded for it) */
     char cached_arch[CAPLOG_ARCH_MAX];
     char cached_arch_model[ENGINE_NAME_MAX];

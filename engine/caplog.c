@@ -175,15 +175,6 @@ static const char *skip_spaces(const char *s)
     return s;
 }
 
-/* strchr for the few bytes between a line's fields: no call. C is not NUL. */
-static inline const char *find_byte(const char *s, char c)
-{
-    for (; *s; s++)
-        if (*s == c)
-            return s;
-    return NULL;
-}
-
 static inline bool two_digits(const char *s)
 {
     return is_digit(s[0]) && is_digit(s[1]); /* stops at a NUL */
@@ -216,7 +207,15 @@ static void strip_quotes(const char **s, size_t *len)
     }
 }
 
-/* A decimal number ("-12.34"), locale-independent. */
+/* Exact powers of ten: a mantissa below 2^53 over one of these is a single, correctly rounded
+ * division. */
+static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+#define EXACT_DIGITS_MAX 15 /* 10^15 < 2^53: the mantissa is exact */
+
+/* A decimal number ("-12.34"), locale-independent: the nearest double to what the log printed
+ * when it has at most EXACT_DIGITS_MAX digits (every number SGLang prints), else summed digit by
+ * digit. */
 static bool parse_real(const char *s, double *out, const char **end)
 {
     const char *p = s;
@@ -227,14 +226,28 @@ static bool parse_real(const char *s, double *out, const char **end)
     }
     if (!is_digit(*p))
         return false;
-    double v = 0;
+    const char *digits = p;
+    uint64_t mant = 0;
     while (is_digit(*p))
-        v = v * 10 + (*p++ - '0');
+        mant = mant * 10 + (uint64_t)(*p++ - '0');
+    size_t int_digits = (size_t)(p - digits), frac_digits = 0;
+    const char *frac = NULL;
     if (*p == '.' && is_digit(p[1])) {
-        p++;
+        frac = ++p;
+        while (is_digit(*p))
+            mant = mant * 10 + (uint64_t)(*p++ - '0');
+        frac_digits = (size_t)(p - frac);
+    }
+    double v;
+    if (int_digits + frac_digits <= EXACT_DIGITS_MAX) {
+        v = (double)mant / pow10_exact[frac_digits];
+    } else { /* the wrapped mantissa is not used */
+        v = 0;
+        for (const char *q = digits; is_digit(*q); q++)
+            v = v * 10 + (*q - '0');
         double scale = 0.1;
-        while (is_digit(*p)) {
-            v += (*p++ - '0') * scale;
+        for (const char *q = frac; q && is_digit(*q); q++) {
+            v += (*q - '0') * scale;
             scale /= 10;
         }
     }
@@ -283,25 +296,32 @@ static bool has_exponent(const char *end)
     return is_digit(*end);
 }
 
-static bool real_plausible(const char *s, double lo, double hi, double *out)
+/* The number at S within LO..HI into *OUT; *END (if END) gets where the digits stop, wherever
+ * the number was read. */
+static bool real_plausible(const char *s, double lo, double hi, double *out, const char **end)
 {
-    const char *end;
+    const char *stop = s;
     double v;
-    if (!parse_real(s, &v, &end) || has_exponent(end) || !(v >= lo && v <= hi)) /* NaN, inf fail */
-        return false;
-    *out = v;
-    return true;
+    bool ok = parse_real(s, &v, &stop) && !has_exponent(stop) && v >= lo && v <= hi; /* NaN, inf fail */
+    if (end)
+        *end = stop;
+    if (ok)
+        *out = v;
+    return ok;
 }
 
-static bool int_plausible(const char *s, int64_t lo, int64_t hi, int64_t *out)
+static bool int_plausible(const char *s, int64_t lo, int64_t hi, int64_t *out, const char **end)
 {
-    const char *end;
+    const char *stop = s;
     int64_t v;
     /* "12.5" or "1e9" is not an integer SGLang printed; "16." ends a sentence */
-    if (!parse_int(s, &v, &end) || (*end == '.' && is_digit(end[1])) || has_exponent(end) || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
+    bool ok =
+        parse_int(s, &v, &stop) && !(*stop == '.' && is_digit(stop[1])) && !has_exponent(stop) && v >= lo && v <= hi;
+    if (end)
+        *end = stop;
+    if (ok)
+        *out = v;
+    return ok;
 }
 
 /* "[1, 2, 4]" at S into OUT (at most CAP; the rest counted in *DROPPED). Returns the count,
@@ -349,14 +369,14 @@ static inline value_state real_at(const char *k, size_t key_len, double lo, doub
 {
     if (!k)
         return VALUE_ABSENT;
-    return real_plausible(skip_spaces(k + key_len), lo, hi, out) ? VALUE_OK : VALUE_BAD;
+    return real_plausible(skip_spaces(k + key_len), lo, hi, out, NULL) ? VALUE_OK : VALUE_BAD;
 }
 
 static inline value_state int_at(const char *k, size_t key_len, int64_t lo, int64_t hi, int64_t *out)
 {
     if (!k)
         return VALUE_ABSENT;
-    return int_plausible(skip_spaces(k + key_len), lo, hi, out) ? VALUE_OK : VALUE_BAD;
+    return int_plausible(skip_spaces(k + key_len), lo, hi, out, NULL) ? VALUE_OK : VALUE_BAD;
 }
 
 static inline value_state real_key(const char *s, const char *key, double lo, double hi, double *out)
@@ -1616,7 +1636,7 @@ typedef struct {
 /* "  40%|████   | 21/52 [00:03<00:04,  7.40it/s]" from the percentage on. */
 static void parse_bar_tail(const char *s, const char *end, bar_frame *f)
 {
-    const char *pct = find_byte(s, '%');
+    const char *pct = memchr(s, '%', (size_t)(end - s));
     if (!pct || !has_prefix(pct, BAR_START))
         return;
     const char *bar = pct + LITERAL_LEN(BAR_START); /* the blocks, three bytes each: memchr's pace */
@@ -1633,7 +1653,7 @@ static void parse_bar_tail(const char *s, const char *end, bar_frame *f)
             f->implausible = true;
         }
     }
-    const char *rate = find_byte(q, '[');
+    const char *rate = memchr(q, '[', (size_t)(end - q));
     const char *rate_end = rate ? memchr(rate, ']', (size_t)(end - rate)) : NULL;
     if (rate_end) {
         const char *t = skip_spaces(rate_end + 1);
@@ -1646,7 +1666,8 @@ static void parse_bar_tail(const char *s, const char *end, bar_frame *f)
  * NUL, either of which ends a number. */
 static void parse_bar_desc(const char *w, const char *end, bar_frame *f)
 {
-    /* its words, read in one pass (half of a capture's lines are these frames) */
+    /* its words, read in one pass (half of a capture's lines are these frames); a number's word
+     * is skipped from where its digits stop ("avail_mem= 75.31": the number is not a word) */
     value_state tokens = VALUE_ABSENT, bs = VALUE_ABSENT, avail = VALUE_ABSENT;
     int64_t tokens_v = 0, bs_v = 0;
     while (w < end) {
@@ -1654,16 +1675,19 @@ static void parse_bar_desc(const char *w, const char *end, bar_frame *f)
             w++;
             continue;
         }
-        if (tokens == VALUE_ABSENT && *w == 'n' && has_prefix(w, "num_tokens="))
-            tokens = int_plausible(w + LITERAL_LEN("num_tokens="), 1, CAPLOG_NUM_TOKENS_MAX, &tokens_v) ? VALUE_OK
-                                                                                                        : VALUE_BAD;
-        else if (bs == VALUE_ABSENT && *w == 'b' && has_prefix(w, "bs="))
-            bs = int_plausible(w + LITERAL_LEN("bs="), 1, CAPLOG_BS_MAX, &bs_v) ? VALUE_OK : VALUE_BAD;
-        else if (avail == VALUE_ABSENT && *w == 'a' && has_prefix(w, "avail_mem="))
-            avail = real_plausible(skip_spaces(w + LITERAL_LEN("avail_mem=")), 0.0, CAPLOG_GIB_MAX, &f->avail)
-                        ? VALUE_OK
-                        : VALUE_BAD;
-        while (w < end && *w != ' ')
+        const char *num = NULL, *rest = NULL;
+        if (tokens == VALUE_ABSENT && *w == 'n' && has_prefix(w, "num_tokens=")) {
+            num = w + LITERAL_LEN("num_tokens=");
+            tokens = int_plausible(num, 1, CAPLOG_NUM_TOKENS_MAX, &tokens_v, &rest) ? VALUE_OK : VALUE_BAD;
+        } else if (bs == VALUE_ABSENT && *w == 'b' && has_prefix(w, "bs=")) {
+            num = w + LITERAL_LEN("bs=");
+            bs = int_plausible(num, 1, CAPLOG_BS_MAX, &bs_v, &rest) ? VALUE_OK : VALUE_BAD;
+        } else if (avail == VALUE_ABSENT && *w == 'a' && has_prefix(w, "avail_mem=")) {
+            num = skip_spaces(w + LITERAL_LEN("avail_mem="));
+            avail = real_plausible(num, 0.0, CAPLOG_GIB_MAX, &f->avail, &rest) ? VALUE_OK : VALUE_BAD;
+        }
+        /* no digits read: the word ends at its own space ("avail_mem= bs=5" still reads bs=5) */
+        for (w = num && rest > num ? rest : w; w < end && *w != ' ';)
             w++;
     }
     if (tokens != VALUE_ABSENT)

@@ -58,6 +58,36 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* V's N values in increasing order. A log's lists come sorted, increasing or decreasing, so a
+ * run costs a pass, not a qsort. */
+static void sort_sizes(uint32_t *v, uint32_t n)
+{
+    bool up = true, down = true;
+    for (uint32_t i = 1; i < n && (up || down); i++) {
+        up = up && v[i - 1] <= v[i];
+        down = down && v[i - 1] >= v[i];
+    }
+    if (up)
+        return;
+    if (down) {
+        for (uint32_t i = 0, j = n - 1; i < j; i++, j--) {
+            uint32_t t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+        }
+        return;
+    }
+    qsort(v, n, sizeof v[0], cmp_u32);
+}
+
+/* snprintf(DST, CAP, "%s", SRC) without the format's cost: once per run for the model's name. */
+static void copy_name(char *dst, size_t cap, const char *src)
+{
+    size_t n = strnlen(src, cap - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 /* The target group (the first target decode/verify group, or a legacy "cuda graph" one) and the
  * layers measured by it and by the draft groups. */
 static void derive_layers(const caplog_run *run, engine_run_facts *f)
@@ -124,7 +154,7 @@ static void derive_logged_knobs(const caplog_run *run, engine_run_facts *f)
         FROM(KNOB_MAX_BS, max_bs, max, ORIGIN_LOG);
         k->n_buckets = t->n_sizes;
         memcpy(k->buckets, t->sizes, t->n_sizes * sizeof t->sizes[0]);
-        qsort(k->buckets, k->n_buckets, sizeof k->buckets[0], cmp_u32);
+        sort_sizes(k->buckets, k->n_buckets);
         f->origin[KNOB_BUCKETS] = ORIGIN_LOG;
     } else {
         if (a->cuda_graph_max_bs.has && a->cuda_graph_max_bs.v > 0)
@@ -132,7 +162,7 @@ static void derive_logged_knobs(const caplog_run *run, engine_run_facts *f)
         if (a->cuda_graph_bs.has && a->cuda_graph_bs.n > 0) {
             k->n_buckets = a->cuda_graph_bs.n;
             memcpy(k->buckets, a->cuda_graph_bs.v, a->cuda_graph_bs.n * sizeof a->cuda_graph_bs.v[0]);
-            qsort(k->buckets, k->n_buckets, sizeof k->buckets[0], cmp_u32);
+            sort_sizes(k->buckets, k->n_buckets);
             f->origin[KNOB_BUCKETS] = ORIGIN_LOG;
         }
     }
@@ -191,7 +221,7 @@ static void infer_gpu(const caplog_run *run, const engine_run_context *c, engine
             best = &c->gpus[i];
     }
     if (best) {
-        snprintf(f->values.gpu.name, sizeof f->values.gpu.name, "%s", best->name);
+        copy_name(f->values.gpu.name, sizeof f->values.gpu.name, best->name);
         f->gpu_inferred = true;
         f->origin[KNOB_GPU] = ORIGIN_INFERRED;
     }
@@ -206,13 +236,13 @@ void engine_run_derive(const caplog_run *run, const engine_run_context *c, engin
 
     const char *model = match_model(run, c);
     if (c->model_set && *c->model_set) { /* said at ingest: it wins over the log's name */
-        snprintf(f->model, sizeof f->model, "%s", c->model_set);
+        copy_name(f->model, sizeof f->model, c->model_set);
         f->model_origin = ORIGIN_SET;
     } else if (model) {
-        snprintf(f->model, sizeof f->model, "%s", model);
+        copy_name(f->model, sizeof f->model, model);
         f->model_origin = ORIGIN_LOG;
     } else if (c->model_given && c->given && c->given->model.name[0]) {
-        snprintf(f->model, sizeof f->model, "%s", c->given->model.name);
+        copy_name(f->model, sizeof f->model, c->given->model.name);
         f->model_origin = ORIGIN_PRESET;
     }
     derive_layers(run, f);

@@ -1612,6 +1612,30 @@ static void test_absurd_values(void **state)
 }
 
 /* The bounds themselves are plausible values: kept, and one past them is not. */
+/* A number is read as the double nearest to what the log printed (summing digit by digit gave
+ * 0.29 as 0.29000000000000004), and a bar's words after a number are still read, in any order. */
+static void test_numbers_exact(void **state)
+{
+    (void)state;
+    parsed r = parse_text("[2026-08-19 21:40:10 TP0] Load weight begin. avail mem=0.29 GB\n"
+                          "[2026-08-19 21:40:45 TP0] Capture cuda graph begin. bs=[2, 1], avail mem=75.31 GB\n"
+                          "Capturing batches (bs=2 avail_mem= 75.15 GB):  50%|█████     | 1/2 [00:01<00:01, 1.0it/s]\n"
+                          "Capturing batches (avail_mem=75.02 GB bs=1): 100%|██████████| 2/2 [00:02<00:00, 1.0it/s]\n"
+                          "[2026-08-19 21:40:46 TP0] Capture cuda graph end. Time elapsed: 2.00 s, mem usage=0.31 GB, "
+                          "avail mem=75.00 GB.\n");
+    assert_int_equal(r.n, 1);
+    const caplog_run *run = &r.runs[0];
+    assert_true(rank_of(run, "TP0")->weights_begin_avail_gib == 0.29);
+    const caplog_group *g = &run->groups[0];
+    assert_true(g->begin_avail_gib == 75.31);
+    assert_int_equal(g->n_bars, 2);
+    assert_true(g->bars[0].size == 2 && g->bars[0].avail_gib == 75.15);
+    assert_true(g->bars[1].size == 1 && g->bars[1].avail_gib == 75.02); /* a word after "GB" */
+    assert_int_equal(run->malformed_lines, 0);
+    assert_true(g->end_usage_gib == 0.31);
+    parsed_free(&r);
+}
+
 static void test_bounds_inclusive(void **state)
 {
     (void)state;
@@ -1690,6 +1714,7 @@ int main(void)
         cmocka_unit_test(test_bounds_are_the_knob_ranges),
         cmocka_unit_test(test_absurd_values),
         cmocka_unit_test(test_bounds_inclusive),
+        cmocka_unit_test(test_numbers_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
