@@ -180,13 +180,37 @@ static inline bool two_digits(const char *s)
     return is_digit(s[0]) && is_digit(s[1]); /* stops at a NUL */
 }
 
+/* the order memcpy puts bytes in a uint64_t */
+#define IS_LITTLE_ENDIAN (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+
+/* The 8 bytes at S (readable: a lexer's line has LINE_PAD) hold a digit in each byte DIGITS
+ * selects (0xff each, byte i of S at bits 8i..8i+7) and LITERAL where LITERAL_MASK selects: a
+ * timestamp in a few operations instead of a test per byte. A byte is a digit when its high
+ * nibble is 3 and adding 6 leaves it 3; a sum that carries into the next byte starts from a
+ * byte whose high nibble is not 3, so the word fails either way. */
+static inline bool bytes_match(const char *s, uint64_t digits, uint64_t literal_mask, uint64_t literal)
+{
+    const uint64_t nibble_high = UINT64_C(0xf0f0f0f0f0f0f0f0), threes = UINT64_C(0x3030303030303030),
+                   sixes = UINT64_C(0x0606060606060606);
+    uint64_t x;
+    memcpy(&x, s, 8);
+    uint64_t d = x & digits, high = digits & nibble_high, want = digits & threes;
+    return (x & literal_mask) == literal && (d & high) == want && ((d + (digits & sixes)) & high) == want;
+}
+
 /* S starts with DATE_PATTERN ("9999-99-99", '9' any digit) or TIME_PATTERN ("99:99:99"). */
 static inline bool is_date(const char *s)
 {
+    if (IS_LITTLE_ENDIAN) /* "9999-99-" then "99" */
+        return bytes_match(s, UINT64_C(0x00ffff00ffffffff), UINT64_C(0xff0000ff00000000),
+                           UINT64_C(0x2d00002d00000000)) &&
+               two_digits(s + 8);
     return two_digits(s) && two_digits(s + 2) && s[4] == '-' && two_digits(s + 5) && s[7] == '-' && two_digits(s + 8);
 }
 static inline bool is_time(const char *s)
 {
+    if (IS_LITTLE_ENDIAN)
+        return bytes_match(s, UINT64_C(0xffff00ffff00ffff), UINT64_C(0x0000ff0000ff0000), UINT64_C(0x00003a00003a0000));
     return two_digits(s) && s[2] == ':' && two_digits(s + 3) && s[5] == ':' && two_digits(s + 6);
 }
 
@@ -632,9 +656,6 @@ typedef struct {
 
 _Static_assert(CAPLOG_LINE_MAX <= UINT16_MAX + 1, "a key's offset in a message fits a uint16_t");
 
-/* the order memcpy puts bytes in a uint64_t */
-#define IS_LITTLE_ENDIAN (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
-
 /* The keys not yet in M that start at their anchor T, in the message S (a NUL after it, and room
  * for the longest key past that NUL: a key cut by the message's end meets the NUL). */
 static inline void mark_keys(const char *s, const char *t, key_marks *m)
@@ -657,25 +678,31 @@ static inline void mark_keys(const char *s, const char *t, key_marks *m)
     }
 }
 
-/* The keys found anywhere in the N bytes at S (no NUL among them, one after them), where strstr
- * would find each into AT (KEY_COUNT of room): their mask. */
+/* The keys found anywhere in the N bytes at S (no NUL among them, one after them, and 16
+ * readable bytes past it: a lexer's line has LINE_PAD), where strstr would find each, into AT
+ * (KEY_COUNT of room): their mask. */
 static unsigned markers_in(const char *s, size_t n, uint16_t *at)
 {
     const char *end = s + n;
     key_marks m = {0, at};
-    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
     const char *b = s;
 #if STOP_SIMD
-    /* a byte in 0x41..0x5f, 16 at a time: signed compares, so bytes from 0x80 on (negative) are
-     * below the range */
+    /* a byte in 0x41..0x5f, 16 at a time (the last 16 cut at END): signed compares, so bytes
+     * from 0x80 on (negative) are below the range */
     const __m128i below = _mm_set1_epi8(ANCHOR_FIRST - 1), above = _mm_set1_epi8(ANCHOR_LAST + 1);
-    for (; (size_t)(end - b) >= 16; b += 16) {
+    for (; b < end; b += 16) {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)b);
         unsigned in = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(x, below), _mm_cmplt_epi8(x, above)));
-        for (; in; in &= in - 1)
+        if ((size_t)(end - b) < 16)
+            in &= (1u << (end - b)) - 1;
+        for (; in; in &= in - 1) {
             mark_keys(s, b + __builtin_ctz(in), &m);
+            if (m.mask & MK_SERVER_ARGS)
+                return m.mask; /* a server_args line is read for that key alone (on_message) */
+        }
     }
-#endif
+#else
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
     for (; (size_t)(end - b) >= 8; b += 8) {
         uint64_t x;
         memcpy(&x, b, 8);
@@ -695,11 +722,14 @@ static unsigned markers_in(const char *s, size_t n, uint16_t *at)
                 in &= ~(highs & (UINT64_C(0xff) << (8 * (7 - lane))));
             }
             mark_keys(s, b + lane, &m);
+            if (m.mask & MK_SERVER_ARGS)
+                return m.mask;
         }
     }
-    for (const char *t = b; t < end; t++)
+    for (const char *t = b; t < end && !(m.mask & MK_SERVER_ARGS); t++)
         if ((unsigned char)*t >= ANCHOR_FIRST && (unsigned char)*t <= ANCHOR_LAST)
             mark_keys(s, t, &m);
+#endif
     return m.mask;
 }
 
@@ -810,7 +840,7 @@ static const uint8_t compose_name_char[256] = {
 };
 
 /* docker compose's "name  | " before the line. */
-static const char *skip_foreign_prefix(const char *s)
+static const char *skip_foreign_prefix(const char *s, const char *end)
 {
     const char *p = s;
     if (compose_name_char[(unsigned char)*p] != 2)
@@ -828,7 +858,7 @@ static const char *skip_foreign_prefix(const char *s)
     p++;
     if (*p == ' ')
         p++;
-    return *p ? p : s;
+    return p < end ? p : s;
 }
 
 /* ---------------------------------------------------------------- runs, ranks, groups */
@@ -1657,7 +1687,7 @@ static void parse_bar_tail(const char *s, const char *end, bar_frame *f)
     const char *rate_end = rate ? memchr(rate, ']', (size_t)(end - rate)) : NULL;
     if (rate_end) {
         const char *t = skip_spaces(rate_end + 1);
-        if (*t)
+        if (t < end)
             f->tail = t;
     }
 }
@@ -2174,7 +2204,8 @@ static void on_server_args(caplog_parser *p, const char *text)
 
 /* "SGLANG_X=1", "export NVSHMEM_QP_DEPTH=1024" (a launch script's echo, no log prefix): the
  * variable's name and value in S, or false when S is not such a line. */
-static bool read_env_line(const char *s, const char **key, size_t *key_len, const char **value, size_t *value_len)
+static bool read_env_line(const char *s, const char *end, const char **key, size_t *key_len, const char **value,
+                          size_t *value_len)
 {
     const char *k = s;
     if (starts_with(k, BASH_TRACE_PREFIX))
@@ -2189,7 +2220,7 @@ static bool read_env_line(const char *s, const char **key, size_t *key_len, cons
     if (*e != '=')
         return false;
     const char *v = e + 1;
-    size_t vlen = strlen(v);
+    size_t vlen = (size_t)(end - v);
     while (vlen && is_space(v[vlen - 1]))
         vlen--;
     strip_quotes(&v, &vlen);
@@ -2402,7 +2433,7 @@ typedef enum {
     TOK_HOOK,      /* a hook line: the text after its key */
     TOK_BAR,       /* a progress-bar frame: a bar_frame */
     TOK_PREFIXED,  /* "[time TAGS] message": line_tags, the label, the message if COUNT (its keys) */
-    TOK_ENV,       /* an echoed variable: the name (COUNT bytes) and the value, one text */
+    TOK_ENV,       /* an echoed variable: the name (COUNT bytes of body), the value its text */
     TOK_MESSAGE,   /* any other segment: the text if COUNT (its keys) */
 } token_kind;
 
@@ -2509,6 +2540,14 @@ static void put_token(caplog_tokens *out, token_kind kind, unsigned flags, uint3
     token_close(out, kind, flags, count, 0, 0, text, text_len);
 }
 
+/* An echoed variable's token: its name (COUNT bytes, the body), then its value (the text). */
+static void put_env_token(caplog_tokens *out, unsigned flags, const char *key, size_t key_len, const char *value,
+                          size_t value_len)
+{
+    memcpy(token_body(out), key, key_len);
+    token_close(out, TOK_ENV, flags, (uint32_t)key_len, 0, key_len, value, value_len);
+}
+
 /* A '\n' ended the segment whose tokens begin at SEGMENT: its last token says so, else (it had
  * none: an empty line) a TOK_LINE_ENDS token counts it. */
 static void put_line_end(caplog_tokens *out, size_t segment)
@@ -2551,16 +2590,23 @@ static size_t unpack_marks(const char *in, key_marks *km)
 
 /* ---------------------------------------------------------------- the lexer */
 
-/* S holds N bytes and a NUL after them, none before: its tokens into OUT. */
-static void lex_segment(caplog_tokens *out, char *s, size_t n, int depth)
+/* The segment's N bytes at S with its trailing spaces: a lexer's line is cut before them in
+ * place; the bytes a reader lexes where they lie are copied into the line first (is_space). */
+static bool ends_in_space(const char *s, size_t n)
 {
-    while (n && is_space(s[n - 1])) /* no '\r' is left: it ends a segment */
-        s[--n] = '\0';
+    return n && is_space(s[n - 1]);
+}
+
+/* S holds N bytes, none of them a NUL, no space at their end (ends_in_space), and a NUL, '\n'
+ * or '\r' after them (which no field, key or number holds, so each stops there as at a NUL),
+ * then LINE_PAD readable bytes: its tokens into OUT. S is never written. */
+static void lex_segment(caplog_tokens *out, const char *s, size_t n, int depth)
+{
     if (!n)
         return;
     unsigned glued = depth > 0 ? TOKEN_GLUED : 0;
     const char *end = s + n;
-    const char *m = skip_foreign_prefix(s);
+    const char *m = skip_foreign_prefix(s, end);
     const char *t = skip_spaces(m);
     if (t[0] == '[' && has_prefix(t, CAPLOG_HOOK_KEY)) {
         const char *text = t + LITERAL_LEN(CAPLOG_HOOK_KEY);
@@ -2572,7 +2618,7 @@ static void lex_segment(caplog_tokens *out, char *s, size_t n, int depth)
         const char *tail = f->tail; /* not kept: the next token is written over it */
         token_close(out, TOK_BAR, glued, 0, 0, BAR_FRAME_KEPT, NULL, 0);
         if (tail && depth < GLUED_SEGMENTS_MAX) /* "...it/s][2025-06-26 ...] Try ..." */
-            lex_segment(out, (char *)tail, (size_t)(end - tail), depth + 1);
+            lex_segment(out, tail, (size_t)(end - tail), depth + 1);
         return;
     }
     /* a prefixed line's token: its line_tags (up to the label), where its keys start (if it holds
@@ -2604,11 +2650,8 @@ static void lex_segment(caplog_tokens *out, char *s, size_t n, int depth)
     }
     const char *key, *value;
     size_t key_len, value_len;
-    if (read_env_line(t, &key, &key_len, &value, &value_len)) {
-        /* the name and the value as one text: the value moves up to the name's end (in S) */
-        char *joined = s + (key - s);
-        memmove(joined + key_len, value, value_len);
-        put_token(out, TOK_ENV, glued, (uint32_t)key_len, joined, key_len + value_len);
+    if (read_env_line(t, end, &key, &key_len, &value, &value_len)) {
+        put_env_token(out, glued, key, key_len, value, value_len); /* the name and the value, one text */
         return;
     }
     unsigned mask = markers_in(t, (size_t)(end - t), at);
@@ -2624,6 +2667,8 @@ static void segment_done(caplog_lexer *lx, caplog_tokens *out, bool line_end)
         put_token(out, TOK_TRUNCATED, 0, 0, NULL, 0);
     } else {
         size_t n = lx->nul < lx->len ? lx->nul : lx->len; /* binary input: the text ends at a NUL */
+        while (ends_in_space(lx->line, n))                /* no '\r' is left: it ends a segment */
+            n--;
         lx->line[n] = '\0';
         lex_segment(out, lx->line, n, 0);
     }
@@ -2696,9 +2741,9 @@ static const char *next_stop(stop_scan *sc, const char *s, const char *end)
     }
 }
 
-/* caplog_lex and caplog_lex_in_place: BUF's tokens; WRITABLE is BUF where the caller lets the
- * lexer write (and read CAPLOG_LEX_PAD bytes past BUF + LEN), else NULL. */
-static size_t lex_bytes(caplog_lexer *lx, char *writable, const char *buf, size_t len, caplog_tokens *out)
+/* caplog_lex and caplog_lex_in_place: BUF's tokens; IN_PLACE: the caller lets the lexer read
+ * CAPLOG_LEX_PAD bytes past BUF + LEN, so a segment that lies whole in BUF is read there. */
+static size_t lex_bytes(caplog_lexer *lx, bool in_place, const char *buf, size_t len, caplog_tokens *out)
 {
     out->used = 0;
     out->last = SIZE_MAX;
@@ -2712,16 +2757,15 @@ static size_t lex_bytes(caplog_lexer *lx, char *writable, const char *buf, size_
                 nul = stop;
             stop = next_stop(&sc, stop + 1, end);
         }
-        if (writable && stop < end && !lx->len && !lx->overflow && (size_t)(stop - s) <= CAPLOG_LINE_MAX) {
-            /* a whole segment in writable bytes: read where it lies, its end made its NUL (what
-             * segment_append and segment_done would give, without the copy into LX's line) */
-            char *segment = writable + (s - buf);
-            size_t n = (size_t)((nul ? nul : stop) - s);
-            bool line_end = *stop == '\n';
+        size_t n = (size_t)((nul ? nul : stop) - s);
+        if (in_place && stop < end && !lx->len && !lx->overflow && (size_t)(stop - s) <= CAPLOG_LINE_MAX &&
+            !ends_in_space(s, n)) {
+            /* a whole segment, ended by its stop byte or its first NUL: read where it lies, as
+             * segment_append and segment_done would read its copy (no space to cut at its end,
+             * the rare segment with one is copied) */
             size_t first_token = out->used;
-            segment[n] = '\0';
-            lex_segment(out, segment, n, 0);
-            if (line_end)
+            lex_segment(out, s, n, 0);
+            if (*stop == '\n')
                 put_line_end(out, first_token);
             s = stop + 1;
             continue;
@@ -2737,12 +2781,12 @@ static size_t lex_bytes(caplog_lexer *lx, char *writable, const char *buf, size_
 
 size_t caplog_lex(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *out)
 {
-    return lex_bytes(lx, NULL, buf, len, out);
+    return lex_bytes(lx, false, buf, len, out);
 }
 
-size_t caplog_lex_in_place(caplog_lexer *lx, char *buf, size_t len, caplog_tokens *out)
+size_t caplog_lex_in_place(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *out)
 {
-    return lex_bytes(lx, buf, buf, len, out);
+    return lex_bytes(lx, true, buf, len, out);
 }
 
 void caplog_lex_end(caplog_lexer *lx, caplog_tokens *out)
@@ -2814,7 +2858,7 @@ int caplog_apply(caplog_parser *p, const caplog_tokens *in)
             break;
         }
         case TOK_ENV:
-            on_env_line(p, body, h.count, body + h.count, h.text_len - h.count);
+            on_env_line(p, body, h.count, body + h.count, h.text_len);
             break;
         case TOK_MESSAGE:
             on_message(p, body + unpack_marks(body, &km), &km, false, NULL);

@@ -251,11 +251,11 @@ void caplog_tokens_free(caplog_tokens *t);
 /* Replaces T's tokens by those of BUF's first bytes; returns how many it took, LEN or fewer when
  * T is full (lex the rest into the next buffer). A segment cut at LEN waits in LX. */
 size_t caplog_lex(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *t);
-/* caplog_lex that may write into BUF's bytes, and read CAPLOG_LEX_PAD bytes past BUF + LEN (the
- * caller's to allocate): a line that lies whole in BUF is read where it lies, not copied. BUF's
- * bytes are then no longer the input's. */
+/* caplog_lex that may read CAPLOG_LEX_PAD bytes past BUF + LEN (readable, whatever they hold: the
+ * caller's to provide): a line that lies whole in BUF is read where it lies, not copied. BUF is
+ * never written, so it may be a read-only mapping of the file. */
 #define CAPLOG_LEX_PAD 64
-size_t caplog_lex_in_place(caplog_lexer *lx, char *buf, size_t len, caplog_tokens *t);
+size_t caplog_lex_in_place(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *t);
 /* End of input: T gets what LX holds of a last line without its newline (ignored, but counted). */
 void caplog_lex_end(caplog_lexer *lx, caplog_tokens *t);
 /* Returns 0, or -1 after caplog_finish(). */

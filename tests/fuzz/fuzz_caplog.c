@@ -2,9 +2,9 @@
  * random chunks (sizes drawn from the input's hash), and again in random chunks through the two
  * stages ingest runs on two threads (caplog_lex, then caplog_apply), and again through the in-place
  * lexer ingest's reader uses (caplog_lex_in_place, each chunk in a buffer of exactly its bytes
- * and CAPLOG_LEX_PAD, so a read past the pad is a sanitizer report) must give the same runs,
- * compared as the dry-run JSON (cli/caplog_json.c, fuzzed with it) plus every counter the JSON
- * leaves out. */
+ * and CAPLOG_LEX_PAD, so a read past the pad is a sanitizer report; both must be left as they
+ * were) must give the same runs, compared as the dry-run JSON (cli/caplog_json.c, fuzzed with it)
+ * plus every counter the JSON leaves out. */
 #include <string.h>
 
 #include "caplog.h"
@@ -81,7 +81,7 @@ static char *parse(const uint8_t *data, size_t size, uint64_t *rng, int mode, si
             if (n > size - off)
                 n = size - off;
         }
-        if (mode == STAGES_IN_PLACE) { /* the lexer may write into the chunk: a copy of it */
+        if (mode == STAGES_IN_PLACE) { /* a copy of the chunk with its pad, which the lexer never writes */
             char *chunk = malloc(n + CAPLOG_LEX_PAD);
             if (!chunk)
                 abort();
@@ -91,6 +91,9 @@ static char *parse(const uint8_t *data, size_t size, uint64_t *rng, int mode, si
                 done += caplog_lex_in_place(lx, chunk + done, n - done, tokens);
                 FUZZ_CHECK(caplog_apply(p, tokens) == 0, "apply failed");
             }
+            FUZZ_CHECK(memcmp(chunk, data + off, n) == 0, "the in-place lexer wrote into its input");
+            for (size_t k = 0; k < CAPLOG_LEX_PAD; k++)
+                FUZZ_CHECK(chunk[n + k] == 0x5a, "the in-place lexer wrote into the pad");
             free(chunk);
         } else if (stages) {
             for (size_t done = 0; done < n;) {
