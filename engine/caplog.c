@@ -2446,8 +2446,9 @@ typedef struct {
     uint32_t text_len;  /* the text at the token's end (a NUL after it) */
 } token_head;
 enum {
-    TOKEN_GLUED = 1,   /* read after a bar frame in the same segment: one malformed count for both */
-    TOKEN_LINE_END = 2 /* a physical line ended after it ('\n'): no TOK_LINE_ENDS token of its own */
+    TOKEN_GLUED = 1,    /* read after a bar frame in the same segment: one malformed count for both */
+    TOKEN_LINE_END = 2, /* a physical line ended after it ('\n'): no TOK_LINE_ENDS token of its own */
+    TOKEN_UNMARKED = 4  /* its keys are the applier's to find (caplog_lexer_defer_marks): its text */
 };
 
 /* A token's fixed part and its label, at most, and room for what is filled in place past them;
@@ -2467,6 +2468,7 @@ struct caplog_tokens {
 };
 
 struct caplog_lexer {
+    bool defer_marks;                          /* caplog_lexer_defer_marks */
     char line[CAPLOG_LINE_MAX + 1 + LINE_PAD]; /* the segment being read */
     size_t len;
     bool overflow;
@@ -2505,6 +2507,11 @@ caplog_lexer *caplog_lexer_new(void)
 void caplog_lexer_free(caplog_lexer *lx)
 {
     free(lx);
+}
+
+void caplog_lexer_defer_marks(caplog_lexer *lx, bool defer)
+{
+    lx->defer_marks = defer;
 }
 
 /* The next token's body, to be filled in place: a struct built elsewhere and copied in would be
@@ -2600,7 +2607,7 @@ static bool ends_in_space(const char *s, size_t n)
 /* S holds N bytes, none of them a NUL, no space at their end (ends_in_space), and a NUL, '\n'
  * or '\r' after them (which no field, key or number holds, so each stops there as at a NUL),
  * then LINE_PAD readable bytes: its tokens into OUT. S is never written. */
-static void lex_segment(caplog_tokens *out, const char *s, size_t n, int depth)
+static void lex_segment(caplog_tokens *out, const char *s, size_t n, int depth, bool defer_marks)
 {
     if (!n)
         return;
@@ -2618,7 +2625,7 @@ static void lex_segment(caplog_tokens *out, const char *s, size_t n, int depth)
         const char *tail = f->tail; /* not kept: the next token is written over it */
         token_close(out, TOK_BAR, glued, 0, 0, BAR_FRAME_KEPT, NULL, 0);
         if (tail && depth < GLUED_SEGMENTS_MAX) /* "...it/s][2025-06-26 ...] Try ..." */
-            lex_segment(out, tail, (size_t)(end - tail), depth + 1);
+            lex_segment(out, tail, (size_t)(end - tail), depth + 1, defer_marks);
         return;
     }
     /* a prefixed line's token: its line_tags (up to the label), where its keys start (if it holds
@@ -2638,14 +2645,16 @@ static void lex_segment(caplog_tokens *out, const char *s, size_t n, int depth)
         /* copy_text() keeps CAPLOG_LABEL_MAX - 1 bytes of a label (tags are ASCII) */
         size_t label_len = tags->label_len < CAPLOG_LABEL_MAX - 1 ? tags->label_len : CAPLOG_LABEL_MAX - 1;
         /* an implausible tag makes the line malformed, whatever it says */
-        unsigned mask = tags->implausible ? 0 : markers_in(msg, (size_t)(end - msg), at);
+        bool deferred = defer_marks && !tags->implausible;
+        unsigned mask = tags->implausible || deferred ? 0 : markers_in(msg, (size_t)(end - msg), at);
         size_t len = LINE_TAGS_KEPT;
         len += pack_marks(body + len, mask, at);
         if (label_len)
             memcpy(body + len, label, label_len);
         /* a line no rule reads: its tags only */
-        token_close(out, TOK_PREFIXED, glued, mask, label_len, len + label_len, mask ? msg : NULL,
-                    mask ? (size_t)(end - msg) : 0);
+        bool text = mask || deferred;
+        token_close(out, TOK_PREFIXED, glued | (deferred ? TOKEN_UNMARKED : 0), mask, label_len, len + label_len,
+                    text ? msg : NULL, text ? (size_t)(end - msg) : 0);
         return;
     }
     const char *key, *value;
@@ -2654,9 +2663,10 @@ static void lex_segment(caplog_tokens *out, const char *s, size_t n, int depth)
         put_env_token(out, glued, key, key_len, value, value_len); /* the name and the value, one text */
         return;
     }
-    unsigned mask = markers_in(t, (size_t)(end - t), at);
-    token_close(out, TOK_MESSAGE, glued, mask, 0, pack_marks(body, mask, at), mask ? t : NULL,
-                mask ? (size_t)(end - t) : 0);
+    unsigned mask = defer_marks ? 0 : markers_in(t, (size_t)(end - t), at);
+    bool text = mask || defer_marks;
+    token_close(out, TOK_MESSAGE, glued | (defer_marks ? TOKEN_UNMARKED : 0), mask, 0, pack_marks(body, mask, at),
+                text ? t : NULL, text ? (size_t)(end - t) : 0);
 }
 
 /* The segment in LX's line ended, by a '\n' if LINE_END: its tokens into OUT. */
@@ -2670,7 +2680,7 @@ static void segment_done(caplog_lexer *lx, caplog_tokens *out, bool line_end)
         while (ends_in_space(lx->line, n))                /* no '\r' is left: it ends a segment */
             n--;
         lx->line[n] = '\0';
-        lex_segment(out, lx->line, n, 0);
+        lex_segment(out, lx->line, n, 0, lx->defer_marks);
     }
     if (line_end)
         put_line_end(out, segment);
@@ -2764,7 +2774,7 @@ static size_t lex_bytes(caplog_lexer *lx, bool in_place, const char *buf, size_t
              * segment_append and segment_done would read its copy (no space to cut at its end,
              * the rare segment with one is copied) */
             size_t first_token = out->used;
-            lex_segment(out, s, n, 0);
+            lex_segment(out, s, n, 0, lx->defer_marks);
             if (*stop == '\n')
                 put_line_end(out, first_token);
             s = stop + 1;
@@ -2854,15 +2864,22 @@ int caplog_apply(caplog_parser *p, const caplog_tokens *in)
             size_t len = LINE_TAGS_KEPT + unpack_marks(body + LINE_TAGS_KEPT, &km);
             tags.label = h.label_len ? body + len : NULL;
             tags.label_len = h.label_len;
-            on_message(p, body + len + h.label_len, &km, true, &tags);
+            const char *msg = body + len + h.label_len;
+            if (h.flags & TOKEN_UNMARKED)
+                km.mask = markers_in(msg, h.text_len, at);
+            on_message(p, msg, &km, true, &tags);
             break;
         }
         case TOK_ENV:
             on_env_line(p, body, h.count, body + h.count, h.text_len);
             break;
-        case TOK_MESSAGE:
-            on_message(p, body + unpack_marks(body, &km), &km, false, NULL);
+        case TOK_MESSAGE: {
+            const char *msg = body + unpack_marks(body, &km);
+            if (h.flags & TOKEN_UNMARKED)
+                km.mask = markers_in(msg, h.text_len, at);
+            on_message(p, msg, &km, false, NULL);
             break;
+        }
         default:
             break;
         }

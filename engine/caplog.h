@@ -256,6 +256,10 @@ size_t caplog_lex(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *
  * never written, so it may be a read-only mapping of the file. */
 #define CAPLOG_LEX_PAD 64
 size_t caplog_lex_in_place(caplog_lexer *lx, const char *buf, size_t len, caplog_tokens *t);
+/* DEFER: the lines LX lexes from now on leave finding their keys to caplog_apply (their text goes
+ * with them). The runs are the same either way; a caller with a thread per stage moves that work
+ * to the applier while the applier waits for tokens, so neither waits long for the other. */
+void caplog_lexer_defer_marks(caplog_lexer *lx, bool defer);
 /* End of input: T gets what LX holds of a last line without its newline (ignored, but counted). */
 void caplog_lex_end(caplog_lexer *lx, caplog_tokens *t);
 /* Returns 0, or -1 after caplog_finish(). */
