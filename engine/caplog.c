@@ -987,15 +987,26 @@ static const caplog_bar *last_bar(const caplog_group *g)
 static void group_finalize(caplog_group *g, const char *begin_rank)
 {
     if (g->n_sizes) {
+        /* a list in capture order is monotonic, so its sizes are distinct and a bar's position is
+         * found from the last one's on (bars follow the list), not from the start each time */
+        bool distinct = true;
+        for (uint32_t k = 2; k < g->n_sizes && distinct; k++)
+            distinct = (g->sizes[k - 2] < g->sizes[k - 1]) == (g->sizes[k - 1] < g->sizes[k]) &&
+                       g->sizes[k - 1] != g->sizes[k];
+        distinct = distinct && (g->n_sizes < 2 || g->sizes[0] != g->sizes[1]);
+        uint32_t from = 0;
         for (uint32_t i = 0; i < g->n_bars; i++) {
             caplog_bar *b = &g->bars[i];
             b->index = -1;
             if (b->size) {
-                for (uint32_t k = 0; k < g->n_sizes; k++)
+                uint32_t k = distinct ? from : 0; /* else the first of equal sizes, as always */
+                for (uint32_t j = 0; j < g->n_sizes; j++, k = k + 1 < g->n_sizes ? k + 1 : 0) {
                     if (g->sizes[k] == b->size) {
                         b->index = (int32_t)k;
+                        from = k + 1 < g->n_sizes ? k + 1 : 0;
                         break;
                     }
+                }
             } else if (b->counter >= 0 && (uint32_t)b->counter < g->n_sizes) {
                 b->index = b->counter;
                 b->size = g->sizes[b->counter];
@@ -1063,6 +1074,18 @@ static void group_finalize(caplog_group *g, const char *begin_rank)
                      begin_rank, label, label);
         }
     }
+    /* the first bar at each position up to the last bar's (caplog_group_bar_at's answer) */
+    _Static_assert(CAPLOG_MAX_BUCKETS <= INT16_MAX, "a bar's index in its group fits an int16_t");
+    int16_t bar_at[CAPLOG_MAX_BUCKETS];
+    int32_t positions = 0;
+    for (uint32_t i = 0; i < g->n_bars; i++)
+        if (g->bars[i].index >= positions && g->bars[i].index < CAPLOG_MAX_BUCKETS)
+            positions = g->bars[i].index + 1;
+    for (int32_t k = 0; k < positions; k++)
+        bar_at[k] = -1;
+    for (uint32_t i = g->n_bars; i-- > 0;)
+        if (g->bars[i].index >= 0 && g->bars[i].index < CAPLOG_MAX_BUCKETS)
+            bar_at[g->bars[i].index] = (int16_t)i;
     for (uint32_t i = 0; i < g->n_bars; i++) {
         caplog_bar *b = &g->bars[i];
         b->increment_gib = NO_VALUE;
@@ -1072,7 +1095,10 @@ static void group_finalize(caplog_group *g, const char *begin_rank)
             if (!end_above)
                 b->increment_gib = diff2(b->avail_gib, g->end_avail_gib);
         } else {
-            const caplog_bar *next = caplog_group_bar_at(g, b->index + 1);
+            int32_t at = b->index + 1;
+            const caplog_bar *next = at >= CAPLOG_MAX_BUCKETS            ? caplog_group_bar_at(g, at)
+                                     : at < positions && bar_at[at] >= 0 ? &g->bars[bar_at[at]]
+                                                                         : NULL;
             if (next)
                 b->increment_gib = diff2(b->avail_gib, next->avail_gib);
         }

@@ -1640,6 +1640,44 @@ static void test_absurd_values(void **state)
 }
 
 /* The bounds themselves are plausible values: kept, and one past them is not. */
+/* A bar's position is the first entry of the capture list with its size, whatever the list's
+ * order (in capture order it is monotonic, and the search starts at the last bar's position);
+ * the bars of one capture come largest first. */
+static void test_bar_positions(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *list;
+        uint32_t bars[3];
+        int32_t want[3];
+    } cases[] = {
+        {"[8, 4, 2]", {8, 4, 2}, {0, 1, 2}},
+        {"[2, 4, 8]", {8, 4, 2}, {0, 1, 2}},  /* kept in capture order: [8, 4, 2] */
+        {"[4, 8, 4]", {8, 4, 2}, {1, 0, -1}}, /* a repeated size: its first entry */
+        {"[1, 8, 2]", {8, 2, 1}, {1, 0, 2}},  /* kept as [2, 8, 1] */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "[2026-08-19 21:40:45 TP0] Capture cuda graph begin. bs=%s, avail mem=75.00 GB\n"
+                 "Capturing batches (bs=%u avail_mem=74.00 GB):  33%%|###       | 1/3 [00:01<00:02, 1.0it/s]\n"
+                 "Capturing batches (bs=%u avail_mem=73.00 GB):  67%%|######    | 2/3 [00:02<00:01, 1.0it/s]\n"
+                 "Capturing batches (bs=%u avail_mem=72.00 GB): 100%%|##########| 3/3 [00:03<00:00, 1.0it/s]\n"
+                 "[2026-08-19 21:40:46 TP0] Capture cuda graph end. Time elapsed: 3.00 s, mem usage=3.50 GB, "
+                 "avail mem=71.50 GB.\n",
+                 cases[c].list, cases[c].bars[0], cases[c].bars[1], cases[c].bars[2]);
+        parsed r = parse_text(text);
+        assert_int_equal(r.n, 1);
+        const caplog_group *g = &r.runs[0].groups[0];
+        assert_int_equal(g->n_bars, 3);
+        for (int i = 0; i < 3; i++)
+            if (g->bars[i].index != cases[c].want[i])
+                fail_msg("list %s, bar %d (bs %u): position %d, want %d", cases[c].list, i, cases[c].bars[i],
+                         g->bars[i].index, cases[c].want[i]);
+        parsed_free(&r);
+    }
+}
+
 /* A number is read as the double nearest to what the log printed (summing digit by digit gave
  * 0.29 as 0.29000000000000004), and a bar's words after a number are still read, in any order. */
 static void test_numbers_exact(void **state)
@@ -1743,6 +1781,7 @@ int main(void)
         cmocka_unit_test(test_absurd_values),
         cmocka_unit_test(test_bounds_inclusive),
         cmocka_unit_test(test_numbers_exact),
+        cmocka_unit_test(test_bar_positions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
