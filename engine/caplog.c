@@ -2738,23 +2738,30 @@ typedef struct {
     uint64_t mask;
 } stop_scan;
 
+static bool is_stop(char c)
+{
+    return c == '\n' || c == '\r' || c == '\0';
+}
+
+/* A bit for each of the N bytes at P that may be a stop: every stop is, and with SIMD also the
+ * other control bytes up to '\r' (one unsigned compare finds them all: a tab is rare in a log,
+ * and next_stop passes over it). */
 static uint64_t stop_bits(const char *p, size_t n)
 {
     uint64_t m = 0;
 #if STOP_SIMD
     if (n == 64) {
-        const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
+        const __m128i highest = _mm_set1_epi8('\r');
         for (int i = 0; i < 4; i++) {
             __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
-            __m128i hit =
-                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, nl), _mm_cmpeq_epi8(x, cr)), _mm_cmpeq_epi8(x, zero));
+            __m128i hit = _mm_cmpeq_epi8(_mm_min_epu8(x, highest), x); /* x <= '\r', unsigned */
             m |= (uint64_t)(uint16_t)_mm_movemask_epi8(hit) << (16 * i);
         }
         return m;
     }
 #endif
     for (size_t i = 0; i < n; i++)
-        m |= (uint64_t)(p[i] == '\n' || p[i] == '\r' || p[i] == '\0') << i;
+        m |= (uint64_t)is_stop(p[i]) << i;
     return m;
 }
 
@@ -2770,9 +2777,11 @@ static const char *next_stop(stop_scan *sc, const char *s, const char *end)
             sc->limit = s + n;
             sc->mask = stop_bits(s, n);
         }
-        uint64_t m = sc->mask >> (s - sc->base);
-        if (m)
-            return s + __builtin_ctzll(m);
+        for (uint64_t m = sc->mask >> (s - sc->base); m; m &= m - 1) {
+            const char *c = s + __builtin_ctzll(m);
+            if (is_stop(*c))
+                return c;
+        }
         s = sc->limit;
     }
 }
