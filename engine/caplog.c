@@ -110,6 +110,7 @@ struct caplog_parser {
     int32_t group_src[CAPLOG_MAX_GROUPS]; /* the slot the group's numbers come from */
     int32_t begin_src[CAPLOG_MAX_GROUPS]; /* the slot whose begin line the begin values are */
     int32_t last_slot;                    /* rank of the last prefixed line: owns a traceback */
+    int32_t rank_memo;                    /* run_rank's last answer (checked against the tags) */
     int32_t bar_group;                    /* the group progress bars currently feed */
     int32_t bar_prev_counter;             /* last frame's i (plain or described), -1 */
     int32_t bar_prev_desc_counter;
@@ -914,6 +915,7 @@ static void run_reset(caplog_parser *p, uint32_t first_line)
         p->group_src[i] = p->begin_src[i] = -1;
     }
     p->last_slot = -1;
+    p->rank_memo = -1;
     p->bar_group = -1;
     p->bar_prev_counter = p->bar_prev_desc_counter = -1;
     p->bar_restart = false;
@@ -1215,10 +1217,17 @@ static int32_t rank_get(caplog_rank *table, uint32_t *n, uint32_t *dropped, cons
     return (int32_t)(*n)++;
 }
 
-/* Counts a line whose rank does not fit; call once per line. */
+/* Counts a line whose rank does not fit; call once per line. A log's lines come from a few ranks
+ * in turn, mostly one: the last answer is tried first. */
 static int32_t run_rank(caplog_parser *p, const line_tags *t)
 {
-    return rank_get(p->run->ranks, &p->run->n_ranks, &p->run->dropped_rank_lines, t);
+    int32_t m = p->rank_memo;
+    const caplog_rank *ranks = p->run->ranks;
+    if (m >= 0 && (uint32_t)m < p->run->n_ranks && ranks[m].order == t->order && (ranks[m].label[0] || !t->label_len))
+        return m; /* what rank_get would answer, and it would change nothing */
+    m = rank_get(p->run->ranks, &p->run->n_ranks, &p->run->dropped_rank_lines, t);
+    p->rank_memo = m;
+    return m;
 }
 
 /* The rank whose memory values this line sets: the side table while a split is undecided. */
