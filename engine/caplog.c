@@ -657,8 +657,9 @@ typedef struct {
 
 _Static_assert(CAPLOG_LINE_MAX <= UINT16_MAX + 1, "a key's offset in a message fits a uint16_t");
 
-/* The keys not yet in M that start at their anchor T, in the message S (a NUL after it, and room
- * for the longest key past that NUL: a key cut by the message's end meets the NUL). */
+/* The keys not yet in M that start at their anchor T, in the message S (a NUL, '\n' or '\r' after
+ * it, and room for the longest key past that byte: a key cut by the message's end meets it, and
+ * no key holds one). */
 static inline void mark_keys(const char *s, const char *t, key_marks *m)
 {
     unsigned cand = anchor_keys[(unsigned char)t[0] - ANCHOR_FIRST] & after_anchor_keys[(unsigned char)t[1]];
@@ -679,9 +680,9 @@ static inline void mark_keys(const char *s, const char *t, key_marks *m)
     }
 }
 
-/* The keys found anywhere in the N bytes at S (no NUL among them, one after them, and 16
- * readable bytes past it: a lexer's line has LINE_PAD), where strstr would find each, into AT
- * (KEY_COUNT of room): their mask. */
+/* The keys found anywhere in the N bytes at S (no NUL among them; a NUL, '\n' or '\r' after them
+ * and LINE_PAD readable bytes past it, as a lexer's line, a chunk lexed in place and a token's
+ * text have), where strstr would find each, into AT (KEY_COUNT of room): their mask. */
 static unsigned markers_in(const char *s, size_t n, uint16_t *at)
 {
     const char *end = s + n;
