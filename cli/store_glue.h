@@ -9,11 +9,11 @@
 
 #define CLI_MAX_GPU_PRESETS 32
 
-/* What the presets know beside a log: the GPUs' totals (to infer an unknown GPU) and the hf_names
- * match, the last one cached (a big log repeats one model). Owned by the caller; the context that
- * cli_run_context_init fills points into it. */
 #define CLI_MODEL_MEMOS 8
 
+/* What the presets know beside a log: the GPUs' totals (to infer an unknown GPU) and the hf_names
+ * matches, the last few remembered. Owned by the caller; the context that cli_run_context_init
+ * fills points into it. */
 typedef struct {
     const preset_catalog *cat;
     size_t n_gpus;
