@@ -223,24 +223,9 @@ static void summary_of(const engine_run_facts *f, store_run_summary *r)
     r->total_gib = f->total_gib;
 }
 
-/* After the commit: one line (or JSON object) per stored run, read back in one query. */
-typedef struct {
-    ingest_ctx *c;
-    const store_ingest_result *res;
-    size_t next;
-    const store_run_summary *last;
-    store_run_summary last_copy;
-} stored_ctx;
-
-static void print_stored(const store_run_summary *r, void *ctx_)
+/* After the commit: one line (or JSON object) per stored run. */
+static void print_stored(ingest_ctx *c, const store_run_summary *r, uint32_t first_line)
 {
-    stored_ctx *sc = ctx_;
-    ingest_ctx *c = sc->c;
-    uint32_t first_line = 0;
-    while (sc->next < sc->res->n_runs && sc->res->run_ids[sc->next] < r->id)
-        sc->next++;
-    if (sc->next < sc->res->n_runs && sc->res->run_ids[sc->next] == r->id)
-        first_line = sc->res->first_lines[sc->next];
     if (c->w) {
         jsonw_object_begin(c->w);
         jsonw_ki64(c->w, "id", r->id);
@@ -261,8 +246,6 @@ static void print_stored(const store_run_summary *r, void *ctx_)
         if (why)
             print_exclusion(why);
     }
-    sc->last_copy = *r;
-    sc->last = &sc->last_copy;
 }
 
 /* --dry-run: every run as CLI.md's JSON object, or one line each. */
@@ -704,21 +687,18 @@ static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
         } else {
             printf("%s: already stored as run %lld\n", c->source, (long long)res.duplicate_of);
         }
-    } else if (res.n_runs > 0) {
-        stored_ctx *sc = calloc(1, sizeof *sc);
-        if (!sc) {
+    } else {
+        /* the runs as derived, not read back: the commit stored exactly these */
+        store_run_summary *r = calloc(1, sizeof *r);
+        if (!r) {
             cli_error("%s: out of memory", path);
             rc = EXIT_WORK;
-        } else {
-            sc->c = c;
-            sc->res = &res;
-            if (store_each_run_range(s, res.run_ids[0], res.run_ids[res.n_runs - 1], print_stored, sc, err,
-                                     sizeof err) != 0) {
-                cli_error("%s: %s", path, err);
-                rc = EXIT_WORK;
-            }
-            free(sc);
         }
+        for (size_t i = 0; r && i < res.n_runs; i++) {
+            store_ingest_run_report(in, i, r);
+            print_stored(c, r, res.first_lines[i]);
+        }
+        free(r);
     }
     store_ingest_free(in);
     return rc;

@@ -164,6 +164,11 @@ int store_ingest_apply(store_ingest *in, const caplog_tokens *t, char *err, size
  * -1 on a database error, a write lock not had in time, or a full disk (nothing written, ERR
  * set). RES stays valid until store_ingest_free. */
 int store_ingest_finish(store_ingest *in, store_ingest_result *res, char *err, size_t errlen);
+/* What `cgplan ingest` reports of the file's run I (0 <= I < RES->n_runs), kept from its
+ * derivation as a listing of the stored run would read it: sets OUT's id, model, gpu,
+ * gpu_inferred, world, dp, dcp, mtp, max_bs and its target_total, draft, total and largest GiB;
+ * leaves every other field as it was. Valid after store_ingest_finish returned 0 with runs. */
+void store_ingest_run_report(const store_ingest *in, size_t i, store_run_summary *out);
 /* Frees (an unfinished ingest has written nothing). */
 void store_ingest_free(store_ingest *in);
 

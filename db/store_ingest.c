@@ -9,6 +9,7 @@
  * other is written in one BEGIN IMMEDIATE .. COMMIT. So reading a slow input (a pipe, a huge log)
  * never blocks another writer, and a kill at any moment leaves the store as it was. */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,21 @@ typedef struct {
     bool started, running, busy, quit;
 } store_hasher;
 
+/* What `cgplan ingest` reports of a run beside its totals: a log repeats a few of these, so each
+ * is kept once (zeroed whole: it is hashed and compared as bytes). */
+typedef struct {
+    char model[ENGINE_NAME_MAX];
+    char gpu[ENGINE_NAME_MAX];
+    uint32_t world, dp, dcp, mtp, max_bs;
+    uint32_t gpu_inferred;
+} report_deployment;
+
+/* A run's report, ~40 bytes: a 1 GiB log's 179,409 runs keep 7 MB, not a store read back. */
+typedef struct {
+    uint32_t deployment; /* index into the ingest's deployments */
+    double target_total_gib, draft_gib, total_gib, largest_gib;
+} run_report;
+
 struct store_ingest {
     store *s;
     store_ingest_opts o;
@@ -67,10 +83,15 @@ struct store_ingest {
     char spill_dir[4096];
     int ref_col[ROW_KINDS]; /* the run_id column of each table; -1: none */
     int sha_col;            /* runs.sha256 */
-    /* The file's runs: first lines as parsed, ids as written. */
+    /* The file's runs: first lines and reports as parsed, ids as written. */
     int64_t *ids;
     uint32_t *first_lines;
+    run_report *reports;
     size_t n_runs, cap_runs, n_written;
+    report_deployment *deployments;
+    size_t n_deployments, cap_deployments;
+    uint32_t *deployment_slots; /* open addressing: index + 1, 0 empty; a power of two, at most half full */
+    size_t n_slots;
     int64_t run_id; /* the last written */
     char sha256[65];
     sqlite3_stmt *ins[ROW_KINDS][BATCH_ROWS]; /* [kind][n - 1]: an INSERT of n rows */
@@ -382,6 +403,126 @@ static int keep_measured_terms(store_ingest *in, const caplog_run *run, int targ
     return 0;
 }
 
+/* ---- Each run's report, kept as it is derived (the report then reads nothing back) ---- */
+
+/* V as the store gives it back: NULL (NaN) for a non-finite value, and -0 as 0 (SQLite keeps an
+ * integral REAL as an integer). */
+static double as_stored(double v)
+{
+    return !isfinite(v) ? NAN : v == 0 ? 0.0 : v;
+}
+
+static uint64_t deployment_hash(const report_deployment *d)
+{
+    uint64_t h = 0x9e3779b97f4a7c15u, w;
+    const char *p = (const char *)d;
+    for (size_t off = 0; off + 8 <= sizeof *d; off += 8) {
+        memcpy(&w, p + off, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdu;
+        h ^= h >> 32;
+    }
+    return h;
+}
+
+/* D's index among the ingest's deployments (added when new), or -1 out of memory. */
+static int64_t deployment_index(store_ingest *in, const report_deployment *d)
+{
+    _Static_assert(sizeof(report_deployment) % 8 == 0, "deployment_hash reads whole words");
+    if (2 * (in->n_deployments + 1) > in->n_slots) {
+        size_t n_slots = in->n_slots ? 2 * in->n_slots : 64;
+        uint32_t *slots = calloc(n_slots, sizeof *slots);
+        if (!slots)
+            return -1;
+        for (size_t i = 0; i < in->n_deployments; i++) {
+            size_t at = deployment_hash(&in->deployments[i]) & (n_slots - 1);
+            while (slots[at])
+                at = (at + 1) & (n_slots - 1);
+            slots[at] = (uint32_t)i + 1;
+        }
+        free(in->deployment_slots);
+        in->deployment_slots = slots;
+        in->n_slots = n_slots;
+    }
+    size_t at = deployment_hash(d) & (in->n_slots - 1);
+    for (; in->deployment_slots[at]; at = (at + 1) & (in->n_slots - 1))
+        if (memcmp(&in->deployments[in->deployment_slots[at] - 1], d, sizeof *d) == 0)
+            return in->deployment_slots[at] - 1;
+    if (in->n_deployments == in->cap_deployments) {
+        size_t cap = in->cap_deployments ? 2 * in->cap_deployments : 16;
+        report_deployment *grown = realloc(in->deployments, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        in->deployments = grown;
+        in->cap_deployments = cap;
+    }
+    in->deployments[in->n_deployments] = *d;
+    in->deployment_slots[at] = (uint32_t)in->n_deployments + 1;
+    return (int64_t)in->n_deployments++;
+}
+
+/* Keeps RUN's first line and what the report prints of it, as a listing of the stored run would
+ * read it (the facts' values are zero where the knob is unknown, as the store leaves them). */
+static int keep_report(store_ingest *in, const caplog_run *run, const engine_run_facts *f)
+{
+    if (in->n_runs == in->cap_runs) {
+        size_t cap = in->cap_runs ? 2 * in->cap_runs : 16;
+        uint32_t *lines = realloc(in->first_lines, cap * sizeof *lines);
+        if (lines)
+            in->first_lines = lines;
+        run_report *reports = lines ? realloc(in->reports, cap * sizeof *reports) : NULL;
+        if (!reports) {
+            store_set_err(in->err, sizeof in->err, "%s: out of memory", in->s->path);
+            return -1;
+        }
+        in->reports = reports;
+        in->cap_runs = cap;
+    }
+    report_deployment d;
+    memset(&d, 0, sizeof d); /* padding and string tails too: compared as bytes */
+    memcpy(d.model, f->model, strnlen(f->model, sizeof d.model - 1));
+    memcpy(d.gpu, f->values.gpu.name, strnlen(f->values.gpu.name, sizeof d.gpu - 1));
+    const engine_knobs_state *k = &f->values.knobs;
+    d.world = k->world;
+    d.dp = k->dp;
+    d.dcp = k->dcp;
+    d.mtp = k->mtp;
+    d.max_bs = k->max_bs;
+    d.gpu_inferred = f->gpu_inferred;
+    int64_t index = deployment_index(in, &d);
+    if (index < 0) {
+        store_set_err(in->err, sizeof in->err, "%s: out of memory", in->s->path);
+        return -1;
+    }
+    in->reports[in->n_runs] = (run_report){
+        .deployment = (uint32_t)index,
+        .target_total_gib = as_stored(f->target_total_gib),
+        .draft_gib = as_stored(f->draft_gib),
+        .total_gib = as_stored(f->total_gib),
+        .largest_gib = as_stored(f->largest_gib),
+    };
+    in->first_lines[in->n_runs++] = run->first_line;
+    return 0;
+}
+
+void store_ingest_run_report(const store_ingest *in, size_t i, store_run_summary *out)
+{
+    const run_report *r = &in->reports[i];
+    const report_deployment *d = &in->deployments[r->deployment];
+    out->id = i < in->n_written ? in->ids[i] : 0;
+    memcpy(out->model, d->model, sizeof d->model); /* both ENGINE_NAME_MAX, terminated */
+    memcpy(out->gpu, d->gpu, sizeof d->gpu);
+    out->gpu_inferred = d->gpu_inferred;
+    out->world = d->world;
+    out->dp = d->dp;
+    out->dcp = d->dcp;
+    out->mtp = d->mtp;
+    out->max_bs = d->max_bs;
+    out->target_total_gib = r->target_total_gib;
+    out->draft_gib = r->draft_gib;
+    out->total_gib = r->total_gib;
+    out->largest_gib = r->largest_gib;
+}
+
 /* ---- Deriving a run into rows (no lock held) ---- */
 
 static int keep_run(store_ingest *in, const caplog_run *run)
@@ -526,18 +667,7 @@ static int keep_run(store_ingest *in, const caplog_run *run)
         return -1;
     if (keep_measured_terms(in, run, f->target_group) != 0)
         return -1;
-    if (in->n_runs == in->cap_runs) {
-        size_t cap = in->cap_runs ? 2 * in->cap_runs : 16;
-        uint32_t *lines = realloc(in->first_lines, cap * sizeof *lines);
-        if (!lines) {
-            store_set_err(in->err, sizeof in->err, "%s: out of memory", in->s->path);
-            return -1;
-        }
-        in->first_lines = lines;
-        in->cap_runs = cap;
-    }
-    in->first_lines[in->n_runs++] = run->first_line;
-    return 0;
+    return keep_report(in, run, f);
 }
 
 static void on_run(const caplog_run *run, void *ctx)
@@ -938,6 +1068,9 @@ void store_ingest_free(store_ingest *in)
     store_record_free(&in->detail);
     free(in->ids);
     free(in->first_lines);
+    free(in->reports);
+    free(in->deployments);
+    free(in->deployment_slots);
     free(in);
 }
 

@@ -254,4 +254,37 @@ expect_exit 2 "$CGPLAN" ingest --db "$TEST_TMP/model3.db" --model config.json "$
 contains "$ERR" "cgplan model import config.json" "config.json: import it first"
 expect_exit 2 "$CGPLAN" ingest --db "$TEST_TMP/model3.db" --model nope "$QWQ"
 
+# --- the report after the commit is what the store holds: every fixture, with a GPU set for some
+# and inferred or unknown for others (it is printed from the runs as derived, not read back)
+RDB="$TEST_TMP/report.db"
+expect_exit 0 "$CGPLAN" ingest --db "$RDB" --format json "$LOGS"/*.log
+printf '%s' "$OUT" > "$TEST_TMP/report.json"
+expect_exit 0 "$CGPLAN" runs list --db "$RDB" --format json
+printf '%s' "$OUT" > "$TEST_TMP/stored.json"
+python3 - "$TEST_TMP/report.json" "$TEST_TMP/stored.json" <<'PY' && pass || fail "ingest's report differs from the stored runs"
+import json, sys
+report = json.load(open(sys.argv[1]))["runs"]
+stored = {r["id"]: r for r in json.load(open(sys.argv[2]))["runs"]}
+keys = ("model", "gpu", "gpu_inferred", "target_total_gib", "draft_gib", "total_gib", "calibration_excluded")
+fresh = [r for r in report if not r["already_stored"]]
+assert len(fresh) == len(stored) - 2 and len(fresh) >= 15, (len(fresh), len(stored))
+assert any(r["gpu"] is None for r in fresh) and any(r["gpu_inferred"] for r in fresh)
+for r in fresh:
+    s = stored[r["id"]]
+    bad = [k for k in keys if r[k] != s[k]]
+    assert s["source"] == r["source"] and not bad, (r, s, bad)
+PY
+# the table's line of a stored run is the dry run's, with its id (the article's logs are the seed's)
+NEW_LOGS=()
+for f in "$LOGS"/*.log; do case "$f" in *-article.log) ;; *) NEW_LOGS+=("$f") ;; esac; done
+expect_exit 0 "$CGPLAN" ingest --dry-run --set gpu=h200 "${NEW_LOGS[@]}"
+printf '%s\n' "$OUT" | sed 's/^would store run:/run:/' > "$TEST_TMP/dry.txt"
+expect_exit 0 "$CGPLAN" ingest --db "$TEST_TMP/report2.db" --set gpu=h200 "${NEW_LOGS[@]}"
+printf '%s\n' "$OUT" | sed 's/^stored run [0-9]*:/run:/' > "$TEST_TMP/stored.txt"
+[ "$(grep -c '^run:' "$TEST_TMP/stored.txt")" -ge 15 ] && cmp -s "$TEST_TMP/dry.txt" "$TEST_TMP/stored.txt" && pass ||
+  fail "stored lines differ from the dry run's: $(diff "$TEST_TMP/dry.txt" "$TEST_TMP/stored.txt" | head -5)"
+IDS=$(printf '%s\n' "$OUT" | sed -n 's/^stored run \([0-9]*\):.*/\1/p' | tr '\n' ' ')
+[ "$IDS" = "$(sqlite3 "$TEST_TMP/report2.db" "SELECT group_concat(id, ' ') || ' ' FROM (SELECT id FROM runs WHERE id > 2 ORDER BY id)")" ] && pass ||
+  fail "stored ids printed: $IDS"
+
 finish
