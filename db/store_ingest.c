@@ -33,11 +33,15 @@
  * (its knobs and detail are records in it), the hook's measured terms a few more. */
 typedef enum { ROW_RUN, ROW_TERM, ROW_KINDS } row_kind;
 
-#define BATCH_ROWS 8 /* rows one INSERT takes at most (write_batch) */
+/* Rows one INSERT takes at most (write_batch): a statement's start, end and AUTOINCREMENT
+ * bookkeeping were most of a run's cost when each run had its own. */
+#define MAX_BATCH_ROWS 16
+static const int batch_rows[] = {MAX_BATCH_ROWS, 8}; /* per row_kind */
 
-/* Value tags of the encoding: SQLite's types, what is known only when the rows are written, and
- * from TAG_SMALL on an integer 0 .. 255 - TAG_SMALL in the tag itself. */
-enum { TAG_NULL, TAG_INT, TAG_REAL, TAG_TEXT, TAG_RUN_ID, TAG_BLOB, TAG_SHA256, TAG_SMALL = 16 };
+/* Value tags of the encoding: SQLite's types, what is known only when the rows are written (the
+ * run's id, the file's hash, the time of the write), and from TAG_SMALL on an integer
+ * 0 .. 255 - TAG_SMALL in the tag itself. */
+enum { TAG_NULL, TAG_INT, TAG_REAL, TAG_TEXT, TAG_RUN_ID, TAG_BLOB, TAG_SHA256, TAG_CREATED_AT, TAG_SMALL = 16 };
 
 /* store_ingest_feed's second thread hashes each chunk while the caller parses it (the chunk is
  * the caller's until store_ingest_feed returns, which waits for both). */
@@ -81,8 +85,10 @@ struct store_ingest {
     FILE *spill;
     uint64_t spilled;
     char spill_dir[4096];
-    int ref_col[ROW_KINDS]; /* the run_id column of each table; -1: none */
-    int sha_col;            /* runs.sha256 */
+    /* per table and column: the tag of a value known only when written (run_id, runs.sha256,
+     * runs.created_at), else 0 */
+    unsigned char late_tag[ROW_KINDS][STORE_MAX_VALUES];
+    char created_at[32]; /* the write's time, as runs.created_at's default writes it */
     /* The file's runs: first lines and reports as parsed, ids as written. */
     int64_t *ids;
     uint32_t *first_lines;
@@ -94,7 +100,7 @@ struct store_ingest {
     size_t n_slots;
     int64_t run_id; /* the last written */
     char sha256[65];
-    sqlite3_stmt *ins[ROW_KINDS][BATCH_ROWS]; /* [kind][n - 1]: an INSERT of n rows */
+    sqlite3_stmt *ins[ROW_KINDS][MAX_BATCH_ROWS]; /* [kind][n - 1]: an INSERT of n rows, prepared when first used */
     uint64_t bytes;
     engine_run_facts facts;     /* scratch, ~7 KiB: kept off the stack */
     store_record knobs, detail; /* the run's two records, built before its row is kept */
@@ -236,16 +242,17 @@ static bool get_varint(const char **p, const char *end, uint64_t *v)
     return false;
 }
 
-/* One row of KIND: its values, REF (the column bound to the run's or group's id once written, or
- * -1) and SHA (runs.sha256, bound to the file's hash; or -1). A small integer is its tag, a larger
- * one a varint, a text its length as one (the rows of a big log are kept by the hundred MB). */
-static int keep_row(store_ingest *in, row_kind kind, const store_value *v, int n, int ref, int sha)
+/* One row of KIND: its values, but for the columns known only when written (late_tag). A small
+ * integer is its tag, a larger one a varint, a text its length as one (the rows of a big log are
+ * kept by the hundred MB). */
+static int keep_row(store_ingest *in, row_kind kind, const store_value *v, int n)
 {
+    const unsigned char *late = in->late_tag[kind];
     size_t text_len[STORE_MAX_VALUES];
     size_t most = 6; /* the record's bytes at most: a tag and ten bytes of varint a value, texts */
     for (int i = 0; i < n; i++) {
         most += 11;
-        if (v[i].type == SQLITE_TEXT && i != ref && i != sha)
+        if (v[i].type == SQLITE_TEXT && !late[i])
             most += text_len[i] = strlen(v[i].text);
         else if (v[i].type == SQLITE_BLOB)
             most += text_len[i] = v[i].len;
@@ -255,10 +262,8 @@ static int keep_row(store_ingest *in, row_kind kind, const store_value *v, int n
         return -1;
     char *p = start + 6;
     for (int i = 0; i < n; i++) {
-        if (i == ref) {
-            *p++ = TAG_RUN_ID;
-        } else if (i == sha) {
-            *p++ = TAG_SHA256;
+        if (late[i]) {
+            *p++ = (char)late[i];
         } else if (v[i].type == SQLITE_INTEGER) {
             if (v[i].i >= 0 && v[i].i <= 255 - TAG_SMALL) {
                 *p++ = (char)(TAG_SMALL + v[i].i);
@@ -292,7 +297,7 @@ static int keep_table_row(store_ingest *in, row_kind kind, const void *row)
 {
     store_value v[STORE_MAX_VALUES];
     int n = store_row_values(row_tables[kind], row, v);
-    return keep_row(in, kind, v, n, in->ref_col[kind], kind == ROW_RUN ? in->sha_col : -1);
+    return keep_row(in, kind, v, n);
 }
 
 /* ---- The hash beside the parse ---- */
@@ -694,9 +699,14 @@ store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err
     in->s = s;
     in->o = *o;
     in->bound = o->buffer_bytes ? o->buffer_bytes : STORE_INGEST_BUFFER_BYTES;
-    for (int k = 0; k < ROW_KINDS; k++)
-        in->ref_col[k] = k == ROW_RUN ? -1 : column_index(row_tables[k], "run_id");
-    in->sha_col = column_index(&store_runs_table, "sha256");
+    int late_col[][3] = {
+        {ROW_TERM, column_index(&store_measured_terms_table, "run_id"), TAG_RUN_ID},
+        {ROW_RUN, column_index(&store_runs_table, "sha256"), TAG_SHA256},
+        {ROW_RUN, column_index(&store_runs_table, "created_at"), TAG_CREATED_AT},
+    };
+    for (size_t i = 0; i < sizeof late_col / sizeof late_col[0]; i++)
+        if (late_col[i][1] >= 0)
+            in->late_tag[late_col[i][0]][late_col[i][1]] = (unsigned char)late_col[i][2];
     store_sha256_init(&in->sha);
     caplog_set_callback(in->parser, on_run, in);
     return in; /* no lock and no statement yet: the store is touched only when the rows are written */
@@ -799,6 +809,9 @@ static int bind_record(store_ingest *in, sqlite3_stmt *st, int first, const char
         case TAG_SHA256:
             sqlite3_bind_text(st, i, in->sha256, 64, SQLITE_STATIC);
             break;
+        case TAG_CREATED_AT:
+            sqlite3_bind_text(st, i, in->created_at, -1, SQLITE_STATIC);
+            break;
         default:
             sqlite3_bind_null(st, i);
             break;
@@ -807,19 +820,42 @@ static int bind_record(store_ingest *in, sqlite3_stmt *st, int first, const char
     return p == end ? kind : -1;
 }
 
-/* One INSERT takes up to BATCH_ROWS measured terms of a run, which spares SQLite a statement's
- * start and end per row. Runs go one at a time: the terms after a run take its id, and a
- * multi-row INSERT of runs (about 2 KiB each) made SQLite keep a statement journal of the
- * 64 KiB page it appends to, in a temporary file: 0.19 s instead of 0.12 s for 22,000 runs. */
-static bool batched(int kind)
+/* The INSERT of N rows of KIND, prepared on first use. In the ingest's own transaction it is an
+ * INSERT OR ROLLBACK: any failure voids the whole file anyway, and a statement that cannot
+ * abort alone needs no statement journal (with one, a multi-row INSERT of runs, about 2 KiB
+ * each, copied the 64 KiB pages it appends to into a temporary file first; the measured terms,
+ * a foreign key's children, keep one still, but they are a few per hooked run). Inside a
+ * migration (the seed) a plain INSERT: a failure leaves the migration's transaction to its
+ * caller. */
+static sqlite3_stmt *insert_statement(store_ingest *in, int kind, int n)
 {
-    return kind != ROW_RUN;
+    sqlite3_stmt **st = &in->ins[kind][n - 1];
+    if (*st)
+        return *st;
+    size_t len = 4096 + (size_t)n * 2048; /* a row's text is under 1 KiB */
+    char *sql = malloc(len);
+    if (sql) {
+        /* created_at is bound (TAG_CREATED_AT): its default, strftime('now'), in the INSERT made
+         * SQLite keep a statement journal for it all the same */
+        unsigned how = STORE_INSERT_NO_DEFAULTS | (in->s->in_transaction ? 0 : STORE_INSERT_OR_ROLLBACK);
+        store_insert_rows_sql(row_tables[kind], n, how, sql, len);
+        if (sqlite3_prepare_v2(in->s->db, sql, -1, st, NULL) != SQLITE_OK) {
+            sqlite3_finalize(*st);
+            *st = NULL;
+        }
+    }
+    free(sql);
+    if (!*st)
+        store_db_err(in->s, in->err, sizeof in->err, "preparing the ingest");
+    return *st;
 }
 
 /* Writes the N records of one KIND at P (whole, one after another), in one INSERT. */
 static int write_batch(store_ingest *in, int kind, const char *p, int n)
 {
-    sqlite3_stmt *st = in->ins[kind][n - 1];
+    sqlite3_stmt *st = insert_statement(in, kind, n);
+    if (!st)
+        return -1;
     int first = 1;
     for (int r = 0; r < n; r++) {
         uint32_t rlen;
@@ -842,10 +878,13 @@ static int write_batch(store_ingest *in, int kind, const char *p, int n)
         return -1;
     }
     if (kind == ROW_RUN) {
+        /* the write lock is ours and AUTOINCREMENT takes the next id for each row: the N runs
+         * have the N ids up to the last one */
         in->run_id = sqlite3_last_insert_rowid(in->s->db);
-        if (in->n_written < in->n_runs)
-            in->ids[in->n_written] = in->run_id;
-        in->n_written++;
+        if (sqlite3_changes(in->s->db) != n || in->n_written + (size_t)n > in->n_runs)
+            return damaged(in);
+        for (int r = 0; r < n; r++)
+            in->ids[in->n_written++] = in->run_id - (n - 1 - r);
     }
     return 0;
 }
@@ -864,10 +903,11 @@ static int write_records(store_ingest *in, const char *p, size_t len, size_t *do
         int kind = (unsigned char)p[off + 4];
         if (kind >= ROW_KINDS)
             return damaged(in);
-        /* the records of KIND that follow, whole, up to BATCH_ROWS */
+        /* the records of KIND that follow, whole, up to its batch (a run's terms end its batch:
+         * they take its id) */
         size_t next = off + rlen;
         int n = 1;
-        while (batched(kind) && n < BATCH_ROWS && len - next >= 6) {
+        while (n < batch_rows[kind] && len - next >= 6) {
             uint32_t nlen;
             memcpy(&nlen, p + next, 4);
             if (nlen < 6 || len - next < nlen || (unsigned char)p[next + 4] != kind)
@@ -952,24 +992,29 @@ static int64_t stored_copy(store_ingest *in, char *err, size_t errlen)
     return id;
 }
 
-static int prepare_inserts(store_ingest *in)
+/* The time of the write, as runs.created_at's default gives it: one for all the file's runs. */
+static int take_created_at(store_ingest *in)
 {
-    for (int k = 0; k < ROW_KINDS; k++)
-        for (int n = 1; n <= (batched(k) ? BATCH_ROWS : 1); n++) {
-            char sql[8192];
-            store_insert_rows_sql(row_tables[k], n, sql, sizeof sql);
-            if (sqlite3_prepare_v2(in->s->db, sql, -1, &in->ins[k][n - 1], NULL) != SQLITE_OK) {
-                store_db_err(in->s, in->err, sizeof in->err, "preparing the ingest");
-                return -1;
-            }
-        }
-    return 0;
+    const store_column *c = &store_runs_table.cols[column_index(&store_runs_table, "created_at")];
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT %s", c->null_default);
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (sqlite3_prepare_v2(in->s->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+        sqlite3_column_text(st, 0)) {
+        snprintf(in->created_at, sizeof in->created_at, "%s", (const char *)sqlite3_column_text(st, 0));
+        rc = 0;
+    } else {
+        store_db_err(in->s, in->err, sizeof in->err, "reading the clock");
+    }
+    sqlite3_finalize(st);
+    return rc;
 }
 
 static void finalize_inserts(store_ingest *in)
 {
     for (int k = 0; k < ROW_KINDS; k++)
-        for (int n = 0; n < BATCH_ROWS; n++) {
+        for (int n = 0; n < MAX_BATCH_ROWS; n++) {
             sqlite3_finalize(in->ins[k][n]);
             in->ins[k][n] = NULL;
         }
@@ -996,7 +1041,7 @@ static int write_file(store_ingest *in, store_ingest_result *res, char *err, siz
         in->ids = malloc((in->n_runs ? in->n_runs : 1) * sizeof *in->ids);
         if (!in->ids)
             store_set_err(in->err, sizeof in->err, "%s: out of memory", in->s->path);
-        else if (prepare_inserts(in) == 0 && write_rows(in) == 0)
+        else if (take_created_at(in) == 0 && write_rows(in) == 0)
             rc = 0;
         finalize_inserts(in);
         if (rc != 0)

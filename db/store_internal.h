@@ -147,8 +147,14 @@ extern const store_table store_runs_table, store_groups_table, store_bars_table,
 
 /* "INSERT INTO t (a, b, ...) VALUES (?1, ?2, ...)". */
 void store_insert_sql(const store_table *t, char *buf, size_t len);
+/* How store_insert_rows_sql writes its INSERT (flags). */
+enum {
+    STORE_INSERT_OR_ROLLBACK = 1, /* INSERT OR ROLLBACK: a failure voids the transaction, so SQLite
+                                   * keeps no statement journal */
+    STORE_INSERT_NO_DEFAULTS = 2, /* no null_default: the caller binds each such column's value */
+};
 /* The same for ROWS rows at once: "... VALUES (?1, .. ?n), (?n+1, .. ?2n), ...". */
-void store_insert_rows_sql(const store_table *t, int rows, char *buf, size_t len);
+void store_insert_rows_sql(const store_table *t, int rows, unsigned flags, char *buf, size_t len);
 /* "SELECT <FIRST, >a, b, ... FROM t <TAIL>": FIRST (may be NULL) are computed columns before the
  * table's, which store_read_row then reads from their count on. */
 void store_select_sql(const store_table *t, const char *first, const char *tail, char *buf, size_t len);

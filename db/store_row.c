@@ -164,9 +164,10 @@ static size_t columns_text(const store_table *t, char *buf, size_t len, size_t u
     return used;
 }
 
-void store_insert_rows_sql(const store_table *t, int rows, char *buf, size_t len)
+void store_insert_rows_sql(const store_table *t, int rows, unsigned flags, char *buf, size_t len)
 {
-    size_t used = (size_t)snprintf(buf, len, "INSERT INTO %s (", t->name);
+    const char *verb = flags & STORE_INSERT_OR_ROLLBACK ? "INSERT OR ROLLBACK" : "INSERT";
+    size_t used = (size_t)snprintf(buf, len, "%s INTO %s (", verb, t->name);
     used = columns_text(t, buf, len, used);
     used += (size_t)snprintf(buf + used, len > used ? len - used : 0, ") VALUES ");
     int n = t->n_cols;
@@ -175,7 +176,7 @@ void store_insert_rows_sql(const store_table *t, int rows, char *buf, size_t len
     for (int r = 0; r < rows && used < len; r++) {
         used += (size_t)snprintf(buf + used, len - used, "%s(", r ? ", " : "");
         for (int i = 0; i < n && used < len; i++) {
-            const char *dflt = i < t->n_cols ? t->cols[i].null_default : NULL;
+            const char *dflt = i < t->n_cols && !(flags & STORE_INSERT_NO_DEFAULTS) ? t->cols[i].null_default : NULL;
             int param = r * n + i + 1;
             if (dflt)
                 used += (size_t)snprintf(buf + used, len - used, "%scoalesce(?%d, %s)", i ? ", " : "", param, dflt);
@@ -189,7 +190,7 @@ void store_insert_rows_sql(const store_table *t, int rows, char *buf, size_t len
 
 void store_insert_sql(const store_table *t, char *buf, size_t len)
 {
-    store_insert_rows_sql(t, 1, buf, len);
+    store_insert_rows_sql(t, 1, 0, buf, len);
 }
 
 void store_select_sql(const store_table *t, const char *first, const char *tail, char *buf, size_t len)

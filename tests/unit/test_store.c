@@ -896,6 +896,123 @@ static void test_ingest_kept_values_exact(void **state)
     }
 }
 
+/* The runs store_each_run_range reads back, for test_ingest_batched_ids_and_report. */
+typedef struct {
+    store_run_summary *runs;
+    size_t n, cap;
+} read_back;
+
+static void collect_run(const store_run_summary *r, void *ctx)
+{
+    read_back *b = ctx;
+    if (b->n < b->cap)
+        b->runs[b->n++] = *r;
+}
+
+static int64_t query_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    int64_t v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static bool same_gib(double a, double b)
+{
+    return isnan(a) ? isnan(b) : memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* A file's runs go in multi-row INSERTs, hooked runs' measured terms between them: each run gets
+ * the id reported for it in file order, AUTOINCREMENT's (none reused after a delete), the file's
+ * runs share one created_at, and the report kept for each run is what a listing reads back. */
+static void test_ingest_batched_ids_and_report(void **state)
+{
+    (void)state;
+    static const char hook[] = "[cgplan-hook] capture seq=0 size=8 rank=0 reserved_before=0 reserved_after=4096 "
+                               "free_before=100 free_after=0 total=1\n"
+                               "[cgplan-hook] term=moe.deepep bytes=239 size=8 rank=0\n";
+    size_t part_len;
+    char *part = all_fixtures(4, &part_len);
+    size_t len = 0;
+    char *text = malloc(3 * part_len + 3 * sizeof hook);
+    for (int i = 0; i < 3; i++) { /* each fixture's last run hooked, some runs into a batch */
+        memcpy(text + len, part, part_len / (i + 1));
+        len += part_len / (i + 1);
+        while (text[len - 1] != '\n')
+            len--;
+        memcpy(text + len, hook, sizeof hook - 1);
+        len += sizeof hook - 1;
+    }
+    store *s = store_open(tmp_path("batched.db"), STORE_READ_WRITE, err, sizeof err);
+    assert_non_null(s);
+    store_ingest_result res;
+    store_ingest *in;
+    assert_int_equal(ingest_text(s, text, len, 4096, "h200", &res, &in), 0);
+    assert_true(res.n_runs > 40); /* batches of runs, whole and cut short by a hooked run */
+
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(tmp_path("batched.db"), &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT id, first_line FROM runs ORDER BY file_run", -1, &st, NULL),
+                     SQLITE_OK);
+    size_t n = 0;
+    for (; sqlite3_step(st) == SQLITE_ROW; n++) {
+        assert_true(n < res.n_runs);
+        assert_int_equal(sqlite3_column_int64(st, 0), res.run_ids[n]);
+        assert_int_equal(sqlite3_column_int64(st, 1), res.first_lines[n]);
+        assert_int_equal(res.run_ids[n], res.run_ids[0] + (int64_t)n);
+    }
+    sqlite3_finalize(st);
+    assert_int_equal(n, res.n_runs);
+    assert_int_equal(query_int(db, "SELECT count(DISTINCT created_at) FROM runs WHERE created_at != ''"), 1);
+    /* the three hooked runs: a snapshot term each and one split, as one run at a time stored them */
+    assert_int_equal(query_int(db, "SELECT count(DISTINCT run_id) FROM measured_terms"), 3);
+    assert_int_equal(query_int(db, "SELECT count(*) FROM measured_terms"), 5);
+    assert_int_equal(query_int(db, "SELECT count(*) FROM measured_terms WHERE run_id NOT IN (SELECT id FROM runs)"), 0);
+
+    read_back back = {calloc(res.n_runs, sizeof *back.runs), 0, res.n_runs};
+    assert_int_equal(
+        store_each_run_range(s, res.run_ids[0], res.run_ids[res.n_runs - 1], collect_run, &back, err, sizeof err), 0);
+    assert_int_equal(back.n, res.n_runs);
+    store_run_summary *kept = calloc(1, sizeof *kept);
+    int with_gpu = 0, with_total = 0;
+    for (size_t i = 0; i < res.n_runs; i++) {
+        const store_run_summary *r = &back.runs[i];
+        store_ingest_run_report(in, i, kept);
+        assert_int_equal(kept->id, r->id);
+        assert_string_equal(kept->model, r->model);
+        assert_string_equal(kept->gpu, r->gpu);
+        assert_int_equal(kept->gpu_inferred, r->gpu_inferred);
+        uint32_t want[] = {r->world, r->dp, r->dcp, r->mtp, r->max_bs};
+        uint32_t got[] = {kept->world, kept->dp, kept->dcp, kept->mtp, kept->max_bs};
+        assert_memory_equal(got, want, sizeof want);
+        assert_true(same_gib(kept->target_total_gib, r->target_total_gib));
+        assert_true(same_gib(kept->draft_gib, r->draft_gib));
+        assert_true(same_gib(kept->total_gib, r->total_gib));
+        assert_true(same_gib(kept->largest_gib, r->largest_gib));
+        assert_ptr_equal(store_run_calibration_exclusion(kept), store_run_calibration_exclusion(r));
+        with_gpu += r->gpu[0] != 0;
+        with_total += !isnan(r->total_gib);
+    }
+    assert_true(with_gpu > 0 && with_total > 0);
+    free(kept);
+    free(back.runs);
+    int64_t last = res.run_ids[res.n_runs - 1];
+    store_ingest_free(in);
+
+    /* the newest run deleted: the next file's first id is still past it */
+    assert_int_equal(store_delete_run(s, last, err, sizeof err), 0);
+    assert_int_equal(ingest_text(s, part, part_len, 4096, "h200", &res, &in), 0);
+    assert_int_equal(res.run_ids[0], last + 1);
+    store_ingest_free(in);
+    store_close(s);
+    sqlite3_close(db);
+    free(text);
+    free(part);
+}
+
 /* ---- records (schema 5): a run's knobs and detail, one BLOB each ---- */
 
 static void assert_same_real(double want, double got)
@@ -1290,6 +1407,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_ingest_spill_same_rows),
         cmocka_unit_test(test_ingest_kept_values_exact),
+        cmocka_unit_test(test_ingest_batched_ids_and_report),
         cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test(test_damaged_record_named),
         cmocka_unit_test(test_ingest_reading_holds_no_lock),
