@@ -70,6 +70,19 @@ typedef struct {
     double target_total_gib, draft_gib, total_gib, largest_gib;
 } run_report;
 
+/* The knobs records of recent runs by what they are made of: each row knob's origin, auto flag
+ * and value bytes (engine_knob_text's canonical text is a function of these alone). A log's
+ * runs repeat a few deployments, and a record took a formatted text for each of ~20 knobs. */
+#define KNOBS_MEMO_SLOTS 64
+#define KNOBS_KEY_MAX                                                                                                  \
+    (KNOB_COUNT * (2 * sizeof(engine_knob_origin) + 8 + ENGINE_MAX_BUCKETS * 4 + sizeof(engine_release)))
+
+typedef struct {
+    uint64_t hash;
+    size_t key_len, len;
+    unsigned char *bytes; /* the key, then the record */
+} knobs_memo;
+
 struct store_ingest {
     store *s;
     store_ingest_opts o;
@@ -104,6 +117,8 @@ struct store_ingest {
     uint64_t bytes;
     engine_run_facts facts;     /* scratch, ~7 KiB: kept off the stack */
     store_record knobs, detail; /* the run's two records, built before its row is kept */
+    knobs_memo knobs_memo[KNOBS_MEMO_SLOTS];
+    unsigned char knobs_key[KNOBS_KEY_MAX];
     char list[ENGINE_MAX_BUCKETS * 11];
     char knob_text[ENGINE_MAX_BUCKETS * 11];
 };
@@ -417,29 +432,33 @@ static double as_stored(double v)
     return !isfinite(v) ? NAN : v == 0 ? 0.0 : v;
 }
 
-static uint64_t deployment_hash(const report_deployment *d)
+/* LEN bytes at P, hashed 8 at a time. */
+static uint64_t bytes_hash(const void *p, size_t len)
 {
-    uint64_t h = 0x9e3779b97f4a7c15u, w;
-    const char *p = (const char *)d;
-    for (size_t off = 0; off + 8 <= sizeof *d; off += 8) {
-        memcpy(&w, p + off, 8);
+    const char *b = p;
+    uint64_t h = 0x9e3779b97f4a7c15u ^ len, w;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&w, b + i, 8);
         h = (h ^ w) * 0xff51afd7ed558ccdu;
-        h ^= h >> 32;
+        h ^= h >> 29;
     }
-    return h;
+    w = 0;
+    memcpy(&w, b + i, len - i);
+    h = (h ^ w) * 0xff51afd7ed558ccdu;
+    return h ^ (h >> 32);
 }
 
 /* D's index among the ingest's deployments (added when new), or -1 out of memory. */
 static int64_t deployment_index(store_ingest *in, const report_deployment *d)
 {
-    _Static_assert(sizeof(report_deployment) % 8 == 0, "deployment_hash reads whole words");
     if (2 * (in->n_deployments + 1) > in->n_slots) {
         size_t n_slots = in->n_slots ? 2 * in->n_slots : 64;
         uint32_t *slots = calloc(n_slots, sizeof *slots);
         if (!slots)
             return -1;
         for (size_t i = 0; i < in->n_deployments; i++) {
-            size_t at = deployment_hash(&in->deployments[i]) & (n_slots - 1);
+            size_t at = bytes_hash(&in->deployments[i], sizeof in->deployments[i]) & (n_slots - 1);
             while (slots[at])
                 at = (at + 1) & (n_slots - 1);
             slots[at] = (uint32_t)i + 1;
@@ -448,7 +467,7 @@ static int64_t deployment_index(store_ingest *in, const report_deployment *d)
         in->deployment_slots = slots;
         in->n_slots = n_slots;
     }
-    size_t at = deployment_hash(d) & (in->n_slots - 1);
+    size_t at = bytes_hash(d, sizeof *d) & (in->n_slots - 1);
     for (; in->deployment_slots[at]; at = (at + 1) & (in->n_slots - 1))
         if (memcmp(&in->deployments[in->deployment_slots[at] - 1], d, sizeof *d) == 0)
             return in->deployment_slots[at] - 1;
@@ -530,6 +549,103 @@ void store_ingest_run_report(const store_ingest *in, size_t i, store_run_summary
 
 /* ---- Deriving a run into rows (no lock held) ---- */
 
+/* What F's knobs record is made of into KEY (KNOBS_KEY_MAX bytes); returns its length, 0 when a
+ * knob's value is of a kind not known here (the record is then made, not looked up). */
+static size_t knobs_key(const engine_run_facts *f, unsigned char *key)
+{
+    const char *values = (const char *)&f->values;
+    size_t n = 0;
+    for (int k = 0; k < KNOB_COUNT; k++) {
+        const engine_knob_info *info = &engine_knobs[k];
+        if (info->store != KNOB_STORE_ROW)
+            continue;
+        memcpy(key + n, &f->origin[k], sizeof f->origin[k]);
+        n += sizeof f->origin[k];
+        if (!f->origin[k])
+            continue;
+        key[n++] = engine_knob_is_auto(&f->values, (engine_knob_id)k);
+        size_t len;
+        switch (info->field) {
+        case KNOB_FIELD_U32:
+            len = sizeof(uint32_t);
+            break;
+        case KNOB_FIELD_U64:
+            len = sizeof(uint64_t);
+            break;
+        case KNOB_FIELD_DOUBLE:
+            len = sizeof(double);
+            break;
+        case KNOB_FIELD_ENUM:
+            len = sizeof(int);
+            break;
+        case KNOB_FIELD_BOOL:
+            len = sizeof(bool);
+            break;
+        case KNOB_FIELD_RELEASE:
+            len = sizeof(engine_release);
+            break;
+        case KNOB_FIELD_NAME:
+            len = strnlen(values + info->offset, ENGINE_NAME_MAX - 1) + 1; /* with its NUL: "ab" is not "abc" */
+            break;
+        case KNOB_FIELD_LIST: {
+            uint32_t count;
+            memcpy(&count, values + info->count_offset, sizeof count);
+            if (count > ENGINE_MAX_BUCKETS)
+                return 0;
+            memcpy(key + n, &count, sizeof count);
+            n += sizeof count;
+            len = count * sizeof(uint32_t);
+            break;
+        }
+        default:
+            return 0;
+        }
+        memcpy(key + n, values + info->offset, len);
+        n += len;
+    }
+    return n;
+}
+
+/* F's knobs record (row knobs by name, canonical text and origin), made or remembered; NULL out
+ * of memory (ERR set). */
+static const store_bytes *knobs_record(store_ingest *in, const engine_run_facts *f, store_bytes *out)
+{
+    size_t key_len = knobs_key(f, in->knobs_key);
+    uint64_t hash = key_len ? bytes_hash(in->knobs_key, key_len) : 0;
+    knobs_memo *m = &in->knobs_memo[hash % KNOBS_MEMO_SLOTS];
+    if (key_len && m->bytes && m->hash == hash && m->key_len == key_len &&
+        memcmp(m->bytes, in->knobs_key, key_len) == 0) {
+        *out = (store_bytes){m->bytes + key_len, m->len};
+        return out;
+    }
+    store_record *kr = &in->knobs;
+    uint64_t n_knobs = 0;
+    for (int k = 0; k < KNOB_COUNT; k++)
+        n_knobs += engine_knobs[k].store == KNOB_STORE_ROW && f->origin[k];
+    store_record_begin(kr);
+    store_record_count(kr, n_knobs);
+    for (int k = 0; k < KNOB_COUNT; k++) {
+        if (engine_knobs[k].store != KNOB_STORE_ROW || !f->origin[k])
+            continue;
+        engine_knob_text(&f->values, NULL, (engine_knob_id)k, KNOB_TEXT_CANONICAL, in->knob_text, sizeof in->knob_text);
+        store_knob_row knob = {engine_knobs[k].name, in->knob_text, engine_origin_name(f->origin[k])};
+        store_record_row(kr, &store_knob_rows_table, &knob);
+    }
+    if (kr->failed) {
+        store_set_err(in->err, sizeof in->err, "%s: out of memory keeping the parsed runs", in->s->path);
+        return NULL;
+    }
+    *out = (store_bytes){kr->p, kr->len};
+    unsigned char *bytes = key_len ? malloc(key_len + kr->len) : NULL;
+    if (bytes) { /* else not remembered: the next run makes its own */
+        memcpy(bytes, in->knobs_key, key_len);
+        memcpy(bytes + key_len, kr->p, kr->len);
+        free(m->bytes);
+        *m = (knobs_memo){hash, key_len, kr->len, bytes};
+    }
+    return out;
+}
+
 static int keep_run(store_ingest *in, const caplog_run *run)
 {
     engine_run_facts *f = &in->facts;
@@ -574,19 +690,8 @@ static int keep_run(store_ingest *in, const caplog_run *run)
         row.knob_origin[k] = engine_origin_name(f->origin[k]);
     }
     /* Every knob the run knows, in its knobs record: the knob table says which and how. */
-    store_record *kr = &in->knobs;
-    uint64_t n_knobs = 0;
-    for (int k = 0; k < KNOB_COUNT; k++)
-        n_knobs += engine_knobs[k].store == KNOB_STORE_ROW && f->origin[k];
-    store_record_begin(kr);
-    store_record_count(kr, n_knobs);
-    for (int k = 0; k < KNOB_COUNT; k++) {
-        if (engine_knobs[k].store != KNOB_STORE_ROW || !f->origin[k])
-            continue;
-        engine_knob_text(&f->values, NULL, (engine_knob_id)k, KNOB_TEXT_CANONICAL, in->knob_text, sizeof in->knob_text);
-        store_knob_row knob = {engine_knobs[k].name, in->knob_text, engine_origin_name(f->origin[k])};
-        store_record_row(kr, &store_knob_rows_table, &knob);
-    }
+    if (!knobs_record(in, f, &row.knobs))
+        return -1;
 
     /* Its groups, each with its bars, its ranks and env lines: the detail record. */
     store_record *d = &in->detail;
@@ -662,11 +767,10 @@ static int keep_run(store_ingest *in, const caplog_run *run)
         store_env_row er = {.ordinal = ei, .key = run->env[ei].key, .value = run->env[ei].value};
         store_record_row(d, &store_env_table, &er);
     }
-    if (kr->failed || d->failed) {
+    if (d->failed) {
         store_set_err(in->err, sizeof in->err, "%s: out of memory keeping the parsed runs", in->s->path);
         return -1;
     }
-    row.knobs = (store_bytes){kr->p, kr->len};
     row.detail = (store_bytes){d->p, d->len};
     if (keep_table_row(in, ROW_RUN, &row) != 0)
         return -1;
@@ -1110,6 +1214,8 @@ void store_ingest_free(store_ingest *in)
         fclose(in->spill);
     free(in->buf);
     store_record_free(&in->knobs);
+    for (int i = 0; i < KNOBS_MEMO_SLOTS; i++)
+        free(in->knobs_memo[i].bytes);
     store_record_free(&in->detail);
     free(in->ids);
     free(in->first_lines);
