@@ -4,6 +4,9 @@
 # Each repetition of the fixtures starts with a counter line, so no two stretches are identical.
 # Each rate is the best of RUNS runs (default 3) over the same file, the page cache warm for all:
 # one run on a shared machine can lose a tenth to a neighbour, the best of three is the program's.
+# Each run starts after a sync, so none pays for writing back what an earlier step wrote (the
+# 1 GiB log itself, a store run's 300 MiB): on a 2-core VM the kernel's flusher took a third of
+# the dry run's time when it ran beside it.
 # Usage: bench/bench_ingest.sh [BUILD_DIR] [MIB]     (MIB: the log's size, default 1024)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,6 +33,7 @@ with open(out, "wb") as f:
         f.write(block)
         n += 1
 PY
+sync
 bytes=$(stat -c %s "$log")
 echo "log: $(awk -v b="$bytes" 'BEGIN { printf "%.1f MiB", b / 1048576 }') from $(ls "$here/../tests/fixtures/sglang-logs/"*.log | wc -l) fixtures, best of $runs runs each"
 
@@ -42,6 +46,7 @@ better() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; } # true when A < 
 grep -c 'Capturing batches' "$log" > /dev/null
 grep_s=
 for _ in $(seq "$runs"); do
+  sync
   t0=$(now); bars=$(grep -c 'Capturing batches' "$log"); t1=$(now)
   s=$(secs "$t0" "$t1")
   if [ -z "$grep_s" ] || better "$s" "$grep_s"; then grep_s=$s; fi
@@ -51,6 +56,7 @@ echo "grep -c 'Capturing batches'      $(rate "$grep_s")  -> $bars lines"
 # parsing only
 dry_s=
 for _ in $(seq "$runs"); do
+  sync
   t0=$(now); CGPLAN_REPORT_PEAK=1 "$cgplan" ingest --dry-run "$log" > "$work/dry.out" 2> "$work/dry.err"; t1=$(now)
   s=$(secs "$t0" "$t1")
   if [ -z "$dry_s" ] || better "$s" "$dry_s"; then dry_s=$s; cp "$work/dry.err" "$work/dry.best"; fi
@@ -83,6 +89,7 @@ while True:
     os.replace(sys.argv[2] + ".new", sys.argv[2])
 PROBE
   probe=$!
+  sync
   t0=$(now); CGPLAN_REPORT_PEAK=1 "$cgplan" ingest --db "$db" "$log" > "$work/ingest.out" 2> "$work/ingest.err"; t1=$(now)
   kill "$probe"; wait "$probe" 2> /dev/null || true
   s=$(secs "$t0" "$t1")
