@@ -5,8 +5,8 @@
 # Each rate is the best of RUNS runs (default 3) over the same file, the page cache warm for all:
 # one run on a shared machine can lose a tenth to a neighbour, the best of three is the program's.
 # Each run starts after a sync, so none pays for writing back what an earlier step wrote (the
-# 1 GiB log itself, a store run's 300 MiB): on a 2-core VM the kernel's flusher took a third of
-# the dry run's time when it ran beside it.
+# 1 GiB log itself, a store run's 300 MiB): on a 2-core VM the kernel's flusher competes with
+# the two threads of an ingest for the cores.
 # Usage: bench/bench_ingest.sh [BUILD_DIR] [MIB]     (MIB: the log's size, default 1024)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
