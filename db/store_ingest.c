@@ -636,41 +636,18 @@ static size_t knobs_key(const engine_run_facts *f, unsigned char *key)
         if (!f->origin[k])
             continue;
         key[n++] = engine_knob_is_auto(&f->values, (engine_knob_id)k);
-        size_t len;
-        switch (info->field) {
-        case KNOB_FIELD_U32:
-            len = sizeof(uint32_t);
-            break;
-        case KNOB_FIELD_U64:
-            len = sizeof(uint64_t);
-            break;
-        case KNOB_FIELD_DOUBLE:
-            len = sizeof(double);
-            break;
-        case KNOB_FIELD_ENUM:
-            len = sizeof(int);
-            break;
-        case KNOB_FIELD_BOOL:
-            len = sizeof(bool);
-            break;
-        case KNOB_FIELD_RELEASE:
-            len = sizeof(engine_release);
-            break;
-        case KNOB_FIELD_NAME:
-            len = strnlen(values + info->offset, ENGINE_NAME_MAX - 1) + 1; /* with its NUL: "ab" is not "abc" */
-            break;
-        case KNOB_FIELD_LIST: {
+        size_t len = engine_knob_value_size(&f->values, (engine_knob_id)k);
+        if (info->field == KNOB_FIELD_NAME) {
+            len = strnlen(values + info->offset, ENGINE_NAME_MAX - 1) + 1; /* to its NUL: "ab" is not "abc" */
+        } else if (info->field == KNOB_FIELD_LIST) {
             uint32_t count;
             memcpy(&count, values + info->count_offset, sizeof count);
             if (count > ENGINE_MAX_BUCKETS)
                 return 0;
             memcpy(key + n, &count, sizeof count);
             n += sizeof count;
-            len = count * sizeof(uint32_t);
-            break;
-        }
-        default:
-            return 0;
+        } else if (len == 0) {
+            return 0; /* a kind of value not known here: the record is made, not looked up */
         }
         memcpy(key + n, values + info->offset, len);
         n += len;

@@ -435,6 +435,9 @@ bool engine_knob_is_auto(const engine_deployment *d, engine_knob_id knob);
 bool engine_knob_set_auto(engine_deployment *d, engine_knob_id knob);
 /* Copies KNOB's value (and its auto flag) from SRC to DST, without rules. */
 void engine_knob_copy(engine_deployment *dst, const engine_deployment *src, engine_knob_id knob);
+/* The bytes KNOB's value takes in D from its field's offset: a list's sizes (its count is a field
+ * of its own), a name's whole buffer. */
+size_t engine_knob_value_size(const engine_deployment *d, engine_knob_id knob);
 bool engine_knob_equal(const engine_deployment *a, const engine_deployment *b, engine_knob_id knob);
 
 typedef enum {

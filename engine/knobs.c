@@ -554,40 +554,36 @@ static void store_number(engine_deployment *d, const engine_knob_info *k, uint64
         *(uint64_t *)p = v;
 }
 
+size_t engine_knob_value_size(const engine_deployment *d, engine_knob_id knob)
+{
+    const engine_knob_info *k = &engine_knobs[knob];
+    switch (k->field) {
+    case KNOB_FIELD_U32:
+        return sizeof(uint32_t);
+    case KNOB_FIELD_U64:
+        return sizeof(uint64_t);
+    case KNOB_FIELD_DOUBLE:
+        return sizeof(double);
+    case KNOB_FIELD_NAME:
+        return ENGINE_NAME_MAX;
+    case KNOB_FIELD_RELEASE:
+        return sizeof(engine_release);
+    case KNOB_FIELD_ENUM:
+        return sizeof(int);
+    case KNOB_FIELD_BOOL:
+        return sizeof(bool);
+    case KNOB_FIELD_LIST:
+        return *(const uint32_t *)field_cptr(d, k->count_offset) * sizeof(uint32_t);
+    }
+    return 0;
+}
+
 void engine_knob_copy(engine_deployment *dst, const engine_deployment *src, engine_knob_id knob)
 {
     const engine_knob_info *k = &engine_knobs[knob];
-    size_t size = 0;
-    switch (k->field) {
-    case KNOB_FIELD_U32:
-        size = sizeof(uint32_t);
-        break;
-    case KNOB_FIELD_U64:
-        size = sizeof(uint64_t);
-        break;
-    case KNOB_FIELD_DOUBLE:
-        size = sizeof(double);
-        break;
-    case KNOB_FIELD_NAME:
-        size = ENGINE_NAME_MAX;
-        break;
-    case KNOB_FIELD_RELEASE:
-        size = sizeof(engine_release);
-        break;
-    case KNOB_FIELD_ENUM:
-        size = sizeof(int);
-        break;
-    case KNOB_FIELD_BOOL:
-        size = sizeof(bool);
-        break;
-    case KNOB_FIELD_LIST: {
-        uint32_t n = *(const uint32_t *)field_cptr(src, k->count_offset);
-        *(uint32_t *)field_ptr(dst, k->count_offset) = n;
-        size = n * sizeof(uint32_t);
-        break;
-    }
-    }
-    memcpy(field_ptr(dst, k->offset), field_cptr(src, k->offset), size);
+    if (k->field == KNOB_FIELD_LIST)
+        *(uint32_t *)field_ptr(dst, k->count_offset) = *(const uint32_t *)field_cptr(src, k->count_offset);
+    memcpy(field_ptr(dst, k->offset), field_cptr(src, k->offset), engine_knob_value_size(src, knob));
     if (has_auto(k))
         set_auto_flag(dst, k, engine_knob_is_auto(src, knob));
 }
