@@ -2633,8 +2633,9 @@ static size_t unpack_marks(const char *in, key_marks *km)
 
 /* ---------------------------------------------------------------- the lexer */
 
-/* The segment's N bytes at S with its trailing spaces: a lexer's line is cut before them in
- * place; the bytes a reader lexes where they lie are copied into the line first (is_space). */
+/* The segment's N bytes at S end in a space (is_space): in the lexer's own line the spaces are
+ * cut off in place; a segment lexed where it lies, which cannot be written, is copied into the
+ * line first. */
 static bool ends_in_space(const char *s, size_t n)
 {
     return n && is_space(s[n - 1]);
