@@ -1769,6 +1769,53 @@ static void parse_bar_desc(const char *w, const char *end, bar_frame *f)
         f->implausible = true;
 }
 
+/* The description SGLang's capture gives tqdm, "bs=512 avail_mem=75.31 GB)", exactly, at W: its
+ * size and free memory into F and its ')', or NULL (F untouched) for any other text, which
+ * parse_bar_desc then reads. Half the lines of a capture are these frames: read field by field,
+ * not word by word. The values are those parse_bar_desc gives (CAPLOG_CROSS_CHECK: checked). */
+static const char *bar_desc_usual(const char *w, bar_frame *f)
+{
+    if (!has_prefix(w, "bs="))
+        return NULL;
+    const char *p = w + LITERAL_LEN("bs="), *digits = p;
+    uint32_t bs = 0;
+    while (is_digit(*p) && p - digits < 9)
+        bs = bs * 10 + (uint32_t)(*p++ - '0');
+    if (p == digits || *p != ' ' || bs < 1 || bs > CAPLOG_BS_MAX || !has_prefix(p + 1, "avail_mem="))
+        return NULL;
+    p += 1 + LITERAL_LEN("avail_mem=");
+    uint64_t mant = 0;
+    for (digits = p; is_digit(*p) && p - digits < 12;)
+        mant = mant * 10 + (uint64_t)(*p++ - '0');
+    if (p == digits || *p != '.')
+        return NULL;
+    const char *frac = ++p;
+    while (is_digit(*p) && p - frac < 3)
+        mant = mant * 10 + (uint64_t)(*p++ - '0');
+    if (p == frac || is_digit(*p) || !has_prefix(p, " GB)"))
+        return NULL;
+    double avail = (double)mant / pow10_exact[p - frac]; /* parse_real's value: at most 15 digits */
+    if (!(avail <= CAPLOG_GIB_MAX))
+        return NULL;
+    f->size = bs;
+    f->avail = avail;
+    return p + LITERAL_LEN(" GB");
+}
+
+#ifdef CAPLOG_CROSS_CHECK
+/* The fuzz build: bar_desc_usual's frame must be parse_bar_desc's. */
+static void check_bar_desc_usual(const char *lparen, const char *end, const char *rparen, const bar_frame *f)
+{
+    bar_frame g = {.avail = NO_VALUE, .counter = -1, .described = true};
+    parse_bar_desc(lparen + 1, rparen, &g);
+    if (memchr(lparen, ')', (size_t)(end - lparen)) != rparen || g.size != f->size || g.avail != f->avail ||
+        g.num_tokens != f->num_tokens || g.implausible != f->implausible) {
+        fprintf(stderr, "bar_desc_usual and parse_bar_desc disagree on \"%.*s\"\n", (int)(rparen - lparen + 1), lparen);
+        abort();
+    }
+}
+#endif
+
 /* S is in a lexer's line (has_prefix may read past its end), END its NUL, the first. */
 static bool parse_bar(const char *s, const char *end, bar_frame *f)
 {
@@ -1776,18 +1823,26 @@ static bool parse_bar(const char *s, const char *end, bar_frame *f)
     if (s[0] == 'C' && (has_prefix(s, "Capturing batches (") || has_prefix(s, "Capturing num tokens ("))) {
         f->described = true;
         /* the literal's '(' (no key has one before it), then the description's ')' */
-        const char *lparen = s[LITERAL_LEN("Capturing ")] == 'b' ? s + LITERAL_LEN("Capturing batches (") - 1
-                                                                 : s + LITERAL_LEN("Capturing num tokens (") - 1;
-        const char *rparen = memchr(lparen, ')', (size_t)(end - lparen));
-        if (!rparen)
-            return true;
-        size_t n = (size_t)(rparen - lparen - 1);
-        if (n < BAR_DESC_MAX) {
-            parse_bar_desc(lparen + 1, rparen, f); /* in place: the ')' ends its last number */
-        } else {
-            char desc[BAR_DESC_MAX + LINE_PAD] = {0}; /* a longer one is cut, as it always was */
-            memcpy(desc, lparen + 1, BAR_DESC_MAX - 1);
-            parse_bar_desc(desc, desc + BAR_DESC_MAX - 1, f);
+        bool batches = s[LITERAL_LEN("Capturing ")] == 'b';
+        const char *lparen =
+            batches ? s + LITERAL_LEN("Capturing batches (") - 1 : s + LITERAL_LEN("Capturing num tokens (") - 1;
+        const char *rparen = batches ? bar_desc_usual(lparen + 1, f) : NULL;
+#ifdef CAPLOG_CROSS_CHECK
+        if (rparen)
+            check_bar_desc_usual(lparen, end, rparen, f);
+#endif
+        if (!rparen) {
+            rparen = memchr(lparen, ')', (size_t)(end - lparen));
+            if (!rparen)
+                return true;
+            size_t n = (size_t)(rparen - lparen - 1);
+            if (n < BAR_DESC_MAX) {
+                parse_bar_desc(lparen + 1, rparen, f); /* in place: the ')' ends its last number */
+            } else {
+                char desc[BAR_DESC_MAX + LINE_PAD] = {0}; /* a longer one is cut, as it always was */
+                memcpy(desc, lparen + 1, BAR_DESC_MAX - 1);
+                parse_bar_desc(desc, desc + BAR_DESC_MAX - 1, f);
+            }
         }
         parse_bar_tail(rparen, end, f);
         return true;
