@@ -262,29 +262,19 @@ static char *reserve(store_ingest *in, size_t need)
     return p;
 }
 
-/* V as a varint (seven bits a byte, low first) at P; returns its bytes. */
+/* The encoded rows are chars (texts are copied in as they are); their integers are
+ * store_internal.h's varints. */
 static size_t put_varint(char *p, uint64_t v)
 {
-    size_t n = 0;
-    for (; v >= 0x80; v >>= 7)
-        p[n++] = (char)(v | 0x80);
-    p[n++] = (char)v;
-    return n;
+    return store_put_varint((unsigned char *)p, v);
 }
 
-/* The varint at *P, if it ends before END; false when it does not (a damaged record). */
 static bool get_varint(const char **p, const char *end, uint64_t *v)
 {
-    uint64_t x = 0;
-    for (int shift = 0; *p < end && shift < 64; shift += 7) {
-        unsigned char b = (unsigned char)*(*p)++;
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *v = x;
-            return true;
-        }
-    }
-    return false;
+    const unsigned char *u = (const unsigned char *)*p;
+    bool ok = store_get_varint(&u, (const unsigned char *)end, v);
+    *p = (const char *)u;
+    return ok;
 }
 
 /* LEN bytes at P, hashed 8 at a time (a run's repeated texts are hashed whole, ~700 bytes). */
@@ -370,8 +360,7 @@ static int keep_row(store_ingest *in, row_kind kind, const store_value *v, int n
                 *p++ = (char)(TAG_SMALL + v[i].i);
             } else {
                 *p++ = TAG_INT;
-                /* zigzag: a small negative number is a small varint too */
-                p += put_varint(p, ((uint64_t)v[i].i << 1) ^ (uint64_t)(v[i].i >> 63));
+                p += put_varint(p, store_zigzag(v[i].i));
             }
         } else if (v[i].type == SQLITE_FLOAT) {
             *p++ = TAG_REAL;
@@ -951,7 +940,7 @@ static int bind_record(store_ingest *in, sqlite3_stmt *st, int first, const char
         }
         switch (tag) {
         case TAG_INT:
-            sqlite3_bind_int64(st, i, (int64_t)(u >> 1) ^ -(int64_t)(u & 1));
+            sqlite3_bind_int64(st, i, store_unzigzag(u));
             break;
         case TAG_REAL:
             memcpy(&dv, p, 8);

@@ -194,6 +194,44 @@ typedef struct {
     bool failed;
 } store_record;
 
+/* The integers of the ingest's encoded rows and of records: V as a varint (seven bits a byte, low
+ * first) at P, its bytes returned; a signed one zigzagged first, so a small negative number is a
+ * small varint too. */
+static inline size_t store_put_varint(unsigned char *p, uint64_t v)
+{
+    size_t n = 0;
+    for (; v >= 0x80; v >>= 7)
+        p[n++] = (unsigned char)(v | 0x80);
+    p[n++] = (unsigned char)v;
+    return n;
+}
+
+/* The varint at *P into *V, if it ends before END (*P then past it); false when it does not (a
+ * damaged record or spill file). */
+static inline bool store_get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int shift = 0; *p < end && shift < 64; shift += 7) {
+        unsigned char b = *(*p)++;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = x;
+            return true;
+        }
+    }
+    return false;
+}
+
+static inline uint64_t store_zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t store_unzigzag(uint64_t u)
+{
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
 void store_record_free(store_record *r);
 /* Starts a record: the version byte. */
 void store_record_begin(store_record *r);

@@ -385,25 +385,6 @@ static inline unsigned char *record_room(store_record *r, size_t need)
     return r->len + need <= r->cap && !r->failed ? r->p + r->len : record_grow(r, need);
 }
 
-static size_t put_varint(unsigned char *p, uint64_t v)
-{
-    size_t n = 0;
-    for (; v >= 0x80; v >>= 7)
-        p[n++] = (unsigned char)(v | 0x80);
-    p[n++] = (unsigned char)v;
-    return n;
-}
-
-static uint64_t zigzag(int64_t v)
-{
-    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-static int64_t unzigzag(uint64_t u)
-{
-    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
-}
-
 void store_record_begin(store_record *r)
 {
     r->len = 0;
@@ -419,7 +400,7 @@ void store_record_count(store_record *r, uint64_t n)
 {
     unsigned char *p = record_room(r, 10);
     if (p)
-        r->len += put_varint(p, n);
+        r->len += store_put_varint(p, n);
 }
 
 void store_record_append(store_record *r, const store_record *src)
@@ -455,7 +436,7 @@ static unsigned char *put_int(unsigned char *p, int64_t v)
         *p++ = (unsigned char)(REC_SMALL + v);
     } else {
         *p++ = REC_INT;
-        p += put_varint(p, zigzag(v));
+        p += store_put_varint(p, store_zigzag(v));
     }
     return p;
 }
@@ -465,7 +446,7 @@ static unsigned char *put_real(unsigned char *p, double d)
     int64_t centi;
     if (centi_of(d, &centi)) {
         *p++ = REC_CENTI;
-        return p + put_varint(p, zigzag(centi));
+        return p + store_put_varint(p, store_zigzag(centi));
     }
     uint64_t bits;
     memcpy(&bits, &d, 8);
@@ -478,7 +459,7 @@ static unsigned char *put_real(unsigned char *p, double d)
 static unsigned char *put_bytes(unsigned char *p, int tag, const void *v, size_t len)
 {
     *p++ = (unsigned char)tag;
-    p += put_varint(p, len);
+    p += store_put_varint(p, len);
     memcpy(p, v, len);
     return p + len;
 }
@@ -494,7 +475,7 @@ void store_record_row(store_record *r, const store_table *t, const void *row)
     unsigned char *p = record_room(r, 10);
     if (!p)
         return;
-    r->len += put_varint(p, (uint64_t)kept);
+    r->len += store_put_varint(p, (uint64_t)kept);
     for (int c = 0; c < t->n_cols; c++) {
         const store_column *col = &t->cols[c];
         if (key_column(col))
@@ -554,15 +535,8 @@ void store_record_row(store_record *r, const store_table *t, const void *row)
 
 static bool get_varint(store_record_reader *r, uint64_t *v)
 {
-    uint64_t x = 0;
-    for (int shift = 0; r->p < r->end && shift < 64; shift += 7) {
-        unsigned char b = *r->p++;
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *v = x;
-            return true;
-        }
-    }
+    if (store_get_varint(&r->p, r->end, v))
+        return true;
     r->bad = true;
     return false;
 }
@@ -613,12 +587,12 @@ static bool get_value(store_record_reader *r, int *tag, int64_t *i, double *d, c
     case REC_INT:
         if (!get_varint(r, &u))
             return false;
-        *i = unzigzag(u);
+        *i = store_unzigzag(u);
         return true;
     case REC_CENTI:
         if (!get_varint(r, &u))
             return false;
-        *d = (double)unzigzag(u) / 100.0;
+        *d = (double)store_unzigzag(u) / 100.0;
         *tag = REC_REAL;
         return true;
     case REC_REAL: {
