@@ -214,8 +214,7 @@ static void print_exclusion(const char *why)
 static void summary_of(const engine_run_facts *f, store_run_summary *r)
 {
     memset(r, 0, sizeof *r);
-    size_t model_len = strnlen(f->model, sizeof r->model - 1); /* snprintf's "%s", without its format */
-    memcpy(r->model, f->model, model_len);
+    engine_copy_text(r->model, sizeof r->model, f->model);
     store_summary_set_knobs(r, &f->values); /* the facts' values are 0 where unknown */
     r->gpu_inferred = f->gpu_inferred;
     r->target_total_gib = f->target_total_gib;

@@ -780,18 +780,6 @@ void store_close(store *s)
 
 /* ---- Reading runs ---- */
 
-/* T (NULL: "") into BUF, cut to LEN - 1 bytes (snprintf's result, without its format parsing: a
- * listing copies six texts per run). */
-static void copy_text(char *buf, size_t len, const char *t)
-{
-    if (!len)
-        return;
-    size_t n = t ? strnlen(t, len - 1) : 0;
-    if (n)
-        memcpy(buf, t, n);
-    buf[n] = '\0';
-}
-
 void store_summary_set_knobs(store_run_summary *r, const engine_deployment *values)
 {
     const engine_knobs_state *k = &values->knobs;
@@ -803,19 +791,19 @@ void store_summary_set_knobs(store_run_summary *r, const engine_deployment *valu
     r->max_dispatch = k->max_dispatch_auto ? 0 : k->max_dispatch;
     r->n_buckets = k->buckets_auto ? 0 : k->n_buckets;
     r->knobs = *k;
-    copy_text(r->gpu, sizeof r->gpu, values->gpu.name);
+    engine_copy_text(r->gpu, sizeof r->gpu, values->gpu.name);
 }
 
 static void summary_of(const store_run_row *row, const engine_deployment *values, store_run_summary *r)
 {
     memset(r, 0, sizeof *r);
     r->id = row->id;
-    copy_text(r->label, sizeof r->label, row->label);
-    copy_text(r->source, sizeof r->source, row->source);
-    copy_text(r->model, sizeof r->model, row->model);
+    engine_copy_text(r->label, sizeof r->label, row->label);
+    engine_copy_text(r->source, sizeof r->source, row->source);
+    engine_copy_text(r->model, sizeof r->model, row->model);
     r->gpu_inferred = row->gpu_inferred;
     r->reconstructed = row->reconstructed;
-    copy_text(r->created_at, sizeof r->created_at, row->created_at);
+    engine_copy_text(r->created_at, sizeof r->created_at, row->created_at);
     store_summary_set_knobs(r, values);
     r->static_gib = row->static_gib;
     r->largest_gib = row->largest_gib;
@@ -949,7 +937,7 @@ int store_get_run(store *s, int64_t id, store_run_detail *out, char *err, size_t
         goto done;
     }
     summary_of(&row, &out->values, &out->summary);
-    copy_text(out->preset, sizeof out->preset, row.preset);
+    engine_copy_text(out->preset, sizeof out->preset, row.preset);
     out->backend = BACKEND_FLASHINFER_MLA;
     for (int b = 0; b < BACKEND_COUNT; b++)
         if (strcmp(row.attention_backend, engine_backend_names[b]) == 0)
@@ -1000,9 +988,9 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
     int64_t target = run.target_group;
     if (extra) {
         memset(extra, 0, sizeof *extra);
-        copy_text(extra->path, sizeof extra->path, run.path);
-        copy_text(extra->sha256, sizeof extra->sha256, run.sha256);
-        copy_text(extra->model_path, sizeof extra->model_path, run.model_path);
+        engine_copy_text(extra->path, sizeof extra->path, run.path);
+        engine_copy_text(extra->sha256, sizeof extra->sha256, run.sha256);
+        engine_copy_text(extra->model_path, sizeof extra->model_path, run.model_path);
         extra->first_line = run.first_line >= 0 && run.first_line <= UINT32_MAX ? (uint32_t)run.first_line : 0;
         extra->last_line = run.last_line >= 0 && run.last_line <= UINT32_MAX ? (uint32_t)run.last_line : 0;
         extra->lines = (uint64_t)run.lines;
@@ -1030,14 +1018,14 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
         store_group_info *g = &groups[(*n_groups)++];
         memset(g, 0, sizeof *g);
         g->ordinal = (int)r.ordinal;
-        copy_text(g->kind, sizeof g->kind, r.kind);
-        copy_text(g->role, sizeof g->role, r.role);
-        copy_text(g->phase, sizeof g->phase, r.phase);
+        engine_copy_text(g->kind, sizeof g->kind, r.kind);
+        engine_copy_text(g->role, sizeof g->role, r.role);
+        engine_copy_text(g->phase, sizeof g->phase, r.phase);
         g->step = (int32_t)r.step;
         g->tokens_per_req = (int32_t)r.tokens_per_req;
-        copy_text(g->rank, sizeof g->rank, r.rank_label);
+        engine_copy_text(g->rank, sizeof g->rank, r.rank_label);
         g->failed = r.failed;
-        copy_text(g->failure, sizeof g->failure, r.failure);
+        engine_copy_text(g->failure, sizeof g->failure, r.failure);
         g->n_sizes = list_count(r.sizes, &g->first_size);
         g->n_bars = bars <= UINT32_MAX ? (uint32_t)bars : 0;
         g->begin_avail_gib = r.begin_avail_gib;
@@ -1058,7 +1046,7 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
         if (!ranks || !n_ranks || *n_ranks >= rcap)
             continue;
         store_rank_info *k = &ranks[(*n_ranks)++];
-        copy_text(k->label, sizeof k->label, r.label);
+        engine_copy_text(k->label, sizeof k->label, r.label);
         k->weights_begin_avail_gib = r.weights_begin_avail_gib;
         k->weights_usage_gib = r.weights_usage_gib;
         k->kv_tokens = r.kv_tokens;
@@ -1072,7 +1060,7 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
         if (!store_record_get_row(&rd, &store_env_table, &r))
             break;
         if (extra && strcmp(r.key, "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK") == 0)
-            copy_text(extra->env_dispatch, sizeof extra->env_dispatch, r.value); /* the last one stated */
+            engine_copy_text(extra->env_dispatch, sizeof extra->env_dispatch, r.value); /* the last one stated */
     }
     sqlite3_finalize(st);
     if (!store_record_done(&rd)) {
@@ -1269,10 +1257,10 @@ int store_each_calibration(store *s, void (*fn)(const store_calibration_info *c,
         read_calibration(st, &c.cal);
         int base = COEF_COUNT + 2;
         c.id = sqlite3_column_int64(st, base);
-        copy_text(c.model, sizeof c.model, (const char *)sqlite3_column_text(st, base + 1));
-        copy_text(c.gpu, sizeof c.gpu, (const char *)sqlite3_column_text(st, base + 2));
-        copy_text(c.release, sizeof c.release, (const char *)sqlite3_column_text(st, base + 3));
-        copy_text(c.created_at, sizeof c.created_at, (const char *)sqlite3_column_text(st, base + 4));
+        engine_copy_text(c.model, sizeof c.model, (const char *)sqlite3_column_text(st, base + 1));
+        engine_copy_text(c.gpu, sizeof c.gpu, (const char *)sqlite3_column_text(st, base + 2));
+        engine_copy_text(c.release, sizeof c.release, (const char *)sqlite3_column_text(st, base + 3));
+        engine_copy_text(c.created_at, sizeof c.created_at, (const char *)sqlite3_column_text(st, base + 4));
         c.current = sqlite3_column_int(st, base + 5) != 0;
         fn(&c, ctx);
     }

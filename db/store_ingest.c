@@ -564,8 +564,8 @@ static int keep_report(store_ingest *in, const caplog_run *run, const engine_run
     }
     report_deployment d;
     memset(&d, 0, sizeof d); /* padding and string tails too: compared as bytes */
-    memcpy(d.model, f->model, strnlen(f->model, sizeof d.model - 1));
-    memcpy(d.gpu, f->values.gpu.name, strnlen(f->values.gpu.name, sizeof d.gpu - 1));
+    engine_copy_text(d.model, sizeof d.model, f->model);
+    engine_copy_text(d.gpu, sizeof d.gpu, f->values.gpu.name);
     const engine_knobs_state *k = &f->values.knobs;
     d.world = k->world;
     d.dp = k->dp;

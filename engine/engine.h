@@ -142,6 +142,9 @@ const engine_knob_info *engine_knob_find(const char *name);
 /* Writes a one-line reason into ERR (may be NULL) and returns -1: the engine's one way to fail
  * (tmux's `char **cause`). */
 int engine_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* SRC (NULL: "") into DST, cut to CAP - 1 bytes: snprintf's "%s" without its format parsing, for
+ * the texts copied once per run of a big log. */
+void engine_copy_text(char *dst, size_t cap, const char *src);
 /* The step rule in words, for --help and the help overlay: "next divisor of world". */
 void engine_knob_steps_text(const engine_knob_info *k, char *buf, size_t len);
 /* The order to apply several knobs so a base is set before what must divide it (world, dp,

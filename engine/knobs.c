@@ -483,6 +483,15 @@ int engine_fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+void engine_copy_text(char *dst, size_t cap, const char *src)
+{
+    if (!cap)
+        return;
+    size_t n = src ? strnlen(src, cap - 1) : 0;
+    memcpy(dst, src ? src : "", n);
+    dst[n] = '\0';
+}
+
 /* ---- Typed access through the row's offsets. ---- */
 
 static void *field_ptr(engine_deployment *d, size_t offset)

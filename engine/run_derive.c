@@ -80,14 +80,6 @@ static void sort_sizes(uint32_t *v, uint32_t n)
     qsort(v, n, sizeof v[0], cmp_u32);
 }
 
-/* snprintf(DST, CAP, "%s", SRC) without the format's cost: once per run for the model's name. */
-static void copy_name(char *dst, size_t cap, const char *src)
-{
-    size_t n = strnlen(src, cap - 1);
-    memcpy(dst, src, n);
-    dst[n] = '\0';
-}
-
 /* The target group (the first target decode/verify group, or a legacy "cuda graph" one) and the
  * layers measured by it and by the draft groups. */
 static void derive_layers(const caplog_run *run, engine_run_facts *f)
@@ -221,7 +213,7 @@ static void infer_gpu(const caplog_run *run, const engine_run_context *c, engine
             best = &c->gpus[i];
     }
     if (best) {
-        copy_name(f->values.gpu.name, sizeof f->values.gpu.name, best->name);
+        engine_copy_text(f->values.gpu.name, sizeof f->values.gpu.name, best->name);
         f->gpu_inferred = true;
         f->origin[KNOB_GPU] = ORIGIN_INFERRED;
     }
@@ -236,13 +228,13 @@ void engine_run_derive(const caplog_run *run, const engine_run_context *c, engin
 
     const char *model = match_model(run, c);
     if (c->model_set && *c->model_set) { /* said at ingest: it wins over the log's name */
-        copy_name(f->model, sizeof f->model, c->model_set);
+        engine_copy_text(f->model, sizeof f->model, c->model_set);
         f->model_origin = ORIGIN_SET;
     } else if (model) {
-        copy_name(f->model, sizeof f->model, model);
+        engine_copy_text(f->model, sizeof f->model, model);
         f->model_origin = ORIGIN_LOG;
     } else if (c->model_given && c->given && c->given->model.name[0]) {
-        copy_name(f->model, sizeof f->model, c->given->model.name);
+        engine_copy_text(f->model, sizeof f->model, c->given->model.name);
         f->model_origin = ORIGIN_PRESET;
     }
     derive_layers(run, f);
