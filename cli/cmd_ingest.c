@@ -81,19 +81,29 @@ static const char *fixed2(double v, char *buf)
     return buf;
 }
 
-/* A line built by appending, for print_run_line: a big dry run prints a line a run, and
- * printf's reading of its format was much of the line's cost. FULL: something did not fit. */
+/* A line built by appending and written to OUT whole, for print_run_line: a big dry run prints a
+ * line a run, and printf's reading of its format was much of the line's cost. A text that would
+ * not fit first writes what is built (a long source name: the line is then written in parts). */
 typedef struct {
-    char *at, *end;
-    bool full;
+    char *start, *at, *end;
+    FILE *out;
 } line_text;
+
+static void line_flush(line_text *l)
+{
+    fwrite(l->start, 1, (size_t)(l->at - l->start), l->out);
+    l->at = l->start;
+}
 
 static void put_text(line_text *l, const char *s)
 {
     size_t n = strlen(s);
-    if (l->full || n > (size_t)(l->end - l->at)) {
-        l->full = true;
-        return;
+    if (n > (size_t)(l->end - l->at)) {
+        line_flush(l);
+        if (n > (size_t)(l->end - l->at)) {
+            fwrite(s, 1, n, l->out);
+            return;
+        }
     }
     memcpy(l->at, s, n);
     l->at += n;
@@ -130,42 +140,11 @@ static void run_texts_of(run_texts *t, const store_run_summary *r)
 static void print_run_line(FILE *out, const char *verb, const store_run_summary *r, const char *source,
                            uint32_t first_line, run_texts *texts)
 {
-    /* TOTAL: printf's text at most 96 bytes, as it always was; fixed2's far shorter */
-    char total[128];
-    char a[32], b[32], t[32];
     run_texts_of(texts, r);
-    const char *layout = texts->layout, *gpu = texts->gpu;
-    if (caplog_known(r->total_gib) && caplog_known(r->draft_gib)) {
-        if (fixed2(r->target_total_gib, a) && fixed2(r->draft_gib, b) && fixed2(r->total_gib, t)) {
-            line_text l = {total, total + sizeof total - 1, false};
-            put_text(&l, "target ");
-            put_text(&l, a);
-            put_text(&l, " + draft ");
-            put_text(&l, b);
-            put_text(&l, " = ");
-            put_text(&l, t);
-            put_text(&l, " GiB");
-            *l.at = '\0';
-        } else {
-            snprintf(total, 96, "target %.2f + draft %.2f = %.2f GiB", r->target_total_gib, r->draft_gib, r->total_gib);
-        }
-    } else if (caplog_known(r->total_gib)) {
-        if (fixed2(r->total_gib, t)) {
-            line_text l = {total, total + sizeof total - 1, false};
-            put_text(&l, "graphs ");
-            put_text(&l, t);
-            put_text(&l, " GiB");
-            *l.at = '\0';
-        } else {
-            snprintf(total, 96, "graphs %.2f GiB", r->total_gib);
-        }
-    } else {
-        snprintf(total, sizeof total, "graph memory unknown");
-    }
     /* "%s%s: %s · %s · %s · max_bs %s · %s (%s:%u)\n": verb, " ID", model, gpu, layout, max_bs,
      * total, source, first_line */
     char line[1024];
-    line_text l = {line, line + sizeof line, false};
+    line_text l = {line, line, line + sizeof line, out};
     put_text(&l, verb);
     if (r->id) {
         put_text(&l, r->id < 0 ? " -" : " ");
@@ -174,32 +153,49 @@ static void print_run_line(FILE *out, const char *verb, const store_run_summary 
     put_text(&l, ": ");
     put_text(&l, r->model[0] ? r->model : "model ?");
     put_text(&l, " · ");
-    put_text(&l, gpu);
+    put_text(&l, texts->gpu);
     put_text(&l, " · ");
-    put_text(&l, layout);
+    put_text(&l, texts->layout);
     put_text(&l, " · max_bs ");
     if (r->max_bs)
         put_u64(&l, r->max_bs);
     else
         put_text(&l, "?");
     put_text(&l, " · ");
-    put_text(&l, total);
+    /* the total: printf's text at most 95 bytes, as it always was; fixed2's far shorter */
+    char a[32], b[32], t[32], printed[96];
+    if (caplog_known(r->total_gib) && caplog_known(r->draft_gib)) {
+        if (fixed2(r->target_total_gib, a) && fixed2(r->draft_gib, b) && fixed2(r->total_gib, t)) {
+            put_text(&l, "target ");
+            put_text(&l, a);
+            put_text(&l, " + draft ");
+            put_text(&l, b);
+            put_text(&l, " = ");
+            put_text(&l, t);
+            put_text(&l, " GiB");
+        } else {
+            snprintf(printed, sizeof printed, "target %.2f + draft %.2f = %.2f GiB", r->target_total_gib, r->draft_gib,
+                     r->total_gib);
+            put_text(&l, printed);
+        }
+    } else if (caplog_known(r->total_gib)) {
+        if (fixed2(r->total_gib, t)) {
+            put_text(&l, "graphs ");
+            put_text(&l, t);
+            put_text(&l, " GiB");
+        } else {
+            snprintf(printed, sizeof printed, "graphs %.2f GiB", r->total_gib);
+            put_text(&l, printed);
+        }
+    } else {
+        put_text(&l, "graph memory unknown");
+    }
     put_text(&l, " (");
     put_text(&l, source);
     put_text(&l, ":");
     put_u64(&l, first_line);
     put_text(&l, ")\n");
-    if (!l.full) {
-        fwrite(line, 1, (size_t)(l.at - line), out);
-        return;
-    }
-    char max_bs[16] = "?", id[32] = ""; /* a source name too long for LINE */
-    if (r->max_bs)
-        snprintf(max_bs, sizeof max_bs, "%u", r->max_bs);
-    if (r->id)
-        snprintf(id, sizeof id, " %lld", (long long)r->id);
-    fprintf(out, "%s%s: %s · %s · %s · max_bs %s · %s (%s:%u)\n", verb, id, r->model[0] ? r->model : "model ?", gpu,
-            layout, max_bs, total, source, first_line);
+    line_flush(&l);
 }
 
 /* "  not usable for calibration: WHY", as printf would write it */
