@@ -473,6 +473,11 @@ uint32_t engine_backend_page_size(engine_backend backend, uint32_t requested)
     }
 }
 
+static bool is_rocm(engine_gpu_arch arch)
+{
+    return arch == GPU_ARCH_CDNA3 || arch == GPU_ARCH_CDNA4;
+}
+
 static engine_backend_choice chose(engine_backend backend, uint32_t requested, const char *rule)
 {
     engine_backend_choice c = {backend, engine_backend_page_size(backend, requested), rule};
@@ -494,7 +499,7 @@ static engine_backend_choice generic_default(const int32_t *v, const engine_mode
             return chose(BACKEND_FA3, page, "MHA on Hopper: fa3 (_get_default_attn_backend)");
         if (arch == GPU_ARCH_SM100 && v[RF_ATTN_SM100_MHA] && no_spec_or_topk_one)
             return chose(BACKEND_TRTLLM_MHA, page, "MHA on SM100: trtllm_mha (PR #14291)");
-        if (arch == GPU_ARCH_CDNA3 || arch == GPU_ARCH_CDNA4)
+        if (is_rocm(arch))
             return chose(BACKEND_AITER, page, "MHA on ROCm: aiter (_get_default_attn_backend)");
         /* flashinfer unless the model has attention sinks (then triton): the one model with
          * sinks, gpt-oss, is decided by its own rule before this. */
@@ -504,7 +509,7 @@ static engine_backend_choice generic_default(const int32_t *v, const engine_mode
         return chose(BACKEND_FA3, page, "MLA on Hopper: fa3 (PR #5210)");
     if (arch == GPU_ARCH_SM100)
         return chose(BACKEND_FLASHINFER_MLA, page, "MLA on SM100: flashinfer (_get_default_attn_backend)");
-    if (arch == GPU_ARCH_CDNA3 || arch == GPU_ARCH_CDNA4) {
+    if (is_rocm(arch)) {
         /* model_config.get_num_kv_heads(tp_size): num_key_value_heads // tp, which the DeepSeek-family
          * configs set to the attention heads; aiter's MLA kernel takes 16 or 128 heads only. */
         uint32_t kv_heads = m->kv_heads ? m->kv_heads : m->heads, tp = tp_size ? tp_size : 1;
@@ -525,7 +530,6 @@ engine_backend_choice engine_release_default_backend(const engine_release *r, co
     int32_t scratch[RF_COUNT];
     const int32_t *v = facts_of(r, scratch);
     engine_gpu_arch arch = g->arch;
-    bool rocm = arch == GPU_ARCH_CDNA3 || arch == GPU_ARCH_CDNA4;
     if (ARCH_IS(m, dsa_archs))
         return chose(BACKEND_NSA, page_size, "DSA model: the sparse-attention backend, page 64 (nsa, later dsa)");
     if (ARCH_IS(m, deepseek_mla_archs) && arch == GPU_ARCH_SM100 && v[RF_ATTN_DEEPSEEK_SM100])
@@ -535,7 +539,7 @@ engine_backend_choice engine_release_default_backend(const engine_release *r, co
             return chose(BACKEND_TRTLLM_MHA, page_size, "gpt-oss on SM100: trtllm_mha");
         if (arch == GPU_ARCH_SM90)
             return chose(BACKEND_FA3, page_size, "gpt-oss on Hopper: fa3");
-        if (rocm && v[RF_ATTN_GPTOSS_HIP])
+        if (is_rocm(arch) && v[RF_ATTN_GPTOSS_HIP])
             return chose(BACKEND_AITER, page_size, "gpt-oss on ROCm: aiter");
         return chose(BACKEND_TRITON, page_size, "gpt-oss: triton");
     }
