@@ -46,7 +46,7 @@ run_flow() {
   case "$scr" in *max_bs*) fail "$term: the planner is still on screen after q" ;; *) pass ;; esac
   [ "$(tm display -p -t t '#{mouse_any_flag}')" = 0 ] && pass || fail "$term: mouse mode left on"
   [ "$(tm display -p -t t '#{alternate_on}')" = 0 ] && pass || fail "$term: alternate screen left on"
-  tm kill-server 2>/dev/null || true
+  cleanup_tmux
   sleep 0.1
 }
 
@@ -66,7 +66,7 @@ t1=$(wait_total_change "$t0")
 [ "$t1" = "$(expected_total k3-dp16 max_bs=26)" ] && pass || fail "vt100: total $t1 after Right"
 tm send-keys -t t q
 [ "$(wait_status 10)" = "EXIT=0" ] && pass || fail "vt100: q"
-tm kill-server 2>/dev/null || true
+cleanup_tmux
 sleep 0.1
 
 # xterm: mouse press and drag on the max_bs track
@@ -101,7 +101,7 @@ tm send-keys -t t q
 [ "$(wait_status 10)" = "EXIT=0" ] && pass || fail "xterm: q"
 wait_for 'AFTER-TUI'
 [ "$(tm display -p -t t '#{mouse_any_flag}')" = 0 ] && pass || fail "xterm: mouse mode left on after q"
-tm kill-server 2>/dev/null || true
+cleanup_tmux
 sleep 0.1
 
 # SIGTERM: the terminal is restored too
@@ -114,7 +114,7 @@ case "$st" in EXIT=143) pass ;; *) fail "SIGTERM: status $st" ;; esac
 wait_for 'AFTER-TUI'
 [ "$(tm display -p -t t '#{mouse_any_flag}')" = 0 ] && pass || fail "SIGTERM: mouse mode left on"
 [ "$(tm display -p -t t '#{alternate_on}')" = 0 ] && pass || fail "SIGTERM: alternate screen left on"
-tm kill-server 2>/dev/null || true
+cleanup_tmux
 sleep 0.1
 
 # A terminal that cannot address the cursor gets a message and status 1, not a heap of glyphs.

@@ -16,7 +16,7 @@ m0=$(marks)
 contains "$(capture)" "stored runs" "status line counts the runs"
 tm send-keys -t t q
 wait_status 10 >/dev/null
-tm kill-server; sleep 0.1
+cleanup_tmux
 
 # ingest a DP16 log at another max_bs: one more mark after a restart
 expect_exit 0 "$CGPLAN" ingest --db "$DB" --preset k3-dp16 --set max_bs=24 --label "tui test" "$LOGS/k3-dp16-b200-article.log"
@@ -44,7 +44,7 @@ i=0; while [ "$(marks)" != 0 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); don
 contains "$(capture)" "0 stored runs" "status says the store is empty"
 tm send-keys -t t q
 [ "$(wait_status 10)" = "EXIT=0" ] && pass || fail "q"
-tm kill-server; sleep 0.1
+cleanup_tmux
 
 # a store that is not a store: the planner still runs and says so
 echo "not a database" > "$TEST_TMP/bad.db"

@@ -1,8 +1,11 @@
 # tmux.sh — helpers for the TUI tests (sourced after $CGPLAN_TESTLIB): one private tmux server
 # per test, polling instead of sleeping, and reading the screen the way CLI.md's contract says.
-TMUX_SOCK="cgplan-test-$$"
+# Each session gets a server of its own: a new-session sent to a server that kill-server has told to
+# go, but whose socket is not yet gone, fails with "server exited unexpectedly" (seen in CI).
+TMUX_SOCK="cgplan-test-$$-0"
+TMUX_SESSIONS=0
 tm() { tmux -L "$TMUX_SOCK" -f /dev/null "$@"; }
-cleanup_tmux() { tm kill-server 2>/dev/null || true; }
+cleanup_tmux() { tm kill-server >/dev/null 2>&1 || true; }
 trap 'cleanup_tmux; rm -rf "$TEST_TMP"' EXIT
 
 # start_session W H COMMAND: the command runs in a shell that stays after it (to check the
@@ -10,6 +13,8 @@ trap 'cleanup_tmux; rm -rf "$TEST_TMP"' EXIT
 start_session() {
   local w=$1 h=$2; shift 2
   rm -f "$TEST_TMP/status"
+  cleanup_tmux
+  TMUX_SESSIONS=$((TMUX_SESSIONS + 1)); TMUX_SOCK="cgplan-test-$$-$TMUX_SESSIONS"
   tm new-session -d -s t -x "$w" -y "$h" "$*; echo EXIT=\$? > $TEST_TMP/status; echo AFTER-TUI; sleep 300"
 }
 
