@@ -1,9 +1,15 @@
--- schema.sql — cgplan's store, version 5 (PRAGMA user_version = 5). Embedded into the program at
+-- schema.sql — cgplan's store, version 6 (PRAGMA user_version = 6). Embedded into the program at
 -- build time (cmake/embed_schema.cmake): a new store runs it whole (with store_terms.c's
 -- measured_terms). NULL means "not known". What queries filter or sort by are columns; what a
 -- run's readers only ever take whole (its knobs, its groups with their bars, ranks, env lines)
 -- is one record each (store_record_* in db/store_row.c): a row per bar and per knob cost SQLite
 -- more than the rest of an ingest (version 4 had those tables; migrate_4_to_5 folds them in).
+-- The texts a log's runs repeat (server args, knobs record) are kept once, in run_texts, and a
+-- run holds their ids (version 5 kept a copy per run: two fifths of a big log's store).
+CREATE TABLE IF NOT EXISTS run_texts (
+  id INTEGER PRIMARY KEY,
+  body NOT NULL UNIQUE                           -- a TEXT or a BLOB, as the run's column was
+);
 CREATE TABLE IF NOT EXISTS runs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,          -- ids are never reused after `runs rm`
   source TEXT NOT NULL,                          -- the log's file name
@@ -18,15 +24,21 @@ CREATE TABLE IF NOT EXISTS runs (
   created_at TEXT NOT NULL,
   first_line INTEGER, last_line INTEGER,
   lines INTEGER, unknown_lines INTEGER, truncated_lines INTEGER, malformed_lines INTEGER,
-  server_args_raw TEXT,
   attention_backend TEXT, a2a TEXT,
   target_group INTEGER,                          -- ordinal of the target group
   static_gib REAL, largest_gib REAL, buckets_gib REAL,
   target_total_gib REAL, draft_gib REAL, total_gib REAL,
-  knobs BLOB,                                    -- each KNOB_STORE_ROW knob it knows: name, text, origin
-                                                 -- (a new knob needs no migration)
-  detail BLOB                                    -- its groups (each with its bars), ranks, env lines
+  detail BLOB,                                   -- its groups (each with its bars), ranks, env lines
+  -- last, where migrate_5_to_6 adds them:
+  server_args_text INTEGER REFERENCES run_texts(id) DEFERRABLE INITIALLY DEFERRED, -- the server_args line, verbatim
+  knobs_text INTEGER REFERENCES run_texts(id) DEFERRABLE INITIALLY DEFERRED    -- its knobs record: each KNOB_STORE_ROW knob it knows:
+                                                 -- name, text, origin (a new knob needs no migration)
 );
+-- a text no run refers to any more goes with the last run that did
+CREATE TRIGGER IF NOT EXISTS runs_texts_unused AFTER DELETE ON runs BEGIN
+  DELETE FROM run_texts WHERE id IN (old.server_args_text, old.knobs_text)
+    AND NOT EXISTS (SELECT 1 FROM runs WHERE server_args_text = run_texts.id OR knobs_text = run_texts.id);
+END;
 CREATE INDEX IF NOT EXISTS runs_sha256 ON runs(sha256);
 CREATE INDEX IF NOT EXISTS runs_model_gpu ON runs(model, gpu);
 CREATE TABLE IF NOT EXISTS calibrations (

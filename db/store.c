@@ -519,9 +519,32 @@ done:
     return rc;
 }
 
+/* v5 -> v6: a run's server args and knobs record move to run_texts, kept once each, and the run
+ * keeps their ids. Version 6's DDL as it was then (db/schema.sql has the newest). In the caller's
+ * transaction: a failure leaves the store at version 5, whole. */
+static int migrate_5_to_6(store *s, char *err, size_t errlen)
+{
+    static const char sql[] =
+        "CREATE TABLE run_texts (id INTEGER PRIMARY KEY, body NOT NULL UNIQUE);\n"
+        "INSERT OR IGNORE INTO run_texts (body) SELECT server_args_raw FROM runs WHERE server_args_raw IS NOT NULL "
+        "ORDER BY id;\n"
+        "INSERT OR IGNORE INTO run_texts (body) SELECT knobs FROM runs WHERE knobs IS NOT NULL ORDER BY id;\n"
+        "ALTER TABLE runs ADD COLUMN server_args_text INTEGER REFERENCES run_texts(id) DEFERRABLE INITIALLY DEFERRED;\n"
+        "ALTER TABLE runs ADD COLUMN knobs_text INTEGER REFERENCES run_texts(id) DEFERRABLE INITIALLY DEFERRED;\n"
+        "UPDATE runs SET server_args_text = (SELECT id FROM run_texts WHERE body = runs.server_args_raw),\n"
+        "  knobs_text = (SELECT id FROM run_texts WHERE body = runs.knobs);\n"
+        "ALTER TABLE runs DROP COLUMN server_args_raw;\n"
+        "ALTER TABLE runs DROP COLUMN knobs;\n"
+        "CREATE TRIGGER runs_texts_unused AFTER DELETE ON runs BEGIN\n"
+        "  DELETE FROM run_texts WHERE id IN (old.server_args_text, old.knobs_text)\n"
+        "    AND NOT EXISTS (SELECT 1 FROM runs WHERE server_args_text = run_texts.id OR knobs_text = run_texts.id);\n"
+        "END;";
+    return store_exec(s, sql, err, errlen);
+}
+
 typedef int (*store_migration)(store *s, char *err, size_t errlen);
-static const store_migration upgrades[STORE_SCHEMA_VERSION] = {NULL, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4,
-                                                               migrate_4_to_5};
+static const store_migration upgrades[STORE_SCHEMA_VERSION] = {NULL,           migrate_1_to_2, migrate_2_to_3,
+                                                               migrate_3_to_4, migrate_4_to_5, migrate_5_to_6};
 
 static int migrate(store *s, store_seed_context_fn seed, void *seed_arg, char *err, size_t errlen)
 {

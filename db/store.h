@@ -116,7 +116,7 @@ int store_set_run_model(store *s, int64_t id, const char *model, char *err, size
 
 /* ---- Additions (issue 2): schema version, ingest, the facts of a run, details for `runs show`. */
 
-#define STORE_SCHEMA_VERSION 5 /* PRAGMA user_version of the newest schema this program writes */
+#define STORE_SCHEMA_VERSION 6 /* PRAGMA user_version of the newest schema this program writes */
 
 /* What ingest takes beside the log's bytes. */
 typedef struct {

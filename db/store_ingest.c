@@ -67,6 +67,7 @@ typedef struct {
     char *p;
     size_t len;
     uint64_t hash;
+    int64_t text_id; /* its run_texts id once written, 0 before */
 } seen_value;
 
 /* store_ingest_feed's second thread hashes each chunk while the caller parses it (the chunk is
@@ -128,7 +129,8 @@ struct store_ingest {
      * runs.created_at), else 0 */
     unsigned char late_tag[ROW_KINDS][STORE_MAX_VALUES];
     char created_at[32];                       /* the write's time, as runs.created_at's default writes it */
-    bool repeats[ROW_KINDS][STORE_MAX_VALUES]; /* the columns whose values runs repeat */
+    bool repeats[ROW_KINDS][STORE_MAX_VALUES];  /* the columns whose values runs repeat */
+    bool in_texts[ROW_KINDS][STORE_MAX_VALUES]; /* the columns kept in run_texts (their id bound) */
     seen_value *seen;
     size_t n_seen, cap_seen, seen_bytes;
     uint32_t seen_slot[SEEN_SLOTS]; /* index + 1 into seen; 0: none */
@@ -144,6 +146,7 @@ struct store_ingest {
     int64_t run_id; /* the last written */
     char sha256[65];
     sqlite3_stmt *ins[ROW_KINDS][MAX_BATCH_ROWS]; /* [kind][n - 1]: an INSERT of n rows, prepared when first used */
+    sqlite3_stmt *text_find, *text_add;           /* run_texts' lookup and INSERT, prepared when first used */
     uint64_t bytes;
     engine_run_facts facts;     /* scratch, ~7 KiB: kept off the stack */
     store_record knobs, detail; /* the run's two records, built before its row is kept */
@@ -318,7 +321,7 @@ static int64_t seen_index(store_ingest *in, const char *p, size_t len)
     if (!copy)
         return -1;
     memcpy(copy, p, len);
-    in->seen[in->n_seen] = (seen_value){copy, len, hash};
+    in->seen[in->n_seen] = (seen_value){copy, len, hash, 0};
     in->seen_bytes += len;
     *slot = (uint32_t)++in->n_seen;
     return *slot - 1;
@@ -343,8 +346,8 @@ static int keep_row(store_ingest *in, row_kind kind, const store_value *v, int n
             text_len[i] = v[i].len;
         else
             continue;
-        if (repeats[i] && text_len[i] >= SEEN_MIN_BYTES)
-            seen[i] = seen_index(in, v[i].text, text_len[i]);
+        if (repeats[i] && (text_len[i] >= SEEN_MIN_BYTES || in->in_texts[kind][i]))
+            seen[i] = seen_index(in, v[i].text, text_len[i]); /* a run_texts value: its id found once */
         if (seen[i] < 0)
             most += text_len[i];
     }
@@ -849,13 +852,16 @@ store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err
     for (size_t i = 0; i < sizeof late_col / sizeof late_col[0]; i++)
         if (late_col[i][1] >= 0)
             in->late_tag[late_col[i][0]][late_col[i][1]] = (unsigned char)late_col[i][2];
-    static const char *const repeated[] = {"source",          "path", "label", "preset", "model_path",
-                                           "server_args_raw", "knobs"};
+    static const char *const repeated[] = {"source", "path", "label", "preset", "model_path"};
     for (size_t i = 0; i < sizeof repeated / sizeof repeated[0]; i++) {
         int col = column_index(&store_runs_table, repeated[i]);
         if (col >= 0)
             in->repeats[ROW_RUN][col] = true;
     }
+    for (int k = 0; k < ROW_KINDS; k++)
+        for (int c = 0; c < row_tables[k]->n_cols; c++)
+            if (row_tables[k]->cols[c].in_texts)
+                in->repeats[k][c] = in->in_texts[k][c] = true;
     store_sha256_init(&in->sha);
     caplog_set_callback(in->parser, on_run, in);
     return in; /* no lock and no statement yet: the store is touched only when the rows are written */
@@ -909,8 +915,37 @@ static int damaged(store_ingest *in)
     return -1;
 }
 
+/* The run_texts id of the LEN bytes at P (a BLOB, else a TEXT), added when new; 0 on a database
+ * error (in->err set). */
+static int64_t text_id(store_ingest *in, bool blob, const void *p, size_t len)
+{
+    sqlite3_stmt **st[2] = {&in->text_find, &in->text_add};
+    static const char *const sql[2] = {"SELECT id FROM run_texts WHERE body = ?1",
+                                       "INSERT INTO run_texts (body) VALUES (?1)"};
+    int64_t id = 0;
+    for (int i = 0; i < 2 && id == 0; i++) {
+        if (!*st[i] && sqlite3_prepare_v2(in->s->db, sql[i], -1, st[i], NULL) != SQLITE_OK)
+            break;
+        if (blob)
+            sqlite3_bind_blob64(*st[i], 1, p, len, SQLITE_STATIC);
+        else
+            sqlite3_bind_text(*st[i], 1, p, (int)len, SQLITE_STATIC);
+        int rc = sqlite3_step(*st[i]);
+        if (rc == SQLITE_ROW)
+            id = sqlite3_column_int64(*st[i], 0);
+        else if (rc == SQLITE_DONE && i == 1)
+            id = sqlite3_last_insert_rowid(in->s->db);
+        sqlite3_reset(*st[i]);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            break;
+    }
+    if (id == 0)
+        store_db_err(in->s, in->err, sizeof in->err, "storing a run's server args or knobs");
+    return id;
+}
+
 /* Binds the record at P (LEN bytes: kind, count, values) to ST from parameter FIRST on.
- * Returns its kind, or -1 when it is damaged. */
+ * Returns its kind, -1 when it is damaged, -2 on a database error (in->err set). */
 static int bind_record(store_ingest *in, sqlite3_stmt *st, int first, const char *p, size_t len)
 {
     if (len < 2 || (unsigned char)p[0] >= ROW_KINDS)
@@ -934,6 +969,17 @@ static int bind_record(store_ingest *in, sqlite3_stmt *st, int first, const char
             return -1;
         if ((tag == TAG_REAL && end - p < 8) || (bytes && u > (uint64_t)(end - p)))
             return -1;
+        if ((bytes || seen) && i - first < STORE_MAX_VALUES && in->in_texts[kind][i - first]) {
+            int64_t *known = seen ? &in->seen[u].text_id : NULL, id = known ? *known : 0;
+            if (!id && !(id = text_id(in, tag == TAG_BLOB || tag == TAG_BLOB_SEEN, seen ? in->seen[u].p : p,
+                                      seen ? in->seen[u].len : (size_t)u)))
+                return -2;
+            if (known)
+                *known = id;
+            sqlite3_bind_int64(st, i, id);
+            p += bytes ? u : 0;
+            continue;
+        }
         if (tag >= TAG_SMALL) {
             sqlite3_bind_int64(st, i, tag - TAG_SMALL);
             continue;
@@ -1018,7 +1064,10 @@ static int write_batch(store_ingest *in, int kind, const char *p, int n)
     for (int r = 0; r < n; r++) {
         uint32_t rlen;
         memcpy(&rlen, p, 4);
-        if (bind_record(in, st, first, p + 4, rlen - 4) != kind)
+        int got = bind_record(in, st, first, p + 4, rlen - 4);
+        if (got == -2)
+            return -1;
+        if (got != kind)
             return damaged(in);
         first += (unsigned char)p[5];
         p += rlen;
@@ -1176,6 +1225,9 @@ static void finalize_inserts(store_ingest *in)
             sqlite3_finalize(in->ins[k][n]);
             in->ins[k][n] = NULL;
         }
+    sqlite3_finalize(in->text_find);
+    sqlite3_finalize(in->text_add);
+    in->text_find = in->text_add = NULL;
 }
 
 /* Takes the write lock, checks again for a copy (another cgplan may have stored the same bytes

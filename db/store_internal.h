@@ -8,9 +8,9 @@
 
 #define STORE_APPLICATION_ID 0x63677031 /* "cgp1": PRAGMA application_id of a cgplan store */
 /* How long a writer waits for another's transaction (CGPLAN_BUSY_TIMEOUT_MS overrides). Ingest
- * holds the lock only to write rows already parsed: 0.2 s for a 128 MiB log, 1.4 s for the 1 GiB
- * of bench/bench_ingest.sh (schema 5, measured on 2 cores; 0.8 s a 100 MiB and 9 s with a row per
- * bar). 60 s lets seven 100 MiB writes queued ahead finish with 10x to spare, or one 1 GiB write
+ * holds the lock only to write rows already parsed: 0.2 s for a 128 MiB log, 0.8 s for the 1 GiB
+ * of bench/bench_ingest.sh (schema 6, measured on 2 cores; 1.4 s with schema 5's copy of the
+ * texts per run, 0.8 s a 100 MiB and 9 s with a row per bar). 60 s lets seven 100 MiB writes queued ahead finish with 10x to spare, or one 1 GiB write
  * with 6x, and still gives up on a stuck holder within a minute. */
 #define STORE_BUSY_TIMEOUT_MS 60000
 
@@ -58,6 +58,10 @@ typedef struct {
     size_t offset;            /* in the table's row struct */
     const char *null_default; /* the SQL the INSERT puts for a NULL value; NULL: none */
     bool key;                 /* id, run_id, group_id: a record leaves it out (its place says it) */
+    /* The table keeps the value once in run_texts and this column its id (a log's runs repeat
+     * the same server args and knobs): the row has the text or blob, a SELECT reads it through
+     * the id, and the ingest binds the id (store_text_id). */
+    bool in_texts;
 } store_column;
 
 typedef struct {
@@ -178,8 +182,8 @@ void store_read_row(sqlite3_stmt *st, int first, const store_table *t, void *row
 
 /* ---- Records: what no query filters on, one BLOB per run (schema version 5) ----
  *
- * A run's knobs (runs.knobs) and its groups with their bars, ranks and env lines (runs.detail)
- * are each one record, written whole at ingest and decoded whole by the readers: a row per bar
+ * A run's knobs (in run_texts, by runs.knobs_text: runs share it) and its groups with their bars,
+ * ranks and env lines (runs.detail) are each one record, written whole at ingest and decoded whole by the readers: a row per bar
  * and per knob cost SQLite more than the rest of an ingest. A record is a version byte, then
  * for each part a count and its rows; a row is its value count, then each value tagged with
  * its type (driven by the same column tables as the SQL tables, less the keys its place in the

@@ -13,12 +13,17 @@
 
 #define COL(s, name, type)                                                                                             \
     {                                                                                                                  \
-#name, STORE_COL_##type, offsetof(s, name), NULL, false                                                        \
+#name, STORE_COL_##type, offsetof(s, name), NULL, false, false                                                 \
     }
 /* A key column: a record row leaves it out. */
 #define KEY_COL(s, name, type)                                                                                         \
     {                                                                                                                  \
-#name, STORE_COL_##type, offsetof(s, name), NULL, true                                                         \
+#name, STORE_COL_##type, offsetof(s, name), NULL, true, false                                                  \
+    }
+/* A column whose value lives in run_texts: the table's column (SQL name) holds its id. */
+#define TEXTS_COL(s, sql_name, field, type)                                                                            \
+    {                                                                                                                  \
+#sql_name, STORE_COL_##type, offsetof(s, field), NULL, false, true                                             \
     }
 #define TABLE(name, cols) (name), (cols), (int)(sizeof(cols) / sizeof(cols)[0])
 
@@ -36,14 +41,15 @@ static const store_column run_columns[] = {
     R(gpu_inferred, BOOL),
     R(preset, TEXT),
     R(reconstructed, BOOL),
-    {"created_at", STORE_COL_TEXT, offsetof(store_run_row, created_at), "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')", false},
+    {"created_at", STORE_COL_TEXT, offsetof(store_run_row, created_at), "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')", false,
+     false},
     R(first_line, POS),
     R(last_line, POS),
     R(lines, INT),
     R(unknown_lines, INT),
     R(truncated_lines, INT),
     R(malformed_lines, INT),
-    R(server_args_raw, TEXT),
+    TEXTS_COL(store_run_row, server_args_text, server_args_raw, TEXT),
     R(attention_backend, TEXT),
     R(a2a, TEXT),
     R(target_group, NONNEG),
@@ -53,7 +59,7 @@ static const store_column run_columns[] = {
     R(target_total_gib, REAL),
     R(draft_gib, REAL),
     R(total_gib, REAL),
-    R(knobs, BLOB),
+    TEXTS_COL(store_run_row, knobs_text, knobs, BLOB),
     R(detail, BLOB),
 };
 #undef R
@@ -80,7 +86,7 @@ static const store_column run_summary_columns[] = {
     R(target_total_gib, REAL),
     R(draft_gib, REAL),
     R(total_gib, REAL),
-    R(knobs, BLOB),
+    TEXTS_COL(store_run_row, knobs_text, knobs, BLOB),
 };
 #undef R
 const store_table store_run_summary_table = {TABLE("runs", run_summary_columns), true, offsetof(store_run_row, knob),
@@ -153,10 +159,18 @@ static bool column_knob(int k)
     return engine_knobs[k].store == KNOB_STORE_COLUMN;
 }
 
-static size_t columns_text(const store_table *t, char *buf, size_t len, size_t used)
+/* The column list of an INSERT, or with READ that of a SELECT (a run_texts column read through
+ * its id). */
+static size_t columns_text(const store_table *t, bool read, char *buf, size_t len, size_t used)
 {
-    for (int i = 0; i < t->n_cols && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", t->cols[i].name);
+    for (int i = 0; i < t->n_cols && used < len; i++) {
+        const char *name = t->cols[i].name, *sep = i ? ", " : "";
+        if (read && t->cols[i].in_texts)
+            used += (size_t)snprintf(buf + used, len - used, "%s(SELECT body FROM run_texts WHERE id = %s.%s)", sep,
+                                     t->name, name);
+        else
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", sep, name);
+    }
     for (int k = 0; t->knob_columns && k < KNOB_COUNT && used < len; k++)
         if (column_knob(k))
             used +=
@@ -168,7 +182,7 @@ void store_insert_rows_sql(const store_table *t, int rows, unsigned flags, char 
 {
     const char *verb = flags & STORE_INSERT_OR_ROLLBACK ? "INSERT OR ROLLBACK" : "INSERT";
     size_t used = (size_t)snprintf(buf, len, "%s INTO %s (", verb, t->name);
-    used = columns_text(t, buf, len, used);
+    used = columns_text(t, false, buf, len, used);
     used += (size_t)snprintf(buf + used, len > used ? len - used : 0, ") VALUES ");
     int n = t->n_cols;
     for (int k = 0; t->knob_columns && k < KNOB_COUNT; k++)
@@ -196,7 +210,7 @@ void store_insert_sql(const store_table *t, char *buf, size_t len)
 void store_select_sql(const store_table *t, const char *first, const char *tail, char *buf, size_t len)
 {
     size_t used = (size_t)snprintf(buf, len, "SELECT %s%s", first ? first : "", first ? ", " : "");
-    used = columns_text(t, buf, len, used);
+    used = columns_text(t, true, buf, len, used);
     if (used < len)
         snprintf(buf + used, len - used, " FROM %s %s", t->name, tail ? tail : "");
 }

@@ -152,7 +152,7 @@ for i in $(seq 1 20); do
   runs=$(count "$KDB" runs)
   files=$(((runs - SEED_RUNS) / KPER))
   if [ "$(sqlite3 "$KDB" 'PRAGMA integrity_check')" != ok ] || [ $(((runs - SEED_RUNS) % KPER)) != 0 ] ||
-     [ "$(sqlite3 "$KDB" 'SELECT count(*) FROM runs WHERE detail IS NULL OR knobs IS NULL')" != 0 ]; then
+     [ "$(sqlite3 "$KDB" 'SELECT count(*) FROM runs WHERE detail IS NULL OR knobs_text IS NULL')" != 0 ]; then
     bad=$((bad + 1))
     echo "after kill $i at $delay s: $runs runs" >&2
   fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Schema 4 -> 5 (issue 10): a store an older cgplan wrote (tests/fixtures/store/v4-store.sql, a
-# row per knob, group, bar, rank and env line) migrates in place and reads back exactly as that
-# cgplan showed it (v4-store-expected.json); a damaged record is reported naming its run.
+# Schema 4 -> 5 -> 6 (issue 10): a store an older cgplan wrote (tests/fixtures/store/v4-store.sql,
+# a row per knob, group, bar, rank and env line) migrates in place and reads back exactly as that
+# cgplan showed it (v4-store-expected.json); the texts runs share are kept once; a damaged record
+# is reported naming its run.
 source "$CGPLAN_TESTLIB"
 set -e
 STORE="$CGPLAN_FIXTURES/store"
@@ -12,10 +13,15 @@ sqlite3 "$DB" "PRAGMA journal_mode = WAL; PRAGMA application_id = 1667723313; PR
 # the first write access migrates; every run reads as before
 expect_exit 0 "$CGPLAN" runs list --db "$DB" --format json
 printf '%s\n' "$OUT" > "$TEST_TMP/list.json"
-[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 5 ] && pass || fail "not migrated to version 5"
+[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 6 ] && pass || fail "not migrated to version 6"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM sqlite_master WHERE name IN ('run_knobs', 'groups', 'bars', 'ranks', 'env')")" = 0 ] &&
   pass || fail "the version 4 tables are still there"
 [ "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok ] && pass || fail "integrity_check after the migration"
+[ "$(sqlite3 "$DB" 'PRAGMA foreign_key_check')" = "" ] && pass || fail "foreign_key_check after the migration"
+# each distinct server args line and knobs record once, every run's pointing at its own
+texts=$(sqlite3 "$DB" "SELECT count(*) FROM run_texts")
+distinct=$(sqlite3 "$DB" "SELECT (SELECT count(DISTINCT server_args_text) FROM runs) + (SELECT count(DISTINCT knobs_text) FROM runs)")
+[ "$texts" = "$distinct" ] && [ "$texts" -lt $((2 * 9)) ] && pass || fail "run_texts holds $texts texts for $distinct distinct ones"
 shows=()
 for id in $(sqlite3 "$DB" 'SELECT id FROM runs ORDER BY id'); do
   expect_exit 0 "$CGPLAN" runs show "$id" --db "$DB" --format json
@@ -55,12 +61,15 @@ contains "$ERR" "run 3: its stored groups, ranks and environment lines are damag
 contains "$ERR" "cgplan runs rm 3" "damaged detail: the fix"
 one_line "$ERR" "damaged detail: one line"
 expect_exit 0 "$CGPLAN" runs show 2 --db "$DB"
-sqlite3 "$DB" "UPDATE runs SET knobs = X'0103' WHERE id = 4"
+own_knobs() { sqlite3 "$DB" "INSERT INTO run_texts (body) VALUES ($2); UPDATE runs SET knobs_text = last_insert_rowid() WHERE id = $1"; }
+own_knobs 4 "X'0103'"
 expect_exit 1 "$CGPLAN" runs list --db "$DB"
 contains "$ERR" "run 4: its stored knobs are damaged" "damaged knobs named"
-sqlite3 "$DB" "UPDATE runs SET knobs = X'07' WHERE id = 6"
+own_knobs 6 "X'07'"
 expect_exit 1 "$CGPLAN" runs show 6 --db "$DB"
 contains "$ERR" "run 6: its stored knobs are damaged" "a record of another version is refused"
 expect_exit 0 "$CGPLAN" runs rm 4 --db "$DB" --yes
 [ "$(sqlite3 "$DB" 'SELECT count(*) FROM runs')" = 9 ] && pass || fail "the other runs are kept"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM run_texts WHERE body = X'0103'")" = 0 ] && pass || fail "run 4's own knobs outlived it"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM run_texts WHERE body = X'07'")" = 1 ] && pass || fail "run 6's knobs went with run 4"
 finish

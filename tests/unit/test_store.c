@@ -389,6 +389,71 @@ static void test_ingest_dedup_delete(void **state)
     free(text);
 }
 
+/* One integer of SQL over PATH (a second connection, as another program would read the file). */
+static int64_t sql_int(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    int64_t v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+/* Runs that repeat a server args line and knobs share one run_texts row each (with the texts of
+ * an earlier file too), read back whole; the last run that uses a text takes it with it. */
+static void test_ingest_texts_kept_once(void **state)
+{
+    (void)state;
+    const char *path = tmp_path("texts.db");
+    store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
+    assert_non_null(s);
+#define ARGS_LINE(max_bs)                                                                                              \
+    "[2026-01-01 00:00:00] server_args=ServerArgs(model_path='x/y', tp_size=12, dp_size=12, "                          \
+    "enable_dp_attention=True, mem_fraction_static=0.3, cuda_graph_max_bs=" max_bs ")\n"
+    static const char args[] = ARGS_LINE("2048"), text2[] = "# again\n" ARGS_LINE("2048") ARGS_LINE("8");
+#undef ARGS_LINE
+    char text[2 * sizeof args];
+    int len = snprintf(text, sizeof text, "%s%s", args, args);
+    store_ingest_result res;
+    store_ingest *in;
+    assert_int_equal(ingest_text(s, text, (size_t)len, 64, NULL, &res, &in), 0);
+    assert_int_equal(res.n_runs, 2);
+    store_ingest_free(in);
+    /* another file with the same line, and a run of its own: one more text of each kind */
+    assert_int_equal(ingest_text(s, text2, strlen(text2), 4096, NULL, &res, &in), 0);
+    assert_int_equal(res.n_runs, 2);
+    store_ingest_free(in);
+    assert_int_equal(sql_int(path, "SELECT count(*) FROM run_texts"), 4);
+    assert_int_equal(sql_int(path, "SELECT count(DISTINCT server_args_text) FROM runs"), 2);
+    assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE server_args_text = (SELECT server_args_text "
+                                   "FROM runs WHERE id = 1) AND knobs_text = (SELECT knobs_text FROM runs WHERE id = 1)"),
+                     3);
+    assert_int_equal(sql_int(path, "SELECT length(body) FROM run_texts WHERE id = (SELECT server_args_text FROM runs "
+                                   "WHERE id = 3)"),
+                     (int64_t)strlen(args) - 1 - (int64_t)strlen("[2026-01-01 00:00:00] server_args="));
+    static store_run_detail d;
+    for (int64_t id = 1; id <= 4; id++) {
+        assert_int_equal(store_get_run(s, id, &d, err, sizeof err), 0);
+        assert_float_equal(d.values.knobs.mem_fraction_static, 0.3, 0);
+        assert_int_equal(d.values.knobs.max_bs, id == 4 ? 8 : 2048);
+    }
+    /* the shared texts stay while a run uses them; run 4's own go with it */
+    for (int64_t id = 1; id <= 2; id++)
+        assert_int_equal(store_delete_run(s, id, err, sizeof err), 0);
+    assert_int_equal(sql_int(path, "SELECT count(*) FROM run_texts"), 4);
+    assert_int_equal(store_delete_run(s, 4, err, sizeof err), 0);
+    assert_int_equal(sql_int(path, "SELECT count(*) FROM run_texts"), 2);
+    assert_int_equal(store_get_run(s, 3, &d, err, sizeof err), 0);
+    assert_int_equal(d.values.knobs.max_bs, 2048);
+    assert_int_equal(store_delete_run(s, 3, err, sizeof err), 0);
+    assert_int_equal(sql_int(path, "SELECT count(*) FROM run_texts"), 0);
+    store_close(s);
+}
+
 /* A log may state what the planner's sliders do not offer: stored and read back as stated. */
 static void test_knob_values_kept_as_stated(void **state)
 {
@@ -431,7 +496,8 @@ static void exec_ok(sqlite3 *db, const char *sql)
         fail_msg("%s: %s", sql, msg);
 }
 
-/* "name:type,..." of every table, from PRAGMA table_info. */
+/* "name:type,..." of every table, from PRAGMA table_info, then the names of its indexes and
+ * triggers. */
 static void table_shapes(const char *path, char *buf, size_t len)
 {
     sqlite3 *db;
@@ -449,6 +515,15 @@ static void table_shapes(const char *path, char *buf, size_t len)
         used += (size_t)snprintf(buf + used, len - used, "%s.%s:%s:%d:%d,", sqlite3_column_text(st, 0),
                                  sqlite3_column_text(st, 1), sqlite3_column_text(st, 2), sqlite3_column_int(st, 3),
                                  sqlite3_column_int(st, 4));
+    sqlite3_finalize(st);
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT type, name FROM sqlite_master WHERE type IN ('index', 'trigger') "
+                                        "AND name NOT LIKE 'sqlite_%' ORDER BY type, name",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW && used < len)
+        used += (size_t)snprintf(buf + used, len - used, "%s %s,", sqlite3_column_text(st, 0),
+                                 sqlite3_column_text(st, 1));
     sqlite3_finalize(st);
     sqlite3_close(db);
 }
@@ -489,7 +564,9 @@ static void test_migrate_v1(void **state)
 
     /* read-only: refused with the fix */
     assert_null(store_open(path, STORE_READ_ONLY, err, sizeof err));
-    assert_non_null(strstr(err, "schema version 1; this cgplan reads 5"));
+    char want[64];
+    snprintf(want, sizeof want, "schema version 1; this cgplan reads %d", STORE_SCHEMA_VERSION);
+    assert_non_null(strstr(err, want));
 
     store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
     if (!s)
@@ -557,7 +634,12 @@ static void test_migrate_v1(void **state)
     table_shapes(path, migrated_shape, sizeof migrated_shape);
     table_shapes(tmp_path("v2.db"), fresh_shape, sizeof fresh_shape);
     assert_string_equal(migrated_shape, fresh_shape);
-    assert_non_null(strstr(fresh_shape, "runs.knobs:BLOB"));
+    assert_non_null(strstr(fresh_shape, "runs.knobs_text:INTEGER"));
+    assert_non_null(strstr(fresh_shape, "runs.server_args_text:INTEGER"));
+    assert_non_null(strstr(fresh_shape, "run_texts.body:"));
+    assert_non_null(strstr(fresh_shape, "trigger runs_texts_unused,"));
+    assert_null(strstr(fresh_shape, "runs.knobs:"));
+    assert_null(strstr(fresh_shape, "runs.server_args_raw:"));
     assert_non_null(strstr(fresh_shape, "runs.detail:BLOB"));
     assert_null(strstr(fresh_shape, "run_knobs"));
     assert_null(strstr(fresh_shape, "bars."));
@@ -722,7 +804,9 @@ static void test_refusals(void **state)
     assert_int_equal(sqlite3_open(tmp_path("newer.db"), &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
-    assert_refused_untouched(tmp_path("newer.db"), "version 7, newer than this cgplan's 5");
+    char newer[64];
+    snprintf(newer, sizeof newer, "version 7, newer than this cgplan's %d", STORE_SCHEMA_VERSION);
+    assert_refused_untouched(tmp_path("newer.db"), newer);
 
     /* a directory */
     assert_int_equal(mkdir(tmp_path("dir.db"), 0755), 0);
@@ -1238,8 +1322,10 @@ static void test_damaged_record_named(void **state)
     store_close(s);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    /* run 1's knobs are its own text (runs share a run_texts row when theirs are the same) */
     exec_ok(db, "UPDATE runs SET detail = substr(detail, 1, 40) WHERE id = 2; "
-                "UPDATE runs SET knobs = X'01FF' WHERE id = 1");
+                "INSERT INTO run_texts (body) VALUES (X'01FF'); "
+                "UPDATE runs SET knobs_text = last_insert_rowid() WHERE id = 1");
     sqlite3_close(db);
     s = open_seeded(path, STORE_READ_WRITE);
     assert_non_null(s);
@@ -1410,6 +1496,7 @@ int main(void)
         cmocka_unit_test(test_ingest_batched_ids_and_report),
         cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test(test_damaged_record_named),
+        cmocka_unit_test(test_ingest_texts_kept_once),
         cmocka_unit_test(test_ingest_reading_holds_no_lock),
         cmocka_unit_test(test_ingest_waits_for_the_lock),
     };
