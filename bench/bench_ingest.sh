@@ -2,11 +2,11 @@
 # Ingest throughput and peak memory on a log of at least 1 GiB built from the fixture logs,
 # beside `grep -c 'Capturing batches'` on the same file (the floor: one pass, no parsing).
 # Each repetition of the fixtures starts with a counter line, so no two stretches are identical.
-# Each rate is the best of RUNS runs (default 3) over the same file, the page cache warm for all:
-# one run on a shared machine can lose a tenth to a neighbour, the best of three is the program's.
-# Each run starts after a sync, so none pays for writing back what an earlier step wrote (the
-# 1 GiB log itself, a store run's 300 MiB): on a 2-core VM the kernel's flusher competes with
-# the two threads of an ingest for the cores.
+# Each rate is the best of RUNS rounds (default 3) over the same file, the page cache warm for
+# all: one run on a shared machine can lose a third to a neighbour, the best of three is the
+# program's. Each run starts after a sync, so none pays for writing back what an earlier step
+# wrote (the 1 GiB log itself, a store run's 200 MiB): on a 2-core VM the kernel's flusher
+# competes with the two threads of an ingest for the cores.
 # Usage: bench/bench_ingest.sh [BUILD_DIR] [MIB]     (MIB: the log's size, default 1024)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,33 +42,26 @@ rate() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%8.1f MB/s (%.2f s)", b / 
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { print b - a }'; }
 better() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; } # true when A < B
 
-# the floor: grep over the same bytes (page cache warm for everyone: run it first)
-grep -c 'Capturing batches' "$log" > /dev/null
-grep_s=
-for _ in $(seq "$runs"); do
+# One round: grep (the floor: one pass, no parsing), the dry run (parsing only), then the store
+# (parse, hash and store every run in one transaction into a fresh store, while a probe tries the
+# write lock every 50 ms: how long the ingest keeps every other writer out). The rounds alternate
+# the three, so each ratio compares runs made a few seconds apart: this VM's speed drifts by a
+# third over a minute, and three greps, then three dry runs, then three stores put the drift
+# into the ratios.
+grep_once() {
   sync
   t0=$(now); bars=$(grep -c 'Capturing batches' "$log"); t1=$(now)
   s=$(secs "$t0" "$t1")
   if [ -z "$grep_s" ] || better "$s" "$grep_s"; then grep_s=$s; fi
-done
-echo "grep -c 'Capturing batches'      $(rate "$grep_s")  -> $bars lines"
-
-# parsing only
-dry_s=
-for _ in $(seq "$runs"); do
+}
+dry_once() {
   sync
   t0=$(now); CGPLAN_REPORT_PEAK=1 "$cgplan" ingest --dry-run "$log" > "$work/dry.out" 2> "$work/dry.err"; t1=$(now)
   s=$(secs "$t0" "$t1")
   if [ -z "$dry_s" ] || better "$s" "$dry_s"; then dry_s=$s; cp "$work/dry.err" "$work/dry.best"; fi
-done
-runs_seen=$(grep -c '^would store run' "$work/dry.out")
-echo "cgplan ingest --dry-run           $(rate "$dry_s")  peak RSS $(awk '/peak RSS/ {print $(NF-1), $NF}' "$work/dry.best"), $runs_seen runs"
-
-# the real thing: parse, hash and store every run in one transaction into a fresh store, while a
-# probe tries the write lock every 50 ms: how long the ingest keeps every other writer out
-store_s=
-for i in $(seq "$runs"); do
-  db="$work/runs$i.db"
+}
+store_once() {
+  local i=$1 db="$work/runs$1.db"
   "$cgplan" runs list --db "$db" > /dev/null
   python3 - "$db" "$work/held$i" <<'PROBE' &
 import os, sqlite3, sys, time
@@ -88,7 +81,7 @@ while True:
         f.write("%.1f" % held)
     os.replace(sys.argv[2] + ".new", sys.argv[2])
 PROBE
-  probe=$!
+  local probe=$!
   sync
   t0=$(now); CGPLAN_REPORT_PEAK=1 "$cgplan" ingest --db "$db" "$log" > "$work/ingest.out" 2> "$work/ingest.err"; t1=$(now)
   kill "$probe"; wait "$probe" 2> /dev/null || true
@@ -98,9 +91,22 @@ PROBE
     best=$i
     cp "$work/ingest.err" "$work/ingest.best"
     stored=$(grep -c '^stored run' "$work/ingest.out")
+    store_mib=$(du -m "$db" | cut -f1)
   fi
+  rm -f "$db" "$db-wal" "$db-shm" # a fresh store each round
+}
+
+grep -c 'Capturing batches' "$log" > /dev/null # the page cache warm for everyone
+grep_s= dry_s= store_s= best= store_mib=
+for i in $(seq "$runs"); do
+  grep_once
+  dry_once
+  store_once "$i"
 done
-echo "cgplan ingest (store)             $(rate "$store_s")  peak RSS $(awk '/peak RSS/ {print $(NF-1), $NF}' "$work/ingest.best"), $stored runs stored, store $(du -m "$work/runs$best.db" | cut -f1) MiB"
+runs_seen=$(grep -c '^would store run' "$work/dry.out")
+echo "grep -c 'Capturing batches'      $(rate "$grep_s")  -> $bars lines"
+echo "cgplan ingest --dry-run           $(rate "$dry_s")  peak RSS $(awk '/peak RSS/ {print $(NF-1), $NF}' "$work/dry.best"), $runs_seen runs"
+echo "cgplan ingest (store)             $(rate "$store_s")  peak RSS $(awk '/peak RSS/ {print $(NF-1), $NF}' "$work/ingest.best"), $stored runs stored, store $store_mib MiB"
 echo "  write lock held                 $(cat "$work/held$best" 2> /dev/null || echo 0) s of $(awk -v s="$store_s" 'BEGIN { printf "%.1f", s }') s (other writers wait only then)"
 
 # the rates as fractions of grep's over the same bytes (issue 10 asks for dry-run >= 0.5 and
