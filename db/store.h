@@ -128,7 +128,7 @@ typedef struct {
     const engine_run_context *derive; /* what --preset/--set and the presets give beside the log
                                        * (engine_run_derive); must outlive the store_ingest */
     size_t buffer_bytes;              /* the parsed rows kept in memory before they spill to a
-                                       * file in $TMPDIR; 0: 256 MiB (tests set less) */
+                                       * file in $TMPDIR; 0: 64 MiB (tests set less) */
 } store_ingest_opts;
 
 /* One file, one short transaction. Feed the file's bytes in chunks: every run the parser emits is
