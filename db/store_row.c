@@ -479,58 +479,74 @@ static unsigned char *put_bytes(unsigned char *p, int tag, const void *v, size_t
 }
 
 /* ROW's columns straight from the row struct, with store_row_values's NULLs (ingest encodes
- * 36 rows a run: the value array between cost a third of it). */
+ * 36 rows a run: the value array between cost a third of it). One pass measures the row (its
+ * texts' lengths), so the room is made once, not per value. */
 void store_record_row(store_record *r, const store_table *t, const void *row)
 {
     const char *base = row;
+    const void *bytes[STORE_MAX_VALUES]; /* a text's or blob's bytes, or NULL for NULL */
+    size_t len[STORE_MAX_VALUES];
+    size_t most = 10;
     int kept = 0;
-    for (int c = 0; c < t->n_cols; c++)
-        kept += !key_column(&t->cols[c]);
-    unsigned char *p = record_room(r, 10);
+    if (t->n_cols > STORE_MAX_VALUES) { /* no table has: the _Static_assert on runs, the widest */
+        r->failed = true;
+        return;
+    }
+    for (int c = 0; c < t->n_cols; c++) {
+        const store_column *col = &t->cols[c];
+        const void *field = base + col->offset;
+        bytes[c] = NULL;
+        len[c] = 0;
+        if (key_column(col))
+            continue;
+        kept++;
+        most += 11;
+        if (col->type == STORE_COL_TEXT || col->type == STORE_COL_KEY) {
+            const char *text = *(const char *const *)field;
+            if (col->type == STORE_COL_KEY && !text)
+                text = "";
+            if (text && (*text || col->type == STORE_COL_KEY)) {
+                bytes[c] = text;
+                len[c] = strlen(text) + 1;
+            }
+        } else if (col->type == STORE_COL_BLOB) {
+            const store_bytes *blob = field;
+            bytes[c] = blob->len ? blob->p : NULL;
+            len[c] = blob->len;
+        }
+        most += len[c];
+    }
+    unsigned char *p = record_room(r, most);
     if (!p)
         return;
-    r->len += store_put_varint(p, (uint64_t)kept);
+    unsigned char *start = p;
+    p += store_put_varint(p, (uint64_t)kept);
     for (int c = 0; c < t->n_cols; c++) {
         const store_column *col = &t->cols[c];
         if (key_column(col))
             continue;
         const void *field = base + col->offset;
-        const char *text = NULL;
-        const store_bytes *blob = NULL;
-        size_t len = 0;
-        if (col->type == STORE_COL_TEXT || col->type == STORE_COL_KEY) {
-            text = *(const char *const *)field;
-            if (col->type == STORE_COL_KEY && !text)
-                text = "";
-            len = text && (*text || col->type == STORE_COL_KEY) ? strlen(text) + 1 : 0;
-        } else if (col->type == STORE_COL_BLOB) {
-            blob = field;
-            len = blob->len;
-        }
-        if (!(p = record_room(r, 11 + len)))
-            return;
-        unsigned char *start = p;
-        int64_t n = col->type == STORE_COL_INT || col->type == STORE_COL_POS || col->type == STORE_COL_NONNEG
-                        ? *(const int64_t *)field
-                        : 0;
         switch (col->type) {
         case STORE_COL_TEXT:
         case STORE_COL_KEY:
-            p = len ? put_bytes(p, REC_TEXT, text, len) : (*p = REC_NULL, p + 1);
-            break;
         case STORE_COL_BLOB:
-            p = len ? put_bytes(p, REC_BLOB, blob->p, len) : (*p = REC_NULL, p + 1);
+            if (bytes[c])
+                p = put_bytes(p, col->type == STORE_COL_BLOB ? REC_BLOB : REC_TEXT, bytes[c], len[c]);
+            else
+                *p++ = REC_NULL;
             break;
         case STORE_COL_INT:
-            p = put_int(p, n);
+            p = put_int(p, *(const int64_t *)field);
             break;
         case STORE_COL_POS:
-        case STORE_COL_NONNEG:
+        case STORE_COL_NONNEG: {
+            int64_t n = *(const int64_t *)field;
             if (n < 0 || (n == 0 && col->type == STORE_COL_POS))
                 *p++ = REC_NULL;
             else
                 p = put_int(p, n);
             break;
+        }
         case STORE_COL_BOOL:
             p = put_int(p, *(const bool *)field);
             break;
@@ -543,8 +559,8 @@ void store_record_row(store_record *r, const store_table *t, const void *row)
             break;
         }
         }
-        r->len += (size_t)(p - start);
     }
+    r->len += (size_t)(p - start);
 }
 
 static bool get_varint(store_record_reader *r, uint64_t *v)
