@@ -130,7 +130,7 @@ struct store_ingest {
      * runs.created_at), else 0 */
     unsigned char late_tag[ROW_KINDS][STORE_MAX_VALUES];
     char created_at[32];                       /* the write's time, as runs.created_at's default writes it */
-    bool repeats[ROW_KINDS][STORE_MAX_VALUES];  /* the columns whose values runs repeat */
+    bool repeats[ROW_KINDS][STORE_MAX_VALUES]; /* the columns whose values runs repeat */
     bool in_texts[ROW_KINDS][STORE_MAX_VALUES]; /* the columns kept in run_texts (their id bound) */
     seen_value *seen;
     size_t n_seen, cap_seen, seen_bytes;

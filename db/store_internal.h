@@ -9,9 +9,10 @@
 #define STORE_APPLICATION_ID 0x63677031 /* "cgp1": PRAGMA application_id of a cgplan store */
 /* How long a writer waits for another's transaction (CGPLAN_BUSY_TIMEOUT_MS overrides). Ingest
  * holds the lock only to write rows already parsed: 0.2 s for a 128 MiB log, 0.8 s for the 1 GiB
- * of bench/bench_ingest.sh (schema 6, measured on 2 cores; 1.4 s with schema 5's copy of the
- * texts per run, 0.8 s a 100 MiB and 9 s with a row per bar). 60 s lets seven 100 MiB writes queued ahead finish with 10x to spare, or one 1 GiB write
- * with 6x, and still gives up on a stuck holder within a minute. */
+ * of bench/bench_ingest.sh (schema 6, measured on 2 cores; 1.4 s with schema 5's copy of the texts
+ * per run, 0.8 s a 100 MiB and 9 s with a row per bar). 60 s lets seven 100 MiB writes queued
+ * ahead finish with 10x to spare, or one 1 GiB write with 6x, and still gives up on a stuck holder
+ * within a minute. */
 #define STORE_BUSY_TIMEOUT_MS 60000
 
 struct store {
@@ -183,12 +184,12 @@ void store_read_row(sqlite3_stmt *st, int first, const store_table *t, void *row
 /* ---- Records: what no query filters on, one BLOB per run (schema version 5) ----
  *
  * A run's knobs (in run_texts, by runs.knobs_text: runs share it) and its groups with their bars,
- * ranks and env lines (runs.detail) are each one record, written whole at ingest and decoded whole by the readers: a row per bar
- * and per knob cost SQLite more than the rest of an ingest. A record is a version byte, then
- * for each part a count and its rows; a row is its value count, then each value tagged with
- * its type (driven by the same column tables as the SQL tables, less the keys its place in the
- * record implies: id, run_id, group_id). Every length is checked on decoding: a damaged record
- * is reported, never read past. */
+ * ranks and env lines (runs.detail) are each one record, written whole at ingest and decoded whole
+ * by the readers: a row per bar and per knob cost SQLite more than the rest of an ingest. A record
+ * is a version byte, then for each part a count and its rows; a row is its value count, then each
+ * value tagged with its type (driven by the same column tables as the SQL tables, less the keys
+ * its place in the record implies: id, run_id, group_id). Every length is checked on decoding: a
+ * damaged record is reported, never read past. */
 #define STORE_RECORD_VERSION 1
 
 /* A growing byte buffer for a record; FAILED once out of memory (the bytes are then void). */

@@ -1,8 +1,8 @@
 /* store_row.c — each SQL table as one table of columns {name, type, offset in its row struct}
  * (engine/caplog.c's server_arg_table is the model): the INSERT's column list and placeholders,
  * its binds and every SELECT's reads come from the same rows, so no column position is matched
- * to a statement by hand. A run's knobs are rows of run_knobs, written and read through the knob
- * table. */
+ * to a statement by hand. A run's knobs are one record (store_record_*, through the knob rows
+ * table), its server args a text: both kept once in run_texts (TEXTS_COL). */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>

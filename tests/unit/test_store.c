@@ -429,8 +429,9 @@ static void test_ingest_texts_kept_once(void **state)
     store_ingest_free(in);
     assert_int_equal(sql_int(path, "SELECT count(*) FROM run_texts"), 4);
     assert_int_equal(sql_int(path, "SELECT count(DISTINCT server_args_text) FROM runs"), 2);
-    assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE server_args_text = (SELECT server_args_text "
-                                   "FROM runs WHERE id = 1) AND knobs_text = (SELECT knobs_text FROM runs WHERE id = 1)"),
+    assert_int_equal(sql_int(path,
+                             "SELECT count(*) FROM runs WHERE server_args_text = (SELECT server_args_text "
+                             "FROM runs WHERE id = 1) AND knobs_text = (SELECT knobs_text FROM runs WHERE id = 1)"),
                      3);
     assert_int_equal(sql_int(path, "SELECT length(body) FROM run_texts WHERE id = (SELECT server_args_text FROM runs "
                                    "WHERE id = 3)"),
@@ -522,8 +523,8 @@ static void table_shapes(const char *path, char *buf, size_t len)
                                         -1, &st, NULL),
                      SQLITE_OK);
     while (sqlite3_step(st) == SQLITE_ROW && used < len)
-        used += (size_t)snprintf(buf + used, len - used, "%s %s,", sqlite3_column_text(st, 0),
-                                 sqlite3_column_text(st, 1));
+        used +=
+            (size_t)snprintf(buf + used, len - used, "%s %s,", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
     sqlite3_finalize(st);
     sqlite3_close(db);
 }
