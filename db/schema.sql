@@ -5,7 +5,7 @@
 -- is one record each (store_record_* in db/store_row.c): a row per bar and per knob cost SQLite
 -- more than the rest of an ingest (version 4 had those tables; migrate_4_to_5 folds them in).
 -- The texts a log's runs repeat (server args, knobs record) are kept once, in run_texts, and a
--- run holds their ids (version 5 kept a copy per run: two fifths of a big log's store).
+-- run holds their ids (version 5 kept a copy per run: a third of a big log's store).
 CREATE TABLE IF NOT EXISTS run_texts (
   id INTEGER PRIMARY KEY,
   body NOT NULL UNIQUE                           -- a TEXT or a BLOB, as the run's column was
@@ -29,10 +29,13 @@ CREATE TABLE IF NOT EXISTS runs (
   static_gib REAL, largest_gib REAL, buckets_gib REAL,
   target_total_gib REAL, draft_gib REAL, total_gib REAL,
   detail BLOB,                                   -- its groups (each with its bars), ranks, env lines
-  -- last, where migrate_5_to_6 adds them:
-  server_args_text INTEGER REFERENCES run_texts(id) DEFERRABLE INITIALLY DEFERRED, -- the server_args line, verbatim
-  knobs_text INTEGER REFERENCES run_texts(id) DEFERRABLE INITIALLY DEFERRED    -- its knobs record: each KNOB_STORE_ROW knob it knows:
-                                                 -- name, text, origin (a new knob needs no migration)
+  -- Last, where migrate_5_to_6 adds them. Deferred: checked at COMMIT, so an INSERT of runs
+  -- needs no statement journal (an immediate foreign key made SQLite keep one for each).
+  -- the server_args line, verbatim:
+  server_args_text INTEGER REFERENCES run_texts(id) DEFERRABLE INITIALLY DEFERRED,
+  -- its knobs record: each KNOB_STORE_ROW knob it knows, name, text, origin (a new knob needs
+  -- no migration):
+  knobs_text INTEGER REFERENCES run_texts(id) DEFERRABLE INITIALLY DEFERRED
 );
 -- a text no run refers to any more goes with the last run that did
 CREATE TRIGGER IF NOT EXISTS runs_texts_unused AFTER DELETE ON runs BEGIN
