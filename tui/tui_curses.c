@@ -2,6 +2,7 @@
  * (256, 8, monochrome), xterm mouse reporting, signals, and the input loop. The screen is drawn
  * in memory first (tui_draw.c) and copied here. */
 #define _XOPEN_SOURCE_EXTENDED 1
+#define _GNU_SOURCE 1 /* ppoll */
 #include "tui.h"
 #include "tui_app.h"
 #include "tui_internal.h"
@@ -344,6 +345,16 @@ static int run(tui_app *app, const tui_options *o)
     tui_decoder_init(&dec);
     int flags = TUI_REDRAW;
     int status = 0;
+    /* The loop's signals reach their handlers only inside ppoll: one that came while a frame was
+     * computed or drawn, before a plain poll(), was noticed only at the next key (a SIGTERM during
+     * the first frame left the planner running). */
+    sigset_t loop_signals, outside; /* OUTSIDE: the mask before, the one ppoll waits with */
+    sigemptyset(&loop_signals);
+    sigaddset(&loop_signals, SIGINT);
+    sigaddset(&loop_signals, SIGTERM);
+    sigaddset(&loop_signals, SIGHUP);
+    sigaddset(&loop_signals, SIGWINCH);
+    sigprocmask(SIG_BLOCK, &loop_signals, &outside);
     for (;;) {
         if (flags & TUI_RELOAD_RUNS)
             tui_app_reload_runs(app);
@@ -377,7 +388,8 @@ static int run(tui_app *app, const tui_options *o)
         }
         flags = 0;
         struct pollfd pfd = {STDIN_FILENO, POLLIN, 0};
-        int pr = poll(&pfd, 1, tui_decoder_pending(&dec) ? ESC_WAIT_MS : -1);
+        const struct timespec esc_wait = {0, ESC_WAIT_MS * 1000000L};
+        int pr = ppoll(&pfd, 1, tui_decoder_pending(&dec) ? &esc_wait : NULL, &outside);
         if (got_signal) {
             status = 128 + got_signal;
             terminal_gone = got_signal == SIGHUP;
@@ -427,6 +439,7 @@ static int run(tui_app *app, const tui_options *o)
         }
     }
     restore_terminal();
+    sigprocmask(SIG_SETMASK, &outside, NULL); /* one that came since is handled now: got_signal */
     tui_screen_free(&s);
     tui_app_free(app);
     return status;
