@@ -18,12 +18,19 @@
 #define CHUNK_BYTES (1u << 20) /* logs are streamed, never loaded whole */
 #define TOKEN_BUFFERS 4        /* lexed, waiting to be applied: about 1 MiB */
 
-/* The layout and GPU texts of the last run printed: a log's runs repeat a few deployments, and
- * each text took snprintf calls a run. */
+/* The layout texts of the last LAYOUT_MEMO layouts printed and the GPU text of the last run: a
+ * log's runs repeat a few deployments, and each text took snprintf calls a run (a log that
+ * alternates two layouts missed a one-entry memo on every run: 3,000 instructions a line). */
+#define LAYOUT_MEMO 8
 typedef struct {
-    bool valid;
     uint32_t world, dp, dcp, mtp;
-    char layout[64];
+    char text[64];
+} layout_text;
+typedef struct {
+    layout_text layouts[LAYOUT_MEMO];
+    unsigned n_layouts, next_layout; /* filled; the one to replace next */
+    const char *layout;              /* the current run's, in LAYOUTS */
+    bool valid;                      /* the GPU text is of GPU_NAME, GPU_INFERRED */
     char gpu_name[ENGINE_NAME_MAX];
     bool gpu_inferred;
     char gpu[ENGINE_NAME_MAX + 16];
@@ -122,12 +129,20 @@ static void put_u64(line_text *l, uint64_t v)
 /* R's layout and GPU texts into T, unless T holds them already. */
 static void run_texts_of(run_texts *t, const store_run_summary *r)
 {
-    if (!t->valid || t->world != r->world || t->dp != r->dp || t->dcp != r->dcp || t->mtp != r->mtp) {
-        t->world = r->world;
-        t->dp = r->dp;
-        t->dcp = r->dcp;
-        t->mtp = r->mtp;
-        cli_run_layout_text(r, t->layout, sizeof t->layout); /* of those four fields only */
+    t->layout = NULL;
+    for (unsigned i = 0; i < t->n_layouts && !t->layout; i++) {
+        const layout_text *m = &t->layouts[i];
+        if (m->world == r->world && m->dp == r->dp && m->dcp == r->dcp && m->mtp == r->mtp)
+            t->layout = m->text;
+    }
+    if (!t->layout) {
+        layout_text *m = &t->layouts[t->next_layout];
+        t->next_layout = (t->next_layout + 1) % LAYOUT_MEMO;
+        if (t->n_layouts < LAYOUT_MEMO)
+            t->n_layouts++;
+        *m = (layout_text){r->world, r->dp, r->dcp, r->mtp, ""};
+        cli_run_layout_text(r, m->text, sizeof m->text); /* of those four fields only */
+        t->layout = m->text;
     }
     if (!t->valid || t->gpu_inferred != r->gpu_inferred || strcmp(t->gpu_name, r->gpu) != 0) {
         t->gpu_inferred = r->gpu_inferred;
