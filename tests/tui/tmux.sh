@@ -1,7 +1,7 @@
 # tmux.sh — helpers for the TUI tests (sourced after $CGPLAN_TESTLIB): one private tmux server
-# per test, polling instead of sleeping, and reading the screen the way CLI.md's contract says.
-# Each session gets a server of its own: a new-session sent to a server that kill-server has told to
-# go, but whose socket is not yet gone, fails with "server exited unexpectedly" (seen in CI).
+# per session, polling instead of sleeping, and reading the screen the way CLI.md's contract
+# says. A server per session, not per test: a new-session sent to a server that kill-server has
+# told to go, but whose socket is not yet gone, fails with "server exited unexpectedly" (CI).
 TMUX_SOCK="cgplan-test-$$-0"
 TMUX_SESSIONS=0
 tm() { tmux -L "$TMUX_SOCK" -f /dev/null "$@"; }
