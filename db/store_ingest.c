@@ -131,7 +131,6 @@ struct store_ingest {
     unsigned char late_tag[ROW_KINDS][STORE_MAX_VALUES];
     char created_at[32];                       /* the write's time, as runs.created_at's default writes it */
     bool repeats[ROW_KINDS][STORE_MAX_VALUES]; /* the columns whose values runs repeat */
-    bool in_texts[ROW_KINDS][STORE_MAX_VALUES]; /* the columns kept in run_texts (their id bound) */
     seen_value *seen;
     size_t n_seen, cap_seen, seen_bytes;
     uint32_t seen_slot[SEEN_SLOTS]; /* index + 1 into seen; 0: none */
@@ -158,6 +157,13 @@ struct store_ingest {
 };
 
 static const store_table *const row_tables[ROW_KINDS] = {&store_runs_table, &store_measured_terms_table};
+
+/* Whether value I of a KIND row is kept in run_texts (its id bound); the knob columns after the
+ * table's own never are. */
+static bool in_texts(int kind, int i)
+{
+    return i < row_tables[kind]->n_cols && row_tables[kind]->cols[i].in_texts;
+}
 
 /* "1,2,4": V's N numbers as "%u" joined by ',' (while 12 bytes are left, as always), written
  * here: a big log has a list per group, snprintf per number was a tenth of keeping its rows. */
@@ -347,7 +353,7 @@ static int keep_row(store_ingest *in, row_kind kind, const store_value *v, int n
             text_len[i] = v[i].len;
         else
             continue;
-        if (repeats[i] && (text_len[i] >= SEEN_MIN_BYTES || in->in_texts[kind][i]))
+        if (repeats[i] && (text_len[i] >= SEEN_MIN_BYTES || in_texts(kind, i)))
             seen[i] = seen_index(in, v[i].text, text_len[i]); /* a run_texts value: its id found once */
         if (seen[i] < 0)
             most += text_len[i];
@@ -862,7 +868,7 @@ store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err
     for (int k = 0; k < ROW_KINDS; k++)
         for (int c = 0; c < row_tables[k]->n_cols; c++)
             if (row_tables[k]->cols[c].in_texts)
-                in->repeats[k][c] = in->in_texts[k][c] = true;
+                in->repeats[k][c] = true;
     store_sha256_init(&in->sha);
     caplog_set_callback(in->parser, on_run, in);
     return in; /* no lock and no statement yet: the store is touched only when the rows are written */
@@ -970,7 +976,7 @@ static int bind_record(store_ingest *in, sqlite3_stmt *st, int first, const char
             return -1;
         if ((tag == TAG_REAL && end - p < 8) || (bytes && u > (uint64_t)(end - p)))
             return -1;
-        if ((bytes || seen) && i - first < STORE_MAX_VALUES && in->in_texts[kind][i - first]) {
+        if ((bytes || seen) && in_texts(kind, i - first)) {
             int64_t *known = seen ? &in->seen[u].text_id : NULL, id = known ? *known : 0;
             if (!id && !(id = text_id(in, tag == TAG_BLOB || tag == TAG_BLOB_SEEN, seen ? in->seen[u].p : p,
                                       seen ? in->seen[u].len : (size_t)u)))
