@@ -46,6 +46,8 @@ typedef struct {
     bool saw_binary;        /* NUL bytes in the first chunk: say "binary" if nothing is recognised */
     engine_run_facts facts; /* scratch */
     run_texts texts;
+    const store_exclusion *fix_said[4]; /* the exclusions whose fix was printed: once is enough */
+    unsigned n_fix_said;
 } ingest_ctx;
 
 static const char *base_name(const char *path)
@@ -213,11 +215,22 @@ static void print_run_line(FILE *out, const char *verb, const store_run_summary 
     line_flush(&l);
 }
 
-/* "  not usable for calibration: WHY", as printf would write it */
-static void print_exclusion(const char *why)
+/* "  not usable for calibration: WHY" under a run, WHY with its fix the first time (a log of a
+ * thousand restarts of one deployment would repeat the same fix a thousand times). */
+static void print_exclusion(ingest_ctx *c, const store_exclusion *why)
 {
+    bool said = false;
+    for (unsigned i = 0; i < c->n_fix_said && !said; i++)
+        said = c->fix_said[i] == why;
     fputs("  not usable for calibration: ", stdout);
-    fputs(why, stdout);
+    if (said) {
+        fputs(why->reason, stdout);
+        fputs(" (as above)\n", stdout);
+        return;
+    }
+    if (c->n_fix_said < sizeof c->fix_said / sizeof c->fix_said[0])
+        c->fix_said[c->n_fix_said++] = why;
+    fputs(why->text, stdout);
     fputc('\n', stdout);
 }
 
@@ -252,9 +265,9 @@ static void print_stored(ingest_ctx *c, const store_run_summary *r, uint32_t fir
         jsonw_object_end(c->w);
     } else {
         print_run_line(stdout, "stored run", r, c->source, first_line, &c->texts);
-        const char *why = store_run_calibration_exclusion(r);
+        const store_exclusion *why = store_run_calibration_excluded(r);
         if (why)
-            print_exclusion(why);
+            print_exclusion(c, why);
     }
 }
 
@@ -276,9 +289,9 @@ static void on_dry_run(const caplog_run *run, void *ctx_)
         engine_run_derive(run, c->derive, &c->facts);
         summary_of(&c->facts, &r);
         print_run_line(stdout, "would store run", &r, c->source, run->first_line, &c->texts);
-        const char *why = store_run_calibration_exclusion(&r);
+        const store_exclusion *why = store_run_calibration_excluded(&r);
         if (why)
-            print_exclusion(why);
+            print_exclusion(c, why);
     }
 }
 

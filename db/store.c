@@ -1123,16 +1123,35 @@ int store_runs_for(store *s, const char *model, const char *gpu, int64_t *ids, s
     return (int)n;
 }
 
-const char *store_run_calibration_exclusion(const store_run_summary *r)
+/* Each reason a run cannot enter a calibration, and the whole text: the reason, then its fix. */
+#define EXCLUSION(reason, rest)                                                                                        \
+    {                                                                                                                  \
+        reason, reason rest                                                                                            \
+    }
+static const store_exclusion exclusions[] = {
+    EXCLUSION("model unknown", ": the log names no model a preset knows; import it (cgplan model import config.json), "
+                               "then cgplan runs set-model ID MODEL (or cgplan runs rm ID and ingest the log again "
+                               "with --model MODEL)"),
+    EXCLUSION("GPU unknown", ": the log does not name it; ingest it with --preset or --set gpu=NAME"),
+    EXCLUSION("no measured target layers", " (no target decode/verify group with known memory)"),
+};
+#undef EXCLUSION
+
+const store_exclusion *store_run_calibration_excluded(const store_run_summary *r)
 {
     if (!r->model[0])
-        return "model unknown: the log names no model a preset knows; import it (cgplan model import config.json), "
-               "then cgplan runs set-model ID MODEL (or cgplan runs rm ID and ingest the log again with --model MODEL)";
+        return &exclusions[0];
     if (!r->gpu[0])
-        return "GPU unknown: the log does not name it; ingest it with --preset or --set gpu=NAME";
+        return &exclusions[1];
     if (!caplog_known(r->target_total_gib) && !caplog_known(r->largest_gib))
-        return "no measured target layers (no target decode/verify group with known memory)";
+        return &exclusions[2];
     return NULL;
+}
+
+const char *store_run_calibration_exclusion(const store_run_summary *r)
+{
+    const store_exclusion *e = store_run_calibration_excluded(r);
+    return e ? e->text : NULL;
 }
 
 /* ---- Calibrations ---- */

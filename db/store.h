@@ -173,7 +173,13 @@ void store_ingest_run_report(const store_ingest *in, size_t i, store_run_summary
 void store_ingest_free(store_ingest *in);
 
 /* Why a run cannot enter a calibration (unknown GPU or model, no measured target layers),
- * or NULL when it can. */
+ * or NULL when it can: the reason ("GPU unknown") and the whole text, reason and fix. */
+typedef struct {
+    const char *reason;
+    const char *text;
+} store_exclusion;
+const store_exclusion *store_run_calibration_excluded(const store_run_summary *r);
+/* Its text, or NULL. */
 const char *store_run_calibration_exclusion(const store_run_summary *r);
 
 /* A stored group, for `runs show`. */

@@ -233,6 +233,10 @@ contains "$OUT" "not usable for calibration: model unknown" "each unusable run l
 contains "$OUT" "cgplan model import config.json" "the fix: import the model"
 contains "$OUT" "runs set-model ID MODEL" "the fix: set-model"
 [ "$(printf '%s\n' "$OUT" | grep -c 'not usable for calibration')" -eq 2 ] && pass || fail "both runs said unusable"
+# the fix once: a later run with the same reason says only the reason
+expect_exit 0 "$CGPLAN" ingest --dry-run "$LOGS/02-tp8-tqdm-newline-per-bs-avail.log" "$LOGS/03-dp-attn-ep4-dp-tp-ep-prefix-bs32.log"
+[ "$(printf '%s\n' "$OUT" | grep -c 'runs set-model ID MODEL')" -eq 1 ] && pass || fail "the fix said once"
+contains "$OUT" "not usable for calibration: model unknown (as above)" "the second run: the reason, the fix above"
 expect_exit 0 "$CGPLAN" ingest --db "$MDB" "$QWQ"
 contains "$OUT" "already stored as run" "re-ingest: already stored, exit 0"
 ID=$(sqlite3 "$MDB" "SELECT id FROM runs WHERE source LIKE '15-%'")
