@@ -294,7 +294,7 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
         jsonw_kstring(&w, "path", extra.path[0] ? extra.path : NULL);
         jsonw_ku64(&w, "first_line", extra.first_line);
         jsonw_ku64(&w, "last_line", extra.last_line);
-        jsonw_kstring(&w, "sha256", extra.sha256);
+        jsonw_kstring(&w, "content_hash", extra.content_hash);
         jsonw_kstring(&w, "created_at", sum->created_at);
         jsonw_kbool(&w, "reconstructed", sum->reconstructed);
         jsonw_kstring(&w, "preset", r.preset[0] ? r.preset : NULL);
@@ -456,8 +456,11 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
     char buf[ENGINE_MAX_BUCKETS * 6], gpu[ENGINE_NAME_MAX + 16];
     printf("run %lld · %s%s\n", (long long)sum->id, sum->label[0] ? sum->label : sum->source,
            sum->reconstructed ? " · reconstructed from the article, not a real log" : "");
-    printf("source   %s:%u-%u (sha256 %.12s)%s%s\n", sum->source, extra.first_line, extra.last_line, extra.sha256,
-           extra.path[0] ? " from " : "", extra.path);
+    /* the hash's kind and its first 12 digits: "xxh3-128:0f3c9a..." */
+    const char *digits = strchr(extra.content_hash, ':');
+    int hash_shown = digits ? (int)(digits + 1 - extra.content_hash) + 12 : 12;
+    printf("source   %s:%u-%u (%.*s)%s%s\n", sum->source, extra.first_line, extra.last_line, hash_shown,
+           extra.content_hash, extra.path[0] ? " from " : "", extra.path);
     if (extra.model_path[0])
         printf("model    %s (model_path %s)\n", sum->model[0] ? sum->model : "?", extra.model_path);
     else

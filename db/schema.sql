@@ -1,4 +1,4 @@
--- schema.sql — cgplan's store, version 6 (PRAGMA user_version = 6). Embedded into the program at
+-- schema.sql — cgplan's store, version 7 (PRAGMA user_version = 7). Embedded into the program at
 -- build time (cmake/embed_schema.cmake): a new store runs it whole (with store_terms.c's
 -- measured_terms). NULL means "not known". What queries filter or sort by are columns; what a
 -- run's readers only ever take whole (its knobs, its groups with their bars, ranks, env lines)
@@ -6,6 +6,8 @@
 -- more than the rest of an ingest (version 4 had those tables; migrate_4_to_5 folds them in).
 -- The texts a log's runs repeat (server args, knobs record) are kept once, in run_texts, and a
 -- run holds their ids (version 5 kept a copy per run: a third of a big log's store).
+-- A file is known by its XXH3-128 (content_hash.h); version 6 knew it by its SHA-256, a sixth
+-- of a big log's ingest.
 CREATE TABLE IF NOT EXISTS run_texts (
   id INTEGER PRIMARY KEY,
   body NOT NULL UNIQUE                           -- a TEXT or a BLOB, as the run's column was
@@ -14,7 +16,8 @@ CREATE TABLE IF NOT EXISTS runs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,          -- ids are never reused after `runs rm`
   source TEXT NOT NULL,                          -- the log's file name
   path TEXT,                                     -- as given at ingest (NULL for the seed)
-  sha256 TEXT NOT NULL,                          -- of the whole file: re-ingest detection
+  content_hash TEXT NOT NULL,                    -- of the whole file, "xxh3-128:<hex>" ("sha256:<hex>" for
+                                                 -- runs stored before version 7): re-ingest detection
   file_run INTEGER NOT NULL,                     -- 0-based position of the run in its file
   label TEXT,
   model TEXT, model_origin TEXT, model_path TEXT,
@@ -42,7 +45,7 @@ CREATE TRIGGER IF NOT EXISTS runs_texts_unused AFTER DELETE ON runs BEGIN
   DELETE FROM run_texts WHERE id IN (old.server_args_text, old.knobs_text)
     AND NOT EXISTS (SELECT 1 FROM runs WHERE server_args_text = run_texts.id OR knobs_text = run_texts.id);
 END;
-CREATE INDEX IF NOT EXISTS runs_sha256 ON runs(sha256);
+CREATE INDEX IF NOT EXISTS runs_content_hash ON runs(content_hash);
 CREATE INDEX IF NOT EXISTS runs_model_gpu ON runs(model, gpu);
 CREATE TABLE IF NOT EXISTS calibrations (
   id INTEGER PRIMARY KEY AUTOINCREMENT,

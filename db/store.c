@@ -542,9 +542,21 @@ static int migrate_5_to_6(store *s, char *err, size_t errlen)
     return store_exec(s, sql, err, errlen);
 }
 
+/* v6 -> v7: a file is known by its XXH3-128 (content_hash.h); the runs stored so far keep their
+ * SHA-256, marked as such, so that a re-ingest of their file is still found (the ingest hashes
+ * with both while any is left). */
+static int migrate_6_to_7(store *s, char *err, size_t errlen)
+{
+    static const char sql[] = "DROP INDEX runs_sha256;\n"
+                              "ALTER TABLE runs RENAME COLUMN sha256 TO content_hash;\n"
+                              "UPDATE runs SET content_hash = '" STORE_HASH_LEGACY_PREFIX "' || content_hash;\n"
+                              "CREATE INDEX runs_content_hash ON runs(content_hash);";
+    return store_exec(s, sql, err, errlen);
+}
+
 typedef int (*store_migration)(store *s, char *err, size_t errlen);
-static const store_migration upgrades[STORE_SCHEMA_VERSION] = {NULL,           migrate_1_to_2, migrate_2_to_3,
-                                                               migrate_3_to_4, migrate_4_to_5, migrate_5_to_6};
+static const store_migration upgrades[STORE_SCHEMA_VERSION] = {
+    NULL, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5, migrate_5_to_6, migrate_6_to_7};
 
 static int migrate(store *s, store_seed_context_fn seed, void *seed_arg, char *err, size_t errlen)
 {
@@ -1012,7 +1024,7 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
     if (extra) {
         memset(extra, 0, sizeof *extra);
         engine_copy_text(extra->path, sizeof extra->path, run.path);
-        engine_copy_text(extra->sha256, sizeof extra->sha256, run.sha256);
+        engine_copy_text(extra->content_hash, sizeof extra->content_hash, run.content_hash);
         engine_copy_text(extra->model_path, sizeof extra->model_path, run.model_path);
         extra->first_line = run.first_line >= 0 && run.first_line <= UINT32_MAX ? (uint32_t)run.first_line : 0;
         extra->last_line = run.last_line >= 0 && run.last_line <= UINT32_MAX ? (uint32_t)run.last_line : 0;

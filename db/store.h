@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "caplog.h"
+#include "content_hash.h"
 #include "engine.h"
 #include "run_derive.h"
 #include "seed_logs.h"
@@ -116,7 +117,7 @@ int store_set_run_model(store *s, int64_t id, const char *model, char *err, size
 
 /* ---- Additions (issue 2): schema version, ingest, the facts of a run, details for `runs show`. */
 
-#define STORE_SCHEMA_VERSION 6 /* PRAGMA user_version of the newest schema this program writes */
+#define STORE_SCHEMA_VERSION 7 /* PRAGMA user_version of the newest schema this program writes */
 
 /* What ingest takes beside the log's bytes. */
 typedef struct {
@@ -146,7 +147,7 @@ typedef struct {
     int64_t *run_ids;      /* their ids in file order, ascending (owned by the store_ingest) */
     uint32_t *first_lines; /* each run's first line in the file */
     uint64_t bytes, lines;
-    char sha256[65];
+    char content_hash[STORE_HASH_TEXT_MAX]; /* the file's identity (content_hash.h) */
 } store_ingest_result;
 
 store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err, size_t errlen);
@@ -205,7 +206,7 @@ typedef struct {
 
 typedef struct {
     char path[ENGINE_TEXT_MAX];
-    char sha256[65];
+    char content_hash[STORE_HASH_TEXT_MAX];
     char model_path[CAPLOG_STR_MAX];
     uint32_t first_line, last_line;
     uint64_t lines, unknown_lines, malformed_lines;

@@ -1,6 +1,6 @@
 /* store_ingest.c — a parsed log into the store: one file, one short transaction.
  *
- * The file's bytes go through SHA-256 and the streaming parser side by side, on two threads
+ * The file's bytes go through its content hash and the streaming parser side by side, on two threads
  * (store_ingest_feed hashes on one of its own; `cgplan ingest` reads, hashes and lexes on its
  * reader thread and applies here, through store_ingest_hash and store_ingest_apply); each run the
  * parser emits is derived at once and its rows are kept, encoded, in a buffer (in memory up to a
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "seed_logs.h"
-#include "sha256.h"
+#include "content_hash.h"
 #include "store_internal.h"
 #include "store_terms.h"
 
@@ -49,7 +49,7 @@ enum {
     TAG_TEXT,
     TAG_RUN_ID,
     TAG_BLOB,
-    TAG_SHA256,
+    TAG_CONTENT_HASH,
     TAG_CREATED_AT,
     TAG_TEXT_SEEN, /* a repeated text or blob: its index among the ingest's seen values */
     TAG_BLOB_SEEN,
@@ -77,7 +77,7 @@ typedef struct {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    store_sha256 *sha;
+    store_content_hash *hash;
     const char *buf;
     size_t len;
     bool started, running, busy, quit;
@@ -115,7 +115,7 @@ struct store_ingest {
     store *s;
     store_ingest_opts o;
     caplog_parser *parser;
-    store_sha256 sha;
+    store_content_hash hash;
     store_hasher hasher;
     bool finished, failed;
     char err[4096 + 512];
@@ -126,7 +126,7 @@ struct store_ingest {
     FILE *spill;
     uint64_t spilled;
     char spill_dir[4096];
-    /* per table and column: the tag of a value known only when written (run_id, runs.sha256,
+    /* per table and column: the tag of a value known only when written (run_id, runs.content_hash,
      * runs.created_at), else 0 */
     unsigned char late_tag[ROW_KINDS][STORE_MAX_VALUES];
     char created_at[32];                       /* the write's time, as runs.created_at's default writes it */
@@ -144,7 +144,8 @@ struct store_ingest {
     uint32_t *deployment_slots; /* open addressing: index + 1, 0 empty; a power of two, at most half full */
     size_t n_slots;
     int64_t run_id; /* the last written */
-    char sha256[65];
+    char content_hash[STORE_HASH_TEXT_MAX];
+    char legacy_hash[STORE_HASH_TEXT_MAX];        /* its SHA-256 while the store knows older runs so; else "" */
     sqlite3_stmt *ins[ROW_KINDS][MAX_BATCH_ROWS]; /* [kind][n - 1]: an INSERT of n rows, prepared when first used */
     sqlite3_stmt *text_find, *text_add;           /* run_texts' lookup and INSERT, prepared when first used */
     uint64_t bytes;
@@ -415,7 +416,7 @@ static void *hasher_main(void *arg)
         if (h->quit)
             break;
         pthread_mutex_unlock(&h->lock);
-        store_sha256_update(h->sha, h->buf, h->len);
+        store_content_hash_update(h->hash, h->buf, h->len);
         pthread_mutex_lock(&h->lock);
         h->busy = false;
         pthread_cond_broadcast(&h->wake);
@@ -426,9 +427,9 @@ static void *hasher_main(void *arg)
 
 /* Without a thread (none could be made) the caller hashes: slower, the same result. Started by
  * the first store_ingest_feed (a caller that hashes itself never needs it). */
-static void hasher_start(store_hasher *h, store_sha256 *sha)
+static void hasher_start(store_hasher *h, store_content_hash *hash)
 {
-    h->sha = sha;
+    h->hash = hash;
     h->started = true;
     if (pthread_mutex_init(&h->lock, NULL) != 0)
         return;
@@ -446,7 +447,7 @@ static void hasher_start(store_hasher *h, store_sha256 *sha)
 static void hasher_post(store_hasher *h, const char *buf, size_t len)
 {
     if (!h->running) {
-        store_sha256_update(h->sha, buf, len);
+        store_content_hash_update(h->hash, buf, len);
         return;
     }
     pthread_mutex_lock(&h->lock);
@@ -701,7 +702,7 @@ static int keep_run(store_ingest *in, const caplog_run *run)
     store_run_row row = {
         .source = in->o.source,
         .path = in->o.path,
-        .sha256 = "", /* bound to the file's hash when written */
+        .content_hash = "", /* bound to the file's hash when written */
         .file_run = (int64_t)in->n_runs,
         .label = in->o.label,
         .model = f->model,
@@ -836,14 +837,38 @@ static void on_run(const caplog_run *run, void *ctx)
         in->failed = true;
 }
 
+/* Whether the store holds runs known by their SHA-256 alone (stored before schema 7): each file
+ * is then hashed both ways, so that a re-ingest of theirs is still found. -1 on error (ERR set). */
+static int has_legacy_hashes(store *s, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int has = -1;
+    /* a range of the index: every such hash starts with the prefix, ';' follows ':' */
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT EXISTS (SELECT 1 FROM runs WHERE content_hash >= '" STORE_HASH_LEGACY_PREFIX
+                           "' AND content_hash < 'sha256;')",
+                           -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        has = sqlite3_column_int(st, 0) != 0;
+    if (has < 0)
+        store_db_err(s, err, errlen, "looking for runs of an older store");
+    sqlite3_finalize(st);
+    return has;
+}
+
 store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err, size_t errlen)
 {
     if (s->read_only) {
         store_set_err(err, errlen, "%s is open read-only", s->path);
         return NULL;
     }
+    int legacy = has_legacy_hashes(s, err, errlen);
+    if (legacy < 0)
+        return NULL;
     store_ingest *in = calloc(1, sizeof *in);
-    if (!in || !(in->parser = caplog_new())) {
+    if (!in || store_content_hash_init(&in->hash, legacy) != 0 || !(in->parser = caplog_new())) {
+        if (in)
+            store_content_hash_free(&in->hash);
         free(in);
         store_set_err(err, errlen, "%s: out of memory", s->path);
         return NULL;
@@ -853,7 +878,7 @@ store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err
     in->bound = o->buffer_bytes ? o->buffer_bytes : STORE_INGEST_BUFFER_BYTES;
     int late_col[][3] = {
         {ROW_TERM, column_index(&store_measured_terms_table, "run_id"), TAG_RUN_ID},
-        {ROW_RUN, column_index(&store_runs_table, "sha256"), TAG_SHA256},
+        {ROW_RUN, column_index(&store_runs_table, "content_hash"), TAG_CONTENT_HASH},
         {ROW_RUN, column_index(&store_runs_table, "created_at"), TAG_CREATED_AT},
     };
     for (size_t i = 0; i < sizeof late_col / sizeof late_col[0]; i++)
@@ -869,7 +894,6 @@ store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err
         for (int c = 0; c < row_tables[k]->n_cols; c++)
             if (row_tables[k]->cols[c].in_texts)
                 in->repeats[k][c] = true;
-    store_sha256_init(&in->sha);
     caplog_set_callback(in->parser, on_run, in);
     return in; /* no lock and no statement yet: the store is touched only when the rows are written */
 }
@@ -881,7 +905,7 @@ int store_ingest_feed(store_ingest *in, const char *buf, size_t len, char *err, 
         return -1;
     }
     if (!in->hasher.started)
-        hasher_start(&in->hasher, &in->sha);
+        hasher_start(&in->hasher, &in->hash);
     hasher_post(&in->hasher, buf, len);
     in->bytes += len;
     caplog_feed(in->parser, buf, len);
@@ -895,7 +919,7 @@ int store_ingest_feed(store_ingest *in, const char *buf, size_t len, char *err, 
 
 void store_ingest_hash(store_ingest *in, const char *buf, size_t len)
 {
-    store_sha256_update(&in->sha, buf, len);
+    store_content_hash_update(&in->hash, buf, len);
     in->bytes += len;
 }
 
@@ -1011,8 +1035,8 @@ static int bind_record(store_ingest *in, sqlite3_stmt *st, int first, const char
         case TAG_RUN_ID:
             sqlite3_bind_int64(st, i, in->run_id);
             break;
-        case TAG_SHA256:
-            sqlite3_bind_text(st, i, in->sha256, 64, SQLITE_STATIC);
+        case TAG_CONTENT_HASH:
+            sqlite3_bind_text(st, i, in->content_hash, -1, SQLITE_STATIC);
             break;
         case TAG_CREATED_AT:
             sqlite3_bind_text(st, i, in->created_at, -1, SQLITE_STATIC);
@@ -1195,8 +1219,11 @@ static int64_t stored_copy(store_ingest *in, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
     int64_t id = -1;
-    if (sqlite3_prepare_v2(in->s->db, "SELECT min(id) FROM runs WHERE sha256 = ?1", -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, in->sha256, -1, SQLITE_STATIC);
+    if (sqlite3_prepare_v2(in->s->db, "SELECT min(id) FROM runs WHERE content_hash IN (?1, ?2)", -1, &st, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_text(st, 1, in->content_hash, -1, SQLITE_STATIC);
+        if (in->legacy_hash[0])
+            sqlite3_bind_text(st, 2, in->legacy_hash, -1, SQLITE_STATIC);
         if (sqlite3_step(st) == SQLITE_ROW)
             id = sqlite3_column_type(st, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 0);
     }
@@ -1288,8 +1315,8 @@ int store_ingest_finish(store_ingest *in, store_ingest_result *res, char *err, s
     res->bytes = in->bytes;
     res->lines = caplog_lines_read(in->parser);
     res->recognised = caplog_recognised(in->parser);
-    store_sha256_final_hex(&in->sha, in->sha256);
-    memcpy(res->sha256, in->sha256, sizeof res->sha256);
+    store_content_hash_final(&in->hash, in->content_hash, in->legacy_hash);
+    memcpy(res->content_hash, in->content_hash, sizeof res->content_hash);
     if (in->failed) {
         store_set_err(err, errlen, "%s", in->err);
         return -1;
@@ -1322,6 +1349,7 @@ void store_ingest_free(store_ingest *in)
         return;
     finalize_inserts(in);
     hasher_stop(&in->hasher);
+    store_content_hash_free(&in->hash);
     caplog_free(in->parser);
     if (in->spill)
         fclose(in->spill);

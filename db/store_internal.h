@@ -79,7 +79,7 @@ typedef struct {
 /* The row structs. Integers are int64_t, texts borrowed pointers. */
 typedef struct {
     int64_t id; /* 0 on insert: SQLite assigns it */
-    const char *source, *path, *sha256;
+    const char *source, *path, *content_hash;
     int64_t file_run;
     const char *label, *model, *model_origin, *model_path;
     bool gpu_inferred;

@@ -32,7 +32,7 @@ static const store_column run_columns[] = {
     R(id, POS),
     R(source, TEXT),
     R(path, TEXT),
-    R(sha256, KEY), /* "" until the commit sets it */
+    R(content_hash, KEY), /* "" until the commit sets it */
     R(file_run, INT),
     R(label, TEXT),
     R(model, TEXT),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Schema 4 -> 5 -> 6 (issue 10): a store an older cgplan wrote (tests/fixtures/store/v4-store.sql,
+# Schema 4 -> 5 -> 6 -> 7 (issue 10): a store an older cgplan wrote (tests/fixtures/store/v4-store.sql,
 # a row per knob, group, bar, rank and env line) migrates in place and reads back exactly as that
 # cgplan showed it (v4-store-expected.json); the texts runs share are kept once; a damaged record
 # is reported naming its run.
@@ -13,7 +13,7 @@ sqlite3 "$DB" "PRAGMA journal_mode = WAL; PRAGMA application_id = 1667723313; PR
 # the first write access migrates; every run reads as before
 expect_exit 0 "$CGPLAN" runs list --db "$DB" --format json
 printf '%s\n' "$OUT" > "$TEST_TMP/list.json"
-[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 6 ] && pass || fail "not migrated to version 6"
+[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 7 ] && pass || fail "not migrated to version 7"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM sqlite_master WHERE name IN ('run_knobs', 'groups', 'bars', 'ranks', 'env')")" = 0 ] &&
   pass || fail "the version 4 tables are still there"
 [ "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok ] && pass || fail "integrity_check after the migration"
@@ -34,6 +34,9 @@ import json, sys
 def norm(d):  # the store's part of runs show: the estimator's keys are not the store's to keep
     for k in ("estimate", "estimate_missing", "error"):
         d.pop(k, None)
+    if "content_hash" in d:  # version 7: the file's SHA-256, marked as such
+        h = d.pop("content_hash")
+        d["sha256"] = h[len("sha256:"):] if h.startswith("sha256:") else h
     for t in d.get("terms") or []:
         t.pop("predicted_bytes", None)
     return d
@@ -49,10 +52,18 @@ for w, g in zip(want["show"], got["show"]):
 sys.exit(1 if bad or len(want["show"]) != len(got["show"]) else 0)
 PY
 
+# a file stored before version 7 is known by its SHA-256: ingested again, it is found, not stored twice
+expect_exit 0 "$CGPLAN" ingest --db "$DB" "$LOGS/03-dp-attn-ep4-dp-tp-ep-prefix-bs32.log"
+contains "$OUT" "already stored as run" "a file an older store holds is found by its SHA-256"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM runs WHERE content_hash LIKE 'sha256:%'")" = 9 ] && pass ||
+  fail "the migrated runs keep their SHA-256"
+
 # ids are still never reused (run 10 was the last; 5 was removed)
 printf '# one more\n' | cat - "$LOGS/27-2025-01-docs-llama31-8b-h100-kv-no-tokens-end-no-mem.log" > "$TEST_TMP/more.log"
 expect_exit 0 "$CGPLAN" ingest --db "$DB" "$TEST_TMP/more.log"
 contains "$OUT" "stored run 11" "a new run after the migration takes the next id"
+[ "$(sqlite3 "$DB" "SELECT content_hash GLOB 'xxh3-128:*' AND length(content_hash) = 41 FROM runs WHERE id = 11")" = 1 ] &&
+  pass || fail "a new file is known by its XXH3-128"
 
 # a damaged record: a clear message naming the run and the fix, an exit code, nothing else lost
 sqlite3 "$DB" "UPDATE runs SET detail = substr(detail, 1, length(detail) - 2) WHERE id = 3"

@@ -183,6 +183,42 @@ static void test_sha256_accelerated_matches_portable(void **state)
     }
 }
 
+/* ---- The content hash: XXH3-128, and SHA-256 beside it for an older store's runs ---- */
+
+static void test_content_hash(void **state)
+{
+    (void)state;
+    char text[STORE_HASH_TEXT_MAX], legacy[STORE_HASH_TEXT_MAX];
+    store_content_hash h;
+    /* XXH3-128 of no bytes (xxHash's own test vector), big-endian as xxhsum -H2 prints it */
+    assert_int_equal(store_content_hash_init(&h, false), 0);
+    store_content_hash_final(&h, text, legacy);
+    store_content_hash_free(&h);
+    assert_string_equal(text, "xxh3-128:99aa06d3014798d86001c324468d497f");
+    assert_string_equal(legacy, "");
+    /* chunking does not matter; the legacy hash is the file's SHA-256 */
+    static char million[1000000];
+    memset(million, 'a', sizeof million);
+    char whole[STORE_HASH_TEXT_MAX];
+    assert_int_equal(store_content_hash_init(&h, false), 0);
+    store_content_hash_update(&h, million, sizeof million);
+    store_content_hash_final(&h, whole, legacy);
+    store_content_hash_free(&h);
+    assert_int_equal(store_content_hash_init(&h, true), 0);
+    for (size_t off = 0; off < sizeof million; off += 4093)
+        store_content_hash_update(&h, million + off, sizeof million - off < 4093 ? sizeof million - off : 4093);
+    store_content_hash_final(&h, text, legacy);
+    store_content_hash_free(&h);
+    assert_string_equal(text, whole);
+    assert_string_equal(legacy, "sha256:cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    /* one byte more is another identity */
+    assert_int_equal(store_content_hash_init(&h, false), 0);
+    store_content_hash_update(&h, million, sizeof million - 1);
+    store_content_hash_final(&h, text, legacy);
+    store_content_hash_free(&h);
+    assert_string_not_equal(text, whole);
+}
+
 /* ---- the embedded texts are the checked-in files ---- */
 
 static void test_seed_and_schema_match_files(void **state)
@@ -354,7 +390,8 @@ static void test_ingest_dedup_delete(void **state)
     assert_string_equal(groups[1].role, "draft");
     assert_float_equal(ranks[0].kv_gib, 34.60, 1e-9);
     assert_string_equal(extra.env_dispatch, "128");
-    assert_int_equal(strlen(extra.sha256), 64);
+    assert_int_equal(strlen(extra.content_hash), strlen(STORE_HASH_PREFIX) + 32);
+    assert_int_equal(strncmp(extra.content_hash, STORE_HASH_PREFIX, strlen(STORE_HASH_PREFIX)), 0);
 
     /* ids are never reused; the cascade removes groups and bars */
     assert_int_equal(store_delete_run(s, 3, err, sizeof err), 0);
@@ -730,6 +767,52 @@ static void test_migrate_v2_calibrations(void **state)
     assert_string_equal(migrated, fresh);
 }
 
+/* A run an older store holds is known by its file's SHA-256 alone (schema 7 marks it so): while
+ * any is left, an ingest hashes both ways and finds the file by either. */
+static void test_ingest_finds_older_runs_by_sha256(void **state)
+{
+    (void)state;
+    const char *path = tmp_path("legacy.db");
+    store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
+    assert_non_null(s);
+    size_t len;
+    char *text = read_file(DP2_LOG, &len);
+    store_ingest_result res;
+    store_ingest *in;
+    assert_int_equal(ingest_text(s, text, len, 4096, NULL, &res, &in), 0);
+    assert_int_equal(res.n_runs, 1);
+    int64_t id = res.run_ids[0];
+    store_ingest_free(in);
+    /* as migrate_6_to_7 leaves a run of version 6 */
+    store_sha256 sha;
+    char hex[65], sql[256];
+    store_sha256_init(&sha);
+    store_sha256_update(&sha, text, len);
+    store_sha256_final_hex(&sha, hex);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    snprintf(sql, sizeof sql, "UPDATE runs SET content_hash = 'sha256:%s' WHERE id = %lld", hex, (long long)id);
+    exec_ok(db, sql);
+    sqlite3_close(db);
+    /* the same bytes: found by their SHA-256, whatever the chunking (7: the hasher thread's path) */
+    for (size_t chunk = 7; chunk <= 1 << 20; chunk <<= 17) {
+        assert_int_equal(ingest_text(s, text, len, chunk, NULL, &res, &in), 0);
+        assert_int_equal(res.duplicate_of, id);
+        assert_int_equal(res.n_runs, 0);
+        store_ingest_free(in);
+    }
+    /* other bytes: stored, known by their XXH3-128 */
+    text[0] = '#';
+    assert_int_equal(ingest_text(s, text, len, 4096, NULL, &res, &in), 0);
+    assert_int_equal(res.duplicate_of, 0);
+    assert_int_equal(res.n_runs, 1);
+    assert_int_equal(strncmp(res.content_hash, STORE_HASH_PREFIX, strlen(STORE_HASH_PREFIX)), 0);
+    store_ingest_free(in);
+    assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE content_hash LIKE 'xxh3-128:%'"), 1);
+    store_close(s);
+    free(text);
+}
+
 static void test_set_run_model(void **state)
 {
     (void)state;
@@ -737,7 +820,7 @@ static void test_set_run_model(void **state)
     assert_non_null(s);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(tmp_path("setmodel.db"), &db), SQLITE_OK);
-    exec_ok(db, "INSERT INTO runs (source, sha256, file_run, created_at) VALUES ('x.log', 'xx', 0, '2026')");
+    exec_ok(db, "INSERT INTO runs (source, content_hash, file_run, created_at) VALUES ('x.log', 'xx', 0, '2026')");
     sqlite3_close(db);
     assert_int_equal(store_set_run_model(s, 1, "kimi-k3", err, sizeof err), 0);
     assert_int_equal(store_set_run_model(s, 99, "kimi-k3", err, sizeof err), 1);
@@ -803,10 +886,12 @@ static void test_refusals(void **state)
     assert_non_null(s);
     store_close(s);
     assert_int_equal(sqlite3_open(tmp_path("newer.db"), &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
     char newer[64];
-    snprintf(newer, sizeof newer, "version 7, newer than this cgplan's %d", STORE_SCHEMA_VERSION);
+    snprintf(newer, sizeof newer, "PRAGMA user_version = %d", STORE_SCHEMA_VERSION + 1);
+    assert_int_equal(sqlite3_exec(db, newer, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    snprintf(newer, sizeof newer, "version %d, newer than this cgplan's %d", STORE_SCHEMA_VERSION + 1,
+             STORE_SCHEMA_VERSION);
     assert_refused_untouched(tmp_path("newer.db"), newer);
 
     /* a directory */
@@ -912,7 +997,7 @@ static void test_ingest_spill_same_rows(void **state)
             assert_int_equal(res.n_runs, first.n_runs);
             assert_memory_equal(res.run_ids, ids, res.n_runs * sizeof ids[0]);
             assert_memory_equal(res.first_lines, lines, res.n_runs * sizeof lines[0]);
-            assert_string_equal(res.sha256, first.sha256);
+            assert_string_equal(res.content_hash, first.content_hash);
         }
         store_ingest_free(in);
         store_close(s);
@@ -1483,9 +1568,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sha256_vectors),
         cmocka_unit_test(test_sha256_accelerated_matches_portable),
+        cmocka_unit_test(test_content_hash),
         cmocka_unit_test(test_seed_and_schema_match_files),
         cmocka_unit_test(test_new_store_is_seeded),
         cmocka_unit_test(test_ingest_dedup_delete),
+        cmocka_unit_test(test_ingest_finds_older_runs_by_sha256),
         cmocka_unit_test(test_knob_values_kept_as_stated),
         cmocka_unit_test(test_migrate_v1),
         cmocka_unit_test(test_calibration_roundtrip),
