@@ -479,62 +479,54 @@ static unsigned char *put_bytes(unsigned char *p, int tag, const void *v, size_t
 }
 
 /* ROW's columns straight from the row struct, with store_row_values's NULLs (ingest encodes
- * 36 rows a run: the value array between cost a third of it). One pass measures the row (its
- * texts' lengths), so the room is made once, not per value. */
+ * 28 rows a run: the value array between cost a third of it), in one pass: room for every value
+ * but the texts' bytes is made first, a text's when it comes (most rows, the bars, have none). */
 void store_record_row(store_record *r, const store_table *t, const void *row)
 {
     const char *base = row;
-    const void *bytes[STORE_MAX_VALUES]; /* a text's or blob's bytes, or NULL for NULL */
-    size_t len[STORE_MAX_VALUES];
-    size_t most = 10;
-    int kept = 0;
-    if (t->n_cols > STORE_MAX_VALUES) { /* no table has: the _Static_assert on runs, the widest */
-        r->failed = true;
+    /* the value count (one byte: a row has fewer than 128 values), then a tag and at most ten
+     * bytes of varint a value */
+    _Static_assert(STORE_MAX_VALUES < 128, "a record row's value count is one byte");
+    size_t bound = 1 + 11 * (size_t)t->n_cols;
+    unsigned char *start = record_room(r, bound);
+    if (!start)
         return;
-    }
+    unsigned char *p = start + 1;
+    unsigned kept = 0;
     for (int c = 0; c < t->n_cols; c++) {
         const store_column *col = &t->cols[c];
-        const void *field = base + col->offset;
-        bytes[c] = NULL;
-        len[c] = 0;
         if (key_column(col))
             continue;
         kept++;
-        most += 11;
-        if (col->type == STORE_COL_TEXT || col->type == STORE_COL_KEY) {
-            const char *text = *(const char *const *)field;
-            if (col->type == STORE_COL_KEY && !text)
-                text = "";
-            if (text && (*text || col->type == STORE_COL_KEY)) {
-                bytes[c] = text;
-                len[c] = strlen(text) + 1;
-            }
-        } else if (col->type == STORE_COL_BLOB) {
-            const store_bytes *blob = field;
-            bytes[c] = blob->len ? blob->p : NULL;
-            len[c] = blob->len;
-        }
-        most += len[c];
-    }
-    unsigned char *p = record_room(r, most);
-    if (!p)
-        return;
-    unsigned char *start = p;
-    p += store_put_varint(p, (uint64_t)kept);
-    for (int c = 0; c < t->n_cols; c++) {
-        const store_column *col = &t->cols[c];
-        if (key_column(col))
-            continue;
         const void *field = base + col->offset;
         switch (col->type) {
         case STORE_COL_TEXT:
         case STORE_COL_KEY:
-        case STORE_COL_BLOB:
-            if (bytes[c])
-                p = put_bytes(p, col->type == STORE_COL_BLOB ? REC_BLOB : REC_TEXT, bytes[c], len[c]);
-            else
+        case STORE_COL_BLOB: {
+            const void *bytes;
+            size_t len;
+            if (col->type == STORE_COL_BLOB) {
+                const store_bytes *blob = field;
+                bytes = blob->len ? blob->p : NULL;
+                len = blob->len;
+            } else {
+                const char *text = *(const char *const *)field;
+                if (col->type == STORE_COL_KEY && !text)
+                    text = "";
+                bytes = text && (*text || col->type == STORE_COL_KEY) ? text : NULL;
+                len = bytes ? strlen(text) + 1 : 0;
+            }
+            if (!bytes) {
                 *p++ = REC_NULL;
+                break;
+            }
+            size_t at = (size_t)(p - start);
+            bound += len;
+            if (!(start = record_room(r, bound)))
+                return;
+            p = put_bytes(start + at, col->type == STORE_COL_BLOB ? REC_BLOB : REC_TEXT, bytes, len);
             break;
+        }
         case STORE_COL_INT:
             p = put_int(p, *(const int64_t *)field);
             break;
@@ -560,6 +552,7 @@ void store_record_row(store_record *r, const store_table *t, const void *row)
         }
         }
     }
+    *start = (unsigned char)kept; /* the varint of a count below 128 */
     r->len += (size_t)(p - start);
 }
 
