@@ -4,11 +4,14 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "caplog_json.h"
@@ -408,6 +411,7 @@ typedef struct {
     /* what the reader found, read once it is done */
     bool gzip, binary;
     int read_errno; /* 0, or the read error */
+    bool shrank;    /* the file became shorter while it was mapped (read_errno is then EIO) */
 } read_pipe;
 
 static bool has_nul(const char *buf, size_t len)
@@ -499,21 +503,110 @@ static size_t read_chunk(read_pipe *rp)
     return got;
 }
 
+/* A regular file is read where the page cache holds it, a window at a time, not copied out by
+ * read(): the copy was a fifth of the reader thread's time (the dry run of the bench log: 6-10%
+ * less time, best and median of 8). */
+#define MAP_WINDOW_BYTES ((size_t)4 << 20)
+
+/* The input's first bytes: a gzip stream is not read at all (false), binary data is noted. */
+static bool first_bytes(read_pipe *rp, const char *p, size_t got)
+{
+    /* gzip's magic: nothing of it is read (cgplan reads logs as text) */
+    if (got >= 2 && (unsigned char)p[0] == 0x1f && (unsigned char)p[1] == 0x8b) {
+        rp->gzip = true;
+        return false;
+    }
+    rp->binary = has_nul(p, got < 4096 ? got : 4096);
+    return true;
+}
+
+/* A mapped file cut short under the reader (truncated; rotated by copytruncate) raises SIGBUS
+ * on its pages past the new end, which would kill the process: the reader thread jumps back out
+ * of the window and reports it. */
+static _Thread_local sigjmp_buf *mapped_read_escape;
+
+static void on_sigbus(int sig)
+{
+    if (mapped_read_escape)
+        siglongjmp(*mapped_read_escape, 1);
+    signal(sig, SIG_DFL); /* not a mapped read's: the access runs again, to the default action */
+}
+
+/* A regular file's bytes up to its last CAPLOG_LEX_PAD (the lexer reads that far past a window),
+ * hashed and lexed where they lie. Returns how many were read so (0: not a regular file, read
+ * it all with read()), or -1 to stop (the applier stopped, gzip, or the file shrank: SHRANK). */
+static off_t read_mapped(read_pipe *rp, bool *first)
+{
+    int fd = fileno(rp->f);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || lseek(fd, 0, SEEK_CUR) != 0 ||
+        st.st_size <= (off_t)(2 * CAPLOG_LEX_PAD))
+        return 0;
+    struct sigaction on_bus = {.sa_handler = on_sigbus};
+    sigemptyset(&on_bus.sa_mask);
+    if (sigaction(SIGBUS, &on_bus, NULL) != 0)
+        return 0;
+    sigjmp_buf escape;
+    char *volatile window = NULL;
+    volatile size_t window_len = 0;
+    if (sigsetjmp(escape, 1)) { /* 1: SIGBUS unblocked again */
+        mapped_read_escape = NULL;
+        munmap(window, window_len);
+        rp->shrank = true;
+        rp->read_errno = EIO;
+        return -1;
+    }
+    mapped_read_escape = &escape;
+    off_t lexable = st.st_size - CAPLOG_LEX_PAD, done = 0;
+    while (done < lexable) {
+        size_t want = lexable - done < (off_t)MAP_WINDOW_BYTES ? (size_t)(lexable - done) : MAP_WINDOW_BYTES;
+        char *m = mmap(NULL, want + CAPLOG_LEX_PAD, PROT_READ, MAP_PRIVATE, fd, done);
+        if (m == MAP_FAILED)
+            break; /* read() takes over from DONE */
+        window = m;
+        window_len = want + CAPLOG_LEX_PAD;
+        bool go_on = !*first || first_bytes(rp, m, want);
+        *first = false;
+        if (go_on && rp->in)
+            store_ingest_hash(rp->in, m, want);
+        for (size_t off = 0; go_on && off < want;) {
+            caplog_tokens *t = pipe_free_buffer(rp);
+            if (!t)
+                go_on = false;
+            else {
+                off += caplog_lex_in_place(rp->lexer, m + off, want - off, t);
+                pipe_lexed(rp, t);
+            }
+        }
+        window = NULL;
+        munmap(m, want + CAPLOG_LEX_PAD);
+        if (!go_on) {
+            mapped_read_escape = NULL;
+            return -1;
+        }
+        done += (off_t)want;
+    }
+    mapped_read_escape = NULL;
+    if (done && lseek(fd, done, SEEK_SET) != done) {
+        rp->read_errno = errno ? errno : EIO;
+        return -1;
+    }
+    return done;
+}
+
 /* Reads, hashes and lexes the whole input. */
 static void *pipe_reader(void *arg)
 {
     read_pipe *rp = arg;
     bool first = true;
     size_t got;
+    if (read_mapped(rp, &first) < 0)
+        goto out;
     while ((got = read_chunk(rp)) > 0) {
         if (first) {
-            /* gzip's magic: nothing of it is read (cgplan reads logs as text) */
-            if (got >= 2 && (unsigned char)rp->chunk[0] == 0x1f && (unsigned char)rp->chunk[1] == 0x8b) {
-                rp->gzip = true;
-                goto out;
-            }
-            rp->binary = has_nul(rp->chunk, got < 4096 ? got : 4096);
             first = false;
+            if (!first_bytes(rp, rp->chunk, got))
+                goto out;
         }
         if (rp->in)
             store_ingest_hash(rp->in, rp->chunk, got);
@@ -668,6 +761,10 @@ static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
     } else if (rp.gzip) {
         cli_error("%s: a gzip-compressed log: decompress it into cgplan, e.g. zcat %s | cgplan ingest -",
                   from_stdin ? "-" : path, from_stdin ? "LOG.gz" : path);
+        rc = EXIT_WORK;
+    } else if (rp.shrank) {
+        cli_error("%s: the file became shorter while it was read (truncated or rotated?); %s", path,
+                  dry ? "read it again" : "nothing of it was stored: ingest it again");
         rc = EXIT_WORK;
     } else if (rp.read_errno) {
         cli_error("%s: read error: %s", path, strerror(rp.read_errno));
