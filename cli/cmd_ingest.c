@@ -220,21 +220,21 @@ static void print_run_line(FILE *out, const char *verb, const store_run_summary 
 
 /* "  not usable for calibration: WHY" under a run, WHY with its fix the first time (a log of a
  * thousand restarts of one deployment would repeat the same fix a thousand times). */
-static void print_exclusion(ingest_ctx *c, const store_exclusion *why)
+static void print_exclusion(FILE *out, ingest_ctx *c, const store_exclusion *why)
 {
     bool said = false;
     for (unsigned i = 0; i < c->n_fix_said && !said; i++)
         said = c->fix_said[i] == why;
-    fputs("  not usable for calibration: ", stdout);
+    fputs("  not usable for calibration: ", out);
     if (said) {
-        fputs(why->reason, stdout);
-        fputs(" (as above)\n", stdout);
+        fputs(why->reason, out);
+        fputs(" (as above)\n", out);
         return;
     }
     if (c->n_fix_said < sizeof c->fix_said / sizeof c->fix_said[0])
         c->fix_said[c->n_fix_said++] = why;
-    fputs(why->text, stdout);
-    fputc('\n', stdout);
+    fputs(why->text, out);
+    fputc('\n', out);
 }
 
 /* The summary a dry run would store. */
@@ -249,8 +249,8 @@ static void summary_of(const engine_run_facts *f, store_run_summary *r)
     r->total_gib = f->total_gib;
 }
 
-/* After the commit: one line (or JSON object) per stored run. */
-static void print_stored(ingest_ctx *c, const store_run_summary *r, uint32_t first_line)
+/* After the commit: one line (or JSON object) per stored run; a line into OUT. */
+static void print_stored(FILE *out, ingest_ctx *c, const store_run_summary *r, uint32_t first_line)
 {
     if (c->w) {
         jsonw_object_begin(c->w);
@@ -267,10 +267,55 @@ static void print_stored(ingest_ctx *c, const store_run_summary *r, uint32_t fir
         jsonw_kstring(c->w, "calibration_excluded", store_run_calibration_exclusion(r));
         jsonw_object_end(c->w);
     } else {
-        print_run_line(stdout, "stored run", r, c->source, first_line, &c->texts);
+        print_run_line(out, "stored run", r, c->source, first_line, &c->texts);
         const store_exclusion *why = store_run_calibration_excluded(r);
         if (why)
-            print_exclusion(c, why);
+            print_exclusion(out, c, why);
+    }
+}
+
+/* The stored runs' lines, written on a thread of their own while the commit runs (a tenth of a
+ * big log's ingest came after the commit, one line a run): shown only once the commit is done. */
+typedef struct {
+    ingest_ctx *c;
+    const store_ingest *in;
+    store_ingest_result res; /* the runs' count, ids and first lines */
+    pthread_t thread;
+    bool started, failed;
+    FILE *out; /* into TEXT, LEN */
+    char *text;
+    size_t len;
+    unsigned n_fix_said; /* the context's before: the fixes these lines say are not said if they are dropped */
+} stored_report;
+
+static void *report_stored(void *arg)
+{
+    stored_report *sr = arg;
+    store_run_summary *r = calloc(1, sizeof *r);
+    sr->failed = !r;
+    for (size_t i = 0; r && i < sr->res.n_runs; i++) {
+        store_ingest_run_report(sr->in, i, r);
+        print_stored(sr->out, sr->c, r, sr->res.first_lines[i]);
+    }
+    free(r);
+    sr->failed = fclose(sr->out) != 0 || sr->failed; /* TEXT, LEN final */
+    sr->out = NULL;
+    return NULL;
+}
+
+/* store_ingest_opts.written: the table's lines start (JSON is written after the commit). */
+static void on_runs_written(const store_ingest *in, const store_ingest_result *res, void *ctx)
+{
+    stored_report *sr = ctx;
+    if (sr->c->w || !(sr->out = open_memstream(&sr->text, &sr->len)))
+        return;
+    sr->in = in;
+    sr->res = *res;
+    sr->n_fix_said = sr->c->n_fix_said;
+    sr->started = pthread_create(&sr->thread, NULL, report_stored, sr) == 0;
+    if (!sr->started) {
+        fclose(sr->out);
+        sr->out = NULL;
     }
 }
 
@@ -294,7 +339,7 @@ static void on_dry_run(const caplog_run *run, void *ctx_)
         print_run_line(stdout, "would store run", &r, c->source, run->first_line, &c->texts);
         const store_exclusion *why = store_run_calibration_excluded(&r);
         if (why)
-            print_exclusion(c, why);
+            print_exclusion(stdout, c, why);
     }
 }
 
@@ -737,7 +782,10 @@ static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
     char err[4096 + 512];
     caplog_parser *dry = NULL;
     store_ingest *in = NULL;
+    stored_report report = {.c = c};
     if (s) {
+        c->io->written = on_runs_written;
+        c->io->written_ctx = &report;
         in = store_ingest_begin(s, c->io, err, sizeof err);
         if (!in) {
             cli_error("%s: %s", path, err);
@@ -791,6 +839,11 @@ static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
     }
     store_ingest_result res;
     int frc = store_ingest_finish(in, &res, err, sizeof err);
+    if (report.started) {
+        pthread_join(report.thread, NULL);
+        if (frc != 0 || report.failed)
+            c->n_fix_said = report.n_fix_said; /* not shown: the fixes they say still are to say */
+    }
     if (frc < 0) {
         cli_error("%s: %s", path, err);
         rc = EXIT_WORK;
@@ -809,17 +862,22 @@ static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
         }
     } else {
         /* the runs as derived, not read back: the commit stored exactly these */
-        store_run_summary *r = calloc(1, sizeof *r);
-        if (!r) {
-            cli_error("%s: out of memory", path);
-            rc = EXIT_WORK;
+        if (report.started && !report.failed) {
+            fwrite(report.text, 1, report.len, stdout);
+        } else {
+            store_run_summary *r = calloc(1, sizeof *r);
+            if (!r) {
+                cli_error("%s: out of memory", path);
+                rc = EXIT_WORK;
+            }
+            for (size_t i = 0; r && i < res.n_runs; i++) {
+                store_ingest_run_report(in, i, r);
+                print_stored(stdout, c, r, res.first_lines[i]);
+            }
+            free(r);
         }
-        for (size_t i = 0; r && i < res.n_runs; i++) {
-            store_ingest_run_report(in, i, r);
-            print_stored(c, r, res.first_lines[i]);
-        }
-        free(r);
     }
+    free(report.text);
     store_ingest_free(in);
     return rc;
 }

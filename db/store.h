@@ -119,6 +119,9 @@ int store_set_run_model(store *s, int64_t id, const char *model, char *err, size
 
 #define STORE_SCHEMA_VERSION 7 /* PRAGMA user_version of the newest schema this program writes */
 
+typedef struct store_ingest store_ingest;
+typedef struct store_ingest_result store_ingest_result;
+
 /* What ingest takes beside the log's bytes. */
 typedef struct {
     const char *source;               /* the name runs are shown by: the log's file name */
@@ -130,6 +133,11 @@ typedef struct {
                                        * (engine_run_derive); must outlive the store_ingest */
     size_t buffer_bytes;              /* the parsed rows kept in memory before they spill to a
                                        * file in $TMPDIR; 0: 64 MiB (tests set less) */
+    /* Called with the runs written, just before the commit that stores them (RES: their count,
+     * ids and first lines; store_ingest_run_report reads each): a caller may build its report
+     * while the commit runs, to show it once store_ingest_finish returned 0. NULL: none. */
+    void (*written)(const store_ingest *in, const store_ingest_result *res, void *ctx);
+    void *written_ctx;
 } store_ingest_opts;
 
 /* One file, one short transaction. Feed the file's bytes in chunks: every run the parser emits is
@@ -138,9 +146,7 @@ typedef struct {
  * hash, reports a stored copy without writing, or takes the write lock (BEGIN IMMEDIATE, waiting
  * for another writer as store_open says) and writes every row in one transaction: killed at any
  * moment, the store keeps exactly the runs it had. */
-typedef struct store_ingest store_ingest;
-
-typedef struct {
+struct store_ingest_result {
     bool recognised;       /* the input held SGLang start-up lines */
     int64_t duplicate_of;  /* > 0: the same bytes are already stored as this run; nothing written */
     size_t n_runs;         /* runs stored by this file */
@@ -148,7 +154,7 @@ typedef struct {
     uint32_t *first_lines; /* each run's first line in the file */
     uint64_t bytes, lines;
     char content_hash[STORE_HASH_TEXT_MAX]; /* the file's identity (content_hash.h) */
-} store_ingest_result;
+};
 
 store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err, size_t errlen);
 /* Returns 0, or -1 with ERR after a database error (the file's transaction is then void). */

@@ -1288,6 +1288,14 @@ static int write_file(store_ingest *in, store_ingest_result *res, char *err, siz
         else if (take_created_at(in) == 0 && write_rows(in) == 0)
             rc = 0;
         finalize_inserts(in);
+        if (rc == 0 && in->o.written) {
+            store_ingest_result written = {.recognised = true,
+                                           .n_runs = in->n_runs,
+                                           .run_ids = in->ids,
+                                           .first_lines = in->first_lines,
+                                           .bytes = in->bytes};
+            in->o.written(in, &written, in->o.written_ctx);
+        }
         if (rc != 0)
             store_set_err(err, errlen, "%s", in->err);
     }
