@@ -116,6 +116,9 @@ struct caplog_parser {
     int32_t bar_prev_desc_counter;
     bool bar_restart; /* a plain frame went back to 0: the next bars start a new sequence */
     pending_frame pend;
+    /* each group's smallest bar size so far (UINT32_MAX: none): a frame of a smaller size names
+     * a bucket not seen yet, with no look through the bars (a capture runs largest first) */
+    uint32_t bar_min_size[CAPLOG_MAX_GROUPS];
 
     /* echoed environment: belongs to the run that starts next */
     caplog_env env_wait[CAPLOG_MAX_ENV];
@@ -1295,6 +1298,7 @@ static int32_t group_new_of(caplog_parser *p, const char *kind, int32_t step, co
     int32_t j = (int32_t)run->n_groups++;
     caplog_group *g = &run->groups[j];
     group_init(g);
+    p->bar_min_size[j] = UINT32_MAX;
     copy_text(g->kind, sizeof g->kind, kind, strlen(kind));
     g->step = step;
     g->first_line = p->line_no;
@@ -1922,10 +1926,15 @@ static void on_described_bar(caplog_parser *p, const bar_frame *f)
     if (f->size) {
         pend_commit(p);
         bool seen = false;
-        for (uint32_t i = 0; i < g->n_bars && !seen; i++)
-            seen = g->bars[i].size == f->size;
-        if (!seen)
+        if (f->size >= p->bar_min_size[j]) /* else smaller than every bar's: a new bucket */
+            for (uint32_t i = g->n_bars; i-- > 0 && !seen;) /* a refresh names the last one */
+                seen = g->bars[i].size == f->size;
+        if (!seen) {
+            uint32_t had = g->n_bars;
             bar_append(g, f->size, f->counter, f->avail);
+            if (g->n_bars > had && f->size < p->bar_min_size[j])
+                p->bar_min_size[j] = f->size;
+        }
     } else if (f->counter >= 0) {
         if (p->pend.valid && f->counter > p->pend.counter)
             pend_commit(p);
