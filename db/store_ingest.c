@@ -98,6 +98,8 @@ typedef struct {
     double target_total_gib, draft_gib, total_gib, largest_gib;
 } run_report;
 
+#define LIST_MEMO 4
+
 /* The knobs records of recent runs by what they are made of: each row knob's origin, auto flag
  * and value bytes (engine_knob_text's canonical text is a function of these alone). A log's
  * runs repeat a few deployments, and a record took a formatted text for each of ~20 knobs. */
@@ -153,7 +155,14 @@ struct store_ingest {
     store_record knobs, detail; /* the run's two records, built before its row is kept */
     knobs_memo knobs_memo[KNOBS_MEMO_SLOTS];
     unsigned char knobs_key[KNOBS_KEY_MAX];
-    char list[ENGINE_MAX_BUCKETS * 11];
+    /* the capture lists of the last LIST_MEMO groups and their texts: a log's runs repeat a few
+     * (each took 2,400 instructions a run to write out) */
+    struct {
+        uint32_t n;
+        uint32_t v[ENGINE_MAX_BUCKETS];
+        char text[ENGINE_MAX_BUCKETS * 11];
+    } lists[LIST_MEMO];
+    unsigned next_list; /* the one to replace next */
     char knob_text[ENGINE_MAX_BUCKETS * 11];
 };
 
@@ -186,6 +195,19 @@ static const char *list_text(char *buf, size_t len, const uint32_t *v, uint32_t 
         buf[used] = '\0';
     }
     return buf;
+}
+
+/* N sizes at V as list_text writes them, remembered for the next runs that capture the same. */
+static const char *sizes_text(store_ingest *in, const uint32_t *v, uint32_t n)
+{
+    for (unsigned i = 0; i < LIST_MEMO; i++)
+        if (in->lists[i].n == n && !memcmp(in->lists[i].v, v, n * sizeof *v))
+            return in->lists[i].text;
+    unsigned i = in->next_list;
+    in->next_list = (i + 1) % LIST_MEMO;
+    in->lists[i].n = n;
+    memcpy(in->lists[i].v, v, n * sizeof *v);
+    return list_text(in->lists[i].text, sizeof in->lists[i].text, v, n);
 }
 
 static bool run_has_content(const caplog_run *run)
@@ -759,7 +781,7 @@ static int keep_run(store_ingest *in, const caplog_run *run)
             .begin_avail_gib = g->begin_avail_gib,
             .tokens_per_req = g->tokens_per_req,
             .sizes_are_num_tokens = g->sizes_are_num_tokens,
-            .sizes = g->n_sizes ? list_text(in->list, sizeof in->list, g->sizes, g->n_sizes) : NULL,
+            .sizes = g->n_sizes ? sizes_text(in, g->sizes, g->n_sizes) : NULL,
             .bar_total = g->bar_total,
             .captured = g->captured,
             .has_begin = g->has_begin,
