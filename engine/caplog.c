@@ -747,7 +747,23 @@ static uint64_t tags_order(const line_tags *t);
 
 /* Parses "[YYYY-MM-DD HH:MM:SS(.mmm)? TAGS] " or 2024's "[HH:MM:SS TAGS] " at S (the '[' may
  * be lost in a paste). Returns the message, or NULL when S does not start with a prefix. */
-static const char *parse_prefix(const char *s, line_tags *t)
+/* The tags of recent prefixes as printed (" DP0 TP0 EP0]"), each with what they parse to: a log's
+ * lines repeat the tags of a few ranks, and reading them was most of a prefix's cost. */
+#define TAGS_MEMOS 4
+#define TAGS_MEMO_MAX 64 /* <= LINE_PAD: a compare from anywhere in a segment stays readable */
+typedef struct {
+    uint8_t len;              /* of TEXT, through its ']'; 0: empty */
+    uint8_t label_off;        /* the label's start in TEXT */
+    uint64_t head, head_mask; /* TEXT's first 8 bytes (those of LEN) as loaded: one compare rules out most */
+    char text[TAGS_MEMO_MAX];
+    line_tags tags; /* its label NULL: the line's own is at label_off */
+} tags_memo;
+typedef struct {
+    tags_memo m[TAGS_MEMOS];
+    unsigned next; /* the one to replace next */
+} tags_memos;
+
+static const char *parse_prefix(const char *s, line_tags *t, tags_memos *memos)
 {
     const char *p = s;
     if (*p == '[')
@@ -764,6 +780,20 @@ static const char *parse_prefix(const char *s, line_tags *t)
             p++;
     }
     line_tags *tags = t; /* filled in place: T may be a token's */
+    const char *tags_from = p;
+    uint64_t head;
+    memcpy(&head, p, 8); /* readable: a segment has LINE_PAD bytes after its end */
+    for (unsigned i = 0; i < TAGS_MEMOS; i++) {
+        const tags_memo *m = &memos->m[i];
+        /* through ']': the same tags */
+        if (m->len && !((head ^ m->head) & m->head_mask) && (m->len <= 8 || !memcmp(p + 8, m->text + 8, m->len - 8))) {
+            *tags = m->tags;
+            if (tags->label_len)
+                tags->label = p + m->label_off;
+            p += m->len;
+            return *p == ' ' ? p + 1 : p;
+        }
+    }
     *tags = rank0_tags;
     const char *tag_start = NULL, *tag_end = NULL;
     while (*p == ' ') {
@@ -813,13 +843,26 @@ static const char *parse_prefix(const char *s, line_tags *t)
     if (*p != ']')
         return NULL;
     p++;
-    if (*p == ' ')
-        p++;
     if (tag_start) {
         tags->label = tag_start;
         tags->label_len = (size_t)(tag_end - tag_start);
     }
     tags->order = tags_order(tags);
+    if ((size_t)(p - tags_from) <= TAGS_MEMO_MAX) {
+        tags_memo *m = &memos->m[memos->next];
+        memos->next = (memos->next + 1) % TAGS_MEMOS;
+        m->len = (uint8_t)(p - tags_from);
+        memcpy(m->text, tags_from, m->len);
+        memcpy(&m->head, tags_from, 8);
+        unsigned char mask[8] = {0};
+        memset(mask, 0xff, m->len < 8 ? m->len : 8); /* the bytes of the text, in load order */
+        memcpy(&m->head_mask, mask, 8);
+        m->tags = *tags;
+        m->tags.label = NULL;
+        m->label_off = tag_start ? (uint8_t)(tag_start - tags_from) : 0;
+    }
+    if (*p == ' ')
+        p++;
     return p;
 }
 
@@ -2569,6 +2612,7 @@ struct caplog_tokens {
 
 struct caplog_lexer {
     bool defer_marks;                          /* caplog_lexer_defer_marks */
+    tags_memos tags;
     char line[CAPLOG_LINE_MAX + 1 + LINE_PAD]; /* the segment being read */
     size_t len;
     bool overflow;
@@ -2708,8 +2752,9 @@ static bool ends_in_space(const char *s, size_t n)
 /* S holds N bytes, none of them a NUL, no space at their end (ends_in_space), and a NUL, '\n'
  * or '\r' after them (which no field, key or number holds, so each stops there as at a NUL),
  * then LINE_PAD readable bytes: its tokens into OUT. S is never written. */
-static void lex_segment(caplog_tokens *out, const char *s, size_t n, int depth, bool defer_marks)
+static void lex_segment(caplog_lexer *lx, caplog_tokens *out, const char *s, size_t n, int depth)
 {
+    bool defer_marks = lx->defer_marks;
     if (!n)
         return;
     unsigned glued = depth > 0 ? TOKEN_GLUED : 0;
@@ -2726,19 +2771,19 @@ static void lex_segment(caplog_tokens *out, const char *s, size_t n, int depth, 
         const char *tail = f->tail; /* not kept: the next token is written over it */
         token_close(out, TOK_BAR, glued, 0, 0, BAR_FRAME_KEPT, NULL, 0);
         if (tail && depth < GLUED_SEGMENTS_MAX) /* "...it/s][2025-06-26 ...] Try ..." */
-            lex_segment(out, tail, (size_t)(end - tail), depth + 1, defer_marks);
+            lex_segment(lx, out, tail, (size_t)(end - tail), depth + 1);
         return;
     }
     /* a prefixed line's token: its line_tags (up to the label), where its keys start (if it holds
      * any), the label, then the message if a rule reads it */
     char *body = token_body(out);
     line_tags *tags = (line_tags *)body;
-    const char *msg = parse_prefix(m, tags);
+    const char *msg = parse_prefix(m, tags, &lx->tags);
     if (!msg) {
         /* a prefix further in ("name  | [time TP0] ..." lost its separator): try each '[' */
         size_t scan = (size_t)(end - m) < FOREIGN_PREFIX_SCAN ? (size_t)(end - m) : FOREIGN_PREFIX_SCAN;
         for (const char *b = m + 1; !msg && b < m + scan && (b = memchr(b, '[', (size_t)(m + scan - b))); b++)
-            msg = parse_prefix(b, tags);
+            msg = parse_prefix(b, tags, &lx->tags);
     }
     uint16_t at[KEY_COUNT];
     if (msg) {
@@ -2781,7 +2826,7 @@ static void segment_done(caplog_lexer *lx, caplog_tokens *out, bool line_end)
         while (ends_in_space(lx->line, n))                /* no '\r' is left: it ends a segment */
             n--;
         lx->line[n] = '\0';
-        lex_segment(out, lx->line, n, 0, lx->defer_marks);
+        lex_segment(lx, out, lx->line, n, 0);
     }
     if (line_end)
         put_line_end(out, segment);
@@ -2884,7 +2929,7 @@ static size_t lex_bytes(caplog_lexer *lx, bool in_place, const char *buf, size_t
              * segment_append and segment_done would read its copy (no space to cut at its end,
              * the rare segment with one is copied) */
             size_t first_token = out->used;
-            lex_segment(out, s, n, 0, lx->defer_marks);
+            lex_segment(lx, out, s, n, 0);
             if (*stop == '\n')
                 put_line_end(out, first_token);
             s = stop + 1;
