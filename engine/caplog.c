@@ -1968,9 +1968,10 @@ static void on_described_bar(caplog_parser *p, const bar_frame *f)
         g->sizes_are_num_tokens = true;
     if (f->size) {
         pend_commit(p);
+        /* smaller than every bar's size: a new bucket; else look, from the last (a refresh) */
         bool seen = false;
-        if (f->size >= p->bar_min_size[j]) /* else smaller than every bar's: a new bucket */
-            for (uint32_t i = g->n_bars; i-- > 0 && !seen;) /* a refresh names the last one */
+        if (f->size >= p->bar_min_size[j])
+            for (uint32_t i = g->n_bars; i-- > 0 && !seen;)
                 seen = g->bars[i].size == f->size;
         if (!seen) {
             uint32_t had = g->n_bars;
