@@ -285,7 +285,7 @@ typedef struct {
     FILE *out; /* into TEXT, LEN */
     char *text;
     size_t len;
-    unsigned n_fix_said; /* the context's before: the fixes these lines say are not said if they are dropped */
+    unsigned n_fix_said; /* the context's before these lines: put back if they are not shown */
 } stored_report;
 
 static void *report_stored(void *arg)
@@ -842,7 +842,7 @@ static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
     if (report.started) {
         pthread_join(report.thread, NULL);
         if (frc != 0 || report.failed)
-            c->n_fix_said = report.n_fix_said; /* not shown: the fixes they say still are to say */
+            c->n_fix_said = report.n_fix_said; /* not shown: the fixes they said are still unsaid */
     }
     if (frc < 0) {
         cli_error("%s: %s", path, err);

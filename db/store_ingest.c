@@ -1,13 +1,14 @@
 /* store_ingest.c — a parsed log into the store: one file, one short transaction.
  *
- * The file's bytes go through its content hash and the streaming parser side by side, on two threads
- * (store_ingest_feed hashes on one of its own; `cgplan ingest` reads, hashes and lexes on its
- * reader thread and applies here, through store_ingest_hash and store_ingest_apply); each run the
- * parser emits is derived at once and its rows are kept, encoded, in a buffer (in memory up to a
- * bound, then in an unlinked temporary file). Only at the end, with the content hash known, is
- * the write lock taken: a file already stored is reported without writing (or waiting), any
- * other is written in one BEGIN IMMEDIATE .. COMMIT. So reading a slow input (a pipe, a huge log)
- * never blocks another writer, and a kill at any moment leaves the store as it was. */
+ * The file's bytes go through its content hash (content_hash.h) and the streaming parser side by
+ * side, on two threads (store_ingest_feed hashes on one of its own; `cgplan ingest` reads, hashes
+ * and lexes on its reader thread and applies here, through store_ingest_hash and
+ * store_ingest_apply); each run the parser emits is derived at once and its rows are kept,
+ * encoded, in a buffer (in memory up to a bound, then in an unlinked temporary file). Only at the
+ * end, with the content hash known, is the write lock taken: a file already stored is reported
+ * without writing (or waiting), any other is written in one BEGIN IMMEDIATE .. COMMIT. So reading
+ * a slow input (a pipe, a huge log) never blocks another writer, and a kill at any moment leaves
+ * the store as it was. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>

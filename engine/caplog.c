@@ -745,8 +745,6 @@ static const line_tags rank0_tags = {.dp = -1, .pp = -1, .attn_cp = -1, .moe_dp 
 
 static uint64_t tags_order(const line_tags *t);
 
-/* Parses "[YYYY-MM-DD HH:MM:SS(.mmm)? TAGS] " or 2024's "[HH:MM:SS TAGS] " at S (the '[' may
- * be lost in a paste). Returns the message, or NULL when S does not start with a prefix. */
 /* The tags of recent prefixes as printed (" DP0 TP0 EP0]"), each with what they parse to: a log's
  * lines repeat the tags of a few ranks, and reading them was most of a prefix's cost. */
 #define TAGS_MEMOS 4
@@ -763,6 +761,9 @@ typedef struct {
     unsigned next; /* the one to replace next */
 } tags_memos;
 
+/* Parses "[YYYY-MM-DD HH:MM:SS(.mmm)? TAGS] " or 2024's "[HH:MM:SS TAGS] " at S (the '[' may
+ * be lost in a paste). Returns the message, or NULL when S does not start with a prefix. MEMOS:
+ * the lexer's, consulted and updated. */
 static const char *parse_prefix(const char *s, line_tags *t, tags_memos *memos)
 {
     const char *p = s;
