@@ -1469,19 +1469,6 @@ static void test_ingest_reading_holds_no_lock(void **state)
     unsetenv("CGPLAN_BUSY_TIMEOUT_MS");
 }
 
-static int count_runs(const char *path)
-{
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM runs", -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    int n = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return n;
-}
-
 /* Another process holds a write transaction: ingest waits its timeout, then fails saying why
  * and what to do, having written nothing; a stored copy is still reported (no lock needed);
  * a holder that finishes within the timeout is waited for. */
@@ -1523,7 +1510,7 @@ static void test_ingest_waits_for_the_lock(void **state)
     store_close(s);
     assert_int_equal(sqlite3_exec(holder, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(holder);
-    assert_int_equal(count_runs(path), 2);
+    assert_int_equal(sql_int(path, "SELECT count(*) FROM runs"), 2);
 
     /* a holder that commits after 0.4 s, within the 5 s waited */
     int ready[2];
@@ -1558,7 +1545,7 @@ static void test_ingest_waits_for_the_lock(void **state)
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     close(ready[0]);
     close(ready[1]);
-    assert_int_equal(count_runs(path), 3);
+    assert_int_equal(sql_int(path, "SELECT count(*) FROM runs"), 3);
     unsetenv("CGPLAN_BUSY_TIMEOUT_MS");
     free(text);
 }
