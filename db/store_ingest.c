@@ -1303,13 +1303,12 @@ static int write_file(store_ingest *in, store_ingest_result *res, char *err, siz
         else if (take_created_at(in) == 0 && write_rows(in) == 0)
             rc = 0;
         finalize_inserts(in);
-        if (rc == 0 && in->o.written) {
-            store_ingest_result written = {.recognised = true,
-                                           .n_runs = in->n_runs,
-                                           .run_ids = in->ids,
-                                           .first_lines = in->first_lines,
-                                           .bytes = in->bytes};
-            in->o.written(in, &written, in->o.written_ctx);
+        if (rc == 0) {
+            res->n_runs = in->n_runs;
+            res->run_ids = in->ids;
+            res->first_lines = in->first_lines;
+            if (in->o.written)
+                in->o.written(in, res, in->o.written_ctx);
         }
         if (rc != 0)
             store_set_err(err, errlen, "%s", in->err);
@@ -1356,14 +1355,7 @@ int store_ingest_finish(store_ingest *in, store_ingest_result *res, char *err, s
         res->duplicate_of = copy;
         return 0;
     }
-    if (write_file(in, res, err, errlen) != 0)
-        return -1;
-    if (res->duplicate_of == 0) {
-        res->n_runs = in->n_runs;
-        res->run_ids = in->ids;
-        res->first_lines = in->first_lines;
-    }
-    return 0;
+    return write_file(in, res, err, errlen) != 0 ? -1 : 0;
 }
 
 void store_ingest_free(store_ingest *in)
