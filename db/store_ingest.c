@@ -858,10 +858,9 @@ static int has_legacy_hashes(store *s, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
     int has = -1;
-    /* a range of the index: every such hash starts with the prefix, ';' follows ':' */
+    /* a prefix GLOB: SQLite reads it as a range of the index */
     if (sqlite3_prepare_v2(s->db,
-                           "SELECT EXISTS (SELECT 1 FROM runs WHERE content_hash >= '" STORE_HASH_LEGACY_PREFIX
-                           "' AND content_hash < 'sha256;')",
+                           "SELECT EXISTS (SELECT 1 FROM runs WHERE content_hash GLOB '" STORE_HASH_LEGACY_PREFIX "*')",
                            -1, &st, NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW)
         has = sqlite3_column_int(st, 0) != 0;
