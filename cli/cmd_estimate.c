@@ -32,6 +32,7 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_kstring(w, "preset", preset);
     jsonw_kstring(w, "model", d->model.name);
     jsonw_kstring(w, "gpu", d->gpu.name);
+    jsonw_kstring(w, "gpu_arch", engine_gpu_arch_names[d->gpu.arch]);
 
     jsonw_key(w, "knobs");
     jsonw_object_begin(w);
@@ -105,10 +106,15 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
         jsonw_kstring(w, "group", engine_group_names[t->group]);
         jsonw_kstring(w, "layer", engine_layer_names[t->layer]);
         jsonw_kstring(w, "source", engine_source_names[t->source]);
-        if (t->known)
+        if (t->known) {
             jsonw_ku64(w, "bytes", t->bytes);
-        else
-            jsonw_knull(w, "bytes"); /* no formula, preset value or calibration */
+            jsonw_ku64(w, "low_bytes", t->low_bytes);
+            jsonw_ku64(w, "high_bytes", t->high_bytes);
+        } else { /* no formula, preset value or calibration: no range either */
+            jsonw_knull(w, "bytes");
+            jsonw_knull(w, "low_bytes");
+            jsonw_knull(w, "high_bytes");
+        }
         jsonw_key(w, "depends_on");
         jsonw_array_begin(w);
         for (int kb = 0; kb < KNOB_COUNT; kb++)
@@ -123,6 +129,28 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
         jsonw_kstring(w, "label", engine_terms[i].label);
         jsonw_kstring(w, "formula", t->formula);
         jsonw_kstring(w, "origin", t->origin);
+        bool any_part = false;
+        for (int p = 0; p < PART_COUNT; p++)
+            any_part |= engine_parts[p].term == (engine_term_id)i && e->parts[p].present;
+        if (any_part) { /* a term built from parts: each with its own range and source */
+            jsonw_key(w, "parts");
+            jsonw_array_begin(w);
+            for (int p = 0; p < PART_COUNT; p++) {
+                const engine_part *part = &e->parts[p];
+                if (engine_parts[p].term != (engine_term_id)i || !part->present)
+                    continue;
+                jsonw_object_begin(w);
+                jsonw_kstring(w, "id", engine_parts[p].key);
+                jsonw_kstring(w, "source", engine_source_names[part->source]);
+                jsonw_ku64(w, "bytes", part->bytes);
+                jsonw_ku64(w, "low_bytes", part->low_bytes);
+                jsonw_ku64(w, "high_bytes", part->high_bytes);
+                jsonw_kstring(w, "formula", engine_parts[p].formula);
+                jsonw_kstring(w, "origin", engine_parts[p].origin);
+                jsonw_object_end(w);
+            }
+            jsonw_array_end(w);
+        }
         if (t->alt_label) {
             jsonw_key(w, "alternative");
             jsonw_object_begin(w);
@@ -150,14 +178,49 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_object_end(w);
     jsonw_ku64(w, "total_bytes", e->total_bytes);
     jsonw_kbool(w, "total_complete", e->total_complete);
+    jsonw_ku64(w, "total_low_bytes", e->total_low_bytes);
+    if (e->total_complete) /* an unknown term leaves the total no upper end */
+        jsonw_ku64(w, "total_high_bytes", e->total_high_bytes);
+    else
+        jsonw_knull(w, "total_high_bytes");
+    jsonw_kstring(w, "bound", engine_bound_names[d->knobs.bound]);
+    jsonw_ku64(w, "plan_total_bytes", e->plan_total_bytes);
+
+    /* The kernel nodes each captured graph holds (graph_nodes.c) and the bytes each costs. */
+    jsonw_key(w, "graph_nodes");
+    jsonw_object_begin(w);
+    jsonw_key(w, "target");
+    jsonw_object_begin(w);
+    jsonw_ku64(w, "per_graph", e->graph_nodes.nodes.expected);
+    jsonw_ku64(w, "per_graph_low", e->graph_nodes.nodes.low);
+    jsonw_ku64(w, "per_graph_high", e->graph_nodes.nodes.high);
+    jsonw_ku64(w, "allreduce_per_graph", e->graph_nodes.allreduce);
+    jsonw_ku64(w, "graphs", e->n_buckets);
+    jsonw_ku64(w, "total", (uint64_t)e->n_buckets * e->graph_nodes.nodes.expected);
+    jsonw_ku64(w, "nccl_ops", e->nccl_graph_ops);
+    jsonw_object_end(w);
+    jsonw_key(w, "draft");
+    jsonw_object_begin(w);
+    jsonw_ku64(w, "per_size", e->graph_nodes.draft_nodes.expected);
+    jsonw_ku64(w, "per_size_low", e->graph_nodes.draft_nodes.low);
+    jsonw_ku64(w, "per_size_high", e->graph_nodes.draft_nodes.high);
+    jsonw_object_end(w);
+    jsonw_ku64(w, "node_bytes", e->node_bytes);
+    jsonw_ku64(w, "node_bytes_low", e->node_bytes_range.low);
+    jsonw_ku64(w, "node_bytes_high", e->node_bytes_range.high);
+    jsonw_kstring(w, "node_bytes_source", e->node_bytes_source);
+    jsonw_object_end(w);
 
     jsonw_key(w, "heuristic");
     jsonw_object_begin(w);
     jsonw_ku64(w, "graph_bytes", e->heuristic_graph_bytes);
     jsonw_ku64(w, "deepep_bytes", e->heuristic_deepep_bytes);
     jsonw_ku64(w, "total_bytes", e->heuristic_total_bytes);
+    /* compared only with a complete total: a share of a partial sum means nothing */
     jsonw_kdouble(w, "share_of_prediction",
-                  e->total_bytes ? (double)e->heuristic_total_bytes / (double)e->total_bytes : NAN, 3);
+                  e->total_complete && e->total_bytes ? (double)e->heuristic_total_bytes / (double)e->total_bytes
+                                                      : NAN,
+                  3);
     jsonw_object_end(w);
 
     const engine_budget *b = &e->budget;
@@ -272,7 +335,8 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
     fprintf(out, "rows    bs_max %u · attention %u · MoE %u · logits %u · heads/GPU %u (attn_tp %u)\n\n",
             e->bs_max, e->attn_rows, e->moe_rows, e->logits_rows, e->heads_per_gpu, e->attn_tp);
 
-    fprintf(out, "%-8s %-18s %9s %6s  %-11s  %s\n", "layer", "term", "GiB", "share", "source", "depends on");
+    fprintf(out, "%-8s %-18s %9s %6s  %-13s  %-11s  %s\n", "layer", "term", "GiB", "share", "range", "source",
+            "depends on");
     for (int l = 0; l < LAYER_COUNT; l++) {
         bool first = true;
         for (int i = 0; i < TERM_COUNT; i++) {
@@ -280,14 +344,27 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
             if ((int)t->layer != l || (engine_terms[i].hide_when_zero && t->known && !t->bytes))
                 continue;
             engine_depends_text(t->depends_on, false, buf, sizeof buf);
+            char range[32] = "";
+            if (t->known && t->low_bytes != t->high_bytes)
+                snprintf(range, sizeof range, "%.3f..%.3f", cli_gib(t->low_bytes), cli_gib(t->high_bytes));
             if (t->known)
-                fprintf(out, "%-8s %-18s %9.3f %5.1f%%  %-11s  %s\n", first ? engine_layer_names[l] : "",
+                fprintf(out, "%-8s %-18s %9.3f %5.1f%%  %-13s  %-11s  %s\n", first ? engine_layer_names[l] : "",
                         engine_terms[i].label, cli_gib(t->bytes),
-                        e->total_bytes ? 100.0 * (double)t->bytes / (double)e->total_bytes : 0.0,
+                        e->total_bytes ? 100.0 * (double)t->bytes / (double)e->total_bytes : 0.0, range,
                         engine_source_names[t->source], buf);
             else
-                fprintf(out, "%-8s %-18s %9s %6s  %-11s  %s\n", first ? engine_layer_names[l] : "",
-                        engine_terms[i].label, "?", "", engine_source_names[t->source], buf);
+                fprintf(out, "%-8s %-18s %9s %6s  %-13s  %-11s  %s\n", first ? engine_layer_names[l] : "",
+                        engine_terms[i].label, "?", "", "none", engine_source_names[t->source], buf);
+            for (int p = 0; p < PART_COUNT; p++) { /* a mechanism's parts, under the term they sum to */
+                const engine_part *part = &e->parts[p];
+                if (engine_parts[p].term != (engine_term_id)i || !part->present || !part->high_bytes)
+                    continue;
+                char pr[32] = "";
+                if (part->low_bytes != part->high_bytes)
+                    snprintf(pr, sizeof pr, "%.3f..%.3f", cli_gib(part->low_bytes), cli_gib(part->high_bytes));
+                fprintf(out, "%-8s   %-16s %9.3f %6s  %-13s  %s\n", "", engine_parts[p].label, cli_gib(part->bytes), "",
+                        pr, engine_source_names[part->source]);
+            }
             if (t->alt_label && t->alt_bytes)
                 fprintf(out, "%-8s   (%s: %.3f GiB)\n", "", t->alt_label, cli_gib(t->alt_bytes));
             first = false;
@@ -303,12 +380,24 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
         fprintf(out, " (cgplan calibrate)\n");
         break;
     }
-    fprintf(out, "%-27s %9.3f GiB (target %.3f + draft %.3f)%s\n", "total", cli_gib(e->total_bytes),
-            cli_gib(e->target_total_bytes), cli_gib(e->draft_total_bytes),
-            e->total_complete ? "" : " of the known terms only");
-    fprintf(out, "%-27s %9.3f GiB (%.0f%% of the prediction)\n\n", "SGLang heuristic",
-            cli_gib(e->heuristic_total_bytes),
-            e->total_bytes ? 100.0 * (double)e->heuristic_total_bytes / (double)e->total_bytes : 0.0);
+    if (e->total_complete)
+        fprintf(out, "%-27s %9.3f GiB [%.3f, %.3f] (target %.3f + draft %.3f); planned on the %s end: %.3f GiB\n",
+                "total", cli_gib(e->total_bytes), cli_gib(e->total_low_bytes), cli_gib(e->total_high_bytes),
+                cli_gib(e->target_total_bytes), cli_gib(e->draft_total_bytes), engine_bound_names[k->bound],
+                cli_gib(e->plan_total_bytes));
+    else
+        fprintf(out, "%-27s %9.3f GiB of the known terms only [%.3f, no upper end]: cannot plan\n", "total",
+                cli_gib(e->total_bytes), cli_gib(e->total_low_bytes));
+    fprintf(out, "%-27s %.0f kernel nodes per graph [%llu, %llu] x %u graphs, %.1f KiB each (%s)\n", "graph nodes",
+            (double)e->graph_nodes.nodes.expected, (unsigned long long)e->graph_nodes.nodes.low, (unsigned long long)e->graph_nodes.nodes.high,
+            e->n_buckets, (double)e->node_bytes / 1024.0, e->node_bytes_source);
+    if (e->total_complete)
+        fprintf(out, "%-27s %9.3f GiB (%.0f%% of the prediction)\n\n", "SGLang heuristic",
+                cli_gib(e->heuristic_total_bytes),
+                e->total_bytes ? 100.0 * (double)e->heuristic_total_bytes / (double)e->total_bytes : 0.0);
+    else
+        fprintf(out, "%-27s %9.3f GiB (not compared: the prediction is incomplete)\n\n", "SGLang heuristic",
+                cli_gib(e->heuristic_total_bytes));
 
     const engine_budget *b = &e->budget;
     fprintf(out, "budget  pre-load free %.2f GiB · weights %.2f (%s) · state %.2f · P x (1 - f) %.2f\n",

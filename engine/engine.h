@@ -22,6 +22,12 @@
 #define ENGINE_MAX_WARNINGS 16
 #define ENGINE_MAX_CAL_RUNS 32
 
+/* A quantity with its range: what an estimate expects and the ends it may lie between. Every
+ * term carries one (exact: all three equal); an answer plans on one end (the bound knob). */
+typedef struct {
+    uint64_t expected, low, high;
+} engine_range;
+
 /* ---- Knobs: one table (knobs.c) that owns each knob. Sliders, --set, the YAML loader, --help,
  * the help overlay, the store's rows, `runs show` and `launch` iterate it; nothing outside the
  * engine switches on a knob id. ---- */
@@ -52,6 +58,9 @@ typedef enum {
     /* What a plan must leave: the fit rule of the wall, solve and search. */
     KNOB_MARGIN, /* bytes left free at the recommended fraction */
     KNOB_MIN_KV, /* KV tokens each running request must find in the pool */
+    /* The per-graph driver cost and which end of the ranges an answer plans on. */
+    KNOB_NODE_BYTES, /* bytes per kernel node of an instantiated graph (auto: the GPU's) */
+    KNOB_BOUND,      /* high (the default) or expected */
     KNOB_COUNT
 } engine_knob_id;
 
@@ -210,6 +219,9 @@ extern const char *const engine_deepep_mode_names[DEEPEP_MODE_COUNT];
 /* --kv-cache-dtype. */
 typedef enum { KV_DTYPE_AUTO, KV_DTYPE_BF16, KV_DTYPE_FP8_E4M3, KV_DTYPE_FP8_E5M2, KV_DTYPE_COUNT } engine_kv_dtype;
 extern const char *const engine_kv_dtype_names[KV_DTYPE_COUNT];
+/* The end of each term's range an answer (fraction, wall, solve, search, launch) plans on. */
+typedef enum { BOUND_HIGH, BOUND_EXPECTED, BOUND_COUNT } engine_bound;
+extern const char *const engine_bound_names[BOUND_COUNT]; /* "high", "expected" */
 
 /* Per-model coefficients behind the terms no closed formula covers (MODEL.md, "Default K3
  * coefficients"). */
@@ -299,7 +311,17 @@ typedef struct {
     uint32_t nvidia_smi_mib;
     bool ue8m0_scales;    /* Blackwell: packed UE8M0 scales in the masked GEMM (peak variant only) */
     engine_gpu_arch arch; /* what SGLang's default attention backend depends on */
+    /* The driver's bytes per kernel node of an instantiated graph on this GPU and its driver:
+     * a measured figure from the preset, else (expected 0) the arch's empirical default
+     * (engine_node_bytes_default). */
+    engine_range node_bytes;
+    char node_bytes_source[ENGINE_TEXT_MAX];
 } engine_gpu;
+
+/* The bytes per kernel node an estimate uses for G when neither the knob nor the preset gives
+ * one: an empirical fit over public captures on G's arch (graph_nodes.c holds the data and the
+ * leave-one-out error). Returns the source text. */
+const char *engine_node_bytes_default(const engine_gpu *g, engine_range *out);
 
 /* SGLang's default attention backend (release.c; declared here, after the model and the GPU it
  * reads): what release R picks when --attention-backend is not given, for model M on GPU G at
@@ -344,6 +366,8 @@ struct engine_knobs_state {
     bool page_size_auto;
     engine_release sglang;  /* the release whose behaviour the plan follows */
     uint64_t min_kv_tokens; /* KV tokens per running request the pool must hold (fit rule) */
+    bool node_bytes_auto;   /* node_bytes: the GPU's (preset or arch default) */
+    engine_bound bound;     /* which end of the ranges the answers plan on */
 };
 
 typedef struct {
@@ -359,6 +383,7 @@ typedef struct {
     uint64_t other_runtime_bytes;               /* MODEL.md default: 1 GiB */
     uint64_t pre_load_free_bytes;               /* 0: cuda_total - 0.8 GiB */
     uint64_t margin_bytes;                      /* left free at the recommended fraction (knob "margin") */
+    uint64_t node_bytes;                        /* the node_bytes knob (while !knobs.node_bytes_auto) */
     engine_knob_origin knob_origin[KNOB_COUNT]; /* ORIGIN_UNKNOWN: the engine's default */
 } engine_deployment;
 
@@ -510,11 +535,23 @@ typedef enum {
 } engine_term_id;
 
 typedef enum { LAYER_STATIC, LAYER_LARGEST, LAYER_BUCKETS, LAYER_DRAFT, LAYER_COUNT } engine_layer;
-typedef enum { SOURCE_EXACT, SOURCE_DERIVED, SOURCE_COEFFICIENT, SOURCE_CALIBRATED, SOURCE_UNKNOWN } engine_source;
+/* Where a term's bytes come from, which decides its range: exact (the ends equal the value),
+ * derived (the formula's own tolerance), coefficient (a preset's fitted number: the fit's
+ * tolerance), calibrated (the operator's runs), unknown (no range: nothing can be planned on
+ * it), empirical (a physical constant fitted across models: the constant's range). */
+typedef enum {
+    SOURCE_EXACT,
+    SOURCE_DERIVED,
+    SOURCE_COEFFICIENT,
+    SOURCE_CALIBRATED,
+    SOURCE_UNKNOWN,
+    SOURCE_EMPIRICAL,
+    SOURCE_COUNT
+} engine_source;
 typedef enum { GROUP_TARGET, GROUP_DRAFT } engine_group;
 
 extern const char *const engine_layer_names[LAYER_COUNT];
-extern const char *const engine_source_names[5];
+extern const char *const engine_source_names[SOURCE_COUNT];
 extern const char *const engine_group_names[2];
 
 /* The term table: everything about a term but its bytes. Compute code fills bytes (and the
@@ -534,6 +571,9 @@ typedef struct {
     const char *limit_phrase; /* "the logits buffer (rows x vocab)": what limits the wall */
     bool moe_floor;           /* part of the MoE floor (DeepEP + masked GEMM) */
     bool hide_when_zero;      /* a term of another path: tables leave it out while it is 0 */
+    /* A derived term's tolerance, percent below and above its value (its formula leaves out or
+     * bounds what it says); exact terms 0 and 0. */
+    uint16_t low_pct, high_pct;
 } engine_term_info;
 extern const engine_term_info engine_terms[TERM_COUNT];
 
@@ -568,6 +608,7 @@ typedef struct {
     uint32_t depends_on; /* KNOB_BIT mask */
     const char *formula; /* human formula, e.g. "logits_rows x vocab x 4" */
     const char *origin;  /* where it comes from: SGLang file / article section */
+    uint64_t low_bytes, high_bytes; /* the range (0, 0 while !known) */
     uint64_t alt_bytes;  /* DeepEP: NVSHMEM-rounded; masked GEMM: lifetime-aware peak; else 0 */
     const char *alt_label;
     int n_runs; /* calibrated: how many runs are behind it (the estimate's calibration_runs) */
@@ -628,6 +669,54 @@ typedef struct {
     uint32_t kv_bytes;
 } engine_layout;
 
+/* The parts of the terms a mechanism builds from several sources: `buckets`, `lazy.other` and
+ * `draft` keep their ids and are the sums of their parts, so keys keep their meaning. A fit
+ * (the article's K3 coefficients, a calibration) replaces a term's mechanism parts by its own. */
+typedef enum {
+    PART_BUCKETS_NODES,     /* buckets.nodes: node_bytes x kernel nodes of every captured graph */
+    PART_BUCKETS_WRAPPERS,  /* buckets.wrappers: FlashInfer's per-size wrappers, 8 MiB each */
+    PART_BUCKETS_NCCL_WORK, /* buckets.nccl_work: NCCL's persistent work per captured collective */
+    PART_BUCKETS_FIT,       /* buckets.fit: graph_bytes x (n - 1) + out_bytes_per_row x rows */
+    PART_LAZY_CUBLAS,       /* lazy.cublas: the capture streams' cuBLAS and cuBLASLt workspaces */
+    PART_LAZY_NCCL,         /* lazy.nccl: a NCCL communicator created inside the capture window */
+    PART_LAZY_FIT,          /* lazy.fit: lazy_bytes */
+    PART_DRAFT_NODES,       /* draft.nodes: node_bytes x the draft graphs' kernel nodes */
+    PART_DRAFT_WRAPPERS,    /* draft.wrappers: the draft backends' FlashInfer wrappers */
+    PART_DRAFT_BUFFERS,     /* draft.buffers: the draft runners' logits, hidden states, temporaries */
+    PART_DRAFT_FIT,         /* draft.fit: draft_base_bytes + draft_bytes_per_row x attn_rows */
+    PART_COUNT
+} engine_part_id;
+
+typedef struct {
+    engine_part_id id;
+    engine_term_id term; /* the term it is a part of */
+    const char *key;     /* "buckets.nodes" */
+    const char *label;   /* "kernel nodes" */
+    engine_source source;
+    const char *formula;
+    const char *origin;
+} engine_part_info;
+extern const engine_part_info engine_parts[PART_COUNT];
+
+typedef struct {
+    bool present; /* the term is built from this part in this estimate */
+    engine_source source;
+    uint64_t bytes, low_bytes, high_bytes;
+} engine_part;
+
+/* Kernel nodes of one captured decode graph (graph_nodes.c): what each further graph costs the
+ * driver, at node_bytes each. */
+typedef struct {
+    engine_range nodes;       /* one target graph */
+    uint32_t allreduce;       /* of them TP all-reduces: SGLang logs (2L + 1) x graphs of these */
+    uint32_t vocab_gather;    /* the logits all-gather (NCCL inside the graph) */
+    engine_range draft_nodes; /* one captured size's draft graphs, every step */
+} engine_graph_nodes;
+void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l, uint32_t attn_tp,
+                              engine_graph_nodes *out);
+/* Whether custom all-reduce serves an all-reduce of BYTES over ATTN_TP GPUs (else NCCL). */
+bool engine_custom_ar_covers(const engine_deployment *d, uint32_t attn_tp, uint64_t bytes);
+
 struct engine_estimate {
     /* resolved knobs */
     uint32_t attn_tp, heads_per_gpu;
@@ -642,6 +731,16 @@ struct engine_estimate {
     uint64_t layer_bytes[LAYER_COUNT];
     uint64_t target_total_bytes, draft_total_bytes, total_bytes; /* the known terms */
     bool total_complete;                                         /* every term is known */
+    /* The total's range (sums of the terms' ends; no upper end while !total_complete), and the
+     * total the answers plan on: the high end unless the bound knob says expected. */
+    uint64_t total_low_bytes, total_high_bytes, plan_total_bytes;
+    engine_part parts[PART_COUNT];
+    engine_graph_nodes graph_nodes;
+    uint64_t graph_nodes_total;    /* expected kernel nodes over every captured target graph */
+    uint64_t node_bytes;           /* the bytes per node used (resolved node_bytes knob) */
+    engine_range node_bytes_range; /* and its range */
+    const char *node_bytes_source;
+    uint32_t nccl_graph_ops;       /* collectives NCCL runs inside the captured target graphs */
     uint64_t heuristic_graph_bytes, heuristic_deepep_bytes, heuristic_total_bytes;
     engine_budget budget;
     engine_warnings warnings;

@@ -17,62 +17,111 @@ const engine_term_info engine_terms[TERM_COUNT] = {
     {TERM_LOGITS, "static.logits", "logits", "logits", "the FP32 logits buffer of the largest bucket", LAYER_STATIC,
      SOURCE_EXACT, ROWS, "logits_rows x vocab x 4 (FP32)",
      "graph_shared_output.py GraphSharedOutput; article, static buffers", "the logits buffer (rows x vocab)", false,
-     false},
+     false, 0, 0},
     {TERM_KV_INDEX, "static.kv_index", "page index", "page index", "the attention backend's page-index buffer",
      LAYER_STATIC, SOURCE_DERIVED, ROWS | KNOB_BIT(KNOB_CONTEXT_LEN),
      "bs_max x context_len x 4 (int32 page indices, full context)",
      "attention backend init_cuda_graph_state (flashinfer_mla_backend.py)", "the page index (max_bs x context_len)",
-     false, false},
+     false, false, 0, 5 /* sub-KiB per-size metadata left out */},
     {TERM_INPUTS, "static.inputs", "inputs", "inputs", "input embeddings, ids, positions, out_cache_loc, mrope",
      LAYER_STATIC, SOURCE_DERIVED, ROWS,
      "attn_rows x (2 x hidden + 48): embeds BF16, ids, positions, out_cache_loc, mrope",
-     "runner_utils/buffers.py DecodeInputBuffers.create", "the input buffers", false, false},
+     "runner_utils/buffers.py DecodeInputBuffers.create", "the input buffers", false, false, 0,
+     10 /* the smaller per-request tensors left out */},
     {TERM_DEEPEP, "moe.deepep", "DeepEP LL buffer", "DeepEP LL", "DeepEP's low-latency RDMA buffer", LAYER_LARGEST,
      SOURCE_EXACT, DISPATCH, "DeepEP LL hint: 2 send + 2 recv + 2 signal, E x T x (2H + 4H/128)",
      "deep_ep get_low_latency_rdma_size_hint; lazily created at the first dispatch (deepep.py)",
-     "the MoE floor (DeepEP + masked GEMM)", true, true},
+     "the MoE floor (DeepEP + masked GEMM)", true, true, 0, 0},
     {TERM_MASKED_GEMM, "moe.masked_gemm", "masked GEMM", "masked GEMM", "DeepGEMM's masked-GEMM intermediates",
      LAYER_LARGEST, SOURCE_DERIVED, DISPATCH, "E x T x (H + 4I + I): FP8 receive + BF16 gate_up + FP8 down input",
      "moe_runner/deep_gemm.py _run_masked_gemm; article, MoE buffers", "the MoE floor (DeepEP + masked GEMM)", true,
-     true},
-    {TERM_LAZY, "lazy.other", "lazy (NCCL, ...)", "lazy (NCCL)", "lazy allocations: NCCL, cuBLAS, DeepEP normal mode",
-     LAYER_LARGEST, SOURCE_COEFFICIENT, 0,
-     "lazy_bytes: NCCL connections, cuBLAS workspaces, DeepEP normal-mode buffers",
-     "article, lazy allocations; fitted from the two K3 runs", "the lazy allocations (NCCL, cuBLAS)", false, false},
+     true, 0, 0 /* low: the lifetime-aware peak (the alternative) */},
+    {TERM_LAZY, "lazy.other", "lazy (NCCL, ...)", "lazy (NCCL)", "lazy allocations: cuBLAS workspaces, NCCL",
+     LAYER_LARGEST, SOURCE_DERIVED, KNOB_BIT(KNOB_A2A) | KNOB_BIT(KNOB_MTP) | KNOB_BIT(KNOB_WORLD),
+     "lazy.cublas + lazy.nccl (or a fit's lazy_bytes)",
+     "CublasHandlePool.cpp getCurrentCUDABlasHandle workspace; NCCL ncclCommInitRank inside the window (lazy-comm)",
+     "the lazy allocations (NCCL, cuBLAS)", false, false, 0, 0},
     {TERM_ACT, "act.attention", "activations", "activations", "the widest layer's temporaries", LAYER_LARGEST,
      SOURCE_COEFFICIENT, ROWS | KNOB_BIT(KNOB_DCP), "act_bytes_per_row x attn_rows x heads_per_gpu / heads",
      "article, activations of the widest layer; fitted from the two K3 runs",
-     "the attention activations (rows x heads per GPU)", false, false},
-    {TERM_BUCKETS, "buckets", "other buckets", "other bkts", "the graphs of every bucket but the largest",
-     LAYER_BUCKETS, SOURCE_COEFFICIENT, ROWS, "graph_bytes x (n - 1) + out_bytes_per_row x sum(other bs x mtp)",
-     "article, per-bucket increments; fitted from the two K3 runs", "the other buckets' graphs", false, false},
+     "the attention activations (rows x heads per GPU)", false, false, 25,
+     50 /* widest layer from shapes: the pool's split blocks and the norms' scratch left out */},
+    {TERM_BUCKETS, "buckets", "graphs", "graphs", "each captured graph's own cost: driver nodes, wrappers, NCCL work",
+     LAYER_BUCKETS, SOURCE_EMPIRICAL, ROWS | KNOB_BIT(KNOB_NODE_BYTES) | KNOB_BIT(KNOB_ATTENTION_BACKEND),
+     "buckets.nodes + buckets.wrappers + buckets.nccl_work (or a fit's graph_bytes x (n - 1) + out_bytes_per_row x "
+     "sum(other bs x mtp))",
+     "CUDA driver graph exec records (per-graph.md); flashinfer wrappers; NCCL enqueue.cc", "the captured graphs",
+     false, false, 0, 0},
     {TERM_DRAFT, "draft", "draft graph", "draft graph", "the draft model's graphs (MTP)", LAYER_DRAFT,
-     SOURCE_COEFFICIENT, ROWS, "draft_base_bytes + draft_bytes_per_row x attn_rows (0 without speculation)",
-     "article, draft graph; fitted from the two K3 runs", "the draft graphs", false, false},
+     SOURCE_EMPIRICAL, ROWS | KNOB_BIT(KNOB_NODE_BYTES),
+     "draft.nodes + draft.wrappers + draft.buffers (or a fit's draft_base_bytes + draft_bytes_per_row x attn_rows); "
+     "0 without speculation",
+     "speculative/eagle_draft_cuda_graph_runner.py, eagle_draft_extend_cuda_graph_runner.py", "the draft graphs",
+     false, false, 0, 0},
     {TERM_FUSED_MOE, "moe.fused", "fused-MoE buffers", "fused MoE", "the fused-MoE kernels' intermediate caches",
      LAYER_LARGEST, SOURCE_DERIVED, ROWS | KNOB_BIT(KNOB_EP) | KNOB_BIT(KNOB_A2A),
      "2 x moe_rows x top_k x (max(2I/moe_tp, hidden) + I/moe_tp) (BF16 cache1/3 shared, cache2)",
      "layers/moe/fused_moe_triton/fused_moe.py fused_experts_impl", "the fused-MoE intermediates (rows x top_k)", false,
-     true},
+     true, 10, 10 /* the runner's block padding and its config's chunking */},
     {TERM_GRAPH_LOGITS, "buckets.logits", "per-graph logits", "graph logits",
      "each further graph's own FP32 logits output (before PR #8579)", LAYER_BUCKETS, SOURCE_EXACT, ROWS,
      "sum(other bs x mtp) x vocab x 4", "cuda_graph_runner.py output_buffers before PR #8579 (shared logits buffer)",
-     "the per-graph logits outputs", false, true},
+     "the per-graph logits outputs", false, true, 0, 0},
     {TERM_STATIC_OTHER, "static.other", "other static", "other static",
      "the static layer no formula explains, fitted from measured runs", LAYER_STATIC, SOURCE_CALIBRATED, 0,
      "static_bytes: the calibration's intercept of the static layer", "cgplan calibrate over the pool's runs",
-     "the unexplained static buffers", false, true},
+     "the unexplained static buffers", false, true, 0, 0},
     {TERM_DEEPEP_NORMAL, "moe.deepep_normal", "DeepEP normal", "DeepEP norm",
      "DeepEP's normal-mode NVL buffer (auto and normal mode)", LAYER_LARGEST, SOURCE_EXACT,
      KNOB_BIT(KNOB_DEEPEP_MODE) | KNOB_BIT(KNOB_EP) | KNOB_BIT(KNOB_A2A),
      "NVL hint (+ the normal RDMA hint beyond the LL one) over the dispatch and combine configs, hidden x 2 B",
      "deep_ep Config::get_nvl_buffer_size_hint / get_rdma_buffer_size_hint; token_dispatcher/deepep.py "
      "DeepEPBuffer.get_deepep_buffer",
-     "DeepEP's normal-mode buffer", false, true},
+     "DeepEP's normal-mode buffer", false, true, 0, 0},
 };
 
 const char *const engine_layer_names[LAYER_COUNT] = {"static", "largest", "buckets", "draft"};
-const char *const engine_source_names[5] = {"exact", "derived", "coefficient", "calibrated", "unknown"};
+const char *const engine_source_names[SOURCE_COUNT] = {"exact",      "derived", "coefficient",
+                                                       "calibrated", "unknown", "empirical"};
+const char *const engine_bound_names[BOUND_COUNT] = {"high", "expected"};
+
+/* The parts of the mechanism-built terms (engine.h): each with its formula and source. */
+const engine_part_info engine_parts[PART_COUNT] = {
+    {PART_BUCKETS_NODES, TERM_BUCKETS, "buckets.nodes", "kernel nodes", SOURCE_EMPIRICAL,
+     "node_bytes x kernel nodes per graph x captured graphs",
+     "CUDA driver cudaGraphExec node records (per-graph.md 1a; NVIDIA CCCL estimates 10240 B per node); node "
+     "counts from the models' forward code (graph_nodes.c)"},
+    {PART_BUCKETS_WRAPPERS, TERM_BUCKETS, "buckets.wrappers", "FlashInfer wrappers", SOURCE_EXACT,
+     "8 MiB x wrappers per graph (1, 2 with sliding window; x 2 under speculation for flashinfer) x captured graphs",
+     "flashinfer decode.py / mla _int_workspace_buffer (8 MiB); flashinfer_backend.py and "
+     "flashinfer_mla_backend.py init_forward_metadata_capture_cuda_graph, a wrapper set per captured size"},
+    {PART_BUCKETS_NCCL_WORK, TERM_BUCKETS, "buckets.nccl_work", "NCCL in graphs", SOURCE_EMPIRICAL,
+     "0.2 MiB x NCCL collectives captured (the vocab all-gather; all-reduces custom all-reduce does not serve)",
+     "NCCL enqueue.cc persistent work per captured op; vLLM PR #2192 (about 0.2 MiB per captured NCCL all-reduce)"},
+    {PART_BUCKETS_FIT, TERM_BUCKETS, "buckets.fit", "fitted graphs", SOURCE_COEFFICIENT,
+     "graph_bytes x (n - 1) + out_bytes_per_row x sum(other bs x mtp)", "a preset's fit or a calibration"},
+    {PART_LAZY_CUBLAS, TERM_LAZY, "lazy.cublas", "cuBLAS workspace", SOURCE_DERIVED,
+     "capture streams x (cuBLAS workspace + 1 MiB cuBLASLt): 32 MiB on sm90, 8.125 MiB elsewhere (32 MiB in 2026 "
+     "torch builds on sm100), ROCm gfx942/950 128 + 76 MiB",
+     "torch CublasHandlePool.cpp (workspace per handle and stream, at the first GEMM on the new capture stream)"},
+    {PART_LAZY_NCCL, TERM_LAZY, "lazy.nccl", "NCCL communicator", SOURCE_DERIVED,
+     "0 unless a communicator is created inside the window: DeepEP's TP-group gather at its first dispatch, "
+     "C x (12 MiB ring + 6..12 MiB tree) + pow2(C) x 16 x chunk",
+     "deep_ep buffer init all_gather_object over the TP group; NCCL init.cc, transport/p2p.cc, net.cc (lazy-comm 1.3, 5)"},
+    {PART_LAZY_FIT, TERM_LAZY, "lazy.fit", "fitted lazy", SOURCE_COEFFICIENT, "lazy_bytes",
+     "a preset's fit or a calibration"},
+    {PART_DRAFT_NODES, TERM_DRAFT, "draft.nodes", "draft nodes", SOURCE_EMPIRICAL,
+     "node_bytes x the draft graphs' kernel nodes (mtp steps through the draft layers) x captured sizes",
+     "eagle_draft_cuda_graph_runner.py, eagle_draft_extend_cuda_graph_runner.py; graph_nodes.c"},
+    {PART_DRAFT_WRAPPERS, TERM_DRAFT, "draft.wrappers", "draft wrappers", SOURCE_EXACT,
+     "8 MiB x mtp steps x captured sizes (flashinfer, flashinfer_mla draft backends)",
+     "flashinfer_backend.py / flashinfer_mla_backend.py multi-step draft backend, a backend per step"},
+    {PART_DRAFT_BUFFERS, TERM_DRAFT, "draft.buffers", "draft buffers", SOURCE_DERIVED,
+     "attn_rows x (vocab x 4 + 4 x hidden x 2) + the draft layer's widest temporaries",
+     "eagle_draft_cuda_graph_runner.py (hidden states, top-k outputs), logits_processor.py"},
+    {PART_DRAFT_FIT, TERM_DRAFT, "draft.fit", "fitted draft", SOURCE_COEFFICIENT,
+     "draft_base_bytes + draft_bytes_per_row x attn_rows", "a preset's fit or a calibration"},
+};
 const char *const engine_group_names[2] = {"target", "draft"};
 const char *const engine_dtype_names[DTYPE_COUNT] = {"bf16", "fp16", "fp32", "fp8", "mxfp4", "int4", "nvfp4"};
 
@@ -125,13 +174,13 @@ static const struct {
     {"kv_pool_exhausted", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION) | KNOB_BIT(KNOB_MIN_KV)},
     {"backend_unsupported", SEVERITY_BLOCKING, KNOB_BIT(KNOB_ATTENTION_BACKEND)},
     {"headroom_negative", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION)},
+    {"terms_unknown", SEVERITY_BLOCKING, 0}, /* no upper end: nothing can be planned on it */
     /* warning: it runs, but not on every build, or the estimate is weaker */
     {"qp_depth", SEVERITY_WARNING, DISPATCH},
     {"dcp_with_speculation", SEVERITY_WARNING, KNOB_BIT(KNOB_DCP)}, /* the article's patched build */
     {"no_bucket_survives", SEVERITY_WARNING, KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MAX_BS)},
     {"headroom_below_margin", SEVERITY_WARNING, KNOB_BIT(KNOB_MEM_FRACTION) | KNOB_BIT(KNOB_MARGIN)},
     {"k3_coefficients", SEVERITY_WARNING, 0},
-    {"terms_unknown", SEVERITY_WARNING, 0},
     /* info */
     {"no_moe_model", SEVERITY_INFO, 0},
     {"adjusted", SEVERITY_INFO, 0},
@@ -363,6 +412,8 @@ void engine_deployment_defaults(engine_deployment *d)
     d->other_runtime_bytes = ENGINE_GIB;
     d->margin_bytes = 5 * ENGINE_GIB; /* the margin and min_kv_tokens knobs' rows say why */
     d->knobs.min_kv_tokens = 4096;
+    d->knobs.node_bytes_auto = true;
+    d->knobs.bound = BOUND_HIGH;
     d->model.kv_bytes = 2;
     engine_k3_default_coefficients(d->model.coef);
 }
@@ -669,10 +720,77 @@ static engine_term *set_term(engine_estimate *e, engine_term_id id, uint64_t byt
     t->depends_on = info->depends_on;
     t->formula = info->formula;
     t->origin = info->origin;
+    t->low_bytes = t->high_bytes = 0;
     t->alt_bytes = 0;
     t->alt_label = NULL;
     t->n_runs = 0;
     return t;
+}
+
+/* A term's range from its source class, unless its code set one (the parts' sums): exact ends
+ * equal the value, derived ones its row's tolerance, a preset's fitted coefficient 5% either
+ * way (the K3 fit reproduces its two runs within 0.2%; 5% covers the article's rounding of the
+ * layers), a calibration 10% (MODEL.md: the fit's residuals on the pools seen so far stay
+ * under it). */
+static void term_range(engine_term *t)
+{
+    if (!t->known) {
+        t->low_bytes = t->high_bytes = 0;
+        return;
+    }
+    if (t->high_bytes)
+        return;
+    const engine_term_info *info = &engine_terms[t->id];
+    uint64_t lo = 0, hi = 0;
+    switch (t->source) {
+    case SOURCE_DERIVED:
+        lo = info->low_pct, hi = info->high_pct;
+        break;
+    case SOURCE_COEFFICIENT:
+        lo = hi = 5;
+        break;
+    case SOURCE_CALIBRATED:
+        lo = hi = 10;
+        break;
+    case SOURCE_EXACT:
+    case SOURCE_EMPIRICAL: /* set by its code */
+    case SOURCE_UNKNOWN:
+    case SOURCE_COUNT:
+        break;
+    }
+    t->low_bytes = t->bytes / 100 * (100 - lo) + t->bytes % 100 * (100 - lo) / 100;
+    t->high_bytes = t->bytes / 100 * (100 + hi) + t->bytes % 100 * (100 + hi) / 100;
+}
+
+/* A part of a mechanism-built term, with its range. */
+static void set_part(engine_estimate *e, engine_part_id id, uint64_t bytes, uint64_t low, uint64_t high)
+{
+    engine_part *p = &e->parts[id];
+    p->present = true;
+    p->source = engine_parts[id].source;
+    p->bytes = bytes;
+    p->low_bytes = low;
+    p->high_bytes = high;
+}
+
+/* The term T as the sum of its present parts: its bytes, range and source (the weakest part's:
+ * empirical over derived over exact). */
+static void term_from_parts(engine_estimate *e, engine_term *t)
+{
+    static const int rank[SOURCE_COUNT] = {[SOURCE_EXACT] = 0, [SOURCE_DERIVED] = 1, [SOURCE_EMPIRICAL] = 2,
+                                           [SOURCE_COEFFICIENT] = 3, [SOURCE_CALIBRATED] = 4};
+    t->bytes = t->low_bytes = t->high_bytes = 0;
+    t->source = SOURCE_EXACT;
+    for (int i = 0; i < PART_COUNT; i++) {
+        const engine_part *p = &e->parts[i];
+        if (!p->present || engine_parts[i].term != t->id)
+            continue;
+        t->bytes += p->bytes;
+        t->low_bytes += p->low_bytes;
+        t->high_bytes += p->high_bytes;
+        if (rank[p->source] > rank[t->source])
+            t->source = p->source;
+    }
 }
 
 /* A coefficient from the preset, or from the calibration when it has one. */
@@ -924,6 +1042,186 @@ static void backend_state(const engine_deployment *d, const engine_estimate *e, 
     }
 }
 
+/* A fit for coefficient C: the calibration's, or the preset's (a deployment's or a model's). */
+static bool has_fit(const engine_deployment *d, const engine_calibration *cal, engine_coef_id c)
+{
+    return (cal && cal->has[c]) || !d->model.coef_missing[c];
+}
+
+/* Term T from a fit's BYTES: its one part PART, with the range of the fit's class (a
+ * calibration's, or a preset's coefficient). */
+static void term_from_fit(engine_estimate *e, engine_term *t, engine_part_id part, uint64_t bytes,
+                          const char *preset_origin)
+{
+    if (!t->known)
+        return;
+    if (t->source != SOURCE_CALIBRATED)
+        t->source = SOURCE_COEFFICIENT;
+    engine_term probe = *t;
+    probe.bytes = bytes;
+    term_range(&probe);
+    set_part(e, part, bytes, probe.low_bytes, probe.high_bytes);
+    e->parts[part].source = t->source;
+    term_from_parts(e, t);
+    t->formula = engine_parts[part].formula;
+    t->origin = t->source == SOURCE_CALIBRATED ? "cgplan calibrate over the pool's runs" : preset_origin;
+}
+
+/* V x the range R's ends over its expected value: a count priced at node_bytes. */
+static void priced(uint64_t count, const engine_range *r, uint64_t *bytes, uint64_t *low, uint64_t *high)
+{
+    *bytes = count * r->expected;
+    *low = count * r->low;
+    *high = count * r->high;
+}
+
+/* The bytes per kernel node: the knob, else the GPU's (its preset's measurement, else its arch's
+ * empirical fit). A knob keeps the default's relative range: it moves the constant, not what is
+ * known about its spread across drivers. */
+static void resolve_node_bytes(const engine_deployment *d, engine_estimate *e)
+{
+    engine_range def;
+    e->node_bytes_source = engine_node_bytes_default(&d->gpu, &def);
+    e->node_bytes_range = def;
+    if (!d->knobs.node_bytes_auto && d->node_bytes && def.expected) {
+        double v = (double)d->node_bytes, x = (double)def.expected;
+        e->node_bytes_range.expected = d->node_bytes;
+        e->node_bytes_range.low = (uint64_t)(v * (double)def.low / x);
+        e->node_bytes_range.high = (uint64_t)(v * (double)def.high / x);
+        e->node_bytes_source = "the node_bytes knob (the range keeps the default's relative width)";
+    }
+    e->node_bytes = e->node_bytes_range.expected;
+}
+
+static bool is_rocm(const engine_gpu *g)
+{
+    return g->arch == GPU_ARCH_CDNA3 || g->arch == GPU_ARCH_CDNA4;
+}
+
+/* Lazy allocations in the capture window (lazy-comm.md §3, §1.4, §5): the cuBLAS workspace of
+ * each capture stream, and a NCCL communicator only where one is created inside the window.
+ * SGLang's own communicators, custom all-reduce and FlashInfer's float workspace are allocated
+ * before it and are not graph memory. */
+static void lazy_term(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
+{
+    engine_term *t = set_term(e, TERM_LAZY, 0);
+    if (has_fit(d, cal, COEF_LAZY_BYTES)) {
+        uint64_t v = coef(d, cal, COEF_LAZY_BYTES, t);
+        term_from_fit(e, t, PART_LAZY_FIT, v, "the deployment preset's fit (the article's two K3 runs)");
+        return;
+    }
+    /* cuBLAS: one workspace per (handle, stream), on the decode runner's fresh capture stream and
+     * on each draft runner's; CUBLAS_WORKSPACE_CONFIG :4096:8 = 32 MiB on sm90, :4096:2:16:8 =
+     * 8.125 MiB elsewhere (served from a 20 MiB segment), 32 MiB on sm100 in 2026 torch builds;
+     * cuBLASLt 1 MiB (a 2 MiB segment). ROCm gfx942/950: hipBLAS 128 MiB + hipBLASLt 76 MiB. */
+    uint64_t streams = d->knobs.mtp > 1 ? 3 : 1;
+    uint64_t ws, lo, hi;
+    if (is_rocm(&d->gpu)) {
+        ws = lo = hi = 204 * ENGINE_MIB;
+    } else if (d->gpu.arch == GPU_ARCH_SM90) {
+        ws = lo = 33 * ENGINE_MIB;
+        hi = 34 * ENGINE_MIB;
+    } else {
+        ws = lo = 8 * ENGINE_MIB + ENGINE_MIB / 8 + ENGINE_MIB;
+        hi = (d->gpu.arch == GPU_ARCH_SM100 ? 32 : 20) * ENGINE_MIB + 2 * ENGINE_MIB;
+    }
+    set_part(e, PART_LAZY_CUBLAS, streams * ws, lo, streams * hi);
+    /* NCCL: SGLang sets NCCL_CUMEM_ENABLE=0, so communicators connect eagerly at init. DeepEP's
+     * buffer set-up gathers over the TP group's torch communicator at the first dispatch, in the
+     * largest bucket's warm-up, and creates it there: ring 12 MiB x C, tree 6..12 MiB x C, the
+     * NET-shared pool pow2(C) x 16 x chunk (512 KiB within a node, 128 KiB across nodes), with
+     * C = 32 channels on one NVSwitch node, 16..32 across nodes (lazy-comm.md §1.3, §5). */
+    uint64_t nccl = 0, nccl_lo = 0, nccl_hi = 0;
+    if (d->a2a == A2A_DEEPEP && e->layout.moe && d->knobs.world > 1) {
+        if (d->knobs.world <= 8) {
+            nccl_lo = 32 * 12 * ENGINE_MIB + 32 * 6 * ENGINE_MIB + 32 * 16 * ENGINE_MIB / 2;
+            nccl_hi = 32 * 12 * ENGINE_MIB + 32 * 12 * ENGINE_MIB + 32 * 16 * ENGINE_MIB / 2;
+        } else {
+            nccl_lo = 16 * 12 * ENGINE_MIB + 16 * 6 * ENGINE_MIB + 16 * 16 * ENGINE_MIB / 8;
+            nccl_hi = 32 * 12 * ENGINE_MIB + 32 * 12 * ENGINE_MIB + 32 * 16 * ENGINE_MIB / 8;
+        }
+        nccl = (nccl_lo + nccl_hi) / 2;
+    }
+    set_part(e, PART_LAZY_NCCL, nccl, nccl_lo, nccl_hi);
+    term_from_parts(e, t);
+}
+
+/* FlashInfer wrappers per captured size (flashinfer_backend.py _create_decode_wrappers,
+ * flashinfer_mla_backend.py): each owns an 8 MiB device int workspace. */
+static uint64_t wrappers_per_graph(const engine_deployment *d, const engine_layout *l)
+{
+    if (l->backend == BACKEND_FLASHINFER) {
+        uint64_t w = d->model.swa_layers ? 2 : 1; /* num_wrappers: sliding window or not */
+        return d->knobs.mtp > 1 ? 2 * w : w;      /* target verify adds its prefill set */
+    }
+    return l->backend == BACKEND_FLASHINFER_MLA ? 1 : 0;
+}
+
+/* Each captured graph's own cost (per-graph.md §3): the driver's node records, FlashInfer's
+ * wrappers, NCCL's work for the collectives captured; or a fit's per-graph coefficient. */
+static void buckets_term(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
+{
+    engine_term *t = set_term(e, TERM_BUCKETS, 0);
+    if (has_fit(d, cal, COEF_GRAPH_BYTES)) {
+        uint64_t graph = coef(d, cal, COEF_GRAPH_BYTES, t);
+        uint64_t out_row = coef(d, cal, COEF_OUT_BYTES_PER_ROW, t);
+        term_from_fit(e, t, PART_BUCKETS_FIT, graph * (e->n_buckets - 1) + out_row * e->other_bucket_rows,
+                      "the deployment preset's fit (the article's per-bucket increments, two K3 runs)");
+        return;
+    }
+    uint64_t n = e->n_buckets, bytes, lo, hi;
+    e->graph_nodes_total = n * e->graph_nodes.nodes.expected;
+    priced(e->graph_nodes_total, &e->node_bytes_range, &bytes, &lo, &hi);
+    set_part(e, PART_BUCKETS_NODES, bytes, lo, hi);
+    uint64_t w = wrappers_per_graph(d, &e->layout) * n * 8 * ENGINE_MIB;
+    set_part(e, PART_BUCKETS_WRAPPERS, w, w, w);
+    /* NCCL inside each graph: the vocab all-gather, and the all-reduces custom all-reduce does not
+     * serve (outside its group sizes, or inputs of bs x mtp x hidden x 2 B at or past its buffer). */
+    uint64_t ops = 0;
+    for (uint32_t i = 0; i < e->n_buckets; i++) {
+        uint64_t ar_bytes = (uint64_t)e->buckets[i] * d->knobs.mtp * d->model.hidden * 2;
+        ops += e->graph_nodes.vocab_gather;
+        if (e->graph_nodes.allreduce && !engine_custom_ar_covers(d, e->attn_tp, ar_bytes))
+            ops += e->graph_nodes.allreduce;
+    }
+    e->nccl_graph_ops = (uint32_t)ops;
+    set_part(e, PART_BUCKETS_NCCL_WORK, ops * ENGINE_MIB / 5, ops * 16 * 1024, ops * 3 * ENGINE_MIB / 10);
+    term_from_parts(e, t);
+}
+
+/* The draft graphs: the draft runners capture per size mtp - 1 decode steps and a draft extend
+ * through the draft layers (their nodes), FlashInfer's per-step wrappers, and their outputs and
+ * temporaries; or a fit's base and per-row coefficients. */
+static void draft_term(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
+{
+    engine_term *t = set_term(e, TERM_DRAFT, 0);
+    if (d->knobs.mtp <= 1) { /* no speculation: no draft graph, exactly 0 */
+        t->source = SOURCE_EXACT;
+        return;
+    }
+    if (has_fit(d, cal, COEF_DRAFT_BASE_BYTES)) {
+        uint64_t base = coef(d, cal, COEF_DRAFT_BASE_BYTES, t);
+        uint64_t row = coef(d, cal, COEF_DRAFT_BYTES_PER_ROW, t);
+        term_from_fit(e, t, PART_DRAFT_FIT, base + row * e->attn_rows,
+                      "the deployment preset's fit (the article's draft graph, two K3 runs)");
+        return;
+    }
+    const engine_model *m = &d->model;
+    uint64_t n = e->n_buckets, bytes, lo, hi;
+    priced(n * e->graph_nodes.draft_nodes.expected, &e->node_bytes_range, &bytes, &lo, &hi);
+    set_part(e, PART_DRAFT_NODES, bytes, lo, hi);
+    bool fi = e->layout.backend == BACKEND_FLASHINFER || e->layout.backend == BACKEND_FLASHINFER_MLA;
+    uint64_t w = fi ? n * d->knobs.mtp * 8 * ENGINE_MIB : 0;
+    set_part(e, PART_DRAFT_WRAPPERS, w, w, w);
+    /* The draft logits (FP32) and hidden states in and out for every row, and one draft layer's
+     * widest temporaries (the same shapes as the target's). */
+    engine_term act = *t;
+    widest_layer(d, e, &act);
+    uint64_t buf = (uint64_t)e->attn_rows * ((uint64_t)m->vocab * 4 + 4 * (uint64_t)m->hidden * 2) + act.bytes;
+    set_part(e, PART_DRAFT_BUFFERS, buf, buf / 4 * 3, buf / 2 * 3);
+    term_from_parts(e, t);
+}
+
 static void estimate_terms(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet)
 {
     const engine_knobs_state *k = &d->knobs;
@@ -937,6 +1235,10 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
 
     resolve_layout(d, &e->layout);
     const engine_layout *lay = &e->layout;
+    memset(e->parts, 0, sizeof e->parts);
+    e->graph_nodes_total = 0;
+    e->nccl_graph_ops = 0;
+    resolve_node_bytes(d, e);
     uint64_t bucket_sum;
     e->n_buckets = (uint32_t)buckets_resolve(d, e->buckets, ENGINE_MAX_BUCKETS, &e->warnings, &bucket_sum);
     e->bs_max = e->buckets[e->n_buckets - 1];
@@ -954,6 +1256,7 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
     e->heads_per_gpu = m->heads * k->dcp / e->attn_tp;
     e->max_dispatch_auto = k->max_dispatch_auto;
     e->max_dispatch = k->max_dispatch_auto ? e->moe_rows : k->max_dispatch;
+    engine_graph_nodes_count(d, lay, e->attn_tp, &e->graph_nodes);
 
     /* Static buffers: allocated before capture, outside the pool, sized for the largest bucket. */
     set_term(e, TERM_LOGITS, (uint64_t)e->logits_rows * m->vocab * 4);
@@ -997,9 +1300,10 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
                                                            d->gpu.ue8m0_scales)
                            : 0;
     gt->alt_label = "lifetime-aware peak";
+    gt->low_bytes = gt->alt_bytes < gemm ? gt->alt_bytes : gemm; /* the sum is the high end */
+    gt->high_bytes = gemm;
 
-    engine_term *lazy = set_term(e, TERM_LAZY, 0);
-    lazy->bytes = coef(d, cal, COEF_LAZY_BYTES, lazy);
+    lazy_term(d, cal, e);
 
     engine_term *act = set_term(e, TERM_ACT, 0);
     if (m->coef_missing[COEF_ACT_BYTES_PER_ROW] && !(cal && cal->has[COEF_ACT_BYTES_PER_ROW])) {
@@ -1009,23 +1313,10 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
         act->bytes = m->heads ? per_row * e->attn_rows * e->heads_per_gpu / m->heads : 0;
     }
 
-    /* Each further bucket: its graph object and output tensors. */
     uint64_t other_bs = bucket_sum - e->bs_max; /* all but the largest */
     e->other_bucket_rows = other_bs * k->mtp;
-    engine_term *bk = set_term(e, TERM_BUCKETS, 0);
-    uint64_t graph = coef(d, cal, COEF_GRAPH_BYTES, bk);
-    uint64_t out_row = coef(d, cal, COEF_OUT_BYTES_PER_ROW, bk);
-    bk->bytes = graph * (e->n_buckets - 1) + out_row * e->other_bucket_rows;
-
-    /* The draft graph shares the pool and the DeepEP singleton with the target. */
-    engine_term *dr = set_term(e, TERM_DRAFT, 0);
-    uint64_t base = coef(d, cal, COEF_DRAFT_BASE_BYTES, dr);
-    uint64_t draft_row = coef(d, cal, COEF_DRAFT_BYTES_PER_ROW, dr);
-    dr->bytes = k->mtp > 1 && dr->known ? base + draft_row * e->attn_rows : 0;
-    if (k->mtp <= 1) { /* no speculation: no draft graph, exactly 0 */
-        dr->known = true;
-        dr->source = SOURCE_EXACT;
-    }
+    buckets_term(d, cal, e);
+    draft_term(d, cal, e);
 
     /* Without DeepEP, the routed experts run the fused-MoE kernels: one cache of
      * M x top_k x max(N, K) shared by cache1 and cache3, plus cache2 (M x top_k, N / 2), BF16,
@@ -1053,9 +1344,12 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
     /* Summed in four scalars: a store indexed by the layer would chain each addition on the
      * previous one through memory, a fifth of a probe's time; the switch follows the same path on
      * every call. */
-    uint64_t static_b = 0, largest_b = 0, buckets_b = 0, draft_b = 0;
+    uint64_t static_b = 0, largest_b = 0, buckets_b = 0, draft_b = 0, low = 0, high = 0;
     bool complete = true;
     for (int i = 0; i < TERM_COUNT; i++) {
+        term_range(&e->terms[i]);
+        low += e->terms[i].low_bytes;
+        high += e->terms[i].high_bytes;
         uint64_t bytes = e->terms[i].bytes;
         switch (engine_terms[i].layer) {
         case LAYER_STATIC:
@@ -1083,6 +1377,9 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
         e->layer_bytes[LAYER_STATIC] + e->layer_bytes[LAYER_LARGEST] + e->layer_bytes[LAYER_BUCKETS];
     e->draft_total_bytes = e->layer_bytes[LAYER_DRAFT];
     e->total_bytes = e->target_total_bytes + e->draft_total_bytes;
+    e->total_low_bytes = low;
+    e->total_high_bytes = complete ? high : 0;
+    e->plan_total_bytes = k->bound == BOUND_EXPECTED ? e->total_bytes : high;
 
     heuristic_for_release(d, e);
 
@@ -1130,8 +1427,8 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
                 snprintf(which + strlen(which), sizeof which - strlen(which), "%s%s", which[0] ? ", " : "",
                          engine_terms[i].key);
         engine_warn(&e->warnings, "terms_unknown",
-                    "%s: no formula, preset value or calibration for %s; the total sums the known terms "
-                    "(cgplan calibrate with a measured run fills them)",
+                    "cannot plan: %s has no formula, preset value or calibration for %s, so the total has no "
+                    "upper end (cgplan calibrate with a measured run fills them)",
                     m->name, which);
     }
 }
@@ -1258,7 +1555,7 @@ static void fit_at(const engine_deployment *d, const engine_estimate *e, double 
     out->mem_fraction_static = f;
     int64_t reserve = reserve_of(d, f); /* once: the pool and the headroom share it */
     out->kv_pool_bytes = kv_pool_after(d, e, reserve);
-    out->headroom_bytes = reserve - (int64_t)e->total_bytes - (int64_t)d->other_runtime_bytes;
+    out->headroom_bytes = reserve - (int64_t)e->plan_total_bytes - (int64_t)d->other_runtime_bytes;
     out->kv_min_bytes = kv_min_bytes_of(d, cell);
     out->kv_tokens = out->kv_pool_bytes > 0 && cell ? (uint64_t)out->kv_pool_bytes / cell * d->knobs.dcp : 0;
     out->blocking = NULL;
@@ -1280,7 +1577,7 @@ bool engine_fit_at_recommended(const engine_deployment *d, const engine_calibrat
                                engine_fit *out)
 {
     estimate_terms(d, cal, scratch, true); /* the scan reads numbers and codes, no text, no budget */
-    fit_at(d, scratch, recommended_fraction(d, scratch->total_bytes), out);
+    fit_at(d, scratch, recommended_fraction(d, scratch->plan_total_bytes), out);
     return out->fits;
 }
 
@@ -1329,8 +1626,8 @@ static void reason_text(const engine_deployment *d, const engine_calibration *ca
                  bs, f->mem_fraction_static, (double)f->kv_pool_bytes / gib, (double)f->kv_min_bytes / gib,
                  (unsigned long long)d->knobs.min_kv_tokens, running_requests(d), code);
     } else if (strcmp(code, "headroom_negative") == 0) {
-        snprintf(buf, len, "max_bs %u: the graphs (%.2f GiB) leave no fraction with headroom (%s)", bs,
-                 (double)e->total_bytes / gib, code);
+        snprintf(buf, len, "max_bs %u: the graphs (%.2f GiB, %s end) leave no fraction with headroom (%s)", bs,
+                 (double)e->plan_total_bytes / gib, engine_bound_names[d->knobs.bound], code);
     } else {
         char message[ENGINE_TEXT_MAX];
         engine_warning_message_for(d, cal, code, message, sizeof message);
@@ -1426,7 +1723,7 @@ static void post_capture(const engine_deployment *d, const engine_estimate *e, e
         double reserved = 512 + (double)k->world / 8 * 1024;
         double f = G > 0 ? round((G - reserved) / G * 1000) / 1000 : 0;
         int64_t free_after = (int64_t)pre_load_free(d) - (int64_t)b->weights_bytes - (int64_t)b->state_pool_bytes -
-                             (int64_t)e->total_bytes - (int64_t)d->other_runtime_bytes;
+                             (int64_t)e->plan_total_bytes - (int64_t)d->other_runtime_bytes;
         int64_t kv = free_after - reserve_of(d, f);
         b->post_capture_applies = true;
         b->post_capture_kv_bytes = kv > 0 ? kv : 0;
@@ -1447,7 +1744,7 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
     b->other_runtime_bytes = d->other_runtime_bytes;
     b->margin_bytes = d->margin_bytes;
     b->static_budget_bytes = (uint64_t)reserve_of(d, k->mem_fraction_static);
-    b->recommended_mem_fraction_static = recommended_fraction(d, e->total_bytes);
+    b->recommended_mem_fraction_static = recommended_fraction(d, e->plan_total_bytes);
     engine_fit now;
     fit_at(d, e, k->mem_fraction_static, &now);
     b->kv_pool_bytes = now.kv_pool_bytes;

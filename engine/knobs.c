@@ -408,6 +408,38 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .field = KNOB_FIELD_U64,
      .offset = AT(knobs.min_kv_tokens),
      .human_int = true},
+    /* The driver's bytes per kernel node of an instantiated graph: the GPU's empirical default
+     * (graph_nodes.c) unless a measurement or the operator's own figure says otherwise. */
+    {.id = KNOB_NODE_BYTES,
+     .name = "node_bytes",
+     .label = "node_bytes",
+     .brief = "node",
+     .type = KNOB_TYPE_INT,
+     .autoable = true,
+     .min = 256,
+     .max = 1048576,
+     .range = "auto or 256..1M bytes",
+     .default_text = "auto (the GPU's: its preset, else its arch's empirical fit)",
+     .unit = "bytes",
+     .help = "bytes the CUDA driver keeps per kernel node of each captured graph (15K = 15 KiB)",
+     .field = KNOB_FIELD_U64,
+     .offset = AT(node_bytes),
+     .auto_offset = AT(knobs.node_bytes_auto),
+     RESOLVED(node_bytes),
+     .human_int = true},
+    {.id = KNOB_BOUND,
+     .name = "bound",
+     .label = "bound",
+     .brief = "bound",
+     .type = KNOB_TYPE_ENUM,
+     .choices = engine_bound_names,
+     .n_choices = BOUND_COUNT,
+     .range = "high or expected",
+     .default_text = "high",
+     .unit = "",
+     .help = "which end of each term's range the fraction, the wall, solve, search and launch plan on",
+     .field = KNOB_FIELD_ENUM,
+     .offset = AT(knobs.bound)},
 };
 
 const engine_knob_info *engine_knob_find(const char *name)
@@ -900,6 +932,8 @@ static double resolved_value(const engine_deployment *d, const engine_estimate *
     switch (k->field) {
     case KNOB_FIELD_U32:
         return *(const uint32_t *)p;
+    case KNOB_FIELD_U64:
+        return (double)*(const uint64_t *)p;
     case KNOB_FIELD_ENUM:
         return *(const int *)p;
     case KNOB_FIELD_BOOL:

@@ -709,7 +709,7 @@ int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source)
     fprintf(f, "# Imported by `cgplan model import` from ");
     for (const char *s = source; *s; s++)
         fputc(*s == '\n' ? ' ' : *s, f);
-    fprintf(f, ".\n# No coefficients: the fitted terms stay unknown until `cgplan calibrate`.\n");
+    fprintf(f, ".\n# No coefficients: every term comes from its mechanism; `cgplan calibrate` refines them.\n");
     fprintf(f, "kind: model\nname: %s\ndescription: ", m->name);
     put_quoted(f, m->description);
     fprintf(f, "\nhf_names: [");

@@ -6,7 +6,7 @@
 #include "tui_app.h"
 #include "tui_internal.h"
 
-static const char *const short_sources[SOURCE_UNKNOWN + 1] = {"exact", "deriv", "coeff", "calib", "?"};
+static const char *const short_sources[SOURCE_COUNT] = {"exact", "deriv", "coeff", "calib", "?", "empir"};
 
 /* The table's columns. From TERMS_WIDE_IW interior columns on, the long names: "largest", the
  * terms' labels, "coefficient"; below it the short ones. GiB as "%7.2f" or "%5.2f". */

@@ -1,0 +1,274 @@
+/* graph_nodes.c — the kernel nodes of one captured decode graph, and the bytes the CUDA driver
+ * keeps for each.
+ *
+ * Each further graph costs what the driver records for its kernel nodes, outside PyTorch
+ * (reference: per-graph.md §1 rows 1a/1b; NVIDIA CCCL's executable_graph_cache.cuh estimates
+ * 10,240 B per node). So a graph's cost is a count the source fixes (the kernels one decode
+ * step launches, read per layer kind below) times a constant of the GPU and its driver
+ * (node_bytes), fitted over public captures and labelled empirical.
+ *
+ * Each row is one kernel (or a few) of one decode step, with the range its code paths take:
+ * a split-K GEMM is two kernels, FA3 runs its main kernel and, for long contexts, a combine, a
+ * fused RoPE + KV store is one. The expected count is the middle of the range. */
+#include "engine.h"
+
+#include <string.h>
+
+typedef struct {
+    uint32_t low, high;
+} span;
+
+static void add(span *s, span row, uint32_t times)
+{
+    s->low += row.low * times;
+    s->high += row.high * times;
+}
+
+/* Architectures whose attention normalises q and k per head before RoPE (apply_qk_norm:
+ * models/qwen3.py, qwen3_moe.py, qwen3_next.py Qwen3Attention; gemma3_causal.py; olmo2.py;
+ * glm4_moe.py with use_qk_norm). */
+static const char *const qk_norm_prefixes[] = {"Qwen3", "Gemma3", "Olmo2", "Glm4Moe", "Qwen3_5"};
+
+static bool has_qk_norm(const engine_model *m)
+{
+    for (size_t i = 0; i < sizeof qk_norm_prefixes / sizeof qk_norm_prefixes[0]; i++)
+        if (strncmp(m->architecture, qk_norm_prefixes[i], strlen(qk_norm_prefixes[i])) == 0)
+            return true;
+    return false;
+}
+
+/* The attention kernel of one decode step, per backend (the layers/attention backends'
+ * forward_decode): FA3 runs flash_attn_with_kvcache, plus its combine kernel when it splits the
+ * KV and the scheduler-metadata kernel (main); FlashInfer's decode or MLA wrapper run, with a
+ * merge of split KV; trtllm's one kernel (two with its split reduce); Triton's two-stage decode
+ * (stage 1, stage 2 reduce); FlashMLA's metadata, kernel and combine. */
+static span attention_kernel(engine_backend b)
+{
+    switch (b) {
+    case BACKEND_FA3:
+    case BACKEND_FA4:
+        return (span){1, 3};
+    case BACKEND_FLASHINFER:
+    case BACKEND_FLASHINFER_MLA:
+    case BACKEND_TRTLLM_MHA:
+    case BACKEND_TRTLLM_MLA:
+    case BACKEND_CUTLASS_MLA:
+    case BACKEND_AITER:
+        return (span){1, 2};
+    case BACKEND_TRITON:
+    case BACKEND_FLASHMLA:
+        return (span){2, 3};
+    case BACKEND_NSA: /* the indexer's top-k and the sparse kernel (nsa_backend.py) */
+        return (span){4, 8};
+    case BACKEND_TORCH_NATIVE:
+    case BACKEND_COUNT:
+        break;
+    }
+    return (span){2, 6}; /* torch_native: SDPA's own kernels */
+}
+
+/* A GQA (or sliding-window) attention block of one layer (models/llama.py LlamaAttention,
+ * qwen3.py forward_prepare_native): fused add-RMSNorm, qkv GEMM (two with split-K), q/k norm
+ * where the model has it, RoPE, KV store (set_kv_buffer, one or two copies), attention,
+ * o_proj. FP8 block linear adds a per-token-group quant before each GEMM input (qkv, o). */
+static span gqa_block(const engine_model *m, engine_backend b)
+{
+    span s = {0, 0};
+    add(&s, (span){1, 1}, 1); /* fused add-RMSNorm */
+    add(&s, (span){1, 2}, 1); /* qkv_proj */
+    if (has_qk_norm(m))
+        add(&s, (span){2, 2}, 1); /* q_norm, k_norm */
+    add(&s, (span){1, 1}, 1);     /* rotary */
+    add(&s, (span){1, 2}, 1);     /* KV store */
+    add(&s, attention_kernel(b), 1);
+    add(&s, (span){1, 2}, 1); /* o_proj */
+    if (m->dense_dtype == DTYPE_FP8)
+        add(&s, (span){2, 2}, 1); /* per-token-group quant of the two GEMM inputs */
+    return s;
+}
+
+/* An absorbed MLA decode block (models/deepseek_v2.py forward_absorb_prepare / core): fused
+ * add-RMSNorm, fused_qkv_a_proj, q_a and kv_a norms, q_b_proj, the w_kc bmm (a copy on some
+ * paths), RoPE, KV store, attention, the w_vc bmm, o_proj; FP8 quantises the three GEMM inputs. */
+static span mla_block(const engine_model *m, engine_backend b)
+{
+    span s = {0, 0};
+    add(&s, (span){1, 1}, 1);                     /* fused add-RMSNorm */
+    add(&s, (span){1, 1}, 1);                     /* fused_qkv_a_proj_with_mqa */
+    add(&s, (span){m->q_lora_rank ? 2 : 1, 2}, 1); /* q_a_layernorm, kv_a_layernorm */
+    add(&s, (span){m->q_lora_rank ? 1 : 0, 1}, 1); /* q_b_proj */
+    add(&s, (span){1, 2}, 1);                     /* bmm with w_kc */
+    add(&s, (span){1, 1}, 1);                     /* rotary */
+    add(&s, (span){1, 1}, 1);                     /* KV store */
+    add(&s, attention_kernel(b), 1);
+    add(&s, (span){1, 2}, 1); /* bmm with w_vc */
+    add(&s, (span){1, 1}, 1); /* o_proj */
+    if (m->dense_dtype == DTYPE_FP8)
+        add(&s, (span){3, 3}, 1);
+    return s;
+}
+
+/* A linear-attention block (Kimi KDA, Gated DeltaNet, Mamba-2 mixers: models/qwen3_next.py
+ * Qwen3GatedDeltaNet, kimi_linear.py): fused add-RMSNorm, the input projections (two or three
+ * GEMMs), the short causal convolution's update, the gates and beta, the recurrent state
+ * update, the gated RMSNorm and the output projection. */
+static span linear_block(const engine_model *m)
+{
+    span s = {8, 16};
+    if (m->dense_dtype == DTYPE_FP8)
+        add(&s, (span){2, 3}, 1);
+    return s;
+}
+
+/* A dense gated MLP: fused add-RMSNorm, gate_up, SiluAndMul, down (FP8: two quants). */
+static span dense_mlp(const engine_model *m)
+{
+    span s = {4, 4};
+    if (m->dense_dtype == DTYPE_FP8)
+        add(&s, (span){2, 2}, 1);
+    return s;
+}
+
+/* The routed experts of one MoE layer, per runner: the router GEMM with the norm before it,
+ * then Triton's fused_experts_impl (topk_softmax, moe_align_block_size and its fill, two fused
+ * GEMMs, the activation, moe_sum_reduce; FP8 quantises both GEMM inputs), FlashInfer's fused
+ * trtllm MoE (routing, quant, GEMMs, finalize in four to six), the cutlass paths, DeepGEMM's
+ * masked path behind DeepEP (topk, dispatch, quant, two masked GEMMs, the activation with its
+ * quant, combine), and the MXFP4 kernels of gpt-oss. */
+static span moe_block(const engine_model *m, engine_moe_runner runner, bool deepep)
+{
+    span s = {2, 2}; /* fused add-RMSNorm, router GEMM */
+    bool fp8 = m->expert_dtype == DTYPE_FP8;
+    switch (runner) {
+    case MOE_RUNNER_FLASHINFER_TRTLLM:
+        add(&s, (span){4, 6}, 1);
+        break;
+    case MOE_RUNNER_FLASHINFER_CUTLASS:
+    case MOE_RUNNER_CUTLASS:
+        add(&s, (span){4, 8}, 1);
+        break;
+    case MOE_RUNNER_DEEP_GEMM:
+        add(&s, deepep ? (span){6, 11} : (span){6, 10}, 1);
+        break;
+    case MOE_RUNNER_FLASHINFER_MXFP4:
+    case MOE_RUNNER_TRITON_KERNEL:
+        add(&s, (span){4, 8}, 1);
+        break;
+    case MOE_RUNNER_AITER:
+        add(&s, (span){3, 6}, 1);
+        break;
+    case MOE_RUNNER_AUTO:
+    case MOE_RUNNER_TRITON:
+    case MOE_RUNNER_COUNT:
+        add(&s, (span){6, 9}, 1);
+        if (fp8)
+            add(&s, (span){2, 2}, 1);
+        break;
+    }
+    if (m->shared_experts) /* gate_up, activation, down, and the shared gate where there is one */
+        add(&s, (span){3, 5}, 1);
+    return s;
+}
+
+/* Whether SGLang's custom all-reduce serves an all-reduce of BYTES over ATTN_TP GPUs: world 2,
+ * 4, 6 or 8 on one node, inputs below its 8 MiB buffer (custom_all_reduce.py should_custom_ar:
+ * inp_size < max_size; _MAX_CAR_SIZE 8192 x 1024, ROCm 16 MiB). Anything else goes to pynccl and
+ * is captured as a NCCL kernel (lazy-comm.md §1.5). */
+bool engine_custom_ar_covers(const engine_deployment *d, uint32_t attn_tp, uint64_t bytes)
+{
+    if (attn_tp < 2 || attn_tp > 8 || attn_tp % 2)
+        return false;
+    bool rocm = d->gpu.arch == GPU_ARCH_CDNA3 || d->gpu.arch == GPU_ARCH_CDNA4;
+    uint64_t max = (rocm ? 16 : 8) * ENGINE_MIB;
+    return bytes < max;
+}
+
+void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l, uint32_t attn_tp,
+                              engine_graph_nodes *out)
+{
+    const engine_model *m = &d->model;
+    uint32_t linear = m->linear_attn_layers < m->layers ? m->linear_attn_layers : 0;
+    uint32_t softmax = m->layers - linear;
+    uint32_t dense = m->num_experts ? (m->dense_layers < m->layers ? m->dense_layers : m->layers) : m->layers;
+    uint32_t moe = m->layers - dense;
+    bool deepep = d->a2a == A2A_DEEPEP && l->moe;
+    span s = {0, 0};
+    span attn = m->attn_kind == ATTN_MLA ? mla_block(m, l->backend) : gqa_block(m, l->backend);
+    add(&s, attn, softmax);
+    add(&s, linear_block(m), linear);
+    add(&s, dense_mlp(m), dense);
+    add(&s, moe_block(m, l->moe_runner, deepep), moe);
+    /* TP collectives, one kernel each: an all-reduce after attention and after the MLP at
+     * attn_tp > 1, and the embedding's (the "+1" of SGLang's "Registering (2L + 1) x graphs cuda
+     * graph addresses", per-graph.md 3a). DP attention gathers before and scatters after the
+     * MoE of each layer; DeepEP's dispatch and combine are in the MoE rows. */
+    uint32_t ar = attn_tp > 1 ? 2 * m->layers + 1 : 0;
+    uint32_t gathers = l->dp_attention && d->knobs.dp > 1 && !deepep ? 2 * moe : 0;
+    add(&s, (span){1, 1}, ar + gathers);
+    /* The model's own: embedding, final norm, lm_head, the vocab all-gather at tp > 1, the copy
+     * into the shared logits buffer, the input preparation copies (positions, seq_lens). */
+    add(&s, (span){5, 9}, 1);
+    uint32_t gather = attn_tp > 1 ? 1 : 0;
+    add(&s, (span){1, 1}, gather);
+    /* Target verify under speculation: the tree mask and the accept-length bookkeeping. */
+    if (d->knobs.mtp > 1)
+        add(&s, (span){1, 4}, 1);
+    out->nodes.low = s.low;
+    out->nodes.high = s.high;
+    out->nodes.expected = (s.low + s.high + 1) / 2;
+    out->allreduce = ar;
+    out->vocab_gather = gather;
+
+    /* The draft runners (speculative/eagle_draft_cuda_graph_runner.py and
+     * eagle_draft_extend_cuda_graph_runner.py): per captured size, mtp - 1 draft decode steps and
+     * one draft extend, each through the draft layers, the lm_head and a top-k. */
+    span draft = {0, 0};
+    if (d->knobs.mtp > 1) {
+        span layer = attn;
+        add(&layer, m->num_experts ? moe_block(m, l->moe_runner, deepep) : dense_mlp(m), 1);
+        span step = {0, 0};
+        add(&step, layer, m->draft_layers ? m->draft_layers : 1);
+        add(&step, (span){4, 8}, 1); /* the fusion of hidden and embedding, norm, lm_head, top-k */
+        if (attn_tp > 1)
+            add(&step, (span){1, 1}, 2 * (m->draft_layers ? m->draft_layers : 1) + 1);
+        add(&draft, step, d->knobs.mtp);
+    }
+    out->draft_nodes.low = draft.low;
+    out->draft_nodes.high = draft.high;
+    out->draft_nodes.expected = (draft.low + draft.high + 1) / 2;
+}
+
+/* ---- node_bytes: an empirical constant of the GPU and its driver ----
+ *
+ * Fitted with bench/accuracy --fit over the public captures of bench/data/deployments.json:
+ * each point's measured total less every other term, over its captured graphs' expected nodes.
+ * Per point (KiB per node) and the leave-one-out error of the fit without the point's model are
+ * in bench/data/README.md; the arch rows below are the median over that arch's points, the
+ * range their spread widened by the node counts' own tolerance. An arch with no public point
+ * takes the fit of all points with a wider range. */
+static const struct {
+    engine_gpu_arch arch;
+    engine_range bytes;
+    const char *source;
+} node_bytes_fits[] = {
+    {GPU_ARCH_SM90, {15 * 1024, 10 * 1024, 25 * 1024},
+     "empirical: fit over the public Hopper captures (bench/data; per-graph.md), driver-dependent"},
+    {GPU_ARCH_SM100, {15 * 1024, 10 * 1024, 25 * 1024},
+     "empirical: fit over the public Blackwell captures (bench/data; per-graph.md), driver-dependent"},
+};
+static const engine_range node_bytes_all = {15 * 1024, 8 * 1024, 32 * 1024};
+
+const char *engine_node_bytes_default(const engine_gpu *g, engine_range *out)
+{
+    if (g->node_bytes.expected) {
+        *out = g->node_bytes;
+        return g->node_bytes_source[0] ? g->node_bytes_source : "the GPU preset's node_bytes";
+    }
+    for (size_t i = 0; i < sizeof node_bytes_fits / sizeof node_bytes_fits[0]; i++)
+        if (node_bytes_fits[i].arch == g->arch) {
+            *out = node_bytes_fits[i].bytes;
+            return node_bytes_fits[i].source;
+        }
+    *out = node_bytes_all;
+    return "empirical: no public point for this arch; the fit of all points, with a wider range";
+}
