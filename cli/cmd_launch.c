@@ -28,6 +28,12 @@ static void write_json(const engine_deployment *d, const engine_estimate *e, con
     jsonw_kstring(&w, "sglang", rel);
     jsonw_kdouble(&w, "mem_fraction_static", l->mem_fraction_static, 3);
     jsonw_ku64(&w, "total_bytes", e->total_bytes);
+    jsonw_ku64(&w, "total_low_bytes", e->total_low_bytes);
+    if (e->total_complete)
+        jsonw_ku64(&w, "total_high_bytes", e->total_high_bytes);
+    else
+        jsonw_knull(&w, "total_high_bytes");
+    jsonw_kstring(&w, "bound", engine_bound_names[d->knobs.bound]);
     jsonw_ki64(&w, "kv_pool_bytes", e->budget.kv_pool_bytes);
     jsonw_ki64(&w, "headroom_bytes", e->budget.headroom_bytes);
     jsonw_kbool(&w, "fits", l->fits);
@@ -111,10 +117,14 @@ int cmd_launch(int argc, char **argv)
         engine_release_text(&k->sglang, rel, sizeof rel);
         printf("# cgplan launch: %s (%s on %u x %s), SGLang %s flags\n", d.name, d.model.name, k->world, d.gpu.name,
                rel);
-        printf("# planned at --mem-fraction-static %.3f (%s): CUDA graphs %.2f GiB per GPU, KV pool %.2f GiB, "
+        char range[64] = "no upper end: a term is unknown";
+        if (e.total_complete)
+            snprintf(range, sizeof range, "%.2f .. %.2f, planned on the %s end", cli_gib(e.total_low_bytes),
+                     cli_gib(e.total_high_bytes), engine_bound_names[k->bound]);
+        printf("# planned at --mem-fraction-static %.3f (%s): CUDA graphs %.2f GiB per GPU [%s], KV pool %.2f GiB, "
                "headroom %.2f GiB\n",
                l.mem_fraction_static, given ? "as --set" : "the recommended fraction for these knobs",
-               cli_gib(e.total_bytes), (double)e.budget.kv_pool_bytes / (double)ENGINE_GIB,
+               cli_gib(e.total_bytes), range, (double)e.budget.kv_pool_bytes / (double)ENGINE_GIB,
                (double)e.budget.headroom_bytes / (double)ENGINE_GIB);
         for (int i = 0; i < l.n_refusals; i++)
             printf("# REFUSED: %s\n", l.refusals[i]);

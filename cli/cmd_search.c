@@ -57,16 +57,21 @@ int cmd_search(int argc, char **argv)
         return rc;
     static engine_layout_result res[SEARCH_MAX];
     static engine_estimate scratch;
+    /* A term no formula, preset or calibration covers leaves the total no upper end: no wall can
+     * be planned on it, so nothing is ranked. */
+    engine_estimate_terms(&d, calibrated ? &cal : NULL, &scratch);
+    if (!scratch.total_complete) {
+        const engine_warning *w = engine_warning_find(&scratch.warnings, "terms_unknown");
+        cli_error("search: %s", w ? w->message : "cannot plan: a term is unknown");
+        return EXIT_NO_FIT;
+    }
     size_t scanned = 0;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     size_t n = engine_search(&d, calibrated ? &cal : NULL, &so, res, SEARCH_MAX, &scanned, &scratch);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-    /* A model whose fitted terms are unknown (no preset value, no calibration) is ranked on its
-     * known terms only: every wall is then an upper bound. Said where it is read. */
-    engine_estimate_terms_quiet(&d, calibrated ? &cal : NULL, &scratch);
-    bool complete = scratch.total_complete;
+    bool complete = true;
 
     if (o.format == FORMAT_JSON) {
         jsonw w;
@@ -79,6 +84,7 @@ int cmd_search(int argc, char **argv)
         jsonw_ku64(&w, "gpus", so.gpus);
         jsonw_ku64(&w, "nodes", so.nodes);
         jsonw_kbool(&w, "total_complete", complete);
+        jsonw_kstring(&w, "bound", engine_bound_names[d.knobs.bound]);
         jsonw_key(&w, "layouts");
         jsonw_array_begin(&w);
         for (size_t i = 0; i < n; i++) {
@@ -119,10 +125,9 @@ int cmd_search(int argc, char **argv)
     } else {
         printf("%s on %u x %s (%u node%s): %zu layouts fit of %zu scanned in %.3f s\n", d.model.name, so.gpus,
                d.gpu.name, so.nodes, so.nodes == 1 ? "" : "s", n, scanned, elapsed);
-        if (!complete)
-            printf("! %s has terms no preset value or calibration gives (cgplan estimate lists them): the walls "
-                   "below count the known terms only and are upper bounds; calibrate from a measured log first\n",
-                   d.model.name);
+        printf("walls planned on the %s end of each term's range (--set bound=expected for the expected "
+               "values)\n",
+               engine_bound_names[d.knobs.bound]);
         printf("%-3s %4s %4s %-4s %4s %4s %-6s %4s %7s %6s %11s %12s %9s  %s\n", "", "tp", "dp", "dpa", "ep", "dcp",
                "a2a", "mtp", "max_bs", "f", "concurrency", "KV tokens", "KV/req", "limit");
         for (size_t i = 0; i < n; i++) {

@@ -46,7 +46,7 @@ const engine_term_info engine_terms[TERM_COUNT] = {
      "article, activations of the widest layer; fitted from the two K3 runs",
      "the attention activations (rows x heads per GPU)", false, false, 25,
      50 /* widest layer from shapes: the pool's split blocks and the norms' scratch left out */},
-    {TERM_BUCKETS, "buckets", "graphs", "graphs", "each captured graph's own cost: driver nodes, wrappers, NCCL work",
+    {TERM_BUCKETS, "buckets", "captured graphs", "graphs", "each captured graph's own cost: driver nodes, wrappers, NCCL work",
      LAYER_BUCKETS, SOURCE_EMPIRICAL, ROWS | KNOB_BIT(KNOB_NODE_BYTES) | KNOB_BIT(KNOB_ATTENTION_BACKEND),
      "buckets.nodes + buckets.wrappers + buckets.nccl_work (or a fit's graph_bytes x (n - 1) + out_bytes_per_row x "
      "sum(other bs x mtp))",
@@ -1029,11 +1029,21 @@ static void backend_state(const engine_deployment *d, const engine_estimate *e, 
         t->formula = "bs_max x ceil(context_len / page_size) x 4 (int32 page table)";
         t->origin = "trtllm_mha_backend.py init_cuda_graph_state";
         return;
-    case BACKEND_NSA:
-        t->known = false; /* the sparse indexer's buffers are not modelled */
-        t->source = SOURCE_UNKNOWN;
-        t->formula = "not modelled for the sparse-attention backend";
+    case BACKEND_NSA: {
+        /* init_cuda_graph_state's page table is page-size-1 and per token (max_num_tokens x
+         * max_context_len int32); each captured size keeps its real page table, a strided copy
+         * at --page-size > 1 (_transform_table_1_to_real); the indexer's MQA logits, FP32 over
+         * the context for every token, are the largest bucket's transient (nsa_indexer.py). */
+        uint64_t pages = (ctx + page - 1) / page, copies = 0;
+        if (page > 1)
+            for (uint32_t i = 0; i < e->n_buckets; i++)
+                copies += 4 * (uint64_t)e->buckets[i] * (spec ? d->knobs.mtp : 1) * pages;
+        t->bytes = tokens * ctx * 4 + copies + tokens * ctx * 4;
+        t->formula = "attn_rows x context_len x 4 (page table) + 4 x sum(bs x rows) x ceil(context_len / page) "
+                     "(real page tables, page > 1) + attn_rows x context_len x 4 (indexer logits)";
+        t->origin = "nsa_backend.py init_cuda_graph_state, init_forward_metadata_capture_cuda_graph; nsa_indexer.py";
         return;
+    }
     case BACKEND_TORCH_NATIVE:
     case BACKEND_COUNT:
         t->bytes = 0;

@@ -125,8 +125,11 @@ static void draw_total(tui_app *app, tui_screen *s, tui_rect r)
     const engine_estimate *e = &p->e;
     int x = r.x + 1;
     x += tui_printf(s, x, r.y, r.w - 1, TUI_ST_TOTAL, "total %.2f GiB", tui_gib(e->total_bytes));
-    if (!e->total_complete) /* a term is unknown: the sum is a floor, as the table's "?" says */
-        x += tui_printf(s, x, r.y, r.x + r.w - x, TUI_ST_WARN, " of the known terms");
+    if (!e->total_complete) /* a term is unknown: the sum is a floor with no upper end */
+        x += tui_printf(s, x, r.y, r.x + r.w - x, TUI_ST_WARN, " of the known terms: cannot plan");
+    else /* the range the answers plan on (its high end unless bound=expected) */
+        x += tui_printf(s, x, r.y, r.x + r.w - x, TUI_ST_DIM, " [%.2f, %.2f]", tui_gib(e->total_low_bytes),
+                        tui_gib(e->total_high_bytes));
     if (app->have_prev && app->prev_total != e->total_bytes) {
         int64_t d = (int64_t)e->total_bytes - (int64_t)app->prev_total;
         x += tui_printf(s, x, r.y, r.x + r.w - x, TUI_ST_HILITE, " (%+.2f)", tui_sgib(d));
@@ -134,9 +137,14 @@ static void draw_total(tui_app *app, tui_screen *s, tui_rect r)
     if (r.w >= TOTAL_SPLIT_W)
         x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_DIM, "  target %.2f + draft %.2f",
                                tui_gib(e->target_total_bytes), tui_gib(e->draft_total_bytes));
-    x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_HEUR, " · SGLang heuristic %.2f GiB (%.0f%% of it)",
-                           tui_gib(e->heuristic_total_bytes),
-                           e->total_bytes ? 100.0 * (double)e->heuristic_total_bytes / (double)e->total_bytes : 0.0);
+    if (e->total_complete) /* compared only with a complete total */
+        x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_HEUR,
+                               " · SGLang heuristic %.2f GiB (%.0f%% of it)", tui_gib(e->heuristic_total_bytes),
+                               e->total_bytes ? 100.0 * (double)e->heuristic_total_bytes / (double)e->total_bytes
+                                              : 0.0);
+    else
+        x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_HEUR, " · SGLang heuristic %.2f GiB",
+                               tui_gib(e->heuristic_total_bytes));
     if (app->compare && app->plan[1].loaded)
         tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, " · %s %.2f GiB", app->plan[1].name,
                           tui_gib(app->plan[1].e.total_bytes));

@@ -84,7 +84,7 @@ contains "$OUT" "max_dispatch         disp" "the help lists a knob's brief label
 contains "$OUT" "F10 quit" "the help names F10"
 expect_exit 0 env LANG=C.UTF-8 "$CGPLAN" tui --snapshot 160x48 --db "$DB" --keys "? Tab"
 contains "$OUT" "help 2/2: the term labels" "Tab turns the help to the term labels"
-contains "$OUT" "other bkts   other buckets" "a term's short and long label"
+contains "$OUT" "graphs       captured graphs" "a term's short and long label"
 contains "$OUT" "the FP32 logits buffer of the largest bucket" "a term's legend"
 
 # The light theme: from CGPLAN_THEME, toggled by t; the frame's text is the same
@@ -109,11 +109,11 @@ cleanup_tmux
 # model alone at SGLang's defaults (tp 1, the release's max_bs), or on a preset with --set applied
 start_session 140 44 "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL= $CGPLAN tui --db $DB --model qwen3-8b --set gpu=h100"
 wait_for 'qwen3-8b · qwen3-8b · 1 x h100' && pass
-want=$("$CGPLAN" estimate --model qwen3-8b --set gpu=h100 --db "$DB" --format json |
-  python3 -c 'import json,sys; print("%.2f" % (json.load(sys.stdin)["total_bytes"] / 2**30))')
+read -r want want_low want_high < <("$CGPLAN" estimate --model qwen3-8b --set gpu=h100 --db "$DB" --format json |
+  python3 -c 'import json,sys; j=json.load(sys.stdin); print(" ".join("%.2f" % (j[k] / 2**30) for k in ("total_bytes", "total_low_bytes", "total_high_bytes")))')
 [ "$(screen_total)" = "$want" ] && pass || fail "tui --model total $(screen_total), estimate $want"
 [ "$(screen_knob max_bs)" = 256 ] && [ "$(screen_knob world)" = 1 ] && pass || fail "tui --model knobs: max_bs $(screen_knob max_bs), world $(screen_knob world)"
-contains "$(capture)" "of the known terms" "a partial total says so"
+contains "$(capture)" "[$want_low, $want_high]" "the total's range beside it"
 tm send-keys -t t q
 [ "$(wait_status 10)" = "EXIT=0" ] && pass || fail "q in a --model plan did not exit 0"
 cleanup_tmux
@@ -122,6 +122,14 @@ wait_for 'k3-dp16 · kimi-k3' && pass
 [ "$(screen_knob max_bs)" = 64 ] && [ "$(screen_total)" = "$(expected_total k3-dp16 max_bs=64)" ] && pass ||
   fail "tui --set max_bs=64: max_bs $(screen_knob max_bs), total $(screen_total)"
 not_contains "$(capture)" "of the known terms" "K3's total is complete"
+tm send-keys -t t q
+wait_status 10 > /dev/null
+cleanup_tmux
+# a term no formula covers: the planner says it cannot plan, and compares no heuristic share
+start_session 140 44 "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL= $CGPLAN tui --db $DB --model deepseek-v3 --set gpu=h200 --set tp=6 --set a2a=deepep"
+wait_for 'deepseek-v3 · deepseek-v3' && pass
+contains "$(capture)" "of the known terms: cannot plan" "a partial total: cannot plan"
+not_contains "$(capture)" "% of it)" "no heuristic share of a partial total"
 tm send-keys -t t q
 wait_status 10 > /dev/null
 cleanup_tmux

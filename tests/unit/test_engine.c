@@ -257,7 +257,18 @@ static void test_dp16_reference(void **state)
     /* budget: KV pool 5.3 GiB, P x (1 - f) 14.20, headroom ~5.04 */
     assert_within(e.budget.static_budget_bytes / GIB, 14.20, 0.01);
     assert_within(e.budget.kv_pool_bytes / GIB, 5.3, 0.06);
+    /* headroom at the preset's 0.920: 5.04 GiB on the expected total, 4.94 on its high end (the
+     * article's coefficients carry 5% either way), which the answers plan on by default */
+    assert_within(e.budget.headroom_bytes / GIB, 4.94, 0.03);
+    assert_within(e.total_high_bytes / GIB, 8.27, 0.01);
+    assert_true(e.total_low_bytes < e.total_bytes && e.total_bytes < e.total_high_bytes);
+    assert_int_equal(e.plan_total_bytes, e.total_high_bytes);
+    d.knobs.bound = BOUND_EXPECTED;
+    engine_estimate_compute(&d, NULL, &e);
     assert_within(e.budget.headroom_bytes / GIB, 5.04, 0.03);
+    assert_int_equal(e.plan_total_bytes, e.total_bytes);
+    d.knobs.bound = BOUND_HIGH;
+    engine_estimate_compute(&d, NULL, &e);
     assert_int_equal(e.budget.kv_cell_bytes, 28800);
     assert_int_equal(e.budget.kv_tokens_per_gib, ENGINE_GIB / 28800);
     /* the wall is driven by the MoE floor (article: DP16 hits the max_dispatch-driven floor first) */
@@ -548,6 +559,76 @@ static void test_fa3_state_dense_gqa(void **state)
     assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 170921240ULL);
 }
 
+/* Llama-3.3-70B at TP8 on H200, SGLang 0.5.3, fa3 (bench/data llama3.3-70b-tp8-h200-bs512-pcg):
+ * each captured graph's kernel nodes (graph_nodes.c) per layer, GQA without q/k norm:
+ *   norm 1, qkv 1-2, RoPE 1, KV store 1-2, FA3 1-3, o_proj 1-2; MLP 4: 10..15, x 80 = 800..1200
+ *   + 2 x 80 + 1 = 161 all-reduces + model 5..9 + the vocab all-gather 1: 967..1371, expected 1169.
+ * SGLang's log says "Registering 8372 cuda graph addresses": 161 x 52 graphs. The bs-512 graph's
+ * all-reduces (512 x 8192 x 2 B = 8 MiB, not below custom all-reduce's 8 MiB) go to NCCL: 52
+ * all-gathers + 161 = 213 NCCL ops. Every term lies in its range, and the recommended fraction
+ * leaves the margin at the high end: f <= 1 - (high + other runtime + margin) / P. */
+static void test_graph_nodes_llama70b_tp8(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    engine_estimate e;
+    char err[128];
+    engine_deployment_defaults(&d);
+    engine_model *m = &d.model;
+    snprintf(m->name, sizeof m->name, "llama-3.1-70b");
+    snprintf(m->architecture, sizeof m->architecture, "LlamaForCausalLM");
+    m->vocab = 128256;
+    m->hidden = 8192;
+    m->layers = 80;
+    m->context_len = 131072;
+    m->attn_kind = ATTN_GQA;
+    m->heads = 64;
+    m->kv_heads = 8;
+    m->head_dim = 128;
+    m->full_attn_layers = 80;
+    m->intermediate = 28672;
+    for (int c = 0; c < COEF_COUNT; c++)
+        m->coef_missing[c] = true; /* a model preset: no fitted coefficient */
+    snprintf(d.gpu.name, sizeof d.gpu.name, "h200");
+    d.gpu.cuda_total_bytes = (uint64_t)llround(139.80 * GIB);
+    d.gpu.nvidia_smi_mib = 143771;
+    d.gpu.arch = GPU_ARCH_SM90;
+    d.knobs.world = 8;
+    d.knobs.max_bs = 512;
+    d.knobs.context_len = 131072;
+    d.knobs.max_dispatch_auto = true;
+    d.knobs.backend_auto = true;
+    d.a2a = A2A_NONE;
+    assert_int_equal(engine_release_parse("0.5.3", &d.knobs.sglang, err, sizeof err), 0);
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.layout.backend, BACKEND_FA3);
+    assert_int_equal(e.n_buckets, 52);
+    assert_int_equal(e.graph_nodes.allreduce, 161);
+    assert_int_equal(e.graph_nodes.allreduce * e.n_buckets, 8372);
+    assert_int_equal(e.graph_nodes.nodes.low, 967);
+    assert_int_equal(e.graph_nodes.nodes.high, 1371);
+    assert_int_equal(e.graph_nodes.nodes.expected, 1169);
+    assert_int_equal(e.nccl_graph_ops, 52 + 161);
+    assert_true(e.parts[PART_BUCKETS_NODES].present);
+    assert_int_equal(e.parts[PART_BUCKETS_NODES].bytes, 52ULL * 1169 * e.node_bytes);
+    assert_int_equal(e.parts[PART_BUCKETS_WRAPPERS].bytes, 0); /* fa3 keeps no wrapper */
+    assert_int_equal(e.parts[PART_LAZY_CUBLAS].bytes, 33 * ENGINE_MIB);
+    assert_int_equal(e.parts[PART_LAZY_NCCL].bytes, 0);
+    assert_true(e.total_complete);
+    for (int i = 0; i < TERM_COUNT; i++)
+        assert_true(e.terms[i].low_bytes <= e.terms[i].bytes && e.terms[i].bytes <= e.terms[i].high_bytes);
+    assert_true(e.total_high_bytes > e.total_bytes);
+    double P = (double)e.budget.pre_load_free_bytes;
+    double cap = 1.0 - (double)(e.total_high_bytes + d.other_runtime_bytes + d.margin_bytes) / P;
+    assert_true(e.budget.recommended_mem_fraction_static <= cap + 1e-9);
+    /* the node_bytes knob moves the constant and keeps its relative range */
+    assert_int_equal(engine_knob_set_text(&d, KNOB_NODE_BYTES, "20000", NULL, err, sizeof err), 0);
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.node_bytes, 20000);
+    assert_int_equal(e.parts[PART_BUCKETS_NODES].bytes, 52ULL * 1169 * 20000);
+    assert_true(e.node_bytes_range.low < 20000 && e.node_bytes_range.high > 20000);
+}
+
 /* attention_backend auto: the release's default for the GPU's arch (engine_release_default_backend),
  * and the page size that backend runs with, in the estimate and its text. Qwen3-8B's shapes
  * (presets/qwen3-8b.yaml) at context 40960, buckets 1, 2, 4, 8: B = 8.
@@ -693,6 +774,7 @@ int main(void)
         cmocka_unit_test(test_fa3_state_dense_gqa),
         cmocka_unit_test(test_auto_backend_follows_release_and_arch),
         cmocka_unit_test(test_sglang_defaults),
+        cmocka_unit_test(test_graph_nodes_llama70b_tp8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
