@@ -2,7 +2,8 @@
  * GPUs x mtp 1..8 x SGLang's max_bs grid x three dispatch settings), with the terms-only estimate
  * without warning texts (one probe of the wall; the numbers the Python side computes) and the
  * full one without texts (budget, fit rule, wall bisection: what search runs per layout). Prints
- * a checksum of the totals, heuristics and alternatives (and walls with their fractions) so
+ * a checksum of the totals with their ranges, the kernel nodes per graph, heuristics and
+ * alternatives (and walls with their fractions) so
  * bench_estimate.py can prove it computed the same thing.
  * Usage: bench_estimate [PRESET] [SECONDS] */
 #include <stdio.h>
@@ -50,7 +51,8 @@ static size_t sweep(const engine_deployment *base, bool full, uint64_t *checksum
                         /* the total, the heuristic and both alternatives (so both sides prove they
                          * computed the same) */
                         *checksum += e.total_bytes + e.heuristic_total_bytes + e.terms[TERM_DEEPEP].alt_bytes +
-                                     e.terms[TERM_MASKED_GEMM].alt_bytes;
+                                     e.terms[TERM_MASKED_GEMM].alt_bytes + e.total_low_bytes + e.total_high_bytes +
+                                     e.graph_nodes.nodes.expected;
                         if (full) /* the budget at the plan's fraction, the wall and what limits it */
                             *checksum += e.budget.kv_tokens +
                                          (uint64_t)llround(e.budget.recommended_mem_fraction_static * 1000) +

@@ -16,7 +16,7 @@ GIB = 1 << 30
 MIB = 1 << 20
 K3 = dict(vocab=163840, hidden=7168, heads=96, E=896, H=3584, I=3072, ctx=1048576,
           act=4884109, lazy=581477093, graph=52706322, out=26365, dbase=510343173, drow=631613,
-          kv_lora=512, rope=64, attn_layers=24, draft_layers=1, kv_bytes=2)
+          kv_lora=512, rope=64, attn_layers=24, draft_layers=1, kv_bytes=2, layers=93, linear=69, dense=1)
 # k3-dp16's budget: P = B200's 178.35 GiB - 0.8 GiB, W 150 GiB, S 8 GiB, O 1 GiB; the fit rule's
 # margin (5 GiB) and KV minimum (4096 tokens per running request)
 BUDGET = dict(P=190642860851, W=150 * GIB, S=8 * GIB, O=GIB, margin=5 * GIB, min_kv=4096, f_top=0.99)
@@ -107,6 +107,31 @@ def buckets(max_bs, mtp, dp, dp_attention, attn_tp, gathered, warnings):
         warnings.append("no_bucket_survives")
     return b
 
+def graph_nodes(attn_tp, mtp, m=K3):
+    """Kernel nodes of one captured graph (engine/graph_nodes.c) for K3's layer kinds: 24 absorbed
+    MLA blocks (FlashInfer MLA), 69 KDA blocks, one dense MLP, 92 MoE layers behind DeepEP with
+    DeepGEMM and the shared experts; (low, high, expected)."""
+    lo = hi = 0
+    mla = (11, 14); kda = (8, 16); dense = (4, 4); moe = (2 + 6 + 3, 2 + 11 + 5)
+    counts = ((mla, m['layers'] - m['linear']), (kda, m['linear']), (dense, m['dense']), (moe, m['layers'] - m['dense']))
+    for (a, b), n in counts:
+        lo += a * n; hi += b * n
+    ar = 2 * m['layers'] + 1 if attn_tp > 1 else 0  # all-reduces; DeepEP: no DP gathers
+    lo += ar + 5; hi += ar + 9                       # the model's own
+    if attn_tp > 1:
+        lo += 1; hi += 1                             # the vocab all-gather
+    if mtp > 1:
+        lo += 1; hi += 4                             # target verify
+    return lo, hi, (lo + hi + 1) // 2
+
+def pct(b, lo, hi):
+    """A term's range from its tolerance in percent (engine term_range's integer arithmetic)."""
+    return b // 100 * (100 - lo) + b % 100 * (100 - lo) // 100, b // 100 * (100 + hi) + b % 100 * (100 + hi) // 100
+
+# Each term's tolerance (low %, high %) in the C engine's order: the coefficients of the article's
+# fit 5% either way, the derived page index +5%, inputs +10%; the masked GEMM's own (peak .. sum).
+TOLERANCE = [(0, 0), (0, 5), (0, 10), (0, 0), None, (5, 5), (5, 5), (5, 5), (5, 5), (0, 0), (0, 0), (0, 0), (0, 0)]
+
 def estimate(world, dp, dcp, mtp, max_bs, max_dispatch, m=K3, seen=None):
     """Every term of one plan: (total, heuristic, NVSHMEM-chunked DeepEP, masked-GEMM peak);
     SEEN gets the terms and the warnings' codes."""
@@ -141,6 +166,11 @@ def estimate(world, dp, dcp, mtp, max_bs, max_dispatch, m=K3, seen=None):
     total = sum(terms)
     nvshmem = -(-ll // (512 * MIB)) * (512 * MIB)
     peak = masked_gemm_peak(T, m['H'], m['I'], m['E']) if lay['deepep'] else 0
+    low = high = 0
+    for t, tol in zip(terms, TOLERANCE):
+        lo, hi = (min(peak, t), t) if tol is None else pct(t, *tol)
+        low += lo; high += hi
+    nodes = graph_nodes(attn_tp, mtp, m)[2]
     heur = heuristic(max_bs, dp if lay['dp_attention'] else 1, lay['deepep'])
     if lay['deepep'] and max_dispatch and max_dispatch < moe:
         warnings.append("dispatch_below_rows")
@@ -153,9 +183,9 @@ def estimate(world, dp, dcp, mtp, max_bs, max_dispatch, m=K3, seen=None):
     for backend, mla in BACKEND_KIND:
         if lay['backend'] == backend and not mla:  # K3 is MLA
             warnings.append("backend_unsupported")
-    if seen is not None:
-        seen.update(warnings=warnings, terms=terms)
-    return total, heur, nvshmem, peak
+    if seen is not None:  # the answers plan on the high end
+        seen.update(warnings=warnings, terms=terms, plan=high)
+    return total, heur, nvshmem, peak, low, high, nodes
 
 DISPATCH_CODES = {"dispatch_below_rows", "dispatch_cap"}
 
@@ -189,7 +219,8 @@ def recommended(total, b=BUDGET):
 def fits(world, dp, dcp, mtp, max_bs, max_dispatch, m=K3):
     """The fit rule at the fraction recommended for this plan: (fits, f, blocking, terms)."""
     seen = {}
-    total = estimate(world, dp, dcp, mtp, max_bs, max_dispatch, m, seen)[0]
+    estimate(world, dp, dcp, mtp, max_bs, max_dispatch, m, seen)
+    total = seen['plan']
     f = recommended(total)
     blocking = fit_at(total, seen['warnings'], f, mtp, dcp, max_bs, m)[0]
     return blocking is None, f, blocking, seen['terms']
@@ -235,9 +266,9 @@ def sweep(full=False):
                     for disp in (0, 128, 256):
                         seen = {}
                         est = estimate(16, dp, dcp, mtp, bs, disp, K3, seen)
-                        t = sum(est)  # total, heuristic, both alternatives
+                        t = sum(est)  # total, heuristic, both alternatives, the range, the nodes
                         if full:
-                            kv_tokens, f_rec = budget(est[0], seen['warnings'], mtp, dcp, bs)
+                            kv_tokens, f_rec = budget(seen['plan'], seen['warnings'], mtp, dcp, bs)
                             w, f, term = wall(16, dp, dcp, mtp, disp, seen['terms'])
                             t += kv_tokens + round(f_rec * 1000) + w + round(f * 1000) + term
                         total += t

@@ -773,6 +773,16 @@ static void set_part(engine_estimate *e, engine_part_id id, uint64_t bytes, uint
     p->high_bytes = high;
 }
 
+/* Each mechanism-built term's parts, a contiguous run of engine_parts. */
+static const struct {
+    engine_term_id term;
+    engine_part_id first, last;
+} term_parts[] = {
+    {TERM_BUCKETS, PART_BUCKETS_NODES, PART_BUCKETS_FIT},
+    {TERM_LAZY, PART_LAZY_CUBLAS, PART_LAZY_FIT},
+    {TERM_DRAFT, PART_DRAFT_NODES, PART_DRAFT_FIT},
+};
+
 /* The term T as the sum of its present parts: its bytes, range and source (the weakest part's:
  * empirical over derived over exact). */
 static void term_from_parts(engine_estimate *e, engine_term *t)
@@ -781,15 +791,19 @@ static void term_from_parts(engine_estimate *e, engine_term *t)
                                            [SOURCE_COEFFICIENT] = 3, [SOURCE_CALIBRATED] = 4};
     t->bytes = t->low_bytes = t->high_bytes = 0;
     t->source = SOURCE_EXACT;
-    for (int i = 0; i < PART_COUNT; i++) {
-        const engine_part *p = &e->parts[i];
-        if (!p->present || engine_parts[i].term != t->id)
+    for (size_t r = 0; r < sizeof term_parts / sizeof term_parts[0]; r++) {
+        if (term_parts[r].term != t->id)
             continue;
-        t->bytes += p->bytes;
-        t->low_bytes += p->low_bytes;
-        t->high_bytes += p->high_bytes;
-        if (rank[p->source] > rank[t->source])
-            t->source = p->source;
+        for (int i = term_parts[r].first; i <= (int)term_parts[r].last; i++) {
+            const engine_part *p = &e->parts[i];
+            if (!p->present)
+                continue;
+            t->bytes += p->bytes;
+            t->low_bytes += p->low_bytes;
+            t->high_bytes += p->high_bytes;
+            if (rank[p->source] > rank[t->source])
+                t->source = p->source;
+        }
     }
 }
 
@@ -1067,12 +1081,11 @@ static void term_from_fit(engine_estimate *e, engine_term *t, engine_part_id par
         return;
     if (t->source != SOURCE_CALIBRATED)
         t->source = SOURCE_COEFFICIENT;
-    engine_term probe = *t;
-    probe.bytes = bytes;
-    term_range(&probe);
-    set_part(e, part, bytes, probe.low_bytes, probe.high_bytes);
+    t->bytes = bytes;
+    t->low_bytes = t->high_bytes = 0;
+    term_range(t);
+    set_part(e, part, bytes, t->low_bytes, t->high_bytes);
     e->parts[part].source = t->source;
-    term_from_parts(e, t);
     t->formula = engine_parts[part].formula;
     t->origin = t->source == SOURCE_CALIBRATED ? "cgplan calibrate over the pool's runs" : preset_origin;
 }
