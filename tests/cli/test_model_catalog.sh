@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The model catalog: every built-in model preset names its source (a comment line citing a repository
+# or a URL), claims Hugging Face ids no other preset claims, and estimates on 8 H200s; the stored
+# configs (tests/fixtures/configs/ORG--NAME.json) of the architectures the importer reads import; and
+# for models whose model card publishes a parameter count, the count cgplan computes from the preset's
+# shapes is within 2% of it.
+source "$CGPLAN_TESTLIB"
+set -e
+: "${CGPLAN_SRC:?CGPLAN_SRC must point to the source tree (the built-in presets are presets/NAME.yaml there)}"
+PRESETS="$CGPLAN_SRC/presets"
+
+expect_exit 0 "$CGPLAN" presets --format json
+models=$(printf '%s' "$OUT" | python3 -c "
+import json, sys
+for p in json.load(sys.stdin)['presets']:
+    if p['kind'] == 'model' and p['origin'].startswith('builtin:'):
+        print(p['name'])")
+[ "$(echo $models | wc -w)" -ge 70 ] && pass || fail "expected 70+ built-in models, got: $models"
+
+# --- each preset file cites its source: a comment naming a repository (owner/name) or a URL
+for m in $models; do
+  f="$PRESETS/$m.yaml"
+  if [ ! -f "$f" ]; then
+    fail "$m: no $f"
+    continue
+  fi
+  if grep -E '^#' "$f" |
+    grep -qE 'https?://[^ ]+|[A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]*[A-Za-z][A-Za-z0-9_.-]*'; then
+    pass
+  else
+    fail "$m: $f has no comment line naming a repository or URL (its source)"
+  fi
+done
+
+# --- a Hugging Face id resolves to one preset only
+dups=$(cd "$PRESETS" && python3 -c "
+import re, sys, collections
+seen = collections.defaultdict(list)
+for m in sys.argv[1:]:
+    text = open(m + '.yaml').read()
+    hit = re.search(r'^hf_names:\s*\[([^\]]*)\]', text, re.M | re.S)
+    for name in (hit.group(1).replace('\n', ' ').split(',') if hit else []):
+        name = name.strip().strip('\"').lower()
+        if name:
+            seen[name].append(m)
+print(' '.join('%s(%s)' % (k, '+'.join(v)) for k, v in sorted(seen.items()) if len(v) > 1))" $models)
+[ -z "$dups" ] && pass || fail "Hugging Face ids claimed by two presets: $dups"
+
+# --- every model estimates on 8 H200s: exit 0 (or 3 when it does not fit) and a positive total
+for m in $models; do
+  set +e
+  OUT=$("$CGPLAN" estimate --model "$m" --set gpu=h200 --set tp=8 --format json 2>"$TEST_TMP/stderr")
+  rc=$?
+  set -e
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
+    fail "$m: estimate exit $rc, want 0 or 3: $(head -c 300 "$TEST_TMP/stderr")"
+    continue
+  fi
+  pass
+  check_py "j['model'] == '$m' and j['total_bytes'] > 0 and j['budget']['weights_bytes'] > 0" "$m: a positive total on 8 H200s"
+done
+
+# --- the stored configs of the architectures the importer reads import (into a private directory)
+export CGPLAN_PRESETS="$TEST_TMP/imported"
+for f in "$CGPLAN_FIXTURES"/configs/*--*.json; do
+  case $f in *.hf_quant_config.json) continue ;; esac
+  arch=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['architectures'][0])" "$f")
+  case $arch in
+  DeepseekV3ForCausalLM | KimiK25ForConditionalGeneration | GlmMoeDsaForCausalLM | Qwen2ForCausalLM | Qwen3ForCausalLM | \
+    LlamaForCausalLM | Qwen3MoeForCausalLM | Qwen3NextForCausalLM | Glm4MoeForCausalLM | GptOssForCausalLM)
+    expect_exit 0 "$CGPLAN" model import "$f" --name catalog-import-check ;;
+  esac
+done
+unset CGPLAN_PRESETS
+
+# --- published parameter counts (model cards; Grok-2: the tensor count in its Hub discussion #6).
+# cgplan's count is the weights it computes for one GPU of a BF16 preset, 2 bytes a parameter: embeddings,
+# attention, MLPs, experts and routers (norms and biases, a few millionths, are left out). The presets
+# here are BF16 throughout and text-only (a vision encoder would be in the published total, not in the
+# weights).
+while read -r m published; do
+  case $m in '' | '#'*) continue ;; esac
+  f="$PRESETS/$m.yaml"
+  if [ ! -f "$f" ]; then
+    fail "$m: no built-in preset $f for the parameter table"
+    continue
+  fi
+  if grep -E '^(dtype|dense_dtype|expert_dtype):' "$f" | grep -qv 'bf16'; then
+    fail "$m: the parameter table takes BF16 presets only"
+    continue
+  fi
+  expect_exit 0 "$CGPLAN" estimate --model "$m" --set gpu=b300 --set tp=1 --format json
+  check_py "j['budget']['weights_source'] == 'computed' and abs(j['budget']['weights_bytes'] / 2 / ($published * 1e9) - 1) <= 0.02" \
+    "$m: $published B published, cgplan counts $(printf '%s' "$OUT" | python3 -c "import json,sys; print('%.3f' % (json.load(sys.stdin)['budget']['weights_bytes'] / 2e9))") B"
+done <<'EOF'
+# preset                 published total (billions)
+qwen2.5-1.5b             1.54
+qwen2.5-7b               7.61
+qwen2.5-14b              14.7
+qwen2.5-32b              32.5
+qwen2.5-72b              72.7
+qwen3-1.7b               1.7
+qwen3-8b                 8.2
+qwen3-32b                32.8
+qwen3-30b-a3b            30.5
+qwen3-235b-a22b          235
+qwen3-coder-480b-a35b    480
+llama-3.2-1b             1.23
+llama-3.2-3b             3.21
+llama-3.1-8b             8.03
+llama-3.1-70b            70.6
+llama-3.1-405b           405
+mistral-7b-v0.3          7.25
+mixtral-8x7b             46.7
+mixtral-8x22b            141
+phi-4-mini               3.8
+glm-4.5-air              106
+glm-4.7                  355
+grok-2                   269.5
+EOF
+finish
