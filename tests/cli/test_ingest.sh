@@ -82,9 +82,14 @@ expect_exit 0 "$CGPLAN" ingest --dry-run --format json "$L20"
 check_py "j['runs'][0]['groups'][0]['rank'] == '' and j['runs'][0]['ranks'][0]['rank'] == ''" "untagged rank is ''"
 check_py "j['runs'][0]['groups'][0]['layers']['buckets_gib'] is None and 'empty_cache' in j['runs'][0]['groups'][0]['note'] and j['runs'][0]['groups'][0]['layers']['total_gib'] == 0.45" "end after empty_cache: buckets null with the reason, total begin - end"
 check_py "j['runs'][0]['architecture'] == 'BailingMoeV3ForCausalLM'" "architecture read"
-# a model_path no hf_names knows: the architecture class names the model when one preset alone has it
-expect_exit 0 "$CGPLAN" ingest --dry-run --format json "$LOGS/15-tp4-pcie-qwq32b-plain-tqdm-end-avail-before-usage.log"
-check_py "j['runs'][0]['architecture'] == 'Qwen2ForCausalLM' and j['runs'][0]['model'] == 'qwq-32b'" "model from the architecture class"
+# a model_path no hf_names knows: the architecture class names the model when one preset alone has
+# it (Qwen3-Next's; the QwQ log's Qwen2ForCausalLM is shared by QwQ, Qwen2.5 and R1-Distill-Qwen)
+L15="$LOGS/15-tp4-pcie-qwq32b-plain-tqdm-end-avail-before-usage.log"
+expect_exit 0 "$CGPLAN" ingest --dry-run --format json "$L15"
+check_py "j['runs'][0]['architecture'] == 'Qwen2ForCausalLM' and j['runs'][0]['model'] is None" "a shared class names no model"
+sed 's/Qwen2ForCausalLM/Qwen3NextForCausalLM/g' "$L15" > "$TEST_TMP/next.log"
+expect_exit 0 "$CGPLAN" ingest --dry-run --format json "$TEST_TMP/next.log"
+check_py "j['runs'][0]['architecture'] == 'Qwen3NextForCausalLM' and j['runs'][0]['model'] == 'qwen3-next-80b-a3b'" "model from the architecture class"
 expect_exit 0 "$CGPLAN" ingest --dry-run --format json "$LOGS/17-ktransformers-deepseekv3-tp2-mla-kv-size-single-value.log"
 check_py "j['runs'][0]['architecture'] == 'DeepseekV3ForCausalLM' and j['runs'][0]['model'] is None" "a class several presets share names no model"
 expect_exit 0 "$CGPLAN" ingest --db "$TEST_TMP/l20.db" --format json "$L20"

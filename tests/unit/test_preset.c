@@ -241,7 +241,7 @@ static void test_catalog_lists_builtins(void **state)
     for (size_t i = 0; i < preset_catalog_count(c); i++)
         kinds[preset_catalog_get(c, i)->kind]++;
     assert_int_equal(kinds[PRESET_GPU], 7);
-    assert_int_equal(kinds[PRESET_MODEL], 25); /* K3, DeepSeek-V3 and the 23 of presets/ added with the importer */
+    assert_true(kinds[PRESET_MODEL] >= 78); /* the catalog: each model's source tested in test_model_catalog.sh */
     assert_int_equal(kinds[PRESET_DEPLOYMENT], 3);
     assert_null(preset_catalog_get(c, preset_catalog_count(c)));
 
