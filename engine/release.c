@@ -428,8 +428,6 @@ uint32_t engine_release_fa3_state(const engine_release *r)
 
 /* ---- Default attention backend ---- */
 
-const char *const engine_gpu_arch_names[GPU_ARCH_COUNT] = {"other", "sm90", "sm100", "cdna3", "cdna4"};
-
 static bool arch_is(const engine_model *m, const char *const *names, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -473,9 +471,27 @@ uint32_t engine_backend_page_size(engine_backend backend, uint32_t requested)
     }
 }
 
+/* SGLang's platform checks (utils/common.py at main 8905cbd42; the same majors in layers/utils.py
+ * and utils.py of the 2025 releases): Hopper is is_hopper_with_cuda_12_3 (major 9),
+ * is_sm100_supported takes major 10 (B200, GB200 and the SM103 B300, GB300), and everything else on
+ * NVIDIA (Turing, Ampere, Ada, the major-12 consumer Blackwell and DGX Spark) falls to the generic
+ * branches. */
+static bool is_hopper(engine_gpu_arch arch)
+{
+    return arch == GPU_ARCH_SM90;
+}
+
+static bool is_sm100(engine_gpu_arch arch)
+{
+    return arch == GPU_ARCH_SM100 || arch == GPU_ARCH_SM103;
+}
+
+/* is_hip: any AMD part. SGLang builds its ROCm kernels for gfx942 and gfx950 only
+ * (sgl-kernel/setup_rocm.py, docker/rocm.Dockerfile), so CDNA2 and RDNA4 reach this branch only on a
+ * build of their own. */
 static bool is_rocm(engine_gpu_arch arch)
 {
-    return arch == GPU_ARCH_CDNA3 || arch == GPU_ARCH_CDNA4;
+    return arch == GPU_ARCH_CDNA2 || arch == GPU_ARCH_CDNA3 || arch == GPU_ARCH_CDNA4 || arch == GPU_ARCH_RDNA4;
 }
 
 static engine_backend_choice chose(engine_backend backend, uint32_t requested, const char *rule)
@@ -494,10 +510,10 @@ static engine_backend_choice generic_default(const int32_t *v, const engine_mode
      * launches speculation with topk 1, so the trtllm_mha branch's "topk is given" holds too. */
     bool no_spec_or_topk_one = !speculative || page <= 1;
     if (m->attn_kind != ATTN_MLA) {
-        if (arch == GPU_ARCH_SM90 && no_spec_or_topk_one &&
+        if (is_hopper(arch) && no_spec_or_topk_one &&
             (v[RF_ATTN_HOPPER_MHA] == HOPPER_FA3_ALL || ARCH_IS(m, fa3_default_archs)))
             return chose(BACKEND_FA3, page, "MHA on Hopper: fa3 (_get_default_attn_backend)");
-        if (arch == GPU_ARCH_SM100 && v[RF_ATTN_SM100_MHA] && no_spec_or_topk_one)
+        if (is_sm100(arch) && v[RF_ATTN_SM100_MHA] && no_spec_or_topk_one)
             return chose(BACKEND_TRTLLM_MHA, page, "MHA on SM100: trtllm_mha (PR #14291)");
         if (is_rocm(arch))
             return chose(BACKEND_AITER, page, "MHA on ROCm: aiter (_get_default_attn_backend)");
@@ -505,9 +521,9 @@ static engine_backend_choice generic_default(const int32_t *v, const engine_mode
          * sinks, gpt-oss, is decided by its own rule before this. */
         return chose(BACKEND_FLASHINFER, page, "MHA: flashinfer (_get_default_attn_backend)");
     }
-    if (arch == GPU_ARCH_SM90)
+    if (is_hopper(arch))
         return chose(BACKEND_FA3, page, "MLA on Hopper: fa3 (PR #5210)");
-    if (arch == GPU_ARCH_SM100)
+    if (is_sm100(arch))
         return chose(BACKEND_FLASHINFER_MLA, page, "MLA on SM100: flashinfer (_get_default_attn_backend)");
     if (is_rocm(arch)) {
         /* model_config.get_num_kv_heads(tp_size): num_key_value_heads // tp, which the DeepSeek-family
@@ -532,20 +548,20 @@ engine_backend_choice engine_release_default_backend(const engine_release *r, co
     engine_gpu_arch arch = g->arch;
     if (ARCH_IS(m, dsa_archs))
         return chose(BACKEND_NSA, page_size, "DSA model: the sparse-attention backend, page 64 (nsa, later dsa)");
-    if (ARCH_IS(m, deepseek_mla_archs) && arch == GPU_ARCH_SM100 && v[RF_ATTN_DEEPSEEK_SM100])
+    if (ARCH_IS(m, deepseek_mla_archs) && is_sm100(arch) && v[RF_ATTN_DEEPSEEK_SM100])
         return chose(BACKEND_TRTLLM_MLA, page_size, "DeepSeek-family MLA on SM100: trtllm_mla");
     if (ARCH_IS(m, gpt_oss_archs)) { /* sliding window and attention sinks: a few backends only */
-        if (arch == GPU_ARCH_SM100)
+        if (is_sm100(arch))
             return chose(BACKEND_TRTLLM_MHA, page_size, "gpt-oss on SM100: trtllm_mha");
-        if (arch == GPU_ARCH_SM90)
+        if (is_hopper(arch))
             return chose(BACKEND_FA3, page_size, "gpt-oss on Hopper: fa3");
         if (is_rocm(arch) && v[RF_ATTN_GPTOSS_HIP])
             return chose(BACKEND_AITER, page_size, "gpt-oss on ROCm: aiter");
         return chose(BACKEND_TRITON, page_size, "gpt-oss: triton");
     }
-    if (ARCH_IS(m, llama4_archs) && arch == GPU_ARCH_SM100 && v[RF_ATTN_LLAMA4_SM100])
+    if (ARCH_IS(m, llama4_archs) && is_sm100(arch) && v[RF_ATTN_LLAMA4_SM100])
         return chose(BACKEND_TRTLLM_MHA, page_size, "Llama 4 on SM100: trtllm_mha (PR #12003)");
-    if (ARCH_IS(m, qwen3_next_archs) && arch == GPU_ARCH_SM100) {
+    if (ARCH_IS(m, qwen3_next_archs) && is_sm100(arch)) {
         /* PR #19030: trtllm_mha where the generic rule picks it, unless the radix cache is on with
          * neither extra_buffer nor speculation (cgplan runs the radix cache and no extra_buffer:
          * speculation decides); the page size is set with it, 64 or 1. */

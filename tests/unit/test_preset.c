@@ -246,8 +246,8 @@ static void test_catalog_lists_builtins(void **state)
     assert_null(preset_catalog_get(c, preset_catalog_count(c)));
 
     static const char *const gpus[] = {"b200", "b300", "gb200", "h100", "h200", "mi300x", "mi355x"};
-    /* What SGLang's platform checks call them: B300 is SM103, which is_sm100_supported() takes. */
-    static const engine_gpu_arch archs[] = {GPU_ARCH_SM100, GPU_ARCH_SM100, GPU_ARCH_SM100, GPU_ARCH_SM90,
+    /* What SGLang's platform checks call them: B300 is SM103, which is_sm100_supported() takes too. */
+    static const engine_gpu_arch archs[] = {GPU_ARCH_SM100, GPU_ARCH_SM103, GPU_ARCH_SM100, GPU_ARCH_SM90,
                                             GPU_ARCH_SM90,  GPU_ARCH_CDNA3, GPU_ARCH_CDNA4};
     for (size_t i = 0; i < 7; i++) {
         assert_non_null(preset_catalog_find(c, gpus[i], PRESET_GPU));
@@ -608,7 +608,8 @@ static void test_user_override_and_broken_file(void **state)
 }
 
 /* arch: is required (nothing else tells Hopper from Blackwell from AMD for the default attention
- * backend) and one of its names. */
+ * backend) and one of its names; an older preset's "other" reads as sm80. link: is optional, its
+ * default set by the arch. */
 static void test_gpu_arch(void **state)
 {
     fixture *f = *state;
@@ -620,15 +621,48 @@ static void test_gpu_arch(void **state)
                "kind: gpu\nname: h20\ncuda_total_bytes: 95 GiB\nue8m0_scales: false\narch: sm90\n", path, sizeof path);
     assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 0);
     assert_int_equal(g.arch, GPU_ARCH_SM90);
+    assert_int_equal(g.link, GPU_LINK_NVSWITCH);
     write_file(f->files, "a100.yaml", "kind: gpu\nname: a100\ncuda_total_bytes: 79 GiB\nue8m0_scales: false\n", path,
                sizeof path);
     assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 1);
-    assert_located(err, path, 1, 1, "'arch'", "sm90", "sm100", "cdna3", "other", NULL);
-    write_file(f->files, "l4.yaml", "kind: gpu\nname: l4\ncuda_total_bytes: 22 GiB\nue8m0_scales: false\narch: sm89\n",
+    assert_located(err, path, 1, 1, "'arch'", "sm75", "sm90", "sm103", "sm121", "cdna2", "rdna4", NULL);
+    write_file(f->files, "l4.yaml", "kind: gpu\nname: l4\ncuda_total_bytes: 22 GiB\nue8m0_scales: false\narch: sm70\n",
                path, sizeof path);
     assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 1);
-    assert_located(err, path, 5, 7, "'sm89'", "other", NULL);
+    assert_located(err, path, 5, 7, "'sm70'", "sm75", "sm89", "cdna4", NULL);
+    write_file(f->files, "l4.yaml", "kind: gpu\nname: l4\ncuda_total_bytes: 22 GiB\nue8m0_scales: false\narch: sm89\n",
+               path, sizeof path);
+    assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 0);
+    assert_int_equal(g.arch, GPU_ARCH_SM89);
+    assert_int_equal(g.link, GPU_LINK_PCIE);
+    /* A preset written before the arches were split still loads, as the generic sm80. */
+    write_file(f->files, "old.yaml",
+               "kind: gpu\nname: old\ncuda_total_bytes: 40 GiB\nue8m0_scales: false\narch: other\n", path, sizeof path);
+    assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 0);
+    assert_int_equal(g.arch, GPU_ARCH_SM80);
+    write_file(f->files, "nvl.yaml",
+               "kind: gpu\nname: nvl\ncuda_total_bytes: 93 GiB\nue8m0_scales: false\narch: sm90\nlink: nvlink_bridge\n",
+               path, sizeof path);
+    assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 0);
+    assert_int_equal(g.link, GPU_LINK_NVLINK_BRIDGE);
+    write_file(f->files, "nvl.yaml",
+               "kind: gpu\nname: nvl\ncuda_total_bytes: 93 GiB\nue8m0_scales: false\narch: sm90\nlink: nvlink\n", path,
+               sizeof path);
+    assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 1);
+    assert_located(err, path, 6, 7, "link", "'nvlink'", "nvswitch", "nvlink_bridge", "mnnvl", "xgmi", "unified", NULL);
     preset_catalog_free(c);
+}
+
+/* The interconnect a GPU preset without link: gets. */
+static void test_gpu_default_link(void **state)
+{
+    (void)state;
+    for (int a = 0; a < GPU_ARCH_COUNT; a++) {
+        bool hgx = a == GPU_ARCH_SM90 || a == GPU_ARCH_SM100 || a == GPU_ARCH_SM103;
+        if (engine_gpu_default_link((engine_gpu_arch)a) != (hgx ? GPU_LINK_NVSWITCH : GPU_LINK_PCIE))
+            fail_msg("%s: default link %s", engine_gpu_arch_names[a],
+                     engine_gpu_link_names[engine_gpu_default_link((engine_gpu_arch)a)]);
+    }
 }
 
 static void test_user_model_coefficients(void **state)
@@ -886,6 +920,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_error_no_such_preset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_override_and_broken_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gpu_arch, setup, teardown),
+        cmocka_unit_test(test_gpu_default_link),
         cmocka_unit_test_setup_teardown(test_user_model_coefficients, setup, teardown),
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test_setup_teardown(test_deep_nesting_refused_fast, setup, teardown),
