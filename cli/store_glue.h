@@ -7,7 +7,7 @@
 #include "run_derive.h"
 #include "store.h"
 
-#define CLI_MAX_GPU_PRESETS 32
+#define CLI_MAX_GPU_PRESETS 64 /* 29 built-in GPUs and the user's; the ones past it are not offered for inference */
 
 #define CLI_MODEL_MEMOS 8
 

@@ -292,25 +292,59 @@ typedef struct {
 } engine_model;
 
 /* The GPU's architecture as SGLang's platform checks tell it apart when it picks a default
- * attention backend (utils/common.py is_hopper_with_cuda_12_3, is_sm100_supported, is_hip):
- * presets say it (arch:), since neither the memory nor the scale format separates them all. */
+ * attention backend (utils/common.py is_hopper_with_cuda_12_3: major 9, is_sm100_supported: major
+ * 10, is_sm120_supported: major 12, is_hip): presets say it (arch:), since neither the memory nor
+ * the scale format separates them all. SGLang runs nothing below sm75 (load_model_utils.py
+ * maybe_downgrade_dtype_for_legacy_gpu). */
 typedef enum {
-    GPU_ARCH_OTHER, /* any other NVIDIA part (Ampere, Ada, SM120): SGLang's generic branch */
-    GPU_ARCH_SM90,  /* Hopper: H100, H200, H20 */
-    GPU_ARCH_SM100, /* datacenter Blackwell, SM100 / SM103: B200, GB200, B300 */
-    GPU_ARCH_CDNA3, /* AMD MI300X, MI325X (is_hip) */
-    GPU_ARCH_CDNA4, /* AMD MI350X, MI355X (is_hip) */
+    GPU_ARCH_SM75,  /* Turing: T4, RTX 20xx */
+    GPU_ARCH_SM80,  /* Ampere datacenter: A100, A30 */
+    GPU_ARCH_SM86,  /* Ampere: A10, A40, RTX 30xx, RTX A6000 */
+    GPU_ARCH_SM89,  /* Ada: L4, L40S, RTX 40xx, RTX 6000 Ada */
+    GPU_ARCH_SM90,  /* Hopper: H100, H200, H20, GH200 */
+    GPU_ARCH_SM100, /* datacenter Blackwell: B200, GB200 */
+    GPU_ARCH_SM103, /* Blackwell Ultra: B300, GB300 (is_sm100_supported takes major 10) */
+    GPU_ARCH_SM120, /* consumer and workstation Blackwell: RTX 50xx, RTX PRO 6000 */
+    GPU_ARCH_SM121, /* DGX Spark (GB10) */
+    GPU_ARCH_CDNA2, /* AMD MI250X, MI210 (gfx90a) */
+    GPU_ARCH_CDNA3, /* AMD MI300X, MI325X (gfx942) */
+    GPU_ARCH_CDNA4, /* AMD MI350X, MI355X (gfx950) */
+    GPU_ARCH_RDNA4, /* AMD Radeon RX 9070, AI PRO R9700 (gfx1201) */
     GPU_ARCH_COUNT
 } engine_gpu_arch;
-extern const char *const engine_gpu_arch_names[GPU_ARCH_COUNT]; /* "other", "sm90", "sm100", "cdna3", "cdna4" */
+/* "sm75" .. "sm121", "cdna2" .. "cdna4", "rdna4", as presets spell them */
+extern const char *const engine_gpu_arch_names[GPU_ARCH_COUNT];
+/* The arch an older preset's arch: "other" (any NVIDIA part SGLang's platform checks do not single
+ * out) reads as: sm80, which takes the same generic branches. */
+#define ENGINE_GPU_ARCH_OTHER_ALIAS GPU_ARCH_SM80
+
+/* How the GPUs of one node (or NVLink domain) reach each other: what decides between SGLang's
+ * custom all-reduce and NCCL. */
+typedef enum {
+    GPU_LINK_NVSWITCH,      /* every GPU to every GPU over NVLink through NVSwitch (HGX, DGX) */
+    GPU_LINK_PCIE,          /* PCIe only */
+    GPU_LINK_NVLINK_BRIDGE, /* NVLink bridges between pairs (or fours) of PCIe cards: H100 NVL, H200 NVL */
+    GPU_LINK_MNNVL,         /* multi-node NVLink: GB200 / GB300 NVL72 */
+    GPU_LINK_XGMI,          /* AMD Infinity Fabric */
+    GPU_LINK_UNIFIED,       /* one GPU sharing the host's memory: DGX Spark */
+    GPU_LINK_COUNT
+} engine_gpu_link;
+/* "nvswitch", "pcie", "nvlink_bridge", "mnnvl", "xgmi", "unified" */
+extern const char *const engine_gpu_link_names[GPU_LINK_COUNT];
+/* The link a preset without link: gets: nvswitch for sm90, sm100 and sm103 (those are sold as HGX
+ * boards first), pcie for every other arch. */
+engine_gpu_link engine_gpu_default_link(engine_gpu_arch arch);
+/* AMD (is_hip in SGLang): HIP graphs, hipBLAS, RCCL and custom all-reduce of 16 MiB. */
+bool engine_gpu_is_rocm(engine_gpu_arch arch);
 
 typedef struct {
     char name[ENGINE_NAME_MAX];
     char description[ENGINE_TEXT_MAX];
     uint64_t cuda_total_bytes; /* what torch.cuda.mem_get_info() reports as total */
-    uint32_t nvidia_smi_mib;
-    bool ue8m0_scales;    /* Blackwell: packed UE8M0 scales in the masked GEMM (peak variant only) */
-    engine_gpu_arch arch; /* what SGLang's default attention backend depends on */
+    uint32_t nvidia_smi_mib;   /* nvidia-smi's (on AMD rocm-smi's) total; 0: not known or not reported */
+    bool ue8m0_scales;         /* Blackwell: packed UE8M0 scales in the masked GEMM (peak variant only) */
+    engine_gpu_arch arch;      /* what SGLang's default attention backend depends on */
+    engine_gpu_link link;      /* how the node's GPUs talk (custom all-reduce or NCCL) */
     /* The driver's bytes per kernel node of an instantiated graph on this GPU and its driver:
      * a measured figure from the preset, else (expected 0) the arch's empirical default
      * (engine_node_bytes_default). */

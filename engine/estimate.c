@@ -1116,10 +1116,6 @@ static void resolve_node_bytes(const engine_deployment *d, engine_estimate *e)
     e->node_bytes = e->node_bytes_range.expected;
 }
 
-static bool is_rocm(const engine_gpu *g)
-{
-    return g->arch == GPU_ARCH_CDNA3 || g->arch == GPU_ARCH_CDNA4;
-}
 
 /* Lazy allocations in the capture window (lazy-comm.md §3, §1.4, §5): the cuBLAS workspace of
  * each capture stream, and a NCCL communicator only where one is created inside the window.
@@ -1139,14 +1135,17 @@ static void lazy_term(const engine_deployment *d, const engine_calibration *cal,
      * cuBLASLt 1 MiB (a 2 MiB segment). ROCm gfx942/950: hipBLAS 128 MiB + hipBLASLt 76 MiB. */
     uint64_t streams = d->knobs.mtp > 1 ? 3 : 1;
     uint64_t ws, lo, hi;
-    if (is_rocm(&d->gpu)) {
-        ws = lo = hi = 204 * ENGINE_MIB;
-    } else if (d->gpu.arch == GPU_ARCH_SM90) {
+    engine_gpu_arch arch = d->gpu.arch;
+    if (engine_gpu_is_rocm(arch)) { /* hipBLAS 128 MiB on gfx942/950 (32 elsewhere) + hipBLASLt 76 */
+        ws = lo = hi = ((arch == GPU_ARCH_CDNA3 || arch == GPU_ARCH_CDNA4) ? 128 : 32) * ENGINE_MIB + 76 * ENGINE_MIB;
+    } else if (arch == GPU_ARCH_SM90) {
         ws = lo = 33 * ENGINE_MIB;
         hi = 34 * ENGINE_MIB;
-    } else {
+    } else { /* Blackwell's 2026 builds take 32 MiB (PR #175344), Ampere and Ada 8.125 */
+        bool blackwell = arch == GPU_ARCH_SM100 || arch == GPU_ARCH_SM103 || arch == GPU_ARCH_SM120 ||
+                         arch == GPU_ARCH_SM121;
         ws = lo = 8 * ENGINE_MIB + ENGINE_MIB / 8 + ENGINE_MIB;
-        hi = (d->gpu.arch == GPU_ARCH_SM100 ? 32 : 20) * ENGINE_MIB + 2 * ENGINE_MIB;
+        hi = (blackwell ? 32 : 20) * ENGINE_MIB + 2 * ENGINE_MIB;
     }
     set_part(e, PART_LAZY_CUBLAS, streams * ws, lo, streams * hi);
     /* NCCL: SGLang sets NCCL_CUMEM_ENABLE=0, so communicators connect eagerly at init. DeepEP's

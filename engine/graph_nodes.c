@@ -171,15 +171,19 @@ static span moe_block(const engine_model *m, engine_moe_runner runner, bool deep
 }
 
 /* Whether SGLang's custom all-reduce serves an all-reduce of BYTES over ATTN_TP GPUs: world 2,
- * 4, 6 or 8 on one node, inputs below its 8 MiB buffer (custom_all_reduce.py should_custom_ar:
- * inp_size < max_size; _MAX_CAR_SIZE 8192 x 1024, ROCm 16 MiB). Anything else goes to pynccl and
- * is captured as a NCCL kernel (lazy-comm.md §1.5). */
+ * 4, 6 or 8 on one node, two GPUs or all on NVLink, inputs below its 8 MiB buffer
+ * (custom_all_reduce.py __init__ and should_custom_ar: inp_size < max_size; _MAX_CAR_SIZE 8192 x
+ * 1024, ROCm 16 MiB). Anything else goes to pynccl and is captured as a NCCL kernel
+ * (lazy-comm.md §1.5). */
 bool engine_custom_ar_covers(const engine_deployment *d, uint32_t attn_tp, uint64_t bytes)
 {
     if (attn_tp < 2 || attn_tp > 8 || attn_tp % 2)
         return false;
-    bool rocm = d->gpu.arch == GPU_ARCH_CDNA3 || d->gpu.arch == GPU_ARCH_CDNA4;
-    uint64_t max = (rocm ? 16 : 8) * ENGINE_MIB;
+    /* beyond two GPUs it needs every pair on NVLink (full_nvlink): not over PCIe or a bridge */
+    engine_gpu_link link = d->gpu.link;
+    if (attn_tp > 2 && (link == GPU_LINK_PCIE || link == GPU_LINK_NVLINK_BRIDGE))
+        return false;
+    uint64_t max = (engine_gpu_is_rocm(d->gpu.arch) ? 16 : 8) * ENGINE_MIB;
     return bytes < max;
 }
 

@@ -177,6 +177,10 @@ typedef enum {
     RF_ATTN_LLAMA4_SM100,    /* Llama 4 takes trtllm_mha on SM100 */
     RF_ATTN_GPTOSS_HIP,      /* gpt-oss takes aiter on ROCm (else triton) */
     RF_ATTN_QWEN3NEXT_SM100, /* Qwen3-Next may take trtllm_mha on SM100 (else triton) */
+    RF_ATTN_HIP_MHA,         /* MHA on ROCm: aiter (else "flashinfer if available", i.e. triton) */
+    RF_ATTN_HIP_MLA,         /* hip_mla_rule */
+    RF_ATTN_SM100_MLA,       /* MLA on SM100: flashinfer (else triton) */
+    RF_ATTN_LLAMA4_AUTO,     /* Llama 4's own rule: fa3 / trtllm_mha / aiter, triton elsewhere */
     RF_COUNT
 } release_field;
 _Static_assert(RF_COUNT <= ENGINE_RELEASE_FACT_FIELDS, "raise ENGINE_RELEASE_FACT_FIELDS");
@@ -186,6 +190,8 @@ typedef enum { TBO_NONE, TBO_AT_LEAST_2, TBO_EVEN, TBO_MULBASE } tbo_rule;
 /* fa3 on Hopper for MHA models: only the architectures of utils is_fa3_default_architecture, or
  * every MHA model (PR #17425). */
 typedef enum { HOPPER_FA3_ALLOWLIST = 1, HOPPER_FA3_ALL = 2 } hopper_mha_rule;
+/* MLA on ROCm: triton, or aiter for 16 or 128 KV heads per GPU (first only without speculation). */
+typedef enum { HIP_MLA_TRITON = 0, HIP_MLA_AITER_NO_SPEC = 1, HIP_MLA_AITER = 2 } hip_mla_rule;
 
 typedef struct {
     engine_release since; /* first release carrying the change */
@@ -240,7 +246,8 @@ static const release_fact facts[] = {
     /* The default attention backend. The generic rule is model_runner.py model_specific_adjustment,
      * later server_args.py _handle_attention_backend_compatibility / _get_default_attn_backend, read
      * in snapshots of 2025-06 .. 2025-11 and at main (8905cbd42); the policy is issue #5064
-     * (2025-04-04). v0.4.6 itself was not read: the baseline rows are unverified. */
+     * (2025-04-04). The ROCm, SM100-MLA and Llama 4 rows were read at each release's cut (v0.4.6
+     * 84022c0e5 onwards); the other baseline rows were not read at v0.4.6 and stay unverified. */
     {REL(4, 6, FINAL, 0), RF_ATTN_HOPPER_MHA, HOPPER_FA3_ALLOWLIST, false,
      "Hopper MHA: fa3 for the is_fa3_default_architecture models (Llama, Llama 4, Qwen2, Qwen3, Qwen3-MoE, "
      "GLM-4.5, Gemma), flashinfer for the others",
@@ -255,6 +262,16 @@ static const release_fact facts[] = {
      "_handle_model_specific_adjustments GptOssForCausalLM (snapshot of 2025-10/11)"},
     {REL(4, 6, FINAL, 0), RF_ATTN_QWEN3NEXT_SM100, 0, false, "Qwen3-Next on SM100: triton",
      "PR #19030's description: the hybrid Qwen models' default MHA backend on SM100 was triton"},
+    {REL(4, 6, FINAL, 0), RF_ATTN_HIP_MHA, 0, true,
+     "MHA on ROCm: triton (flashinfer is CUDA-only, is_flashinfer_available)",
+     "model_runner.py model_specific_adjustment at v0.4.6 (84022c0e5)"},
+    {REL(4, 6, FINAL, 0), RF_ATTN_HIP_MLA, HIP_MLA_TRITON, true, "MLA on ROCm: triton",
+     "model_runner.py model_specific_adjustment at v0.4.6 (84022c0e5)"},
+    {REL(4, 6, FINAL, 0), RF_ATTN_SM100_MLA, 0, true, "MLA on SM100: triton (only Hopper is singled out)",
+     "model_runner.py model_specific_adjustment at v0.4.6 (84022c0e5)"},
+    {REL(4, 6, FINAL, 0), RF_ATTN_LLAMA4_AUTO, 0, true,
+     "Llama 4: no rule of its own (server_args asserts fa3 or aiter, later triton too, is given)",
+     "server_args.py model_specific_adjustments at v0.5.1 (97a38ee85)"},
 
     {REL(4, 6, POST, 2), RF_RUNNER_MID_MIB, 96 * 1024, true, "160..256/8 tier moves to gpu_mem > 98304 MiB",
      "PR #5893 (e4b6133b7, 2025-04-30)"},
@@ -263,6 +280,8 @@ static const release_fact facts[] = {
      "PR #5893"},
     {REL(4, 6, POST, 4), RF_MAXBS_RULE, MAXBS_CUT_EXTEND16, true,
      "max_bs cuts, then range(max, max_bs + 1, 16) extends", "PR #6201 (fba8eccd7, 2025-05-12)"},
+    {REL(4, 6, POST, 5), RF_ATTN_HIP_MHA, 1, true, "MHA on ROCm: aiter",
+     "PR #6381 (5c0b38f36, 2025-05-20), model_runner.py model_specific_adjustment"},
     {REL(4, 7, FINAL, 0), RF_GRID, ENGINE_GRID_RUNNER_V047, true,
      "spec list 1..8,10..32/2,40,48,56,80..160/16; no padding 1..32,48..160/16", "PR #6803 (20fd53b8f, 2025-06-01)"},
     {REL(4, 7, FINAL, 0), RF_POOL_ADD_PREV, 0, true, "pool clamp adds N only", "PR #6803"},
@@ -270,6 +289,11 @@ static const release_fact facts[] = {
      "PR #6718 (f2bd3515f, 2025-05-29)"},
     {REL(4, 7, FINAL, 0), RF_TBO, TBO_AT_LEAST_2, true, "two-batch overlap drops bs 1",
      "PR #4068 (0d4778802, 2025-05-25)"},
+    {REL(4, 7, FINAL, 0), RF_ATTN_HIP_MLA, HIP_MLA_AITER_NO_SPEC, true,
+     "MLA on ROCm: aiter for 16 or 128 KV heads per GPU without speculation, else triton",
+     "PR #6838 (b819381fe, 2025-06-05), model_runner.py model_specific_adjustment"},
+    {REL(4, 7, FINAL, 0), RF_ATTN_SM100_MLA, 1, true, "MLA on SM100: flashinfer",
+     "PR #7023 (6716b4178, 2025-06-09), model_runner.py model_specific_adjustment"},
     {REL(4, 7, POST, 1), RF_RUNNER_MID_MIB, 90 * 1024, true, "160..256/8 tier at gpu_mem > 92160 MiB",
      "PR #7053 (4a102a2b0, 2025-06-10)"},
     {REL(4, 7, POST, 1), RF_RUNNER_BIG_MIB, 160000, true, "256..512/16 tier at gpu_mem > 160000 MiB", "PR #7053"},
@@ -296,6 +320,9 @@ static const release_fact facts[] = {
     {REL(5, 3, RC, 2), RF_HEURISTIC, ENGINE_HEURISTIC_INLINE_FORMULA, true,
      "512 + 1.5 max(chunk, 2048) + 2 max_bs + tp*pp/8 GiB (+DP terms), 10 GiB floor",
      "PR #10372, PR #10975 (a17e70f5c, 2025-09-29)"},
+    {REL(5, 3, RC, 2), RF_ATTN_HIP_MLA, HIP_MLA_AITER, true,
+     "MLA on ROCm: aiter for 16 or 128 KV heads per GPU, speculation or not",
+     "PR #11161 (b00a0c786, 2025-10-03), model_runner.py model_specific_adjustment"},
     {REL(5, 4, POST, 1), RF_A10_TIER_TP_LT4, 24, true, "35 GiB-class tp<4 default max_bs 16 -> 24",
      "PR #12124 (4caca1ba0, 2025-10-25)"},
     {REL(5, 4, POST, 1), RF_ATTN_LLAMA4_SM100, 1, false, "Llama 4 on SM100: trtllm_mha",
@@ -305,6 +332,10 @@ static const release_fact facts[] = {
      "_handle_model_specific_adjustments, read in a server_args.py between PR #12003 and PR #13421 "
      "(2025-10/11); the PR that added it was not found: older releases take the generic MLA rule"},
     {REL(5, 4, POST, 2), RF_SPEC_GRID_64, 1, true, "spec grid 40..64/4 (adds 64)", "PR #12002 (750940ae3, 2025-10-29)"},
+    {REL(5, 6, FINAL, 0), RF_ATTN_LLAMA4_AUTO, 1, true,
+     "Llama 4: trtllm_mha on SM100, fa3 on Hopper, aiter on ROCm, triton on every other GPU",
+     "PR #13421 (fcccaf900, 2025-11-25, in the v0.5.6 bump 7ae368efd), _handle_model_specific_adjustments; main: "
+     "arg_groups/overrides.py _llama4_overrides"},
     {REL(5, 6, POST, 2), RF_ATTN_SM100_MHA, 1, false,
      "SM100 MHA: trtllm_mha (page 64) without speculation or with eagle topk 1 and page size 1",
      "PR #14291 (2025-12-02), _get_default_attn_backend; v0.5.6.post2's bump (5c8bd8b51, 2025-12-11) follows "
@@ -428,8 +459,6 @@ uint32_t engine_release_fa3_state(const engine_release *r)
 
 /* ---- Default attention backend ---- */
 
-const char *const engine_gpu_arch_names[GPU_ARCH_COUNT] = {"other", "sm90", "sm100", "cdna3", "cdna4"};
-
 static bool arch_is(const engine_model *m, const char *const *names, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -473,10 +502,24 @@ uint32_t engine_backend_page_size(engine_backend backend, uint32_t requested)
     }
 }
 
-static bool is_rocm(engine_gpu_arch arch)
+/* SGLang's platform checks (utils/common.py at main 8905cbd42; the same majors in layers/utils.py
+ * and utils.py of the 2025 releases): Hopper is is_hopper_with_cuda_12_3 (major 9),
+ * is_sm100_supported takes major 10 (B200, GB200 and the SM103 B300, GB300), and everything else on
+ * NVIDIA (Turing, Ampere, Ada, the major-12 consumer Blackwell and DGX Spark) falls to the generic
+ * branches. */
+static bool is_hopper(engine_gpu_arch arch)
 {
-    return arch == GPU_ARCH_CDNA3 || arch == GPU_ARCH_CDNA4;
+    return arch == GPU_ARCH_SM90;
 }
+
+static bool is_sm100(engine_gpu_arch arch)
+{
+    return arch == GPU_ARCH_SM100 || arch == GPU_ARCH_SM103;
+}
+
+/* is_hip: any AMD part. SGLang builds its ROCm kernels for gfx942 and gfx950 only
+ * (sgl-kernel/setup_rocm.py, docker/rocm.Dockerfile), so CDNA2 and RDNA4 reach this branch only on a
+ * build of their own. */
 
 static engine_backend_choice chose(engine_backend backend, uint32_t requested, const char *rule)
 {
@@ -494,29 +537,31 @@ static engine_backend_choice generic_default(const int32_t *v, const engine_mode
      * launches speculation with topk 1, so the trtllm_mha branch's "topk is given" holds too. */
     bool no_spec_or_topk_one = !speculative || page <= 1;
     if (m->attn_kind != ATTN_MLA) {
-        if (arch == GPU_ARCH_SM90 && no_spec_or_topk_one &&
+        if (is_hopper(arch) && no_spec_or_topk_one &&
             (v[RF_ATTN_HOPPER_MHA] == HOPPER_FA3_ALL || ARCH_IS(m, fa3_default_archs)))
             return chose(BACKEND_FA3, page, "MHA on Hopper: fa3 (_get_default_attn_backend)");
-        if (arch == GPU_ARCH_SM100 && v[RF_ATTN_SM100_MHA] && no_spec_or_topk_one)
+        if (is_sm100(arch) && v[RF_ATTN_SM100_MHA] && no_spec_or_topk_one)
             return chose(BACKEND_TRTLLM_MHA, page, "MHA on SM100: trtllm_mha (PR #14291)");
-        if (is_rocm(arch))
-            return chose(BACKEND_AITER, page, "MHA on ROCm: aiter (_get_default_attn_backend)");
+        if (engine_gpu_is_rocm(arch))
+            return v[RF_ATTN_HIP_MHA] ? chose(BACKEND_AITER, page, "MHA on ROCm: aiter (PR #6381)")
+                                      : chose(BACKEND_TRITON, page, "MHA on ROCm before PR #6381: triton");
         /* flashinfer unless the model has attention sinks (then triton): the one model with
          * sinks, gpt-oss, is decided by its own rule before this. */
         return chose(BACKEND_FLASHINFER, page, "MHA: flashinfer (_get_default_attn_backend)");
     }
-    if (arch == GPU_ARCH_SM90)
+    if (is_hopper(arch))
         return chose(BACKEND_FA3, page, "MLA on Hopper: fa3 (PR #5210)");
-    if (arch == GPU_ARCH_SM100)
-        return chose(BACKEND_FLASHINFER_MLA, page, "MLA on SM100: flashinfer (_get_default_attn_backend)");
-    if (is_rocm(arch)) {
+    if (is_sm100(arch) && v[RF_ATTN_SM100_MLA])
+        return chose(BACKEND_FLASHINFER_MLA, page, "MLA on SM100: flashinfer (PR #7023)");
+    if (engine_gpu_is_rocm(arch) && v[RF_ATTN_HIP_MLA] != HIP_MLA_TRITON) {
         /* model_config.get_num_kv_heads(tp_size): num_key_value_heads // tp, which the DeepSeek-family
          * configs set to the attention heads; aiter's MLA kernel takes 16 or 128 heads only. */
         uint32_t kv_heads = m->kv_heads ? m->kv_heads : m->heads, tp = tp_size ? tp_size : 1;
         uint32_t per_gpu = kv_heads / tp ? kv_heads / tp : 1;
-        if (per_gpu == 16 || per_gpu == 128)
+        bool spec_allowed = v[RF_ATTN_HIP_MLA] == HIP_MLA_AITER || !speculative;
+        if ((per_gpu == 16 || per_gpu == 128) && spec_allowed)
             return chose(BACKEND_AITER, page, "MLA on ROCm with 16 or 128 KV heads per GPU: aiter");
-        return chose(BACKEND_TRITON, page, "MLA on ROCm, other head counts: triton");
+        return chose(BACKEND_TRITON, page, "MLA on ROCm, other head counts (or speculation before PR #11161): triton");
     }
     return chose(BACKEND_TRITON, page, "MLA: triton (_get_default_attn_backend)");
 }
@@ -532,20 +577,27 @@ engine_backend_choice engine_release_default_backend(const engine_release *r, co
     engine_gpu_arch arch = g->arch;
     if (ARCH_IS(m, dsa_archs))
         return chose(BACKEND_NSA, page_size, "DSA model: the sparse-attention backend, page 64 (nsa, later dsa)");
-    if (ARCH_IS(m, deepseek_mla_archs) && arch == GPU_ARCH_SM100 && v[RF_ATTN_DEEPSEEK_SM100])
+    if (ARCH_IS(m, deepseek_mla_archs) && is_sm100(arch) && v[RF_ATTN_DEEPSEEK_SM100])
         return chose(BACKEND_TRTLLM_MLA, page_size, "DeepSeek-family MLA on SM100: trtllm_mla");
     if (ARCH_IS(m, gpt_oss_archs)) { /* sliding window and attention sinks: a few backends only */
-        if (arch == GPU_ARCH_SM100)
+        if (is_sm100(arch))
             return chose(BACKEND_TRTLLM_MHA, page_size, "gpt-oss on SM100: trtllm_mha");
-        if (arch == GPU_ARCH_SM90)
+        if (is_hopper(arch))
             return chose(BACKEND_FA3, page_size, "gpt-oss on Hopper: fa3");
-        if (is_rocm(arch) && v[RF_ATTN_GPTOSS_HIP])
+        if (engine_gpu_is_rocm(arch) && v[RF_ATTN_GPTOSS_HIP])
             return chose(BACKEND_AITER, page_size, "gpt-oss on ROCm: aiter");
         return chose(BACKEND_TRITON, page_size, "gpt-oss: triton");
     }
-    if (ARCH_IS(m, llama4_archs) && arch == GPU_ARCH_SM100 && v[RF_ATTN_LLAMA4_SM100])
+    if (ARCH_IS(m, llama4_archs) && is_sm100(arch) && v[RF_ATTN_LLAMA4_SM100])
         return chose(BACKEND_TRTLLM_MHA, page_size, "Llama 4 on SM100: trtllm_mha (PR #12003)");
-    if (ARCH_IS(m, qwen3_next_archs) && arch == GPU_ARCH_SM100) {
+    if (ARCH_IS(m, llama4_archs) && v[RF_ATTN_LLAMA4_AUTO]) { /* PR #13421: whatever the speculation */
+        if (is_hopper(arch))
+            return chose(BACKEND_FA3, page_size, "Llama 4 on Hopper: fa3 (PR #13421)");
+        if (engine_gpu_is_rocm(arch))
+            return chose(BACKEND_AITER, page_size, "Llama 4 on ROCm: aiter (PR #13421)");
+        return chose(BACKEND_TRITON, page_size, "Llama 4 off Hopper, SM100 and ROCm: triton (PR #13421)");
+    }
+    if (ARCH_IS(m, qwen3_next_archs) && is_sm100(arch)) {
         /* PR #19030: trtllm_mha where the generic rule picks it, unless the radix cache is on with
          * neither extra_buffer nor speculation (cgplan runs the radix cache and no extra_buffer:
          * speculation decides); the page size is set with it, 64 or 1. */

@@ -193,7 +193,9 @@ static void derive_logged_knobs(const caplog_run *run, engine_run_facts *f)
 }
 
 /* Still no GPU: the first Load weight begin's free memory sits just below the GPU's total; the
- * smallest GPU within the window wins. */
+ * smallest GPU within the window wins. GPUs of one total (an H100 SXM and an H100 PCIe) are one
+ * to the log: the name that sorts first wins, the base product before its "-pcie" or "-nvl", so
+ * the choice does not follow the catalog's order (where '-' sorts before ".yaml"). */
 static void infer_gpu(const caplog_run *run, const engine_run_context *c, engine_run_facts *f)
 {
     double free_gib = NAN;
@@ -208,8 +210,10 @@ static void infer_gpu(const caplog_run *run, const engine_run_context *c, engine
     for (size_t i = 0; i < c->n_gpus; i++) {
         double total_gib = (double)c->gpus[i].cuda_total_bytes / (double)ENGINE_GIB;
         double gap = total_gib - free_gib;
-        if (gap >= -0.01 && gap <= GPU_INFER_WINDOW_GIB &&
-            (!best || c->gpus[i].cuda_total_bytes < best->cuda_total_bytes))
+        if (gap < -0.01 || gap > GPU_INFER_WINDOW_GIB)
+            continue;
+        if (!best || c->gpus[i].cuda_total_bytes < best->cuda_total_bytes ||
+            (c->gpus[i].cuda_total_bytes == best->cuda_total_bytes && strcmp(c->gpus[i].name, best->name) < 0))
             best = &c->gpus[i];
     }
     if (best) {

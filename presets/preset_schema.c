@@ -353,9 +353,32 @@ static int parse_model(preset_yaml_doc *p, yaml_node_t *root, preset_item *it)
 
 /* ---- gpu ---- */
 
-enum { G_KIND, G_NAME, G_DESCRIPTION, G_CUDA_TOTAL, G_SMI_MIB, G_UE8M0, G_ARCH, G_COUNT };
+enum { G_KIND, G_NAME, G_DESCRIPTION, G_CUDA_TOTAL, G_SMI_MIB, G_UE8M0, G_ARCH, G_LINK, G_COUNT };
 static const char *const gpu_keys[G_COUNT] = {"kind",           "name",         "description", "cuda_total_bytes",
-                                              "nvidia_smi_mib", "ue8m0_scales", "arch"};
+                                              "nvidia_smi_mib", "ue8m0_scales", "arch",        "link"};
+
+/* arch: is required, as nothing else tells Hopper from Blackwell from AMD for the default attention
+ * backend. An older preset's "other" (any NVIDIA part outside Hopper and SM100) still reads, as
+ * the generic sm80. */
+static int parse_gpu_arch(preset_yaml_doc *p, yaml_node_t *root, yaml_node_t *node, engine_gpu_arch *out)
+{
+    char expected[PRESET_LIST_MAX];
+    size_t used = (size_t)snprintf(expected, sizeof expected, "one of");
+    for (int i = 0; i < GPU_ARCH_COUNT && used < sizeof expected; i++)
+        used +=
+            (size_t)snprintf(expected + used, sizeof expected - used, "%s %s", i ? "," : "", engine_gpu_arch_names[i]);
+    if (preset_yaml_need(p, root, "the gpu preset", "arch", node, expected))
+        return -1;
+    if (node->type == YAML_SCALAR_NODE && strcmp(preset_yaml_text(node), "other") == 0) {
+        *out = ENGINE_GPU_ARCH_OTHER_ALIAS;
+        return 0;
+    }
+    int arch = 0;
+    if (preset_yaml_get_choice(p, node, "arch", engine_gpu_arch_names, GPU_ARCH_COUNT, &arch))
+        return -1;
+    *out = (engine_gpu_arch)arch;
+    return 0;
+}
 
 static int parse_gpu(preset_yaml_doc *p, yaml_node_t *root, preset_item *it)
 {
@@ -373,14 +396,13 @@ static int parse_gpu(preset_yaml_doc *p, yaml_node_t *root, preset_item *it)
         preset_yaml_get_u32(p, v[G_SMI_MIB], "nvidia_smi_mib", 0, UINT32_MAX, &g->nvidia_smi_mib) ||
         preset_yaml_get_bool(p, v[G_UE8M0], "ue8m0_scales", &g->ue8m0_scales))
         return -1;
-    /* Required, as nothing else tells Hopper from Blackwell from AMD for the default attention
-     * backend; asked after the values so a bad value is still the message it was. */
-    int arch = GPU_ARCH_OTHER;
-    if (preset_yaml_need(p, root, what, "arch", v[G_ARCH],
-                         "sm90 (Hopper), sm100 (B200, GB200, B300), cdna3 (MI300X), cdna4 (MI355X) or other") ||
-        preset_yaml_get_choice(p, v[G_ARCH], "arch", engine_gpu_arch_names, GPU_ARCH_COUNT, &arch))
+    /* Asked after the values so a bad value is still the message it was. */
+    if (parse_gpu_arch(p, root, v[G_ARCH], &g->arch))
         return -1;
-    g->arch = (engine_gpu_arch)arch;
+    int link = (int)engine_gpu_default_link(g->arch);
+    if (preset_yaml_get_choice(p, v[G_LINK], "link", engine_gpu_link_names, GPU_LINK_COUNT, &link))
+        return -1;
+    g->link = (engine_gpu_link)link;
     if (g->cuda_total_bytes == 0)
         return preset_yaml_error(p, v[G_CUDA_TOTAL]->start_mark,
                                  "cuda_total_bytes: got 0; expected the GPU's memory, like 178.35 GiB");

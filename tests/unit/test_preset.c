@@ -231,6 +231,97 @@ static void test_dsv3_has_no_borrowed_coefficients(void **state)
     preset_catalog_free(c);
 }
 
+/* The built-in GPUs: what SGLang's platform checks call each (B300 and GB300 are SM103, which
+ * is_sm100_supported() takes too) and how its GPUs are joined. A GPU preset added to presets/
+ * needs its row here. SMI_UNKNOWN: no nvidia-smi / rocm-smi total in the preset (GB10's nvidia-smi
+ * reports none; the two AMD figures were not found). */
+enum { SMI_KNOWN, SMI_UNKNOWN };
+static const struct {
+    const char *name;
+    engine_gpu_arch arch;
+    engine_gpu_link link;
+    int smi;
+} builtin_gpus[] = {
+    {"a10", GPU_ARCH_SM86, GPU_LINK_PCIE, SMI_KNOWN},
+    {"a100-40gb", GPU_ARCH_SM80, GPU_LINK_NVSWITCH, SMI_KNOWN},
+    {"a100-80gb", GPU_ARCH_SM80, GPU_LINK_NVSWITCH, SMI_KNOWN},
+    {"a30", GPU_ARCH_SM80, GPU_LINK_PCIE, SMI_KNOWN},
+    {"b200", GPU_ARCH_SM100, GPU_LINK_NVSWITCH, SMI_KNOWN},
+    {"b300", GPU_ARCH_SM103, GPU_LINK_NVSWITCH, SMI_KNOWN},
+    {"gb10", GPU_ARCH_SM121, GPU_LINK_UNIFIED, SMI_UNKNOWN},
+    {"gb200", GPU_ARCH_SM100, GPU_LINK_MNNVL, SMI_KNOWN},
+    {"gb300", GPU_ARCH_SM103, GPU_LINK_MNNVL, SMI_KNOWN},
+    {"gh200", GPU_ARCH_SM90, GPU_LINK_NVSWITCH, SMI_KNOWN},
+    {"h100", GPU_ARCH_SM90, GPU_LINK_NVSWITCH, SMI_KNOWN},
+    {"h100-nvl", GPU_ARCH_SM90, GPU_LINK_NVLINK_BRIDGE, SMI_KNOWN},
+    {"h100-pcie", GPU_ARCH_SM90, GPU_LINK_PCIE, SMI_KNOWN},
+    {"h20", GPU_ARCH_SM90, GPU_LINK_NVSWITCH, SMI_KNOWN},
+    {"h200", GPU_ARCH_SM90, GPU_LINK_NVSWITCH, SMI_KNOWN},
+    {"h200-nvl", GPU_ARCH_SM90, GPU_LINK_NVLINK_BRIDGE, SMI_KNOWN},
+    {"l4", GPU_ARCH_SM89, GPU_LINK_PCIE, SMI_KNOWN},
+    {"l40s", GPU_ARCH_SM89, GPU_LINK_PCIE, SMI_KNOWN},
+    {"mi250x", GPU_ARCH_CDNA2, GPU_LINK_XGMI, SMI_KNOWN},
+    {"mi300x", GPU_ARCH_CDNA3, GPU_LINK_XGMI, SMI_KNOWN},
+    {"mi325x", GPU_ARCH_CDNA3, GPU_LINK_XGMI, SMI_UNKNOWN},
+    {"mi355x", GPU_ARCH_CDNA4, GPU_LINK_XGMI, SMI_UNKNOWN},
+    {"rtx-pro-6000", GPU_ARCH_SM120, GPU_LINK_PCIE, SMI_KNOWN},
+    {"rtx3090", GPU_ARCH_SM86, GPU_LINK_PCIE, SMI_KNOWN},
+    {"rtx4080-16gb", GPU_ARCH_SM89, GPU_LINK_PCIE, SMI_KNOWN},
+    {"rtx4090", GPU_ARCH_SM89, GPU_LINK_PCIE, SMI_KNOWN},
+    {"rtx5090", GPU_ARCH_SM120, GPU_LINK_PCIE, SMI_KNOWN},
+    {"rtx6000-ada", GPU_ARCH_SM89, GPU_LINK_PCIE, SMI_KNOWN},
+    {"t4", GPU_ARCH_SM75, GPU_LINK_PCIE, SMI_KNOWN},
+};
+#define BUILTIN_GPU_COUNT (sizeof builtin_gpus / sizeof builtin_gpus[0])
+
+static bool is_amd(engine_gpu_arch arch)
+{
+    return arch == GPU_ARCH_CDNA2 || arch == GPU_ARCH_CDNA3 || arch == GPU_ARCH_CDNA4 || arch == GPU_ARCH_RDNA4;
+}
+
+/* Every built-in GPU loads, with its row's arch and link, UE8M0 scales exactly on SM100/SM103
+ * (DeepGEMM's DEEPGEMM_SCALE_UE8M0 is is_sm100_supported), and a CUDA total under nvidia-smi's: the
+ * driver keeps some memory nvidia-smi counts. On AMD, amdgpu gives rocm-smi and HIP one VRAM size. */
+static void test_builtin_gpus(void **state)
+{
+    (void)state;
+    preset_catalog *c = preset_catalog_open();
+    assert_non_null(c);
+    size_t seen = 0;
+    for (size_t i = 0; i < preset_catalog_count(c); i++) {
+        const preset_entry *e = preset_catalog_get(c, i);
+        if (e->kind != PRESET_GPU)
+            continue;
+        size_t row = 0;
+        while (row < BUILTIN_GPU_COUNT && strcmp(builtin_gpus[row].name, e->name) != 0)
+            row++;
+        if (row == BUILTIN_GPU_COUNT)
+            fail_msg("%s: a built-in GPU without a row in builtin_gpus", e->name);
+        seen++;
+        engine_gpu g;
+        char err[512] = "";
+        if (preset_load_gpu(c, e->name, &g, err, sizeof err) != 0)
+            fail_msg("%s: %s", e->name, err);
+        assert_string_equal(g.name, e->name);
+        if (g.arch != builtin_gpus[row].arch || g.link != builtin_gpus[row].link)
+            fail_msg("%s: arch %s link %s, want %s %s", e->name, engine_gpu_arch_names[g.arch],
+                     engine_gpu_link_names[g.link], engine_gpu_arch_names[builtin_gpus[row].arch],
+                     engine_gpu_link_names[builtin_gpus[row].link]);
+        if (g.ue8m0_scales != (g.arch == GPU_ARCH_SM100 || g.arch == GPU_ARCH_SM103))
+            fail_msg("%s: ue8m0_scales %d on %s", e->name, g.ue8m0_scales, engine_gpu_arch_names[g.arch]);
+        if (g.cuda_total_bytes < 8 * GIB || g.cuda_total_bytes > 512 * GIB)
+            fail_msg("%s: cuda_total_bytes %.2f GiB", e->name, (double)g.cuda_total_bytes / (double)GIB);
+        if ((g.nvidia_smi_mib == 0) != (builtin_gpus[row].smi == SMI_UNKNOWN))
+            fail_msg("%s: nvidia_smi_mib %u", e->name, g.nvidia_smi_mib);
+        uint64_t smi_bytes = (uint64_t)g.nvidia_smi_mib * MIB;
+        if (g.nvidia_smi_mib && (is_amd(g.arch) ? g.cuda_total_bytes > smi_bytes : g.cuda_total_bytes >= smi_bytes))
+            fail_msg("%s: CUDA total %.2f GiB not under nvidia-smi's %u MiB", e->name,
+                     (double)g.cuda_total_bytes / (double)GIB, g.nvidia_smi_mib);
+    }
+    assert_int_equal(seen, BUILTIN_GPU_COUNT);
+    preset_catalog_free(c);
+}
+
 static void test_catalog_lists_builtins(void **state)
 {
     (void)state;
@@ -240,25 +331,10 @@ static void test_catalog_lists_builtins(void **state)
     size_t kinds[3] = {0};
     for (size_t i = 0; i < preset_catalog_count(c); i++)
         kinds[preset_catalog_get(c, i)->kind]++;
-    assert_int_equal(kinds[PRESET_GPU], 7);
+    assert_int_equal(kinds[PRESET_GPU], BUILTIN_GPU_COUNT); /* test_builtin_gpus checks each */
     assert_true(kinds[PRESET_MODEL] >= 78); /* the catalog: each model's source tested in test_model_catalog.sh */
     assert_int_equal(kinds[PRESET_DEPLOYMENT], 3);
     assert_null(preset_catalog_get(c, preset_catalog_count(c)));
-
-    static const char *const gpus[] = {"b200", "b300", "gb200", "h100", "h200", "mi300x", "mi355x"};
-    /* What SGLang's platform checks call them: B300 is SM103, which is_sm100_supported() takes. */
-    static const engine_gpu_arch archs[] = {GPU_ARCH_SM100, GPU_ARCH_SM100, GPU_ARCH_SM100, GPU_ARCH_SM90,
-                                            GPU_ARCH_SM90,  GPU_ARCH_CDNA3, GPU_ARCH_CDNA4};
-    for (size_t i = 0; i < 7; i++) {
-        assert_non_null(preset_catalog_find(c, gpus[i], PRESET_GPU));
-        engine_gpu g;
-        char err[512] = "";
-        assert_int_equal(preset_load_gpu(c, gpus[i], &g, err, sizeof err), 0);
-        assert_string_equal(g.name, gpus[i]);
-        assert_true(g.cuda_total_bytes > 70 * GIB);
-        if (g.arch != archs[i])
-            fail_msg("%s: arch %s, want %s", gpus[i], engine_gpu_arch_names[g.arch], engine_gpu_arch_names[archs[i]]);
-    }
     assert_non_null(preset_catalog_find(c, "kimi-k3", PRESET_MODEL));
     assert_non_null(preset_catalog_find(c, "kimi-k2", PRESET_MODEL));
     assert_non_null(preset_catalog_find(c, "deepseek-v3", PRESET_MODEL));
@@ -608,7 +684,8 @@ static void test_user_override_and_broken_file(void **state)
 }
 
 /* arch: is required (nothing else tells Hopper from Blackwell from AMD for the default attention
- * backend) and one of its names. */
+ * backend) and one of its names; an older preset's "other" reads as sm80. link: is optional, its
+ * default set by the arch. */
 static void test_gpu_arch(void **state)
 {
     fixture *f = *state;
@@ -620,15 +697,48 @@ static void test_gpu_arch(void **state)
                "kind: gpu\nname: h20\ncuda_total_bytes: 95 GiB\nue8m0_scales: false\narch: sm90\n", path, sizeof path);
     assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 0);
     assert_int_equal(g.arch, GPU_ARCH_SM90);
+    assert_int_equal(g.link, GPU_LINK_NVSWITCH);
     write_file(f->files, "a100.yaml", "kind: gpu\nname: a100\ncuda_total_bytes: 79 GiB\nue8m0_scales: false\n", path,
                sizeof path);
     assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 1);
-    assert_located(err, path, 1, 1, "'arch'", "sm90", "sm100", "cdna3", "other", NULL);
-    write_file(f->files, "l4.yaml", "kind: gpu\nname: l4\ncuda_total_bytes: 22 GiB\nue8m0_scales: false\narch: sm89\n",
+    assert_located(err, path, 1, 1, "'arch'", "sm75", "sm90", "sm103", "sm121", "cdna2", "rdna4", NULL);
+    write_file(f->files, "l4.yaml", "kind: gpu\nname: l4\ncuda_total_bytes: 22 GiB\nue8m0_scales: false\narch: sm70\n",
                path, sizeof path);
     assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 1);
-    assert_located(err, path, 5, 7, "'sm89'", "other", NULL);
+    assert_located(err, path, 5, 7, "'sm70'", "sm75", "sm89", "cdna4", NULL);
+    write_file(f->files, "l4.yaml", "kind: gpu\nname: l4\ncuda_total_bytes: 22 GiB\nue8m0_scales: false\narch: sm89\n",
+               path, sizeof path);
+    assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 0);
+    assert_int_equal(g.arch, GPU_ARCH_SM89);
+    assert_int_equal(g.link, GPU_LINK_PCIE);
+    /* A preset written before the arches were split still loads, as the generic sm80. */
+    write_file(f->files, "old.yaml",
+               "kind: gpu\nname: old\ncuda_total_bytes: 40 GiB\nue8m0_scales: false\narch: other\n", path, sizeof path);
+    assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 0);
+    assert_int_equal(g.arch, GPU_ARCH_SM80);
+    write_file(f->files, "nvl.yaml",
+               "kind: gpu\nname: nvl\ncuda_total_bytes: 93 GiB\nue8m0_scales: false\narch: sm90\nlink: nvlink_bridge\n",
+               path, sizeof path);
+    assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 0);
+    assert_int_equal(g.link, GPU_LINK_NVLINK_BRIDGE);
+    write_file(f->files, "nvl.yaml",
+               "kind: gpu\nname: nvl\ncuda_total_bytes: 93 GiB\nue8m0_scales: false\narch: sm90\nlink: nvlink\n", path,
+               sizeof path);
+    assert_int_equal(preset_load_gpu(c, path, &g, err, sizeof err), 1);
+    assert_located(err, path, 6, 7, "link", "'nvlink'", "nvswitch", "nvlink_bridge", "mnnvl", "xgmi", "unified", NULL);
     preset_catalog_free(c);
+}
+
+/* The interconnect a GPU preset without link: gets. */
+static void test_gpu_default_link(void **state)
+{
+    (void)state;
+    for (int a = 0; a < GPU_ARCH_COUNT; a++) {
+        bool hgx = a == GPU_ARCH_SM90 || a == GPU_ARCH_SM100 || a == GPU_ARCH_SM103;
+        if (engine_gpu_default_link((engine_gpu_arch)a) != (hgx ? GPU_LINK_NVSWITCH : GPU_LINK_PCIE))
+            fail_msg("%s: default link %s", engine_gpu_arch_names[a],
+                     engine_gpu_link_names[engine_gpu_default_link((engine_gpu_arch)a)]);
+    }
 }
 
 static void test_user_model_coefficients(void **state)
@@ -875,6 +985,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_k3_dp2_dcp8, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dsv3_has_no_borrowed_coefficients, setup, teardown),
         cmocka_unit_test_setup_teardown(test_catalog_lists_builtins, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_builtin_gpus, setup, teardown),
         cmocka_unit_test_setup_teardown(test_match_hf_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_good_deployment_by_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_error_malformed_yaml, setup, teardown),
@@ -886,6 +997,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_error_no_such_preset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_override_and_broken_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gpu_arch, setup, teardown),
+        cmocka_unit_test(test_gpu_default_link),
         cmocka_unit_test_setup_teardown(test_user_model_coefficients, setup, teardown),
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test_setup_teardown(test_deep_nesting_refused_fast, setup, teardown),

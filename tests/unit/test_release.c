@@ -699,24 +699,51 @@ static void test_default_backend_mha(void **state)
         {"main", &qwen3, GPU_ARCH_SM100, 1, false, 32, BACKEND_TRTLLM_MHA, 32},
         {"main", &qwen3, GPU_ARCH_SM100, 1, false, 128, BACKEND_TRTLLM_MHA, 64},
         {"main", &qwen3, GPU_ARCH_SM100, 1, true, 16, BACKEND_FLASHINFER, 16},
-        /* ROCm: aiter; any other NVIDIA part: flashinfer. */
-        {"0.4.6", &qwen3, GPU_ARCH_CDNA3, 1, false, 0, BACKEND_AITER, 1},
+        /* SM103 (B300) is SM100 to is_sm100_supported (major 10). */
+        {"main", &qwen3, GPU_ARCH_SM103, 8, false, 0, BACKEND_TRTLLM_MHA, 64},
+        {"0.5.6.post1", &qwen3, GPU_ARCH_SM103, 1, false, 0, BACKEND_FLASHINFER, 1},
+        /* ROCm: aiter from PR #6381 (v0.4.6.post5; before it "flashinfer if available", which it
+         * never is off CUDA: triton), whatever the CDNA or RDNA generation (is_hip). */
+        {"0.4.6", &qwen3, GPU_ARCH_CDNA3, 1, false, 0, BACKEND_TRITON, 1},
+        {"0.4.6.post4", &qwen3, GPU_ARCH_CDNA3, 1, false, 0, BACKEND_TRITON, 1},
+        {"0.4.6.post5", &qwen3, GPU_ARCH_CDNA3, 1, false, 0, BACKEND_AITER, 1},
         {"main", &qwen3, GPU_ARCH_CDNA4, 8, true, 0, BACKEND_AITER, 1},
-        {"main", &qwen3, GPU_ARCH_OTHER, 1, false, 0, BACKEND_FLASHINFER, 1},
+        {"main", &qwen3, GPU_ARCH_CDNA2, 2, false, 0, BACKEND_AITER, 1},
+        {"main", &qwen3, GPU_ARCH_RDNA4, 1, false, 0, BACKEND_AITER, 1},
+        /* Turing, Ampere, Ada and the major-12 Blackwell parts: flashinfer, in every release
+         * (trtllm_mha is major 10 only: "trtllm_mha does not support SM120"). */
+        {"0.4.6", &qwen3, GPU_ARCH_SM80, 1, false, 0, BACKEND_FLASHINFER, 1},
+        {"main", &qwen3, GPU_ARCH_SM75, 1, false, 0, BACKEND_FLASHINFER, 1},
+        {"main", &qwen3, GPU_ARCH_SM80, 1, false, 0, BACKEND_FLASHINFER, 1},
+        {"main", &qwq, GPU_ARCH_SM86, 2, true, 0, BACKEND_FLASHINFER, 1},
+        {"main", &llama, GPU_ARCH_SM89, 4, false, 0, BACKEND_FLASHINFER, 1},
+        {"main", &qwen3, GPU_ARCH_SM120, 1, false, 0, BACKEND_FLASHINFER, 1},
+        {"main", &qwen3, GPU_ARCH_SM121, 1, true, 0, BACKEND_FLASHINFER, 1},
+        {"main", &next, GPU_ARCH_SM120, 2, true, 0, BACKEND_FLASHINFER, 1},
         /* Llama 4: trtllm_mha on SM100 from PR #12003; elsewhere the generic rule. */
         {"0.5.4", &llama4, GPU_ARCH_SM100, 8, false, 0, BACKEND_FLASHINFER, 1},
         {"0.5.4.post1", &llama4, GPU_ARCH_SM100, 8, false, 0, BACKEND_TRTLLM_MHA, 64},
         {"0.5.4.post1", &llama4, GPU_ARCH_SM90, 8, false, 0, BACKEND_FA3, 1},
+        /* ... and its own rule from PR #13421 (v0.5.6): fa3 on Hopper whatever the speculation,
+         * aiter on ROCm, triton on every other GPU (an A100 or an RTX 5090 included). */
+        {"0.5.6", &llama4, GPU_ARCH_SM90, 8, true, 64, BACKEND_FA3, 64},
+        {"0.5.6", &llama4, GPU_ARCH_SM80, 8, false, 0, BACKEND_TRITON, 1},
+        {"main", &llama4, GPU_ARCH_SM120, 4, false, 0, BACKEND_TRITON, 1},
+        {"main", &llama4, GPU_ARCH_CDNA3, 8, false, 0, BACKEND_AITER, 1},
+        {"main", &llama4, GPU_ARCH_SM103, 8, false, 0, BACKEND_TRTLLM_MHA, 64},
         /* gpt-oss: its own rule, whatever the generic one says. */
         {"0.5.0", &gpt_oss, GPU_ARCH_SM100, 1, false, 0, BACKEND_TRTLLM_MHA, 64},
         {"0.5.0", &gpt_oss, GPU_ARCH_SM90, 1, true, 64, BACKEND_FA3, 64},
         {"0.5.15", &gpt_oss, GPU_ARCH_CDNA3, 1, false, 0, BACKEND_TRITON, 1},
         {"main", &gpt_oss, GPU_ARCH_CDNA3, 1, false, 0, BACKEND_AITER, 1},
-        {"main", &gpt_oss, GPU_ARCH_OTHER, 1, false, 0, BACKEND_TRITON, 1},
+        {"main", &gpt_oss, GPU_ARCH_SM80, 1, false, 0, BACKEND_TRITON, 1},
+        {"main", &gpt_oss, GPU_ARCH_SM120, 1, false, 0, BACKEND_TRITON, 1},
+        {"main", &gpt_oss, GPU_ARCH_SM103, 1, false, 0, BACKEND_TRTLLM_MHA, 64},
         /* Qwen3-Next on SM100: triton at page 1; from PR #19030 trtllm_mha at 64 under speculation. */
         {"0.5.9", &next, GPU_ARCH_SM100, 4, true, 0, BACKEND_TRITON, 1},
         {"main", &next, GPU_ARCH_SM100, 4, false, 0, BACKEND_TRITON, 1},
         {"main", &next, GPU_ARCH_SM100, 4, true, 0, BACKEND_TRTLLM_MHA, 64},
+        {"main", &next, GPU_ARCH_SM103, 4, true, 0, BACKEND_TRTLLM_MHA, 64},
     };
     check_backend_cases(cases, sizeof cases / sizeof cases[0]);
 }
@@ -733,19 +760,37 @@ static void test_default_backend_mla(void **state)
         /* Hopper: fa3 (PR #5210), speculation or not. */
         {"0.4.6", &dsv3, GPU_ARCH_SM90, 8, false, 0, BACKEND_FA3, 1},
         {"main", &dsv3, GPU_ARCH_SM90, 8, true, 0, BACKEND_FA3, 1},
-        /* SM100: FlashInfer MLA, and trtllm_mla (page 64) for the DeepSeek family from v0.5.4.post1. */
+        /* SM100: triton until PR #7023 (v0.4.7), then FlashInfer MLA, and trtllm_mla (page 64) for
+         * the DeepSeek family from v0.5.4.post1. */
+        {"0.4.6.post5", &dsv3, GPU_ARCH_SM100, 8, false, 0, BACKEND_TRITON, 1},
+        {"0.4.7", &dsv3, GPU_ARCH_SM100, 8, false, 0, BACKEND_FLASHINFER_MLA, 1},
         {"0.5.4", &dsv3, GPU_ARCH_SM100, 8, false, 0, BACKEND_FLASHINFER_MLA, 1},
         {"0.5.4.post1", &dsv3, GPU_ARCH_SM100, 8, false, 0, BACKEND_TRTLLM_MLA, 64},
         {"main", &kimi_k2, GPU_ARCH_SM100, 8, true, 32, BACKEND_TRTLLM_MLA, 32},
         {"main", &kimi_k25, GPU_ARCH_SM100, 8, false, 0, BACKEND_TRTLLM_MLA, 64},
         {"main", &kimi_k3, GPU_ARCH_SM100, 8, false, 0, BACKEND_FLASHINFER_MLA, 1},
-        /* ROCm: aiter when num_key_value_heads // tp is 16 or 128, else triton. */
+        /* ROCm: triton until PR #6838 (v0.4.7); then aiter when num_key_value_heads // tp is 16 or
+         * 128, first only without speculation, from PR #11161 (v0.5.3rc2) with it too; else triton. */
+        {"0.4.6.post5", &dsv3, GPU_ARCH_CDNA3, 8, false, 0, BACKEND_TRITON, 1},
+        {"0.4.7", &dsv3, GPU_ARCH_CDNA3, 8, false, 0, BACKEND_AITER, 1},
+        {"0.5.2", &dsv3, GPU_ARCH_CDNA3, 8, true, 0, BACKEND_TRITON, 1},
+        {"0.5.3rc2", &dsv3, GPU_ARCH_CDNA3, 8, true, 0, BACKEND_AITER, 1},
         {"main", &dsv3, GPU_ARCH_CDNA3, 8, false, 0, BACKEND_AITER, 1},
         {"main", &dsv3, GPU_ARCH_CDNA3, 1, false, 0, BACKEND_AITER, 1},
         {"main", &dsv3, GPU_ARCH_CDNA4, 2, false, 0, BACKEND_TRITON, 1},
         {"main", &kimi_k2, GPU_ARCH_CDNA3, 4, false, 0, BACKEND_AITER, 1},
         {"main", &kimi_k2, GPU_ARCH_CDNA3, 8, false, 0, BACKEND_TRITON, 1},
-        {"main", &dsv3, GPU_ARCH_OTHER, 8, false, 0, BACKEND_TRITON, 1},
+        /* SM103: SM100's rules. */
+        {"main", &dsv3, GPU_ARCH_SM103, 8, false, 0, BACKEND_TRTLLM_MLA, 64},
+        {"main", &kimi_k3, GPU_ARCH_SM103, 8, false, 0, BACKEND_FLASHINFER_MLA, 1},
+        /* Every other NVIDIA part: triton (A100 included; the major-12 Blackwell parts are not
+         * is_sm100_supported). */
+        {"main", &dsv3, GPU_ARCH_SM80, 8, false, 0, BACKEND_TRITON, 1},
+        {"0.4.6", &dsv3, GPU_ARCH_SM80, 8, false, 0, BACKEND_TRITON, 1},
+        {"main", &kimi_k2, GPU_ARCH_SM89, 8, true, 0, BACKEND_TRITON, 1},
+        {"main", &dsv3, GPU_ARCH_SM120, 8, false, 0, BACKEND_TRITON, 1},
+        {"main", &kimi_k25, GPU_ARCH_SM121, 1, false, 0, BACKEND_TRITON, 1},
+        {"main", &dsv3, GPU_ARCH_SM75, 8, false, 0, BACKEND_TRITON, 1},
         /* DSA (GLM-5, DeepSeek V3.2): the sparse backend, page 64, on every GPU. */
         {"main", &glm5, GPU_ARCH_SM100, 8, false, 0, BACKEND_NSA, 64},
         {"0.5.5", &glm5, GPU_ARCH_SM90, 8, true, 0, BACKEND_NSA, 64},
