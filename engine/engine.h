@@ -345,6 +345,7 @@ typedef struct {
     bool ue8m0_scales;         /* Blackwell: packed UE8M0 scales in the masked GEMM (peak variant only) */
     engine_gpu_arch arch;      /* what SGLang's default attention backend depends on */
     engine_gpu_link link;      /* how the node's GPUs talk (custom all-reduce or NCCL) */
+    bool p2p;                  /* peer-to-peer access between the node's GPUs (GeForce cards have none) */
     /* The driver's bytes per kernel node of an instantiated graph on this GPU and its driver:
      * a measured figure from the preset, else (expected 0) the arch's empirical default
      * (engine_node_bytes_default). */

@@ -410,6 +410,7 @@ void engine_deployment_defaults(engine_deployment *d)
     d->backend = BACKEND_FLASHINFER_MLA;
     d->a2a = A2A_DEEPEP;
     d->other_runtime_bytes = ENGINE_GIB;
+    d->gpu.p2p = true;
     d->margin_bytes = 5 * ENGINE_GIB; /* the margin and min_kv_tokens knobs' rows say why */
     d->knobs.min_kv_tokens = 4096;
     d->knobs.node_bytes_auto = true;

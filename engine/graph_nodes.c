@@ -183,6 +183,8 @@ bool engine_custom_ar_covers(const engine_deployment *d, uint32_t attn_tp, uint6
     engine_gpu_link link = d->gpu.link;
     if (attn_tp > 2 && (link == GPU_LINK_PCIE || link == GPU_LINK_NVLINK_BRIDGE))
         return false;
+    if (!d->gpu.p2p) /* _can_p2p: without peer access custom all-reduce is disabled */
+        return false;
     uint64_t max = (engine_gpu_is_rocm(d->gpu.arch) ? 16 : 8) * ENGINE_MIB;
     return bytes < max;
 }
@@ -247,31 +249,33 @@ void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l
  * Fitted with `bench/accuracy --fit` over the public captures of bench/data/deployments.json:
  * each point's k is its measured total less every other term, over its graphs' expected nodes
  * (bench/data/README.md lists them, with the leave-one-out errors). Per point, KiB per node:
- *   Hopper:    Llama-4-Maverick FP8 TP8 H100 15.2, Llama-3.3-70B TP8 H200 19.4
+ *   Hopper:    Llama-4-Maverick FP8 TP8 H100 15.2, Qwen3-30B-A3B-FP8 TP2 16.8, Grok-2 TP8 H100 17.3,
+ *              Llama-3.3-70B TP8 H200 19.4
  *   Blackwell: DeepSeek-R1 TP8 B200 5.6, Qwen3-8B TP1 B200 10.0, Qwen3-30B-A3B TP8 B200 19.0
+ *   Ada:       Qwen3.5-9B TP2 RTX 4090 15.6 (one point: Ada takes the fit of all points)
  * An arch's row is the median of its points; its range their spread, widened by the node counts'
  * own tolerance (about 17% either way: graph_nodes' low and high over the expected count). An
- * arch with no public point takes the median of all points with a wider range; ROCm's HIP graphs
- * also take memory per capture in chunks (ROCm/pytorch#2286: 4 MiB a graph with the HSA fragment
- * allocator off), for which no per-node figure is public: the widest range. */
+ * arch with fewer than two public points takes the median of all points with a wider range;
+ * ROCm's HIP graphs also take memory per capture in chunks (ROCm/pytorch#2286: 4 MiB a graph
+ * with the HSA fragment allocator off), for which no per-node figure is public: the widest. */
 static const struct {
     engine_gpu_arch arch;
     engine_range bytes;
     const char *source;
 } node_bytes_fits[] = {
-    {GPU_ARCH_SM90, {17715, 12918, 23244},
-     "empirical: median of the 2 public Hopper captures (17.3 KiB; bench/accuracy --fit), driver-dependent"},
+    {GPU_ARCH_SM90, {17408, 12918, 23244},
+     "empirical: median of the 4 public Hopper captures (17.0 KiB; bench/accuracy --fit), driver-dependent"},
     {GPU_ARCH_SM100, {10240, 4760, 22765},
      "empirical: median of the 3 public Blackwell captures (10.0 KiB; bench/accuracy --fit), driver-dependent"},
-    {GPU_ARCH_CDNA3, {15565, 4760, 49152},
+    {GPU_ARCH_CDNA3, {16589, 4760, 49152},
      "empirical: no public per-node figure for HIP graphs (ROCm/pytorch#2286: 4 MiB chunks per capture); the "
      "fit of all points, with the widest range"},
-    {GPU_ARCH_CDNA4, {15565, 4760, 49152},
+    {GPU_ARCH_CDNA4, {16589, 4760, 49152},
      "empirical: no public per-node figure for HIP graphs (ROCm/pytorch#2286: 4 MiB chunks per capture); the "
      "fit of all points, with the widest range"},
 };
-/* every point: median 15.2 KiB, spread 5.6 .. 19.4 widened to 4.6 .. 30 */
-static const engine_range node_bytes_all = {15565, 4760, 30720};
+/* every point: median 16.2 KiB, spread 5.6 .. 19.4 widened to 4.6 .. 30 */
+static const engine_range node_bytes_all = {16589, 4760, 30720};
 
 const char *engine_node_bytes_default(const engine_gpu *g, engine_range *out)
 {

@@ -353,9 +353,40 @@ static int parse_model(preset_yaml_doc *p, yaml_node_t *root, preset_item *it)
 
 /* ---- gpu ---- */
 
-enum { G_KIND, G_NAME, G_DESCRIPTION, G_CUDA_TOTAL, G_SMI_MIB, G_UE8M0, G_ARCH, G_LINK, G_COUNT };
-static const char *const gpu_keys[G_COUNT] = {"kind",           "name",         "description", "cuda_total_bytes",
-                                              "nvidia_smi_mib", "ue8m0_scales", "arch",        "link"};
+enum { G_KIND, G_NAME, G_DESCRIPTION, G_CUDA_TOTAL, G_SMI_MIB, G_UE8M0, G_ARCH, G_LINK, G_P2P, G_NODE_BYTES, G_COUNT };
+static const char *const gpu_keys[G_COUNT] = {
+    "kind", "name", "description", "cuda_total_bytes", "nvidia_smi_mib", "ue8m0_scales", "arch", "link", "p2p",
+    "node_bytes"};
+
+/* node_bytes: {value, low, high, source}: a measured bytes-per-kernel-node figure
+ * (bench/gpu/node_cost.py prints one), with its range and where it was measured. */
+enum { NB_VALUE, NB_LOW, NB_HIGH, NB_SOURCE, NB_COUNT };
+static const char *const node_bytes_keys[NB_COUNT] = {"value", "low", "high", "source"};
+
+static int parse_node_bytes(preset_yaml_doc *p, yaml_node_t *map, engine_gpu *g)
+{
+    yaml_node_t *v[NB_COUNT];
+    if (!map)
+        return 0;
+    if (preset_yaml_collect(p, map, "node_bytes", node_bytes_keys, NB_COUNT, v) ||
+        preset_yaml_need(p, map, "node_bytes", "value", v[NB_VALUE], "the measured bytes per kernel node") ||
+        preset_yaml_need(p, map, "node_bytes", "source", v[NB_SOURCE], "where and how it was measured"))
+        return -1;
+    engine_range *r = &g->node_bytes;
+    if (preset_yaml_get_size(p, v[NB_VALUE], "value", &r->expected))
+        return -1;
+    r->low = r->high = r->expected;
+    if (preset_yaml_get_size(p, v[NB_LOW], "low", &r->low) || preset_yaml_get_size(p, v[NB_HIGH], "high", &r->high) ||
+        preset_yaml_get_text(p, v[NB_SOURCE], "source", g->node_bytes_source, sizeof g->node_bytes_source))
+        return -1;
+    if (r->expected < 256 || r->expected > ENGINE_MIB || r->low > r->expected || r->high < r->expected)
+        return preset_yaml_error(p, map->start_mark,
+                                 "node_bytes: value %llu with low %llu and high %llu; expected 256 B .. 1 MiB with "
+                                 "low <= value <= high",
+                                 (unsigned long long)r->expected, (unsigned long long)r->low,
+                                 (unsigned long long)r->high);
+    return 0;
+}
 
 /* arch: is required, as nothing else tells Hopper from Blackwell from AMD for the default attention
  * backend. An older preset's "other" (any NVIDIA part outside Hopper and SM100) still reads, as
@@ -403,6 +434,9 @@ static int parse_gpu(preset_yaml_doc *p, yaml_node_t *root, preset_item *it)
     if (preset_yaml_get_choice(p, v[G_LINK], "link", engine_gpu_link_names, GPU_LINK_COUNT, &link))
         return -1;
     g->link = (engine_gpu_link)link;
+    g->p2p = true;
+    if (preset_yaml_get_bool(p, v[G_P2P], "p2p", &g->p2p) || parse_node_bytes(p, v[G_NODE_BYTES], g))
+        return -1;
     if (g->cuda_total_bytes == 0)
         return preset_yaml_error(p, v[G_CUDA_TOTAL]->start_mark,
                                  "cuda_total_bytes: got 0; expected the GPU's memory, like 178.35 GiB");
