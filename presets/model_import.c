@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "preset_internal.h"
+#include "text.h"
 #include "weights.h"
 
 #define CONFIG_JSON "config.json"
@@ -664,8 +665,27 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
 
     preset_model_import_name(path, m->name, sizeof m->name);
     json_t *nop = json_object_get(root, "_name_or_path");
-    if (json_is_string(nop) && *json_string_value(nop))
-        snprintf(m->hf_names[m->n_hf_names++], sizeof m->hf_names[0], "%s", json_string_value(nop));
+    if (json_is_string(nop) && *json_string_value(nop)) {
+        /* The config's id is untrusted text that `launch` prints into a command: a Hugging Face
+         * id is all shell-safe, so anything else is refused rather than carried on (issue 21).
+         * The operator's own path (the folder name below) is theirs, and launch quotes it. */
+        const char *id = json_string_value(nop), *unsafe = engine_shell_unsafe(id);
+        if (unsafe) {
+            char what[PHRASE_MAX];
+            engine_char_name(unsafe, what, sizeof what);
+            preset_set_err(err, errlen,
+                           "%s: _name_or_path: '%s' holds %s, which a shell would read; expected a Hugging Face id "
+                           "of letters, digits and @%%+=:,./_- (fix or remove the key)",
+                           path, id, what);
+            goto done;
+        }
+        if (strlen(id) >= sizeof m->hf_names[0]) {
+            preset_set_err(err, errlen, "%s: _name_or_path: longer than %zu bytes; expected a Hugging Face id", path,
+                           sizeof m->hf_names[0] - 1);
+            goto done;
+        }
+        snprintf(m->hf_names[m->n_hf_names++], sizeof m->hf_names[0], "%s", id);
+    }
     char src[sizeof m->hf_names[0]];
     source_name(path, src, sizeof src);
     if (src[0] && (!m->n_hf_names || strcmp(m->hf_names[0], src) != 0))

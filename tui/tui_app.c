@@ -1048,8 +1048,13 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
             if (used + 1 < sizeof app->scratch.text)
                 cmd[used++] = '\n', cmd[used] = '\0';
         }
-        bool copied = copy_osc52(cmd);
-        set_message(app, false, "launch command%s%s", copied ? " copied to the clipboard (OSC 52)" : "",
+        /* a cut command could end inside a quoted word: copied whole or not at all */
+        bool whole = used < sizeof app->scratch.text;
+        bool copied = whole && copy_osc52(cmd);
+        set_message(app, false, "launch command%s%s",
+                    copied  ? " copied to the clipboard (OSC 52)"
+                    : whole ? ""
+                            : " too long for the clipboard (cgplan launch prints it)",
                     l->n_refusals ? "; cgplan launch would refuse it (see above it)" : "");
         return TUI_REDRAW;
     }

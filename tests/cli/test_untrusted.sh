@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Untrusted text stays data (issue 21): a launch line runs only what it says, a log or a file
+# name cannot drive the terminal, every JSON is UTF-8, and each input is bounded before it is
+# walked. Each section feeds one of the issue's reproducers.
+source "$CGPLAN_TESTLIB"
+set -e
+CONFIGS="$CGPLAN_FIXTURES/configs"
+USER_DIR="$XDG_CONFIG_HOME/cgplan/presets"
+DB="$TEST_TMP/runs.db"
+RC=0
+cd "$TEST_TMP"
+
+# raw CMD...: runs CMD with its stdout and stderr as bytes in raw.out and raw.err; RC its exit.
+raw() {
+  set +e
+  "$@" >"$TEST_TMP/raw.out" 2>"$TEST_TMP/raw.err"
+  RC=$?
+  set -e
+}
+# check_bytes 'python expression over o and e (stdout and stderr bytes)' description
+check_bytes() {
+  if RC=$RC python3 - "$TEST_TMP/raw.out" "$TEST_TMP/raw.err" "$1" <<'PY'; then pass; else fail "$2: $1"; head -c 2000 "$TEST_TMP/raw.out" "$TEST_TMP/raw.err" >&2; fi
+import os, sys
+RC = int(os.environ["RC"])
+o = open(sys.argv[1], "rb").read()
+e = open(sys.argv[2], "rb").read()
+def inert(b):  # no byte a terminal acts on: C0 but newline, DEL, C1 (as UTF-8), invalid UTF-8
+    t = b.decode("utf-8")
+    return not any((ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) < 0xa0 for c in t)
+sys.exit(0 if eval(sys.argv[3]) else 1)
+PY
+}
+
+# --- 1. launch: configs whose _name_or_path is a command are refused, naming the character
+python3 - "$CONFIGS/Qwen3-8B.json" <<'PY'
+import json, sys
+base = json.load(open(sys.argv[1]))
+for name, nop in (("subshell", "org/$(touch PWNED-subshell)"), ("semicolon", "org/m; touch PWNED-semicolon #"),
+                  ("newline", "org/m\necho PWNED-newline >&2 #")):
+    json.dump(dict(base, _name_or_path=nop), open("evil-%s.json" % name, "w"))
+PY
+for kind in subshell:"'\$'" semicolon:"';'" newline:"a newline"; do
+  name=${kind%%:*} char=${kind#*:}
+  expect_exit 1 "$CGPLAN" launch --model "evil-$name.json" --set gpu=h200 --set max_bs=8
+  contains "$ERR" "_name_or_path" "$name: the message names the field"
+  contains "$ERR" "holds $char" "$name: the message names the character"
+  [ -z "$OUT" ] && pass || fail "$name: no command printed: $OUT"
+  one_line "$ERR" "$name: the refusal is one line (its newline shown as \\n)"
+  expect_exit 1 "$CGPLAN" model import "evil-$name.json"
+  contains "$ERR" "holds $char" "$name: model import refuses it too"
+  [ ! -e "$USER_DIR/evil-$name.yaml" ] && pass || fail "$name: model import wrote no preset"
+done
+ls PWNED-* 2>/dev/null && fail "an injection ran" || pass
+
+# A real id stays bare; an operator's own folder name is allowed, quoted, and runs as one word.
+expect_exit 0 "$CGPLAN" launch --model "$CONFIGS/Llama-3.1-8B.json" --set gpu=h200 --set max_bs=8
+contains "$OUT" "--model-path Llama-3.1-8B \\" "a plain name is printed bare"
+mkdir -p "odd dir" "it's \$(touch PWNED-folder)"
+python3 - "$CONFIGS/Qwen3-8B.json" "it's \$(touch PWNED-folder)/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c.pop("_name_or_path", None)
+json.dump(c, open(sys.argv[2], "w"))
+PY
+expect_exit 0 "$CGPLAN" launch --model "it's \$(touch PWNED-folder)/config.json" --set gpu=h200 --set max_bs=8
+contains "$OUT" "--model-path 'it'\"'\"'s \$(touch PWNED-folder)' \\" "the folder name is shell-quoted"
+printf '%s\n' "$OUT" | sh -n && pass || fail "sh -n parses the printed command"
+# Run the command as printed, with a python3 that prints its arguments one per line.
+mkdir -p fakebin
+printf '#!/bin/sh\nprintf "%%s\\n" "$@"\n' >fakebin/python3
+chmod +x fakebin/python3
+args=$(PATH="$TEST_TMP/fakebin:$PATH" sh -c "$OUT")
+printf '%s\n' "$args" | grep -qxF -- "it's \$(touch PWNED-folder)" && pass || fail "the path came back as one word: $args"
+ls PWNED-* 2>/dev/null && fail "the printed command ran an injection" || pass
+# The same through the JSON: command and args quoted alike.
+expect_exit 0 "$CGPLAN" launch --model "it's \$(touch PWNED-folder)/config.json" --set gpu=h200 --set max_bs=8 --format json
+check_py "j['args'][0] == \"--model-path 'it'\\\"'\\\"'s \$(touch PWNED-folder)'\"" "the JSON's args are quoted words"
+# A hand-written model preset is not refused, but its text is one word on the line and an
+# inert comment above it.
+mkdir -p "$USER_DIR"
+sed -e 's/^name: qwen3-8b/name: evil-model/' \
+    -e 's|^hf_names:.*|hf_names: ["org/m\\necho PWNED-preset >\&2 #"]|' \
+    -e 's|^description:.*|description: "x\\nrm -rf / #"|' "$CGPLAN_SRC/presets/qwen3-8b.yaml" >"$USER_DIR/evil-model.yaml"
+expect_exit 0 "$CGPLAN" launch --model evil-model --set gpu=h200 --set max_bs=8
+args=$(PATH="$TEST_TMP/fakebin:$PATH" sh -c "$OUT" 2>&1)
+printf '%s\n' "$args" | grep -q PWNED-preset && [ "$(printf '%s\n' "$args" | grep -c PWNED-preset)" = 1 ] &&
+  printf '%s\n' "$args" | grep -qx -- "--model-path" && pass || fail "the preset's id is one argument: $args"
+printf '%s\n' "$args" | grep -qx "PWNED-preset" && fail "the preset's id ran as a command" || pass
+rm -f "$USER_DIR/evil-model.yaml"
+
+finish
