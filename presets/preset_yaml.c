@@ -3,6 +3,7 @@
  * message as one line "FILE:LINE:COLUMN: what was wrong; what was expected". */
 #include "preset_internal.h"
 #include "preset_yaml.h"
+#include "text.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -12,7 +13,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define ASCII_DEL 0x7f                        /* the one control character above the space */
 #define SIZE_FRAC_DEN_MAX 1000000000000000ull /* 10^15: 15 fraction digits are exact in a double */
 
 /* ---- Messages. ---- */
@@ -23,30 +23,6 @@ void preset_copy_text(char *dst, size_t cap, const char *src)
         snprintf(dst, cap, "%s", src);
 }
 
-/* SRC into DST with control characters escaped, so a value quoted in a message (a quoted
- * scalar may hold a newline) cannot break the one-line rule. */
-static void one_line(char *dst, size_t cap, const char *src)
-{
-    size_t used = 0;
-    if (!dst || !cap)
-        return;
-    for (const unsigned char *s = (const unsigned char *)src; *s && used + 1 < cap; s++) {
-        if (*s >= ' ' && *s != ASCII_DEL) {
-            dst[used++] = (char)*s;
-            continue;
-        }
-        char esc[sizeof "\\xff"];
-        int w = *s == '\n'   ? snprintf(esc, sizeof esc, "\\n")
-                : *s == '\t' ? snprintf(esc, sizeof esc, "\\t")
-                             : snprintf(esc, sizeof esc, "\\x%02x", *s);
-        if (used + (size_t)w + 1 > cap)
-            break;
-        memcpy(dst + used, esc, (size_t)w);
-        used += (size_t)w;
-    }
-    dst[used] = '\0';
-}
-
 int preset_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
     if (err && errlen) {
@@ -55,7 +31,9 @@ int preset_set_err(char *err, size_t errlen, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(line, sizeof line, fmt, ap);
         va_end(ap);
-        one_line(err, errlen, line);
+        /* a value quoted in a message (a quoted scalar may hold a newline, a file name an ESC)
+         * cannot break the one-line rule or drive the terminal */
+        engine_text_cleaned(err, errlen, line);
     }
     return -1;
 }

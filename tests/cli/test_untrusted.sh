@@ -88,4 +88,46 @@ printf '%s\n' "$args" | grep -q PWNED-preset && [ "$(printf '%s\n' "$args" | gre
 printf '%s\n' "$args" | grep -qx "PWNED-preset" && fail "the preset's id ran as a command" || pass
 rm -f "$USER_DIR/evil-model.yaml"
 
+# --- 2. a file name and a log's text cannot drive the terminal
+NAME=$(printf '\033]0;TITLE\a\033[31m red.log')
+cp "$LOGS/15-tp4-pcie-qwq32b-plain-tqdm-end-avail-before-usage.log" "$NAME" # not one the store seeds
+raw "$CGPLAN" ingest --db "$DB" "$NAME"
+check_bytes "inert(o) and inert(e) and b'\\\\x1b]0;TITLE\\\\x07\\\\x1b[31m red.log' in o" "the ingest line shows the name's escapes"
+raw "$CGPLAN" runs list --db "$DB"
+check_bytes "inert(o) and b'\\\\x1b]0;TITLE' in o" "runs list"
+raw "$CGPLAN" runs list --db "$DB" --format csv
+check_bytes "inert(o) and b'\\\\x1b[31m red.log' in o" "runs list --format csv"
+expect_exit 0 "$CGPLAN" runs list --db "$DB" --format json
+ID=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print([r["id"] for r in json.load(sys.stdin)["runs"] if r["source"].endswith("red.log")][0])')
+raw "$CGPLAN" runs show "$ID" --db "$DB"
+check_bytes "inert(o) and b'source   \\\\x1b]0;TITLE' in o" "runs show"
+raw "$CGPLAN" ingest --db "$DB" "$NAME"
+check_bytes "inert(o) and b'already stored' in o" "the duplicate's line"
+raw "$CGPLAN" ingest --db "$DB" "$NAME.missing"
+check_bytes "RC == 0 or inert(e)" "an error naming the file"
+[ "$RC" = 1 ] && pass || fail "a missing file: exit $RC"
+
+# C1 controls (UTF-8 C2 9B CSI, C2 9D OSC) and invalid UTF-8 in a log's model_path
+python3 - "$LOGS/k3-dp16-b200-article.log" <<'PY'
+import sys
+log = open(sys.argv[1], "rb").read()
+open("c1.log", "wb").write(log.replace(b"moonshotai/Kimi-K3", b"org/\xc2\x9b31mred\xc2\x9d0;T\x07m", 1))
+open("bad-utf8.log", "wb").write(log.replace(b"moonshotai/Kimi-K3",
+    b"o\xe0\x80\xafv\xf0\x80\x80\xafs\xed\xa0\x80u\xf4\x90\x80\x80t\xe4\xb8", 1))
+PY
+for f in c1 bad-utf8; do
+  raw "$CGPLAN" ingest --dry-run --format json --preset k3-dp16 $f.log
+  check_bytes "RC == 0 and __import__('json').loads(o.decode('utf-8'))['runs'][0]['server_args']['model_path'] != ''" "$f: the dry run's JSON is UTF-8"
+  raw "$CGPLAN" ingest --db "$DB" --preset k3-dp16 --format json $f.log
+  ID=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["id"])' "$TEST_TMP/raw.out")
+  raw "$CGPLAN" runs show "$ID" --db "$DB" --format json
+  check_bytes "RC == 0 and __import__('json').loads(o.decode('utf-8')) is not None" "$f: runs show --format json is UTF-8"
+  raw "$CGPLAN" runs show "$ID" --db "$DB"
+  check_bytes "RC == 0 and inert(o)" "$f: runs show's table is inert"
+done
+raw "$CGPLAN" runs show "$ID" --db "$DB" --format json
+check_bytes "'\\ufffd' in __import__('json').loads(o)['model_path']" "invalid UTF-8 became U+FFFD"
+raw "$CGPLAN" ingest --dry-run --format json --preset k3-dp16 c1.log
+check_bytes "__import__('json').loads(o)['runs'][0]['server_args']['model_path'] == 'org/\\\\x9b31mred\\\\x9d0;T\\\\x07m'" "C1 controls are escaped in the log's text"
+
 finish

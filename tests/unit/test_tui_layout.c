@@ -417,6 +417,28 @@ static void test_snapshot_renderer(void **state)
     tui_app_free(&app);
 }
 
+/* Text from a log or a file name drawn on the screen (issue 21): each control as its escape, each
+ * invalid UTF-8 stretch as U+FFFD, and the width the same as tui_text_width says. */
+static void test_print_inert(void **state)
+{
+    (void)state;
+    tui_screen s;
+    assert_int_equal(tui_screen_init(&s, 60, 2), 0);
+    const char *t = "\x1b]0;T\a\xc2\x9b"
+                    "31m\xe0\x80\x80!";
+    int n = tui_print(&s, 0, 0, 60, TUI_ST_NORMAL, t);
+    char row[256];
+    tui_screen_row_text(&s, 0, row, sizeof row);
+    assert_string_equal(row, "\\x1b]0;T\\x07\\x9b31m\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd!");
+    assert_int_equal(n, 23);
+    assert_int_equal(tui_text_width(t), 23);
+    n = tui_print(&s, 0, 1, 2, TUI_ST_NORMAL, "\x1b"); /* clipped inside the escape: still MAXW */
+    assert_int_equal(n, 2);
+    tui_screen_row_text(&s, 1, row, sizeof row);
+    assert_string_equal(row, "\\x");
+    tui_screen_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_slider_mapping),
         cmocka_unit_test(test_input_decoder),
         cmocka_unit_test(test_input_decoder_hostile),
+        cmocka_unit_test(test_print_inert),
         cmocka_unit_test(test_snapshot_renderer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
