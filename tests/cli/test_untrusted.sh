@@ -130,4 +130,69 @@ check_bytes "'\\ufffd' in __import__('json').loads(o)['model_path']" "invalid UT
 raw "$CGPLAN" ingest --dry-run --format json --preset k3-dp16 c1.log
 check_bytes "__import__('json').loads(o)['runs'][0]['server_args']['model_path'] == 'org/\\\\x9b31mred\\\\x9d0;T\\\\x07m'" "C1 controls are escaped in the log's text"
 
+# --- 3. config.json is bounded before it is walked; the same bounds as the preset loader
+ms() { date +%s%N | cut -c1-13; }
+# refused CONFIG FIELD description: model import, --model on estimate and launch all refuse CONFIG
+# (exit 1) in well under a second, naming FIELD, and import writes nothing.
+refused() {
+  local t0 t1 cmd
+  for cmd in "model import $1" "estimate --model $1 --set gpu=h200" "launch --model $1 --set gpu=h200"; do
+    t0=$(ms)
+    # shellcheck disable=SC2086 # the words of CMD
+    expect_exit 1 "$CGPLAN" $cmd
+    t1=$(ms)
+    [ $((t1 - t0)) -lt 1000 ] && pass || fail "$3: ${cmd%% *} took $((t1 - t0)) ms"
+    contains "$ERR" "$2" "$3: ${cmd%% *} names $2"
+    [ -z "$OUT" ] && pass || fail "$3: ${cmd%% *} printed: $OUT"
+  done
+  [ ! -e "$USER_DIR/${1%.json}.yaml" ] && pass || fail "$3: no preset written"
+}
+python3 - "$CONFIGS" <<'PY'
+import json, sys
+d = sys.argv[1]
+def load(n): return json.load(open("%s/%s.json" % (d, n)))
+def save(n, c): json.dump(c, open(n + ".json", "w"))
+q8, moe, oss = load("Qwen3-8B"), load("Qwen3-30B-A3B"), load("gpt-oss-120b")
+# 17 MiB: a padding key past the cap (jansson would have loaded it whole)
+open("big.json", "w").write(json.dumps(dict(q8, padding="x" * (17 << 20))))
+save("layers-max", dict(q8, num_hidden_layers=4294967295))
+save("layers-only", dict(moe, num_hidden_layers=4294967295, mlp_only_layers=list(range(100000))))
+save("only-long", dict(moe, mlp_only_layers=list(range(100000))))
+save("only-index", dict(moe, mlp_only_layers=[0, 48]))
+save("sliding-over", dict(oss, num_hidden_layers=4, layer_types=["sliding_attention"] * 36))
+nxt = dict(moe, architectures=["Qwen3NextForCausalLM"], linear_num_key_heads=16, linear_num_value_heads=32,
+           linear_key_head_dim=128, linear_value_head_dim=128, layer_types=["linear_attention"] * 60)
+save("linear-over", nxt)
+save("context-max", dict(q8, max_position_embeddings=4294967295))
+save("context-over", dict(q8, max_position_embeddings=16777217))
+PY
+refused big.json "16 MiB" "a 17 MiB config"
+refused layers-max.json "num_hidden_layers: not an integer in 1..65536" "num_hidden_layers 2^32-1"
+refused layers-only.json "num_hidden_layers" "num_hidden_layers 2^32-1 with a long mlp_only_layers"
+refused only-long.json "mlp_only_layers" "an mlp_only_layers longer than the layers"
+refused only-index.json "mlp_only_layers: not a list of layer indices 0..num_hidden_layers - 1" "an index past the layers"
+refused sliding-over.json "layer_types: not a list of one kind per layer (36 entries for num_hidden_layers 4)" "sliding layers past the count"
+refused linear-over.json "layer_types" "linear layers past the count"
+refused context-max.json "max_position_embeddings: not an integer in 1..16777216" "max_position_embeddings 2^32-1"
+refused context-over.json "max_position_embeddings" "max_position_embeddings one past the knob"
+# The largest context the knob takes still imports (refused above it, never clamped to it).
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["max_position_embeddings"]=16777216; json.dump(c, open("context-edge.json","w"))' "$CONFIGS/Qwen3-8B.json"
+expect_exit 0 "$CGPLAN" estimate --model context-edge.json --set gpu=h200 --format json
+check_py "j['knobs']['context_len'] == 16777216" "the knob's maximum is kept as it is"
+
+# Every fixture config imports, and what import writes loads (presets reports no problem) and plans.
+i=0
+for f in "$CONFIGS"/*.json; do
+  i=$((i + 1))
+  expect_exit 0 "$CGPLAN" model import "$f" --name "fixture-$i"
+  [ -f "$USER_DIR/fixture-$i.yaml" ] && pass || fail "$(basename "$f"): no preset written"
+  expect_exit 0 "$CGPLAN" estimate --model "fixture-$i" --set gpu=b200 --format json
+  check_py "j['total_bytes'] > 0" "$(basename "$f"): the imported preset plans"
+done
+[ "$i" -ge 11 ] && pass || fail "only $i fixture configs found"
+expect_exit 0 "$CGPLAN" presets --format json
+check_py "len([p for p in j['presets'] if p['name'].startswith('fixture-')]) == $i" "every imported preset is listed"
+[ -z "$ERR" ] && pass || fail "presets reports a problem: $ERR"
+rm -f "$USER_DIR"/fixture-*.yaml
+
 finish
