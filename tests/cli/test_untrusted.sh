@@ -195,4 +195,17 @@ check_py "len([p for p in j['presets'] if p['name'].startswith('fixture-')]) == 
 [ -z "$ERR" ] && pass || fail "presets reports a problem: $ERR"
 rm -f "$USER_DIR"/fixture-*.yaml
 
+# --- 4. a FIFO named like a preset (or a config) is refused, never waited on
+mkdir -p "$USER_DIR" fifo-dir
+mkfifo "$USER_DIR/x.yaml" fifo-dir/y.yaml fifo-dir/config.json
+expect_exit 1 timeout 10 "$CGPLAN" presets
+contains "$ERR" "x.yaml:1:1: not a regular file" "presets names the FIFO in the user folder"
+expect_exit 0 timeout 10 "$CGPLAN" estimate --preset k3-dp16 --format json
+check_py "j['preset'] == 'k3-dp16'" "the other presets load beside the FIFO"
+expect_exit 1 timeout 10 "$CGPLAN" estimate --preset fifo-dir/y.yaml
+contains "$ERR" "not a regular file" "a FIFO given by path"
+expect_exit 1 timeout 10 "$CGPLAN" model import fifo-dir/config.json
+contains "$ERR" "not a regular file" "a FIFO as the config"
+rm -f "$USER_DIR/x.yaml"
+
 finish
