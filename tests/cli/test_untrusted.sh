@@ -208,4 +208,20 @@ expect_exit 1 timeout 10 "$CGPLAN" model import fifo-dir/config.json
 contains "$ERR" "not a regular file" "a FIFO as the config"
 rm -f "$USER_DIR/x.yaml"
 
+# --- 5. the store path is a file path, never an SQLite URI
+LOG15="$LOGS/15-tp4-pcie-qwq32b-plain-tqdm-end-avail-before-usage.log"
+mkdir -p uri && cd uri
+for db in 'file:real.db' 'file:real.db?vfs=unix-none'; do
+  CGPLAN_DB="$db" expect_exit 1 "$CGPLAN" ingest "$LOG15"
+  contains "$ERR" "not an SQLite URI" "CGPLAN_DB=$db refused"
+  expect_exit 1 "$CGPLAN" runs list --db "$db"
+  contains "$ERR" "./$db for a file of that name" "--db $db refused, with the way to name such a file"
+done
+CGPLAN_DB=':memory:' expect_exit 1 "$CGPLAN" ingest "$LOG15"
+contains "$ERR" "in-memory database, which keeps nothing" "CGPLAN_DB=:memory: refused"
+[ -z "$(ls)" ] && pass || fail "a refused store path created: $(ls)"
+expect_exit 0 "$CGPLAN" ingest --db ./file:real.db "$LOG15"
+[ -f 'file:real.db' ] && [ ! -e real.db ] && pass || fail "./file:real.db is the file of that name: $(ls)"
+cd "$TEST_TMP"
+
 finish
