@@ -792,34 +792,17 @@ done:
 
 /* ---- Writing the preset. ---- */
 
-/* S as a double-quoted YAML scalar. */
-static void put_quoted(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\x%02x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source)
 {
     fprintf(f, "# Imported by `cgplan model import` from ");
-    for (const char *s = source; *s; s++)
-        fputc(*s == '\n' ? ' ' : *s, f);
+    preset_yaml_write_comment_text(f, source);
     fprintf(f, ".\n# No coefficients: the fitted terms stay unknown until `cgplan calibrate`.\n");
     fprintf(f, "kind: model\nname: %s\ndescription: ", m->name);
-    put_quoted(f, m->description);
+    preset_yaml_write_quoted(f, m->description);
     fprintf(f, "\nhf_names: [");
     for (int i = 0; i < m->n_hf_names; i++) {
         fputs(i ? ", " : "", f);
-        put_quoted(f, m->hf_names[i]);
+        preset_yaml_write_quoted(f, m->hf_names[i]);
     }
     fprintf(f, "]\narchitecture: %s\ntrust_remote_code: %s\n", m->architecture,
             m->trust_remote_code ? "true" : "false");

@@ -15,6 +15,44 @@
 
 #define SIZE_FRAC_DEN_MAX 1000000000000000ull /* 10^15: 15 fraction digits are exact in a double */
 
+/* ---- Writing. ---- */
+
+/* YAML 1.1's printable set (section 5.1): what a scalar may hold raw; NEL too is escaped, as
+ * the C1 control a terminal would act on. */
+static bool yaml_printable(uint32_t cp)
+{
+    return (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xd7ff) ||
+           (cp >= 0xe000 && cp <= 0xfffd && cp != 0xfeff) || (cp >= 0x10000 && cp <= 0x10ffff);
+}
+
+void preset_yaml_write_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    size_t len = strlen(s);
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = engine_utf8_decode(s + i, len - i, &cp);
+        if (cp == '"' || cp == '\\')
+            fprintf(f, "\\%c", (char)cp);
+        else if (cp == ENGINE_UTF8_INVALID)
+            fputs("\\uFFFD", f);
+        else if (cp < 0x100 && !yaml_printable(cp))
+            fprintf(f, "\\x%02x", (unsigned)cp);
+        else if (!yaml_printable(cp))
+            fprintf(f, "\\u%04x", (unsigned)cp);
+        else
+            fwrite(s + i, 1, n, f);
+        i += n;
+    }
+    fputc('"', f);
+}
+
+void preset_yaml_write_comment_text(FILE *f, const char *s)
+{
+    char shown[ENGINE_TEXT_MAX * 4];
+    fputs(engine_text_cleaned(shown, sizeof shown, s), f);
+}
+
 /* ---- Messages. ---- */
 
 void preset_copy_text(char *dst, size_t cap, const char *src)

@@ -224,4 +224,25 @@ expect_exit 0 "$CGPLAN" ingest --db ./file:real.db "$LOG15"
 [ -f 'file:real.db' ] && [ ! -e real.db ] && pass || fail "./file:real.db is the file of that name: $(ls)"
 cd "$TEST_TMP"
 
+# --- 6. the planner's s writes YAML through model import's escaping
+mkdir -p "$USER_DIR"
+sed "s/^name: k3-dp16/name: 'x\"y: z'/" "$CGPLAN_SRC/presets/k3-dp16.yaml" >"$USER_DIR/x\"y: z.yaml"
+expect_exit 0 "$CGPLAN" tui --snapshot 120x40 --db "$DB" --preset 'x"y: z' --keys s
+contains "$OUT" 'saved as preset x"y: z-saved' "s saved the plan"
+[ -f "$USER_DIR/x\"y: z-saved.yaml" ] && pass || fail "s wrote no x\"y: z-saved.yaml"
+expect_exit 0 "$CGPLAN" estimate --preset 'x"y: z-saved' --format json
+check_py "j['preset'] == 'x\"y: z-saved' and j['knobs']['world'] == 16" "the saved preset loads back"
+expect_exit 0 "$CGPLAN" presets
+[ -z "$ERR" ] && pass || fail "a saved or imported preset does not load: $ERR"
+# model import's own text: a folder name with DEL and C1 NEL, quoted so libyaml takes it
+odd=$(printf 'm\177x\302\205y')
+mkdir -p "$odd"
+cp "$CONFIGS/Qwen3-8B.json" "$odd/config.json"
+expect_exit 0 "$CGPLAN" model import "$odd/config.json" --name odd-folder
+expect_exit 0 "$CGPLAN" estimate --model odd-folder --set gpu=h200 --format json
+check_py "j['total_bytes'] > 0" "the imported preset with DEL and NEL in its texts loads"
+expect_exit 0 "$CGPLAN" presets --format json
+check_py "[p for p in j['presets'] if p['name'] == 'odd-folder'][0]['description'].startswith('imported from m\\x7fx\\x85y')" "the description keeps the bytes, escaped"
+rm -f "$USER_DIR/odd-folder.yaml" "$USER_DIR/x\"y: z.yaml" "$USER_DIR/x\"y: z-saved.yaml"
+
 finish
