@@ -632,6 +632,10 @@ void preset_model_import_name(const char *path, char *buf, size_t len)
 int preset_model_check_name(const char *name, char *err, size_t errlen)
 {
     size_t n = strlen(name);
+    if (n >= ENGINE_NAME_MAX)
+        return preset_set_err(err, errlen,
+                              "'%.24s...' is %zu characters; a preset name has at most %d (give a shorter --name)",
+                              name, n, ENGINE_NAME_MAX - 1);
     bool ok = n > 0 && n < ENGINE_NAME_MAX && name[0] != '.' && name[0] != '-';
     for (size_t i = 0; ok && i < n; i++)
         ok = isalnum((unsigned char)name[i]) || name[i] == '.' || name[i] == '_' || name[i] == '-';

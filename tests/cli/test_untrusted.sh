@@ -245,4 +245,18 @@ expect_exit 0 "$CGPLAN" presets --format json
 check_py "[p for p in j['presets'] if p['name'] == 'odd-folder'][0]['description'].startswith('imported from m\\x7fx\\x85y')" "the description keeps the bytes, escaped"
 rm -f "$USER_DIR/odd-folder.yaml" "$USER_DIR/x\"y: z.yaml" "$USER_DIR/x\"y: z-saved.yaml"
 
+# --- 7. model import --name of 64 characters or more is refused, never cut to 63
+n63=$(printf 'n%.0s' $(seq 63)) n64=$(printf 'n%.0s' $(seq 64))
+expect_exit 0 "$CGPLAN" model import "$CONFIGS/Qwen3-8B.json" --name "$n63"
+[ -f "$USER_DIR/$n63.yaml" ] && pass || fail "a 63-character --name is a name"
+before=$(cksum <"$USER_DIR/$n63.yaml")
+for form in "--name $n64" "--name=${n64}nnnn"; do
+  # shellcheck disable=SC2086 # the option's words
+  expect_exit 2 "$CGPLAN" model import "$CONFIGS/Llama-3.1-8B.json" $form
+  contains "$ERR" "characters; a preset name has at most 63" "${form%% *}: refused as too long"
+done
+[ "$(cksum <"$USER_DIR/$n63.yaml")" = "$before" ] && pass || fail "the 63-character user preset was replaced"
+[ "$(ls "$USER_DIR" | grep -c '^nnn')" = 1 ] && pass || fail "a cut name was written: $(ls "$USER_DIR")"
+rm -f "$USER_DIR/$n63.yaml"
+
 finish
