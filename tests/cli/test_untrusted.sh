@@ -107,6 +107,16 @@ raw "$CGPLAN" ingest --db "$DB" "$NAME.missing"
 check_bytes "RC == 0 or inert(e)" "an error naming the file"
 [ "$RC" = 1 ] && pass || fail "a missing file: exit $RC"
 
+# A preset named with an ESC (its file's stem): the estimate table and presets show it inert.
+mkdir -p "$USER_DIR"
+ESCNAME=$(printf 'e\033[31mx')
+sed 's/^name: k3-dp16/name: "e\\e[31mx"/' "$CGPLAN_SRC/presets/k3-dp16.yaml" >"$USER_DIR/$ESCNAME.yaml"
+raw "$CGPLAN" estimate --preset "$ESCNAME"
+check_bytes "RC == 0 and inert(o) and o.startswith(b'e\\\\x1b[31mx \\xc2\\xb7 kimi-k3')" "the estimate table's preset name"
+raw "$CGPLAN" presets
+check_bytes "RC == 0 and inert(o) and b'e\\\\x1b[31mx' in o" "presets lists it inert"
+rm -f "$USER_DIR/$ESCNAME.yaml"
+
 # C1 controls (UTF-8 C2 9B CSI, C2 9D OSC) and invalid UTF-8 in a log's model_path
 python3 - "$LOGS/k3-dp16-b200-article.log" <<'PY'
 import sys
