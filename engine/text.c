@@ -82,6 +82,12 @@ size_t engine_text_clean(char *dst, size_t cap, const char *src, size_t len)
         i += 8;
     }
     while (i < len && s[i]) {
+        if (s[i] >= 0x20 && s[i] < 0x7f) { /* printable ASCII, the common case, without the decoder */
+            if (o + 2 > cap)
+                break;
+            dst[o++] = (char)s[i++];
+            continue;
+        }
         uint32_t cp;
         size_t n = engine_utf8_decode(src + i, len - i, &cp);
         if (cp == ENGINE_UTF8_INVALID) {
