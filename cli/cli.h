@@ -69,6 +69,11 @@ typedef struct {
 /* Prints "cgplan: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Prints one line of a table or CSV on stdout that quotes outside text (a preset's, a log's, a
+ * file name): the formatted line cleaned (text.h: controls escaped, invalid UTF-8 as U+FFFD),
+ * then one newline (a trailing newline in FMT is that one). */
+void cli_shown_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Parses argv[first..] for COMMAND, accepting the flags in ALLOWED. Returns 0 or EXIT_USAGE
  * (after printing the error). --help is handled by the caller before this. */
 int cli_parse(int argc, char **argv, int first, const char *command, unsigned allowed, cli_opts *o);

@@ -12,6 +12,7 @@
 #include "calibrate.h"
 #include "jsonw.h"
 #include "store_glue.h"
+#include "text.h"
 
 #define MAX_RUNS 4096
 #define MAX_POOLS 64
@@ -136,8 +137,10 @@ static void add_run(work *w, store *st, const preset_catalog *cat, const store_r
 
 static void write_report(FILE *out, const pool *p, const calib_result *r, bool stored)
 {
-    fprintf(out, "calibration of %s on %s (sglang %s) from %d run%s (", p->model, p->gpu, p->release, p->n,
-            p->n == 1 ? "" : "s");
+    char model[sizeof p->model * 4], gpu[sizeof p->gpu * 4]; /* the store's names, cleaned (text.h) */
+    fprintf(out, "calibration of %s on %s (sglang %s) from %d run%s (",
+            engine_text_cleaned(model, sizeof model, p->model), engine_text_cleaned(gpu, sizeof gpu, p->gpu),
+            p->release, p->n, p->n == 1 ? "" : "s");
     for (int i = 0; i < p->n; i++)
         fprintf(out, "%s%lld", i ? ", " : "", (long long)p->points[i].run_id);
     fprintf(out, ")\n");

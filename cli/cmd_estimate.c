@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "jsonw.h"
+#include "text.h"
 
 double cli_gib(uint64_t bytes) { return (double)bytes / (double)ENGINE_GIB; }
 
@@ -297,8 +298,11 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
 {
     const engine_knobs_state *k = &d->knobs;
     char buf[ENGINE_TEXT_MAX * 4];
-    fprintf(out, "%s · %s · %u x %s (%.2f GiB) · DP%u", preset, d->model.name, k->world, d->gpu.name,
-            cli_gib(d->gpu.cuda_total_bytes), k->dp);
+    /* preset names are file stems, any bytes: cleaned (text.h) */
+    char shown[3][ENGINE_NAME_MAX * 4];
+    fprintf(out, "%s · %s · %u x %s (%.2f GiB) · DP%u", engine_text_cleaned(shown[0], sizeof shown[0], preset),
+            engine_text_cleaned(shown[1], sizeof shown[1], d->model.name), k->world,
+            engine_text_cleaned(shown[2], sizeof shown[2], d->gpu.name), cli_gib(d->gpu.cuda_total_bytes), k->dp);
     if (k->dcp > 1)
         fprintf(out, " x DCP%u", k->dcp);
     fprintf(out, k->mtp > 1 ? " · MTP %u\n" : " · no speculation\n", k->mtp);

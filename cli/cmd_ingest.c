@@ -17,6 +17,7 @@
 #include "caplog_json.h"
 #include "jsonw.h"
 #include "store_glue.h"
+#include "text.h"
 
 #define CHUNK_BYTES (1u << 20) /* logs are streamed, never loaded whole */
 #define TOKEN_BUFFERS 4        /* lexed, waiting to be applied: about 1 MiB */
@@ -45,6 +46,7 @@ typedef struct {
     const engine_run_context *derive; /* the presets' and --preset/--set's side of each run */
     jsonw *w;                         /* JSON output (NULL: table) */
     const char *source;
+    char source_shown[ENGINE_TEXT_MAX * 4]; /* SOURCE cleaned (text.h) for the table: a file name is any bytes */
     uint32_t n_runs;
     bool saw_binary;        /* NUL bytes in the first chunk: say "binary" if nothing is recognised */
     engine_run_facts facts; /* scratch */
@@ -171,7 +173,8 @@ static void print_run_line(FILE *out, const char *verb, const store_run_summary 
         put_u64(&l, r->id < 0 ? -(uint64_t)r->id : (uint64_t)r->id);
     }
     put_text(&l, ": ");
-    put_text(&l, r->model[0] ? r->model : "model ?");
+    char model[ENGINE_NAME_MAX * 4];
+    put_text(&l, engine_text_cleaned(model, sizeof model, r->model[0] ? r->model : "model ?"));
     put_text(&l, " · ");
     put_text(&l, texts->gpu);
     put_text(&l, " · ");
@@ -267,7 +270,7 @@ static void print_stored(FILE *out, ingest_ctx *c, const store_run_summary *r, u
         jsonw_kstring(c->w, "calibration_excluded", store_run_calibration_exclusion(r));
         jsonw_object_end(c->w);
     } else {
-        print_run_line(out, "stored run", r, c->source, first_line, &c->texts);
+        print_run_line(out, "stored run", r, c->source_shown, first_line, &c->texts);
         const store_exclusion *why = store_run_calibration_excluded(r);
         if (why)
             print_exclusion(out, c, why);
@@ -336,7 +339,7 @@ static void on_dry_run(const caplog_run *run, void *ctx_)
         store_run_summary r;
         engine_run_derive(run, c->derive, &c->facts);
         summary_of(&c->facts, &r);
-        print_run_line(stdout, "would store run", &r, c->source, run->first_line, &c->texts);
+        print_run_line(stdout, "would store run", &r, c->source_shown, run->first_line, &c->texts);
         const store_exclusion *why = store_run_calibration_excluded(&r);
         if (why)
             print_exclusion(stdout, c, why);
@@ -775,6 +778,7 @@ static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
         return EXIT_WORK;
     }
     c->source = from_stdin ? "stdin" : base_name(path);
+    engine_text_cleaned(c->source_shown, sizeof c->source_shown, c->source);
     c->n_runs = 0;
     c->saw_binary = false;
     c->io->source = c->source;
@@ -858,7 +862,7 @@ static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
             jsonw_kbool(c->w, "already_stored", true);
             jsonw_object_end(c->w);
         } else {
-            printf("%s: already stored as run %lld\n", c->source, (long long)res.duplicate_of);
+            printf("%s: already stored as run %lld\n", c->source_shown, (long long)res.duplicate_of);
         }
     } else {
         /* the runs as derived, not read back: the commit stored exactly these */

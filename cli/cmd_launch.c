@@ -1,11 +1,13 @@
 /* cmd_launch.c — `cgplan launch`: the SGLang command that realises the plan, one per node, by the
  * flag names of the release the plan names (engine/launch.c builds it; CLI.md, launch). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "jsonw.h"
 #include "launch.h"
+#include "text.h"
 
 static bool fraction_was_set(const cli_opts *o)
 {
@@ -17,11 +19,25 @@ static bool fraction_was_set(const cli_opts *o)
     return false;
 }
 
+/* One "# ..." line above the command. Its text names presets and quotes warnings: cleaned
+ * (text.h), so no newline in it can end the comment and start a command. */
+static void comment(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void comment(const char *fmt, ...)
+{
+    char line[ENGINE_TEXT_MAX * 4], shown[sizeof line];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    printf("# %s\n", engine_text_cleaned(shown, sizeof shown, line));
+}
+
 static void write_json(const engine_deployment *d, const engine_estimate *e, const engine_launch *l)
 {
     jsonw w;
     jsonw_init(&w, stdout, true);
-    char rel[ENGINE_RELEASE_TEXT_MAX], cmd[8192];
+    char rel[ENGINE_RELEASE_TEXT_MAX];
+    static char cmd[ENGINE_LAUNCH_COMMAND_MAX]; /* never cut: a cut could end inside a quoted word */
     engine_release_text(&d->knobs.sglang, rel, sizeof rel);
     jsonw_object_begin(&w);
     jsonw_kstring(&w, "preset", d->name);
@@ -113,34 +129,32 @@ int cmd_launch(int argc, char **argv)
     if (o.format == FORMAT_JSON) {
         write_json(&d, &e, &l);
     } else {
-        char rel[ENGINE_RELEASE_TEXT_MAX], cmd[8192];
+        char rel[ENGINE_RELEASE_TEXT_MAX];
+        static char cmd[ENGINE_LAUNCH_COMMAND_MAX];
         engine_release_text(&k->sglang, rel, sizeof rel);
-        printf("# cgplan launch: %s (%s on %u x %s), SGLang %s flags\n", d.name, d.model.name, k->world, d.gpu.name,
-               rel);
+        comment("cgplan launch: %s (%s on %u x %s), SGLang %s flags", d.name, d.model.name, k->world, d.gpu.name, rel);
         char range[64] = "no upper end: a term is unknown";
         if (e.total_complete)
             snprintf(range, sizeof range, "%.2f .. %.2f, planned on the %s end", cli_gib(e.total_low_bytes),
                      cli_gib(e.total_high_bytes), engine_bound_names[k->bound]);
-        printf("# planned at --mem-fraction-static %.3f (%s): CUDA graphs %.2f GiB per GPU [%s], KV pool %.2f GiB, "
-               "headroom %.2f GiB\n",
-               l.mem_fraction_static, given ? "as --set" : "the recommended fraction for these knobs",
-               cli_gib(e.total_bytes), range, (double)e.budget.kv_pool_bytes / (double)ENGINE_GIB,
-               (double)e.budget.headroom_bytes / (double)ENGINE_GIB);
+        comment("planned at --mem-fraction-static %.3f (%s): CUDA graphs %.2f GiB per GPU [%s], KV pool %.2f GiB, "
+                "headroom %.2f GiB",
+                l.mem_fraction_static, given ? "as --set" : "the recommended fraction for these knobs",
+                cli_gib(e.total_bytes), range, (double)e.budget.kv_pool_bytes / (double)ENGINE_GIB,
+                (double)e.budget.headroom_bytes / (double)ENGINE_GIB);
         for (int i = 0; i < l.n_refusals; i++)
-            printf("# REFUSED: %s\n", l.refusals[i]);
+            comment("REFUSED: %s", l.refusals[i]);
         if (l.patched)
-            printf("# --allow-patched: printed for a build patched to accept it, not upstream SGLang\n");
+            comment("--allow-patched: printed for a build patched to accept it, not upstream SGLang");
         for (int i = 0; i < adj.n; i++)
-            printf("# %s %s: %s\n", engine_severity_names[adj.items[i].severity], adj.items[i].code,
-                   adj.items[i].message);
+            comment("%s %s: %s", engine_severity_names[adj.items[i].severity], adj.items[i].code, adj.items[i].message);
         for (int i = 0; i < e.warnings.n; i++)
             if (e.warnings.items[i].severity != SEVERITY_BLOCKING)
-                printf("# %s %s: %s\n", engine_severity_names[e.warnings.items[i].severity], e.warnings.items[i].code,
-                       e.warnings.items[i].message);
+                comment("%s %s: %s", engine_severity_names[e.warnings.items[i].severity], e.warnings.items[i].code,
+                        e.warnings.items[i].message);
         if (l.nnodes > 1)
-            printf("# %u nodes: run command N on node N; HOST:PORT is node 0's address and a free port "
-                   "(replace it)\n",
-                   l.nnodes);
+            comment("%u nodes: run command N on node N; HOST:PORT is node 0's address and a free port (replace it)",
+                    l.nnodes);
         for (uint32_t n = 0; n < l.nnodes; n++) {
             engine_launch_command(&l, n, cmd, sizeof cmd);
             if (l.nnodes > 1)

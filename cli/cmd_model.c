@@ -45,6 +45,12 @@ static int model_import(const char *path, const char *name)
 {
     engine_model m;
     char err[ENGINE_TEXT_MAX * 4];
+    /* --name is checked as given, before anything reads it into a buffer that would cut it: a
+     * cut 64-character name replaced the user preset of its first 63. */
+    if (name && preset_model_check_name(name, err, sizeof err) != 0) {
+        cli_error("model import: --name: %s", err);
+        return EXIT_USAGE;
+    }
     if (preset_model_from_config_json(path, &m, err, sizeof err) != 0) {
         cli_error("model import: %s", err);
         return EXIT_WORK;

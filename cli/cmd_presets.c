@@ -53,10 +53,10 @@ int cmd_presets(int argc, char **argv)
                 jsonw_object_end(&w);
             } else if (o.format == FORMAT_CSV) {
                 if (p->kind == PRESET_DEPLOYMENT)
-                    printf("%s,%s,%s,%s,%u,%u,%u,%u,%u,%s\n", p->name, kind_names[p->kind], p->model, p->gpu,
-                           p->world, p->dp, p->dcp, p->max_bs, p->mtp, p->origin);
+                    cli_shown_line("%s,%s,%s,%s,%u,%u,%u,%u,%u,%s\n", p->name, kind_names[p->kind], p->model, p->gpu,
+                                   p->world, p->dp, p->dcp, p->max_bs, p->mtp, p->origin);
                 else
-                    printf("%s,%s,,,,,,,,%s\n", p->name, kind_names[p->kind], p->origin);
+                    cli_shown_line("%s,%s,,,,,,,,%s\n", p->name, kind_names[p->kind], p->origin);
             } else {
                 if (!header) {
                     printf("%s%ss\n", pass == PRESET_DEPLOYMENT ? "" : "\n", kind_names[pass]);
@@ -67,11 +67,12 @@ int cmd_presets(int argc, char **argv)
                     snprintf(layout, sizeof layout, "%u GPUs DP%u%s", p->world, p->dp, "");
                     if (p->dcp > 1)
                         snprintf(layout, sizeof layout, "%u GPUs DP%u x DCP%u", p->world, p->dp, p->dcp);
-                    printf("  %-16s %-12s %-7s %-22s max_bs %-4u mtp %-2u  %s\n", p->name, p->model, p->gpu, layout,
-                           p->max_bs, p->mtp, p->description);
+                    cli_shown_line("  %-16s %-12s %-7s %-22s max_bs %-4u mtp %-2u  %s\n", p->name, p->model, p->gpu,
+                                   layout, p->max_bs, p->mtp, p->description);
                 } else {
-                    printf("  %-16s %s%s%s\n", p->name, p->description,
-                           strncmp(p->origin, "builtin:", 8) ? "  [" : "", strncmp(p->origin, "builtin:", 8) ? p->origin : "");
+                    cli_shown_line("  %-16s %s%s%s\n", p->name, p->description,
+                                   strncmp(p->origin, "builtin:", 8) ? "  [" : "",
+                                   strncmp(p->origin, "builtin:", 8) ? p->origin : "");
                 }
             }
         }

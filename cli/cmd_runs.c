@@ -11,6 +11,7 @@
 #include "jsonw.h"
 #include "store_glue.h"
 #include "store_terms.h"
+#include "text.h"
 
 #define SHOW_MAX_GROUPS CAPLOG_MAX_GROUPS
 #define SHOW_MAX_RANKS CAPLOG_MAX_RANKS
@@ -62,14 +63,18 @@ typedef struct {
     size_t n;
 } list_ctx;
 
-static void csv_text(const char *s)
+/* A CSV field of text from the store (a log's names, a file name): cleaned (text.h), quoted
+ * where RFC 4180 needs it. */
+static void csv_text(const char *raw)
 {
-    if (strpbrk(s, ",\"\n")) {
+    char s[ENGINE_TEXT_MAX * 4];
+    engine_text_cleaned(s, sizeof s, raw);
+    if (strpbrk(s, ",\"")) {
         putchar('"');
-        for (; *s; s++) {
-            if (*s == '"')
+        for (const char *p = s; *p; p++) {
+            if (*p == '"')
                 putchar('"');
-            putchar(*s);
+            putchar(*p);
         }
         putchar('"');
     } else {
@@ -120,7 +125,11 @@ static void list_one(const store_run_summary *r, void *ctx_)
         csv_text(r->label);
         putchar(',');
         csv_text(r->source);
-        printf(",%s,%s,%d,%d,", r->model, r->gpu, r->gpu_inferred, r->reconstructed);
+        putchar(',');
+        csv_text(r->model);
+        putchar(',');
+        csv_text(r->gpu);
+        printf(",%d,%d,", r->gpu_inferred, r->reconstructed);
         uint32_t v[6] = {r->world, r->dp, r->dcp, r->max_bs, r->mtp, r->max_dispatch};
         for (int i = 0; i < 6; i++)
             if (v[i])
@@ -143,8 +152,12 @@ static void list_one(const store_run_summary *r, void *ctx_)
         gib_cell(t, sizeof t, r->target_total_gib);
         gib_cell(d, sizeof d, r->draft_gib);
         gib_cell(tot, sizeof tot, r->total_gib);
-        printf("%5lld  %-40.40s %-10.10s %-16.16s %-20.20s %6s %8s %7s %8s\n", (long long)r->id,
-               r->label[0] ? r->label : r->source, r->model[0] ? r->model : "?", gpu, layout, max_bs, t, d, tot);
+        char name[ENGINE_TEXT_MAX * 4], model[ENGINE_NAME_MAX * 4], gpu_shown[sizeof gpu * 4];
+        engine_text_cleaned(name, sizeof name, r->label[0] ? r->label : r->source);
+        engine_text_cleaned(model, sizeof model, r->model[0] ? r->model : "?");
+        engine_text_cleaned(gpu_shown, sizeof gpu_shown, gpu);
+        printf("%5lld  %-40.40s %-10.10s %-16.16s %-20.20s %6s %8s %7s %8s\n", (long long)r->id, name, model, gpu_shown,
+               layout, max_bs, t, d, tot);
     }
 }
 
@@ -454,22 +467,23 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
 
     /* table */
     char buf[ENGINE_MAX_BUCKETS * 6], gpu[ENGINE_NAME_MAX + 16];
-    printf("run %lld · %s%s\n", (long long)sum->id, sum->label[0] ? sum->label : sum->source,
-           sum->reconstructed ? " · reconstructed from the article, not a real log" : "");
+    cli_shown_line("run %lld · %s%s\n", (long long)sum->id, sum->label[0] ? sum->label : sum->source,
+                   sum->reconstructed ? " · reconstructed from the article, not a real log" : "");
     /* the hash's kind and its first 12 digits: "xxh3-128:0f3c9a..." */
     const char *digits = strchr(extra.content_hash, ':');
     int hash_shown = digits ? (int)(digits + 1 - extra.content_hash) + 12 : 12;
-    printf("source   %s:%u-%u (%.*s)%s%s\n", sum->source, extra.first_line, extra.last_line, hash_shown,
-           extra.content_hash, extra.path[0] ? " from " : "", extra.path);
+    cli_shown_line("source   %s:%u-%u (%.*s)%s%s\n", sum->source, extra.first_line, extra.last_line, hash_shown,
+                   extra.content_hash, extra.path[0] ? " from " : "", extra.path);
     if (extra.model_path[0])
-        printf("model    %s (model_path %s)\n", sum->model[0] ? sum->model : "?", extra.model_path);
+        cli_shown_line("model    %s (model_path %s)\n", sum->model[0] ? sum->model : "?", extra.model_path);
     else
-        printf("model    %s%s\n", sum->model[0] ? sum->model : "?", sum->model[0] ? " (from --preset)" : "");
+        cli_shown_line("model    %s%s\n", sum->model[0] ? sum->model : "?", sum->model[0] ? " (from --preset)" : "");
     cli_gpu_text(sum->gpu, sum->gpu_inferred, gpu, sizeof gpu);
-    printf("gpu      %s%s%s%s\n", gpu, r.origin[KNOB_GPU] ? " (" : " (unknown: ingest with --preset or --set gpu=NAME)",
-           engine_origin_name(r.origin[KNOB_GPU]), r.origin[KNOB_GPU] ? ")" : "");
+    cli_shown_line("gpu      %s%s%s%s\n", gpu,
+                   r.origin[KNOB_GPU] ? " (" : " (unknown: ingest with --preset or --set gpu=NAME)",
+                   engine_origin_name(r.origin[KNOB_GPU]), r.origin[KNOB_GPU] ? ")" : "");
     if (r.preset[0])
-        printf("preset   %s\n", r.preset);
+        cli_shown_line("preset   %s\n", r.preset);
     /* The panel's scalar knobs on one line in the engine's order of application (the layout
      * first), the others where the run knows them; then each list knob on its own line. */
     engine_knob_id shown[KNOB_COUNT];
@@ -546,7 +560,7 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
             char est[16] = "-";
             if (t < TERM_COUNT && estimated && e.terms[t].known)
                 snprintf(est, sizeof est, "%.3f", (double)e.terms[t].bytes / (double)ENGINE_GIB);
-            printf("%-18s %13s %13.3f\n", m->term, est, (double)m->bytes / (double)ENGINE_GIB);
+            cli_shown_line("%-18s %13s %13.3f\n", m->term, est, (double)m->bytes / (double)ENGINE_GIB);
         }
     }
     if (n_groups) {
@@ -565,11 +579,11 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
             char kind[64];
             snprintf(kind, sizeof kind, "%s%s%s", g->is_target ? "*" : "", g->kind[0] ? g->kind : "(bars only)",
                      g->failed ? " FAILED" : "");
-            printf("%-3d %-22.22s %-7s %-15.15s %4u %5u %7s %7s %7s %7s %7s %7s %7s\n", g->ordinal, kind,
-                   g->phase[0] ? g->phase : "-", g->rank[0] ? g->rank : "-", g->n_sizes, g->n_bars, c[0], c[1], c[2],
-                   c[3], c[4], c[5], c[6]);
+            cli_shown_line("%-3d %-22.22s %-7s %-15.15s %4u %5u %7s %7s %7s %7s %7s %7s %7s\n", g->ordinal, kind,
+                           g->phase[0] ? g->phase : "-", g->rank[0] ? g->rank : "-", g->n_sizes, g->n_bars, c[0], c[1],
+                           c[2], c[3], c[4], c[5], c[6]);
             if (g->failed && g->failure[0])
-                printf("    failure: %s\n", g->failure);
+                cli_shown_line("    failure: %s\n", g->failure);
         }
         printf("(* the target group the layers come from)\n");
     }

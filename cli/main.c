@@ -8,15 +8,31 @@
 
 #include "cli.h"
 #include "model_import.h"
+#include "text.h"
 
 void cli_error(const char *fmt, ...)
 {
+    /* Messages quote file names, ids and log text: cleaned (text.h), one inert line each. */
+    char line[8192], shown[4 * sizeof line];
     va_list ap;
     va_start(ap, fmt);
-    fputs("cgplan: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "cgplan: %s\n", engine_text_cleaned(shown, sizeof shown, line));
+}
+
+void cli_shown_line(const char *fmt, ...)
+{
+    char line[ENGINE_TEXT_MAX * 8], shown[sizeof line * 4];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    if (len && line[len - 1] == '\n')
+        len--;
+    engine_text_clean(shown, sizeof shown, line, len);
+    printf("%s\n", shown);
 }
 
 static const struct {

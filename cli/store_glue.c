@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "store_glue.h"
+#include "text.h"
 
 static const char *match_hf_name(void *arg, const char *model_path)
 {
@@ -162,8 +163,10 @@ const char *cli_gpu_text(const char *gpu, bool inferred, char *buf, size_t len)
 {
     if (!gpu || !*gpu)
         snprintf(buf, len, "?");
-    else
-        snprintf(buf, len, "%s%s", gpu, inferred ? " (inferred)" : "");
+    else {
+        char shown[ENGINE_NAME_MAX * 4]; /* a user preset's stem is any bytes: cleaned for the table */
+        snprintf(buf, len, "%s%s", engine_text_cleaned(shown, sizeof shown, gpu), inferred ? " (inferred)" : "");
+    }
     return buf;
 }
 

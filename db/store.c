@@ -656,6 +656,22 @@ store *store_open_seeded(const char *path, store_mode mode, store_seed_context_f
         store_set_err(err, errlen, "%.64s...: the database path is too long", path);
         return NULL;
     }
+    /* The store is the file the checks below look at, never one SQLite reads into the name: no
+     * URI (file:real.db?vfs=unix-none opened another file without locking) and no in-memory
+     * database. SQLite's own spellings, case and all; "./" before either names a file. */
+    if (strncmp(path, "file:", 5) == 0) {
+        store_set_err(err, errlen,
+                      "%s: the store is a file path, not an SQLite URI (a name starting with 'file:' is read as one); "
+                      "give the file's path (./%s for a file of that name)",
+                      path, path);
+        return NULL;
+    }
+    if (strcmp(path, ":memory:") == 0) {
+        store_set_err(err, errlen,
+                      ":memory: is SQLite's in-memory database, which keeps nothing; the store is a file path "
+                      "(./:memory: for a file of that name)");
+        return NULL;
+    }
     struct stat st;
     bool exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) {
@@ -691,7 +707,8 @@ store *store_open_seeded(const char *path, store_mode mode, store_seed_context_f
     snprintf(s->path, sizeof s->path, "%s", path);
     s->read_only = mode == STORE_READ_ONLY;
     /* NOMUTEX: a store is used by one thread at a time (ingest's reader thread never touches it),
-     * so SQLite's lock around every call (a tenth of an ingest's writing) guards nothing */
+     * so SQLite's lock around every call (a tenth of an ingest's writing) guards nothing. No
+     * SQLITE_OPEN_URI: PATH is a file path (refused above when SQLite would read it otherwise). */
     int flags =
         (s->read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX;
     if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {

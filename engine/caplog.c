@@ -5,6 +5,7 @@
  * progress-bar frame, an echoed environment line, or a log line "[time TAGS] message". Keys are
  * matched, never positions, and an unknown line is only counted. */
 #include "caplog.h"
+#include "text.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -518,44 +519,6 @@ static bool int_after(caplog_parser *p, const char *s, const char *key, int64_t 
     }
 }
 
-/* Copies LEN bytes of text into DST, replacing control bytes and invalid UTF-8 by '?' so the
- * JSON written later is valid whatever the log held. */
-static void copy_text(char *dst, size_t cap, const char *src, size_t len)
-{
-    size_t o = 0;
-    const unsigned char *s = (const unsigned char *)src;
-    /* printable ASCII, eight bytes at a time (a server_args line is kilobytes of it): a block
-     * holding a byte below 0x20, 0x7f or above (or, by a borrow, a neighbour of one) goes the
-     * byte-wise way below */
-    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
-    while (o + 8 < cap && o + 8 <= len) {
-        uint64_t x;
-        memcpy(&x, s + o, 8);
-        if (((x - 0x20 * ones) | x | (x + ones)) & highs)
-            break;
-        memcpy(dst + o, &x, 8);
-        o += 8;
-    }
-    for (size_t i = o; i < len && s[i] && o + 1 < cap;) {
-        unsigned char c = s[i];
-        size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-        bool ok = n > 0 && i + n <= len && !(n == 1 && (c < 0x20 || c == 0x7f)) && (n != 2 || c >= 0xc2);
-        for (size_t k = 1; ok && k < n; k++)
-            ok = (s[i + k] & 0xc0) == 0x80;
-        if (!ok) {
-            dst[o++] = '?';
-            i++;
-            continue;
-        }
-        if (o + n >= cap)
-            break;
-        memcpy(dst + o, s + i, n);
-        o += n;
-        i += n;
-    }
-    dst[o] = '\0';
-}
-
 static double round2(double v)
 {
     return round(v * 100.0) / 100.0;
@@ -980,8 +943,8 @@ static void env_add(caplog_env *env, uint32_t *n, uint32_t *dropped, const char 
                     size_t value_len)
 {
     caplog_env e;
-    copy_text(e.key, sizeof e.key, key, key_len);
-    copy_text(e.value, sizeof e.value, value, value_len);
+    engine_text_clean(e.key, sizeof e.key, key, key_len);
+    engine_text_clean(e.value, sizeof e.value, value, value_len);
     for (uint32_t i = 0; i < *n; i++)
         if (!strcmp(env[i].key, e.key)) {
             env[i] = e; /* echoed again: the later value is the one exported */
@@ -1249,7 +1212,7 @@ static int32_t rank_get(caplog_rank *table, uint32_t *n, uint32_t *dropped, cons
     int32_t i = rank_find(table, *n, order);
     if (i >= 0) {
         if (!table[i].label[0] && t->label_len)
-            copy_text(table[i].label, sizeof table[i].label, t->label, t->label_len);
+            engine_text_clean(table[i].label, sizeof table[i].label, t->label, t->label_len);
         return i;
     }
     if (*n >= CAPLOG_MAX_RANKS) {
@@ -1259,7 +1222,7 @@ static int32_t rank_get(caplog_rank *table, uint32_t *n, uint32_t *dropped, cons
     }
     caplog_rank *r = &table[*n];
     rank_init(r);
-    copy_text(r->label, sizeof r->label, t->label ? t->label : "", t->label_len);
+    engine_text_clean(r->label, sizeof r->label, t->label ? t->label : "", t->label_len);
     r->tp = t->tp < 0 ? 0 : t->tp;
     r->order = order;
     return (int32_t)(*n)++;
@@ -1343,7 +1306,7 @@ static int32_t group_new_of(caplog_parser *p, const char *kind, int32_t step, co
     caplog_group *g = &run->groups[j];
     group_init(g);
     p->bar_min_size[j] = UINT32_MAX;
-    copy_text(g->kind, sizeof g->kind, kind, strlen(kind));
+    engine_text_clean(g->kind, sizeof g->kind, kind, strlen(kind));
     g->step = step;
     g->first_line = p->line_no;
     if (memo) {
@@ -1669,7 +1632,7 @@ static void set_failure(caplog_group *g, const char *text)
 {
     g->failed = true;
     if (!g->failure[0] && text)
-        copy_text(g->failure, sizeof g->failure, text, strlen(text));
+        engine_text_clean(g->failure, sizeof g->failure, text, strlen(text));
 }
 
 static void on_failed(caplog_parser *p, int32_t slot, const char *msg)
@@ -2026,7 +1989,7 @@ static void read_architecture(const char *s, char *out, size_t cap)
         while (is_upper(*e) || (*e >= 'a' && *e <= 'z') || is_digit(*e))
             e++;
         if (e > v && (size_t)(e - v) < cap && (*e == ',' || *e == '\0' || is_space(*e) || *e == '.'))
-            copy_text(out, cap, v, (size_t)(e - v));
+            engine_text_clean(out, cap, v, (size_t)(e - v));
         return;
     }
 }
@@ -2242,7 +2205,7 @@ static bool server_arg_set(caplog_server_args *a, const char *name, size_t name_
         const char *s = v;
         size_t len = vlen;
         strip_quotes(&s, &len);
-        copy_text(f->v, sizeof f->v, s, len);
+        engine_text_clean(f->v, sizeof f->v, s, len);
         f->has = true;
         break;
     }
@@ -2304,7 +2267,7 @@ static void on_server_args(caplog_parser *p, const char *text)
     touch(p);
     caplog_server_args *a = &p->run->args;
     a->present = true;
-    copy_text(a->raw, sizeof a->raw, text, strlen(text));
+    engine_text_clean(a->raw, sizeof a->raw, text, strlen(text));
     const char *s = strchr(text, '(');
     s = s ? s + 1 : text;
     while (*s && *s != ')') {
@@ -2466,7 +2429,7 @@ static void on_hook_line(caplog_parser *p, const char *s)
                 return;
             }
             run->n_hook_terms++;
-            copy_text(run->hook_terms[i].term, sizeof run->hook_terms[i].term, v, (size_t)(e - v));
+            engine_text_clean(run->hook_terms[i].term, sizeof run->hook_terms[i].term, v, (size_t)(e - v));
         }
         run->hook_terms[i].bytes = (uint64_t)bytes; /* printed again: the later snapshot's */
         run->hook_terms[i].size = (uint32_t)size;
@@ -2790,7 +2753,7 @@ static void lex_segment(caplog_lexer *lx, caplog_tokens *out, const char *s, siz
     uint16_t at[KEY_COUNT];
     if (msg) {
         const char *label = tags->label; /* read before the bytes after LINE_TAGS_KEPT are written */
-        /* copy_text() keeps CAPLOG_LABEL_MAX - 1 bytes of a label (tags are ASCII) */
+        /* engine_text_clean() keeps CAPLOG_LABEL_MAX - 1 bytes of a label (tags are ASCII) */
         size_t label_len = tags->label_len < CAPLOG_LABEL_MAX - 1 ? tags->label_len : CAPLOG_LABEL_MAX - 1;
         /* an implausible tag makes the line malformed, whatever it says */
         bool deferred = defer_marks && !tags->implausible;

@@ -841,7 +841,9 @@ uint64_t engine_kv_cell_bytes(const engine_deployment *d);
 #define ENGINE_COUNT_MAX ((uint64_t)1 << 16) /* heads, layers, experts, top_k */
 #define ENGINE_SIZE_MAX ((uint64_t)1 << 50)  /* 1 PiB: any byte size a preset gives */
 #define ENGINE_COEF_MAX ((uint64_t)1 << 32)  /* a coefficient (per row, per graph, lazy): 4 GiB */
-/* Returns 0, or -1 with "NAME: value too large: FIELD V is above MAX" in ERR. */
+/* Returns 0, or -1 with "NAME: value too large: FIELD V is above MAX" in ERR, or the relation a
+ * model breaks (context_len outside its knob's range, more layer kinds than layers, top_k above
+ * the experts): the one check the preset loader, `model import` and `--model CONFIG` share. */
 int engine_model_check(const engine_model *m, char *err, size_t errlen);
 int engine_deployment_check(const engine_deployment *d, char *err, size_t errlen);
 

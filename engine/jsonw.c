@@ -1,6 +1,9 @@
 #include "jsonw.h"
 
 #include <math.h>
+#include <string.h>
+
+#include "text.h"
 
 void jsonw_init(jsonw *w, FILE *out, bool pretty)
 {
@@ -60,6 +63,9 @@ void jsonw_object_end(jsonw *w) { close(w, '}'); }
 void jsonw_array_begin(jsonw *w) { open(w, '['); }
 void jsonw_array_end(jsonw *w) { close(w, ']'); }
 
+/* S as a JSON string: always valid UTF-8 (RFC 8259 section 8.1), whatever S holds: a byte
+ * that is not strict UTF-8 (text.h) is written as U+FFFD, and every control (C0, DEL, C1) as
+ * \u00XX. */
 static void write_escaped(FILE *out, const char *s)
 {
     fputc('"', out);
@@ -71,10 +77,21 @@ static void write_escaped(FILE *out, const char *s)
         case '\r': fputs("\\r", out); break;
         case '\t': fputs("\\t", out); break;
         default:
-            if (*p < 0x20)
+            if (*p < 0x20 || *p == 0x7f) {
                 fprintf(out, "\\u%04x", *p);
-            else
+            } else if (*p < 0x80) {
                 fputc(*p, out);
+            } else {
+                uint32_t cp;
+                size_t n = engine_utf8_decode((const char *)p, strnlen((const char *)p, 4), &cp);
+                if (cp == ENGINE_UTF8_INVALID)
+                    fputs(ENGINE_REPLACEMENT_UTF8, out);
+                else if (engine_is_control(cp)) /* C1: valid JSON raw, but inert escaped */
+                    fprintf(out, "\\u%04x", (unsigned)cp);
+                else
+                    fwrite(p, 1, n, out);
+                p += n - 1;
+            }
         }
     }
     fputc('"', out);

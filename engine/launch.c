@@ -2,6 +2,7 @@
  * python/sglang/srt/server_args.py at the release the plan names; each is cited where it is
  * chosen. */
 #include "launch.h"
+#include "text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -97,7 +98,11 @@ void engine_launch_build(const engine_deployment *d, const engine_estimate *e, c
 
     const engine_model *m = &d->model;
     const char *path = m->n_hf_names ? m->hf_names[0] : m->name;
-    add_arg(l, "--model-path %s", path);
+    /* Texts from a preset or a config are one shell word each, so the line runs nothing else
+     * (issue 21); ENGINE_LAUNCH_ARG_MAX holds the longest such word quoted. */
+    char word[ENGINE_LAUNCH_ARG_MAX];
+    engine_shell_quote(word, sizeof word, path);
+    add_arg(l, "--model-path %s", word);
     if (m->trust_remote_code)
         add_arg(l, "--trust-remote-code");
     /* --tp-size, not --tp: argparse's abbreviation of it (server_args.py add_cli_args). */
@@ -142,8 +147,10 @@ void engine_launch_build(const engine_deployment *d, const engine_estimate *e, c
         add_arg(l, "--speculative-num-steps %u", k->mtp - 1);
         add_arg(l, "--speculative-eagle-topk 1");
         add_arg(l, "%s %u", engine_knobs[KNOB_MTP].sglang_flag, k->mtp);
-        if (m->draft_separate)
-            add_arg(l, "--speculative-draft-model-path %s", m->draft_model_path[0] ? m->draft_model_path : "DRAFT_PATH");
+        if (m->draft_separate) {
+            engine_shell_quote(word, sizeof word, m->draft_model_path[0] ? m->draft_model_path : "DRAFT_PATH");
+            add_arg(l, "--speculative-draft-model-path %s", word);
+        }
     }
     /* Under speculation SGLang defaults to 48 running requests and clamps the capture list to
      * the pool: the plan's own pool is dp x max_bs. */

@@ -8,6 +8,11 @@
 
 #define ENGINE_LAUNCH_MAX_ARGS 48
 #define ENGINE_LAUNCH_MAX_NOTES 6
+/* One flag with its value: a name of up to ENGINE_TEXT_MAX / 2 - 1 bytes shell-quoted (each '
+ * as 5 bytes, two quotes) after the longest flag. */
+#define ENGINE_LAUNCH_ARG_MAX (48 + 5 * (ENGINE_TEXT_MAX / 2) + 2)
+/* The longest command engine_launch_command can write: every entry full, and the node flags. */
+#define ENGINE_LAUNCH_COMMAND_MAX (4 * 96 + 64 + ENGINE_LAUNCH_MAX_ARGS * (ENGINE_LAUNCH_ARG_MAX + 4) + 128)
 #define ENGINE_LAUNCH_GPUS_PER_NODE 8 /* HGX and GB200 NVL trays: 8 GPUs a node is the launch unit */
 
 typedef struct {
@@ -26,7 +31,8 @@ typedef struct {
     int n_env;
     char env[4][96]; /* NAME=VALUE */
     int n_args;
-    char args[ENGINE_LAUNCH_MAX_ARGS][160]; /* one flag with its values per entry; node flags excluded */
+    /* one flag with its values per entry, each text in it one shell word; node flags excluded */
+    char args[ENGINE_LAUNCH_MAX_ARGS][ENGINE_LAUNCH_ARG_MAX];
 } engine_launch;
 
 /* SGLang's --attention-backend choice for a resolved backend: FlashInfer's MLA backend is

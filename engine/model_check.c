@@ -47,6 +47,25 @@ int engine_model_check(const engine_model *m, char *err, size_t errlen)
                   {m->num_experts, "num_experts"}, {m->shared_experts, "shared_experts"}, {m->top_k, "top_k"}};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
         CHECK(counts[i].v, ENGINE_COUNT_MAX, counts[i].name);
+    /* The relations the preset loader checks where it reads each key, kept here as well so a
+     * config.json (`model import`, `--model CONFIG`) meets the same ones and what import writes
+     * loads (issue 21): a wrapped full_attn_layers was a KV cell of terabytes. */
+    const engine_knob_info *ctx = &engine_knobs[KNOB_CONTEXT_LEN];
+    if (m->context_len < ctx->min || m->context_len > ctx->max)
+        return engine_fail(err, errlen, "%s: context_len %llu is outside the context_len knob's range %s", m->name,
+                           (unsigned long long)m->context_len, ctx->range);
+    uint64_t kinds = (uint64_t)m->full_attn_layers + m->swa_layers + m->linear_attn_layers;
+    if (kinds > m->layers)
+        return engine_fail(err, errlen,
+                           "%s: full_attn_layers %u + swa_layers %u + linear_attn_layers %u exceed the %u layers",
+                           m->name, m->full_attn_layers, m->swa_layers, m->linear_attn_layers, m->layers);
+    if (m->dense_layers > m->layers)
+        return engine_fail(err, errlen, "%s: dense_layers %u exceed the %u layers", m->name, m->dense_layers,
+                           m->layers);
+    if (m->num_experts && m->top_k > m->num_experts)
+        return engine_fail(err, errlen, "%s: top_k %u is above num_experts %u", m->name, m->top_k, m->num_experts);
+    if (m->attn_kind == ATTN_GQA && m->kv_heads > m->heads)
+        return engine_fail(err, errlen, "%s: kv_heads %u is above heads %u", m->name, m->kv_heads, m->heads);
     CHECK(m->linear_state_bytes_per_request, ENGINE_SIZE_MAX, "linear_state_bytes_per_request");
     CHECK(m->param_count, ENGINE_SIZE_MAX, "param_count");
     for (int c = 0; c < COEF_COUNT; c++)

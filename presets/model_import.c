@@ -6,17 +6,23 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "preset_internal.h"
+#include "text.h"
 #include "weights.h"
 
 #define CONFIG_JSON "config.json"
 #define HF_QUANT_CONFIG "hf_quant_config.json" /* modelopt's exports keep the quantisation here */
+#define CONFIG_JSON_MAX ((uint64_t)16 << 20)   /* 16 MiB: real configs are kilobytes, module lists included */
 #define KV_BYTES_BF16 2
 #define PHRASE_MAX 160      /* one clause of a message */
 #define LLAMA4_NOPE_EVERY 4 /* llama4.py: use_rope = (layer_id + 1) % 4 != 0; the others are global NoPE */
@@ -81,8 +87,9 @@ static int bad(ctx *c, const char *key, const char *expected)
                           key, expected);
 }
 
-/* An integer in MIN..UINT32_MAX at KEY. REQUIRED: else DFLT when absent or null. */
-static int get_u32(ctx *c, const char *key, bool required, uint32_t min, uint32_t dflt, const char *what, uint32_t *out)
+/* An integer in MIN..MAX at KEY. REQUIRED: else DFLT when absent or null. */
+static int get_u32_in(ctx *c, const char *key, bool required, uint32_t min, uint32_t max, uint32_t dflt,
+                      const char *what, uint32_t *out)
 {
     json_t *v = field(c, key);
     if (!v) {
@@ -91,13 +98,22 @@ static int get_u32(ctx *c, const char *key, bool required, uint32_t min, uint32_
         *out = dflt;
         return 0;
     }
-    if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)min || json_integer_value(v) > UINT32_MAX) {
+    if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)min || json_integer_value(v) > (json_int_t)max) {
         char expected[PHRASE_MAX];
-        snprintf(expected, sizeof expected, "an integer >= %u (%s)", min, what);
+        if (max == UINT32_MAX)
+            snprintf(expected, sizeof expected, "an integer >= %u (%s)", min, what);
+        else
+            snprintf(expected, sizeof expected, "an integer in %u..%u (%s)", min, max, what);
         return bad(c, key, expected);
     }
     *out = (uint32_t)json_integer_value(v);
     return 0;
+}
+
+/* An integer in MIN..UINT32_MAX at KEY (engine_model_check bounds it once the model is whole). */
+static int get_u32(ctx *c, const char *key, bool required, uint32_t min, uint32_t dflt, const char *what, uint32_t *out)
+{
+    return get_u32_in(c, key, required, min, UINT32_MAX, dflt, what, out);
 }
 
 static int get_bool(ctx *c, const char *key, bool dflt, bool *out)
@@ -129,14 +145,21 @@ static int array_len(ctx *c, json_t *obj, const char *key, const char *what, siz
     return 0;
 }
 
-/* How many strings of layer_types equal TYPE. */
-static uint32_t count_layer_type(json_t *types, const char *type)
+/* How many strings of layer_types equal TYPE, into *N; a list longer than the LAYERS (each entry
+ * is one layer's kind) is refused before it is walked. */
+static int count_layer_type(ctx *c, json_t *types, uint32_t layers, const char *type, uint32_t *n)
 {
-    uint32_t n = 0;
+    if (json_array_size(types) > layers) {
+        char expected[PHRASE_MAX];
+        snprintf(expected, sizeof expected, "a list of one kind per layer (%zu entries for num_hidden_layers %u)",
+                 json_array_size(types), layers);
+        return bad(c, "layer_types", expected);
+    }
+    *n = 0;
     size_t i;
     json_t *t;
-    json_array_foreach(types, i, t) if (json_is_string(t) && strcmp(json_string_value(t), type) == 0) n++;
-    return n;
+    json_array_foreach(types, i, t) if (json_is_string(t) && strcmp(json_string_value(t), type) == 0)(*n)++;
+    return 0;
 }
 
 /* ---- dtypes. ---- */
@@ -209,11 +232,53 @@ static bool excluded(json_t *lists[], size_t nlists, const char *needle, const c
     return false;
 }
 
-/* Reads the JSON file PATH, or NULL. */
+/* Reads the JSON file PATH, or NULL. A regular file of at most CONFIG_JSON_MAX bytes, checked
+ * before a byte is read (jansson would load any size whole, and a FIFO would block the open). */
 static json_t *load_json(const char *path, char *err, size_t errlen)
 {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        preset_set_err(err, errlen, "%s: %s; expected a Hugging Face config.json", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    json_t *j = NULL;
+    char *text = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        preset_set_err(err, errlen, "%s: not a regular file; expected a Hugging Face config.json", path);
+        goto done;
+    }
+    if ((uint64_t)st.st_size > CONFIG_JSON_MAX) {
+        preset_set_err(err, errlen,
+                       "%s: %lld bytes, more than the %d MiB a config.json may have (real ones, quantised module "
+                       "lists included, are far smaller); expected a Hugging Face config.json",
+                       path, (long long)st.st_size, (int)(CONFIG_JSON_MAX >> 20));
+        goto done;
+    }
+    size_t size = (size_t)st.st_size, got = 0;
+    text = malloc(size + 1);
+    if (!text) {
+        preset_set_err(err, errlen, "%s: out of memory", path);
+        goto done;
+    }
+    while (got <= size) { /* one byte past the size: a file that grew is seen */
+        ssize_t n = read(fd, text + got, size + 1 - got);
+        if (n == 0)
+            break;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            preset_set_err(err, errlen, "%s: %s", path, strerror(errno));
+            goto done;
+        }
+        got += (size_t)n;
+    }
+    if (got > size) { /* it grew since the size was checked */
+        preset_set_err(err, errlen, "%s: the file changed while it was read; try again", path);
+        goto done;
+    }
     json_error_t je;
-    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    j = json_loadb(text, got, JSON_REJECT_DUPLICATES, &je);
     if (!j)
         preset_set_err(err, errlen, "%s:%d:%d: %s; expected a Hugging Face config.json", path, je.line, je.column,
                        je.text);
@@ -222,6 +287,9 @@ static json_t *load_json(const char *path, char *err, size_t errlen)
         json_decref(j);
         j = NULL;
     }
+done:
+    free(text);
+    close(fd);
     return j;
 }
 
@@ -231,10 +299,8 @@ static json_t *sibling_quant_config(const char *path)
     char dir[ENGINE_TEXT_MAX * 4];
     const char *slash = strrchr(path, '/');
     snprintf(dir, sizeof dir, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, HF_QUANT_CONFIG);
-    FILE *f = fopen(dir, "rb");
-    if (!f)
+    if (access(dir, F_OK) != 0)
         return NULL;
-    fclose(f);
     char ignored[8];
     json_t *j = load_json(dir, ignored, sizeof ignored);
     json_t *q = j ? json_object_get(j, "quantization") : NULL;
@@ -390,14 +456,27 @@ static int qwen_moe(ctx *c, engine_model *m)
     json_t *only = field(c, "mlp_only_layers");
     if (only && !json_is_array(only))
         return bad(c, "mlp_only_layers", "a list of layer indices");
-    uint32_t dense = 0;
-    for (uint32_t i = 0; i < m->layers; i++) {
-        bool in_only = false;
-        size_t k;
-        json_t *e;
-        json_array_foreach(only, k, e) in_only |= json_is_integer(e) && json_integer_value(e) == (json_int_t)i;
-        dense += in_only || (i + 1) % step != 0;
+    /* One pass over the list, each entry a layer (the layers were bounded where read): it was a
+     * loop over the layers for each entry, hours for a long list. */
+    if (json_array_size(only) > m->layers)
+        return bad(c, "mlp_only_layers", "a list of at most num_hidden_layers layer indices");
+    bool *dense_only = calloc(m->layers, sizeof *dense_only);
+    if (!dense_only)
+        return preset_set_err(c->err, c->errlen, "%s: out of memory", c->path);
+    size_t k;
+    json_t *e;
+    json_array_foreach(only, k, e)
+    {
+        if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) >= (json_int_t)m->layers) {
+            free(dense_only);
+            return bad(c, "mlp_only_layers", "a list of layer indices 0..num_hidden_layers - 1");
+        }
+        dense_only[json_integer_value(e)] = true;
     }
+    uint32_t dense = 0;
+    for (uint32_t i = 0; i < m->layers; i++)
+        dense += dense_only[i] || (i + 1) % step != 0;
+    free(dense_only);
     m->dense_layers = dense; /* placement does not matter for the weights or the KV */
     if (dense && !m->intermediate)
         return missing(c, "intermediate_size", "the dense layers' MLP width");
@@ -411,10 +490,11 @@ static int qwen_next(ctx *c, engine_model *m)
         return -1;
     json_t *types = field(c, "layer_types");
     uint32_t interval = 0, nk, nv, dk, dv, kernel;
-    if (types && json_is_array(types))
-        m->linear_attn_layers = count_layer_type(types, "linear_attention");
-    else if (get_u32(c, "full_attention_interval", true, 1, 0, "every how many layers one is full attention",
-                     &interval))
+    if (types && json_is_array(types)) {
+        if (count_layer_type(c, types, m->layers, "linear_attention", &m->linear_attn_layers))
+            return -1;
+    } else if (get_u32(c, "full_attention_interval", true, 1, 0, "every how many layers one is full attention",
+                       &interval))
         return -1;
     else
         m->linear_attn_layers = m->layers - m->layers / interval;
@@ -490,7 +570,8 @@ static int gpt_oss(ctx *c, engine_model *m)
     json_t *types = field(c, "layer_types");
     if (types && json_is_array(types) && window) {
         m->sliding_window = window;
-        m->swa_layers = count_layer_type(types, "sliding_attention");
+        if (count_layer_type(c, types, m->layers, "sliding_attention", &m->swa_layers))
+            return -1;
         m->full_attn_layers = m->layers - m->swa_layers;
     }
     return 0;
@@ -551,6 +632,10 @@ void preset_model_import_name(const char *path, char *buf, size_t len)
 int preset_model_check_name(const char *name, char *err, size_t errlen)
 {
     size_t n = strlen(name);
+    if (n >= ENGINE_NAME_MAX)
+        return preset_set_err(err, errlen,
+                              "'%.24s...' is %zu characters; a preset name has at most %d (give a shorter --name)",
+                              name, n, ENGINE_NAME_MAX - 1);
     bool ok = n > 0 && n < ENGINE_NAME_MAX && name[0] != '.' && name[0] != '-';
     for (size_t i = 0; ok && i < n; i++)
         ok = isalnum((unsigned char)name[i]) || name[i] == '.' || name[i] == '_' || name[i] == '-';
@@ -609,10 +694,14 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     /* Custom code in the repository (auto_map) is what SGLang's --trust-remote-code is for. */
     m->trust_remote_code = json_object_get(root, "auto_map") != NULL;
     uint32_t ctx_len = 0;
+    /* Every loop over the layers comes after this bound; the context is the context_len knob's
+     * range, refused rather than clamped (the preset loader takes no other). */
+    const engine_knob_info *ctx_knob = &engine_knobs[KNOB_CONTEXT_LEN];
     if (get_u32(&c, "vocab_size", true, 1, 0, "the vocabulary", &m->vocab) ||
         get_u32(&c, "hidden_size", true, 1, 0, "the model width", &m->hidden) ||
-        get_u32(&c, "num_hidden_layers", true, 1, 0, "the decoder layers", &m->layers) ||
-        get_u32(&c, "max_position_embeddings", true, 1, 0, "the context length", &ctx_len) ||
+        get_u32_in(&c, "num_hidden_layers", true, 1, (uint32_t)ENGINE_COUNT_MAX, 0, "the decoder layers", &m->layers) ||
+        get_u32_in(&c, "max_position_embeddings", true, (uint32_t)ctx_knob->min, (uint32_t)ctx_knob->max, 0,
+                   "the context length, within the context_len knob's range", &ctx_len) ||
         get_bool(&c, "tie_word_embeddings", false, &m->tie_embeddings))
         goto done;
     m->context_len = ctx_len;
@@ -664,8 +753,27 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
 
     preset_model_import_name(path, m->name, sizeof m->name);
     json_t *nop = json_object_get(root, "_name_or_path");
-    if (json_is_string(nop) && *json_string_value(nop))
-        snprintf(m->hf_names[m->n_hf_names++], sizeof m->hf_names[0], "%s", json_string_value(nop));
+    if (json_is_string(nop) && *json_string_value(nop)) {
+        /* The config's id is untrusted text that `launch` prints into a command: a Hugging Face
+         * id is all shell-safe, so anything else is refused rather than carried on (issue 21).
+         * The operator's own path (the folder name below) is theirs, and launch quotes it. */
+        const char *id = json_string_value(nop), *unsafe = engine_shell_unsafe(id);
+        if (unsafe) {
+            char what[PHRASE_MAX];
+            engine_char_name(unsafe, what, sizeof what);
+            preset_set_err(err, errlen,
+                           "%s: _name_or_path: '%s' holds %s, which a shell would read; expected a Hugging Face id "
+                           "of letters, digits and @%%+=:,./_- (fix or remove the key)",
+                           path, id, what);
+            goto done;
+        }
+        if (strlen(id) >= sizeof m->hf_names[0]) {
+            preset_set_err(err, errlen, "%s: _name_or_path: longer than %zu bytes; expected a Hugging Face id", path,
+                           sizeof m->hf_names[0] - 1);
+            goto done;
+        }
+        snprintf(m->hf_names[m->n_hf_names++], sizeof m->hf_names[0], "%s", id);
+    }
     char src[sizeof m->hf_names[0]];
     source_name(path, src, sizeof src);
     if (src[0] && (!m->n_hf_names || strcmp(m->hf_names[0], src) != 0))
@@ -688,34 +796,17 @@ done:
 
 /* ---- Writing the preset. ---- */
 
-/* S as a double-quoted YAML scalar. */
-static void put_quoted(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\x%02x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source)
 {
     fprintf(f, "# Imported by `cgplan model import` from ");
-    for (const char *s = source; *s; s++)
-        fputc(*s == '\n' ? ' ' : *s, f);
+    preset_yaml_write_comment_text(f, source);
     fprintf(f, ".\n# No coefficients: every term comes from its mechanism; `cgplan calibrate` refines them.\n");
     fprintf(f, "kind: model\nname: %s\ndescription: ", m->name);
-    put_quoted(f, m->description);
+    preset_yaml_write_quoted(f, m->description);
     fprintf(f, "\nhf_names: [");
     for (int i = 0; i < m->n_hf_names; i++) {
         fputs(i ? ", " : "", f);
-        put_quoted(f, m->hf_names[i]);
+        preset_yaml_write_quoted(f, m->hf_names[i]);
     }
     fprintf(f, "]\narchitecture: %s\ntrust_remote_code: %s\n", m->architecture,
             m->trust_remote_code ? "true" : "false");

@@ -8,6 +8,8 @@
 #ifndef CGPLAN_PRESET_H
 #define CGPLAN_PRESET_H
 
+#include <stdio.h>
+
 #include "engine.h"
 
 typedef struct {
@@ -70,5 +72,12 @@ void preset_user_dir(char *buf, size_t len);
  * case; "22.5 GiB"), rounded to the nearest byte. Returns 0, or -1 (sign, unknown unit, a bare
  * fraction, overflow). */
 int preset_parse_size(const char *text, uint64_t *out);
+
+/* Writes S to F as a double-quoted YAML scalar that the loader reads back as S: '"' and '\\'
+ * escaped, each control (C0, DEL, C1) and what YAML does not allow raw as an escape, invalid
+ * UTF-8 as \uFFFD. Every writer of preset text uses it (model import, the planner's save). */
+void preset_yaml_write_quoted(FILE *f, const char *s);
+/* Writes S to F as the text of a "#" comment line: cleaned (text.h), so it cannot end the line. */
+void preset_yaml_write_comment_text(FILE *f, const char *s);
 
 #endif

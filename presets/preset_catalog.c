@@ -6,12 +6,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* A preset is a few hundred bytes (the largest built-in, kimi-k3.yaml, 1.3 KB): 64 KiB is 50
  * times that, room for long comments, and small enough that a file at the cap costs well under a
@@ -36,29 +38,43 @@ struct preset_catalog {
 
 /* ---- One file. ---- */
 
-/* Reads a whole file. Returns a malloc'd NUL-terminated buffer or NULL with the reason in MSG. */
+/* Reads a whole file. Returns a malloc'd NUL-terminated buffer or NULL with the reason in MSG.
+ * Opened O_NONBLOCK and checked for a regular file before a byte is read: fopen of a FIFO named
+ * x.yaml in a preset folder blocked every command that loads presets. */
 static char *read_file(const char *path, size_t *len, char *msg, size_t msglen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         preset_set_err(msg, msglen, "%s:1:1: cannot open: %s; expected a readable preset file", path, strerror(errno));
         return NULL;
     }
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         preset_set_err(msg, msglen, "%s:1:1: not a regular file; expected a preset file", path);
-        fclose(f);
+        close(fd);
         return NULL;
     }
     char *buf = malloc(PRESET_FILE_MAX + 1);
     if (!buf) {
         preset_set_err(msg, msglen, "%s: out of memory", path);
-        fclose(f);
+        close(fd);
         return NULL;
     }
-    size_t n = fread(buf, 1, PRESET_FILE_MAX + 1, f);
-    bool failed = ferror(f);
-    fclose(f);
+    size_t n = 0;
+    bool failed = false;
+    while (n <= PRESET_FILE_MAX) { /* one byte past the cap tells a file that is too large */
+        ssize_t got = read(fd, buf + n, PRESET_FILE_MAX + 1 - n);
+        if (got == 0)
+            break;
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            failed = true;
+            break;
+        }
+        n += (size_t)got;
+    }
+    close(fd);
     if (failed) {
         preset_set_err(msg, msglen, "%s:1:1: cannot read; expected a readable preset file", path);
         free(buf);

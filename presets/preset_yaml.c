@@ -3,6 +3,7 @@
  * message as one line "FILE:LINE:COLUMN: what was wrong; what was expected". */
 #include "preset_internal.h"
 #include "preset_yaml.h"
+#include "text.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -12,8 +13,45 @@
 #include <string.h>
 #include <strings.h>
 
-#define ASCII_DEL 0x7f                        /* the one control character above the space */
 #define SIZE_FRAC_DEN_MAX 1000000000000000ull /* 10^15: 15 fraction digits are exact in a double */
+
+/* ---- Writing. ---- */
+
+/* YAML 1.1's printable set (section 5.1): what a scalar may hold raw; NEL too is escaped, as
+ * the C1 control a terminal would act on. */
+static bool yaml_printable(uint32_t cp)
+{
+    return (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xd7ff) ||
+           (cp >= 0xe000 && cp <= 0xfffd && cp != 0xfeff) || (cp >= 0x10000 && cp <= 0x10ffff);
+}
+
+void preset_yaml_write_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    size_t len = strlen(s);
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = engine_utf8_decode(s + i, len - i, &cp);
+        if (cp == '"' || cp == '\\')
+            fprintf(f, "\\%c", (char)cp);
+        else if (cp == ENGINE_UTF8_INVALID)
+            fputs("\\uFFFD", f);
+        else if (cp < 0x100 && !yaml_printable(cp))
+            fprintf(f, "\\x%02x", (unsigned)cp);
+        else if (!yaml_printable(cp))
+            fprintf(f, "\\u%04x", (unsigned)cp);
+        else
+            fwrite(s + i, 1, n, f);
+        i += n;
+    }
+    fputc('"', f);
+}
+
+void preset_yaml_write_comment_text(FILE *f, const char *s)
+{
+    char shown[ENGINE_TEXT_MAX * 4];
+    fputs(engine_text_cleaned(shown, sizeof shown, s), f);
+}
 
 /* ---- Messages. ---- */
 
@@ -21,30 +59,6 @@ void preset_copy_text(char *dst, size_t cap, const char *src)
 {
     if (dst && cap)
         snprintf(dst, cap, "%s", src);
-}
-
-/* SRC into DST with control characters escaped, so a value quoted in a message (a quoted
- * scalar may hold a newline) cannot break the one-line rule. */
-static void one_line(char *dst, size_t cap, const char *src)
-{
-    size_t used = 0;
-    if (!dst || !cap)
-        return;
-    for (const unsigned char *s = (const unsigned char *)src; *s && used + 1 < cap; s++) {
-        if (*s >= ' ' && *s != ASCII_DEL) {
-            dst[used++] = (char)*s;
-            continue;
-        }
-        char esc[sizeof "\\xff"];
-        int w = *s == '\n'   ? snprintf(esc, sizeof esc, "\\n")
-                : *s == '\t' ? snprintf(esc, sizeof esc, "\\t")
-                             : snprintf(esc, sizeof esc, "\\x%02x", *s);
-        if (used + (size_t)w + 1 > cap)
-            break;
-        memcpy(dst + used, esc, (size_t)w);
-        used += (size_t)w;
-    }
-    dst[used] = '\0';
 }
 
 int preset_set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -55,7 +69,9 @@ int preset_set_err(char *err, size_t errlen, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(line, sizeof line, fmt, ap);
         va_end(ap);
-        one_line(err, errlen, line);
+        /* a value quoted in a message (a quoted scalar may hold a newline, a file name an ESC)
+         * cannot break the one-line rule or drive the terminal */
+        engine_text_cleaned(err, errlen, line);
     }
     return -1;
 }

@@ -822,7 +822,10 @@ static int save_preset(tui_app *app)
     const engine_deployment *d = &p->d;
     char dir[ENGINE_TEXT_MAX * 2], path[ENGINE_TEXT_MAX * 3], name[ENGINE_NAME_MAX + 8];
     preset_user_dir(dir, sizeof dir);
-    snprintf(name, sizeof name, "%.48s-saved", p->name);
+    int keep = (int)strnlen(p->name, 48);
+    while (keep > 0 && keep < (int)strlen(p->name) && ((unsigned char)p->name[keep] & 0xC0) == 0x80)
+        keep--; /* not inside a character: the stem must stay UTF-8 to load back */
+    snprintf(name, sizeof name, "%.*s-saved", keep, p->name);
     snprintf(path, sizeof path, "%s/%s.yaml", dir, name);
     /* mkdir -p of the directory */
     char part[sizeof dir];
@@ -840,9 +843,20 @@ static int save_preset(tui_app *app)
         set_message(app, true, "save: cannot write %s: %s", path, strerror(errno));
         return TUI_REDRAW;
     }
-    fprintf(f, "# saved by the cgplan planner from %s\nkind: deployment\nname: %s\n", p->name, name);
-    fprintf(f, "description: \"%s, as saved from the planner\"\nmodel: %s\ngpu: %s\n", p->name, d->model.name,
-            d->gpu.name);
+    /* Names are file stems, which may hold any character: quoted as model import quotes them. */
+    char description[ENGINE_TEXT_MAX];
+    snprintf(description, sizeof description, "%s, as saved from the planner", p->name);
+    fputs("# saved by the cgplan planner from ", f);
+    preset_yaml_write_comment_text(f, p->name);
+    fputs("\nkind: deployment\nname: ", f);
+    preset_yaml_write_quoted(f, name);
+    fputs("\ndescription: ", f);
+    preset_yaml_write_quoted(f, description);
+    fputs("\nmodel: ", f);
+    preset_yaml_write_quoted(f, d->model.name);
+    fputs("\ngpu: ", f);
+    preset_yaml_write_quoted(f, d->gpu.name);
+    fputc('\n', f);
     engine_knob_id order[KNOB_COUNT];
     engine_knob_apply_order(order);
     for (int i = 0; i < KNOB_COUNT; i++) {
@@ -1048,8 +1062,13 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
             if (used + 1 < sizeof app->scratch.text)
                 cmd[used++] = '\n', cmd[used] = '\0';
         }
-        bool copied = copy_osc52(cmd);
-        set_message(app, false, "launch command%s%s", copied ? " copied to the clipboard (OSC 52)" : "",
+        /* a cut command could end inside a quoted word: copied whole or not at all */
+        bool whole = used < sizeof app->scratch.text;
+        bool copied = whole && copy_osc52(cmd);
+        set_message(app, false, "launch command%s%s",
+                    copied  ? " copied to the clipboard (OSC 52)"
+                    : whole ? ""
+                            : " too long for the clipboard (cgplan launch prints it)",
                     l->n_refusals ? "; cgplan launch would refuse it (see above it)" : "");
         return TUI_REDRAW;
     }

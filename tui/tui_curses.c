@@ -25,6 +25,7 @@
 
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t got_winch;
+static volatile sig_atomic_t got_tstp, got_cont; /* ^Z, and a continue after a stop */
 static bool curses_on, mouse_on;
 static bool terminal_gone; /* SIGHUP, or the tty read nothing: tui_run leaves with _exit */
 
@@ -89,10 +90,8 @@ static void on_fatal(int sig)
     raise(sig); /* delivered on return (or at once: SA_NODEFER) */
 }
 
-/* Every exit path comes through here (q, signals, atexit). */
-static void restore_terminal(void)
+static void mouse_reporting_off(void)
 {
-    terminal_dirty = 0; /* from here on curses restores it; a crash later must not write again */
     if (mouse_on) {
         static const char off[] = "\033[?1006l\033[?1002l\033[?1000l";
         fflush(stdout);
@@ -100,6 +99,13 @@ static void restore_terminal(void)
         (void)rc;
         mouse_on = false;
     }
+}
+
+/* Every exit path comes through here (q, signals, atexit). */
+static void restore_terminal(void)
+{
+    terminal_dirty = 0; /* from here on curses restores it; a crash later must not write again */
+    mouse_reporting_off();
     if (curses_on) {
         curs_set(1);
         endwin();
@@ -116,6 +122,43 @@ static void on_winch(int sig)
     (void)sig;
     got_winch = 1;
 }
+static void on_tstp(int sig)
+{
+    (void)sig;
+    got_tstp = 1;
+}
+static void on_cont(int sig)
+{
+    (void)sig;
+    got_cont = 1;
+}
+
+/* ^Z: the terminal as the shell expects it (mouse reporting off: clicks typed "0;10;10M" at its
+ * prompt until fg), then stopped by SIGTSTP's own default action; once continued, the curses
+ * modes are back and the next frame turns the mouse on again. Called from the loop, where
+ * SIGTSTP is blocked: ncurses' own handler (which knows nothing of the mouse) is replaced. */
+static void suspend(void)
+{
+    mouse_reporting_off();
+    terminal_dirty = 0;
+    def_prog_mode();
+    endwin();
+    struct sigaction dfl, ours;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGTSTP, &dfl, &ours);
+    sigset_t tstp;
+    sigemptyset(&tstp);
+    sigaddset(&tstp, SIGTSTP);
+    raise(SIGTSTP);                        /* pending while blocked */
+    sigprocmask(SIG_UNBLOCK, &tstp, NULL); /* stops here until SIGCONT */
+    sigprocmask(SIG_BLOCK, &tstp, NULL);
+    sigaction(SIGTSTP, &ours, NULL);
+    terminal_dirty = 1;
+    reset_prog_mode();
+    clearok(curscr, TRUE);
+}
 
 static void install_handlers(void)
 {
@@ -128,6 +171,10 @@ static void install_handlers(void)
     sigaction(SIGHUP, &sa, NULL);
     sa.sa_handler = on_winch;
     sigaction(SIGWINCH, &sa, NULL);
+    sa.sa_handler = on_tstp;
+    sigaction(SIGTSTP, &sa, NULL);
+    sa.sa_handler = on_cont;
+    sigaction(SIGCONT, &sa, NULL);
     sa.sa_handler = on_fatal;
     sa.sa_flags = SA_NODEFER | SA_RESETHAND; /* a fault inside the handler ends the process */
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
@@ -354,6 +401,8 @@ static int run(tui_app *app, const tui_options *o)
     sigaddset(&loop_signals, SIGTERM);
     sigaddset(&loop_signals, SIGHUP);
     sigaddset(&loop_signals, SIGWINCH);
+    sigaddset(&loop_signals, SIGTSTP);
+    sigaddset(&loop_signals, SIGCONT);
     sigprocmask(SIG_BLOCK, &loop_signals, &outside);
     for (;;) {
         if (flags & TUI_RELOAD_RUNS)
@@ -398,6 +447,19 @@ static int run(tui_app *app, const tui_options *o)
         if (got_winch) {
             got_winch = 0;
             flags |= TUI_RESIZE | TUI_REDRAW;
+        }
+        if (got_tstp) {
+            got_tstp = 0;
+            suspend();
+            flags |= TUI_RESIZE | TUI_REDRAW; /* the terminal may have changed while stopped */
+            continue;
+        }
+        if (got_cont) { /* continued (after our stop, or a SIGSTOP): the mouse on again, all redrawn */
+            got_cont = 0;
+            mouse_on = false; /* the next frame sends it again: the shell may have reset the terminal */
+            clearok(curscr, TRUE);
+            flags |= TUI_REDRAW;
+            continue;
         }
         tui_event ev;
         if (pr < 0) {

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "text.h"
+
 void tui_decoder_init(tui_decoder *d)
 {
     memset(d, 0, sizeof *d);
@@ -174,30 +176,28 @@ int tui_decoder_feed(tui_decoder *d, unsigned char byte, tui_event *ev)
         d->utf8[d->utf8_len++] = byte;
         if (d->utf8_len < d->utf8_need)
             return 0;
+        size_t n = d->utf8_need;
         d->utf8_need = 0;
         d->utf8_len = 0;
-        int c = 0;
-        unsigned char b0 = d->utf8[0];
-        int n = (b0 & 0xE0) == 0xC0 ? 2 : (b0 & 0xF0) == 0xE0 ? 3 : 4;
-        c = b0 & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
-        for (int i = 1; i < n; i++)
-            c = (c << 6) | (d->utf8[i] & 0x3F);
-        /* past Unicode (F5..F7 leads) or a surrogate: not a character, and it must not alias a
-         * TUI_KEY_* code above 0x10FFFF */
-        if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        /* Shortest form only (text.h): an overlong C1 B1 must not be 'q' (quit) nor C0 83 Ctrl-C,
+         * and past Unicode or a surrogate must not alias a TUI_KEY_* code above 0x10FFFF. */
+        uint32_t c;
+        if (engine_utf8_decode((const char *)d->utf8, n, &c) != n || c == ENGINE_UTF8_INVALID)
             return 0;
-        return key_event(ev, c);
+        return key_event(ev, (int)c);
     }
     if (byte == 27) {
         d->buf[d->len++] = byte;
         return 0;
     }
-    if (byte >= 0xC0 && byte < 0xF8) {
+    if (byte >= 0xC2 && byte <= 0xF4) {
         d->utf8[0] = byte;
         d->utf8_len = 1;
-        d->utf8_need = (byte & 0xE0) == 0xC0 ? 2 : (byte & 0xF0) == 0xE0 ? 3 : 4;
+        d->utf8_need = byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4;
         return 0;
     }
+    if (byte >= 0x80)
+        return 0; /* a byte no UTF-8 character starts with (C0, C1, F5..FF, a stray continuation) */
     if (byte == '\n' || byte == '\r')
         return key_event(ev, TUI_KEY_ENTER);
     if (byte == 8)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
+
 int tui_screen_init(tui_screen *s, int w, int h)
 {
     s->w = w > 0 ? w : 0;
@@ -48,34 +50,10 @@ void tui_fill(tui_screen *s, tui_rect r, wchar_t ch, tui_style st)
 
 wchar_t tui_utf8_next(const char **p)
 {
-    const unsigned char *u = (const unsigned char *)*p;
-    wchar_t c;
-    int n;
-    if (u[0] < 0x80) {
-        c = u[0];
-        n = 1;
-    } else if ((u[0] & 0xE0) == 0xC0) {
-        c = u[0] & 0x1F;
-        n = 2;
-    } else if ((u[0] & 0xF0) == 0xE0) {
-        c = u[0] & 0x0F;
-        n = 3;
-    } else if ((u[0] & 0xF8) == 0xF0) {
-        c = u[0] & 0x07;
-        n = 4;
-    } else {
-        *p += 1;
-        return L'?';
-    }
-    for (int i = 1; i < n; i++) {
-        if ((u[i] & 0xC0) != 0x80) {
-            *p += i;
-            return L'?';
-        }
-        c = (c << 6) | (u[i] & 0x3F);
-    }
-    *p += n;
-    return c;
+    uint32_t cp;
+    size_t n = engine_utf8_decode(*p, strnlen(*p, 4), &cp);
+    *p += n ? n : 1;
+    return cp == ENGINE_UTF8_INVALID ? (wchar_t)0xFFFD : (wchar_t)cp;
 }
 
 int tui_utf8_encode(wchar_t ch, char *buf)
@@ -107,8 +85,9 @@ int tui_text_width(const char *text)
 {
     int n = 0;
     while (*text) {
-        tui_utf8_next(&text);
-        n++;
+        wchar_t c = tui_utf8_next(&text);
+        char esc[5];
+        n += engine_is_control((uint32_t)c) ? (int)engine_control_escape((uint32_t)c, esc) : 1;
     }
     return n;
 }
@@ -118,6 +97,13 @@ int tui_print(tui_screen *s, int x, int y, int maxw, tui_style st, const char *t
     int n = 0;
     while (*text && n < maxw) {
         wchar_t c = tui_utf8_next(&text);
+        if (engine_is_control((uint32_t)c)) { /* a log's or a file name's ESC stays text on screen */
+            char esc[5];
+            size_t w = engine_control_escape((uint32_t)c, esc);
+            for (size_t i = 0; i < w && n < maxw; i++)
+                tui_put(s, x + n++, y, (wchar_t)esc[i], st);
+            continue;
+        }
         tui_put(s, x + n, y, c, st);
         n++;
     }

@@ -60,14 +60,16 @@ static inline tui_cell *tui_screen_at(tui_screen *s, int x, int y)
 /* Puts one character; silently clipped to the screen (and to CLIP when not NULL). */
 void tui_put(tui_screen *s, int x, int y, wchar_t ch, tui_style st);
 void tui_fill(tui_screen *s, tui_rect r, wchar_t ch, tui_style st);
-/* Writes UTF-8 TEXT at (x, y), at most MAXW columns; returns the columns written. */
+/* Writes UTF-8 TEXT at (x, y), at most MAXW columns; returns the columns written. Controls are
+ * drawn as their "\x1b" escapes, so no text reaches the terminal as a command. */
 int tui_print(tui_screen *s, int x, int y, int maxw, tui_style st, const char *text);
 int tui_printf(tui_screen *s, int x, int y, int maxw, tui_style st, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
-/* Columns TEXT takes (UTF-8; every character one column). */
+/* Columns TEXT takes (UTF-8; every character one column, a control those of its escape). */
 int tui_text_width(const char *text);
-/* Decodes one UTF-8 character from *P (advancing it); invalid bytes give '?'. */
+/* Decodes one UTF-8 character from *P (advancing it), strictly (text.h); invalid bytes give
+ * U+FFFD. */
 wchar_t tui_utf8_next(const char **p);
 /* Encodes CH as UTF-8 into BUF (at least 5 bytes); returns the length. */
 int tui_utf8_encode(wchar_t ch, char *buf);

@@ -430,6 +430,45 @@ static void test_dense_yaml_and_written_preset_roundtrip(void **state)
     unsetenv("CGPLAN_PRESETS");
 }
 
+/* The one check the loader, model import and --model CONFIG share (issue 21): the relations
+ * the loader checks key by key hold for an assembled model too, each named. */
+static void test_model_check_relations(void **state)
+{
+    (void)state;
+    engine_model good, m;
+    char err[512];
+    import_ok(CONFIGS "gpt-oss-120b.json", &good);
+    assert_int_equal(engine_model_check(&good, err, sizeof err), 0);
+    m = good;
+    m.context_len = 16777217; /* one past the context_len knob */
+    assert_int_equal(engine_model_check(&m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "context_len 16777217"));
+    m = good;
+    m.context_len = 0;
+    assert_int_equal(engine_model_check(&m, err, sizeof err), -1);
+    m = good;
+    m.swa_layers = m.layers + 1; /* the wrap a long layer_types gave: full_attn_layers 4294967232 */
+    m.full_attn_layers = m.layers - m.swa_layers;
+    assert_int_equal(engine_model_check(&m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "exceed the 36 layers"));
+    m = good;
+    m.linear_attn_layers = 1; /* 18 full + 18 sliding + 1 linear */
+    assert_int_equal(engine_model_check(&m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "linear_attn_layers 1"));
+    m = good;
+    m.dense_layers = m.layers + 1;
+    assert_int_equal(engine_model_check(&m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "dense_layers"));
+    m = good;
+    m.top_k = m.num_experts + 1;
+    assert_int_equal(engine_model_check(&m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "top_k"));
+    m = good;
+    m.kv_heads = m.heads + 1;
+    assert_int_equal(engine_model_check(&m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "kv_heads"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -441,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_errors_name_file_and_field),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_dense_yaml_and_written_preset_roundtrip),
+        cmocka_unit_test(test_model_check_relations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

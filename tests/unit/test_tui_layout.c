@@ -219,6 +219,50 @@ static void test_input_decoder_hostile(void **state)
     assert_int_equal(ev[0].key, 0xe9);
 }
 
+/* Only shortest-form UTF-8 is a key (issue 21): each form RFC 3629 rejects gives no event, so an
+ * overlong 'q' does not quit and an overlong Ctrl-C does not interrupt; the bytes after a bad
+ * form decode as themselves. */
+static void test_input_decoder_shortest_form(void **state)
+{
+    (void)state;
+    tui_event ev[16];
+    static const struct {
+        const char *bytes, *what;
+    } rejected[] = {
+        {"\xc1\xb1", "overlong 'q' (C1 B1)"},
+        {"\xc0\x83", "overlong Ctrl-C (C0 83)"},
+        {"\xc0\x80", "overlong NUL (C0 80)"},
+        {"\xe0\x81\xb1", "three-byte overlong 'q' (E0 81 B1)"},
+        {"\xe0\x9f\xbf", "three-byte overlong U+07FF (E0 9F BF)"},
+        {"\xf0\x80\x81\xb1", "four-byte overlong 'q' (F0 80 81 B1)"},
+        {"\xf0\x8f\xbf\xbf", "four-byte overlong U+FFFF (F0 8F BF BF)"},
+        {"\xed\xa0\x80", "a high surrogate (ED A0 80)"},
+        {"\xed\xbf\xbf", "a low surrogate (ED BF BF)"},
+        {"\xf4\x90\x80\x80", "past U+10FFFF (F4 90 80 80)"},
+        {"\xf5\x80\x80\x80", "an F5 lead"},
+        {"\xf8\x88\x80\x80\x80", "a five-byte form"},
+        {"\xff", "FF"},
+        {"\xb1", "a lone continuation byte"},
+        {"\x9b", "a raw C1 CSI byte"},
+    };
+    for (size_t i = 0; i < sizeof rejected / sizeof rejected[0]; i++) {
+        int n = decode_all(rejected[i].bytes, ev, 16);
+        if (n)
+            fail_msg("%s: %d events, the first key 0x%x", rejected[i].what, n, (unsigned)ev[0].key);
+    }
+    /* a rejected form does not swallow the key after it */
+    int n = decode_all("\xc1\xb1x\xe0\x80q", ev, 16);
+    assert_int_equal(n, 2);
+    assert_int_equal(ev[0].key, 'x');
+    assert_int_equal(ev[1].key, 'q');
+    /* the shortest forms at each length's edges are keys */
+    n = decode_all("\xc2\x80\xdf\xbf\xe0\xa0\x80\xed\x9f\xbf\xf0\x90\x80\x80\xf4\x8f\xbf\xbf", ev, 16);
+    int want[] = {0x80, 0x7ff, 0x800, 0xd7ff, 0x10000, 0x10ffff};
+    assert_int_equal(n, 6);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(ev[i].key, want[i]);
+}
+
 /* ---- the snapshot renderer ---- */
 
 static bool is_border(wchar_t c)
@@ -417,6 +461,28 @@ static void test_snapshot_renderer(void **state)
     tui_app_free(&app);
 }
 
+/* Text from a log or a file name drawn on the screen (issue 21): each control as its escape, each
+ * invalid UTF-8 stretch as U+FFFD, and the width the same as tui_text_width says. */
+static void test_print_inert(void **state)
+{
+    (void)state;
+    tui_screen s;
+    assert_int_equal(tui_screen_init(&s, 60, 2), 0);
+    const char *t = "\x1b]0;T\a\xc2\x9b"
+                    "31m\xe0\x80\x80!";
+    int n = tui_print(&s, 0, 0, 60, TUI_ST_NORMAL, t);
+    char row[256];
+    tui_screen_row_text(&s, 0, row, sizeof row);
+    assert_string_equal(row, "\\x1b]0;T\\x07\\x9b31m\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd!");
+    assert_int_equal(n, 23);
+    assert_int_equal(tui_text_width(t), 23);
+    n = tui_print(&s, 0, 1, 2, TUI_ST_NORMAL, "\x1b"); /* clipped inside the escape: still MAXW */
+    assert_int_equal(n, 2);
+    tui_screen_row_text(&s, 1, row, sizeof row);
+    assert_string_equal(row, "\\x");
+    tui_screen_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +490,8 @@ int main(void)
         cmocka_unit_test(test_slider_mapping),
         cmocka_unit_test(test_input_decoder),
         cmocka_unit_test(test_input_decoder_hostile),
+        cmocka_unit_test(test_input_decoder_shortest_form),
+        cmocka_unit_test(test_print_inert),
         cmocka_unit_test(test_snapshot_renderer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
