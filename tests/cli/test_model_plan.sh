@@ -75,6 +75,30 @@ expect_exit 0 "$CGPLAN" search --model deepseek-v3 --set gpu=h200 --gpus 16 --fo
 check_py "j['total_complete'] is True and j['bound'] == 'high'" "search: deepseek-v3's walls on the high end"
 expect_exit 0 "$CGPLAN" search --model deepseek-v3 --set gpu=h200 --gpus 16
 contains "$OUT" "planned on the high end" "search says which end its walls use"
+# The answers plan on the high end: launch's fraction never exceeds 1 - (total_high + other
+# runtime + margin) / pre-load free memory (the every-term issue's DeepSeek-V3 TP8 H200 0.5.6
+# plan, which printed 0.954 on 0.36 GiB of graphs when two terms counted as zero, among them).
+cap_case() {
+  expect_exit 0 "$CGPLAN" estimate "$@" --format json
+  printf '%s' "$OUT" > "$TEST_TMP/cap-est.json"
+  expect_exit 0 "$CGPLAN" launch "$@" --format json
+  printf '%s' "$OUT" > "$TEST_TMP/cap-launch.json"
+  python3 - "$TEST_TMP/cap-est.json" "$TEST_TMP/cap-launch.json" <<'PY' && pass || fail "launch's fraction above the high end's cap: $*"
+import json, sys
+e, l = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+b = e['budget']
+cap = 1 - (e['total_high_bytes'] + b['other_runtime_bytes'] + b['margin_bytes']) / b['pre_load_free_bytes']
+sys.exit(0 if l['mem_fraction_static'] <= cap + 1e-9 and l['total_high_bytes'] == e['total_high_bytes'] and
+         l['bound'] == 'high' else 1)
+PY
+}
+cap_case --model deepseek-ai/DeepSeek-V3 --set gpu=h200 --set tp=8 --set sglang=0.5.6 --set max_bs=192
+cap_case --model meta-llama/Llama-3.3-70B-Instruct --set gpu=h200 --set tp=8 --set sglang=0.5.3
+cap_case --model qwen3-8b --set gpu=h100 --set max_bs=64
+cap_case --preset k3-dp16
+expect_exit 0 "$CGPLAN" launch --model deepseek-ai/DeepSeek-V3 --set gpu=h200 --set tp=8 --set sglang=0.5.6 --set max_bs=192 --format json
+check_py "j['mem_fraction_static'] <= 0.945 and j['total_high_bytes'] > j['total_bytes']" "DeepSeek-V3 TP8 0.5.6: planned on the high end, well below 0.954"
+
 # A term no formula covers (DeepEP has no default normal-mode config for 6 ranks) leaves no upper end: every
 # answer refuses with exit 3 and names the term, and nothing counts it as zero.
 for cmd in "search --gpus 8" "launch" "solve max_bs" "estimate --check"; do
