@@ -1,5 +1,7 @@
-/* estimate.c — every term of MODEL.md, the SGLang heuristic, the budget and the wall. */
+/* estimate.c — the term table and every term of MODEL.md, the warning table, the SGLang heuristic
+ * and the assembly of an estimate (the budget and the wall: budget.c). */
 #include "engine.h"
+#include "estimate_internal.h"
 #include "weights.h"
 
 #include <math.h>
@@ -188,10 +190,7 @@ static const struct {
 };
 #define N_WARNING_KINDS (sizeof warning_kinds / sizeof warning_kinds[0])
 
-/* A warning's brief text into BUF, only when the warnings keep texts. */
-#define BRIEF(w, buf, ...) ((w) && (w)->quiet ? (void)((buf)[0] = '\0') : (void)snprintf(buf, sizeof buf, __VA_ARGS__))
-
-static int warning_kind(const char *code)
+int estimate_warning_kind(const char *code)
 {
     for (size_t i = 0; i < N_WARNING_KINDS; i++) /* this file's literals are the table's own strings */
         if (warning_kinds[i].code == code)
@@ -215,7 +214,7 @@ static engine_warning *warn_item(engine_warnings *w, const char *code)
         len = sizeof item->code - 1;
     memcpy(item->code, code, len);
     item->code[len] = '\0';
-    int kind = warning_kind(code);
+    int kind = estimate_warning_kind(code);
     item->kind = kind;
     item->severity = kind >= 0 ? warning_kinds[kind].severity : SEVERITY_WARNING;
     item->knobs = kind >= 0 ? warning_kinds[kind].knobs : 0;
@@ -232,9 +231,8 @@ static engine_warning *warn_v(engine_warnings *w, const char *code, const char *
     return item;
 }
 
-/* A quiet list's warning: the code and the numbers, without the variadic call (the probes of
- * the wall add one on most plans past it). */
-static void warn_quiet(engine_warnings *w, const char *code, double value, double limit)
+/* The probes of the wall add one on most plans past it: no variadic call there. */
+void estimate_warn_quiet(engine_warnings *w, const char *code, double value, double limit)
 {
     engine_warning *item = warn_item(w, code);
     if (item) {
@@ -243,10 +241,15 @@ static void warn_quiet(engine_warnings *w, const char *code, double value, doubl
     }
 }
 
-/* engine_warn_at, whose text arguments are not even evaluated for a quiet list. */
-#define WARN_AT(w, code, value, limit, brief, ...)                                                                     \
-    ((w) && (w)->quiet ? warn_quiet((w), (code), (double)(value), (double)(limit))                                     \
-                       : engine_warn_at((w), (code), (value), (limit), (brief), __VA_ARGS__))
+const char *estimate_warning_code(int kind)
+{
+    return kind >= 0 && (size_t)kind < N_WARNING_KINDS ? warning_kinds[kind].code : "";
+}
+
+uint32_t estimate_warning_knobs(int kind)
+{
+    return kind >= 0 && (size_t)kind < N_WARNING_KINDS ? warning_kinds[kind].knobs : 0;
+}
 
 void engine_warn(engine_warnings *w, const char *code, const char *fmt, ...)
 {
@@ -273,7 +276,7 @@ void engine_warn_at(engine_warnings *w, const char *code, double value, double l
 
 engine_severity engine_warning_severity(const char *code)
 {
-    int kind = warning_kind(code);
+    int kind = estimate_warning_kind(code);
     return kind >= 0 ? warning_kinds[kind].severity : SEVERITY_WARNING;
 }
 
@@ -1245,7 +1248,7 @@ static void draft_term(const engine_deployment *d, const engine_calibration *cal
     term_from_parts(e, t);
 }
 
-static void estimate_terms(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet)
+void estimate_terms_run(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet)
 {
     const engine_knobs_state *k = &d->knobs;
     const engine_model *m = &d->model;
@@ -1461,376 +1464,22 @@ static void estimate_terms(const engine_deployment *d, const engine_calibration 
 void engine_estimate_terms(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
 {
     memset(&e->budget, 0, sizeof e->budget);
-    estimate_terms(d, cal, e, false);
+    estimate_terms_run(d, cal, e, false);
 }
 
 void engine_estimate_terms_quiet(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
 {
     memset(&e->budget, 0, sizeof e->budget);
-    estimate_terms(d, cal, e, true);
+    estimate_terms_run(d, cal, e, true);
 }
 
 const char *engine_warning_message_for(const engine_deployment *d, const engine_calibration *cal, const char *code,
                                        char *buf, size_t len)
 {
     engine_estimate e;
-    estimate_terms(d, cal, &e, false);
+    estimate_terms_run(d, cal, &e, false);
     const engine_warning *w = engine_warning_find(&e.warnings, code);
     snprintf(buf, len, "%s", w ? w->message : code);
     return buf;
 }
 
-/* ---- Budget and wall (MODEL.md, "Budget"). ---- */
-
-static uint64_t pre_load_free(const engine_deployment *d)
-{
-    if (d->pre_load_free_bytes)
-        return d->pre_load_free_bytes;
-    uint64_t context = (uint64_t)(0.8 * (double)ENGINE_GIB); /* CUDA context + NCCL before weights */
-    return d->gpu.cuda_total_bytes > context ? d->gpu.cuda_total_bytes - context : 0;
-}
-
-/* P x (1 - f): what SGLang leaves outside the static pool for graphs and the runtime. */
-static int64_t reserve_of(const engine_deployment *d, double f)
-{
-    return (int64_t)llround((double)pre_load_free(d) * (1.0 - f));
-}
-
-/* The weights on one GPU: a measured figure (a log's "Load weight end ... mem usage", in the
- * preset) wins; else what the model and the layout put there (weights.c). */
-static uint64_t plan_weights(const engine_deployment *d, const engine_estimate *e, bool *known)
-{
-    if (d->weights_bytes) {
-        *known = true;
-        return d->weights_bytes;
-    }
-    const engine_knobs_state *k = &d->knobs;
-    return engine_weight_bytes_per_gpu(&d->model, k->world, k->dp, e->layout.dp_attention, e->layout.ep, known);
-}
-
-/* The linear-attention state of the running requests: the preset's figure, else one state per
- * request slot of this DP rank (the plan's max_running_requests: dp x max_bs, per rank max_bs),
- * its heads split over the attention group like the KV heads. */
-static uint64_t plan_state(const engine_deployment *d, const engine_estimate *e)
-{
-    const engine_knobs_state *k = &d->knobs;
-    if (d->state_pool_bytes || !d->model.linear_state_bytes_per_request)
-        return d->state_pool_bytes;
-    uint64_t dp = k->dp ? k->dp : 1;
-    uint64_t slots = k->max_running_requests_auto ? k->max_bs : (k->max_running_requests + dp - 1) / dp;
-    return d->model.linear_state_bytes_per_request * slots / (e->attn_tp ? e->attn_tp : 1);
-}
-
-/* KV pool = (P - W) - P x (1 - f) - S: SGLang multiplies f by P, not by the total
- * (kv_cache_configurator.py _profile_available_bytes). */
-static int64_t kv_pool_after(const engine_deployment *d, const engine_estimate *e, int64_t reserve)
-{
-    bool known;
-    return (int64_t)pre_load_free(d) - (int64_t)plan_weights(d, e, &known) - reserve - (int64_t)plan_state(d, e);
-}
-
-/* The requests one GPU's pool serves: a DP rank's share of the request pool (launch prints
- * dp x max_bs when max_running_requests is auto). */
-static uint32_t running_requests(const engine_deployment *d)
-{
-    const engine_knobs_state *k = &d->knobs;
-    if (k->max_running_requests_auto)
-        return k->max_bs;
-    uint32_t dp = engine_dp_attention(k) && k->dp ? k->dp : 1;
-    return (k->max_running_requests + dp - 1) / dp;
-}
-
-/* With DCP each GPU stores 1/dcp of the tokens (SGLang allocator, reference/sglang.md 3.5). */
-static uint64_t kv_min_bytes_of(const engine_deployment *d, uint64_t cell)
-{
-    uint64_t dcp = d->knobs.dcp ? d->knobs.dcp : 1;
-    uint64_t tokens = (uint64_t)running_requests(d) * d->knobs.min_kv_tokens;
-    return (tokens * cell + dcp - 1) / dcp;
-}
-
-/* 1 - (graphs + O + margin) / P, floored to the three decimals SGLang's flag is written with,
- * so launching the printed value leaves at least the margin; at most the knob's top. */
-static double recommended_fraction(const engine_deployment *d, uint64_t graph_total)
-{
-    double P = (double)pre_load_free(d);
-    if (P <= 0)
-        return 0;
-    double f = 1.0 - (double)(graph_total + d->other_runtime_bytes + d->margin_bytes) / P;
-    /* 1e-6: 0.91 computed as 0.90999.. is still 0.910; the floor by hand, since without SSE4.1
-     * floor() is a library call on every probe of the wall */
-    double scaled = f * 1000 + 1e-6;
-    if (scaled > -1e15) { /* within int64_t (f < 1 always); absurd inputs take floor() */
-        int64_t thousandths = (int64_t)scaled;
-        if ((double)thousandths > scaled)
-            thousandths--;
-        f = (double)thousandths / 1000;
-    } else {
-        f = floor(scaled) / 1000;
-    }
-    double top = engine_knobs[KNOB_MEM_FRACTION].max;
-    return f > top ? top : f;
-}
-
-/* The fit rule at fraction F over a terms-only estimate E (its warnings are the combination's). */
-static void fit_at(const engine_deployment *d, const engine_estimate *e, double f, engine_fit *out)
-{
-    uint64_t cell = engine_kv_cell_bytes(d);
-    out->mem_fraction_static = f;
-    int64_t reserve = reserve_of(d, f); /* once: the pool and the headroom share it */
-    out->kv_pool_bytes = kv_pool_after(d, e, reserve);
-    out->headroom_bytes = reserve - (int64_t)e->plan_total_bytes - (int64_t)d->other_runtime_bytes;
-    out->kv_min_bytes = kv_min_bytes_of(d, cell);
-    out->kv_tokens = out->kv_pool_bytes > 0 && cell ? (uint64_t)out->kv_pool_bytes / cell * d->knobs.dcp : 0;
-    out->blocking = NULL;
-    bool known;
-    uint64_t weights = plan_weights(d, e, &known);
-    if (weights >= pre_load_free(d))
-        out->blocking = "weights_exceed_gpu";
-    else if (out->kv_pool_bytes <= 0 || (uint64_t)out->kv_pool_bytes < out->kv_min_bytes)
-        out->blocking = "kv_pool_exhausted";
-    else if (out->headroom_bytes < 0 || f <= 0)
-        out->blocking = "headroom_negative";
-    for (int i = 0; !out->blocking && i < e->warnings.n; i++)
-        if (e->warnings.items[i].severity == SEVERITY_BLOCKING)
-            out->blocking = warning_kinds[e->warnings.items[i].kind].code; /* blocking: a row of the table */
-    out->fits = out->blocking == NULL;
-}
-
-bool engine_fit_at_recommended(const engine_deployment *d, const engine_calibration *cal, engine_estimate *scratch,
-                               engine_fit *out)
-{
-    estimate_terms(d, cal, scratch, true); /* the scan reads numbers and codes, no text, no budget */
-    fit_at(d, scratch, recommended_fraction(d, scratch->plan_total_bytes), out);
-    return out->fits;
-}
-
-static engine_term_id largest_growth(const engine_estimate *a, const engine_estimate *b)
-{
-    engine_term_id best = TERM_LOGITS;
-    int64_t best_growth = -1;
-    for (int i = 0; i < TERM_COUNT; i++) {
-        int64_t g = (int64_t)b->terms[i].bytes - (int64_t)a->terms[i].bytes;
-        if (g < 0)
-            g = -g;
-        if (g > best_growth) {
-            best_growth = g;
-            best = (engine_term_id)i;
-        }
-    }
-    return best;
-}
-
-static engine_term_id largest_term(const engine_estimate *e)
-{
-    engine_term_id best = TERM_LOGITS;
-    for (int i = 0; i < TERM_COUNT; i++)
-        if (e->terms[i].bytes > e->terms[best].bytes)
-            best = (engine_term_id)i;
-    return best;
-}
-
-/* Why a plan evaluated by fit_at does not fit, once, in words (never inside the scan). */
-static void reason_text(const engine_deployment *d, const engine_calibration *cal, const engine_estimate *e,
-                        const engine_fit *f, char *buf, size_t len)
-{
-    const char *code = f->blocking;
-    double gib = (double)ENGINE_GIB;
-    uint32_t bs = d->knobs.max_bs;
-    if (!code) {
-        snprintf(buf, len, "max_bs %u fits at --mem-fraction-static %.3f", bs, f->mem_fraction_static);
-    } else if (strcmp(code, "weights_exceed_gpu") == 0) {
-        bool known;
-        snprintf(buf, len, "the weights (%.2f GiB per GPU) exceed the GPU's %.2f GiB free before load (%s)",
-                 (double)plan_weights(d, e, &known) / gib, (double)pre_load_free(d) / gib, code);
-    } else if (strcmp(code, "kv_pool_exhausted") == 0) {
-        snprintf(buf, len,
-                 "max_bs %u at its recommended --mem-fraction-static %.3f leaves a KV pool of %.2f GiB, below the "
-                 "%.2f GiB of %llu tokens for each of %u requests (%s)",
-                 bs, f->mem_fraction_static, (double)f->kv_pool_bytes / gib, (double)f->kv_min_bytes / gib,
-                 (unsigned long long)d->knobs.min_kv_tokens, running_requests(d), code);
-    } else if (strcmp(code, "headroom_negative") == 0) {
-        snprintf(buf, len, "max_bs %u: the graphs (%.2f GiB, %s end) leave no fraction with headroom (%s)", bs,
-                 (double)e->plan_total_bytes / gib, engine_bound_names[d->knobs.bound], code);
-    } else {
-        char message[ENGINE_TEXT_MAX];
-        engine_warning_message_for(d, cal, code, message, sizeof message);
-        snprintf(buf, len, "max_bs %u: %.200s (%s)", bs, message, code);
-    }
-}
-
-/* The wall: the largest max_bs of SGLang's grid that fits at the fraction recommended for it.
- * A bisection over the grid, 1 and 1024 first: each step is one terms-only estimate, so the
- * whole wall costs ~9 estimates instead of one per grid size, and the size just above the wall
- * is always a tested failure. */
-static void find_wall(const engine_deployment *d, const engine_calibration *cal, const engine_estimate *now,
-                      engine_budget *b, bool quiet)
-{
-    engine_deployment p = *d;
-    uint32_t grid[ENGINE_MAX_BUCKETS];
-    size_t n = engine_bucket_grid(1024, d->knobs.mtp > 1, grid, ENGINE_MAX_BUCKETS);
-    /* Three estimates, swapped by pointer: the fitting end, the failing end, the probe. */
-    engine_estimate pool[3];
-    engine_estimate *lo_e = &pool[0], *hi_e = &pool[1], *mid_e = &pool[2];
-    engine_fit lo_f, hi_f, mid_f;
-    b->wall_max_bs = 0;
-    b->wall_next_bs = 0;
-    b->wall_beyond_range = false;
-    b->wall_code = NULL;
-    b->wall_reason[0] = '\0';
-
-    p.knobs.max_bs = grid[0];
-    if (!engine_fit_at_recommended(&p, cal, lo_e, &lo_f)) { /* nothing fits */
-        b->wall_code = lo_f.blocking;
-        b->wall_term = largest_term(lo_e);
-        if (!quiet)
-            reason_text(&p, cal, lo_e, &lo_f, b->wall_reason, sizeof b->wall_reason);
-        return;
-    }
-    p.knobs.max_bs = grid[n - 1];
-    if (engine_fit_at_recommended(&p, cal, hi_e, &hi_f)) {
-        b->wall_max_bs = grid[n - 1];
-        b->wall_beyond_range = true;
-        b->wall_mem_fraction_static = hi_f.mem_fraction_static;
-        b->wall_term = largest_growth(now, hi_e);
-        return;
-    }
-    size_t lo = 0, hi = n - 1; /* grid[lo] fits, grid[hi] does not */
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        p.knobs.max_bs = grid[mid];
-        engine_estimate *t;
-        if (engine_fit_at_recommended(&p, cal, mid_e, &mid_f)) {
-            lo = mid;
-            lo_f = mid_f;
-            t = lo_e, lo_e = mid_e, mid_e = t;
-        } else {
-            hi = mid;
-            hi_f = mid_f;
-            t = hi_e, hi_e = mid_e, mid_e = t;
-        }
-    }
-    b->wall_max_bs = grid[lo];
-    b->wall_next_bs = grid[hi];
-    b->wall_mem_fraction_static = lo_f.mem_fraction_static;
-    b->wall_code = hi_f.blocking;
-    /* A dispatch limit is the DeepEP buffer's (max_dispatch sizes it); a memory limit is the
-     * term that grows most from the wall to the next size. */
-    b->wall_term = largest_growth(lo_e, hi_e);
-    if (warning_kinds[warning_kind(hi_f.blocking)].knobs & DISPATCH)
-        b->wall_term = TERM_DEEPEP;
-    p.knobs.max_bs = grid[hi];
-    if (!quiet)
-        reason_text(&p, cal, hi_e, &hi_f, b->wall_reason, sizeof b->wall_reason);
-}
-
-/* SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (opt-in since PR #30157, 2026-07-07): the pool is reserved
- * as virtual memory, graphs are captured, then the pool is backed from what is free. HEAD's
- * server_args.post_capture_kv_sizing_planned() refuses MLA, dcp > 1 and DP attention. */
-static void post_capture(const engine_deployment *d, const engine_estimate *e, engine_budget *b)
-{
-    const engine_knobs_state *k = &d->knobs;
-    b->post_capture_applies = false;
-    b->post_capture_kv_bytes = 0;
-    if (k->sglang.stage != ENGINE_RELEASE_MAIN && !k->sglang.beyond_model)
-        b->post_capture_why = "not in this release (main from 2026-07-07, PR #30157)";
-    else if (d->model.attn_kind == ATTN_MLA)
-        b->post_capture_why = "does not apply: SGLang plans it only off the MLA backend";
-    else if (k->dcp > 1)
-        b->post_capture_why = "does not apply: SGLang plans it only with dcp 1 (the DCP-sharded pool cannot resize)";
-    else if (engine_dp_attention(k))
-        b->post_capture_why = "does not apply: SGLang main (2026-07-20) plans it only without DP attention";
-    else {
-        /* The reserve shrinks to 512 + tp/8 x 1024 MiB (sglang.md 2.2 step 1) and the pool takes
-         * what the captured graphs leave above P x (1 - f). */
-        double G = (double)d->gpu.cuda_total_bytes / (double)ENGINE_MIB;
-        double reserved = 512 + (double)k->world / 8 * 1024;
-        double f = G > 0 ? round((G - reserved) / G * 1000) / 1000 : 0;
-        int64_t free_after = (int64_t)pre_load_free(d) - (int64_t)b->weights_bytes - (int64_t)b->state_pool_bytes -
-                             (int64_t)e->plan_total_bytes - (int64_t)d->other_runtime_bytes;
-        int64_t kv = free_after - reserve_of(d, f);
-        b->post_capture_applies = true;
-        b->post_capture_kv_bytes = kv > 0 ? kv : 0;
-        b->post_capture_why = "applies when SGLANG_ENABLE_POST_CAPTURE_KV_SIZING=1: the pool is sized after capture";
-    }
-}
-
-static void estimate_compute(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet)
-{
-    memset(&e->budget, 0, sizeof e->budget);
-    estimate_terms(d, cal, e, quiet);
-    engine_budget *b = &e->budget;
-    const engine_knobs_state *k = &d->knobs;
-    b->pre_load_free_bytes = pre_load_free(d);
-    b->weights_measured = d->weights_bytes != 0;
-    b->weights_bytes = plan_weights(d, e, &b->weights_known);
-    b->state_pool_bytes = plan_state(d, e);
-    b->other_runtime_bytes = d->other_runtime_bytes;
-    b->margin_bytes = d->margin_bytes;
-    b->static_budget_bytes = (uint64_t)reserve_of(d, k->mem_fraction_static);
-    b->recommended_mem_fraction_static = recommended_fraction(d, e->plan_total_bytes);
-    engine_fit now;
-    fit_at(d, e, k->mem_fraction_static, &now);
-    b->kv_pool_bytes = now.kv_pool_bytes;
-    b->headroom_bytes = now.headroom_bytes;
-    b->kv_min_bytes = now.kv_min_bytes;
-    b->kv_tokens = now.kv_tokens;
-    b->running_requests = running_requests(d);
-    b->kv_cell_bytes = engine_kv_cell_bytes(d);
-    b->kv_tokens_per_gib = b->kv_cell_bytes ? ENGINE_GIB / b->kv_cell_bytes * k->dcp : 0;
-    find_wall(d, cal, e, b, quiet);
-    post_capture(d, e, b);
-
-    /* The budget's warnings, on the plan's own fraction (formatted once, here). */
-    double gib = (double)ENGINE_GIB;
-    double safe_fraction = b->recommended_mem_fraction_static;
-    char brief[48];
-    if (b->weights_bytes >= b->pre_load_free_bytes)
-        WARN_AT(&e->warnings, "weights_exceed_gpu", (double)b->weights_bytes, (double)b->pre_load_free_bytes,
-                "weights exceed the GPU",
-                "weights of %.2f GiB per GPU exceed the %.2f GiB free before load on %s: use more GPUs (world) "
-                "or a larger GPU",
-                (double)b->weights_bytes / gib, (double)b->pre_load_free_bytes / gib, d->gpu.name);
-    if (b->kv_pool_bytes <= 0)
-        WARN_AT(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, 0, "no KV pool left",
-                "no GPU memory for the KV cache: weights and state leave %.2f GiB at mem_fraction_static %.3f",
-                (double)b->kv_pool_bytes / gib, k->mem_fraction_static);
-    else if ((uint64_t)b->kv_pool_bytes < b->kv_min_bytes)
-        WARN_AT(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, (double)b->kv_min_bytes,
-                "KV pool below the minimum",
-                "KV pool %.2f GiB < %.2f GiB: %u running requests x min_kv_tokens %llu (lower max_bs or "
-                "min_kv_tokens, or raise mem_fraction_static)",
-                (double)b->kv_pool_bytes / gib, (double)b->kv_min_bytes / gib, b->running_requests,
-                (unsigned long long)k->min_kv_tokens);
-    BRIEF(&e->warnings, brief, "OOM: use <= %.3f", safe_fraction);
-    if (b->headroom_bytes < 0)
-        WARN_AT(&e->warnings, "headroom_negative", k->mem_fraction_static, safe_fraction, brief,
-                "graphs need %.2f GiB more than mem_fraction_static %.3f leaves: the capture will OOM "
-                "(set it to %.3f or lower)",
-                (double)-b->headroom_bytes / gib, k->mem_fraction_static, safe_fraction);
-    else if ((uint64_t)b->headroom_bytes < d->margin_bytes)
-        WARN_AT(&e->warnings, "headroom_below_margin", (double)b->headroom_bytes, (double)d->margin_bytes,
-                "headroom below the margin",
-                "headroom %.2f GiB is below the margin %.2f GiB at mem_fraction_static %.3f (%.3f leaves it)",
-                (double)b->headroom_bytes / gib, (double)d->margin_bytes / gib, k->mem_fraction_static, safe_fraction);
-    if (!k->buckets_auto) { /* an explicit list still follows MODEL.md's Buckets rule */
-        bool same = e->n_buckets == k->n_buckets;
-        for (uint32_t i = 0; same && i < e->n_buckets; i++)
-            same = e->buckets[i] == k->buckets[i];
-        if (!same)
-            engine_warn(&e->warnings, "adjusted",
-                        "buckets: the explicit list (%u sizes) is captured as %u sizes up to %u: sizes above max_bs "
-                        "drop, max_bs is appended, the divisibility filter applies (MODEL.md, Buckets)",
-                        k->n_buckets, e->n_buckets, e->bs_max);
-    }
-    b->fits = engine_warnings_blocking(&e->warnings, NULL) == 0;
-}
-
-void engine_estimate_compute(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
-{
-    estimate_compute(d, cal, e, false);
-}
-
-void engine_estimate_compute_quiet(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
-{
-    estimate_compute(d, cal, e, true);
-}
