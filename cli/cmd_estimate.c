@@ -237,6 +237,17 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_ki64(w, "headroom_bytes", b->headroom_bytes);
     jsonw_kdouble(w, "recommended_mem_fraction_static", b->recommended_mem_fraction_static, 4);
     jsonw_ku64(w, "kv_cell_bytes", b->kv_cell_bytes);
+    /* each pool SGLang allocates: full attention, the sliding-window layers', the linear-attention
+     * or state-space state of the running requests */
+    jsonw_key(w, "kv_pools");
+    jsonw_object_begin(w);
+    jsonw_ku64(w, "full_cell_bytes", b->kv_cell_full_bytes);
+    jsonw_ku64(w, "swa_cell_bytes", b->kv_cell_swa_bytes);
+    jsonw_kdouble(w, "swa_full_tokens_ratio", b->kv_cell_swa_bytes ? d->knobs.swa_full_tokens_ratio : NAN, 3);
+    jsonw_ki64(w, "full_bytes", b->kv_full_pool_bytes);
+    jsonw_ki64(w, "swa_bytes", b->kv_swa_pool_bytes);
+    jsonw_ku64(w, "state_bytes", b->state_pool_bytes);
+    jsonw_object_end(w);
     jsonw_ku64(w, "kv_tokens_per_gib", b->kv_tokens_per_gib);
     /* wall_max_bs: the largest max_bs that fits at its own recommended fraction; null: none */
     if (b->wall_max_bs)
@@ -416,6 +427,16 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
             (unsigned long long)k->min_kv_tokens, b->fits ? "fits" : "does NOT fit (a blocking warning below)");
     fprintf(out, "        KV cell %llu B/token · 1 GiB of graph memory = %llu tokens of KV\n",
             (unsigned long long)b->kv_cell_bytes, (unsigned long long)b->kv_tokens_per_gib);
+    if (b->kv_cell_swa_bytes)
+        fprintf(out, "        KV pools: full attention %.2f GiB (%llu B/token) + sliding window %.2f GiB (%llu B per "
+                     "full-attention token at ratio %.2f); tokens count full-attention tokens\n",
+                (double)b->kv_full_pool_bytes / (double)ENGINE_GIB, (unsigned long long)b->kv_cell_full_bytes,
+                (double)b->kv_swa_pool_bytes / (double)ENGINE_GIB, (unsigned long long)b->kv_cell_swa_bytes,
+                d->model.attention_chunk ? (double)d->model.attention_chunk / (double)k->context_len
+                                         : k->swa_full_tokens_ratio);
+    if (b->state_pool_bytes)
+        fprintf(out, "        state pool %.2f GiB (linear-attention state of the running requests)\n",
+                cli_gib(b->state_pool_bytes));
     /* The wall: each max_bs at the fraction recommended for it (MODEL.md, Budget). */
     if (b->wall_beyond_range)
         fprintf(out, "wall    every max_bs up to 1024 fits, each at its own recommended fraction (1024: %.3f)\n",

@@ -61,6 +61,7 @@ typedef enum {
     /* The per-graph driver cost and which end of the ranges an answer plans on. */
     KNOB_NODE_BYTES, /* bytes per kernel node of an instantiated graph (auto: the GPU's) */
     KNOB_BOUND,      /* high (the default) or expected */
+    KNOB_SWA_RATIO,  /* --swa-full-tokens-ratio: the sliding-window pool's tokens per full-attention token */
     KNOB_COUNT
 } engine_knob_id;
 
@@ -403,6 +404,7 @@ struct engine_knobs_state {
     uint64_t min_kv_tokens; /* KV tokens per running request the pool must hold (fit rule) */
     bool node_bytes_auto;   /* node_bytes: the GPU's (preset or arch default) */
     engine_bound bound;     /* which end of the ranges the answers plan on */
+    double swa_full_tokens_ratio; /* SWA pool tokens per full-attention token (SGLang's default 0.8) */
 };
 
 typedef struct {
@@ -669,7 +671,9 @@ typedef struct {
     int64_t kv_pool_bytes;        /* may be <= 0: SGLang refuses to start */
     int64_t headroom_bytes;       /* negative: the capture will OOM */
     double recommended_mem_fraction_static;
-    uint64_t kv_cell_bytes;
+    uint64_t kv_cell_bytes;                 /* per full-attention token, the sliding-window share included */
+    uint64_t kv_cell_full_bytes, kv_cell_swa_bytes; /* its two shares (swa 0: one pool) */
+    int64_t kv_full_pool_bytes, kv_swa_pool_bytes;  /* the KV pool split as SGLang allocates it */
     uint64_t kv_tokens_per_gib; /* logical tokens one GiB of graph memory costs */
     uint32_t wall_max_bs;       /* the largest max_bs that fits at its own recommended fraction (0: none) */
     engine_term_id wall_term;   /* the term that stops it: what grows most from the wall to the next size */
@@ -831,8 +835,12 @@ int engine_warnings_blocking(const engine_warnings *w, const engine_warnings *ad
 uint64_t engine_heuristic_graph_bytes(uint32_t max_bs, uint32_t dp);
 uint64_t engine_heuristic_deepep_bytes(engine_a2a a2a);
 
-/* KV cell per token per GPU (MLA or GQA), including the draft layers under speculation. */
+/* KV cell per token per GPU (MLA or GQA), including the draft layers under speculation: for a
+ * model whose sliding-window layers SGLang pools apart, the bytes per full-attention token with
+ * the sliding-window pool's share, F x n_full + r x S x n_swa. FULL and SWA (may be NULL) get
+ * the two shares. */
 uint64_t engine_kv_cell_bytes(const engine_deployment *d);
+uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64_t *swa);
 
 /* The bounds every model and deployment keeps so no product the engine forms can wrap
  * (model_check.c says which products): dimensions, counts, byte sizes and coefficients. */

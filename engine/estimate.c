@@ -418,6 +418,7 @@ void engine_deployment_defaults(engine_deployment *d)
     d->knobs.min_kv_tokens = 4096;
     d->knobs.node_bytes_auto = true;
     d->knobs.bound = BOUND_HIGH;
+    d->knobs.swa_full_tokens_ratio = 0.8; /* server_args.py swa_full_tokens_ratio */
     d->model.kv_bytes = 2;
     engine_k3_default_coefficients(d->model.coef);
 }
@@ -693,19 +694,43 @@ static uint64_t kv_element_bytes(const engine_deployment *d)
     return d->model.kv_bytes;
 }
 
-uint64_t engine_kv_cell_bytes(const engine_deployment *d)
+/* A hybrid model's sliding-window layers get a pool of their own, r tokens for every
+ * full-attention one (model_runner set_num_token_hybrid / _resolve_hybrid_swa_tokens, later
+ * HybridSWAPoolConfigurator: full = total / (r x n_swa + n_full), swa = r x full); Llama 4's
+ * chunked layers take r = attention_chunk / context_len. So a full-attention token costs
+ * F x n_full + r x S x n_swa (S = F: the same heads and head_dim). */
+uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64_t *swa)
 {
     const engine_model *m = &d->model;
     uint64_t kv_bytes = kv_element_bytes(d);
     uint64_t draft = d->knobs.mtp > 1 ? m->draft_layers : 0;
-    if (m->attn_kind == ATTN_MLA)
+    uint64_t f = 0, w = 0;
+    if (m->attn_kind == ATTN_MLA) {
         /* model_runner_kv_cache_mixin: (kv_lora_rank + rope) x layers x dtype, not divided by TP;
          * speculative targets scale by 1 + draft_layers / layers (SGLang PR #23862). */
-        return (uint64_t)(m->kv_lora_rank + m->qk_rope_dim) * (m->full_attn_layers + draft) * kv_bytes;
-    uint32_t attn_tp = engine_attn_tp(&d->knobs);
-    uint64_t heads = attn_tp && m->kv_heads / attn_tp > 1 ? m->kv_heads / attn_tp : 1;
-    uint64_t layers = (m->full_attn_layers ? m->full_attn_layers : m->layers) + draft;
-    return heads * 2 * m->head_dim * layers * kv_bytes;
+        f = (uint64_t)(m->kv_lora_rank + m->qk_rope_dim) * (m->full_attn_layers + draft) * kv_bytes;
+    } else {
+        uint32_t attn_tp = engine_attn_tp(&d->knobs);
+        uint64_t heads = attn_tp && m->kv_heads / attn_tp > 1 ? m->kv_heads / attn_tp : 1;
+        uint64_t layer = heads * 2 * m->head_dim * kv_bytes;
+        f = layer * ((m->full_attn_layers ? m->full_attn_layers : m->layers) + draft);
+        if (m->swa_layers) {
+            double r = m->attention_chunk && d->knobs.context_len
+                           ? (double)m->attention_chunk / (double)d->knobs.context_len
+                           : d->knobs.swa_full_tokens_ratio;
+            w = (uint64_t)llround((double)layer * (double)m->swa_layers * (r < 1 ? r : 1));
+        }
+    }
+    if (full)
+        *full = f;
+    if (swa)
+        *swa = w;
+    return f + w;
+}
+
+uint64_t engine_kv_cell_bytes(const engine_deployment *d)
+{
+    return engine_kv_cell_split(d, NULL, NULL);
 }
 
 /* ---- Terms. ---- */

@@ -440,6 +440,20 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .help = "which end of each term's range the fraction, the wall, solve, search and launch plan on",
      .field = KNOB_FIELD_ENUM,
      .offset = AT(knobs.bound)},
+    {.id = KNOB_SWA_RATIO,
+     .name = "swa_full_tokens_ratio",
+     .label = "swa_ratio",
+     .brief = "swa",
+     .type = KNOB_TYPE_FRACTION,
+     .min = 0.01,
+     .max = 1.0,
+     .range = "0.01..1",
+     .default_text = "0.8 (SGLang's)",
+     .unit = "",
+     .help = "--swa-full-tokens-ratio: sliding-window pool tokens per full-attention token (hybrid SWA models)",
+     .field = KNOB_FIELD_DOUBLE,
+     .offset = AT(knobs.swa_full_tokens_ratio),
+     .sglang_flag = "--swa-full-tokens-ratio"},
 };
 
 const engine_knob_info *engine_knob_find(const char *name)

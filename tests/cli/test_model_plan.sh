@@ -99,6 +99,16 @@ cap_case --preset k3-dp16
 expect_exit 0 "$CGPLAN" launch --model deepseek-ai/DeepSeek-V3 --set gpu=h200 --set tp=8 --set sglang=0.5.6 --set max_bs=192 --format json
 check_py "j['mem_fraction_static'] <= 0.945 and j['total_high_bytes'] > j['total_bytes']" "DeepSeek-V3 TP8 0.5.6: planned on the high end, well below 0.954"
 
+# gpt-oss-120b on 4 x H100: SGLang pools its 18 sliding-window layers apart (model_runner
+# set_num_token_hybrid: full = total / (r x n_swa + n_full), swa = r x full), so a full-attention
+# token costs F x n_full + r x S x n_swa with F = S = 8 / 4 KV heads x 64 x 2 (K, V) x 2 B = 512:
+# 512 x (18 + 0.8 x 18) = 16,588.8 B, 1.8 x the 9,216 of the full layers alone.
+expect_exit 0 "$CGPLAN" estimate --model gpt-oss-120b --set gpu=h100 --set tp=4 --format json
+check_py "j['budget']['kv_cell_bytes'] == round(512 * (18 + 0.8 * 18)) == 16589 and j['budget']['kv_tokens_per_gib'] == 2**30 // 16589" "gpt-oss SWA pool: 16,589 B per full-attention token"
+check_py "j['budget']['kv_pools']['full_cell_bytes'] == 9216 and j['budget']['kv_pools']['swa_cell_bytes'] == 7373 and abs(j['budget']['kv_pools']['swa_bytes'] / j['budget']['kv_pool_bytes'] - 7373 / 16589) < 1e-6" "the two pools, split as SGLang splits them"
+expect_exit 0 "$CGPLAN" estimate --model gpt-oss-120b --set gpu=h100 --set tp=4 --set swa_full_tokens_ratio=0.5 --format json
+check_py "j['budget']['kv_cell_bytes'] == 512 * 27" "swa_full_tokens_ratio moves the sliding-window share"
+
 # A term no formula covers (DeepEP has no default normal-mode config for 6 ranks) leaves no upper end: every
 # answer refuses with exit 3 and names the term, and nothing counts it as zero.
 for cmd in "search --gpus 8" "launch" "solve max_bs" "estimate --check"; do
