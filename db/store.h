@@ -202,6 +202,7 @@ typedef struct {
     uint32_t first_size; /* the largest bucket (capture order); 0: unknown */
     double begin_avail_gib, end_avail_gib, end_usage_gib, end_elapsed_s;
     double static_gib, largest_gib, buckets_gib, total_gib;
+    int64_t registered_addresses; /* "Registering N cuda graph addresses"; -1: not logged */
 } store_group_info;
 
 typedef struct {
