@@ -1001,6 +1001,8 @@ int store_get_run(store *s, int64_t id, store_run_detail *out, char *err, size_t
         if (strcmp(row.attention_backend, engine_backend_names[b]) == 0)
             out->backend = (engine_backend)b;
     out->a2a = strcmp(row.a2a, "none") == 0 ? A2A_NONE : A2A_DEEPEP;
+    out->has_backend = row.attention_backend[0] != '\0';
+    out->has_a2a = row.a2a[0] != '\0';
 done:
     sqlite3_finalize(st);
     return out_rc;

@@ -72,6 +72,7 @@ typedef struct {
     engine_deployment values;     /* its knobs where origin[] is known (buckets: the list the log
                                    * captured; gpu.name: summary.gpu); every other field is zero */
     engine_knob_origin origin[KNOB_COUNT];
+    bool has_backend, has_a2a; /* the run states them (its log, or its preset at ingest) */
     engine_backend backend;
     engine_a2a a2a;
 } store_run_detail;
