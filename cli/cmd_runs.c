@@ -216,8 +216,8 @@ static void allreduce_compare(const store_group_info *groups, size_t n_groups, c
     size_t len = sizeof out->mismatch;
     if (!out->per_graph)
         snprintf(m, len,
-                 "the knobs give attention TP 1 (no all-reduce) but the log registered %llu: tp or "
-                 "dp_attention is off",
+                 "the knobs give attention TP 1 (no all-reduce) but the log registered %llu: world or dp "
+                 "is off",
                  n);
     else if (n % out->per_graph == 0)
         snprintf(m, len, "the log's %llu is %u per graph x %llu graphs, the knobs capture %u: max_bs or buckets is off",
@@ -229,8 +229,8 @@ static void allreduce_compare(const store_group_info *groups, size_t n_groups, c
                  n, n / out->graphs, (n / out->graphs - 1) / 2, out->graphs, d->model.layers);
     else
         snprintf(m, len,
-                 "the log's %llu is neither %u per graph x some graphs nor %u graphs x 2L + 1: the knobs are "
-                 "off",
+                 "the log's %llu is neither a multiple of %u per graph nor %u graphs x an odd 2L + 1: the knobs "
+                 "are off",
                  n, out->per_graph, out->graphs);
 }
 

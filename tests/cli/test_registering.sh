@@ -39,6 +39,13 @@ expect_exit 0 "$CGPLAN" runs show "$ID" --db "$DB"
 contains "$OUT" "estimated 6708 (129 per graph x 52 graphs)" "table: the estimate's factors"
 contains "$OUT" "they differ: the log's 8372 is 161 per graph" "table: the difference said"
 
+# --- read as TP1: the estimate has no all-reduce at all
+sed '1i # tp 1' "$L28" > "$TEST_TMP/tp1.log"
+expect_exit 0 "$CGPLAN" ingest --db "$DB" --model llama-3.1-70b --set gpu=h200 --set world=1 --format json "$TEST_TMP/tp1.log"
+ID=$(run_id)
+expect_exit 0 "$CGPLAN" runs show "$ID" --db "$DB" --format json
+check_py "j['allreduce_estimated'] == 0 and 'attention TP 1 (no all-reduce) but the log registered 8372' in j['allreduce_mismatch']" "TP1: no all-reduce estimated"
+
 # --- Qwen3-30B-A3B-FP8 at TP2 (no bs list): 3492 = (2 x 48 + 1) x 36 at max_bs 256, the release's
 # 36 sizes; at max_bs 128 the knobs capture 20, and the graph count is named
 expect_exit 0 "$CGPLAN" ingest --db "$DB" --model qwen3-30b-a3b-fp8 --set gpu=h100 --set world=2 --set max_bs=256 --format json "$L29"
