@@ -122,6 +122,7 @@ static void write_group(jsonw *w, const caplog_run *run, const caplog_group *g)
     write_gib(w, "elapsed_s", g->end_elapsed_s);
     jsonw_kbool(w, "failed", g->failed);
     jsonw_kstring(w, "failure", g->failed && g->failure[0] ? g->failure : NULL);
+    write_opt_int(w, "registered_addresses", g->registered_addresses >= 0, g->registered_addresses);
     jsonw_key(w, "layers");
     jsonw_object_begin(w);
     write_gib(w, "static_gib", g->static_gib);

@@ -198,6 +198,55 @@ static int runs_list(const cli_opts *o, store *s)
 enum { L_STATIC, L_LARGEST, L_BUCKETS, L_DRAFT, L_TOTAL, L_N };
 static const char *const layer_keys[L_N] = {"static", "largest", "buckets", "draft", "total"};
 
+/* Custom all-reduce's "Registering N cuda graph addresses" (one per all-reduce node it captured)
+ * beside what the run's estimate counts: graph_nodes.allreduce (2L + 1 at attention TP > 1) in
+ * each of its n_buckets graphs. A difference means the knobs capture other graphs than the log. */
+typedef struct {
+    int64_t registered;             /* the target group's, -1: not logged */
+    uint64_t estimated;             /* per_graph x graphs; with an estimate only */
+    uint32_t per_graph, graphs;     /* the estimate's */
+    char mismatch[ENGINE_TEXT_MAX]; /* "" when they agree or one is unknown */
+} allreduce_count;
+
+static void allreduce_compare(const store_group_info *groups, size_t n_groups, const engine_deployment *d,
+                              const engine_estimate *e, bool estimated, allreduce_count *out)
+{
+    memset(out, 0, sizeof *out);
+    out->registered = -1;
+    for (size_t i = 0; i < n_groups; i++)
+        if (groups[i].is_target)
+            out->registered = groups[i].registered_addresses;
+    if (!estimated)
+        return;
+    out->per_graph = e->graph_nodes.allreduce;
+    out->graphs = e->n_buckets;
+    out->estimated = (uint64_t)out->per_graph * out->graphs;
+    if (out->registered < 0 || (uint64_t)out->registered == out->estimated)
+        return;
+    /* which of the two factors the log's count says is off, when one alone explains it */
+    unsigned long long n = (unsigned long long)out->registered;
+    char *m = out->mismatch;
+    size_t len = sizeof out->mismatch;
+    if (!out->per_graph)
+        snprintf(m, len,
+                 "the knobs give attention TP 1 (no all-reduce) but the log registered %llu: world or dp "
+                 "is off",
+                 n);
+    else if (n % out->per_graph == 0)
+        snprintf(m, len, "the log's %llu is %u per graph x %llu graphs, the knobs capture %u: max_bs or buckets is off",
+                 n, out->per_graph, n / out->per_graph, out->graphs);
+    else if (out->graphs && n % out->graphs == 0 && (n / out->graphs) % 2 == 1)
+        snprintf(m, len,
+                 "the log's %llu is %llu per graph (2 x %llu layers + 1) x %u graphs, the model has %u layers: the "
+                 "model is off",
+                 n, n / out->graphs, (n / out->graphs - 1) / 2, out->graphs, d->model.layers);
+    else
+        snprintf(m, len,
+                 "the log's %llu is neither a multiple of %u per graph nor %u graphs x an odd 2L + 1: the knobs "
+                 "are off",
+                 n, out->per_graph, out->graphs);
+}
+
 /* A stored knob for people ("auto", "0.874", "[1, 2, 4]"), "?" when the run does not know it. */
 static void knob_text(const store_run_detail *r, int knob, char *buf, size_t len)
 {
@@ -296,6 +345,8 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
         estimate[L_TOTAL] = e.total_bytes;
     }
     const char *excluded = store_run_calibration_exclusion(sum);
+    allreduce_count ar;
+    allreduce_compare(groups, n_groups, &d, &e, estimated, &ar);
 
     if (o->format == FORMAT_JSON) {
         jsonw w;
@@ -350,6 +401,15 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
             jsonw_null(&w);
         }
         jsonw_kstring(&w, "estimate_missing", estimated ? NULL : why);
+        if (ar.registered >= 0)
+            jsonw_ki64(&w, "allreduce_registered", ar.registered);
+        else
+            jsonw_knull(&w, "allreduce_registered");
+        if (estimated)
+            jsonw_ku64(&w, "allreduce_estimated", ar.estimated);
+        else
+            jsonw_knull(&w, "allreduce_estimated");
+        jsonw_kstring(&w, "allreduce_mismatch", ar.mismatch[0] ? ar.mismatch : NULL);
         jsonw_key(&w, "error");
         jsonw_object_begin(&w);
         for (int l = 0; l < L_N; l++) {
@@ -436,6 +496,10 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
             jsonw_kdouble(&w, "largest_gib", known_or_nan(g->largest_gib), 2);
             jsonw_kdouble(&w, "buckets_gib", known_or_nan(g->buckets_gib), 2);
             jsonw_kdouble(&w, "total_gib", known_or_nan(g->total_gib), 2);
+            if (g->registered_addresses >= 0)
+                jsonw_ki64(&w, "registered_addresses", g->registered_addresses);
+            else
+                jsonw_knull(&w, "registered_addresses");
             jsonw_object_end(&w);
         }
         jsonw_array_end(&w);
@@ -531,6 +595,12 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
             printf("%-8s %12s %13.3f %10s %8s\n", layer_keys[l], m, est, "-", "-");
         }
     }
+    if (ar.registered >= 0 && estimated)
+        printf("\nall-reduce addresses  logged %lld  estimated %llu (%u per graph x %u graphs)%s%s\n",
+               (long long)ar.registered, (unsigned long long)ar.estimated, ar.per_graph, ar.graphs,
+               ar.mismatch[0] ? "\n  they differ: " : "", ar.mismatch);
+    else if (ar.registered >= 0)
+        printf("\nall-reduce addresses  logged %lld  (no estimate)\n", (long long)ar.registered);
     printf("\ncalibration: %s\n", excluded ? excluded : "usable");
     if (n_measured) {
         /* hook/cgplan_capture_hook.py's measurements beside the estimate's terms */

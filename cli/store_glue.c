@@ -211,7 +211,15 @@ int cli_run_deployment(const preset_catalog *cat, const store_run_detail *r, eng
         k->dp = 1;
     if (k->dcp == 0 || (k->world / k->dp) % k->dcp != 0)
         k->dcp = 1;
-    d->backend = r->backend;
-    d->a2a = r->a2a;
+    /* What the run does not state is its preset's, else what SGLang runs with no flag for it:
+     * the release's attention backend, no a2a backend (engine_deployment_defaults is K3's). */
+    if (r->has_backend)
+        d->backend = r->backend;
+    else if (!from_preset)
+        d->knobs.backend_auto = true;
+    if (r->has_a2a)
+        d->a2a = r->a2a;
+    else if (!from_preset)
+        d->a2a = A2A_NONE;
     return 0;
 }

@@ -436,6 +436,25 @@ static bool run_records(sqlite3_stmt *const st[5], int64_t id, store_record *kno
            rows_into(st[ENV], id, &store_env_table, &er, detail);
 }
 
+/* Version 4's groups, bars, ranks and env tables are read through this cgplan's row tables, which
+ * gain columns since (appended to a record's rows, where an older record reads them as NULL): each
+ * one the table lacks is added to it, NULL, before it is read and dropped. */
+static int add_newer_columns(store *s, const store_table *t, char *err, size_t errlen)
+{
+    for (int i = 0; i < t->n_cols; i++) {
+        int have = has_column(s, t->name, t->cols[i].name);
+        if (have < 0) {
+            store_db_err(s, err, errlen, "migrating to schema version 5");
+            return -1;
+        }
+        char sql[256];
+        snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s", t->name, t->cols[i].name);
+        if (!have && store_exec(s, sql, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* v4 -> v5: a run's knob rows become its knobs record, its groups (with their bars), ranks and
  * env lines its detail record (store_internal.h); the five tables go. In the caller's
  * transaction: a failure leaves the store at version 4, whole. */
@@ -453,6 +472,10 @@ static int migrate_4_to_5(store *s, char *err, size_t errlen)
         if (!have && store_exec(s, sql, err, errlen) != 0)
             return -1;
     }
+    const store_table *const read[] = {&store_groups_table, &store_bars_table, &store_ranks_table, &store_env_table};
+    for (size_t i = 0; i < sizeof read / sizeof read[0]; i++)
+        if (add_newer_columns(s, read[i], err, errlen) != 0)
+            return -1;
     char sql[5][2048];
     snprintf(sql[0], sizeof sql[0], "SELECT knob, value, origin FROM run_knobs WHERE run_id = ?1 ORDER BY knob");
     store_select_sql(&store_groups_table, NULL, "WHERE run_id = ?1 ORDER BY ordinal", sql[1], sizeof sql[1]);
@@ -995,6 +1018,8 @@ int store_get_run(store *s, int64_t id, store_run_detail *out, char *err, size_t
         if (strcmp(row.attention_backend, engine_backend_names[b]) == 0)
             out->backend = (engine_backend)b;
     out->a2a = strcmp(row.a2a, "none") == 0 ? A2A_NONE : A2A_DEEPEP;
+    out->has_backend = row.attention_backend[0] != '\0';
+    out->has_a2a = row.a2a[0] != '\0';
 done:
     sqlite3_finalize(st);
     return out_rc;
@@ -1088,6 +1113,7 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
         g->largest_gib = r.largest_gib;
         g->buckets_gib = r.buckets_gib;
         g->total_gib = r.total_gib;
+        g->registered_addresses = r.registered_addresses;
         g->is_target = r.ordinal == target;
     }
     store_record_get_count(&rd, &n);

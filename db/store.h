@@ -72,6 +72,7 @@ typedef struct {
     engine_deployment values;     /* its knobs where origin[] is known (buckets: the list the log
                                    * captured; gpu.name: summary.gpu); every other field is zero */
     engine_knob_origin origin[KNOB_COUNT];
+    bool has_backend, has_a2a; /* the run states them (its log, or its preset at ingest) */
     engine_backend backend;
     engine_a2a a2a;
 } store_run_detail;
@@ -202,6 +203,7 @@ typedef struct {
     uint32_t first_size; /* the largest bucket (capture order); 0: unknown */
     double begin_avail_gib, end_avail_gib, end_usage_gib, end_elapsed_s;
     double static_gib, largest_gib, buckets_gib, total_gib;
+    int64_t registered_addresses; /* "Registering N cuda graph addresses"; -1: not logged */
 } store_group_info;
 
 typedef struct {

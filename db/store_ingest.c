@@ -788,6 +788,7 @@ static int keep_run(store_ingest *in, const caplog_run *run)
             .largest_gib = g->largest_gib,
             .buckets_gib = g->buckets_gib,
             .total_gib = g->total_gib,
+            .registered_addresses = g->registered_addresses,
         };
         store_record_row(d, &store_groups_table, &gr);
         uint32_t n_bars = g->n_bars < CAPLOG_MAX_BUCKETS ? g->n_bars : CAPLOG_MAX_BUCKETS;

@@ -111,6 +111,7 @@ typedef struct {
     bool failed;
     const char *failure;
     double static_gib, largest_gib, buckets_gib, total_gib;
+    int64_t registered_addresses; /* custom all-reduce's "Registering N": -1 (NULL) when not logged */
 } store_group_row;
 
 typedef struct {

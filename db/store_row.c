@@ -94,14 +94,35 @@ const store_table store_run_summary_table = {TABLE("runs", run_summary_columns),
 
 #define G(name, type) COL(store_group_row, name, type)
 #define GK(name, type) KEY_COL(store_group_row, name, type)
+/* A new column goes last: an older cgplan's record has fewer values, which read as NULL. */
 static const store_column group_columns[] = {
-    GK(id, POS),          GK(run_id, INT),          G(ordinal, INT),           G(kind, TEXT),
-    G(role, TEXT),        G(phase, TEXT),           G(step, NONNEG),           G(rank_label, TEXT),
-    G(first_line, POS),   G(begin_avail_gib, REAL), G(tokens_per_req, NONNEG), G(sizes_are_num_tokens, BOOL),
-    G(sizes, TEXT),       G(bar_total, POS),        G(captured, BOOL),         G(has_begin, BOOL),
-    G(has_end, BOOL),     G(end_elapsed_s, REAL),   G(end_usage_gib, REAL),    G(end_avail_gib, REAL),
-    G(failed, BOOL),      G(failure, TEXT),         G(static_gib, REAL),       G(largest_gib, REAL),
-    G(buckets_gib, REAL), G(total_gib, REAL),
+    GK(id, POS),
+    GK(run_id, INT),
+    G(ordinal, INT),
+    G(kind, TEXT),
+    G(role, TEXT),
+    G(phase, TEXT),
+    G(step, NONNEG),
+    G(rank_label, TEXT),
+    G(first_line, POS),
+    G(begin_avail_gib, REAL),
+    G(tokens_per_req, NONNEG),
+    G(sizes_are_num_tokens, BOOL),
+    G(sizes, TEXT),
+    G(bar_total, POS),
+    G(captured, BOOL),
+    G(has_begin, BOOL),
+    G(has_end, BOOL),
+    G(end_elapsed_s, REAL),
+    G(end_usage_gib, REAL),
+    G(end_avail_gib, REAL),
+    G(failed, BOOL),
+    G(failure, TEXT),
+    G(static_gib, REAL),
+    G(largest_gib, REAL),
+    G(buckets_gib, REAL),
+    G(total_gib, REAL),
+    G(registered_addresses, NONNEG),
 };
 #undef GK
 #undef G

@@ -52,6 +52,8 @@ const char *const caplog_phase_names[5] = {NULL, "decode", "verify", "extend", "
 #define POOL_END_KEY "Memory pool end."
 #define MAX_TOTAL_KEY "max_total_num_tokens="
 #define DCP_KEY "DCP enabled, dcp_size="
+#define REGISTERING_KEY "Registering "           /* then N */
+#define REGISTERING_TAIL " cuda graph addresses" /* after N */
 #define TRACEBACK_KEY "Traceback (most recent call last)"
 #define CUDA_OOM_KEY "CUDA out of memory"
 #define OOM_ERROR_KEY "OutOfMemoryError"
@@ -108,8 +110,12 @@ struct caplog_parser {
     int32_t rank_open[CAPLOG_MAX_RANKS];   /* the group this rank began and has not ended */
     /* which rank slots (one bit each) began / ended the group */
     uint64_t begin_mask[CAPLOG_MAX_GROUPS], end_mask[CAPLOG_MAX_GROUPS];
-    int32_t group_src[CAPLOG_MAX_GROUPS]; /* the slot the group's numbers come from */
-    int32_t begin_src[CAPLOG_MAX_GROUPS]; /* the slot whose begin line the begin values are */
+    int32_t group_src[CAPLOG_MAX_GROUPS];      /* the slot the group's numbers come from */
+    int32_t begin_src[CAPLOG_MAX_GROUPS];      /* the slot whose begin line the begin values are */
+    int32_t registered_src[CAPLOG_MAX_GROUPS]; /* the slot its registered_addresses are from */
+    /* a rank's "Registering N" read while it had no group open (its begin line not in the log):
+     * for the group its next end line closes; -1: none */
+    int32_t registered_wait[CAPLOG_MAX_RANKS];
     int32_t last_slot;                    /* rank of the last prefixed line: owns a traceback */
     int32_t rank_memo;                    /* run_rank's last answer (checked against the tags) */
     int32_t bar_group;                    /* the group progress bars currently feed */
@@ -544,6 +550,7 @@ enum {
     K_POOL_END,
     K_MAX_TOTAL,
     K_DCP,
+    K_REGISTERING,
     K_TRACEBACK,
     K_CUDA_OOM,
     K_OOM_ERROR,
@@ -560,6 +567,7 @@ enum {
     MK_POOL_END = 1u << K_POOL_END,
     MK_MAX_TOTAL = 1u << K_MAX_TOTAL,
     MK_DCP = 1u << K_DCP,
+    MK_REGISTERING = 1u << K_REGISTERING,
     MK_TRACEBACK = 1u << K_TRACEBACK,
     MK_CUDA_OOM = 1u << K_CUDA_OOM,
     MK_OOM_ERROR = 1u << K_OOM_ERROR,
@@ -584,6 +592,7 @@ static const struct {
     [K_POOL_END] = {POOL_END_KEY, LITERAL_LEN(POOL_END_KEY), 0},
     [K_MAX_TOTAL] = {MAX_TOTAL_KEY, LITERAL_LEN(MAX_TOTAL_KEY), 3 /* "max_" */},
     [K_DCP] = {DCP_KEY, LITERAL_LEN(DCP_KEY), 0},
+    [K_REGISTERING] = {REGISTERING_KEY, LITERAL_LEN(REGISTERING_KEY), 0},
     [K_TRACEBACK] = {TRACEBACK_KEY, LITERAL_LEN(TRACEBACK_KEY), 0},
     [K_CUDA_OOM] = {CUDA_OOM_KEY, LITERAL_LEN(CUDA_OOM_KEY), 0},
     [K_OOM_ERROR] = {OOM_ERROR_KEY, LITERAL_LEN(OOM_ERROR_KEY), 0},
@@ -597,9 +606,12 @@ static const uint16_t anchor_keys[ANCHOR_LAST - ANCHOR_FIRST + 1] = {
     ['K' - ANCHOR_FIRST] = MK_KV,
     ['M' - ANCHOR_FIRST] = MK_MAMBA | MK_POOL_END,
     ['D' - ANCHOR_FIRST] = MK_DCP,
+    ['R' - ANCHOR_FIRST] = MK_REGISTERING,
     ['T' - ANCHOR_FIRST] = MK_TRACEBACK,
     ['O' - ANCHOR_FIRST] = MK_OOM_ERROR,
 };
+
+_Static_assert(KEY_COUNT <= 16, "a key's bit fits the uint16_t masks of anchor_keys");
 
 /* The keys whose anchor the byte C follows: with anchor_keys, two loads rule out nearly every
  * capital of a message ("CUDA", "TP0", "DP0"), which no key starts at. */
@@ -607,8 +619,8 @@ static const uint16_t after_anchor_keys[256] = {
     ['a'] = MK_SERVER_ARGS | MK_CAPTURE | MK_CAPTURE_AGAIN | MK_MAMBA, /* "_args=", "Capture ", "Mamba " */
     ['o'] = MK_LOAD_BEGIN | MK_LOAD_END,
     ['V'] = MK_KV,
-    ['e'] = MK_POOL_END,
-    ['t'] = MK_MAX_TOTAL, /* "_total_" */
+    ['e'] = MK_POOL_END | MK_REGISTERING, /* "Memory pool end.", "Registering " */
+    ['t'] = MK_MAX_TOTAL,                 /* "_total_" */
     ['C'] = MK_DCP,
     ['r'] = MK_TRACEBACK,
     ['U'] = MK_CUDA_OOM,
@@ -895,6 +907,7 @@ static void group_init(caplog_group *g)
     g->begin_avail_gib = NO_VALUE;
     g->tokens_per_req = -1;
     g->end_elapsed_s = g->end_usage_gib = g->end_avail_gib = NO_VALUE;
+    g->registered_addresses = -1;
     g->static_gib = g->largest_gib = g->buckets_gib = g->total_gib = NO_VALUE;
 }
 
@@ -920,10 +933,11 @@ static void run_reset(caplog_parser *p, uint32_t first_line)
     for (int i = 0; i < CAPLOG_MAX_RANKS; i++) {
         p->rank_cursor[i] = 0;
         p->rank_open[i] = -1;
+        p->registered_wait[i] = -1;
     }
     for (int i = 0; i < CAPLOG_MAX_GROUPS; i++) {
         p->begin_mask[i] = p->end_mask[i] = 0;
-        p->group_src[i] = p->begin_src[i] = -1;
+        p->group_src[i] = p->begin_src[i] = p->registered_src[i] = -1;
     }
     p->last_slot = -1;
     p->rank_memo = -1;
@@ -1512,6 +1526,7 @@ static void on_begin(caplog_parser *p, int32_t slot, const kind_memo *memo, cons
     caplog_group *g = &p->run->groups[j];
     p->begin_mask[j] |= (uint64_t)1 << slot;
     p->rank_open[slot] = j;
+    p->registered_wait[slot] = -1; /* a Registering line before this begin ended no capture here */
     if (p->rank_cursor[slot] < j + 1)
         p->rank_cursor[slot] = j + 1;
     if (slot_better(p, slot, p->group_src[j]))
@@ -1549,6 +1564,16 @@ static void on_begin(caplog_parser *p, int32_t slot, const kind_memo *memo, cons
         bars_follow(p, j);
 }
 
+/* Group J's registered_addresses from SLOT: the lowest rank's (every rank captures the same
+ * graphs, so any rank's count is the group's; a log that lost TP0's line keeps another's). */
+static void registered_set(caplog_parser *p, int32_t j, int32_t slot, int32_t n)
+{
+    if (!slot_better(p, slot, p->registered_src[j]))
+        return;
+    p->run->groups[j].registered_addresses = n;
+    p->registered_src[j] = slot;
+}
+
 static void on_end(caplog_parser *p, int32_t slot, const kind_memo *memo, const char *rest)
 {
     const char *kind = memo->kind;
@@ -1578,6 +1603,10 @@ static void on_end(caplog_parser *p, int32_t slot, const kind_memo *memo, const 
         /* usage is a difference of two readings: slightly negative when memory was freed */
         g->end_usage_gib = real_found(p, at[CK_USAGE], CAPTURE_KEY_LEN(CK_USAGE), -CAPLOG_GIB_MAX, CAPLOG_GIB_MAX);
         g->end_avail_gib = gib_found(p, at[CK_AVAIL], CAPTURE_KEY_LEN(CK_AVAIL));
+    }
+    if (p->registered_wait[slot] >= 0) {
+        registered_set(p, j, slot, p->registered_wait[slot]);
+        p->registered_wait[slot] = -1;
     }
     if (j == p->bar_group && p->run->ranks[slot].order == 0) {
         pend_commit(p);
@@ -1643,6 +1672,7 @@ static void on_failed(caplog_parser *p, int32_t slot, const char *msg)
     if (j < 0)
         return;
     caplog_group *g = &p->run->groups[j];
+    p->registered_wait[slot] = -1; /* a failed capture registers nothing */
     const char *text = strstr(msg, FAILED_KEY);
     set_failure(g, text ? skip_spaces(text + LITERAL_LEN(FAILED_KEY)) : "");
     p->end_mask[j] |= (uint64_t)1 << slot;
@@ -1693,6 +1723,28 @@ static void on_list(caplog_parser *p, int32_t slot, const char *list, bool num_t
     set_sizes(g, tmp, n, dropped);
     if (num_tokens && !had_sizes && g->n_sizes)
         g->sizes_are_num_tokens = true; /* a num_tokens list is never a list of batch sizes */
+}
+
+/* "Registering N cuda graph addresses" at K (custom all-reduce, just before the end line of
+ * the capture it ends): the group SLOT is capturing, else the one SLOT's next end line closes.
+ * False: the key starts some other line. */
+static bool on_registering(caplog_parser *p, int32_t slot, const char *k)
+{
+    const char *n = k + LITERAL_LEN(REGISTERING_KEY), *stop = n;
+    int64_t v = -1;
+    bool plausible = int_plausible(n, 0, CAPLOG_GRAPH_ADDRESSES_MAX, &v, &stop);
+    if (stop == n || !has_prefix(stop, REGISTERING_TAIL))
+        return false;
+    if (!plausible) {
+        note_malformed(p);
+        return true;
+    }
+    int32_t j = open_group_of(p, slot);
+    if (j >= 0)
+        registered_set(p, j, slot, (int32_t)v);
+    else
+        p->registered_wait[slot] = (int32_t)v;
+    return true;
 }
 
 /* ---------------------------------------------------------------- progress bars */
@@ -2510,6 +2562,8 @@ static void on_message(caplog_parser *p, const char *msg, const key_marks *km, b
     if (slot >= 0 && (mask & MK_CAPTURE) &&
         on_capture_line(p, slot, msg + km->at[K_CAPTURE],
                         (mask & MK_CAPTURE_AGAIN) ? msg + km->at[K_CAPTURE_AGAIN] : NULL))
+        return;
+    if (slot >= 0 && (mask & MK_REGISTERING) && on_registering(p, slot, msg + km->at[K_REGISTERING]))
         return;
     if (on_memory_line(p, prefixed ? t : &rank0_tags, msg, km))
         return;

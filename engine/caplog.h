@@ -48,6 +48,8 @@
 #define CAPLOG_REQUESTS_MAX (1 << 24)         /* max_running_requests */
 #define CAPLOG_KV_TOKENS_MAX (INT64_C(1) << 40) /* a KV pool's token count */
 #define CAPLOG_BAR_TOTAL_MAX 1048576          /* the n of a progress bar's i/n */
+/* a capture's "Registering N cuda graph addresses": custom all-reduce's rank_data holds 131072 */
+#define CAPLOG_GRAPH_ADDRESSES_MAX (1 << 24)
 
 typedef enum { CAPLOG_ROLE_NONE, CAPLOG_ROLE_TARGET, CAPLOG_ROLE_DRAFT } caplog_role;
 typedef enum {
@@ -94,6 +96,10 @@ typedef struct {
     double end_elapsed_s, end_usage_gib, end_avail_gib;
     bool failed;
     char failure[CAPLOG_STR_MAX]; /* the failure text, "" if none or not given */
+    /* N of "Registering N cuda graph addresses", which custom all-reduce prints as the capture
+     * ends (sglang custom_all_reduce.py capture()): one address per all-reduce node of the group's
+     * graphs, (2L + 1) x graphs in every public log. The lowest rank's that printed it; -1: none. */
+    int32_t registered_addresses;
     /* layers (LOGS.md): NaN when a bounding value is unknown, or when the log's values cannot
      * give it (then NOTE says why) */
     double static_gib, largest_gib, buckets_gib, total_gib;

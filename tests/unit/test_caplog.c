@@ -594,6 +594,104 @@ static void test_27_kv_without_tokens(void **state)
     parsed_free(&r);
 }
 
+/* Custom all-reduce's "Registering N cuda graph addresses" joins the group its capture ends:
+ * 8372 = (2 x 80 + 1) x 52, Llama-3.3-70B at TP8. A log without the line leaves it unknown. */
+static void test_28_registering(void **state)
+{
+    (void)state;
+    parsed r = parse_fixture("28-2025-10-llama33-70b-tp8-registering-cuda-graph-addresses.log", 0);
+    assert_int_equal(r.n, 1);
+    const caplog_run *run = &r.runs[0];
+    assert_int_equal(run->n_groups, 1);
+    const caplog_group *g = &run->groups[0];
+    assert_int_equal(g->registered_addresses, 8372);
+    assert_int_equal(g->registered_addresses, (2 * 80 + 1) * (int32_t)g->n_sizes);
+    assert_true(g->has_end);
+    assert_gib(g->end_usage_gib, 1.98);
+    assert_int_equal(run->unknown_lines, 0); /* the line is read, not skipped */
+    assert_int_equal(run->malformed_lines, 0);
+    char *json = run_json(run);
+    assert_non_null(strstr(json, "\"registered_addresses\":8372"));
+    free(json);
+    parsed_free(&r);
+
+    r = parse_fixture("15-tp4-pcie-qwq32b-plain-tqdm-end-avail-before-usage.log", 0);
+    assert_int_equal(r.runs[0].groups[0].registered_addresses, -1);
+    json = run_json(&r.runs[0]);
+    assert_non_null(strstr(json, "\"registered_addresses\":null"));
+    free(json);
+    parsed_free(&r);
+}
+
+/* TP0's line came with no begin line before it: it waits for TP0's end line, and TP1's end
+ * line, printed between them, does not take it. 3492 = (2 x 48 + 1) x 36. */
+static void test_29_registering_waits_for_its_end(void **state)
+{
+    (void)state;
+    parsed r = parse_fixture("29-2025-11-qwen3-30b-a3b-fp8-tp2-registering-before-two-end-lines.log", 0);
+    assert_int_equal(r.n, 1);
+    const caplog_run *run = &r.runs[0];
+    assert_int_equal(run->n_groups, 2);
+    assert_string_equal(run->groups[0].kind, ""); /* the bars, before any capture line */
+    assert_int_equal(run->groups[0].registered_addresses, -1);
+    const caplog_group *g = &run->groups[1];
+    assert_string_equal(g->kind, "cuda graph");
+    assert_string_equal(g->rank_label, "TP0");
+    assert_int_equal(g->registered_addresses, 3492);
+    assert_gib(g->end_usage_gib, 1.00);
+    parsed_free(&r);
+}
+
+/* Which group and which rank's line a count is, and the lines that are not one. */
+static void test_registering_rules(void **state)
+{
+    (void)state;
+    /* the lowest rank's, whichever printed first; the next group gets none of it */
+    parsed r = parse_text("[2026-01-01 00:00:00 TP1] Capture cuda graph begin. avail mem=9.00 GB\n"
+                          "[2026-01-01 00:00:00 TP0] Capture cuda graph begin. avail mem=9.00 GB\n"
+                          "[2026-01-01 00:00:01 TP1] Registering 1000 cuda graph addresses\n"
+                          "[2026-01-01 00:00:01 TP0] Registering 1001 cuda graph addresses\n"
+                          "[2026-01-01 00:00:02 TP1] Capture cuda graph end. Time elapsed: 1.00 s. avail mem=8.00 GB.\n"
+                          "[2026-01-01 00:00:02 TP0] Capture cuda graph end. Time elapsed: 1.00 s. avail mem=8.00 GB.\n"
+                          "[2026-01-01 00:00:03 TP0] Capture draft cuda graph begin. avail mem=8.00 GB\n"
+                          "[2026-01-01 00:00:04 TP0] Capture draft cuda graph end. Time elapsed: 1.00 s.\n");
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.runs[0].n_groups, 2);
+    assert_int_equal(r.runs[0].groups[0].registered_addresses, 1001);
+    assert_int_equal(r.runs[0].groups[1].registered_addresses, -1);
+    parsed_free(&r);
+    /* only TP1 printed it: TP1's; a line before a failed capture registers nothing */
+    r = parse_text("[2026-01-01 00:00:00 TP0] Capture cuda graph begin. avail mem=9.00 GB\n"
+                   "[2026-01-01 00:00:00 TP1] Capture cuda graph begin. avail mem=9.00 GB\n"
+                   "[2026-01-01 00:00:01 TP1] Registering 77 cuda graph addresses\n"
+                   "[2026-01-01 00:00:02 TP0] Capture cuda graph end. Time elapsed: 1.00 s. avail mem=8.00 GB.\n"
+                   "[2026-01-01 00:00:03 TP0] Registering 5 cuda graph addresses\n"
+                   "[2026-01-01 00:00:04 TP0] Capture cuda graph failed: out of memory\n"
+                   "[2026-01-01 00:00:05 TP0] Capture cuda graph end. Time elapsed: 1.00 s.\n");
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.runs[0].groups[0].registered_addresses, 77);
+    for (uint32_t i = 1; i < r.runs[0].n_groups; i++)
+        assert_int_equal(r.runs[0].groups[i].registered_addresses, -1);
+    parsed_free(&r);
+    /* a count out of range is malformed and not kept; other "Registering" lines are not read */
+    r = parse_text("[2026-01-01 00:00:00 TP0] Capture cuda graph begin. avail mem=9.00 GB\n"
+                   "[2026-01-01 00:00:01 TP0] Registering 16777217 cuda graph addresses\n"
+                   "[2026-01-01 00:00:01 TP0] Registering -3 cuda graph addresses\n"
+                   "[2026-01-01 00:00:01 TP0] Registering 12 buffers\n"
+                   "[2026-01-01 00:00:01 TP0] Registering 1.5 cuda graph addresses\n"
+                   "[2026-01-01 00:00:02 TP0] Capture cuda graph end. Time elapsed: 1.00 s.\n");
+    assert_int_equal(r.runs[0].groups[0].registered_addresses, -1);
+    assert_int_equal(r.runs[0].malformed_lines, 2);
+    assert_int_equal(r.runs[0].first_malformed_line, 2);
+    assert_int_equal(r.runs[0].unknown_lines, 2);
+    parsed_free(&r);
+    /* the bound itself is kept */
+    r = parse_text("[2026-01-01 00:00:00 TP0] Capture cuda graph begin. avail mem=9.00 GB\n"
+                   "[2026-01-01 00:00:01 TP0] Registering 16777216 cuda graph addresses\n");
+    assert_int_equal(r.runs[0].groups[0].registered_addresses, CAPLOG_GRAPH_ADDRESSES_MAX);
+    parsed_free(&r);
+}
+
 static void test_06_two_kv_pools(void **state)
 {
     (void)state;
@@ -975,6 +1073,8 @@ static void test_streaming_chunks_agree(void **state)
         "21-2026-07-eagle-spec-target-verify-draft-decode-draft-extend-ladder.log",
         "24-2026-04-dsv4-pro-h200-2node-dp16-eagle-capture-oom-rewrapped.log",
         "27-2025-01-docs-llama31-8b-h100-kv-no-tokens-end-no-mem.log",
+        "28-2025-10-llama33-70b-tp8-registering-cuda-graph-addresses.log",
+        "29-2025-11-qwen3-30b-a3b-fp8-tp2-registering-before-two-end-lines.log",
         "k3-dp16-b200-article.log",
         "k3-dp2-dcp8-b200-article.log",
         "absurd-values.log",
@@ -1759,6 +1859,9 @@ int main(void)
         cmocka_unit_test(test_12_bar_without_bs_glued),
         cmocka_unit_test(test_15_plain_bar_end_avail_first),
         cmocka_unit_test(test_27_kv_without_tokens),
+        cmocka_unit_test(test_28_registering),
+        cmocka_unit_test(test_29_registering_waits_for_its_end),
+        cmocka_unit_test(test_registering_rules),
         cmocka_unit_test(test_06_two_kv_pools),
         cmocka_unit_test(test_17_rank_rule),
         cmocka_unit_test(test_02_middle_of_capture),

@@ -426,6 +426,36 @@ static void test_ingest_dedup_delete(void **state)
     free(text);
 }
 
+/* A group's "Registering N cuda graph addresses" is kept with it and read back; a run whose log
+ * has no such line reads it as not logged. */
+static void test_ingest_registered_addresses(void **state)
+{
+    (void)state;
+    store *s = open_seeded(tmp_path("registered.db"), STORE_READ_WRITE);
+    assert_non_null(s);
+    size_t len;
+    char *text =
+        read_file(CGPLAN_FIXTURES "/sglang-logs/28-2025-10-llama33-70b-tp8-registering-cuda-graph-addresses.log", &len);
+    store_ingest_result res;
+    store_ingest *in;
+    assert_int_equal(ingest_text(s, text, len, 5, "h200", &res, &in), 0);
+    assert_int_equal(res.n_runs, 1);
+    int64_t id = res.run_ids[0];
+    store_ingest_free(in);
+    store_group_info groups[4];
+    size_t ng;
+    assert_int_equal(store_get_run_parts(s, id, groups, 4, &ng, NULL, 0, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(ng, 1);
+    assert_int_equal(groups[0].registered_addresses, 8372);
+    assert_int_equal(groups[0].n_sizes, 52);
+    assert_int_equal(store_get_run_parts(s, 2, groups, 4, &ng, NULL, 0, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(ng, 2);
+    assert_int_equal(groups[0].registered_addresses, -1); /* the seeded K3 log prints none */
+    assert_int_equal(groups[1].registered_addresses, -1);
+    store_close(s);
+    free(text);
+}
+
 /* One integer of SQL over PATH (a second connection, as another program would read the file). */
 static int64_t sql_int(const char *path, const char *sql)
 {
@@ -1224,6 +1254,7 @@ static void test_record_round_trip(void **state)
         .largest_gib = 10.24,
         .buckets_gib = 5e-324,
         .total_gib = -123456789.01,
+        .registered_addresses = 8372,
     };
     store_group_row empty = {.ordinal = 0,
                              .step = -1,
@@ -1237,7 +1268,8 @@ static void test_record_round_trip(void **state)
                              .static_gib = NAN,
                              .largest_gib = NAN,
                              .buckets_gib = NAN,
-                             .total_gib = NAN};
+                             .total_gib = NAN,
+                             .registered_addresses = -1};
     store_bar_row bar = {
         .ordinal = 255, .size = 65536, .position = 0, .counter = 239, .avail_gib = 0.01, .increment_gib = 1.0 / 3};
     store_rank_row rank = {.ordinal = 1,
@@ -1299,6 +1331,7 @@ static void test_record_round_trip(void **state)
     assert_same_real(full.largest_gib, g.largest_gib);
     assert_same_real(full.buckets_gib, g.buckets_gib);
     assert_same_real(full.total_gib, g.total_gib);
+    assert_int_equal(g.registered_addresses, 8372);
     assert_true(store_record_get_count(&rd, &n));
     assert_int_equal(n, 1);
     assert_true(store_record_get_row(&rd, &store_bars_table, &b));
@@ -1318,6 +1351,7 @@ static void test_record_round_trip(void **state)
     assert_int_equal(g.bar_total, 0);
     assert_false(g.captured || g.failed || g.sizes_are_num_tokens);
     assert_true(isnan(g.begin_avail_gib) && isnan(g.total_gib) && isnan(g.end_elapsed_s));
+    assert_int_equal(g.registered_addresses, -1);
     assert_true(store_record_get_count(&rd, &n));
     assert_int_equal(n, 0);
     assert_true(store_record_get_row(&rd, &store_ranks_table, &k));
@@ -1370,6 +1404,22 @@ static void test_record_round_trip(void **state)
             store_record_done(&rd);
             r.p[at] ^= (unsigned char)(1 << bit);
         }
+    store_record_free(&r);
+
+    /* a group an older cgplan wrote, before registered_addresses was appended: it reads as not
+     * logged, and the values before it as they were */
+    store_table before_registered = store_groups_table;
+    before_registered.n_cols--;
+    assert_string_equal(store_groups_table.cols[before_registered.n_cols].name, "registered_addresses");
+    store_record_begin(&r);
+    store_record_row(&r, &before_registered, &full);
+    assert_true(store_record_open(&rd, (store_bytes){r.p, r.len}));
+    g.registered_addresses = 0;
+    assert_true(store_record_get_row(&rd, &store_groups_table, &g));
+    assert_true(store_record_done(&rd));
+    assert_int_equal(g.registered_addresses, -1);
+    assert_same_real(full.total_gib, g.total_gib);
+    assert_string_equal(g.failure, "CUDA out of memory");
     store_record_free(&r);
 
     /* an older cgplan's env row (ordinal only) and a newer one's (a fourth value) */
@@ -1559,6 +1609,7 @@ int main(void)
         cmocka_unit_test(test_seed_and_schema_match_files),
         cmocka_unit_test(test_new_store_is_seeded),
         cmocka_unit_test(test_ingest_dedup_delete),
+        cmocka_unit_test(test_ingest_registered_addresses),
         cmocka_unit_test(test_ingest_finds_older_runs_by_sha256),
         cmocka_unit_test(test_knob_values_kept_as_stated),
         cmocka_unit_test(test_migrate_v1),
