@@ -1,6 +1,7 @@
-# Turns presets/*.yaml into a C table {file name, text} so the binary carries its built-in
-# presets and needs no install path. Run by CMake at build time (cmake -P).
-file(GLOB files ${DIR}/*.yaml)
+# Turns presets/{models,gpus,deployments}/*.yaml into a C table {file name, text} so the binary
+# carries its built-in presets and needs no install path. Run by CMake at build time (cmake -P).
+# A preset is known by its file name alone: the folders sort them by kind for people.
+file(GLOB files ${DIR}/models/*.yaml ${DIR}/gpus/*.yaml ${DIR}/deployments/*.yaml)
 list(SORT files)
 set(body "/* Generated from the YAML files of presets/ by cmake/embed_presets.cmake. Do not edit. */\n")
 string(APPEND body "#include \"preset.h\"\n\n")

@@ -7,14 +7,14 @@ P="$XDG_CONFIG_HOME/cgplan/presets"
 mkdir -p "$P"
 # weights_bytes 2^63 on a real GPU: the KV pool would be a signed overflow.
 sed 's/^weights_bytes:.*/weights_bytes: 9223372036854775808/; s/^name: k3-dp16/name: huge-weights/' \
-  "$CGPLAN_SRC/presets/k3-dp16.yaml" > "$P/huge-weights.yaml"
+  "$CGPLAN_SRC/presets/deployments/k3-dp16.yaml" > "$P/huge-weights.yaml"
 expect_exit 1 "$CGPLAN" estimate --preset huge-weights
 contains "$ERR" "value too large" "weights_bytes 2^63 refused"
 contains "$ERR" "weights_bytes" "names the field"
 [ -z "$OUT" ] && pass || fail "no estimate printed for weights_bytes 2^63"
 # A model whose hidden size is 4294967295: largest_growth and every product would wrap.
-sed 's/^hidden:.*/hidden: 4294967295/; s/^name: kimi-k3/name: huge-model/' "$CGPLAN_SRC/presets/kimi-k3.yaml" > "$P/huge-model.yaml"
-sed 's/^model: kimi-k3/model: huge-model/; s/^name: k3-dp16/name: huge-dims/' "$CGPLAN_SRC/presets/k3-dp16.yaml" > "$P/huge-dims.yaml"
+sed 's/^hidden:.*/hidden: 4294967295/; s/^name: kimi-k3/name: huge-model/' "$CGPLAN_SRC/presets/models/kimi-k3.yaml" > "$P/huge-model.yaml"
+sed 's/^model: kimi-k3/model: huge-model/; s/^name: k3-dp16/name: huge-dims/' "$CGPLAN_SRC/presets/deployments/k3-dp16.yaml" > "$P/huge-dims.yaml"
 expect_exit 1 "$CGPLAN" estimate --preset huge-dims --format json
 contains "$ERR" "value too large" "hidden 4294967295 refused"
 contains "$ERR" "hidden" "names hidden"

@@ -6,8 +6,8 @@
 # shapes is within 2% of it.
 source "$CGPLAN_TESTLIB"
 set -e
-: "${CGPLAN_SRC:?CGPLAN_SRC must point to the source tree (the built-in presets are presets/NAME.yaml there)}"
-PRESETS="$CGPLAN_SRC/presets"
+: "${CGPLAN_SRC:?CGPLAN_SRC must point to the source tree (the built-in presets are presets/models/NAME.yaml there)}"
+PRESETS="$CGPLAN_SRC/presets/models"
 
 expect_exit 0 "$CGPLAN" presets --format json
 models=$(printf '%s' "$OUT" | python3 -c "

@@ -80,7 +80,7 @@ check_py "j['args'][0] == \"--model-path 'it'\\\"'\\\"'s \$(touch PWNED-folder)'
 mkdir -p "$USER_DIR"
 sed -e 's/^name: qwen3-8b/name: evil-model/' \
     -e 's|^hf_names:.*|hf_names: ["org/m\\necho PWNED-preset >\&2 #"]|' \
-    -e 's|^description:.*|description: "x\\nrm -rf / #"|' "$CGPLAN_SRC/presets/qwen3-8b.yaml" >"$USER_DIR/evil-model.yaml"
+    -e 's|^description:.*|description: "x\\nrm -rf / #"|' "$CGPLAN_SRC/presets/models/qwen3-8b.yaml" >"$USER_DIR/evil-model.yaml"
 expect_exit 0 "$CGPLAN" launch --model evil-model --set gpu=h200 --set max_bs=8
 args=$(PATH="$TEST_TMP/fakebin:$PATH" sh -c "$OUT" 2>&1)
 printf '%s\n' "$args" | grep -q PWNED-preset && [ "$(printf '%s\n' "$args" | grep -c PWNED-preset)" = 1 ] &&
@@ -110,7 +110,7 @@ check_bytes "RC == 0 or inert(e)" "an error naming the file"
 # A preset named with an ESC (its file's stem): the estimate table and presets show it inert.
 mkdir -p "$USER_DIR"
 ESCNAME=$(printf 'e\033[31mx')
-sed 's/^name: k3-dp16/name: "e\\e[31mx"/' "$CGPLAN_SRC/presets/k3-dp16.yaml" >"$USER_DIR/$ESCNAME.yaml"
+sed 's/^name: k3-dp16/name: "e\\e[31mx"/' "$CGPLAN_SRC/presets/deployments/k3-dp16.yaml" >"$USER_DIR/$ESCNAME.yaml"
 raw "$CGPLAN" estimate --preset "$ESCNAME"
 check_bytes "RC == 0 and inert(o) and o.startswith(b'e\\\\x1b[31mx \\xc2\\xb7 kimi-k3')" "the estimate table's preset name"
 raw "$CGPLAN" presets
@@ -245,7 +245,7 @@ cd "$TEST_TMP"
 
 # --- 6. the planner's s writes YAML through model import's escaping
 mkdir -p "$USER_DIR"
-sed "s/^name: k3-dp16/name: 'x\"y: z'/" "$CGPLAN_SRC/presets/k3-dp16.yaml" >"$USER_DIR/x\"y: z.yaml"
+sed "s/^name: k3-dp16/name: 'x\"y: z'/" "$CGPLAN_SRC/presets/deployments/k3-dp16.yaml" >"$USER_DIR/x\"y: z.yaml"
 expect_exit 0 "$CGPLAN" tui --snapshot 120x40 --db "$DB" --preset 'x"y: z' --keys s
 contains "$OUT" 'saved as preset x"y: z-saved' "s saved the plan"
 [ -f "$USER_DIR/x\"y: z-saved.yaml" ] && pass || fail "s wrote no x\"y: z-saved.yaml"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes the fuzz targets' seed corpora under DIR (default build-fuzz/seeds): the real fixture
-# logs (tests/fixtures/sglang-logs), the built-in presets (presets/*.yaml) and a few hostile
+# logs (tests/fixtures/sglang-logs), the built-in presets (presets/*/*.yaml) and a few hostile
 # shapes, --set / --vary values for every knob, and key sequences for the TUI. Usage:
 #   tests/fuzz/seed_corpus.sh [DIR]
 set -euo pipefail
@@ -9,7 +9,7 @@ out=${1:-$src/build-fuzz/seeds}
 rm -rf "$out"
 mkdir -p "$out"/caplog "$out"/preset "$out"/knobs "$out"/tui
 cp "$src"/tests/fixtures/sglang-logs/*.log "$out"/caplog/
-cp "$src"/presets/*.yaml "$out"/preset/
+cp "$src"/presets/*/*.yaml "$out"/preset/
 python3 - "$out" <<'PY'
 import os, sys
 out = sys.argv[1]

@@ -8,7 +8,7 @@ DB="$TEST_TMP/runs.db"
 P="$XDG_CONFIG_HOME/cgplan/presets"
 mkdir -p "$P" "$TEST_TMP/fakebin"
 sed -e 's/^name: qwen3-8b/name: evil-copy/' -e "s|^hf_names:.*|hf_names: [\"org/m; touch $TEST_TMP/PWNED #\"]|" \
-  "$CGPLAN_SRC/presets/qwen3-8b.yaml" >"$P/evil-copy.yaml"
+  "$CGPLAN_SRC/presets/models/qwen3-8b.yaml" >"$P/evil-copy.yaml"
 printf '#!/bin/sh\nprintf "%%s\\n" "$@"\n' >"$TEST_TMP/fakebin/python3"
 chmod +x "$TEST_TMP/fakebin/python3"
 "$CGPLAN" runs list --db "$DB" >/dev/null

@@ -430,7 +430,7 @@ static void test_knob_steps(void **state)
 
 /* Llama-4-Maverick-17B-128E-Instruct-FP8 on 8 x H100 with --attention-backend fa3, context 524288,
  * max_bs 160 (bench point llama4-maverick-fp8-tp8-h100-fa3, SGLang issue #8538; the model's
- * shapes from presets/llama-4-maverick-fp8.yaml). */
+ * shapes from presets/models/llama-4-maverick-fp8.yaml). */
 static void maverick_fa3(engine_deployment *d)
 {
     engine_deployment_defaults(d);
@@ -504,7 +504,7 @@ static void test_fa3_state_llama4_maverick(void **state)
     assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 675366796ULL);
 }
 
-/* Llama-3.1-8B (dense GQA, no chunked attention; presets/llama-3.1-8b.yaml) on one H100 with fa3,
+/* Llama-3.1-8B (dense GQA, no chunked attention; presets/models/llama-3.1-8b.yaml) on one H100 with fa3,
  * context 131072, buckets 1, 2, 4, 8, 16, 32, 64: B = 64, P = 131072.
  *   main:        decode metadata 4 x 64 + 8 x 65 + 4 x 64 x 131072 + 8 x 131072 = 34,603,784
  *   v0.4.9.post4: + draft table 4 x 64 x 131072 = 33,554,432
@@ -631,7 +631,7 @@ static void test_graph_nodes_llama70b_tp8(void **state)
 
 /* attention_backend auto: the release's default for the GPU's arch (engine_release_default_backend),
  * and the page size that backend runs with, in the estimate and its text. Qwen3-8B's shapes
- * (presets/qwen3-8b.yaml) at context 40960, buckets 1, 2, 4, 8: B = 8.
+ * (presets/models/qwen3-8b.yaml) at context 40960, buckets 1, 2, 4, 8: B = 8.
  *   B200, main:        trtllm_mha, page 64: 8 x ceil(40960 / 64) x 4 = 20,480
  *   B200, page 32:     8 x 1280 x 4 = 40,960
  *   B200, v0.5.6.post1: flashinfer (before PR #14291): 1 wrapper x 8 x 40960 x 4 = 1,310,720
