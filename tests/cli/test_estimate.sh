@@ -115,7 +115,7 @@ expect_exit 2 "$CGPLAN" sweep --preset k3-dp16
 # --- presets
 expect_exit 0 "$CGPLAN" presets --format json
 check_py "{'k3-dp16','k3-dp2-dcp8','dsv3-h200-dp16'} <= {p['name'] for p in j['presets'] if p['kind']=='deployment'}" "deployments listed"
-check_py "{'b200','b300','gb200','h200','h100','mi300x','mi355x','a100-40gb','a100-80gb','a10','a30','l4','l40s','h20','h100-pcie','h100-nvl','h200-nvl','gh200','gb300','rtx3090','rtx4090','rtx5090','rtx6000-ada','rtx-pro-6000','rtx4080-16gb','t4','gb10','mi250x','mi325x'} <= {p['name'] for p in j['presets'] if p['kind']=='gpu'}" "gpus listed"
+check_py "{'b200','b300','gb200','h200','h100','mi300x','mi355x','a100-40gb','a100-80gb','a10','a30','l4','l40s','h20','h100-pcie','h100-nvl','h200-nvl','gh200','gb300','rtx3090','rtx4090','rtx5090','rtx6000-ada','rtx-pro-6000','rtx4080-16gb','t4','gb10','mi250x','mi325x','h800'} <= {p['name'] for p in j['presets'] if p['kind']=='gpu'}" "gpus listed"
 check_py "{'kimi-k3','deepseek-v3','kimi-k2'} <= {p['name'] for p in j['presets'] if p['kind']=='model'}" "models listed"
 expect_exit 0 "$CGPLAN" estimate --preset dsv3-h200-dp16 --format json
 check_py "'terms_unknown' not in [w['code'] for w in j['warnings']] and 'k3_coefficients' not in [w['code'] for w in j['warnings']]" "dsv3 borrows no K3 coefficient and has no unknown term"

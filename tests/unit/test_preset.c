@@ -256,6 +256,7 @@ static const struct {
     {"h100-nvl", GPU_ARCH_SM90, GPU_LINK_NVLINK_BRIDGE, SMI_KNOWN},
     {"h100-pcie", GPU_ARCH_SM90, GPU_LINK_PCIE, SMI_KNOWN},
     {"h20", GPU_ARCH_SM90, GPU_LINK_NVSWITCH, SMI_KNOWN},
+    {"h800", GPU_ARCH_SM90, GPU_LINK_NVSWITCH, SMI_KNOWN},
     {"h200", GPU_ARCH_SM90, GPU_LINK_NVSWITCH, SMI_KNOWN},
     {"h200-nvl", GPU_ARCH_SM90, GPU_LINK_NVLINK_BRIDGE, SMI_KNOWN},
     {"l4", GPU_ARCH_SM89, GPU_LINK_PCIE, SMI_KNOWN},
@@ -556,9 +557,9 @@ static void test_error_unknown_model_or_gpu(void **state)
     assert_null(strstr(err, "b200")); /* lists models only */
 
     snprintf(text, sizeof text, "%s", good_deployment);
-    memcpy(strstr(text, "gpu: b200"), "gpu: h800", 9);
+    memcpy(strstr(text, "gpu: b200"), "gpu: z900", 9);
     assert_int_equal(load_deployment_text(f, c, "nogpu", text, path, sizeof path, &d, err, sizeof err), 1);
-    assert_located(err, path, 5, 6, "'h800'", "h100", "mi355x", NULL);
+    assert_located(err, path, 5, 6, "'z900'", "h100", "mi355x", NULL);
     preset_catalog_free(c);
 }
 
