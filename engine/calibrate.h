@@ -62,8 +62,8 @@ typedef struct {
     double mechanism_bytes[COEF_COUNT];
 } calib_point;
 
-/* Fills P's estimator side from the run's deployment D and its estimate E (computed without a
- * calibration); the measured side is the caller's. */
+/* Fills P's estimator side from the run's deployment D and its estimate E (computed with the
+ * GPU's node_bytes calibration, if any, and no per-model one); the measured side is the caller's. */
 void calib_point_from_estimate(const engine_deployment *d, const engine_estimate *e, calib_point *p);
 
 typedef enum {
