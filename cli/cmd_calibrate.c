@@ -286,7 +286,7 @@ static bool calibrate_pool(const cli_opts *o, store *st, const pool *p, jsonw *w
             mem = NULL;
         }
         char err[4096 + 512];
-        if (store_save_calibration(st, p->model, p->gpu, p->release, &cal, report, err, sizeof err) != 0) {
+        if (store_save_calibration(st, p->model, p->gpu, p->release, &cal, 0, report, err, sizeof err) != 0) {
             cli_error("calibrate: %s", err);
             *store_failed = true;
         } else {
