@@ -809,9 +809,9 @@ void calib_fit_node_bytes(const calib_node_point *p, int n, calib_node_result *r
                                "graphs), or any other model's start-up log on this GPU";
     if (r->n_runs == 0) {
         snprintf(r->advice, sizeof r->advice,
-                 "no run on this GPU measures its graphs' memory: ingest any model's "
-                 "start-up log whose capture prints `mem usage=` or its bars (cgplan ingest --model M --set gpu=G "
-                 "server.log)");
+                 "no run on this GPU measures its graphs' memory with its layout known: ingest any model's "
+                 "start-up log whose capture prints `mem usage=` or its bars (cgplan ingest --preset P, or --model M "
+                 "--set gpu=G --set tp=N, server.log)");
         return;
     }
     if (r->n_runs < 2 || (r->n_graph_counts < 2 && r->n_models < 2)) {
