@@ -374,6 +374,19 @@ static void write_node_report(FILE *out, const node_pool *p, bool dry_run)
             "  the slope through the origin of each run's measured part less every other term of its estimate,\n"
             "  over its kernel nodes; the range: the runs' own KiB/node, moved by the logs' two-decimal GiB\n",
             fit, range, p->before_source);
+    double lo = INFINITY, hi = 0;
+    bool totals = false;
+    for (int i = 0; i < p->n; i++)
+        if (p->r.used[i] && isfinite(p->r.k[i])) {
+            lo = fmin(lo, p->r.k[i]);
+            hi = fmax(hi, p->r.k[i]);
+            totals |= !p->points[i].from_buckets;
+        }
+    if (lo > 0 && hi / lo > 1.5)
+        fprintf(out, "  the runs' own KiB/node differ %.1fx: %s\n", hi / lo,
+                totals ? "a total carries whatever its estimate misses in the largest bucket and the static "
+                         "layer,\n  where a run's bars (the other buckets alone) do not"
+                       : "their graphs differ by more than their kernel nodes (check the runs' layouts)");
     if (dry_run)
         fprintf(out, "dry run: nothing stored\n");
 }

@@ -185,6 +185,18 @@ expect_exit 0 "$CGPLAN" calibrate --reset h200 --db "$G"
 contains "$OUT" "removed 1 node_bytes calibration of h200" "reset removes the GPU's node_bytes"
 expect_exit 0 "$CGPLAN" estimate --db "$G" --model qwen3-8b --set gpu=h200 --format json
 check_py "j['graph_nodes']['node_bytes'] == 17715" "after reset: the default again"
+# per release where the runs separate them: each release's own runs of two graph counts fit
+# apart, and a plan takes its release's node_bytes before the one over every release
+R="$TEST_TMP/releases.db"
+expect_exit 0 "$CGPLAN" ingest --db "$R" --preset k3-dp2-dcp8 --set gpu=h100 --set sglang=0.5.3 "$LOGS/k3-dp2-dcp8-b200-maxbs128.log" "$LOGS/k3-dp2-dcp8-b200-maxbs176.log"
+expect_exit 0 "$CGPLAN" ingest --db "$R" --preset k3-dp2-dcp8 --set gpu=h100 "$LOGS/k3-dp2-dcp8-b200-maxbs128-totals.log" "$LOGS/k3-dp2-dcp8-b200-maxbs160-totals.log"
+expect_exit 0 "$CGPLAN" calibrate --db "$R" --preset k3-dp2-dcp8 --set gpu=h100 --format json
+check_py "sorted(str(n['sglang']) for n in j['node_bytes'] if n['stored']) == ['None', 'main@2026-07-20', 'v0.5.3']" "one row over every release, one per release"
+check_py "sorted(r['run'] for n in j['node_bytes'] if n['sglang'] == 'v0.5.3' for r in n['runs']) == [3, 4]" "a release's row from its own runs"
+expect_exit 0 "$CGPLAN" estimate --db "$R" --model qwen3-8b --set gpu=h100 --set sglang=0.5.3 --format json
+check_py "'sglang v0.5.3' in j['graph_nodes']['node_bytes_source']" "a plan takes its release's node_bytes"
+expect_exit 0 "$CGPLAN" estimate --db "$R" --model qwen3-8b --set gpu=h100 --set sglang=0.5.6 --format json
+check_py "'every release' in j['graph_nodes']['node_bytes_source'] and j['graph_nodes']['node_bytes_runs'] == 4" "another release: the one over every release"
 expect_exit 0 "$CGPLAN" calibrate --help
 contains "$OUT" "node_bytes per GPU" "help states the order"
 contains "$OUT" "at least two runs, of two graph" "help states the minimum runs"
