@@ -482,10 +482,10 @@ static bool calibrate_node_pool(const cli_opts *o, store *st, node_pool *p, json
     }
     write_node_report(stdout, p, o->dry_run);
     if (p->stored)
-        printf("stored: one model's log improves every model on %s: each estimate there, whatever the model, now\n"
-               "prices its graphs' kernel nodes at this (graph nodes ... calibrated from %d runs; cgplan calibrate\n"
-               "--reset %s undoes it)\n",
-               p->gpu, p->r.n_runs, p->gpu);
+        printf("stored: one model's log improves every model on %s: every estimate there, whatever its model, now\n"
+               "prices its graphs' kernel nodes at this node_bytes (its source: calibrated from %d run%s on %s);\n"
+               "cgplan calibrate --reset %s undoes it\n",
+               p->gpu, p->r.n_runs, p->r.n_runs == 1 ? "" : "s", p->gpu, p->gpu);
     printf("\n");
     return p->r.fitted;
 }
