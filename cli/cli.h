@@ -95,8 +95,9 @@ const char *cli_db_path(const cli_opts *o, char *buf, size_t len);
  * its stored calibration, if any (*CALIBRATED). Returns EXIT_OK or the error's exit code. */
 int cli_load_plan(const cli_opts *o, engine_deployment *d, engine_warnings *adj, engine_calibration *cal,
                   bool *calibrated);
-/* Looks up a stored calibration for D's model and GPU (false when there is none or the store
- * does not exist; never creates one). */
+/* Looks up what the store calibrated for D: its model's calibration (model, GPU, release) and its
+ * GPU's node_bytes, whatever the model (false when there is neither or the store does not exist;
+ * never creates one). */
 bool cli_find_calibration(const cli_opts *o, const engine_deployment *d, engine_calibration *cal);
 
 /* Output helpers shared by estimate, sweep, runs show and the TUI snapshot. */

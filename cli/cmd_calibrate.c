@@ -1,8 +1,12 @@
 /* cmd_calibrate.c — `cgplan calibrate`: fit the estimator's non-exact terms from the stored runs,
- * one pool per (model, GPU, SGLang release); show each value with its runs, residuals and the
- * layouts pooled; store what was fitted so `estimate` uses it (terms marked calibrated).
- * `calibrate list` shows the stored calibrations, `--reset [MODEL GPU [RELEASE]]` removes them,
- * `--dry-run` fits and shows without storing. One pool's failure does not fail the others. */
+ * in two steps. First node_bytes per GPU (and per SGLang release where the runs separate them),
+ * from any model's runs on it: the driver's cost per kernel node is the GPU's, so one model's log
+ * improves every model there. Then per (model, GPU, SGLang release), with every term built from
+ * its mechanism held fixed at that node_bytes: what the model's own runs show beyond them. Each
+ * value is shown with its runs, residuals and the layouts pooled, and stored so `estimate` uses it
+ * (terms marked calibrated). `calibrate list` shows the stored calibrations, `--reset [GPU |
+ * MODEL GPU [RELEASE]]` removes them, `--dry-run` fits and shows without storing. One pool's
+ * failure does not fail the others. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +30,8 @@ typedef struct {
     char release[ENGINE_RELEASE_TEXT_MAX];
     uint64_t current[COEF_COUNT]; /* the model's (preset's) values */
     bool current_known[COEF_COUNT];
+    uint64_t held_node_bytes; /* the node_bytes its runs' kernel nodes were held at */
+    char held_source[ENGINE_TEXT_MAX];
     int n;
     calib_point points[CALIB_MAX_POINTS];
 } pool;
@@ -35,7 +41,24 @@ typedef struct {
     char reason[ENGINE_TEXT_MAX * 2];
 } skipped_run;
 
+/* The runs of one GPU for its node_bytes (RELEASE "": every release they hold). */
 typedef struct {
+    char gpu[ENGINE_NAME_MAX];
+    char release[ENGINE_RELEASE_TEXT_MAX];
+    int n;
+    calib_node_point points[CALIB_MAX_POINTS];
+    char point_release[CALIB_MAX_POINTS][ENGINE_RELEASE_TEXT_MAX];
+    int n_left; /* runs that give the fit nothing, and why */
+    skipped_run left[CALIB_MAX_POINTS];
+    engine_range before; /* what the GPU's estimates used: its preset's, else its arch's default */
+    char before_source[ENGINE_TEXT_MAX];
+    calib_node_result r;
+    bool stored;
+} node_pool;
+
+typedef struct {
+    node_pool nodes[MAX_POOLS];
+    int n_nodes;
     pool pools[MAX_POOLS];
     int n_pools;
     skipped_run skipped[MAX_RUNS];
@@ -73,6 +96,148 @@ static void print_runs(FILE *out, const int64_t *runs, int n, const char *sep)
 }
 
 /* ---- Pools ---- */
+
+static calib_measured measured_of(const store_run_summary *s)
+{
+    return (calib_measured){bytes_or_nan(s->static_gib), bytes_or_nan(s->largest_gib), bytes_or_nan(s->buckets_gib),
+                            bytes_or_nan(s->target_total_gib), bytes_or_nan(s->draft_gib)};
+}
+
+static node_pool *find_node_pool(work *w, const char *gpu, const char *release)
+{
+    for (int i = 0; i < w->n_nodes; i++)
+        if (!strcmp(w->nodes[i].gpu, gpu) && !strcmp(w->nodes[i].release, release))
+            return &w->nodes[i];
+    return NULL;
+}
+
+static node_pool *new_node_pool(work *w, const char *gpu, const char *release)
+{
+    if (w->n_nodes >= MAX_POOLS)
+        return NULL;
+    node_pool *p = &w->nodes[w->n_nodes++];
+    memset(p, 0, sizeof *p);
+    snprintf(p->gpu, sizeof p->gpu, "%s", gpu);
+    snprintf(p->release, sizeof p->release, "%s", release);
+    return p;
+}
+
+/* Adds stored run S to its GPU's node_bytes pool, estimated with every term from its mechanism
+ * (a preset fit's coefficients cleared: they would replace the kernel nodes). A run that cannot
+ * enter any pool is said so by add_run. ONLY_GPU: the GPU --preset named (NULL: every GPU). */
+static void add_node_run(work *w, store *st, const preset_catalog *cat, const store_run_summary *s,
+                         const char *only_gpu)
+{
+    static store_run_detail detail;
+    static engine_deployment d;
+    static engine_estimate e;
+    char err[ENGINE_TEXT_MAX * 2];
+    if (store_run_calibration_exclusion(s) || (only_gpu && strcmp(s->gpu, only_gpu) != 0))
+        return;
+    if (store_get_run(st, s->id, &detail, err, sizeof err) != 0 ||
+        cli_run_deployment(cat, &detail, &d, err, sizeof err) != 0)
+        return;
+    for (int c = 0; c < COEF_COUNT; c++)
+        d.model.coef_missing[c] = true;
+    d.knobs.node_bytes_auto = true;
+    node_pool *p = find_node_pool(w, s->gpu, "");
+    if (!p && !(p = new_node_pool(w, s->gpu, "")))
+        return;
+    engine_estimate_terms(&d, NULL, &e);
+    if (p->n == 0 && p->n_left == 0) {
+        p->before = e.node_bytes_range;
+        snprintf(p->before_source, sizeof p->before_source, "%s", e.node_bytes_source);
+    }
+    /* The nodes are counted per graph and GPU: a run that does not say how many graphs it
+     * captured, or over how many GPUs, would be priced on the defaults' guesses. */
+    bool graphs_known = detail.origin[KNOB_BUCKETS] != ORIGIN_UNKNOWN || detail.origin[KNOB_MAX_BS] != ORIGIN_UNKNOWN;
+    if (!detail.preset[0] && (!graphs_known || detail.origin[KNOB_WORLD] == ORIGIN_UNKNOWN)) {
+        if (p->n_left < CALIB_MAX_POINTS) {
+            p->left[p->n_left].run = s->id;
+            snprintf(p->left[p->n_left++].reason, sizeof p->left[0].reason,
+                     "its log does not say %s: ingest it again with --preset P, or --set tp=N --set max_bs=B",
+                     graphs_known ? "over how many GPUs it ran (tp)" : "how many graphs it captured (max_bs, buckets)");
+        }
+        return;
+    }
+    calib_measured m = measured_of(s);
+    char why[ENGINE_TEXT_MAX];
+    if (p->n >= CALIB_MAX_POINTS) {
+        if (p->n_left < CALIB_MAX_POINTS) {
+            p->left[p->n_left].run = s->id;
+            snprintf(p->left[p->n_left++].reason, sizeof p->left[0].reason, "more than %d runs: the newest are used",
+                     CALIB_MAX_POINTS);
+        }
+        return;
+    }
+    calib_node_point *q = &p->points[p->n];
+    if (!calib_node_point_from_estimate(&d, &e, &m, q, why, sizeof why)) {
+        if (p->n_left < CALIB_MAX_POINTS) {
+            p->left[p->n_left].run = s->id;
+            snprintf(p->left[p->n_left++].reason, sizeof p->left[0].reason, "%s", why);
+        }
+        return;
+    }
+    q->run_id = s->id;
+    engine_release_text(&d.knobs.sglang, p->point_release[p->n], sizeof p->point_release[0]);
+    p->n++;
+}
+
+/* Fits every GPU's pool, then, where its runs hold more than one release, each release's own
+ * (kept where it fits: the releases' drivers then separate). */
+static void fit_node_pools(work *w)
+{
+    int n_gpus = w->n_nodes;
+    for (int g = 0; g < n_gpus; g++) {
+        node_pool *all = &w->nodes[g];
+        calib_fit_node_bytes(all->points, all->n, &all->r);
+        int first = w->n_nodes;
+        for (int i = 0; i < all->n; i++) {
+            const char *rel = all->point_release[i];
+            bool other = false;
+            for (int k = 0; k < all->n; k++)
+                other |= strcmp(all->point_release[k], rel) != 0;
+            node_pool *own = find_node_pool(w, all->gpu, rel);
+            if (!other || (!own && !(own = new_node_pool(w, all->gpu, rel))))
+                continue;
+            own->before = all->before;
+            snprintf(own->before_source, sizeof own->before_source, "%s", all->before_source);
+            own->points[own->n] = all->points[i];
+            snprintf(own->point_release[own->n++], sizeof own->point_release[0], "%s", rel);
+        }
+        for (int k = first; k < w->n_nodes; k++)
+            calib_fit_node_bytes(w->nodes[k].points, w->nodes[k].n, &w->nodes[k].r);
+        /* a release whose runs alone do not fit adds nothing to the pool over every release */
+        int kept = first;
+        for (int k = first; k < w->n_nodes; k++)
+            if (w->nodes[k].r.fitted)
+                w->nodes[kept++] = w->nodes[k];
+        w->n_nodes = kept;
+    }
+}
+
+/* The node_bytes a plan on GPU at RELEASE will use once this calibration is stored: a release's
+ * own fit, the fit over every release, else what the store already holds. */
+static bool node_calibration_for(const work *w, store *st, const char *gpu, const char *release,
+                                 engine_calibration *cal)
+{
+    memset(cal, 0, sizeof *cal);
+    const node_pool *best = NULL;
+    for (int i = 0; i < w->n_nodes; i++) {
+        const node_pool *p = &w->nodes[i];
+        if (strcmp(p->gpu, gpu) != 0 || !p->r.fitted)
+            continue;
+        if (!strcmp(p->release, release))
+            best = p;
+        else if (!p->release[0] && !best)
+            best = p;
+    }
+    if (best) {
+        engine_calibration_set_node_bytes(cal, best->r.node_bytes, best->r.n_runs, gpu, best->release);
+        return true;
+    }
+    return store_load_node_calibration(st, gpu, release, cal);
+}
 
 /* Adds stored run S to its pool (or says why it cannot enter one). ONLY: the pool --preset named. */
 static void add_run(work *w, store *st, const preset_catalog *cat, const store_run_summary *s, const pool *only)
@@ -121,16 +286,209 @@ static void add_run(work *w, store *st, const preset_catalog *cat, const store_r
         skip(w, s->id, "its pool has more than %d runs: the newest are used", CALIB_MAX_POINTS);
         return;
     }
-    engine_estimate_terms(&d, NULL, &e);
+    /* The model's own terms come after node_bytes: its kernel nodes priced at the GPU's. */
+    static engine_calibration node;
+    bool has_node = node_calibration_for(w, st, s->gpu, release, &node);
+    d.knobs.node_bytes_auto = true;
+    engine_estimate_terms(&d, has_node ? &node : NULL, &e);
+    if (p->n == 0) {
+        p->held_node_bytes = e.node_bytes;
+        snprintf(p->held_source, sizeof p->held_source, "%s", e.node_bytes_source);
+    }
     calib_point *q = &p->points[p->n++];
     memset(q, 0, sizeof *q);
     q->run_id = s->id;
     calib_point_from_estimate(&d, &e, q);
-    q->static_bytes = bytes_or_nan(s->static_gib);
-    q->largest_bytes = bytes_or_nan(s->largest_gib);
-    q->buckets_bytes = bytes_or_nan(s->buckets_gib);
-    q->target_bytes = bytes_or_nan(s->target_total_gib);
-    q->draft_bytes = bytes_or_nan(s->draft_gib);
+    calib_measured m = measured_of(s);
+    q->static_bytes = m.static_bytes;
+    q->largest_bytes = m.largest_bytes;
+    q->buckets_bytes = m.buckets_bytes;
+    q->target_bytes = m.target_bytes;
+    q->draft_bytes = m.draft_bytes;
+}
+
+/* ---- One GPU's node_bytes report ---- */
+
+static void kib_range(char *buf, size_t len, engine_range r)
+{
+    snprintf(buf, len, "%.1f KiB [%.1f, %.1f]", r.expected / 1024.0, r.low / 1024.0, r.high / 1024.0);
+}
+
+static void join_models(const calib_node_result *r, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < r->n_models && used + 2 < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "", r->models[i]);
+}
+
+static void join_releases(const node_pool *p, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < p->n && used + 2 < len; i++) {
+        if (!p->r.used[i])
+            continue;
+        bool seen = false;
+        for (int k = 0; k < i; k++)
+            seen |= p->r.used[k] && !strcmp(p->point_release[k], p->point_release[i]);
+        if (!seen)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "", p->point_release[i]);
+    }
+}
+
+static void write_node_report(FILE *out, const node_pool *p, bool dry_run)
+{
+    char models[ENGINE_TEXT_MAX], range[96];
+    join_models(&p->r, models, sizeof models);
+    fprintf(out, "node_bytes of %s (%s%s) from %d run%s of %d model%s%s%s%s\n", p->gpu,
+            p->release[0] ? "sglang " : "every sglang release", p->release, p->r.n_runs, p->r.n_runs == 1 ? "" : "s",
+            p->r.n_models, p->r.n_models == 1 ? "" : "s", p->r.n_models ? " (" : "", models, p->r.n_models ? ")" : "");
+    if (p->n > 0) {
+        fprintf(out, "%6s  %-20s %-16s %-18s %6s %9s  %-13s %9s %9s %9s\n", "run", "model", "layout", "sglang",
+                "graphs", "nodes", "measured", "GiB", "KiB/node", "residual");
+        for (int i = 0; i < p->n; i++) {
+            const calib_node_point *q = &p->points[i];
+            char res[16] = "-";
+            if (isfinite(p->r.residual_pct[i]))
+                snprintf(res, sizeof res, "%+.1f%%", p->r.residual_pct[i]);
+            fprintf(out, "%6lld  %-20s %-16s %-18s %6u %9.0f  %-13s %9.3f %9.1f %9s\n", (long long)q->run_id, q->model,
+                    q->layout, p->point_release[i], q->graphs, q->nodes,
+                    q->from_buckets ? "other buckets"
+                    : q->with_draft ? "total + draft"
+                                    : "total",
+                    gib(q->bytes), q->bytes / q->nodes / 1024.0, res);
+        }
+    }
+    for (int i = 0; i < p->n_left; i++)
+        fprintf(out, "%6lld  gives node_bytes nothing: %s\n", (long long)p->left[i].run, p->left[i].reason);
+    kib_range(range, sizeof range, p->before);
+    if (!p->r.fitted) {
+        fprintf(out, "node_bytes not fitted, nothing stored: %s\n(its estimates keep %s per node: %s)\n", p->r.advice,
+                range, p->before_source);
+        return;
+    }
+    char fit[96];
+    kib_range(fit, sizeof fit, p->r.node_bytes);
+    fprintf(out,
+            "node_bytes = %s per kernel node (before: %s, %s)\n"
+            "  the slope through the origin of each run's measured part less every other term of its estimate,\n"
+            "  over its kernel nodes; the range: the runs' own KiB/node, moved by the logs' two-decimal GiB\n",
+            fit, range, p->before_source);
+    double lo = INFINITY, hi = 0;
+    bool totals = false;
+    for (int i = 0; i < p->n; i++)
+        if (p->r.used[i] && isfinite(p->r.k[i])) {
+            lo = fmin(lo, p->r.k[i]);
+            hi = fmax(hi, p->r.k[i]);
+            totals |= !p->points[i].from_buckets;
+        }
+    if (lo > 0 && hi / lo > 1.5)
+        fprintf(out, "  the runs' own KiB/node differ %.1fx: %s\n", hi / lo,
+                totals ? "a total carries whatever its estimate misses in the largest bucket and the static "
+                         "layer,\n  where a run's bars (the other buckets alone) do not"
+                       : "their graphs differ by more than their kernel nodes (check the runs' layouts)");
+    if (dry_run)
+        fprintf(out, "dry run: nothing stored\n");
+}
+
+static void write_node_json(jsonw *w, const node_pool *p, bool stored)
+{
+    jsonw_object_begin(w);
+    jsonw_kstring(w, "gpu", p->gpu);
+    jsonw_kstring(w, "sglang", p->release[0] ? p->release : NULL);
+    jsonw_kbool(w, "fitted", p->r.fitted);
+    jsonw_kbool(w, "stored", stored);
+    if (p->r.fitted) {
+        jsonw_ku64(w, "node_bytes", p->r.node_bytes.expected);
+        jsonw_ku64(w, "node_bytes_low", p->r.node_bytes.low);
+        jsonw_ku64(w, "node_bytes_high", p->r.node_bytes.high);
+    } else {
+        jsonw_knull(w, "node_bytes");
+        jsonw_knull(w, "node_bytes_low");
+        jsonw_knull(w, "node_bytes_high");
+    }
+    jsonw_kdouble(w, "slope", p->r.slope, 1);
+    jsonw_ku64(w, "before_bytes", p->before.expected);
+    jsonw_kstring(w, "before_source", p->before_source);
+    jsonw_key(w, "models");
+    jsonw_array_begin(w);
+    for (int i = 0; i < p->r.n_models; i++)
+        jsonw_string(w, p->r.models[i]);
+    jsonw_array_end(w);
+    jsonw_key(w, "runs");
+    jsonw_array_begin(w);
+    for (int i = 0; i < p->n; i++) {
+        const calib_node_point *q = &p->points[i];
+        jsonw_object_begin(w);
+        jsonw_ki64(w, "run", q->run_id);
+        jsonw_kstring(w, "model", q->model);
+        jsonw_kstring(w, "layout", q->layout);
+        jsonw_kstring(w, "sglang", p->point_release[i]);
+        jsonw_ku64(w, "graphs", q->graphs);
+        jsonw_kdouble(w, "nodes", q->nodes, 0);
+        jsonw_kstring(w, "measured", q->from_buckets ? "buckets" : q->with_draft ? "total_with_draft" : "total");
+        jsonw_kdouble(w, "bytes", q->bytes, 0);
+        jsonw_kdouble(w, "bytes_per_node", p->r.k[i], 1);
+        jsonw_kdouble(w, "residual_percent", p->r.residual_pct[i], 2);
+        jsonw_object_end(w);
+    }
+    jsonw_array_end(w);
+    jsonw_key(w, "left_out");
+    jsonw_array_begin(w);
+    for (int i = 0; i < p->n_left; i++) {
+        jsonw_object_begin(w);
+        jsonw_ki64(w, "run", p->left[i].run);
+        jsonw_kstring(w, "reason", p->left[i].reason);
+        jsonw_object_end(w);
+    }
+    jsonw_array_end(w);
+    jsonw_kstring(w, "advice", p->r.fitted ? NULL : p->r.advice);
+    jsonw_object_end(w);
+}
+
+/* Fits were made by fit_node_pools; reports and (unless a dry run) stores one GPU's. Returns
+ * whether it was fitted. */
+static bool calibrate_node_pool(const cli_opts *o, store *st, node_pool *p, jsonw *w, bool *store_failed)
+{
+    static char report[32768];
+    if (p->r.fitted && !o->dry_run) {
+        report[0] = '\0';
+        FILE *mem = fmemopen(report, sizeof report, "w");
+        if (mem) {
+            write_node_report(mem, p, false);
+            fclose(mem);
+        }
+        static store_node_calibration c;
+        memset(&c, 0, sizeof c);
+        snprintf(c.gpu, sizeof c.gpu, "%s", p->gpu);
+        snprintf(c.release, sizeof c.release, "%s", p->release);
+        c.node_bytes = p->r.node_bytes;
+        c.n_runs = p->r.n_runs;
+        for (int i = 0; i < p->r.n_runs && i < ENGINE_MAX_CAL_RUNS; i++)
+            c.runs[i] = p->r.runs[i];
+        join_releases(p, c.run_releases, sizeof c.run_releases);
+        join_models(&p->r, c.run_models, sizeof c.run_models);
+        char err[4096 + 512];
+        if (store_save_node_calibration(st, &c, report, err, sizeof err) != 0) {
+            cli_error("calibrate: %s", err);
+            *store_failed = true;
+        } else {
+            p->stored = true;
+        }
+    }
+    if (o->format == FORMAT_JSON) {
+        write_node_json(w, p, p->stored);
+        return p->r.fitted;
+    }
+    write_node_report(stdout, p, o->dry_run);
+    if (p->stored)
+        printf("stored: one model's log improves every model on %s: every estimate there, whatever its model, now\n"
+               "prices its graphs' kernel nodes at this node_bytes (its source: calibrated from %d run%s on %s);\n"
+               "cgplan calibrate --reset %s undoes it\n",
+               p->gpu, p->r.n_runs, p->r.n_runs == 1 ? "" : "s", p->gpu, p->gpu);
+    printf("\n");
+    return p->r.fitted;
 }
 
 /* ---- One pool's report ---- */
@@ -153,6 +511,14 @@ static void write_report(FILE *out, const pool *p, const calib_result *r, bool s
     } else if (r->n_layouts) {
         fprintf(out, "one layout: %s\n", r->layouts[0]);
     }
+    if (p->n > 0 && p->points[0].free[COEF_GRAPH_BYTES])
+        fprintf(out, "its graphs are priced by its preset's fit (graph_bytes), not by their kernel nodes: the fit's\n"
+                     "coefficients are refitted; every term built from its mechanism is held fixed\n");
+    else
+        fprintf(out,
+                "kernel nodes held at %.1f KiB each: %s\n"
+                "every term built from its mechanism is held fixed; the fit takes what the runs show beyond them\n",
+                p->held_node_bytes / 1024.0, p->held_source);
     if (r->n_pair_runs >= 2) {
         fprintf(out, "runs ");
         print_runs(out, r->pair_runs, r->n_pair_runs, ", ");
@@ -206,6 +572,8 @@ static void write_json(jsonw *w, const pool *p, const calib_result *r, bool stor
     jsonw_kstring(w, "gpu", p->gpu);
     jsonw_kstring(w, "sglang", p->release);
     jsonw_kbool(w, "stored", stored);
+    jsonw_ku64(w, "held_node_bytes", p->held_node_bytes);
+    jsonw_kstring(w, "held_node_bytes_source", p->held_source);
     jsonw_key(w, "runs");
     jsonw_array_begin(w);
     for (int i = 0; i < p->n; i++)
@@ -289,7 +657,8 @@ static bool calibrate_pool(const cli_opts *o, store *st, const pool *p, jsonw *w
             mem = NULL;
         }
         char err[4096 + 512];
-        if (store_save_calibration(st, p->model, p->gpu, p->release, &cal, report, err, sizeof err) != 0) {
+        if (store_save_calibration(st, p->model, p->gpu, p->release, &cal, p->held_node_bytes, report, err,
+                                   sizeof err) != 0) {
             cli_error("calibrate: %s", err);
             *store_failed = true;
         } else {
@@ -319,13 +688,52 @@ static bool calibrate_pool(const cli_opts *o, store *st, const pool *p, jsonw *w
 typedef struct {
     const cli_opts *o;
     jsonw *w;
-    int n;
+    int n, n_before; /* rows, and those fitted before node_bytes was per GPU with a graph_bytes */
 } list_ctx;
+
+static void list_node(const store_node_calibration *c, void *ctx_)
+{
+    list_ctx *l = ctx_;
+    l->n++;
+    if (l->o->format == FORMAT_JSON) {
+        jsonw *w = l->w;
+        jsonw_object_begin(w);
+        jsonw_ki64(w, "id", c->id);
+        jsonw_kstring(w, "gpu", c->gpu);
+        jsonw_kstring(w, "sglang", c->release[0] ? c->release : NULL);
+        jsonw_kstring(w, "created_at", c->created_at);
+        jsonw_kbool(w, "current", c->current);
+        jsonw_ku64(w, "node_bytes", c->node_bytes.expected);
+        jsonw_ku64(w, "node_bytes_low", c->node_bytes.low);
+        jsonw_ku64(w, "node_bytes_high", c->node_bytes.high);
+        jsonw_ki64(w, "n_runs", c->n_runs);
+        jsonw_key(w, "runs");
+        jsonw_array_begin(w);
+        for (int i = 0; i < c->n_runs && i < ENGINE_MAX_CAL_RUNS; i++)
+            jsonw_i64(w, c->runs[i]);
+        jsonw_array_end(w);
+        jsonw_kstring(w, "run_releases", c->run_releases);
+        jsonw_kstring(w, "run_models", c->run_models);
+        jsonw_object_end(w);
+        return;
+    }
+    char runs[256] = "", range[96];
+    size_t used = 0;
+    for (int i = 0; i < c->n_runs && i < ENGINE_MAX_CAL_RUNS && used + 24 < sizeof runs; i++)
+        used += (size_t)snprintf(runs + used, sizeof runs - used, "%s%lld", i ? "," : "", (long long)c->runs[i]);
+    kib_range(range, sizeof range, c->node_bytes);
+    printf("%5lld  %-8s %-18s %-20s %-3s %-28s %-12s %-24s %s\n", (long long)c->id, c->gpu,
+           c->release[0] ? c->release : "(every)", c->created_at, c->current ? "yes" : "no", range, runs,
+           c->run_releases, c->run_models);
+}
 
 static void list_one(const store_calibration_info *c, void *ctx_)
 {
     list_ctx *l = ctx_;
     l->n++;
+    /* a graph_bytes fitted before node_bytes was per GPU carries the model's node cost */
+    bool before = c->held_node_bytes == 0 && c->cal.has[COEF_GRAPH_BYTES];
+    l->n_before += before;
     if (l->o->format == FORMAT_JSON) {
         jsonw *w = l->w;
         jsonw_object_begin(w);
@@ -335,6 +743,11 @@ static void list_one(const store_calibration_info *c, void *ctx_)
         jsonw_kstring(w, "sglang", c->release[0] ? c->release : NULL);
         jsonw_kstring(w, "created_at", c->created_at);
         jsonw_kbool(w, "current", c->current);
+        if (c->held_node_bytes)
+            jsonw_ku64(w, "held_node_bytes", c->held_node_bytes);
+        else
+            jsonw_knull(w, "held_node_bytes");
+        jsonw_kbool(w, "before_node_bytes", before);
         jsonw_key(w, "values");
         jsonw_object_begin(w);
         for (int k = 0; k < COEF_COUNT; k++)
@@ -358,35 +771,63 @@ static void list_one(const store_calibration_info *c, void *ctx_)
         if (has)
             used += (size_t)snprintf(vals + used, sizeof vals - used, "%s%s", used ? " " : "", calib_param_names[k]);
     }
-    char runs[256] = "";
+    char runs[256] = "", held[32];
     used = 0;
     for (int i = 0; i < c->cal.n_runs && used + 24 < sizeof runs; i++)
         used += (size_t)snprintf(runs + used, sizeof runs - used, "%s%lld", i ? "," : "", (long long)c->cal.runs[i]);
-    printf("%5lld  %-12s %-8s %-18s %-20s %-3s %-12s %s\n", (long long)c->id, c->model, c->gpu,
-           c->release[0] ? c->release : "(any)", c->created_at, c->current ? "yes" : "no", runs, vals);
+    if (c->held_node_bytes)
+        snprintf(held, sizeof held, "%.1f KiB", c->held_node_bytes / 1024.0);
+    else
+        snprintf(held, sizeof held, "%s", before ? "before *" : "before");
+    printf("%5lld  %-12s %-8s %-18s %-20s %-3s %-10s %-12s %s\n", (long long)c->id, c->model, c->gpu,
+           c->release[0] ? c->release : "(any)", c->created_at, c->current ? "yes" : "no", held, runs, vals);
 }
 
 static int calibrate_list(const cli_opts *o, store *st)
 {
     char err[4096 + 512];
     jsonw w;
-    list_ctx l = {o, &w, 0};
+    list_ctx nodes = {o, &w, 0, 0}, models = {o, &w, 0, 0};
     if (o->format == FORMAT_JSON) {
         jsonw_init(&w, stdout, true);
         jsonw_object_begin(&w);
+        jsonw_key(&w, "node_bytes");
+        jsonw_array_begin(&w);
+    } else {
+        printf("node_bytes per GPU, fitted over any model's runs on it: one model's log improves every model on that "
+               "GPU\n");
+        printf("%5s  %-8s %-18s %-20s %-3s %-28s %-12s %-24s %s\n", "id", "gpu", "sglang", "created", "use",
+               "node_bytes [low, high]", "runs", "releases of its runs", "models");
+    }
+    int rc = store_each_node_calibration(st, list_node, &nodes, err, sizeof err);
+    if (o->format == FORMAT_JSON) {
+        jsonw_array_end(&w);
         jsonw_key(&w, "calibrations");
         jsonw_array_begin(&w);
     } else {
-        printf("%5s  %-12s %-8s %-18s %-20s %-3s %-12s %s\n", "id", "model", "gpu", "sglang", "created", "use", "runs",
-               "fitted");
+        if (nodes.n == 0)
+            printf("(none: cgplan calibrate fits one from two runs of any model on a GPU, of two graph counts or two "
+                   "models)\n");
+        printf("\nper model, GPU and release, fitted after the GPU's node_bytes (the node_bytes column: the one it "
+               "held)\n");
+        printf("%5s  %-12s %-8s %-18s %-20s %-3s %-10s %-12s %s\n", "id", "model", "gpu", "sglang", "created", "use",
+               "node_bytes", "runs", "fitted");
     }
-    int rc = store_each_calibration(st, list_one, &l, err, sizeof err);
+    if (rc == 0)
+        rc = store_each_calibration(st, list_one, &models, err, sizeof err);
     if (o->format == FORMAT_JSON) {
         jsonw_array_end(&w);
         jsonw_object_end(&w);
         fputc('\n', stdout);
-    } else if (l.n == 0) {
-        printf("(no calibration stored in %s: cgplan calibrate fits one from the stored runs)\n", store_path(st));
+    } else {
+        if (models.n == 0 && nodes.n == 0)
+            printf("(no calibration stored in %s: cgplan calibrate fits one from the stored runs)\n", store_path(st));
+        else if (models.n == 0)
+            printf("(none)\n");
+        if (models.n_before)
+            printf("* fitted before node_bytes was calibrated per GPU (a store of schema 7 or older): its graph_bytes "
+                   "carries\n  the model's kernel-node cost and still overrides the mechanism for that model alone "
+                   "(labelled\n  calibrated); cgplan calibrate refits the model after its GPU's node_bytes\n");
     }
     if (rc != 0) {
         cli_error("%s", err);
@@ -397,9 +838,11 @@ static int calibrate_list(const cli_opts *o, store *st)
 
 static int calibrate_reset(const cli_opts *o, store *st)
 {
-    const char *model = o->n_args > 0 ? o->args[0] : NULL, *gpu = o->n_args > 1 ? o->args[1] : NULL,
+    const char *model = o->n_args > 1 ? o->args[0] : NULL, *gpu = o->n_args > 1 ? o->args[1] : NULL,
                *release = o->n_args > 2 ? o->args[2] : NULL;
     char err[4096 + 512], canon[ENGINE_RELEASE_TEXT_MAX];
+    if (o->n_args == 1) /* a GPU alone (cmd_calibrate checked it names one): its node_bytes */
+        gpu = o->args[0];
     if (release) { /* as the pools name it: "v0.5.3" and "0.5.3" are one release */
         engine_release rel;
         if (engine_release_parse(release, &rel, err, sizeof err) != 0) {
@@ -409,26 +852,36 @@ static int calibrate_reset(const cli_opts *o, store *st)
         engine_release_text(&rel, canon, sizeof canon);
         release = canon;
     }
-    int n = store_delete_calibrations(st, model, gpu, release, err, sizeof err);
-    if (n < 0) {
+    int n = 0, n_nodes = 0;
+    if (o->n_args != 1)
+        n = store_delete_calibrations(st, model, gpu, release, err, sizeof err);
+    if (n >= 0 && o->n_args <= 1)
+        n_nodes = store_delete_node_calibrations(st, gpu, NULL, err, sizeof err);
+    if (n < 0 || n_nodes < 0) {
         cli_error("%s", err);
         return EXIT_WORK;
     }
     char what[256];
     if (model)
         snprintf(what, sizeof what, "%s on %s%s%s", model, gpu, release ? ", sglang " : "", release ? release : "");
+    else if (gpu)
+        snprintf(what, sizeof what, "node_bytes on %s", gpu);
     else
         snprintf(what, sizeof what, "every model and GPU");
-    if (n == 0) {
+    if (n + n_nodes == 0) {
         cli_error("calibrate --reset: no calibration of %s in %s (cgplan calibrate list shows them)", what,
                   store_path(st));
         return EXIT_WORK;
     }
     if (o->format == FORMAT_JSON)
-        printf("{\"removed\": %d}\n", n);
+        printf("{\"removed\": %d, \"removed_node_bytes\": %d}\n", n, n_nodes);
+    else if (o->n_args == 1)
+        printf("removed %d node_bytes calibration%s of %s: its estimates use the GPU preset's node_bytes again\n",
+               n_nodes, n_nodes == 1 ? "" : "s", gpu);
     else
-        printf("removed %d calibration%s of %s: cgplan estimate uses the presets' coefficients again\n", n,
-               n == 1 ? "" : "s", what);
+        printf("removed %d calibration%s%s of %s: cgplan estimate uses the presets' coefficients%s again\n",
+               n + n_nodes, n + n_nodes == 1 ? "" : "s", n_nodes ? " (node_bytes included)" : "", what,
+               n_nodes ? " and node_bytes" : "");
     return EXIT_OK;
 }
 
@@ -461,13 +914,13 @@ int cmd_calibrate(int argc, char **argv)
         return EXIT_USAGE;
     }
     bool listing = !reset && o.n_args == 1 && strcmp(o.args[0], "list") == 0;
-    if (reset && o.n_args != 0 && o.n_args != 2 && o.n_args != 3) {
-        cli_error("calibrate --reset: expected nothing, MODEL GPU, or MODEL GPU RELEASE");
+    if (reset && o.n_args > 3) {
+        cli_error("calibrate --reset: expected nothing, GPU (its node_bytes), MODEL GPU, or MODEL GPU RELEASE");
         return EXIT_USAGE;
     }
     if (!reset && !listing && o.n_args) {
-        cli_error("calibrate: unexpected argument '%s' (calibrate, calibrate list, or calibrate --reset [MODEL GPU "
-                  "[RELEASE]])",
+        cli_error("calibrate: unexpected argument '%s' (calibrate, calibrate list, or calibrate --reset [GPU | MODEL "
+                  "GPU [RELEASE]])",
                   o.args[0]);
         return EXIT_USAGE;
     }
@@ -476,6 +929,17 @@ int cmd_calibrate(int argc, char **argv)
         return EXIT_USAGE;
     }
     preset_catalog *cat = preset_catalog_open();
+    if (reset && o.n_args == 1) {
+        engine_gpu g;
+        char err[ENGINE_TEXT_MAX * 2];
+        if (preset_load_gpu(cat, o.args[0], &g, err, sizeof err) != 0) {
+            cli_error("calibrate --reset: '%s' is not a GPU preset: expected nothing, GPU (its node_bytes), MODEL "
+                      "GPU, or MODEL GPU RELEASE",
+                      o.args[0]);
+            preset_catalog_free(cat);
+            return EXIT_USAGE;
+        }
+    }
     static work w;
     memset(&w, 0, sizeof w);
     static pool only;
@@ -514,6 +978,10 @@ int cmd_calibrate(int argc, char **argv)
         preset_catalog_free(cat);
         return EXIT_WORK;
     }
+    /* node_bytes per GPU first, from every model's runs; the models' own fits then hold it. */
+    for (size_t i = 0; i < n_runs; i++)
+        add_node_run(&w, st, cat, &runs[i], restrict_pool ? only.gpu : NULL);
+    fit_node_pools(&w);
     for (size_t i = 0; i < n_runs; i++)
         add_run(&w, st, cat, &runs[i], restrict_pool ? &only : NULL);
     if (restrict_pool && w.n_pools == 0) {
@@ -527,11 +995,18 @@ int cmd_calibrate(int argc, char **argv)
         jsonw_init(&jw, stdout, true);
         jsonw_object_begin(&jw);
         jsonw_kbool(&jw, "dry_run", o.dry_run);
-        jsonw_key(&jw, "calibrations");
+        jsonw_key(&jw, "node_bytes");
         jsonw_array_begin(&jw);
     }
     int n_fitted = 0;
     bool store_failed = false;
+    for (int p = 0; p < w.n_nodes; p++)
+        n_fitted += calibrate_node_pool(&o, st, &w.nodes[p], &jw, &store_failed);
+    if (o.format == FORMAT_JSON) {
+        jsonw_array_end(&jw);
+        jsonw_key(&jw, "calibrations");
+        jsonw_array_begin(&jw);
+    }
     for (int p = 0; p < w.n_pools; p++)
         n_fitted += calibrate_pool(&o, st, &w.pools[p], &jw, &store_failed);
     if (o.format == FORMAT_JSON) {

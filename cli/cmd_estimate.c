@@ -210,6 +210,8 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_ku64(w, "node_bytes_low", e->node_bytes_range.low);
     jsonw_ku64(w, "node_bytes_high", e->node_bytes_range.high);
     jsonw_kstring(w, "node_bytes_source", e->node_bytes_source);
+    jsonw_kbool(w, "node_bytes_calibrated", e->node_bytes_runs > 0);
+    jsonw_ki64(w, "node_bytes_runs", e->node_bytes_runs);
     jsonw_object_end(w);
 
     jsonw_key(w, "heuristic");
@@ -387,8 +389,8 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
     }
     for (int i = 0; i < TERM_COUNT; i++) {
         const engine_term *t = &e->terms[i];
-        if (t->source != SOURCE_CALIBRATED)
-            continue;
+        if (t->source != SOURCE_CALIBRATED || t->n_runs == 0)
+            continue; /* a term calibrated by its GPU's node_bytes alone: the graph nodes line says so */
         fprintf(out, "%-8s calibrated terms use the fit of run%s", "", t->n_runs == 1 ? "" : "s");
         for (int r = 0; r < t->n_runs; r++)
             fprintf(out, "%s%lld", r ? ", " : " ", (long long)e->calibration_runs[r]);

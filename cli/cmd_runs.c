@@ -326,9 +326,7 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
     engine_calibration cal;
     bool calibrated = false;
     if (estimated) {
-        char release[ENGINE_RELEASE_TEXT_MAX];
-        engine_release_text(&d.knobs.sglang, release, sizeof release);
-        calibrated = store_load_calibration_for(s, d.model.name, d.gpu.name, release, &cal);
+        calibrated = store_load_plan_calibration(s, &d, &cal);  /* the model's and its GPU's node_bytes */
         calib_estimate_terms(&d, calibrated ? &cal : NULL, &e); /* the pool's static intercept too */
     }
     preset_catalog_free(cat);

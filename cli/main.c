@@ -342,42 +342,60 @@ static const struct {
     int (*run)(int, char **);
     const char *usage;
     const char *summary;
+    const char *details; /* more for --help; NULL: none */
 } commands[] = {
     {"tui", cmd_tui,
      "cgplan [tui] [--preset P | --model M] [--set KEY=VALUE]... [--sglang-args \"FLAGS\"] [--compare P2] [--db PATH] "
      "[--ascii]\n"
-     "       cgplan tui --snapshot WxH [--preset P | --model M] [--set ...] [--db PATH] [--ascii] [--keys \"K1 K2 ...\"]",
-     "the interactive planner (the default command)"},
+     "       cgplan tui --snapshot WxH [--preset P | --model M] [--set ...] [--db PATH] [--ascii] [--keys \"K1 K2 "
+     "...\"]",
+     "the interactive planner (the default command)", NULL},
     {"estimate", cmd_estimate, "cgplan estimate --preset P [--set KEY=VALUE]... [--db PATH] [--format table|json|csv]",
-     "every memory term for one deployment"},
+     "every memory term for one deployment", NULL},
     {"sweep", cmd_sweep,
      "cgplan sweep --preset P --vary KNOB=FROM:TO[:STEP] [--set ...] [--db PATH] [--format table|json|csv]",
-     "the terms across a range of one knob (without STEP: the knob's own steps)"},
-    {"presets", cmd_presets, "cgplan presets [--format table|json|csv]", "the presets found, with model, GPU and layout"},
+     "the terms across a range of one knob (without STEP: the knob's own steps)", NULL},
+    {"presets", cmd_presets, "cgplan presets [--format table|json|csv]",
+     "the presets found, with model, GPU and layout", NULL},
     {"ingest", cmd_ingest,
-     "cgplan ingest [--db PATH] [--label TEXT] [--preset P] [--model M] [--set KEY=VALUE]... [--dry-run] [--format ...] "
+     "cgplan ingest [--db PATH] [--label TEXT] [--preset P] [--model M] [--set KEY=VALUE]... [--dry-run] [--format "
+     "...] "
      "LOG...",
-     "parse SGLang start-up logs and store each run"},
+     "parse SGLang start-up logs and store each run", NULL},
     {"runs", cmd_runs, "cgplan runs [list | show ID | rm ID | set-model ID MODEL] [--db PATH] [--format ...] [--yes]",
-     "the stored runs; show puts measured layers beside the estimate"},
+     "the stored runs; show puts measured layers beside the estimate", NULL},
     {"calibrate", cmd_calibrate,
      "cgplan calibrate [--preset P | --model M --set gpu=G] [--dry-run] [--db PATH] [--format table|json]\n"
      "       cgplan calibrate list [--db PATH] [--format ...]\n"
-     "       cgplan calibrate --reset [MODEL GPU [RELEASE]] [--db PATH]",
-     "fit the estimator's non-exact terms per model, GPU and SGLang release from stored runs and store them"},
+     "       cgplan calibrate --reset [GPU | MODEL GPU [RELEASE]] [--db PATH]",
+     "fit the estimator's non-exact terms from stored runs, node_bytes per GPU first, then per model, and store them",
+     "The order of a fit (--preset or --model: its GPU's node_bytes, then its model's pool):\n"
+     "  1. node_bytes per GPU, and per SGLang release where the runs of each release fit apart: from any\n"
+     "     model's runs on that GPU. Each run's buckets layer (where its bars bound it) or its capture\n"
+     "     total, less every other term of its estimate, over its graphs' kernel nodes: one slope through\n"
+     "     the origin, with the runs' own spread as its range. It takes at least two runs, of two graph\n"
+     "     counts (another --cuda-graph-max-bs) or of two models. Stored, it prices the kernel nodes of\n"
+     "     every model's estimate on that GPU: one model's log improves every model on it.\n"
+     "  2. Per model, GPU and release, after it: every term built from its mechanism held fixed (the\n"
+     "     kernel nodes at that node_bytes, wrappers, cuBLAS, the draft's buffers), what the model's own\n"
+     "     runs show beyond them: the static intercept (one run), act_bytes_per_row where a run's bars\n"
+     "     bound the largest bucket (one run), and a preset fit's coefficients (the K3 deployments; a\n"
+     "     slope from runs whose rows differ, best two that differ only in max_bs).\n"
+     "What is fitted is labelled calibrated. --reset GPU removes a GPU's node_bytes; --reset with nothing\n"
+     "removes every calibration."},
     {"launch", cmd_launch,
      "cgplan launch --preset P | --model M [--set ...] [--db PATH] [--format table|json] [--allow-patched]\n"
      "       [--disaggregation-mode decode]",
-     "the SGLang command per node that realises the plan (exit 3: it does not fit or the release rejects it)"},
+     "the SGLang command per node that realises the plan (exit 3: it does not fit or the release rejects it)", NULL},
     {"solve", cmd_solve,
      "cgplan solve KNOB --preset P | --model M [--set ...] [--db PATH] [--format table|json|csv]\n"
      "       KNOB: max_bs, max_dispatch, context_len, mtp, mem_fraction_static",
-     "the largest value of a knob that fits (for the fraction: the recommended one) and the term that stops it"},
+     "the largest value of a knob that fits (for the fraction: the recommended one) and the term that stops it", NULL},
     {"search", cmd_search,
      "cgplan search --model M --set gpu=G --gpus N [--nodes K] [--set ...] [--format table|json|csv]",
-     "every layout SGLang accepts for a model on N GPUs, ranked by concurrency, with the Pareto front"},
+     "every layout SGLang accepts for a model on N GPUs, ranked by concurrency, with the Pareto front", NULL},
     {"model", cmd_model, "cgplan model import PATH/config.json [--name NAME]",
-     "write a model preset from a Hugging Face config.json into the user presets"},
+     "write a model preset from a Hugging Face config.json into the user presets", NULL},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -463,6 +481,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < N_COMMANDS; i++)
             if (strcmp(commands[i].name, name) == 0) {
                 printf("Usage: %s\n\n%s.\n", commands[i].usage, commands[i].summary);
+                if (commands[i].details)
+                    printf("\n%s\n", commands[i].details);
                 return EXIT_OK;
             }
     }
@@ -475,6 +495,8 @@ int main(int argc, char **argv)
             continue;
         if (wants_help(argc, argv, 2)) {
             printf("Usage: %s\n\n%s.\n", commands[i].usage, commands[i].summary);
+            if (commands[i].details)
+                printf("\n%s\n", commands[i].details);
             if (strcmp(name, "estimate") == 0 || strcmp(name, "sweep") == 0 || strcmp(name, "launch") == 0 ||
                 strcmp(name, "ingest") == 0 || strcmp(name, "solve") == 0 || strcmp(name, "search") == 0) {
                 printf("\n");

@@ -198,7 +198,10 @@ int cli_run_deployment(const preset_catalog *cat, const store_run_detail *r, eng
         const engine_knob_info *info = &engine_knobs[k];
         if (!r->origin[k] || info->type == KNOB_TYPE_NAME)
             continue;
-        bool numeric = info->field != KNOB_FIELD_LIST;
+        /* only a number can be a 0 the log did not state: an enum's, a switch's or a release's
+         * first value is a value (a2a deepep, dp_attention off, the release itself) */
+        bool numeric =
+            info->field == KNOB_FIELD_U32 || info->field == KNOB_FIELD_U64 || info->field == KNOB_FIELD_DOUBLE;
         if (numeric && !engine_knob_is_auto(&r->values, (engine_knob_id)k) &&
             engine_knob_value(&r->values, (engine_knob_id)k) <= 0)
             continue;

@@ -1,4 +1,4 @@
--- schema.sql — cgplan's store, version 7 (PRAGMA user_version = 7). Embedded into the program at
+-- schema.sql — cgplan's store, version 8 (PRAGMA user_version = 8). Embedded into the program at
 -- build time (cmake/embed_schema.cmake): a new store runs it whole (with store_terms.c's
 -- measured_terms). NULL means "not known". What queries filter or sort by are columns; what a
 -- run's readers only ever take whole (its knobs, its groups with their bars, ranks, env lines)
@@ -47,6 +47,9 @@ CREATE TRIGGER IF NOT EXISTS runs_texts_unused AFTER DELETE ON runs BEGIN
 END;
 CREATE INDEX IF NOT EXISTS runs_content_hash ON runs(content_hash);
 CREATE INDEX IF NOT EXISTS runs_model_gpu ON runs(model, gpu);
+-- A model's calibration. held_node_bytes NULL: fitted before node_bytes was calibrated per GPU
+-- (v7 and older), so a graph_bytes in it carries the model's node cost; it still overrides the
+-- mechanism for its own model, and calibrate list says so.
 CREATE TABLE IF NOT EXISTS calibrations (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   model TEXT NOT NULL, gpu TEXT NOT NULL,
@@ -56,6 +59,22 @@ CREATE TABLE IF NOT EXISTS calibrations (
   runs TEXT,                                     -- "1,2": the run ids behind it
   report TEXT,
   sglang TEXT,                                   -- the release pooled (engine_release_text); NULL: any (v2)
-  static_bytes INTEGER                           -- the static layer's fitted intercept (v3)
+  static_bytes INTEGER,                          -- the static layer's fitted intercept (v3)
+  held_node_bytes INTEGER                        -- the node_bytes its fit held the node terms at (v8)
 );
 CREATE INDEX IF NOT EXISTS calibrations_model_gpu ON calibrations(model, gpu);
+-- The driver's bytes per kernel node of a GPU, fitted over any model's runs on it (v8): every
+-- model's estimate on that GPU prices its graphs' nodes at it. Columns: db/store_row.c.
+CREATE TABLE IF NOT EXISTS gpu_calibrations (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  gpu TEXT NOT NULL,
+  sglang TEXT,                                   -- the release its runs were pooled by; NULL: every release
+  created_at TEXT NOT NULL,
+  node_bytes INTEGER NOT NULL, node_bytes_low INTEGER NOT NULL, node_bytes_high INTEGER NOT NULL,
+  n_runs INTEGER NOT NULL,
+  runs TEXT NOT NULL,                            -- "3,4": the run ids behind it
+  run_releases TEXT,                             -- "0.5.3,main@2026-07-20": the releases of those runs
+  run_models TEXT,                               -- "qwq-32b,llama-3.1-8b": their models
+  report TEXT
+);
+CREATE INDEX IF NOT EXISTS gpu_calibrations_gpu ON gpu_calibrations(gpu);

@@ -577,9 +577,41 @@ static int migrate_6_to_7(store *s, char *err, size_t errlen)
     return store_exec(s, sql, err, errlen);
 }
 
+/* v7 -> v8: node_bytes belongs to the GPU (issue 18): its calibrations get their table, and a
+ * model's calibration records the node_bytes its fit held. The calibrations stored so far are
+ * kept as they are, with a NULL there: their graph_bytes carries the model's node cost and still
+ * overrides the mechanism for that model alone (calibrate list says so). Version 8's DDL as it
+ * was then (db/schema.sql has the newest). */
+static int migrate_7_to_8(store *s, char *err, size_t errlen)
+{
+    static const char sql[] =
+        "CREATE TABLE IF NOT EXISTS gpu_calibrations (\n"
+        "  id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+        "  gpu TEXT NOT NULL,\n"
+        "  sglang TEXT,\n"
+        "  created_at TEXT NOT NULL,\n"
+        "  node_bytes INTEGER NOT NULL, node_bytes_low INTEGER NOT NULL, node_bytes_high INTEGER NOT NULL,\n"
+        "  n_runs INTEGER NOT NULL,\n"
+        "  runs TEXT NOT NULL,\n"
+        "  run_releases TEXT,\n"
+        "  run_models TEXT,\n"
+        "  report TEXT\n"
+        ");\n"
+        "CREATE INDEX IF NOT EXISTS gpu_calibrations_gpu ON gpu_calibrations(gpu);";
+    int have = has_column(s, "calibrations", "held_node_bytes");
+    if (have < 0) {
+        store_db_err(s, err, errlen, "migrating to schema version 8");
+        return -1;
+    }
+    if (!have && store_exec(s, "ALTER TABLE calibrations ADD COLUMN held_node_bytes INTEGER", err, errlen) != 0)
+        return -1;
+    return store_exec(s, sql, err, errlen);
+}
+
 typedef int (*store_migration)(store *s, char *err, size_t errlen);
-static const store_migration upgrades[STORE_SCHEMA_VERSION] = {
-    NULL, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4, migrate_4_to_5, migrate_5_to_6, migrate_6_to_7};
+static const store_migration upgrades[STORE_SCHEMA_VERSION] = {NULL,           migrate_1_to_2, migrate_2_to_3,
+                                                               migrate_3_to_4, migrate_4_to_5, migrate_5_to_6,
+                                                               migrate_6_to_7, migrate_7_to_8};
 
 static int migrate(store *s, store_seed_context_fn seed, void *seed_arg, char *err, size_t errlen)
 {
@@ -1213,7 +1245,22 @@ const char *store_run_calibration_exclusion(const store_run_summary *r)
 
 #define CAL_COLUMNS                                                                                                    \
     "act_bytes_per_row, lazy_bytes, graph_bytes, out_bytes_per_row, draft_base_bytes, draft_bytes_per_row, runs, "     \
-    "static_bytes, id, model, gpu, sglang, created_at"
+    "static_bytes, id, model, gpu, sglang, created_at, held_node_bytes"
+
+/* The ids of "3,4" into IDS (at most CAP); returns how many were read. */
+static int read_ids(const char *text, int64_t *ids, int cap)
+{
+    int n = 0;
+    while (text && *text && n < cap) {
+        char *end;
+        long long v = strtoll(text, &end, 10);
+        if (end == text)
+            break;
+        ids[n++] = v;
+        text = *end == ',' ? end + 1 : NULL;
+    }
+    return n;
+}
 
 /* A calibrations row (CAL_COLUMNS from column 0) into CAL. */
 static void read_calibration(sqlite3_stmt *st, engine_calibration *cal)
@@ -1223,15 +1270,7 @@ static void read_calibration(sqlite3_stmt *st, engine_calibration *cal)
         cal->has[i] = sqlite3_column_type(st, i) != SQLITE_NULL && sqlite3_column_int64(st, i) >= 0;
         cal->value[i] = cal->has[i] ? (uint64_t)sqlite3_column_int64(st, i) : 0;
     }
-    const char *runs = (const char *)sqlite3_column_text(st, COEF_COUNT);
-    while (runs && *runs && cal->n_runs < ENGINE_MAX_CAL_RUNS) {
-        char *end;
-        long long v = strtoll(runs, &end, 10);
-        if (end == runs)
-            break;
-        cal->runs[cal->n_runs++] = v;
-        runs = *end == ',' ? end + 1 : NULL;
-    }
+    cal->n_runs = read_ids((const char *)sqlite3_column_text(st, COEF_COUNT), cal->runs, ENGINE_MAX_CAL_RUNS);
     int sc = COEF_COUNT + 1;
     cal->has_static = sqlite3_column_type(st, sc) != SQLITE_NULL && sqlite3_column_int64(st, sc) >= 0;
     cal->static_bytes = cal->has_static ? (uint64_t)sqlite3_column_int64(st, sc) : 0;
@@ -1241,7 +1280,10 @@ bool store_load_plan_calibration(store *s, const engine_deployment *d, engine_ca
 {
     char release[ENGINE_RELEASE_TEXT_MAX]; /* calibrations pool by release */
     engine_release_text(&d->knobs.sglang, release, sizeof release);
-    return store_load_calibration_for(s, d->model.name, d->gpu.name, release, cal);
+    memset(cal, 0, sizeof *cal);
+    bool model = store_load_calibration_for(s, d->model.name, d->gpu.name, release, cal);
+    bool gpu = store_load_node_calibration(s, d->gpu.name, release, cal);
+    return model || gpu;
 }
 
 bool store_load_calibration_for(store *s, const char *model, const char *gpu, const char *release,
@@ -1274,7 +1316,8 @@ bool store_load_calibration(store *s, const char *model, const char *gpu, engine
 }
 
 int store_save_calibration(store *s, const char *model, const char *gpu, const char *release,
-                           const engine_calibration *cal, const char *report, char *err, size_t errlen)
+                           const engine_calibration *cal, uint64_t held_node_bytes, const char *report, char *err,
+                           size_t errlen)
 {
     if (s->read_only) {
         store_set_err(err, errlen, "%s is open read-only", s->path);
@@ -1295,8 +1338,8 @@ int store_save_calibration(store *s, const char *model, const char *gpu, const c
     if (sqlite3_prepare_v2(s->db,
                            "INSERT INTO calibrations (model, gpu, created_at, act_bytes_per_row, lazy_bytes, "
                            "graph_bytes, out_bytes_per_row, draft_base_bytes, draft_bytes_per_row, runs, report, "
-                           "sglang, static_bytes) VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?3, ?4, ?5, "
-                           "?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                           "sglang, static_bytes, held_node_bytes) VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', "
+                           "'now'), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
                            -1, &st, NULL) != SQLITE_OK) {
         store_db_err(s, err, errlen, "saving a calibration");
         return -1;
@@ -1326,6 +1369,10 @@ int store_save_calibration(store *s, const char *model, const char *gpu, const c
         sqlite3_bind_int64(st, 12, (sqlite3_int64)cal->static_bytes);
     else
         sqlite3_bind_null(st, 12);
+    if (held_node_bytes > 0 && held_node_bytes <= STORE_CALIBRATION_MAX_BYTES)
+        sqlite3_bind_int64(st, 13, (sqlite3_int64)held_node_bytes);
+    else
+        sqlite3_bind_null(st, 13);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -1358,7 +1405,9 @@ int store_each_calibration(store *s, void (*fn)(const store_calibration_info *c,
         engine_copy_text(c.gpu, sizeof c.gpu, (const char *)sqlite3_column_text(st, base + 2));
         engine_copy_text(c.release, sizeof c.release, (const char *)sqlite3_column_text(st, base + 3));
         engine_copy_text(c.created_at, sizeof c.created_at, (const char *)sqlite3_column_text(st, base + 4));
-        c.current = sqlite3_column_int(st, base + 5) != 0;
+        int64_t held = sqlite3_column_type(st, base + 5) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, base + 5);
+        c.held_node_bytes = held > 0 ? (uint64_t)held : 0;
+        c.current = sqlite3_column_int(st, base + 6) != 0;
         fn(&c, ctx);
     }
     sqlite3_finalize(st);
@@ -1392,6 +1441,159 @@ int store_delete_calibrations(store *s, const char *model, const char *gpu, cons
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
         store_db_err(s, err, errlen, "deleting calibrations");
+        return -1;
+    }
+    return sqlite3_changes(s->db);
+}
+
+/* ---- A GPU's node_bytes (gpu_calibrations, through its column table in store_row.c) ---- */
+
+static void node_calibration_from_row(const store_gpu_calibration_row *row, bool current, store_node_calibration *c)
+{
+    memset(c, 0, sizeof *c);
+    c->id = row->id;
+    engine_copy_text(c->gpu, sizeof c->gpu, row->gpu);
+    engine_copy_text(c->release, sizeof c->release, row->sglang);
+    engine_copy_text(c->created_at, sizeof c->created_at, row->created_at);
+    c->current = current;
+    c->node_bytes.expected = row->node_bytes > 0 ? (uint64_t)row->node_bytes : 0;
+    c->node_bytes.low = row->node_bytes_low > 0 ? (uint64_t)row->node_bytes_low : 0;
+    c->node_bytes.high = row->node_bytes_high > 0 ? (uint64_t)row->node_bytes_high : 0;
+    c->n_runs = row->n_runs > 0 && row->n_runs < INT32_MAX ? (int)row->n_runs : 0;
+    read_ids(row->runs, c->runs, ENGINE_MAX_CAL_RUNS);
+    engine_copy_text(c->run_releases, sizeof c->run_releases, row->run_releases);
+    engine_copy_text(c->run_models, sizeof c->run_models, row->run_models);
+}
+
+int store_save_node_calibration(store *s, const store_node_calibration *c, const char *report, char *err, size_t errlen)
+{
+    if (s->read_only) {
+        store_set_err(err, errlen, "%s is open read-only", s->path);
+        return -1;
+    }
+    const engine_range *r = &c->node_bytes;
+    if (r->expected == 0 || r->expected > STORE_CALIBRATION_MAX_BYTES || r->low > r->expected ||
+        r->high < r->expected || r->high > STORE_CALIBRATION_MAX_BYTES) {
+        store_set_err(err, errlen,
+                      "%s: node_bytes calibration of %s not saved: %llu B [%llu, %llu] is not a value with a range "
+                      "around it",
+                      s->path, c->gpu, (unsigned long long)r->expected, (unsigned long long)r->low,
+                      (unsigned long long)r->high);
+        return -1;
+    }
+    char runs[ENGINE_MAX_CAL_RUNS * 21 + 1] = "";
+    size_t used = 0;
+    for (int i = 0; i < c->n_runs && i < ENGINE_MAX_CAL_RUNS; i++)
+        used += (size_t)snprintf(runs + used, sizeof runs - used, "%s%lld", i ? "," : "", (long long)c->runs[i]);
+    store_gpu_calibration_row row = {
+        .gpu = c->gpu,
+        .sglang = c->release,
+        .node_bytes = (int64_t)r->expected,
+        .node_bytes_low = (int64_t)r->low,
+        .node_bytes_high = (int64_t)r->high,
+        .n_runs = c->n_runs,
+        .runs = runs,
+        .run_releases = c->run_releases,
+        .run_models = c->run_models,
+        .report = report,
+    };
+    char sql[1024];
+    store_insert_sql(&store_gpu_calibrations_table, sql, sizeof sql);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        store_db_err(s, err, errlen, "saving a node_bytes calibration");
+        return -1;
+    }
+    store_bind_row(st, &store_gpu_calibrations_table, &row);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        store_db_err(s, err, errlen, "saving a node_bytes calibration");
+        return -1;
+    }
+    return 0;
+}
+
+bool store_load_node_calibration(store *s, const char *gpu, const char *release, engine_calibration *cal)
+{
+    char sql[1024];
+    /* the release's own before one pooled over every release (NULL) */
+    store_select_sql(&store_gpu_calibrations_table, NULL,
+                     "WHERE gpu = ?1 AND (?2 IS NULL OR sglang IS NULL OR sglang = ?2) ORDER BY sglang IS NULL, id "
+                     "DESC LIMIT 1",
+                     sql, sizeof sql);
+    sqlite3_stmt *st = NULL;
+    if (!s || !gpu || !*gpu || sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return false;
+    }
+    sqlite3_bind_text(st, 1, gpu, -1, SQLITE_TRANSIENT);
+    if (release && *release)
+        sqlite3_bind_text(st, 2, release, -1, SQLITE_TRANSIENT);
+    bool found = sqlite3_step(st) == SQLITE_ROW;
+    if (found) {
+        store_gpu_calibration_row row;
+        store_read_row(st, 0, &store_gpu_calibrations_table, &row);
+        store_node_calibration c;
+        node_calibration_from_row(&row, true, &c);
+        found = c.node_bytes.expected > 0;
+        if (found)
+            engine_calibration_set_node_bytes(cal, c.node_bytes, c.n_runs, c.gpu, c.release);
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
+int store_each_node_calibration(store *s, void (*fn)(const store_node_calibration *c, void *ctx), void *ctx, char *err,
+                                size_t errlen)
+{
+    char sql[1024];
+    store_select_sql(&store_gpu_calibrations_table,
+                     "id = (SELECT max(id) FROM gpu_calibrations g2 WHERE g2.gpu = gpu_calibrations.gpu AND "
+                     "g2.sglang IS gpu_calibrations.sglang)",
+                     "ORDER BY id DESC", sql, sizeof sql);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        store_db_err(s, err, errlen, "listing node_bytes calibrations");
+        return -1;
+    }
+    int rc;
+    store_node_calibration c;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_gpu_calibration_row row;
+        store_read_row(st, 1, &store_gpu_calibrations_table, &row);
+        node_calibration_from_row(&row, sqlite3_column_int(st, 0) != 0, &c);
+        fn(&c, ctx);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        store_db_err(s, err, errlen, "listing node_bytes calibrations");
+        return -1;
+    }
+    return 0;
+}
+
+int store_delete_node_calibrations(store *s, const char *gpu, const char *release, char *err, size_t errlen)
+{
+    if (s->read_only) {
+        store_set_err(err, errlen, "%s is open read-only", s->path);
+        return -1;
+    }
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(
+            s->db, "DELETE FROM gpu_calibrations WHERE (?1 IS NULL OR gpu = ?1) AND (?2 IS NULL OR sglang = ?2)", -1,
+            &st, NULL) != SQLITE_OK) {
+        store_db_err(s, err, errlen, "deleting node_bytes calibrations");
+        return -1;
+    }
+    if (gpu)
+        sqlite3_bind_text(st, 1, gpu, -1, SQLITE_TRANSIENT);
+    if (release)
+        sqlite3_bind_text(st, 2, release, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        store_db_err(s, err, errlen, "deleting node_bytes calibrations");
         return -1;
     }
     return sqlite3_changes(s->db);

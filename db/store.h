@@ -87,13 +87,17 @@ bool store_load_calibration(store *s, const char *model, const char *gpu, engine
  * one stored before releases were pooled (schema 2) matches any; RELEASE NULL: any. */
 bool store_load_calibration_for(store *s, const char *model, const char *gpu, const char *release,
                                 engine_calibration *cal);
-/* The same for a plan: its model, GPU and release. */
+/* Everything a plan takes from the store: the newest calibration of its model, GPU and release,
+ * and its GPU's node_bytes calibration (store_load_node_calibration), whatever the model. Returns
+ * whether either was found; CAL is cleared first. */
 bool store_load_plan_calibration(store *s, const engine_deployment *d, engine_calibration *cal);
-/* Stores a calibration of (MODEL, GPU, RELEASE) with the human report that explains it. A value
+/* Stores a calibration of (MODEL, GPU, RELEASE) with the human report that explains it.
+ * HELD_NODE_BYTES is the node_bytes its fit held the kernel-node terms at (0: not known). A value
  * no GPU could hold (over STORE_CALIBRATION_MAX_BYTES) is refused. Returns 0 or -1 with ERR. */
 #define STORE_CALIBRATION_MAX_BYTES ((uint64_t)1 << 44) /* 16 TiB */
 int store_save_calibration(store *s, const char *model, const char *gpu, const char *release,
-                           const engine_calibration *cal, const char *report, char *err, size_t errlen);
+                           const engine_calibration *cal, uint64_t held_node_bytes, const char *report, char *err,
+                           size_t errlen);
 
 /* One stored calibration, for `calibrate list`. */
 typedef struct {
@@ -103,6 +107,10 @@ typedef struct {
     char created_at[32];
     bool current; /* the newest of its pool: the one the estimate uses */
     engine_calibration cal;
+    /* The node_bytes its fit held the kernel-node terms at; 0: fitted before node_bytes was
+     * calibrated per GPU (schema 7 and older), so a graph_bytes in it carries the model's node
+     * cost, and still overrides the mechanism for its own model. */
+    uint64_t held_node_bytes;
 } store_calibration_info;
 /* Calls FN for every stored calibration, newest first. Returns 0 or -1 with ERR. */
 int store_each_calibration(store *s, void (*fn)(const store_calibration_info *c, void *ctx), void *ctx, char *err,
@@ -112,13 +120,44 @@ int store_each_calibration(store *s, void (*fn)(const store_calibration_info *c,
 int store_delete_calibrations(store *s, const char *model, const char *gpu, const char *release, char *err,
                               size_t errlen);
 
+/* ---- A GPU's node_bytes, fitted over any model's runs on it (schema 8) ---- */
+
+typedef struct {
+    int64_t id;
+    char gpu[ENGINE_NAME_MAX];
+    char release[ENGINE_RELEASE_TEXT_MAX]; /* "": pooled over every release its runs hold */
+    char created_at[32];
+    bool current; /* the newest of its (GPU, release): the one the estimate uses */
+    engine_range node_bytes;
+    int n_runs;                         /* every run behind it */
+    int64_t runs[ENGINE_MAX_CAL_RUNS];  /* the first ENGINE_MAX_CAL_RUNS of them */
+    char run_releases[ENGINE_TEXT_MAX]; /* "0.5.3,main@2026-07-20": the releases of its runs */
+    char run_models[ENGINE_TEXT_MAX];   /* "qwq-32b,llama-3.1-8b": their models */
+} store_node_calibration;
+
+/* Stores C (its id, created_at and current are ignored) with the report that explains it. A
+ * node_bytes outside 1 .. 16 TiB, or a range that does not hold it, is refused. Returns 0 or -1
+ * with ERR. */
+int store_save_node_calibration(store *s, const store_node_calibration *c, const char *report, char *err,
+                                size_t errlen);
+/* The newest node_bytes calibration of GPU for RELEASE (engine_release_text's; NULL or "": any):
+ * the release's own before one pooled over every release. Sets CAL's node_bytes fields (with
+ * its source text) and leaves the rest; returns whether one was found. */
+bool store_load_node_calibration(store *s, const char *gpu, const char *release, engine_calibration *cal);
+/* Calls FN for every stored node_bytes calibration, newest first. Returns 0 or -1 with ERR. */
+int store_each_node_calibration(store *s, void (*fn)(const store_node_calibration *c, void *ctx), void *ctx, char *err,
+                                size_t errlen);
+/* Deletes the node_bytes calibrations of GPU and RELEASE (a NULL narrows nothing). Returns how
+ * many, or -1 with ERR. */
+int store_delete_node_calibrations(store *s, const char *gpu, const char *release, char *err, size_t errlen);
+
 /* Sets run ID's model (a model preset's name), its origin "set". Returns 0, 1 when there is no
  * such run, -1 on a database error. */
 int store_set_run_model(store *s, int64_t id, const char *model, char *err, size_t errlen);
 
 /* ---- Additions (issue 2): schema version, ingest, the facts of a run, details for `runs show`. */
 
-#define STORE_SCHEMA_VERSION 7 /* PRAGMA user_version of the newest schema this program writes */
+#define STORE_SCHEMA_VERSION 8 /* PRAGMA user_version of the newest schema this program writes */
 
 typedef struct store_ingest store_ingest;
 typedef struct store_ingest_result store_ingest_result;

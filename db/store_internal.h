@@ -146,10 +146,19 @@ typedef struct {
     int64_t bytes, size;       /* size 0: not known */
 } store_term_row;
 
+/* A GPU's node_bytes calibration (gpu_calibrations). */
+typedef struct {
+    int64_t id; /* 0 on insert: SQLite assigns it */
+    const char *gpu, *sglang;
+    const char *created_at; /* NULL on insert: the time SQLite gives */
+    int64_t node_bytes, node_bytes_low, node_bytes_high, n_runs;
+    const char *runs, *run_releases, *run_models, *report;
+} store_gpu_calibration_row;
+
 /* store_run_summary_table: the columns of runs a listing reads (the rest of the row untouched). */
 extern const store_table store_run_summary_table;
 extern const store_table store_runs_table, store_groups_table, store_bars_table, store_ranks_table, store_env_table,
-    store_knob_rows_table, store_measured_terms_table;
+    store_knob_rows_table, store_measured_terms_table, store_gpu_calibrations_table;
 
 /* "INSERT INTO t (a, b, ...) VALUES (?1, ?2, ...)". */
 void store_insert_sql(const store_table *t, char *buf, size_t len);

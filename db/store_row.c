@@ -175,6 +175,25 @@ static const store_column term_columns[] = {M(run_id, INT), M(term, KEY), M(meth
 #undef M
 const store_table store_measured_terms_table = {TABLE("measured_terms", term_columns), false, 0, 0};
 
+#define G(name, type) COL(store_gpu_calibration_row, name, type)
+static const store_column gpu_calibration_columns[] = {
+    G(id, POS),
+    G(gpu, KEY),
+    G(sglang, TEXT),
+    {"created_at", STORE_COL_TEXT, offsetof(store_gpu_calibration_row, created_at),
+     "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')", false, false},
+    G(node_bytes, INT),
+    G(node_bytes_low, INT),
+    G(node_bytes_high, INT),
+    G(n_runs, INT),
+    G(runs, KEY),
+    G(run_releases, TEXT),
+    G(run_models, TEXT),
+    G(report, TEXT),
+};
+#undef G
+const store_table store_gpu_calibrations_table = {TABLE("gpu_calibrations", gpu_calibration_columns), false, 0, 0};
+
 static bool column_knob(int k)
 {
     return engine_knobs[k].store == KNOB_STORE_COLUMN;

@@ -52,26 +52,39 @@ void calib_point_from_estimate(const engine_deployment *d, const engine_estimate
     p->shape = h;
     p->max_bs = d->knobs.max_bs;
     p->gpu_bytes = (double)d->gpu.cuda_total_bytes;
-    /* Which coefficients the run's estimate takes: a term of source coefficient or unknown. */
+    /* Which coefficients the run's estimate takes: a term built from a fit (its fit part), one
+     * with no formula, and a per-row act from a coefficient. A term built from its mechanism is
+     * subtracted like the exact ones (the kernel nodes at the GPU's node_bytes, calibrated first),
+     * but the widest layer, whose per-row slope the bars can part, is a free coefficient with its
+     * mechanism to fall back on. */
     static const struct {
         engine_term_id term;
+        engine_part_id fit; /* PART_COUNT: none (act is a coefficient or the widest layer) */
         int coef[2];
     } uses[] = {
-        {TERM_LAZY, {COEF_LAZY_BYTES, -1}},
-        {TERM_ACT, {COEF_ACT_BYTES_PER_ROW, -1}},
-        {TERM_BUCKETS, {COEF_GRAPH_BYTES, COEF_OUT_BYTES_PER_ROW}},
-        {TERM_DRAFT, {COEF_DRAFT_BASE_BYTES, COEF_DRAFT_BYTES_PER_ROW}},
+        {TERM_LAZY, PART_LAZY_FIT, {COEF_LAZY_BYTES, -1}},
+        {TERM_ACT, PART_COUNT, {COEF_ACT_BYTES_PER_ROW, -1}},
+        {TERM_BUCKETS, PART_BUCKETS_FIT, {COEF_GRAPH_BYTES, COEF_OUT_BYTES_PER_ROW}},
+        {TERM_DRAFT, PART_DRAFT_FIT, {COEF_DRAFT_BASE_BYTES, COEF_DRAFT_BYTES_PER_ROW}},
     };
     bool fitted_term[TERM_COUNT] = {false};
     memset(p->free, 0, sizeof p->free);
+    memset(p->mechanism, 0, sizeof p->mechanism);
+    memset(p->mechanism_bytes, 0, sizeof p->mechanism_bytes);
     for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++) {
-        engine_source s = e->terms[uses[i].term].source;
-        if (s != SOURCE_COEFFICIENT && s != SOURCE_UNKNOWN && s != SOURCE_CALIBRATED)
-            continue; /* exact or derived: subtracted like the other fixed terms */
+        const engine_term *t = &e->terms[uses[i].term];
+        bool from_fit = uses[i].fit < PART_COUNT ? e->parts[uses[i].fit].present
+                                                 : t->source == SOURCE_COEFFICIENT || t->source == SOURCE_CALIBRATED;
+        bool widest = uses[i].term == TERM_ACT && t->source == SOURCE_DERIVED && t->known;
+        if (!from_fit && !widest && t->source != SOURCE_UNKNOWN)
+            continue; /* from its mechanism: subtracted like the other fixed terms */
         fitted_term[uses[i].term] = true;
         for (int c = 0; c < 2; c++)
-            if (uses[i].coef[c] >= 0)
+            if (uses[i].coef[c] >= 0) {
                 p->free[uses[i].coef[c]] = true;
+                p->mechanism[uses[i].coef[c]] = widest;
+                p->mechanism_bytes[uses[i].coef[c]] = widest ? (double)t->bytes : 0;
+            }
     }
     for (int l = 0; l < LAYER_COUNT; l++)
         p->fixed[l] = 0;
@@ -431,8 +444,49 @@ static void add_layout(calib_result *r, const char *layout)
         snprintf(r->layouts[r->n_layouts++], sizeof r->layouts[0], "%s", layout);
 }
 
-void calib_fit(const calib_point *p, int n, const uint64_t current[COEF_COUNT], const bool current_known[COEF_COUNT],
-               calib_result *r)
+/* The layer coefficient J's term is in. */
+static int coef_layer(int j)
+{
+    switch (j) {
+    case COEF_GRAPH_BYTES:
+    case COEF_OUT_BYTES_PER_ROW:
+        return LAYER_BUCKETS;
+    case COEF_DRAFT_BASE_BYTES:
+    case COEF_DRAFT_BYTES_PER_ROW:
+        return LAYER_DRAFT;
+    default:
+        return LAYER_LARGEST;
+    }
+}
+
+/* Whether some point measures coefficient J's layer on its own (the bars), so that a slope can
+ * be parted from the intercepts; end-line totals alone leave it to the static intercept. */
+static bool layer_measured(const calib_point *p, int n, int j)
+{
+    for (int i = 0; i < n; i++) {
+        double v = coef_layer(j) == LAYER_BUCKETS ? p[i].buckets_bytes
+                   : coef_layer(j) == LAYER_DRAFT ? p[i].draft_bytes
+                                                  : p[i].largest_bytes;
+        if (known(v))
+            return true;
+    }
+    return false;
+}
+
+/* Coefficient J stops being free where its term has a mechanism: the mechanism's bytes join the
+ * fixed terms of their layer. */
+static void fold_mechanism(calib_point *p, int n, int j)
+{
+    for (int i = 0; i < n; i++)
+        if (p[i].mechanism[j]) {
+            p[i].fixed[coef_layer(j)] += p[i].mechanism_bytes[j];
+            p[i].free[j] = false;
+            p[i].mechanism[j] = false;
+        }
+}
+
+void calib_fit(const calib_point *points, int n, const uint64_t current[COEF_COUNT],
+               const bool current_known[COEF_COUNT], calib_result *r)
 {
     memset(r, 0, sizeof *r);
     if (n > CALIB_MAX_POINTS)
@@ -441,6 +495,16 @@ void calib_fit(const calib_point *p, int n, const uint64_t current[COEF_COUNT], 
         n = 0;
     r->n_points = n;
     r->worst_total_pct = NAN;
+    /* A copy the fit may change: a coefficient with a mechanism that the runs do not part is
+     * folded back into the fixed terms. */
+    calib_point p[CALIB_MAX_POINTS];
+    if (n > 0)
+        memcpy(p, points, (size_t)n * sizeof p[0]);
+    bool backed[CALIB_N_PARAMS] = {false}; /* some run has the term's mechanism to fall back on */
+    char folded[CALIB_N_PARAMS][160] = {{0}};
+    for (int j = 0; j < COEF_COUNT; j++)
+        for (int i = 0; i < n; i++)
+            backed[j] |= p[i].mechanism[j];
 
     /* A coefficient is a parameter when every run's estimate takes it; the static intercept always. */
     bool eligible[CALIB_N_PARAMS];
@@ -457,8 +521,30 @@ void calib_fit(const calib_point *p, int n, const uint64_t current[COEF_COUNT], 
         c->fitted = NAN;
     }
 
+    for (int j = 0; j < COEF_COUNT; j++)
+        if (backed[j] && eligible[j] && !layer_measured(p, n, j)) {
+            fold_mechanism(p, n, j);
+            eligible[j] = false;
+            snprintf(folded[j], sizeof folded[j], "no run's bars bound its layer");
+        }
+
     static fit_state f;
     fit_core(p, n, -1, eligible, held, &f);
+    /* A mechanism-backed coefficient the rows did not give keeps its mechanism: the rest refitted. */
+    bool refit = false;
+    for (int j = 0; j < COEF_COUNT; j++) {
+        if (!backed[j] || !eligible[j] || f.st[j] == ST_FITTED || f.st[j] == ST_PAIR)
+            continue;
+        snprintf(folded[j], sizeof folded[j], "%s",
+                 f.st[j] == ST_REFUSED  ? f.why[j]
+                 : f.st[j] == ST_NODATA ? "no run measures it"
+                                        : "the runs do not part it from the intercepts");
+        fold_mechanism(p, n, j);
+        eligible[j] = false;
+        refit = true;
+    }
+    if (refit)
+        fit_core(p, n, -1, eligible, held, &f);
     static row rows[MAX_ROWS];
     bool use[CALIB_MAX_POINTS] = {false};
     int m = build_rows(p, n, -1, NULL, rows, use);
@@ -481,8 +567,20 @@ void calib_fit(const calib_point *p, int n, const uint64_t current[COEF_COUNT], 
         case ST_OFF:
             c->kind = CALIB_FIT_NONE;
             c->value = c->current;
-            snprintf(c->note, sizeof c->note, "%s",
-                     n == 0 ? "no usable run" : "not fitted: the estimator derives this term for the model");
+            if (n == 0)
+                snprintf(c->note, sizeof c->note, "no usable run");
+            else if (folded[j][0])
+                snprintf(c->note, sizeof c->note,
+                         "held at its mechanism (the widest layer from the model's "
+                         "shapes): %.150s",
+                         folded[j]);
+            else if (j == COEF_GRAPH_BYTES || j == COEF_OUT_BYTES_PER_ROW || j == COEF_DRAFT_BASE_BYTES ||
+                     j == COEF_DRAFT_BYTES_PER_ROW)
+                snprintf(c->note, sizeof c->note,
+                         "fixed: the graphs' kernel nodes at the GPU's node_bytes (fitted "
+                         "first, over every model's runs), their wrappers and buffers");
+            else
+                snprintf(c->note, sizeof c->note, "fixed: the estimator builds this term from its mechanism");
             break;
         case ST_NODATA:
             c->kind = CALIB_FIT_NONE;
@@ -609,4 +707,148 @@ void calib_estimate_terms(const engine_deployment *d, const engine_calibration *
     e->layer_bytes[LAYER_STATIC] += cal->static_bytes;
     e->target_total_bytes += cal->static_bytes;
     e->total_bytes += cal->static_bytes;
+}
+
+/* ---- node_bytes: the GPU's bytes per kernel node, from any model's runs on it ---- */
+
+/* The logs print GiB to two decimals: each printed number is within half a hundredth. */
+#define PRINTED_HALF_STEP (0.005 * (double)ENGINE_GIB)
+
+bool calib_node_point_from_estimate(const engine_deployment *d, const engine_estimate *e, const calib_measured *m,
+                                    calib_node_point *out, char *why, size_t whylen)
+{
+    memset(out, 0, sizeof *out);
+    engine_copy_text(out->model, sizeof out->model, d->model.name);
+    engine_layout_name(&d->knobs, LAYOUT_NAME_COMPACT, out->layout, sizeof out->layout);
+    out->graphs = e->n_buckets;
+    if (!e->parts[PART_BUCKETS_NODES].present) {
+        snprintf(why, whylen, "its estimate prices the graphs by a fit, not by their kernel nodes");
+        return false;
+    }
+    if (!e->total_complete) {
+        snprintf(why, whylen, "its estimate has a term with no formula, so what is left for the nodes is unknown");
+        return false;
+    }
+    double n = e->n_buckets, per_graph = (double)e->graph_nodes.nodes.expected;
+    bool layers = known(m->static_bytes) && known(m->largest_bytes) && known(m->buckets_bytes);
+    if (layers && e->n_buckets > 1 && per_graph > 0) {
+        /* The further graphs alone: their nodes, wrappers, NCCL work (per graph, so all but the
+         * largest's share) and their own outputs (already the further graphs'). The largest
+         * bucket's temporaries, lazy allocations and the static buffers stay out. */
+        double per_graph_parts =
+            (double)(e->parts[PART_BUCKETS_WRAPPERS].bytes + e->parts[PART_BUCKETS_NCCL_WORK].bytes);
+        double outputs = (double)(e->layer_bytes[LAYER_BUCKETS] - e->terms[TERM_BUCKETS].bytes);
+        out->bytes = m->buckets_bytes - outputs - per_graph_parts * (n - 1) / n;
+        out->nodes = (n - 1) * per_graph;
+        out->tolerance = 2 * PRINTED_HALF_STEP; /* the difference of two printed free-memory values */
+        out->from_buckets = true;
+    } else {
+        double target = known(m->target_bytes) ? m->target_bytes
+                        : layers               ? m->static_bytes + m->largest_bytes + m->buckets_bytes
+                                               : NAN;
+        if (!known(target)) {
+            snprintf(why, whylen, "it measures no capture total (a `CUDA graph end ... mem usage=` line or its bars)");
+            return false;
+        }
+        double nodes_bytes = (double)e->parts[PART_BUCKETS_NODES].bytes;
+        out->bytes = target - ((double)e->target_total_bytes - nodes_bytes);
+        out->nodes = (double)e->graph_nodes_total;
+        out->tolerance = PRINTED_HALF_STEP;
+        if (d->knobs.mtp > 1 && known(m->draft_bytes) && e->parts[PART_DRAFT_NODES].present) {
+            double draft_nodes = (double)e->parts[PART_DRAFT_NODES].bytes;
+            out->bytes += m->draft_bytes - ((double)e->draft_total_bytes - draft_nodes);
+            out->nodes += n * (double)e->graph_nodes.draft_nodes.expected;
+            out->tolerance += PRINTED_HALF_STEP;
+            out->with_draft = true;
+        }
+    }
+    if (!(out->nodes > 0) || !known(out->bytes)) {
+        snprintf(why, whylen, "its measured part holds no kernel node the estimate counts");
+        return false;
+    }
+    return true;
+}
+
+static bool has_name(char names[][ENGINE_NAME_MAX], int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return true;
+    return false;
+}
+
+void calib_fit_node_bytes(const calib_node_point *p, int n, calib_node_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (n > CALIB_MAX_POINTS)
+        n = CALIB_MAX_POINTS;
+    if (n < 0)
+        n = 0;
+    r->n_points = n;
+    r->slope = NAN;
+    uint32_t counts[CALIB_MAX_POINTS];
+    double sxy = 0, sxx = 0;
+    for (int i = 0; i < n; i++) {
+        r->k[i] = r->residual_pct[i] = NAN;
+        if (!(p[i].nodes > 0) || !known(p[i].bytes))
+            continue;
+        r->used[i] = true;
+        r->runs[r->n_runs++] = p[i].run_id;
+        r->k[i] = p[i].bytes / p[i].nodes;
+        sxy += p[i].nodes * p[i].bytes;
+        sxx += p[i].nodes * p[i].nodes;
+        if (!has_name(r->models, r->n_models, p[i].model))
+            engine_copy_text(r->models[r->n_models++], sizeof r->models[0], p[i].model);
+        bool seen = false;
+        for (int c = 0; c < r->n_graph_counts; c++)
+            seen |= counts[c] == p[i].graphs;
+        if (!seen)
+            counts[r->n_graph_counts++] = p[i].graphs;
+    }
+    static const char more[] = "ingest a second launch with another --cuda-graph-max-bs (another number of captured "
+                               "graphs), or any other model's start-up log on this GPU";
+    if (r->n_runs == 0) {
+        snprintf(r->advice, sizeof r->advice,
+                 "no run on this GPU measures its graphs' memory with its layout known: ingest any model's "
+                 "start-up log whose capture prints `mem usage=` or its bars (cgplan ingest --preset P, or --model M "
+                 "--set gpu=G --set tp=N, server.log)");
+        return;
+    }
+    if (r->n_runs < 2 || (r->n_graph_counts < 2 && r->n_models < 2)) {
+        if (r->n_runs == 1)
+            snprintf(r->advice, sizeof r->advice,
+                     "node_bytes takes runs of at least two graph counts or two models, "
+                     "and run %lld alone cannot part the bytes per node from what else its graphs hold: %s",
+                     (long long)r->runs[0], more);
+        else
+            snprintf(r->advice, sizeof r->advice,
+                     "node_bytes takes runs of at least two graph counts or two models, "
+                     "and the %d runs are all of %s with %u graphs: %s",
+                     r->n_runs, r->models[0], counts[0], more);
+        return;
+    }
+    r->slope = sxy / sxx;
+    if (!(r->slope >= CALIB_NODE_BYTES_MIN && r->slope <= CALIB_NODE_BYTES_MAX)) {
+        snprintf(r->advice, sizeof r->advice,
+                 "refused: the fit gives %.0f B per node, outside %.0f B .. 1 MiB: the "
+                 "runs' other terms do not match what they measured; check their knobs (GPU, layout, release) with "
+                 "cgplan runs show",
+                 r->slope, CALIB_NODE_BYTES_MIN);
+        return;
+    }
+    /* The range: each run's own k, moved by what the log's rounding allows, and never narrower
+     * than the slope itself. */
+    double lo = r->slope, hi = r->slope;
+    for (int i = 0; i < n; i++) {
+        if (!r->used[i])
+            continue;
+        double a = (p[i].bytes - p[i].tolerance) / p[i].nodes, b = (p[i].bytes + p[i].tolerance) / p[i].nodes;
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+        r->residual_pct[i] = p[i].bytes != 0 ? 100.0 * (p[i].bytes - r->slope * p[i].nodes) / fabs(p[i].bytes) : NAN;
+    }
+    r->fitted = true;
+    r->node_bytes.expected = (uint64_t)llround(r->slope);
+    r->node_bytes.low = lo > 0 ? (uint64_t)floor(lo) : 0;
+    r->node_bytes.high = (uint64_t)ceil(hi);
 }

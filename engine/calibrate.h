@@ -1,8 +1,19 @@
 /* calibrate.h — fits the estimator's non-exact terms from measured runs (MODEL.md, "Calibration";
- * issue 10). The fit's model is the estimator's own: for each run the exact and derived terms of
- * its own knobs are subtracted, and what is left is explained by the terms whose source is
- * `coefficient` or `unknown`, plus one intercept per pool for the unexplained part of the static
- * layer. Every kind of measurement a log holds is a row of one least-squares system:
+ * issues 10 and 18). Two steps, in this order:
+ *
+ * 1. node_bytes, per GPU (and per SGLang release where the runs separate them), from any model's
+ *    runs on it (calib_fit_node_bytes): the driver's bytes per kernel node belong to the GPU and
+ *    the driver, not to the model, so one model's log improves every model on that GPU.
+ * 2. Per model (calib_fit), with every term built from its mechanism held fixed (the kernel nodes
+ *    at the calibrated node_bytes, the wrappers, cuBLAS, the draft's buffers): what the model's
+ *    own runs show beyond them. For a model whose preset has a fit (the K3 deployments), the fit's
+ *    coefficients stay free, as the fit replaces those terms' mechanisms.
+ *
+ * The per-model fit's model is the estimator's own: for each run the terms that are not free are
+ * subtracted, and what is left is explained by the free ones (a fit's coefficients, unknown terms,
+ * and act_bytes_per_row where the bars part it from the rest of the largest bucket), plus one
+ * intercept per pool for the unexplained part of the static layer. Every kind of measurement a
+ * log holds is a row of one least-squares system:
  *
  *   static layer (bars)  = static_bytes
  *   largest bucket       = lazy_bytes + act_bytes_per_row x attn_rows'
@@ -43,11 +54,16 @@ typedef struct {
     double other_buckets;       /* n - 1 */
     double other_rows;          /* sum over the other buckets of bs x mtp */
     bool speculative;           /* mtp > 1: a draft layer is expected */
-    bool free[COEF_COUNT];      /* the run's estimate takes this coefficient (source coefficient/unknown) */
+    bool free[COEF_COUNT];      /* the run's estimate takes this coefficient (a fit's, or an unknown term) */
+    /* A free coefficient whose term the estimate builds from its mechanism (act_bytes_per_row of
+     * a model without one: the widest layer from its shapes): fitted only where the bars part it,
+     * else the mechanism's bytes (in the term's layer) stay, as a fixed term. */
+    bool mechanism[COEF_COUNT];
+    double mechanism_bytes[COEF_COUNT];
 } calib_point;
 
-/* Fills P's estimator side from the run's deployment D and its estimate E (computed without a
- * calibration); the measured side is the caller's. */
+/* Fills P's estimator side from the run's deployment D and its estimate E (computed with the
+ * GPU's node_bytes calibration, if any, and no per-model one); the measured side is the caller's. */
 void calib_point_from_estimate(const engine_deployment *d, const engine_estimate *e, calib_point *p);
 
 typedef enum {
@@ -105,6 +121,60 @@ void calib_fit(const calib_point *points, int n, const uint64_t current[COEF_COU
 
 /* The stored parameters as a calibration the estimator takes, with the runs used. */
 void calib_to_calibration(const calib_result *r, const calib_point *points, int n, engine_calibration *cal);
+
+/* ---- node_bytes: the GPU's bytes per kernel node, from any model's runs on it ---- */
+
+/* What a run measured, bytes; NAN where the log does not bound it. */
+typedef struct {
+    double static_bytes, largest_bytes, buckets_bytes, target_bytes, draft_bytes;
+} calib_measured;
+
+/* One run's share of the node_bytes fit: the part of its capture the kernel nodes are priced in,
+ * measured, less every term of its estimate that is not a node term, against those nodes. */
+typedef struct {
+    int64_t run_id;
+    char model[ENGINE_NAME_MAX];
+    char layout[48];
+    uint32_t graphs;   /* target graphs captured: runs of two graph counts part node_bytes */
+    double nodes;      /* kernel nodes the measured part holds (expected counts) */
+    double bytes;      /* the measured part less its non-node terms */
+    double tolerance;  /* how far the log's two-decimal GiB can move BYTES */
+    bool from_buckets; /* the buckets layer (the bars bound it): the further graphs alone */
+    bool with_draft;   /* a total with the draft group's memory and the draft graphs' nodes */
+} calib_node_point;
+
+/* Fills OUT from run D's estimate E, which must build every term from its mechanism (no model
+ * coefficient, no calibration: the caller clears them), and what it measured, M. The buckets
+ * layer where the bars bound it and more than one graph was captured (the further graphs' nodes,
+ * wrappers, NCCL work and outputs alone), else the target total, with the draft where measured.
+ * Returns false with WHY when the run gives nothing to fit. */
+bool calib_node_point_from_estimate(const engine_deployment *d, const engine_estimate *e, const calib_measured *m,
+                                    calib_node_point *out, char *why, size_t whylen);
+
+/* The bounds of a fitted node_bytes: the node_bytes knob's range (256 B .. 1 MiB). */
+#define CALIB_NODE_BYTES_MIN 256.0
+#define CALIB_NODE_BYTES_MAX 1048576.0
+
+typedef struct {
+    bool fitted;
+    engine_range node_bytes; /* the slope, and the runs' own spread (with their rounding) */
+    double slope;            /* least squares through the origin, bytes per node; NAN: not fitted */
+    int n_points;
+    bool used[CALIB_MAX_POINTS];
+    double k[CALIB_MAX_POINTS];            /* each point's own bytes per node (NAN: not used) */
+    double residual_pct[CALIB_MAX_POINTS]; /* 100 x (bytes - slope x nodes) / bytes */
+    int n_runs;
+    int64_t runs[CALIB_MAX_POINTS];
+    int n_models;
+    char models[CALIB_MAX_POINTS][ENGINE_NAME_MAX];
+    int n_graph_counts;
+    char advice[ENGINE_TEXT_MAX * 2]; /* when not fitted: why, and the data that would make it possible */
+} calib_node_result;
+
+/* One slope through the origin over N points (at most CALIB_MAX_POINTS): it takes at least two
+ * runs of two graph counts, or of two models (one run cannot part bytes per node from what else
+ * its graphs hold). A slope outside the knob's range is refused. */
+void calib_fit_node_bytes(const calib_node_point *p, int n, calib_node_result *r);
 
 /* Estimate terms with CAL, and the calibration's static intercept booked to the static layer
  * while the estimator has no term that carries it (once one is calibrated, this is

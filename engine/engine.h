@@ -661,7 +661,21 @@ typedef struct {
     uint64_t static_bytes;
     int n_runs;
     int64_t runs[ENGINE_MAX_CAL_RUNS];
+    /* The GPU's bytes per kernel node, fitted over any model's runs on that GPU (calibrate.c
+     * calib_fit_node_bytes): every estimate on the GPU prices its kernel nodes at it, whatever the
+     * model, below the node_bytes knob and above the GPU preset's figure. NODE_RUNS runs are
+     * behind it; engine_calibration_set_node_bytes writes the source text, which the estimate's
+     * node_bytes_source points at (the calibration must outlive the estimate's reading). */
+    bool has_node_bytes;
+    engine_range node_bytes;
+    int node_runs;
+    char node_bytes_source[ENGINE_TEXT_MAX];
 } engine_calibration;
+
+/* Puts a node_bytes calibration of R over N_RUNS runs into CAL, with its source text:
+ * "calibrated from 3 runs on h200 (sglang 0.5.3; ...)". RELEASE NULL or "": every release. */
+void engine_calibration_set_node_bytes(engine_calibration *cal, engine_range r, int n_runs, const char *gpu,
+                                       const char *release);
 
 typedef struct {
     uint64_t pre_load_free_bytes, weights_bytes, state_pool_bytes, other_runtime_bytes;
@@ -779,6 +793,7 @@ struct engine_estimate {
     uint64_t node_bytes;           /* the bytes per node used (resolved node_bytes knob) */
     engine_range node_bytes_range; /* and its range */
     const char *node_bytes_source;
+    int node_bytes_runs;           /* > 0: a calibration's, fitted from this many runs on the GPU */
     uint32_t nccl_graph_ops;       /* collectives NCCL runs inside the captured target graphs */
     uint64_t heuristic_graph_bytes, heuristic_deepep_bytes, heuristic_total_bytes;
     engine_budget budget;

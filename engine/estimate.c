@@ -1127,24 +1127,51 @@ static void priced(uint64_t count, const engine_range *r, uint64_t *bytes, uint6
     *high = count * r->high;
 }
 
-/* The bytes per kernel node: the knob, else the GPU's (its preset's measurement, else its arch's
- * empirical fit). A knob keeps the default's relative range: it moves the constant, not what is
- * known about its spread across drivers. */
-static void resolve_node_bytes(const engine_deployment *d, engine_estimate *e)
+/* The bytes per kernel node, first found of: the knob, a calibration over the GPU's runs (any
+ * model's), the GPU preset's measurement, its arch's empirical fit. A knob keeps the relative
+ * range of what it overrides: it moves the constant, not what is known about its spread across
+ * drivers. */
+static void resolve_node_bytes(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
 {
-    engine_range def;
-    e->node_bytes_source = engine_node_bytes_default(&d->gpu, &def);
-    e->node_bytes_range = def;
-    if (!d->knobs.node_bytes_auto && d->node_bytes && def.expected) {
-        double v = (double)d->node_bytes, x = (double)def.expected;
+    engine_range base;
+    e->node_bytes_source = engine_node_bytes_default(&d->gpu, &base);
+    e->node_bytes_runs = 0;
+    if (cal && cal->has_node_bytes && cal->node_bytes.expected) {
+        base = cal->node_bytes;
+        e->node_bytes_source = cal->node_bytes_source[0] ? cal->node_bytes_source : "calibrated (cgplan calibrate)";
+        e->node_bytes_runs = cal->node_runs > 0 ? cal->node_runs : 1;
+    }
+    e->node_bytes_range = base;
+    if (!d->knobs.node_bytes_auto && d->node_bytes && base.expected) {
+        double v = (double)d->node_bytes, x = (double)base.expected;
         e->node_bytes_range.expected = d->node_bytes;
-        e->node_bytes_range.low = (uint64_t)(v * (double)def.low / x);
-        e->node_bytes_range.high = (uint64_t)(v * (double)def.high / x);
+        e->node_bytes_range.low = (uint64_t)(v * (double)base.low / x);
+        e->node_bytes_range.high = (uint64_t)(v * (double)base.high / x);
         e->node_bytes_source = "the node_bytes knob (the range keeps the default's relative width)";
+        e->node_bytes_runs = 0;
     }
     e->node_bytes = e->node_bytes_range.expected;
 }
 
+/* A nodes part priced at a calibrated node_bytes is the operator's fit, not the public one. */
+static void mark_nodes_part(engine_estimate *e, engine_part_id part)
+{
+    if (e->node_bytes_runs > 0)
+        e->parts[part].source = SOURCE_CALIBRATED;
+}
+
+void engine_calibration_set_node_bytes(engine_calibration *cal, engine_range r, int n_runs, const char *gpu,
+                                       const char *release)
+{
+    cal->has_node_bytes = true;
+    cal->node_bytes = r;
+    cal->node_runs = n_runs;
+    bool one = release && *release;
+    snprintf(cal->node_bytes_source, sizeof cal->node_bytes_source,
+             "calibrated from %d run%s on %s (%s%s; cgplan calibrate over every model's runs on this GPU)", n_runs,
+             n_runs == 1 ? "" : "s", gpu && *gpu ? gpu : "this GPU", one ? "sglang " : "every release",
+             one ? release : "");
+}
 
 /* Lazy allocations in the capture window (lazy-comm.md §3, §1.4, §5): the cuBLAS workspace of
  * each capture stream, and a NCCL communicator only where one is created inside the window.
@@ -1224,6 +1251,7 @@ static void buckets_term(const engine_deployment *d, const engine_calibration *c
     e->graph_nodes_total = n * e->graph_nodes.nodes.expected;
     priced(e->graph_nodes_total, &e->node_bytes_range, &bytes, &lo, &hi);
     set_part(e, PART_BUCKETS_NODES, bytes, lo, hi);
+    mark_nodes_part(e, PART_BUCKETS_NODES);
     uint64_t w = wrappers_per_graph(d, &e->layout) * n * 8 * ENGINE_MIB;
     set_part(e, PART_BUCKETS_WRAPPERS, w, w, w);
     /* NCCL inside each graph: the vocab all-gather, and the all-reduces custom all-reduce does not
@@ -1261,6 +1289,7 @@ static void draft_term(const engine_deployment *d, const engine_calibration *cal
     uint64_t n = e->n_buckets, bytes, lo, hi;
     priced(n * e->graph_nodes.draft_nodes.expected, &e->node_bytes_range, &bytes, &lo, &hi);
     set_part(e, PART_DRAFT_NODES, bytes, lo, hi);
+    mark_nodes_part(e, PART_DRAFT_NODES);
     bool fi = e->layout.backend == BACKEND_FLASHINFER || e->layout.backend == BACKEND_FLASHINFER_MLA;
     uint64_t w = fi ? n * d->knobs.mtp * 8 * ENGINE_MIB : 0;
     set_part(e, PART_DRAFT_WRAPPERS, w, w, w);
@@ -1289,7 +1318,7 @@ void estimate_terms_run(const engine_deployment *d, const engine_calibration *ca
     memset(e->parts, 0, sizeof e->parts);
     e->graph_nodes_total = 0;
     e->nccl_graph_ops = 0;
-    resolve_node_bytes(d, e);
+    resolve_node_bytes(d, cal, e);
     uint64_t bucket_sum;
     e->n_buckets = (uint32_t)buckets_resolve(d, e->buckets, ENGINE_MAX_BUCKETS, &e->warnings, &bucket_sum);
     e->bs_max = e->buckets[e->n_buckets - 1];

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cgplan calibrate: fitting the estimator's non-exact terms from stored runs (issues 3 and 10).
+# cgplan calibrate: fitting the estimator's non-exact terms from stored runs (issues 3, 10 and 18).
 source "$CGPLAN_TESTLIB"
 set -e
 DB="$TEST_TMP/runs.db"
@@ -131,6 +131,75 @@ printf '[2026-08-19 21:40:02] server_args=ServerArgs(model_path='"'"'moonshotai/
 expect_exit 0 "$CGPLAN" ingest --db "$N" --preset k3-dp16 --set gpu=h200 "$TEST_TMP/nomem.log"
 expect_exit 1 "$CGPLAN" calibrate --db "$N" --preset k3-dp16 --set gpu=h200
 contains "$ERR" "nothing fitted, nothing stored" "says nothing was stored"
+
+# node_bytes belongs to the GPU (issue 18): runs of two graph counts on one GPU (the max_bs
+# variants of the article's DP2 log, here on h200) fit it, and a plan of any other model on that
+# GPU then prices its kernel nodes at it and says so.
+G="$TEST_TMP/gpu.db"
+expect_exit 0 "$CGPLAN" ingest --db "$G" --preset k3-dp2-dcp8 --set gpu=h200 "$LOGS/k3-dp2-dcp8-b200-maxbs128.log"
+# one run of one graph count: nothing fitted for the GPU, and the data that would make it possible
+expect_exit 0 "$CGPLAN" calibrate --db "$G" --preset k3-dp2-dcp8 --set gpu=h200 --format json --dry-run
+check_py "len(j['node_bytes']) == 1 and j['node_bytes'][0]['gpu'] == 'h200' and j['node_bytes'][0]['fitted'] is False" "one run: node_bytes not fitted"
+check_py "'two graph counts or two models' in j['node_bytes'][0]['advice'] and '--cuda-graph-max-bs' in j['node_bytes'][0]['advice']" "one run: the advice names the data"
+expect_exit 0 "$CGPLAN" ingest --db "$G" --preset k3-dp2-dcp8 --set gpu=h200 "$LOGS/k3-dp2-dcp8-b200-maxbs176.log"
+expect_exit 0 "$CGPLAN" calibrate --db "$G" --preset k3-dp2-dcp8 --set gpu=h200 --format json --dry-run
+check_py "[n['gpu'] for n in j['node_bytes']] == ['h200'] and j['node_bytes'][0]['fitted'] and sorted(r['run'] for r in j['node_bytes'][0]['runs']) == [3, 4]" "two graph counts: node_bytes fitted from both"
+check_py "j['node_bytes'][0]['node_bytes_low'] <= j['node_bytes'][0]['node_bytes'] <= j['node_bytes'][0]['node_bytes_high'] and j['node_bytes'][0]['node_bytes_low'] < j['node_bytes'][0]['node_bytes_high']" "node_bytes has a range"
+check_py "j['node_bytes'][0]['models'] == ['kimi-k3'] and j['node_bytes'][0]['before_bytes'] == 17408" "its runs' models, and the default it replaces"
+check_py "j['calibrations'][0]['held_node_bytes'] == j['node_bytes'][0]['node_bytes']" "the model's fit comes after it"
+expect_exit 0 "$CGPLAN" calibrate --db "$G" --preset k3-dp2-dcp8 --set gpu=h200
+contains "$OUT" "node_bytes of h200 (every sglang release) from 2 runs of 1 model (kimi-k3)" "the fit, its runs and models"
+contains "$OUT" "one model's log improves every model on h200" "says it improves every model on the GPU"
+expect_exit 0 "$CGPLAN" calibrate list --db "$G" --format json
+check_py "len(j['node_bytes']) == 1 and j['node_bytes'][0]['gpu'] == 'h200' and j['node_bytes'][0]['sglang'] is None and j['node_bytes'][0]['runs'] == [4, 3]" "list: the GPU's row"
+check_py "j['node_bytes'][0]['run_releases'].startswith('main@') and j['node_bytes'][0]['run_models'] == 'kimi-k3'" "list: the releases and models of its runs"
+nb=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["node_bytes"][0]["node_bytes"])')
+expect_exit 0 "$CGPLAN" calibrate list --db "$G"
+contains "$OUT" "one model's log improves every model on that GPU" "list table says so"
+contains "$OUT" "main@2026-07-20" "list table: the releases of its runs"
+# another model on the same GPU: its kernel nodes at the calibration, named as the source
+expect_exit 0 "$CGPLAN" estimate --db "$G" --model qwen3-8b --set gpu=h200 --format json
+check_py "j['graph_nodes']['node_bytes'] == $nb and j['graph_nodes']['node_bytes_source'].startswith('calibrated from 2 runs on h200')" "another model takes the GPU's node_bytes"
+check_py "j['graph_nodes']['node_bytes_runs'] == 2 and [t['source'] for t in j['terms'] if t['id'] == 'buckets'] == ['calibrated']" "its graphs marked calibrated"
+expect_exit 0 "$CGPLAN" estimate --db "$G" --model qwen3-8b --set gpu=h200
+contains "$OUT" "calibrated from 2 runs on h200" "the table names the calibration"
+# the knob still wins; another GPU keeps its default
+expect_exit 0 "$CGPLAN" estimate --db "$G" --model qwen3-8b --set gpu=h200 --set node_bytes=20000 --format json
+check_py "j['graph_nodes']['node_bytes'] == 20000 and 'knob' in j['graph_nodes']['node_bytes_source']" "the knob over the calibration"
+expect_exit 0 "$CGPLAN" estimate --db "$G" --model qwen3-8b --set gpu=h100 --format json
+check_py "j['graph_nodes']['node_bytes_source'].startswith('empirical')" "another GPU: its default"
+# a model's calibration from before node_bytes was per GPU (schema 7) is kept, still overrides the
+# mechanism for its model, and the list says so
+sqlite3 "$G" "INSERT INTO calibrations (model, gpu, created_at, graph_bytes, out_bytes_per_row, runs) VALUES ('qwen3-8b', 'h200', '2026-01-01T00:00:00Z', 20971520, 0, '9')"
+expect_exit 0 "$CGPLAN" calibrate list --db "$G" --format json
+check_py "[c['before_node_bytes'] for c in j['calibrations'] if c['model'] == 'qwen3-8b'] == [True]" "list marks the old graph_bytes"
+expect_exit 0 "$CGPLAN" calibrate list --db "$G"
+contains "$OUT" "fitted before node_bytes was calibrated per GPU" "list table says so"
+expect_exit 0 "$CGPLAN" estimate --db "$G" --model qwen3-8b --set gpu=h200 --format json
+check_py "[t['source'] for t in j['terms'] if t['id'] == 'buckets'] == ['calibrated'] and any(p['id'] == 'buckets.fit' for t in j['terms'] if t['id'] == 'buckets' for p in t['parts'])" "the old graph_bytes still prices its model's graphs"
+sqlite3 "$G" "DELETE FROM calibrations WHERE model = 'qwen3-8b'"
+# --reset GPU removes its node_bytes
+expect_exit 2 "$CGPLAN" calibrate --reset nonsense --db "$G"
+contains "$ERR" "not a GPU preset" "reset of a name that is no GPU"
+expect_exit 0 "$CGPLAN" calibrate --reset h200 --db "$G"
+contains "$OUT" "removed 1 node_bytes calibration of h200" "reset removes the GPU's node_bytes"
+expect_exit 0 "$CGPLAN" estimate --db "$G" --model qwen3-8b --set gpu=h200 --format json
+check_py "j['graph_nodes']['node_bytes'] == 17408" "after reset: the default again"
+# per release where the runs separate them: each release's own runs of two graph counts fit
+# apart, and a plan takes its release's node_bytes before the one over every release
+R="$TEST_TMP/releases.db"
+expect_exit 0 "$CGPLAN" ingest --db "$R" --preset k3-dp2-dcp8 --set gpu=h100 --set sglang=0.5.3 "$LOGS/k3-dp2-dcp8-b200-maxbs128.log" "$LOGS/k3-dp2-dcp8-b200-maxbs176.log"
+expect_exit 0 "$CGPLAN" ingest --db "$R" --preset k3-dp2-dcp8 --set gpu=h100 "$LOGS/k3-dp2-dcp8-b200-maxbs128-totals.log" "$LOGS/k3-dp2-dcp8-b200-maxbs160-totals.log"
+expect_exit 0 "$CGPLAN" calibrate --db "$R" --preset k3-dp2-dcp8 --set gpu=h100 --format json
+check_py "sorted(str(n['sglang']) for n in j['node_bytes'] if n['stored']) == ['None', 'main@2026-07-20', 'v0.5.3']" "one row over every release, one per release"
+check_py "sorted(r['run'] for n in j['node_bytes'] if n['sglang'] == 'v0.5.3' for r in n['runs']) == [3, 4]" "a release's row from its own runs"
+expect_exit 0 "$CGPLAN" estimate --db "$R" --model qwen3-8b --set gpu=h100 --set sglang=0.5.3 --format json
+check_py "'sglang v0.5.3' in j['graph_nodes']['node_bytes_source']" "a plan takes its release's node_bytes"
+expect_exit 0 "$CGPLAN" estimate --db "$R" --model qwen3-8b --set gpu=h100 --set sglang=0.5.6 --format json
+check_py "'every release' in j['graph_nodes']['node_bytes_source'] and j['graph_nodes']['node_bytes_runs'] == 4" "another release: the one over every release"
+expect_exit 0 "$CGPLAN" calibrate --help
+contains "$OUT" "node_bytes per GPU" "help states the order"
+contains "$OUT" "at least two runs, of two graph" "help states the minimum runs"
 
 # Nothing to fit, and bad usage.
 expect_exit 1 "$CGPLAN" calibrate --db "$TEST_TMP/empty.db" --preset dsv3-h200-dp16

@@ -84,7 +84,7 @@ contains "$ERR" "z900" "missing gpu named"
 
 # --- user presets override built-in ones
 mkdir -p "$XDG_CONFIG_HOME/cgplan/presets"
-sed 's/^max_bs: 24/max_bs: 48/' "$CGPLAN_SRC/presets/deployments/k3-dp16.yaml" > "$XDG_CONFIG_HOME/cgplan/presets/deployments/k3-dp16.yaml"
+sed 's/^max_bs: 24/max_bs: 48/' "$CGPLAN_SRC/presets/deployments/k3-dp16.yaml" > "$XDG_CONFIG_HOME/cgplan/presets/k3-dp16.yaml"
 expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --format json
 check_py "j['knobs']['max_bs'] == 48" "user preset overrides"
 rm -r "$XDG_CONFIG_HOME/cgplan/presets"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Schema 4 -> 5 -> 6 -> 7 (issue 10): a store an older cgplan wrote (tests/fixtures/store/v4-store.sql,
+# Schema 4 -> 5 -> 6 -> 7 -> 8 (issues 10, 18): a store an older cgplan wrote (tests/fixtures/store/v4-store.sql,
 # a row per knob, group, bar, rank and env line) migrates in place and reads back exactly as that
 # cgplan showed it (v4-store-expected.json); the texts runs share are kept once; a damaged record
 # is reported naming its run.
@@ -13,7 +13,7 @@ sqlite3 "$DB" "PRAGMA journal_mode = WAL; PRAGMA application_id = 1667723313; PR
 # the first write access migrates; every run reads as before
 expect_exit 0 "$CGPLAN" runs list --db "$DB" --format json
 printf '%s\n' "$OUT" > "$TEST_TMP/list.json"
-[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 7 ] && pass || fail "not migrated to version 7"
+[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 8 ] && pass || fail "not migrated to version 8"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM sqlite_master WHERE name IN ('run_knobs', 'groups', 'bars', 'ranks', 'env')")" = 0 ] &&
   pass || fail "the version 4 tables are still there"
 [ "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok ] && pass || fail "integrity_check after the migration"

@@ -1,5 +1,6 @@
-/* test_calibrate.c — the fits of the estimator's non-exact terms (issue 10): bar ladders, end-line
- * totals, method-2 pairs, refusals, absorption, leave-one-out, and nothing fitted. */
+/* test_calibrate.c — the fits of the estimator's non-exact terms (issues 10 and 18): bar ladders,
+ * end-line totals, method-2 pairs, refusals, absorption, leave-one-out, nothing fitted; node_bytes
+ * per GPU from two models' runs, and the per-model fit after it with the mechanisms fixed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -357,6 +358,226 @@ static void test_static_intercept_booked(void **state)
     assert_true(q.shape != p.shape);
 }
 
+/* ---- node_bytes per GPU, then the per-model residuals ---- */
+
+/* A model with no coefficient on H200 at SGLang 0.5.3: every term from its mechanism. */
+static void gqa_model(engine_deployment *d, const char *name, uint32_t hidden, uint32_t layers, uint32_t heads,
+                      uint32_t intermediate, uint32_t tp, uint32_t max_bs)
+{
+    char err[128];
+    engine_deployment_defaults(d);
+    engine_model *m = &d->model;
+    snprintf(m->name, sizeof m->name, "%s", name);
+    snprintf(m->architecture, sizeof m->architecture, "LlamaForCausalLM");
+    m->vocab = 128256;
+    m->hidden = hidden;
+    m->layers = layers;
+    m->context_len = 131072;
+    m->attn_kind = ATTN_GQA;
+    m->heads = heads;
+    m->kv_heads = 8;
+    m->head_dim = 128;
+    m->full_attn_layers = layers;
+    m->intermediate = intermediate;
+    for (int c = 0; c < COEF_COUNT; c++)
+        m->coef_missing[c] = true;
+    snprintf(d->gpu.name, sizeof d->gpu.name, "h200");
+    d->gpu.cuda_total_bytes = (uint64_t)llround(139.80 * GIB);
+    d->gpu.arch = GPU_ARCH_SM90;
+    d->knobs.world = tp;
+    d->knobs.max_bs = max_bs;
+    d->knobs.context_len = 131072;
+    d->knobs.max_dispatch_auto = true;
+    d->knobs.backend_auto = true;
+    d->a2a = A2A_NONE;
+    assert_int_equal(engine_release_parse("0.5.3", &d->knobs.sglang, err, sizeof err), 0);
+}
+
+/* As a log prints it: GiB to two decimals. */
+static double printed(double bytes)
+{
+    return round(bytes / GIB * 100) / 100 * GIB;
+}
+
+/* What run D would measure if its GPU kept NODE_BYTES per node, as the log prints it: the end
+ * line's total (BARS: the layers too, the largest graph's nodes in the largest bucket, as the bars
+ * see them). */
+static calib_measured measure(const engine_deployment *d, uint64_t node_bytes, bool bars)
+{
+    static engine_deployment at;
+    static engine_estimate e;
+    char err[128];
+    at = *d;
+    char text[32];
+    snprintf(text, sizeof text, "%llu", (unsigned long long)node_bytes);
+    assert_int_equal(engine_knob_set_text(&at, KNOB_NODE_BYTES, text, NULL, err, sizeof err), 0);
+    engine_estimate_terms(&at, NULL, &e);
+    calib_measured m = {NAN, NAN, NAN, printed((double)e.target_total_bytes), NAN};
+    if (bars) {
+        double largest_graph = (double)e.terms[TERM_BUCKETS].bytes / e.n_buckets;
+        m.static_bytes = printed((double)e.layer_bytes[LAYER_STATIC]);
+        m.largest_bytes = printed((double)e.layer_bytes[LAYER_LARGEST] + largest_graph);
+        m.buckets_bytes = printed((double)e.layer_bytes[LAYER_BUCKETS] - largest_graph);
+    }
+    return m;
+}
+
+static void node_point(const engine_deployment *d, int64_t id, const calib_measured *m, calib_node_point *p)
+{
+    static engine_estimate e;
+    char why[256];
+    engine_estimate_terms(d, NULL, &e); /* the arch's default node_bytes: the fit must not lean on it */
+    if (!calib_node_point_from_estimate(d, &e, m, p, why, sizeof why))
+        fail_msg("run %lld: %s", (long long)id, why);
+    p->run_id = id;
+}
+
+/* Two models on one GPU whose graphs keep 16 KiB per node: one run with bars, one with the end
+ * line only. The slope comes back within 1%, with a range around it from the logs' rounding. */
+static void test_node_bytes_two_models(void **state)
+{
+    (void)state;
+    static engine_deployment a, b;
+    gqa_model(&a, "llama-3.1-70b", 8192, 80, 64, 28672, 8, 512);
+    gqa_model(&b, "llama-3.1-8b", 4096, 32, 32, 14336, 1, 160);
+    calib_node_point pts[2];
+    calib_measured ma = measure(&a, 16384, true), mb = measure(&b, 16384, false);
+    node_point(&a, 3, &ma, &pts[0]);
+    node_point(&b, 4, &mb, &pts[1]);
+    assert_true(pts[0].from_buckets);
+    assert_false(pts[1].from_buckets);
+    static calib_node_result r;
+    calib_fit_node_bytes(pts, 2, &r);
+    assert_true(r.fitted);
+    assert_close(r.slope, 16384, 0.01);
+    assert_true(r.node_bytes.low <= r.node_bytes.expected && r.node_bytes.expected <= r.node_bytes.high);
+    assert_true(r.node_bytes.low < r.node_bytes.high); /* the rounding of two-decimal GiB */
+    assert_true(r.node_bytes.low > 15000 && r.node_bytes.high < 18000);
+    assert_int_equal(r.n_models, 2);
+    assert_int_equal(r.n_runs, 2);
+    for (int i = 0; i < 2; i++)
+        assert_close(r.k[i], 16384, 0.02);
+}
+
+/* One run of one graph count cannot part node_bytes: nothing fitted, and the advice says what
+ * data would. Two runs of one model with one graph count cannot either. */
+static void test_node_bytes_one_run_refuses(void **state)
+{
+    (void)state;
+    static engine_deployment a;
+    gqa_model(&a, "llama-3.1-70b", 8192, 80, 64, 28672, 8, 512);
+    calib_node_point pts[2];
+    calib_measured m = measure(&a, 16384, false);
+    node_point(&a, 7, &m, &pts[0]);
+    static calib_node_result r;
+    calib_fit_node_bytes(pts, 1, &r);
+    assert_false(r.fitted);
+    assert_true(isnan(r.slope));
+    assert_non_null(strstr(r.advice, "two graph counts or two models"));
+    assert_non_null(strstr(r.advice, "run 7 alone"));
+    assert_non_null(strstr(r.advice, "--cuda-graph-max-bs"));
+    pts[1] = pts[0];
+    pts[1].run_id = 8;
+    calib_fit_node_bytes(pts, 2, &r);
+    assert_false(r.fitted);
+    assert_non_null(strstr(r.advice, "all of llama-3.1-70b with 52 graphs"));
+    /* another graph count of the same model parts it */
+    static engine_deployment c;
+    gqa_model(&c, "llama-3.1-70b", 8192, 80, 64, 28672, 8, 256);
+    m = measure(&c, 16384, false);
+    node_point(&c, 8, &m, &pts[1]);
+    calib_fit_node_bytes(pts, 2, &r);
+    assert_true(r.fitted);
+    assert_int_equal(r.n_graph_counts, 2);
+    assert_close(r.slope, 16384, 0.01);
+    /* a slope no driver keeps is refused */
+    pts[0].bytes = pts[1].bytes = -1e9;
+    calib_fit_node_bytes(pts, 2, &r);
+    assert_false(r.fitted);
+    assert_non_null(strstr(r.advice, "refused"));
+    calib_fit_node_bytes(pts, 0, &r);
+    assert_non_null(strstr(r.advice, "no run on this GPU"));
+}
+
+/* A run priced by a fit (graph_bytes) or with an unknown term gives no node point. */
+static void test_node_point_needs_mechanism(void **state)
+{
+    (void)state;
+    static engine_deployment a;
+    static engine_estimate e;
+    gqa_model(&a, "llama-3.1-70b", 8192, 80, 64, 28672, 8, 512);
+    a.model.coef_missing[COEF_GRAPH_BYTES] = a.model.coef_missing[COEF_OUT_BYTES_PER_ROW] = false;
+    a.model.coef[COEF_GRAPH_BYTES] = 20 * ENGINE_MIB;
+    engine_estimate_terms(&a, NULL, &e);
+    calib_measured m = {NAN, NAN, NAN, 2 * GIB, NAN};
+    calib_node_point p;
+    char why[256];
+    assert_false(calib_node_point_from_estimate(&a, &e, &m, &p, why, sizeof why));
+    assert_non_null(strstr(why, "by a fit"));
+    a.model.coef_missing[COEF_GRAPH_BYTES] = a.model.coef_missing[COEF_OUT_BYTES_PER_ROW] = true;
+    engine_estimate_terms(&a, NULL, &e);
+    m.target_bytes = NAN;
+    assert_false(calib_node_point_from_estimate(&a, &e, &m, &p, why, sizeof why));
+    assert_non_null(strstr(why, "no capture total"));
+}
+
+/* After node_bytes, a model without coefficients: its graphs, cuBLAS and wrappers are fixed
+ * terms; the bars part the largest bucket's per-row slope (act_bytes_per_row) and the static
+ * intercept. From end-line totals alone the static intercept takes what is left, and the
+ * activations keep their mechanism. */
+static void test_model_fit_after_node_bytes(void **state)
+{
+    (void)state;
+    static engine_deployment a;
+    static engine_estimate e;
+    gqa_model(&a, "llama-3.1-70b", 8192, 80, 64, 28672, 8, 512);
+    engine_calibration node = {0};
+    engine_calibration_set_node_bytes(&node, (engine_range){16384, 15000, 18000}, 2, "h200", NULL);
+    engine_estimate_terms(&a, &node, &e);
+    calib_point p = {0};
+    calib_point_from_estimate(&a, &e, &p);
+    assert_false(p.free[COEF_GRAPH_BYTES]); /* the kernel nodes at the calibrated node_bytes */
+    assert_false(p.free[COEF_LAZY_BYTES]);  /* cuBLAS */
+    assert_false(p.free[COEF_DRAFT_BASE_BYTES]);
+    assert_true(p.free[COEF_ACT_BYTES_PER_ROW] && p.mechanism[COEF_ACT_BYTES_PER_ROW]);
+    double act = (double)e.terms[TERM_ACT].bytes;
+    assert_true(fabs(p.fixed[LAYER_LARGEST] + act - (double)e.layer_bytes[LAYER_LARGEST]) < 1);
+    assert_true(fabs(p.fixed[LAYER_BUCKETS] - (double)e.layer_bytes[LAYER_BUCKETS]) < 1);
+    /* bars: the activations 20% above the mechanism, 64 MiB more in the static layer */
+    p.run_id = 9;
+    p.static_bytes = (double)e.layer_bytes[LAYER_STATIC] + 64 * MIB;
+    p.largest_bytes = p.fixed[LAYER_LARGEST] + 1.2 * act;
+    p.buckets_bytes = p.fixed[LAYER_BUCKETS];
+    p.target_bytes = p.static_bytes + p.largest_bytes + p.buckets_bytes;
+    p.draft_bytes = NAN;
+    uint64_t zero[COEF_COUNT] = {0};
+    static calib_result r;
+    calib_fit(&p, 1, zero, none_known, &r);
+    assert_int_equal(r.coef[CALIB_STATIC].kind, CALIB_FIT_FITTED);
+    assert_close((double)r.coef[CALIB_STATIC].value, 64 * MIB, 1e-6);
+    assert_int_equal(r.coef[COEF_ACT_BYTES_PER_ROW].kind, CALIB_FIT_FITTED);
+    assert_close((double)r.coef[COEF_ACT_BYTES_PER_ROW].value * p.attn_rows_scaled, 1.2 * act, 1e-6);
+    for (int c = COEF_LAZY_BYTES; c < COEF_COUNT; c++) {
+        assert_int_equal(r.coef[c].kind, CALIB_FIT_NONE);
+        assert_false(r.coef[c].stored);
+    }
+    assert_non_null(strstr(r.coef[COEF_GRAPH_BYTES].note, "node_bytes"));
+    assert_true(r.worst_total_pct < 0.01);
+    /* totals only: the intercept takes it all, the activations stay their mechanism (not 0) */
+    p.static_bytes = p.largest_bytes = p.buckets_bytes = NAN;
+    calib_fit(&p, 1, zero, none_known, &r);
+    assert_int_equal(r.coef[CALIB_STATIC].kind, CALIB_FIT_FITTED);
+    assert_close((double)r.coef[CALIB_STATIC].value, 64 * MIB + 0.2 * act, 1e-6);
+    assert_int_equal(r.coef[COEF_ACT_BYTES_PER_ROW].kind, CALIB_FIT_NONE);
+    assert_false(r.coef[COEF_ACT_BYTES_PER_ROW].stored);
+    assert_non_null(strstr(r.coef[COEF_ACT_BYTES_PER_ROW].note, "held at its mechanism"));
+    assert_true(fabs(r.residuals[0].total) < 1);
+    engine_calibration cal;
+    calib_to_calibration(&r, &p, 1, &cal);
+    assert_true(cal.has_static);
+    assert_false(cal.has[COEF_ACT_BYTES_PER_ROW] || cal.has[COEF_GRAPH_BYTES]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -370,6 +591,10 @@ int main(void)
         cmocka_unit_test(test_method2_pair_gives_slopes),
         cmocka_unit_test(test_nothing_fitted),
         cmocka_unit_test(test_static_intercept_booked),
+        cmocka_unit_test(test_node_bytes_two_models),
+        cmocka_unit_test(test_node_bytes_one_run_refuses),
+        cmocka_unit_test(test_node_point_needs_mechanism),
+        cmocka_unit_test(test_model_fit_after_node_bytes),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

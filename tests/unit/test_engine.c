@@ -627,6 +627,33 @@ static void test_graph_nodes_llama70b_tp8(void **state)
     assert_int_equal(e.node_bytes, 20000);
     assert_int_equal(e.parts[PART_BUCKETS_NODES].bytes, 52ULL * 1169 * 20000);
     assert_true(e.node_bytes_range.low < 20000 && e.node_bytes_range.high > 20000);
+    /* the order: the knob, a calibration of the GPU's runs, the GPU preset's figure, the arch's */
+    engine_calibration cal = {0};
+    engine_calibration_set_node_bytes(&cal, (engine_range){16384, 15000, 18000}, 3, "h200", NULL);
+    engine_estimate_compute(&d, &cal, &e);
+    assert_int_equal(e.node_bytes, 20000); /* the knob still wins, with the calibration's width */
+    assert_int_equal(e.node_bytes_range.low, 20000ULL * 15000 / 16384);
+    assert_int_equal(e.node_bytes_runs, 0);
+    assert_true(engine_knob_set_auto(&d, KNOB_NODE_BYTES));
+    engine_estimate_compute(&d, &cal, &e);
+    assert_int_equal(e.node_bytes, 16384);
+    assert_int_equal(e.node_bytes_range.high, 18000);
+    assert_int_equal(e.node_bytes_runs, 3);
+    assert_string_equal(e.node_bytes_source,
+                        "calibrated from 3 runs on h200 (every release; cgplan calibrate over every model's runs on "
+                        "this GPU)");
+    assert_int_equal(e.parts[PART_BUCKETS_NODES].bytes, 52ULL * 1169 * 16384);
+    assert_int_equal(e.parts[PART_BUCKETS_NODES].source, SOURCE_CALIBRATED);
+    assert_int_equal(e.terms[TERM_BUCKETS].source, SOURCE_CALIBRATED);
+    d.gpu.node_bytes = (engine_range){12000, 11000, 13000};
+    engine_estimate_compute(&d, &cal, &e);
+    assert_int_equal(e.node_bytes, 16384); /* above the preset's figure */
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.node_bytes, 12000); /* the preset's, above the arch's default */
+    assert_int_equal(e.parts[PART_BUCKETS_NODES].source, SOURCE_EMPIRICAL);
+    d.gpu.node_bytes = (engine_range){0, 0, 0};
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.node_bytes, 17408); /* Hopper's empirical fit (graph_nodes.c) */
 }
 
 /* attention_backend auto: the release's default for the GPU's arch (engine_release_default_backend),

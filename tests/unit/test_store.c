@@ -728,9 +728,9 @@ static void test_calibration_roundtrip(void **state)
     cal.n_runs = 2;
     cal.runs[0] = 1;
     cal.runs[1] = 2;
-    assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", NULL, &cal, "report", err, sizeof err), 0);
+    assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", NULL, &cal, 0, "report", err, sizeof err), 0);
     cal.value[COEF_LAZY_BYTES] = 1;
-    assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", NULL, &cal, NULL, err, sizeof err), 0);
+    assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", NULL, &cal, 0, NULL, err, sizeof err), 0);
     assert_true(store_load_calibration(s, "kimi-k3", "b200", &back));
     assert_true(back.has[COEF_LAZY_BYTES]);
     assert_int_equal(back.value[COEF_LAZY_BYTES], 1); /* the newest */
@@ -773,7 +773,7 @@ static void test_migrate_v2_calibrations(void **state)
     cal.value[COEF_LAZY_BYTES] = 7;
     cal.has_static = true;
     cal.static_bytes = 99;
-    assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", "v0.5.3", &cal, "r", err, sizeof err), 0);
+    assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", "v0.5.3", &cal, 0, "r", err, sizeof err), 0);
     assert_true(store_load_calibration_for(s, "kimi-k3", "b200", "v0.5.3", &back));
     assert_int_equal(back.value[COEF_LAZY_BYTES], 7);
     assert_true(back.has_static);
@@ -782,7 +782,7 @@ static void test_migrate_v2_calibrations(void **state)
     assert_int_equal(back.value[COEF_LAZY_BYTES], 42);
     /* absurd values are refused by the store too */
     cal.value[COEF_LAZY_BYTES] = STORE_CALIBRATION_MAX_BYTES + 1;
-    assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", "v0.5.3", &cal, "r", err, sizeof err), -1);
+    assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", "v0.5.3", &cal, 0, "r", err, sizeof err), -1);
     assert_non_null(strstr(err, "absurd"));
     /* reset: one release, then everything */
     assert_int_equal(store_delete_calibrations(s, "kimi-k3", "b200", "v0.5.3", err, sizeof err), 1);
@@ -795,6 +795,128 @@ static void test_migrate_v2_calibrations(void **state)
     store_close(s);
     table_shapes(tmp_path("v3.db"), fresh, sizeof fresh);
     assert_string_equal(migrated, fresh);
+}
+
+typedef struct {
+    int n;
+    store_node_calibration rows[4];
+} node_list;
+
+static void collect_node(const store_node_calibration *row, void *ctx)
+{
+    node_list *l = ctx;
+    if (l->n < 4)
+        l->rows[l->n++] = *row;
+}
+
+static void collect_model(const store_calibration_info *c, void *ctx)
+{
+    *(store_calibration_info *)ctx = *c;
+}
+
+/* v7 -> v8: node_bytes gets its per-GPU table; a model's calibration stored before keeps its
+ * graph_bytes (it still overrides the mechanism for that model) and reads as predating the GPU's
+ * node_bytes. A plan loads its model's calibration and its GPU's node_bytes together, the
+ * release's own node_bytes before one pooled over every release. */
+static void test_migrate_v7_node_calibrations(void **state)
+{
+    (void)state;
+    const char *path = tmp_path("v7cal.db");
+    store *s = store_open(path, STORE_READ_WRITE, err, sizeof err);
+    if (!s)
+        fail_msg("%s", err);
+    store_close(s);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    exec_ok(db, "DROP TABLE gpu_calibrations; ALTER TABLE calibrations DROP COLUMN held_node_bytes; "
+                "PRAGMA user_version = 7");
+    exec_ok(db, "INSERT INTO calibrations (model, gpu, created_at, graph_bytes, runs, report) VALUES "
+                "('qwq-32b', 'h200', '2026-01-01T00:00:00Z', 20971520, '3', 'old')");
+    sqlite3_close(db);
+    s = store_open(path, STORE_READ_WRITE, err, sizeof err);
+    if (!s)
+        fail_msg("%s", err);
+    engine_calibration back;
+    assert_true(store_load_calibration_for(s, "qwq-32b", "h200", "v0.5.3", &back));
+    assert_true(back.has[COEF_GRAPH_BYTES]); /* kept as it was */
+    assert_int_equal(back.value[COEF_GRAPH_BYTES], 20971520);
+    assert_false(back.has_node_bytes);
+    store_calibration_info info;
+    memset(&info, 0xff, sizeof info);
+    assert_int_equal(store_each_calibration(s, collect_model, &info, err, sizeof err), 0);
+    assert_int_equal(info.held_node_bytes, 0); /* fitted before node_bytes was per GPU */
+    assert_false(store_load_node_calibration(s, "h200", NULL, &back));
+
+    store_node_calibration c = {0};
+    snprintf(c.gpu, sizeof c.gpu, "h200");
+    c.node_bytes = (engine_range){16384, 15000, 18000};
+    c.n_runs = 2;
+    c.runs[0] = 3;
+    c.runs[1] = 4;
+    snprintf(c.run_releases, sizeof c.run_releases, "v0.5.3,v0.5.4");
+    snprintf(c.run_models, sizeof c.run_models, "qwq-32b,llama-3.1-8b");
+    assert_int_equal(store_save_node_calibration(s, &c, "report", err, sizeof err), 0);
+    snprintf(c.release, sizeof c.release, "v0.5.3");
+    c.node_bytes = (engine_range){17000, 16000, 18000};
+    assert_int_equal(store_save_node_calibration(s, &c, NULL, err, sizeof err), 0);
+    c.node_bytes.low = 17001; /* a range that does not hold the value */
+    assert_int_equal(store_save_node_calibration(s, &c, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not saved"));
+
+    memset(&back, 0, sizeof back);
+    assert_true(store_load_node_calibration(s, "h200", "v0.5.3", &back));
+    assert_int_equal(back.node_bytes.expected, 17000);
+    assert_true(store_load_node_calibration(s, "h200", "v0.5.4", &back));
+    assert_int_equal(back.node_bytes.expected, 16384);
+    assert_int_equal(back.node_bytes.low, 15000);
+    assert_int_equal(back.node_runs, 2);
+    assert_non_null(strstr(back.node_bytes_source, "calibrated from 2 runs on h200"));
+    assert_false(store_load_node_calibration(s, "b200", NULL, &back));
+
+    /* a plan of another model on the GPU: the GPU's node_bytes, none of qwq-32b's coefficients */
+    static engine_deployment d;
+    engine_deployment_defaults(&d);
+    snprintf(d.model.name, sizeof d.model.name, "llama-3.1-8b");
+    snprintf(d.gpu.name, sizeof d.gpu.name, "h200");
+    assert_int_equal(engine_release_parse("0.5.4", &d.knobs.sglang, err, sizeof err), 0);
+    assert_true(store_load_plan_calibration(s, &d, &back));
+    assert_true(back.has_node_bytes);
+    assert_int_equal(back.node_bytes.expected, 16384);
+    for (int k = 0; k < COEF_COUNT; k++)
+        assert_false(back.has[k]);
+    snprintf(d.model.name, sizeof d.model.name, "qwq-32b"); /* both together */
+    assert_true(store_load_plan_calibration(s, &d, &back));
+    assert_true(back.has_node_bytes && back.has[COEF_GRAPH_BYTES]);
+
+    /* the list: newest first, each the current one of its (GPU, release), runs and their models */
+    node_list l = {0};
+    assert_int_equal(store_each_node_calibration(s, collect_node, &l, err, sizeof err), 0);
+    assert_int_equal(l.n, 2);
+    assert_string_equal(l.rows[0].release, "v0.5.3");
+    assert_string_equal(l.rows[1].release, "");
+    assert_true(l.rows[0].current && l.rows[1].current);
+    assert_int_equal(l.rows[1].n_runs, 2);
+    assert_int_equal(l.rows[1].runs[1], 4);
+    assert_string_equal(l.rows[1].run_models, "qwq-32b,llama-3.1-8b");
+    assert_string_equal(l.rows[1].run_releases, "v0.5.3,v0.5.4");
+    assert_int_equal(l.rows[1].node_bytes.high, 18000);
+
+    /* reset one release, then the GPU's */
+    assert_int_equal(store_delete_node_calibrations(s, "h200", "v0.5.3", err, sizeof err), 1);
+    assert_int_equal(store_delete_node_calibrations(s, "h200", NULL, err, sizeof err), 1);
+    assert_false(store_load_node_calibration(s, "h200", NULL, &back));
+    store_close(s);
+
+    /* the migrated store has the tables and columns of a new one */
+    static char migrated[16384], fresh[16384];
+    table_shapes(path, migrated, sizeof migrated);
+    s = store_open(tmp_path("v8.db"), STORE_READ_WRITE, err, sizeof err);
+    store_close(s);
+    table_shapes(tmp_path("v8.db"), fresh, sizeof fresh);
+    assert_string_equal(migrated, fresh);
+    assert_non_null(strstr(fresh, "gpu_calibrations.node_bytes:INTEGER:1:0"));
+    assert_non_null(strstr(fresh, "calibrations.held_node_bytes:INTEGER:0:0"));
+    assert_non_null(strstr(fresh, "index gpu_calibrations_gpu,"));
 }
 
 /* A run an older store holds is known by its file's SHA-256 alone (schema 7 marks it so): while
@@ -1505,7 +1627,7 @@ static void test_ingest_reading_holds_no_lock(void **state)
     assert_non_null(other);
     assert_int_equal(store_delete_run(other, 1, err, sizeof err), 0);
     engine_calibration cal = {0};
-    assert_int_equal(store_save_calibration(other, "kimi-k3", "b200", NULL, &cal, "r", err, sizeof err), 0);
+    assert_int_equal(store_save_calibration(other, "kimi-k3", "b200", NULL, &cal, 0, "r", err, sizeof err), 0);
     store_close(other);
 
     assert_int_equal(store_ingest_feed(in, text + len / 2, len - len / 2, err, sizeof err), 0);
@@ -1615,6 +1737,7 @@ int main(void)
         cmocka_unit_test(test_migrate_v1),
         cmocka_unit_test(test_calibration_roundtrip),
         cmocka_unit_test(test_migrate_v2_calibrations),
+        cmocka_unit_test(test_migrate_v7_node_calibrations),
         cmocka_unit_test(test_set_run_model),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_ingest_spill_same_rows),
