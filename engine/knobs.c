@@ -364,7 +364,7 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .label = "sglang",
      .brief = "rel",
      .type = KNOB_TYPE_RELEASE,
-     .range = "0.4.6.. 0.5.N[.postN|rcN] or main",
+     .range = "0.3.0.. 0.5.N[.postN|rcN] or main",
      .default_text = "main (" ENGINE_RELEASE_MAIN_DATE ")",
      .unit = "",
      .help = "the SGLang release: its capture list, logits buffers and flags",
@@ -921,8 +921,11 @@ int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *
         return set_choice_text(d, k, text, err, errlen);
     case KNOB_TYPE_RELEASE: {
         char why[ENGINE_TEXT_MAX];
-        if (engine_release_parse(text, field_ptr(d, k->offset), why, sizeof why) != 0)
+        engine_release *r = field_ptr(d, k->offset);
+        if (engine_release_parse(text, r, why, sizeof why) != 0)
             return engine_fail(err, errlen, "%s=%s: %s", k->name, text, why);
+        if (engine_release_model_note(r, why, sizeof why)) /* newer than main: planned as main */
+            engine_warn(adj, "adjusted", "%s", why);
         return 0;
     }
     case KNOB_TYPE_NAME:

@@ -23,7 +23,7 @@
 #define POST ENGINE_RELEASE_POST
 #define RC ENGINE_RELEASE_RC
 
-static const engine_release release_oldest = REL(4, 6, FINAL, 0);
+static const engine_release release_oldest = REL(3, 0, FINAL, 0);
 static const engine_release release_main = REL(5, 15, ENGINE_RELEASE_MAIN, 0);
 
 static engine_release with_facts(engine_release r);
@@ -124,7 +124,7 @@ int engine_release_parse(const char *text, engine_release *out, char *err, size_
         return -1;
     }
     if (engine_release_cmp(&r, &release_oldest) < 0) {
-        set_err(err, errlen, text, "older than the oldest modelled release v0.4.6");
+        set_err(err, errlen, text, "older than the oldest modelled release v0.3.0 (2024-09-04)");
         return -1;
     }
     r.beyond_model = engine_release_cmp(&r, &release_main) > 0;
@@ -146,14 +146,48 @@ void engine_release_text(const engine_release *r, char *buf, size_t len)
         snprintf(buf, len, "v%u.%u.%u", r->major, r->minor, r->patch);
 }
 
+bool engine_release_model_note(const engine_release *r, char *buf, size_t len)
+{
+    if (buf && len)
+        buf[0] = '\0';
+    if (!r->beyond_model)
+        return false;
+    if (buf && len) {
+        char given[ENGINE_RELEASE_TEXT_MAX], stand_in[ENGINE_RELEASE_TEXT_MAX];
+        engine_release_text(r, given, sizeof given);
+        engine_release_text(&release_main, stand_in, sizeof stand_in);
+        snprintf(buf, len, "SGLang %s is newer than the newest modelled release %s: planned as %s", given, stand_in,
+                 stand_in);
+    }
+    return true;
+}
+
 /* ---- Facts: one row per upstream change, applied in order up to the release asked for ---- */
 
 typedef enum {
     RF_GRID,             /* engine_grid_kind */
-    RF_RUNNER_MID_MIB,   /* runner grid adds 160..256 step 8 when gpu_mem > this */
+    RF_PAD_GRID,         /* pad_grid: the runner's default list with padding */
+    RF_NOPAD_GRID,       /* nopad_grid: ... with --disable-cuda-graph-padding */
+    RF_SPEC_GRID,        /* spec_grid: ... under speculative decoding */
+    RF_EAGLE_RUNNER,     /* engine_eagle_runner */
+    RF_SPEC_NO_PADDING,  /* EAGLE sets disable_cuda_graph_padding */
+    RF_SPEC_MAX_RUNNING, /* max_running_requests EAGLE sets when unset; 0: none */
+    RF_POOL_CLAMP,       /* pool_clamp_rule */
+    RF_MAXBS_FLAG,       /* --cuda-graph-max-bs exists */
+    RF_EXPLICIT_FLAG,    /* --cuda-graph-bs exists */
+    RF_BACKEND_FLAG,     /* --attention-backend exists */
+    RF_DEFAULT_MAX_BS,   /* cuda_graph_max_bs server_args sets off small GPUs; 0: leaves it unset */
+    RF_HIP_TIER,         /* hip_tier_rule: 168..256 step 8 on AMD GPUs */
+    RF_SMALL_GPU_BS_LT4, /* small-GPU cuda_graph_max_bs at tp < 4 */
+    RF_SMALL_GPU_BS_GE4, /* ... at tp >= 4 */
+    RF_SMALL_GPU_FORCED, /* ... replaces a given --cuda-graph-max-bs too */
+    RF_DP_ATTN_MAX_BS,   /* DP attention: cuda_graph_max_bs = min(it, this); 0: no cap */
+    RF_FRACTION_TP8,     /* tp-fraction heuristic at tp >= 8, thousandths */
+    RF_FRACTION_BIG_GPU, /* tp-fraction heuristic: (G - 13 GiB) / G above 81920 MiB */
+    RF_RUNNER_MID_MIB,   /* runner grid adds 160..256 step 8 when gpu_mem > this; 0: never */
     RF_RUNNER_MID_DP1,   /* ... and only with dp_size == 1 */
     RF_RUNNER_BIG_MIB,   /* runner grid adds 256..512 step 16 when gpu_mem > this; 0: never */
-    RF_SMALL_GPU_MIB,    /* runner era: cuda_graph_max_bs defaults to 8 / 80 (tp<4 / tp>=4) below this */
+    RF_SMALL_GPU_MIB,    /* runner era: the small-GPU cuda_graph_max_bs applies below this; 0: never */
     RF_A10_TIER_TP_LT4,  /* server era: max_bs default for 35 GiB-class GPUs at tp<4 */
     RF_SPEC_GRID_64,     /* server spec grid has 64 (range(40, 65, 4)) */
     RF_APPEND_MAX_BS,    /* generator appends an off-grid max_bs */
@@ -172,6 +206,8 @@ typedef enum {
     RF_FA3_STATE, /* ENGINE_FA3_* bits */
     /* The default attention backend (engine_release_default_backend). */
     RF_ATTN_HOPPER_MHA,      /* hopper_mha_rule: which MHA models fa3 takes on Hopper */
+    RF_ATTN_FA3_ARCHS,       /* FA3_ARCH_* bits: is_fa3_default_architecture's list */
+    RF_ATTN_HOPPER_MLA,      /* hopper_mla_rule */
     RF_ATTN_SM100_MHA,       /* trtllm_mha is the generic MHA default on SM100 */
     RF_ATTN_DEEPSEEK_SM100,  /* DeepSeek-family MLA models take trtllm_mla on SM100 */
     RF_ATTN_LLAMA4_SM100,    /* Llama 4 takes trtllm_mha on SM100 */
@@ -186,10 +222,53 @@ typedef enum {
 _Static_assert(RF_COUNT <= ENGINE_RELEASE_FACT_FIELDS, "raise ENGINE_RELEASE_FACT_FIELDS");
 
 typedef enum { MAXBS_CUT, MAXBS_CUT_EXTEND16, MAXBS_IN_GENERATOR } maxbs_rule;
+/* The runner's lists; each names the range() it writes out. */
+typedef enum {
+    PAD_1_2_4,  /* [1, 2, 4] + 8..160 step 8 (written [1, 2, 4, 8] + 16..160 from v0.4.4.post4) */
+    PAD_1_2_3_4 /* [1, 2, 3, 4] + 8..160 step 8 */
+} pad_grid;
+typedef enum {
+    NOPAD_31,       /* range(1, 32) + [64, 128] */
+    NOPAD_32,       /* range(1, 33) + [64, 128] */
+    NOPAD_32_160,   /* range(1, 33) + [64, 96, 128, 160] */
+    NOPAD_RAISES,   /* list(range(1, 33)) + range(40, 161, 16): a TypeError, no graphs */
+    NOPAD_32_40_16, /* 1..32 + 40..160 step 16 */
+    NOPAD_32_48_16  /* 1..32 + 48..160 step 16 */
+} nopad_grid;
+typedef enum {
+    SPEC_AS_DEFAULT, /* no list of its own: the padded or unpadded one */
+    SPEC_1_32,       /* range(1, 33) */
+    SPEC_9_ODD,      /* 1..8 + 9..31 step 2 + [64, 96, 128, 160] */
+    SPEC_10_EVEN_40, /* 1..8 + 10..32 step 2 + 40..160 step 16 */
+    SPEC_10_EVEN_80  /* 1..8 + 10..32 step 2 + 40, 48, 56 + 80..160 step 16 */
+} spec_grid;
+/* The clamp to req_to_token_pool.size N: none, drop sizes above N, or also add N (and N-1). */
+typedef enum { POOL_NONE, POOL_DROP, POOL_ADD } pool_clamp_rule;
+/* is_hip: 168..256 step 8 added after the pool and max_bs filters (explicit lists too), before
+ * them (explicit lists too), or to the default list only. */
+typedef enum { HIP_TIER_NONE, HIP_TIER_AFTER_CUT, HIP_TIER_BEFORE_CLAMP, HIP_TIER_DEFAULT_LIST } hip_tier_rule;
+/* MLA on Hopper: triton, fa3 unless speculation with topk > 1 (or page > 1), fa3. */
+typedef enum { HOPPER_MLA_TRITON = 0, HOPPER_MLA_FA3_TOPK1 = 1, HOPPER_MLA_FA3 = 2 } hopper_mla_rule;
 typedef enum { TBO_NONE, TBO_AT_LEAST_2, TBO_EVEN, TBO_MULBASE } tbo_rule;
 /* fa3 on Hopper for MHA models: only the architectures of utils is_fa3_default_architecture, or
  * every MHA model (PR #17425). */
-typedef enum { HOPPER_FA3_ALLOWLIST = 1, HOPPER_FA3_ALL = 2 } hopper_mha_rule;
+typedef enum { HOPPER_FA3_NONE = 0, HOPPER_FA3_ALLOWLIST = 1, HOPPER_FA3_ALL = 2 } hopper_mha_rule;
+/* is_fa3_default_architecture's members that cgplan models can name, one bit each
+ * (fa3_default_archs below). */
+enum {
+    FA3_ARCH_QWEN2 = 1 << 0,
+    FA3_ARCH_LLAMA = 1 << 1,
+    FA3_ARCH_LLAMA4 = 1 << 2,
+    FA3_ARCH_MISTRAL = 1 << 3,
+    FA3_ARCH_GEMMA2 = 1 << 4,
+    FA3_ARCH_GEMMA3 = 1 << 5,
+    FA3_ARCH_MIXTRAL = 1 << 6,
+    FA3_ARCH_QWEN3 = 1 << 7,
+    FA3_ARCH_QWEN3_MOE = 1 << 8,
+    FA3_ARCH_GLM4_MOE = 1 << 9,
+    FA3_ARCH_QWEN3_VL = 1 << 10,
+    FA3_ARCH_QWEN3_VL_MOE = 1 << 11
+};
 /* MLA on ROCm: triton, or aiter for 16 or 128 KV heads per GPU (first only without speculation). */
 typedef enum { HIP_MLA_TRITON = 0, HIP_MLA_AITER_NO_SPEC = 1, HIP_MLA_AITER = 2 } hip_mla_rule;
 
@@ -202,77 +281,203 @@ typedef struct {
     const char *source;
 } release_fact;
 
-/* v0.4.6 rows give the baseline; later rows override one field each. Release cut commits
- * (version.py bumps): v0.4.6 84022c0e5, v0.4.6.post2 9858113c3, v0.4.6.post4 16267d4fa,
- * v0.4.7 4f723edd3, v0.4.7.post1 f9dc9dd28, v0.4.9 ec5f9c626, v0.4.9.post4 2272c2a5b,
- * v0.4.10.post2 8cd344586, v0.5.3rc2 0b13cbb7c, v0.5.4.post1 55d75e11b, v0.5.4.post2 41c10e67f;
- * branch cuts (merge-base with main): v0.5.13 0f8673851 (06-08), v0.5.14 7e6587c94 (06-23),
- * v0.5.15 9a6f8e599 (07-07). v0.5.7..v0.5.12 have no cut in the history: rows placed there use
- * public dates (v0.5.7 out by 2026-01-05, v0.5.8 by 01-29, v0.5.9 still the latest on 03-30,
+/* v0.3.0 rows give the baseline; later rows override one field each. Release cut commits
+ * (version.py bumps): v0.3.0 a63c8275c, v0.3.1 e79f6cd73, v0.3.1.post2 5ce55aee1, v0.3.4.post1
+ * 1f26e8b8e, v0.3.4.post2 30643fed7, v0.3.5 65859754f, v0.3.5.post1 f407fcf9e, v0.3.5.post2
+ * 32c9a7ec1, v0.3.6 9a00e6f45, v0.3.6.post3 fae4e5e99, v0.4.0 f8b032693, v0.4.0.post1 e5f227c0e,
+ * v0.4.0.post2 8f4d04e54, v0.4.1.post3 03d5fbfd4, v0.4.1.post4 2f0d38649, v0.4.1.post5 f624901cd,
+ * v0.4.2.post1 cf0f7eafe, v0.4.2.post2 7aad8d185, v0.4.2.post4 cddb1cdf8, v0.4.3 e0b9a423c,
+ * v0.4.3.post2 a5375adc3, v0.4.3.post3 fc671f66c, v0.4.4 6aaeb8487, v0.4.4.post1 ba80c102f,
+ * v0.4.4.post2 1099f6c97, v0.4.4.post3 19e96e592, v0.4.4.post4 35e0856b9, v0.4.5 57f99608f,
+ * v0.4.5.post1 5b5c7237c, v0.4.5.post2 fbdc94ba5, v0.4.5.post3 b9c87e781, v0.4.6 84022c0e5,
+ * v0.4.6.post1 dcae1fb2c, v0.4.6.post2 9858113c3, v0.4.6.post3 678d8cc98, v0.4.6.post4 16267d4fa,
+ * v0.4.6.post5 7e257cd66, v0.4.7 4f723edd3, v0.4.7.post1 f9dc9dd28, v0.4.9 ec5f9c626,
+ * v0.4.9.post4 2272c2a5b, v0.4.9.post5 45bc170b3, v0.4.10.post2 8cd344586, v0.5.3rc2 0b13cbb7c,
+ * v0.5.4.post1 55d75e11b, v0.5.4.post2 41c10e67f, v0.5.6.post1 9a327bdfc, v0.5.6.post2 5c8bd8b51;
+ * a row's release is the first cut whose history holds the PR's commit (git merge-base
+ * --is-ancestor). Branch cuts (merge-base with main): v0.5.13 0f8673851 (06-08), v0.5.14 7e6587c94
+ * (06-23), v0.5.15 9a6f8e599 (07-07). v0.5.7..v0.5.12 have no cut in the history: rows placed there
+ * use public dates (v0.5.7 out by 2026-01-05, v0.5.8 by 01-29, v0.5.9 still the latest on 03-30,
  * v0.5.11 on 05-06) and are marked unverified. */
 static const release_fact facts[] = {
-    {REL(4, 6, FINAL, 0), RF_GRID, ENGINE_GRID_RUNNER_V046, true,
-     "runner-built list: [1,2,4,8]+16..160/8; spec 1..8,10..32/2,40..160/16; no padding 1..32,40..160/16",
-     "runner get_batch_sizes_to_capture at v0.4.6 (84022c0e5)"},
-    {REL(4, 6, FINAL, 0), RF_RUNNER_MID_MIB, 81920, true, "adds 160..256/8 when gpu_mem > 81920 MiB",
-     "runner at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_RUNNER_MID_DP1, 1, true, "... only with dp_size == 1", "runner at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_RUNNER_BIG_MIB, 0, true, "no 512 tier", "runner at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_SMALL_GPU_MIB, 25000, true, "cuda_graph_max_bs 8 (tp<4) / 80 below 25000 MiB",
-     "server_args.py __post_init__ at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_A10_TIER_TP_LT4, 16, true, "(server era only)", "-"},
-    {REL(4, 6, FINAL, 0), RF_SPEC_GRID_64, 0, true, "(server era only)", "-"},
-    {REL(4, 6, FINAL, 0), RF_APPEND_MAX_BS, 0, true, "no append of max_bs", "runner at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_POOL_ADD_PREV, 1, true, "pool clamp adds N-1 and N", "runner at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_MAXBS_RULE, MAXBS_CUT, true, "max_bs only cuts the list", "runner at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_TBO, TBO_NONE, true, "no two-batch overlap", "runner at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_GATHERED_MULBASE, 0, true, "no attn_tp divisibility filter", "runner at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_WIDTH_FILTER, 0, true, "filter on bs only", "runner at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_ATTN_CP, 0, true, "no attention-CP term", "runner at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_POOL_PAD, 0, true, "pool size used as is", "runner at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_POOL_PER_DP, 0, true, "pool = max_running_requests, undivided",
+    {REL(3, 0, FINAL, 0), RF_GRID, ENGINE_GRID_RUNNER_V046, true, "the runner builds the list (up to v0.5.3rc0)",
+     "model_executor/model_runner.py init_cuda_graphs at v0.3.0 (a63c8275c)"},
+    {REL(3, 0, FINAL, 0), RF_PAD_GRID, PAD_1_2_4, true, "[1, 2, 4] + [i * 8 for i in range(1, 21)]: 23 sizes to 160",
+     "model_runner.py init_cuda_graphs at v0.3.0 (a63c8275c)"},
+    {REL(3, 0, FINAL, 0), RF_NOPAD_GRID, NOPAD_31, true, "no padding: list(range(1, 32)) + [64, 128]",
+     "model_runner.py init_cuda_graphs at v0.3.0 (a63c8275c)"},
+    {REL(3, 0, FINAL, 0), RF_SPEC_GRID, SPEC_AS_DEFAULT, true, "no speculative list", "v0.3.0: no speculation"},
+    {REL(3, 0, FINAL, 0), RF_EAGLE_RUNNER, ENGINE_EAGLE_NONE, true, "no speculative decoding",
+     "server_args.py at v0.3.0: no --speculative-algorithm"},
+    {REL(3, 0, FINAL, 0), RF_SPEC_NO_PADDING, 0, true, "(no speculation)", "-"},
+    {REL(3, 0, FINAL, 0), RF_SPEC_MAX_RUNNING, 0, true, "(no speculation)", "-"},
+    {REL(3, 0, FINAL, 0), RF_POOL_CLAMP, POOL_NONE, true, "no clamp to req_to_token_pool.size",
+     "model_runner.py init_cuda_graphs at v0.3.0 (a63c8275c)"},
+    {REL(3, 0, FINAL, 0), RF_MAXBS_FLAG, 0, true, "no --cuda-graph-max-bs", "server_args.py at v0.3.0"},
+    {REL(3, 0, FINAL, 0), RF_EXPLICIT_FLAG, 0, true, "no --cuda-graph-bs", "server_args.py at v0.3.0"},
+    {REL(3, 0, FINAL, 0), RF_BACKEND_FLAG, 0, true, "no --attention-backend (--disable-flashinfer for triton)",
+     "server_args.py at v0.3.0"},
+    {REL(3, 0, FINAL, 0), RF_DEFAULT_MAX_BS, 0, true, "(no cuda_graph_max_bs)", "server_args.py at v0.3.0"},
+    {REL(3, 0, FINAL, 0), RF_HIP_TIER, HIP_TIER_NONE, true, "nothing of its own on AMD GPUs",
+     "model_runner.py at v0.3.0"},
+    {REL(3, 0, FINAL, 0), RF_RUNNER_MID_MIB, 0, true, "no 160..256 tier", "model_runner.py at v0.3.0"},
+    {REL(3, 0, FINAL, 0), RF_RUNNER_MID_DP1, 0, true, "(no 160..256 tier)", "-"},
+    {REL(3, 0, FINAL, 0), RF_RUNNER_BIG_MIB, 0, true, "no 512 tier", "model_runner.py at v0.3.0"},
+    {REL(3, 0, FINAL, 0), RF_SMALL_GPU_MIB, 0, true, "no small-GPU setting", "server_args.py at v0.3.0"},
+    {REL(3, 0, FINAL, 0), RF_SMALL_GPU_BS_LT4, 0, true, "(no small-GPU setting)", "-"},
+    {REL(3, 0, FINAL, 0), RF_SMALL_GPU_BS_GE4, 0, true, "(no small-GPU setting)", "-"},
+    {REL(3, 0, FINAL, 0), RF_SMALL_GPU_FORCED, 0, true, "(no small-GPU setting)", "-"},
+    {REL(3, 0, FINAL, 0), RF_DP_ATTN_MAX_BS, 0, true, "no DP-attention cap", "server_args.py at v0.3.0"},
+    {REL(3, 0, FINAL, 0), RF_A10_TIER_TP_LT4, 16, true, "(server era only)", "-"},
+    {REL(3, 0, FINAL, 0), RF_SPEC_GRID_64, 0, true, "(server era only)", "-"},
+    {REL(3, 0, FINAL, 0), RF_APPEND_MAX_BS, 0, true, "no append of max_bs", "model_runner.py at v0.3.0"},
+    {REL(3, 0, FINAL, 0), RF_POOL_ADD_PREV, 0, true, "(no clamp)", "model_runner.py at v0.3.0"},
+    {REL(3, 0, FINAL, 0), RF_MAXBS_RULE, MAXBS_CUT, true, "max_bs only cuts the list", "runner at v0.3.5 .. v0.4.6"},
+    {REL(3, 0, FINAL, 0), RF_TBO, TBO_NONE, true, "no two-batch overlap", "runner at v0.4.6"},
+    {REL(3, 0, FINAL, 0), RF_GATHERED_MULBASE, 0, true, "no attn_tp divisibility filter", "runner at v0.4.6"},
+    {REL(3, 0, FINAL, 0), RF_WIDTH_FILTER, 0, true, "filter on bs only", "runner at v0.4.6"},
+    {REL(3, 0, FINAL, 0), RF_ATTN_CP, 0, true, "no attention-CP term", "runner at v0.4.6"},
+    {REL(3, 0, FINAL, 0), RF_POOL_PAD, 0, true, "pool size used as is", "runner at v0.4.6"},
+    {REL(3, 0, FINAL, 0), RF_POOL_PER_DP, 0, true, "pool = max_running_requests, undivided",
      "model_runner.py init_memory_pool at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_SHARED_LOGITS, 0, true, "each captured size keeps its own FP32 logits output",
-     "cuda_graph_runner.py output_buffers before PR #8579"},
-    {REL(4, 6, FINAL, 0), RF_DECODE_FLAGS, 0, true, "only --cuda-graph-max-bs / --cuda-graph-bs",
-     "server_args.py at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_HEURISTIC, ENGINE_HEURISTIC_TP_FRACTION, true, "fraction by tp",
-     "server_args.py __post_init__ at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_EAGLE_RESERVE_MIB, 0, true, "no separate speculative reserve", "server_args.py at v0.4.6"},
-    {REL(4, 6, FINAL, 0), RF_FA3_STATE, ENGINE_FA3_CAPTURE_COPIES | ENGINE_FA3_DRAFT_TABLE | ENGINE_FA3_ENCODER_TABLE,
+    {REL(3, 0, FINAL, 0), RF_SHARED_LOGITS, 0, true, "each captured size keeps its own FP32 logits output",
+     "cuda_graph_runner.py output_buffers[bs] from v0.3.0 (a63c8275c) to PR #8579"},
+    {REL(3, 0, FINAL, 0), RF_DECODE_FLAGS, 0, true, "no --cuda-graph-max-bs-decode / --cuda-graph-bs-decode",
+     "server_args.py before PR #23906"},
+    {REL(3, 0, FINAL, 0), RF_HEURISTIC, ENGINE_HEURISTIC_TP_FRACTION, true,
+     "fraction by tp: 0.88 / 0.87 / 0.85 / 0.83 / 0.79 at tp 1 / 2 / 4 / 8 / 16",
+     "server_args.py __post_init__ at v0.3.0 (a63c8275c)"},
+    {REL(3, 0, FINAL, 0), RF_FRACTION_TP8, 830, true, "tp >= 8: 0.83", "server_args.py __post_init__ at v0.3.0"},
+    {REL(3, 0, FINAL, 0), RF_FRACTION_BIG_GPU, 0, true, "the same fraction on every GPU",
+     "server_args.py __post_init__ at v0.3.0"},
+    {REL(3, 0, FINAL, 0), RF_EAGLE_RESERVE_MIB, 0, true, "no separate speculative reserve", "server_args.py at v0.4.6"},
+    {REL(3, 0, FINAL, 0), RF_FA3_STATE, ENGINE_FA3_CAPTURE_COPIES | ENGINE_FA3_DRAFT_TABLE | ENGINE_FA3_ENCODER_TABLE,
      true, "fa3: per-size page-table copies at capture; draft-decode and encoder page tables always",
      "flashattention_backend.py init_cuda_graph_state / init_forward_metadata_capture_cuda_graph at v0.4.9.post4 "
      "(2272c2a5b)"},
-    /* The default attention backend. The generic rule is model_runner.py model_specific_adjustment,
-     * later server_args.py _handle_attention_backend_compatibility / _get_default_attn_backend, read
-     * in snapshots of 2025-06 .. 2025-11 and at main (8905cbd42); the policy is issue #5064
-     * (2025-04-04). The ROCm, SM100-MLA and Llama 4 rows were read at each release's cut (v0.4.6
-     * 84022c0e5 onwards); the other baseline rows were not read at v0.4.6 and stay unverified. */
-    {REL(4, 6, FINAL, 0), RF_ATTN_HOPPER_MHA, HOPPER_FA3_ALLOWLIST, false,
-     "Hopper MHA: fa3 for the is_fa3_default_architecture models (Llama, Llama 4, Qwen2, Qwen3, Qwen3-MoE, "
-     "GLM-4.5, Gemma), flashinfer for the others",
-     "_get_default_attn_backend; utils is_fa3_default_architecture; issue #5064"},
-    {REL(4, 6, FINAL, 0), RF_ATTN_SM100_MHA, 0, false, "SM100 MHA: flashinfer (the generic branch)",
+    /* The default attention backend. Before v0.4.5.post1 model_runner.py (and server_args.py
+     * __post_init__) give "flashinfer if is_flashinfer_available() else triton", and triton for MLA
+     * (read at v0.3.6, v0.4.0, v0.4.3, v0.4.4, v0.4.5). The generic rule is then model_runner.py
+     * model_specific_adjustment, later server_args.py _handle_attention_backend_compatibility /
+     * _get_default_attn_backend, read in snapshots of 2025-06 .. 2025-11 and at main (8905cbd42); the
+     * policy is issue #5064 (2025-04-04). The ROCm, SM100-MLA, Hopper and Llama 4 rows were read at
+     * each release's cut; the other baseline rows were not read at each cut and stay unverified. */
+    {REL(3, 0, FINAL, 0), RF_ATTN_HOPPER_MHA, HOPPER_FA3_NONE, true, "Hopper MHA: flashinfer (no fa3 backend)",
+     "model_runner.py / server_args.py at v0.3.0 .. v0.4.5 (57f99608f)"},
+    {REL(3, 0, FINAL, 0), RF_ATTN_FA3_ARCHS, 0, true, "(no is_fa3_default_architecture)", "utils.py at v0.4.5"},
+    {REL(3, 0, FINAL, 0), RF_ATTN_HOPPER_MLA, HOPPER_MLA_TRITON, true, "MLA on Hopper: triton",
+     "model_runner.py model_specific_adjustment at v0.4.5 (57f99608f): 'triton for mla attention'"},
+    {REL(3, 0, FINAL, 0), RF_ATTN_SM100_MHA, 0, false, "SM100 MHA: flashinfer (the generic branch)",
      "_get_default_attn_backend before PR #14291"},
-    {REL(4, 6, FINAL, 0), RF_ATTN_DEEPSEEK_SM100, 0, false,
+    {REL(3, 0, FINAL, 0), RF_ATTN_DEEPSEEK_SM100, 0, false,
      "DeepSeek-family MLA on SM100: the generic MLA rule (FlashInfer MLA)", "_get_default_attn_backend"},
-    {REL(4, 6, FINAL, 0), RF_ATTN_LLAMA4_SM100, 0, false, "Llama 4 on SM100: no model rule (the generic one)",
+    {REL(3, 0, FINAL, 0), RF_ATTN_LLAMA4_SM100, 0, false, "Llama 4 on SM100: no model rule (the generic one)",
      "_handle_model_specific_adjustments before PR #12003"},
-    {REL(4, 6, FINAL, 0), RF_ATTN_GPTOSS_HIP, 0, false, "gpt-oss off NVIDIA: triton",
+    {REL(3, 0, FINAL, 0), RF_ATTN_GPTOSS_HIP, 0, false, "gpt-oss off NVIDIA: triton",
      "_handle_model_specific_adjustments GptOssForCausalLM (snapshot of 2025-10/11)"},
-    {REL(4, 6, FINAL, 0), RF_ATTN_QWEN3NEXT_SM100, 0, false, "Qwen3-Next on SM100: triton",
+    {REL(3, 0, FINAL, 0), RF_ATTN_QWEN3NEXT_SM100, 0, false, "Qwen3-Next on SM100: triton",
      "PR #19030's description: the hybrid Qwen models' default MHA backend on SM100 was triton"},
-    {REL(4, 6, FINAL, 0), RF_ATTN_HIP_MHA, 0, true,
+    {REL(3, 0, FINAL, 0), RF_ATTN_HIP_MHA, 0, true,
      "MHA on ROCm: triton (flashinfer is CUDA-only, is_flashinfer_available)",
-     "model_runner.py model_specific_adjustment at v0.4.6 (84022c0e5)"},
-    {REL(4, 6, FINAL, 0), RF_ATTN_HIP_MLA, HIP_MLA_TRITON, true, "MLA on ROCm: triton",
-     "model_runner.py model_specific_adjustment at v0.4.6 (84022c0e5)"},
-    {REL(4, 6, FINAL, 0), RF_ATTN_SM100_MLA, 0, true, "MLA on SM100: triton (only Hopper is singled out)",
-     "model_runner.py model_specific_adjustment at v0.4.6 (84022c0e5)"},
-    {REL(4, 6, FINAL, 0), RF_ATTN_LLAMA4_AUTO, 0, true,
+     "server_args.py __post_init__ at v0.3.6 .. v0.4.5; model_runner.py model_specific_adjustment at v0.4.6 "
+     "(84022c0e5)"},
+    {REL(3, 0, FINAL, 0), RF_ATTN_HIP_MLA, HIP_MLA_TRITON, true, "MLA on ROCm: triton",
+     "model_runner.py model_specific_adjustment at v0.4.3 .. v0.4.6 (84022c0e5)"},
+    {REL(3, 0, FINAL, 0), RF_ATTN_SM100_MLA, 0, true, "MLA on SM100: triton (only Hopper is singled out)",
+     "model_runner.py model_specific_adjustment at v0.4.3 .. v0.4.6 (84022c0e5)"},
+    {REL(3, 0, FINAL, 0), RF_ATTN_LLAMA4_AUTO, 0, true,
      "Llama 4: no rule of its own (server_args asserts fa3 or aiter, later triton too, is given)",
      "server_args.py model_specific_adjustments at v0.5.1 (97a38ee85)"},
 
+    {REL(3, 1, FINAL, 0), RF_BACKEND_FLAG, 1, true, "--attention-backend flashinfer | triton",
+     "PR #1380 (46094e0c1, 2024-09-10)"},
+    {REL(3, 1, POST, 2), RF_POOL_CLAMP, POOL_DROP, true, "sizes above req_to_token_pool.size dropped",
+     "PR #1469 (2d346a57c, 2024-09-19), CudaGraphRunner.__init__"},
+    {REL(3, 4, POST, 2), RF_PAD_GRID, PAD_1_2_3_4, true, "[1, 2, 3, 4] + 8..160/8", "PR #1772 (05b3bf5e8, 2024-10-23)"},
+    {REL(3, 5, FINAL, 0), RF_PAD_GRID, PAD_1_2_4, true, "back to [1, 2, 4] + 8..160/8",
+     "PR #1809 (2b8097885, 2024-10-26)"},
+    {REL(3, 5, FINAL, 0), RF_MAXBS_FLAG, 1, true, "--cuda-graph-max-bs cuts the list",
+     "PR #1809, renamed by PR #1811 (86e0dde55, 2024-10-26)"},
+    {REL(3, 5, FINAL, 0), RF_DEFAULT_MAX_BS, 160, true, "cuda_graph_max_bs: int = 160", "PR #1809"},
+    {REL(3, 5, POST, 2), RF_SMALL_GPU_MIB, 25000, true, "below 25000 MiB cuda_graph_max_bs = 4, even when given",
+     "PR #2044 (b01df48cf, 2024-11-15), server_args.py __post_init__"},
+    {REL(3, 5, POST, 2), RF_SMALL_GPU_BS_LT4, 4, true, "small GPU: 4", "PR #2044"},
+    {REL(3, 5, POST, 2), RF_SMALL_GPU_BS_GE4, 4, true, "small GPU: 4 at any tp", "PR #2044"},
+    {REL(3, 5, POST, 2), RF_SMALL_GPU_FORCED, 1, true, "small GPU: replaces a given --cuda-graph-max-bs", "PR #2044"},
+    {REL(3, 6, FINAL, 0), RF_DP_ATTN_MAX_BS, 96, true, "DP attention: cuda_graph_max_bs = min(it, 96)",
+     "PR #2061 (62832bb27, 2024-11-18), server_args.py __post_init__"},
+    {REL(3, 6, FINAL, 0), RF_FRACTION_TP8, 820, true, "tp >= 8: 0.82", "PR #2053 (f719d9aeb, 2024-11-16)"},
+    {REL(4, 0, FINAL, 0), RF_SMALL_GPU_BS_LT4, 8, true, "below 25000 MiB the default is 8 (a given one stays)",
+     "PR #2268 (94e167ea5, 2024-11-29); PR #2225 (262e370f7) drops the forced 4"},
+    {REL(4, 0, FINAL, 0), RF_SMALL_GPU_BS_GE4, 8, true, "... at any tp", "PR #2268"},
+    {REL(4, 0, FINAL, 0), RF_SMALL_GPU_FORCED, 0, true, "... only when unset", "PR #2268"},
+    {REL(4, 0, FINAL, 0), RF_FRACTION_TP8, 810, true, "tp >= 8: 0.81", "PR #2325 (3ddb1c467, 2024-12-02)"},
+    {REL(4, 0, POST, 1), RF_POOL_CLAMP, POOL_ADD, true, "above the pool: N-1 and N added, larger sizes dropped",
+     "PR #2359 (71e2a2775, 2024-12-05)"},
+    {REL(4, 0, POST, 1), RF_POOL_ADD_PREV, 1, true, "pool clamp adds N-1 and N", "PR #2359"},
+    {REL(4, 0, POST, 1), RF_SMALL_GPU_BS_GE4, 80, true, "small GPU at tp >= 4: 80", "PR #2360 (34b364e07, 2024-12-06)"},
+    {REL(4, 0, POST, 2), RF_NOPAD_GRID, NOPAD_32, true, "no padding: range(1, 33) + [64, 128]",
+     "PR #2422 (641b7d0ae, 2024-12-09)"},
+    {REL(4, 0, POST, 2), RF_DP_ATTN_MAX_BS, 0, true, "no DP-attention cap", "PR #2484 (0ba2c5894, 2024-12-14)"},
+    {REL(4, 1, POST, 4), RF_EAGLE_RUNNER, ENGINE_EAGLE_SHARED_RUNNER, true,
+     "EAGLE: the target verify and each draft step in CudaGraphRunner (TARGET_VERIFY / topk tokens a request)",
+     "PR #2150 (815dce055, 2025-01-02)"},
+    {REL(4, 1, POST, 4), RF_SPEC_NO_PADDING, 1, true, "EAGLE sets disable_cuda_graph_padding",
+     "PR #2709 (ad20b7957, 2025-01-02), server_args.py __post_init__"},
+    {REL(4, 1, POST, 5), RF_EXPLICIT_FLAG, 1, true, "--cuda-graph-bs", "PR #2761 (bdc1acf6c, 2025-01-07)"},
+    {REL(4, 2, POST, 2), RF_EAGLE_RUNNER, ENGINE_EAGLE_DRAFT_RUNNER, true, "EAGLEDraftCudaGraphRunner for the draft",
+     "PR #3269 (013021b6a, 2025-02-03)"},
+    {REL(4, 3, FINAL, 0), RF_HIP_TIER, HIP_TIER_AFTER_CUT, true,
+     "AMD: 168..256/8 appended after the pool and max_bs filters",
+     "PR #3420 (d81ac4434, 2025-02-11), get_batch_sizes_to_capture"},
+    {REL(4, 3, POST, 3), RF_HIP_TIER, HIP_TIER_BEFORE_CLAMP, true, "AMD: 168..256/8 added before the filters",
+     "PR #3857 (4606e2a3f, 2025-02-26)"},
+    {REL(4, 3, POST, 3), RF_SPEC_GRID, SPEC_1_32, true, "speculative list range(1, 33)",
+     "PR #3988 (ac2387279, 2025-03-03)"},
+    {REL(4, 3, POST, 3), RF_NOPAD_GRID, NOPAD_32_160, true, "no padding: range(1, 33) + [64, 96, 128, 160]",
+     "PR #3988"},
+    {REL(4, 3, POST, 3), RF_SPEC_MAX_RUNNING, 32, true, "EAGLE: max_running_requests 32 when unset",
+     "PR #3986 (d3d4d7675, 2025-03-05)"},
+    {REL(4, 4, POST, 2), RF_SPEC_GRID, SPEC_9_ODD, true, "speculative list 1..8 + 9..31/2 + [64, 96, 128, 160]",
+     "PR #4363 (1b859295f, 2025-03-16)"},
+    {REL(4, 4, POST, 2), RF_SPEC_NO_PADDING, 0, true, "EAGLE keeps the padding", "PR #4363"},
+    {REL(4, 4, POST, 3), RF_HIP_TIER, HIP_TIER_DEFAULT_LIST, true, "AMD: 168..256/8 for the default list only",
+     "PR #4638 (17000d2b3, 2025-03-28)"},
+    {REL(4, 4, POST, 4), RF_SPEC_GRID, SPEC_10_EVEN_40, true, "speculative list 1..8 + 10..32/2 + 40..160/16",
+     "PR #4908 (b26bc86b3, 2025-03-30)"},
+    {REL(4, 4, POST, 4), RF_NOPAD_GRID, NOPAD_RAISES, true,
+     "no padding: list(range(1, 33)) + range(40, 161, 16) raises a TypeError", "PR #4908"},
+    {REL(4, 4, POST, 4), RF_SPEC_MAX_RUNNING, 48, true, "EAGLE: max_running_requests 48 when unset", "PR #4908"},
+    {REL(4, 5, POST, 1), RF_NOPAD_GRID, NOPAD_32_40_16, true, "no padding: 1..32 + 40..160/16",
+     "PR #5412 (5d1344016, 2025-04-15)"},
+    {REL(4, 5, POST, 1), RF_ATTN_HOPPER_MHA, HOPPER_FA3_ALLOWLIST, true,
+     "Hopper MHA: fa3 for the is_fa3_default_architecture models without speculation (or topk 1, page 1)",
+     "PR #5344 (fa909dc3c, 2025-04-15), model_runner.py model_specific_adjustment; issue #5064"},
+    {REL(4, 5, POST, 1), RF_ATTN_FA3_ARCHS, FA3_ARCH_QWEN2 | FA3_ARCH_LLAMA | FA3_ARCH_LLAMA4 | FA3_ARCH_MISTRAL, true,
+     "is_fa3_default_architecture: Qwen2, Llama 4, Llama, Mistral", "PR #5344, utils.py"},
+    {REL(4, 5, POST, 1), RF_ATTN_HOPPER_MLA, HOPPER_MLA_FA3_TOPK1, true,
+     "MLA on Hopper: fa3 without speculation (or topk 1, page 1), else triton",
+     "PR #5210 (57de7c6b5, 2025-04-12); PR #5344's is_no_spec_infer_or_topk_one"},
+    {REL(4, 5, POST, 3), RF_HIP_TIER, HIP_TIER_NONE, true, "no AMD rule: the memory tier covers MI300",
+     "PR #5610 (134320029, 2025-04-21)"},
+    {REL(4, 5, POST, 3), RF_RUNNER_MID_MIB, 81920, true, "adds 160..256/8 when gpu_mem > 81920 MiB", "PR #5610"},
+    {REL(4, 5, POST, 3), RF_DEFAULT_MAX_BS, 0, true, "cuda_graph_max_bs left unset off small GPUs",
+     "PR #5604 (e69a21907, 2025-04-22), server_args.py __post_init__"},
+    {REL(4, 5, POST, 3), RF_FRACTION_BIG_GPU, 1, true, "above 81920 MiB: (G - 13 GiB) / G", "PR #5604"},
+    {REL(4, 5, POST, 3), RF_ATTN_HOPPER_MLA, HOPPER_MLA_FA3, true, "MLA on Hopper: fa3, speculation or not",
+     "PR #5318 (188f0955f, 2025-04-20), model_runner.py model_specific_adjustment"},
+    {REL(4, 5, POST, 3), RF_ATTN_FA3_ARCHS,
+     FA3_ARCH_QWEN2 | FA3_ARCH_LLAMA | FA3_ARCH_LLAMA4 | FA3_ARCH_MISTRAL | FA3_ARCH_GEMMA2, true, "+ Gemma2",
+     "PR #5586 (66c0ff9e3, 2025-04-20)"},
+    {REL(4, 6, FINAL, 0), RF_RUNNER_MID_DP1, 1, true, "160..256/8 only with dp_size == 1",
+     "PR #5634 (917324862, 2025-04-23)"},
+    {REL(4, 6, FINAL, 0), RF_ATTN_FA3_ARCHS,
+     FA3_ARCH_QWEN2 | FA3_ARCH_LLAMA | FA3_ARCH_LLAMA4 | FA3_ARCH_MISTRAL | FA3_ARCH_GEMMA2 | FA3_ARCH_GEMMA3, true,
+     "+ Gemma3 (Qwen3 not yet)", "PR #5622 (04f2abcb3, 2025-04-22); utils.py at v0.4.6 (84022c0e5)"},
+    {REL(4, 6, POST, 1), RF_ATTN_FA3_ARCHS,
+     FA3_ARCH_QWEN2 | FA3_ARCH_LLAMA | FA3_ARCH_LLAMA4 | FA3_ARCH_MISTRAL | FA3_ARCH_GEMMA2 | FA3_ARCH_GEMMA3 |
+         FA3_ARCH_MIXTRAL | FA3_ARCH_QWEN3 | FA3_ARCH_QWEN3_MOE,
+     true, "+ Mixtral, Qwen3, Qwen3-MoE", "PR #5796 (daed453e8, 2025-04-27), PR #5854 (663037a7a, 2025-04-28)"},
     {REL(4, 6, POST, 2), RF_RUNNER_MID_MIB, 96 * 1024, true, "160..256/8 tier moves to gpu_mem > 98304 MiB",
      "PR #5893 (e4b6133b7, 2025-04-30)"},
     {REL(4, 6, POST, 2), RF_RUNNER_MID_DP1, 0, true, "... whatever dp_size", "PR #5893"},
@@ -280,10 +485,21 @@ static const release_fact facts[] = {
      "PR #5893"},
     {REL(4, 6, POST, 4), RF_MAXBS_RULE, MAXBS_CUT_EXTEND16, true,
      "max_bs cuts, then range(max, max_bs + 1, 16) extends", "PR #6201 (fba8eccd7, 2025-05-12)"},
+    {REL(4, 6, POST, 4), RF_ATTN_FA3_ARCHS,
+     FA3_ARCH_QWEN2 | FA3_ARCH_LLAMA | FA3_ARCH_LLAMA4 | FA3_ARCH_MISTRAL | FA3_ARCH_GEMMA2 | FA3_ARCH_GEMMA3 |
+         FA3_ARCH_QWEN3 | FA3_ARCH_QWEN3_MOE,
+     true, "- Mixtral", "PR #6191 (e9bebafb1, 2025-05-11)"},
     {REL(4, 6, POST, 5), RF_ATTN_HIP_MHA, 1, true, "MHA on ROCm: aiter",
      "PR #6381 (5c0b38f36, 2025-05-20), model_runner.py model_specific_adjustment"},
+    {REL(4, 6, POST, 5), RF_ATTN_FA3_ARCHS,
+     FA3_ARCH_QWEN2 | FA3_ARCH_LLAMA | FA3_ARCH_LLAMA4 | FA3_ARCH_GEMMA2 | FA3_ARCH_GEMMA3 | FA3_ARCH_QWEN3 |
+         FA3_ARCH_QWEN3_MOE,
+     true, "- Mistral", "PR #6379 (b3f3d610f, 2025-05-17)"},
     {REL(4, 7, FINAL, 0), RF_GRID, ENGINE_GRID_RUNNER_V047, true,
      "spec list 1..8,10..32/2,40,48,56,80..160/16; no padding 1..32,48..160/16", "PR #6803 (20fd53b8f, 2025-06-01)"},
+    {REL(4, 7, FINAL, 0), RF_NOPAD_GRID, NOPAD_32_48_16, true, "no padding: 1..32 + 48..160/16", "PR #6803"},
+    {REL(4, 7, FINAL, 0), RF_SPEC_GRID, SPEC_10_EVEN_80, true,
+     "speculative list 1..8 + 10..32/2 + 40, 48, 56 + 80..160/16", "PR #6803"},
     {REL(4, 7, FINAL, 0), RF_POOL_ADD_PREV, 0, true, "pool clamp adds N only", "PR #6803"},
     {REL(4, 7, FINAL, 0), RF_RUNNER_BIG_MIB, 180000, true, "adds 256..512/16 when gpu_mem > 180000 MiB",
      "PR #6718 (f2bd3515f, 2025-05-29)"},
@@ -306,6 +522,10 @@ static const release_fact facts[] = {
     {REL(4, 9, POST, 4), RF_TBO, TBO_MULBASE, true, "two-batch overlap folded into mul_base (x2)",
      "PR #8280 (c0fb25e94, 2025-07-24)"},
     {REL(4, 9, POST, 4), RF_GATHERED_MULBASE, 1, true, "bs % (2 if tbo) * attn_tp when gathered buffers", "PR #8280"},
+    {REL(4, 9, POST, 5), RF_ATTN_FA3_ARCHS,
+     FA3_ARCH_QWEN2 | FA3_ARCH_LLAMA | FA3_ARCH_LLAMA4 | FA3_ARCH_GEMMA2 | FA3_ARCH_GEMMA3 | FA3_ARCH_QWEN3 |
+         FA3_ARCH_QWEN3_MOE | FA3_ARCH_GLM4_MOE,
+     true, "+ GLM-4.5 (Glm4MoeForCausalLM)", "PR #8224 (6d6a8bc27, 2025-07-28)"},
     {REL(4, 10, POST, 2), RF_SHARED_LOGITS, 1, true, "graphs write one next_token_logits buffer",
      "PR #8579 (cb099d209, 2025-08-03)"},
     {REL(4, 10, POST, 2), RF_FA3_STATE, ENGINE_FA3_DRAFT_TABLE | ENGINE_FA3_ENCODER_TABLE, true,
@@ -336,6 +556,10 @@ static const release_fact facts[] = {
      "Llama 4: trtllm_mha on SM100, fa3 on Hopper, aiter on ROCm, triton on every other GPU",
      "PR #13421 (fcccaf900, 2025-11-25, in the v0.5.6 bump 7ae368efd), _handle_model_specific_adjustments; main: "
      "arg_groups/overrides.py _llama4_overrides"},
+    {REL(5, 6, POST, 2), RF_ATTN_FA3_ARCHS,
+     FA3_ARCH_QWEN2 | FA3_ARCH_LLAMA | FA3_ARCH_LLAMA4 | FA3_ARCH_GEMMA2 | FA3_ARCH_GEMMA3 | FA3_ARCH_QWEN3 |
+         FA3_ARCH_QWEN3_MOE | FA3_ARCH_GLM4_MOE | FA3_ARCH_QWEN3_VL | FA3_ARCH_QWEN3_VL_MOE,
+     true, "+ Qwen3-VL, Qwen3-VL-MoE", "PR #14634 (8810152e8, 2025-12-09)"},
     {REL(5, 6, POST, 2), RF_ATTN_SM100_MHA, 1, false,
      "SM100 MHA: trtllm_mha (page 64) without speculation or with eagle topk 1 and page size 1",
      "PR #14291 (2025-12-02), _get_default_attn_backend; v0.5.6.post2's bump (5c8bd8b51, 2025-12-11) follows "
@@ -440,6 +664,20 @@ bool engine_release_has_decode_graph_flags(const engine_release *r)
 {
     return fact(r, RF_DECODE_FLAGS) != 0;
 }
+bool engine_release_has_flag(const engine_release *r, engine_release_flag flag)
+{
+    switch (flag) {
+    case ENGINE_FLAG_ATTENTION_BACKEND:
+        return fact(r, RF_BACKEND_FLAG) != 0;
+    case ENGINE_FLAG_CUDA_GRAPH_MAX_BS:
+        return fact(r, RF_MAXBS_FLAG) != 0;
+    case ENGINE_FLAG_CUDA_GRAPH_BS:
+        return fact(r, RF_EXPLICIT_FLAG) != 0;
+    case ENGINE_FLAG_SPECULATIVE:
+        return fact(r, RF_EAGLE_RUNNER) != ENGINE_EAGLE_NONE;
+    }
+    return false;
+}
 engine_heuristic_variant engine_release_heuristic_variant(const engine_release *r)
 {
     return (engine_heuristic_variant)fact(r, RF_HEURISTIC);
@@ -456,6 +694,29 @@ uint32_t engine_release_fa3_state(const engine_release *r)
 {
     return (uint32_t)fact(r, RF_FA3_STATE);
 }
+engine_eagle_runner engine_release_eagle_runner(const engine_release *r)
+{
+    return (engine_eagle_runner)fact(r, RF_EAGLE_RUNNER);
+}
+
+/* server_args.py __post_init__ "Set mem fraction static" at v0.3.0 .. v0.4.6.post1: by tp_size
+ * alone (v0.4.6.post2's PR #5893 brings tp x pp and the H200 branch, another variant). */
+double engine_release_default_mem_fraction(const engine_release *r, uint32_t gpu_mem_mib, uint32_t tp)
+{
+    int32_t scratch[RF_COUNT];
+    const int32_t *v = facts_of(r, scratch);
+    if (v[RF_HEURISTIC] != ENGINE_HEURISTIC_TP_FRACTION)
+        return 0;
+    if (v[RF_FRACTION_BIG_GPU] && gpu_mem_mib > 81920) /* "FIXME: more fine grained auto-selection polices" */
+        return ((double)gpu_mem_mib - 1024.0 * 13) / (double)gpu_mem_mib;
+    if (tp >= 16)
+        return 0.79;
+    if (tp >= 8)
+        return v[RF_FRACTION_TP8] / 1000.0;
+    if (tp >= 4)
+        return 0.85;
+    return tp >= 2 ? 0.87 : 0.88;
+}
 
 /* ---- Default attention backend ---- */
 
@@ -468,14 +729,34 @@ static bool arch_is(const engine_model *m, const char *const *names, size_t n)
 }
 #define ARCH_IS(m, list) arch_is((m), (list), sizeof(list) / sizeof(list)[0])
 
-/* utils is_fa3_default_architecture, the models cgplan can name (the Gemma, Olmo, GLM-V and
- * Step3-VL entries are of models without a preset). */
-static const char *const fa3_default_archs[] = {"Llama4ForConditionalGeneration",
-                                                "LlamaForCausalLM",
-                                                "Qwen2ForCausalLM",
-                                                "Qwen3ForCausalLM",
-                                                "Qwen3MoeForCausalLM",
-                                                "Glm4MoeForCausalLM"};
+/* utils is_fa3_default_architecture's members that cgplan models can name (the Olmo, GLM-V,
+ * Step and MiMo entries of main are of models without a preset); which of them a release lists is
+ * its RF_ATTN_FA3_ARCHS row. */
+static const struct {
+    const char *architecture;
+    uint32_t bit;
+} fa3_default_archs[] = {
+    {"Qwen2ForCausalLM", FA3_ARCH_QWEN2},
+    {"LlamaForCausalLM", FA3_ARCH_LLAMA},
+    {"Llama4ForConditionalGeneration", FA3_ARCH_LLAMA4},
+    {"MistralForCausalLM", FA3_ARCH_MISTRAL},
+    {"Gemma2ForCausalLM", FA3_ARCH_GEMMA2},
+    {"Gemma3ForConditionalGeneration", FA3_ARCH_GEMMA3},
+    {"MixtralForCausalLM", FA3_ARCH_MIXTRAL},
+    {"Qwen3ForCausalLM", FA3_ARCH_QWEN3},
+    {"Qwen3MoeForCausalLM", FA3_ARCH_QWEN3_MOE},
+    {"Glm4MoeForCausalLM", FA3_ARCH_GLM4_MOE},
+    {"Qwen3VLForConditionalGeneration", FA3_ARCH_QWEN3_VL},
+    {"Qwen3VLMoeForConditionalGeneration", FA3_ARCH_QWEN3_VL_MOE},
+};
+
+static bool is_fa3_default_architecture(const int32_t *v, const engine_model *m)
+{
+    for (size_t i = 0; i < sizeof fa3_default_archs / sizeof fa3_default_archs[0]; i++)
+        if (strcmp(m->architecture, fa3_default_archs[i].architecture) == 0)
+            return ((uint32_t)v[RF_ATTN_FA3_ARCHS] & fa3_default_archs[i].bit) != 0;
+    return false;
+}
 /* _handle_model_specific_adjustments' DeepSeek branch without DSA (main adds KimiK25). */
 static const char *const deepseek_mla_archs[] = {"DeepseekV3ForCausalLM", "KimiK25ForConditionalGeneration"};
 /* is_deepseek_nsa / is_deepseek_dsa: DeepSeek V3.2 and GLM-5 attend through the sparse indexer. */
@@ -537,8 +818,8 @@ static engine_backend_choice generic_default(const int32_t *v, const engine_mode
      * launches speculation with topk 1, so the trtllm_mha branch's "topk is given" holds too. */
     bool no_spec_or_topk_one = !speculative || page <= 1;
     if (m->attn_kind != ATTN_MLA) {
-        if (is_hopper(arch) && no_spec_or_topk_one &&
-            (v[RF_ATTN_HOPPER_MHA] == HOPPER_FA3_ALL || ARCH_IS(m, fa3_default_archs)))
+        if (is_hopper(arch) && no_spec_or_topk_one && v[RF_ATTN_HOPPER_MHA] != HOPPER_FA3_NONE &&
+            (v[RF_ATTN_HOPPER_MHA] == HOPPER_FA3_ALL || is_fa3_default_architecture(v, m)))
             return chose(BACKEND_FA3, page, "MHA on Hopper: fa3 (_get_default_attn_backend)");
         if (is_sm100(arch) && v[RF_ATTN_SM100_MHA] && no_spec_or_topk_one)
             return chose(BACKEND_TRTLLM_MHA, page, "MHA on SM100: trtllm_mha (PR #14291)");
@@ -549,7 +830,8 @@ static engine_backend_choice generic_default(const int32_t *v, const engine_mode
          * sinks, gpt-oss, is decided by its own rule before this. */
         return chose(BACKEND_FLASHINFER, page, "MHA: flashinfer (_get_default_attn_backend)");
     }
-    if (is_hopper(arch))
+    if (is_hopper(arch) && (v[RF_ATTN_HOPPER_MLA] == HOPPER_MLA_FA3 ||
+                            (v[RF_ATTN_HOPPER_MLA] == HOPPER_MLA_FA3_TOPK1 && no_spec_or_topk_one)))
         return chose(BACKEND_FA3, page, "MLA on Hopper: fa3 (PR #5210)");
     if (is_sm100(arch) && v[RF_ATTN_SM100_MLA])
         return chose(BACKEND_FLASHINFER_MLA, page, "MLA on SM100: flashinfer (PR #7023)");
@@ -627,17 +909,28 @@ static uint32_t server_default_max_bs(const int32_t *v, uint32_t gpu_mem, uint32
     return 512; /* B200, MI300 */
 }
 
-/* Runner era: cuda_graph_max_bs stays unset except on small GPUs; 0 = unset. */
+/* Runner era: small GPUs' cuda_graph_max_bs (server_args __post_init__, nvidia-smi's MiB), if
+ * the release has one. */
+static bool runner_small_gpu(const int32_t *v, uint32_t gpu_mem)
+{
+    return v[RF_MAXBS_FLAG] && v[RF_SMALL_GPU_MIB] && gpu_mem != 0 && gpu_mem < (uint32_t)v[RF_SMALL_GPU_MIB];
+}
+
+/* Runner era: the cuda_graph_max_bs server_args sets (160 from v0.3.5 to v0.4.5.post2, the
+ * small-GPU values); 0 = unset, or no such flag. */
 static uint32_t runner_max_bs_setting(const int32_t *v, uint32_t gpu_mem, uint32_t tp)
 {
-    if (gpu_mem != 0 && gpu_mem < (uint32_t)v[RF_SMALL_GPU_MIB])
-        return tp < 4 ? 8 : 80;
-    return 0;
+    if (!v[RF_MAXBS_FLAG])
+        return 0;
+    if (runner_small_gpu(v, gpu_mem))
+        return (uint32_t)(tp < 4 ? v[RF_SMALL_GPU_BS_LT4] : v[RF_SMALL_GPU_BS_GE4]);
+    return (uint32_t)v[RF_DEFAULT_MAX_BS];
 }
 
 static bool runner_mid_tier(const int32_t *v, uint32_t gpu_mem, uint32_t dp)
 {
-    return gpu_mem != 0 && gpu_mem > (uint32_t)v[RF_RUNNER_MID_MIB] && (!v[RF_RUNNER_MID_DP1] || dp == 1);
+    return gpu_mem != 0 && v[RF_RUNNER_MID_MIB] != 0 && gpu_mem > (uint32_t)v[RF_RUNNER_MID_MIB] &&
+           (!v[RF_RUNNER_MID_DP1] || dp == 1);
 }
 
 static bool runner_big_tier(const int32_t *v, uint32_t gpu_mem)
@@ -796,33 +1089,76 @@ static uint32_t set_keep_multiples(bs_set *s, uint32_t base, uint32_t width)
     return gone;
 }
 
-/* v0.4.6 .. v0.5.3rc0 runner-built default list. */
-static void runner_grid(const int32_t *v, const engine_capture_params *p, uint32_t gpu_mem, uint32_t dp, bs_set *s)
+/* The AMD sizes of v0.4.3 .. v0.4.5.post2: [i * 8 for i in range(21, 33)] (PR #3420), later
+ * range(160, 257, 8) with 160 already there. */
+static void hip_tier(bs_set *s)
 {
-    bool v047 = v[RF_GRID] == ENGINE_GRID_RUNNER_V047;
-    if (!p->speculative) {
-        if (p->disable_padding) {
+    set_range(s, 168, 256, 8);
+}
+
+/* v0.3.0 .. v0.5.3rc0 runner-built default list (SPECULATIVE: the release has it and it is on;
+ * NO_PADDING: --disable-cuda-graph-padding, or set by EAGLE). False when the release's own
+ * expression raises (v0.4.4.post4 .. v0.4.5: a list plus a range). */
+static bool runner_grid(const int32_t *v, bool speculative, bool no_padding, uint32_t gpu_mem, uint32_t dp, bool rocm,
+                        bs_set *s)
+{
+    if (speculative && v[RF_SPEC_GRID] != SPEC_AS_DEFAULT) {
+        /* denser small sizes, fewer large ones: speculative graphs cost more */
+        if (v[RF_SPEC_GRID] == SPEC_1_32) {
             set_range(s, 1, 32, 1);
-            set_range(s, v047 ? 48 : 40, 160, 16);
         } else {
-            set_range(s, 1, 2, 1);
-            set_range(s, 4, 8, 4);
-            set_range(s, 16, 160, 8);
+            set_range(s, 1, 8, 1);
+            if (v[RF_SPEC_GRID] == SPEC_9_ODD) {
+                set_range(s, 9, 31, 2);
+                set_range(s, 64, 160, 32);
+            } else if (v[RF_SPEC_GRID] == SPEC_10_EVEN_40) {
+                set_range(s, 10, 32, 2);
+                set_range(s, 40, 160, 16);
+            } else {
+                set_range(s, 10, 32, 2);
+                set_range(s, 40, 63, 8);
+                set_range(s, 80, 160, 16);
+            }
         }
-    } else { /* denser small sizes, fewer large ones: speculative graphs cost more */
-        set_range(s, 1, 8, 1);
-        set_range(s, 10, 32, 2);
-        if (v047) {
-            set_range(s, 40, 63, 8);
-            set_range(s, 80, 160, 16);
-        } else {
+    } else if (no_padding) {
+        switch (v[RF_NOPAD_GRID]) {
+        case NOPAD_RAISES:
+            return false;
+        case NOPAD_31:
+            set_range(s, 1, 31, 1);
+            set_range(s, 64, 128, 64);
+            break;
+        case NOPAD_32:
+            set_range(s, 1, 32, 1);
+            set_range(s, 64, 128, 64);
+            break;
+        case NOPAD_32_160:
+            set_range(s, 1, 32, 1);
+            set_range(s, 64, 160, 32);
+            break;
+        case NOPAD_32_40_16:
+            set_range(s, 1, 32, 1);
             set_range(s, 40, 160, 16);
+            break;
+        default:
+            set_range(s, 1, 32, 1);
+            set_range(s, 48, 160, 16);
+            break;
         }
+    } else {
+        set_range(s, 1, 2, 1);
+        if (v[RF_PAD_GRID] == PAD_1_2_3_4)
+            set_add(s, 3);
+        set_range(s, 4, 8, 4);
+        set_range(s, 16, 160, 8);
     }
     if (runner_mid_tier(v, gpu_mem, dp))
         set_range(s, 160, 256, 8);
     if (runner_big_tier(v, gpu_mem))
         set_range(s, 256, 512, 16);
+    if (rocm && v[RF_HIP_TIER] == HIP_TIER_DEFAULT_LIST)
+        hip_tier(s);
+    return true;
 }
 
 uint32_t engine_release_default_max_bs(const engine_release *r, uint32_t gpu_mem_mib, uint32_t tp, bool speculative)
@@ -836,13 +1172,11 @@ uint32_t engine_release_default_max_bs(const engine_release *r, uint32_t gpu_mem
     uint32_t set_by_tier = runner_max_bs_setting(v, gpu_mem_mib, tp);
     if (set_by_tier)
         return set_by_tier;
-    /* Unset: the runner list's own top, which v0.4.6's speculative grid leaves at 152. */
-    engine_capture_params p;
-    memset(&p, 0, sizeof p);
-    p.speculative = speculative;
+    /* Unset, or no flag: the runner list's own top, which v0.4.6's speculative grid leaves at 152. */
+    bool spec = speculative && v[RF_EAGLE_RUNNER] != ENGINE_EAGLE_NONE;
     bs_set s;
     set_init(&s);
-    runner_grid(v, &p, gpu_mem_mib, 1, &s);
+    runner_grid(v, spec, spec && v[RF_SPEC_NO_PADDING], gpu_mem_mib, 1, false, &s);
     return set_max(&s);
 }
 
@@ -961,18 +1295,19 @@ static void server_grid(const int32_t *v, const engine_capture_params *p, uint32
 #undef RANGE
 }
 
-/* N: req_to_token_pool.size. Speculative algorithms set max_running_requests = 48 when unset
- * (server_args _handle_speculative_decoding; arg_groups/speculative_hook.py on main); without it
- * the pool is clamp(tokens / context * 512, 2048, 4096), capped by tokens // 2 (resolve_max_num_reqs),
- * which is at least 2048 for any pool of 4096+ tokens: 2048 is used. */
-static uint32_t pool_size(const int32_t *v, const engine_capture_params *p, uint32_t dp, bool *defaulted)
+/* N: req_to_token_pool.size. Speculative algorithms set max_running_requests when unset (32 from
+ * PR #3986, 48 from PR #4908; server_args _handle_speculative_decoding, arg_groups/speculative_hook.py
+ * on main); without it the pool is clamp(tokens / context * 512, 2048, 4096), capped by tokens // 2
+ * (resolve_max_num_reqs), which is at least 2048 for any pool of 4096+ tokens: 2048 is used. */
+static uint32_t pool_size(const int32_t *v, const engine_capture_params *p, bool speculative, uint32_t dp,
+                          bool *defaulted)
 {
     *defaulted = false;
     if (p->pool_size)
         return p->pool_size;
     uint32_t requested = p->max_running_requests;
-    if (!requested && p->speculative)
-        requested = 48;
+    if (!requested && speculative)
+        requested = (uint32_t)v[RF_SPEC_MAX_RUNNING];
     if (requested) {
         *defaulted = p->max_running_requests == 0;
         uint32_t n = v[RF_POOL_PER_DP] ? engine_div_u32(requested, dp) : requested;
@@ -1017,6 +1352,12 @@ size_t engine_release_capture_list(const engine_release *r, const engine_capture
     uint32_t attn_cp = p->attn_cp ? p->attn_cp : 1;
     uint32_t width = p->width ? p->width : 1;
     bool has_explicit = p->explicit_bs && p->n_explicit > 0;
+    if (has_explicit && !v[RF_EXPLICIT_FLAG]) { /* no --cuda-graph-bs to give them with */
+        nt->no_explicit_flag = true;
+        has_explicit = false;
+    }
+    bool speculative = p->speculative && v[RF_EAGLE_RUNNER] != ENGINE_EAGLE_NONE;
+    nt->no_speculative = p->speculative && !speculative;
 
     bs_set set;
     set_init(&set);
@@ -1026,27 +1367,56 @@ size_t engine_release_capture_list(const engine_release *r, const engine_capture
             set_add(s, p->explicit_bs[i]);
 
     bool defaulted = false;
-    uint32_t n_pool = pool_size(v, p, dp, &defaulted);
+    uint32_t n_pool = pool_size(v, p, speculative, dp, &defaulted);
     nt->pool_defaulted = defaulted;
 
     if (v[RF_GRID] != ENGINE_GRID_SERVER) {
-        /* Runner era: the list is built and filtered in the runner; cuda_graph_max_bs may be unset. */
-        uint32_t max_bs = p->max_bs ? p->max_bs : runner_max_bs_setting(v, p->gpu_mem_mib, tp);
-        nt->max_bs_defaulted = p->max_bs == 0 && max_bs != 0;
-        if (!has_explicit)
-            runner_grid(v, p, p->gpu_mem_mib, dp, s);
-        if (set_max(s) > n_pool) {
-            nt->clamped_to_pool = true;
-            set_add(s, n_pool);
-            if (v[RF_POOL_ADD_PREV] && n_pool > 1) {
-                set_add(s, n_pool - 1);
-                nt->added_pool_minus_one = true;
+        /* Runner era: the list is built and filtered in the runner; cuda_graph_max_bs may be unset,
+         * or (before v0.3.5) not exist. */
+        uint32_t max_bs = 0;
+        if (v[RF_MAXBS_FLAG]) {
+            max_bs = p->max_bs ? p->max_bs : runner_max_bs_setting(v, p->gpu_mem_mib, tp);
+            nt->max_bs_defaulted = p->max_bs == 0 && max_bs != 0;
+            if (v[RF_SMALL_GPU_FORCED] && runner_small_gpu(v, p->gpu_mem_mib)) { /* v0.3.5.post2: "= 4" */
+                uint32_t forced = runner_max_bs_setting(v, p->gpu_mem_mib, tp);
+                nt->max_bs_forced = p->max_bs != 0 && p->max_bs != forced;
+                max_bs = forced;
+            }
+            uint32_t dp_cap = (uint32_t)v[RF_DP_ATTN_MAX_BS];
+            if (dp_cap && dp > 1 && (max_bs == 0 || max_bs > dp_cap)) { /* min(cuda_graph_max_bs, 96) */
+                nt->max_bs_forced = nt->max_bs_forced || p->max_bs != 0;
+                max_bs = dp_cap;
             }
         }
-        if (v[RF_MAXBS_RULE] == MAXBS_CUT) { /* v0.4.6: clamp to the pool, then cut at max_bs */
-            set_keep_at_most(s, n_pool);
+        /* EAGLE set --disable-cuda-graph-padding from v0.4.1.post4 to v0.4.4.post1 */
+        bool no_padding = p->disable_padding || (speculative && v[RF_SPEC_NO_PADDING]);
+        if (!has_explicit && !runner_grid(v, speculative, no_padding, p->gpu_mem_mib, dp, p->rocm, s)) {
+            nt->capture_fails = true; /* the list expression raises: start-up fails */
+            nt->max_bs = max_bs;
+            nt->pool_size = n_pool;
+            return 0;
+        }
+        if (!v[RF_MAXBS_FLAG] && p->max_bs && p->max_bs < set_max(s))
+            nt->no_max_bs_flag = true;
+        if (p->rocm && v[RF_HIP_TIER] == HIP_TIER_BEFORE_CLAMP)
+            hip_tier(s);
+        if (v[RF_POOL_CLAMP] != POOL_NONE && set_max(s) > n_pool) {
+            nt->clamped_to_pool = true;
+            if (v[RF_POOL_CLAMP] == POOL_ADD) {
+                set_add(s, n_pool);
+                if (v[RF_POOL_ADD_PREV] && n_pool > 1) {
+                    set_add(s, n_pool - 1);
+                    nt->added_pool_minus_one = true;
+                }
+            }
+        }
+        if (v[RF_MAXBS_RULE] == MAXBS_CUT) { /* to v0.4.6.post3: clamp to the pool, then cut at max_bs */
+            if (v[RF_POOL_CLAMP] != POOL_NONE)
+                set_keep_at_most(s, n_pool);
             if (max_bs)
                 set_keep_at_most(s, max_bs);
+            if (p->rocm && v[RF_HIP_TIER] == HIP_TIER_AFTER_CUT) /* v0.4.3: appended after both filters */
+                hip_tier(s);
         } else {
             if (p->tbo && v[RF_TBO] == TBO_AT_LEAST_2 && set_has(s, 1)) {
                 set_del(s, 1);

@@ -3,11 +3,11 @@
  * Pure C11 (libc only): no I/O, no mutable globals; the facts are one const table in release.c,
  * one row per upstream change, each naming its PR and the first release that carries it.
  *
- * Modelled range: v0.4.6 (the oldest; older text is an error naming it) up to "main", which here
- * means upstream main as of 2026-07-20 (commit 8905cbd42, PR #31837; late enough to have the
- * --cuda-graph-max-bs-decode / --cuda-graph-bs-decode flags of PR #23906, 2026-06-09). main sorts
- * after every v0.5.15.x and before v0.5.16. Releases newer than main parse fine, behave as main
- * and set beyond_model, which the caller turns into an info warning.
+ * Modelled range: v0.3.0 (2024-09-04, the oldest; older text is an error naming it) up to "main",
+ * which here means upstream main as of 2026-07-20 (commit 8905cbd42, PR #31837; late enough to
+ * have the --cuda-graph-max-bs-decode / --cuda-graph-bs-decode flags of PR #23906, 2026-06-09).
+ * main sorts after every v0.5.15.x and before v0.5.16. Releases newer than main parse fine, behave
+ * as main and set beyond_model; engine_release_model_note() gives the sentence that says so.
  *
  * Release boundaries were established from the version.py bump commits (<= v0.5.6.post2) and
  * the merge-base of v0.5.13/v0.5.14/v0.5.15 branches with main in a fork carrying upstream history;
@@ -42,7 +42,7 @@ typedef enum {
     ENGINE_RELEASE_MAIN = 3 /* only as 0.5.15 + MAIN: the main snapshot named above */
 } engine_release_stage;
 
-#define ENGINE_RELEASE_FACT_FIELDS 32
+#define ENGINE_RELEASE_FACT_FIELDS 64
 
 typedef struct {
     uint16_t major, minor, patch;
@@ -61,28 +61,35 @@ typedef struct {
 /* Largest batch size the capture list handles; bigger values are dropped with a note. */
 #define ENGINE_RELEASE_MAX_BS 65535u
 
-/* Parses "0.4.N" / "0.5.N" with an optional leading 'v', an optional ".postN" or "rcN" (a '.'
- * before rc is accepted), or "main" / "main@2026-07-20". Returns 0, or -1 with a sentence in err:
- * unparsable text, or a release older than v0.4.6. */
+/* Parses "0.3.N" / "0.4.N" / "0.5.N" with an optional leading 'v', an optional ".postN" or "rcN"
+ * (a '.' before rc is accepted), or "main" / "main@2026-07-20". Returns 0, or -1 with a sentence in
+ * err: unparsable text, or a release older than v0.3.0. */
 int engine_release_parse(const char *text, engine_release *out, char *err, size_t errlen);
 /* <0, 0, >0 like strcmp; beyond_model is ignored. */
 int engine_release_cmp(const engine_release *a, const engine_release *b);
 /* "v0.5.3rc2", "v0.4.10.post1", "main@2026-07-20"; truncated to len. */
 void engine_release_text(const engine_release *r, char *buf, size_t len);
-/* The oldest and newest modelled releases (v0.4.6, main). */
+/* The oldest and newest modelled releases (v0.3.0, main). */
 engine_release engine_release_oldest(void);
 engine_release engine_release_newest(void);
+/* For a release the facts do not reach (newer than main), the sentence that says which modelled
+ * release stands in for it ("... newer than the newest modelled release main@2026-07-20: planned
+ * as main@2026-07-20"); returns false and writes "" for a modelled one. */
+bool engine_release_model_note(const engine_release *r, char *buf, size_t len);
 
 /* Which code builds the default decode capture list. */
 typedef enum {
-    ENGINE_GRID_RUNNER_V046, /* cuda_graph_runner.get_batch_sizes_to_capture, v0.4.6 lists */
+    ENGINE_GRID_RUNNER_V046, /* the runner builds it: v0.3.0 model_runner.init_cuda_graphs, v0.3.1 ..
+                              * CudaGraphRunner.__init__, v0.4.2.post2 .. get_batch_sizes_to_capture;
+                              * each release's own lists, up to those of v0.4.6 */
     ENGINE_GRID_RUNNER_V047, /* same function, lists of PR #6803 (v0.4.7 .. v0.5.3rc0) */
     ENGINE_GRID_SERVER       /* server_args._generate_cuda_graph_batch_sizes (PR #10372, v0.5.3rc2+) */
 } engine_grid_kind;
 
 /* How the default mem_fraction_static is computed (reference/sglang.md §2.2-2.3). */
 typedef enum {
-    ENGINE_HEURISTIC_TP_FRACTION,      /* <= v0.4.6.post1: fixed fraction by tp, (G-13 GiB)/G above 80 GiB */
+    ENGINE_HEURISTIC_TP_FRACTION,      /* v0.3.0 .. v0.4.6.post1: fixed fraction by tp; from v0.4.5.post3
+                                        * (G-13 GiB)/G above 80 GiB (engine_release_default_mem_fraction) */
     ENGINE_HEURISTIC_TP_FRACTION_H200, /* v0.4.6.post2 .. v0.4.7: same, H200 relaxed (PR #5893) */
     ENGINE_HEURISTIC_GPU_TIER_RESERVE, /* v0.4.7.post1 .. v0.5.3rc0: per-tier reserve (PR #7054) */
     ENGINE_HEURISTIC_INLINE_FORMULA,   /* v0.5.3rc2 .. v0.5.15: 512 + 1.5 chunk + 2 max_bs ... (PR #10372/#10975) */
@@ -105,6 +112,7 @@ typedef struct {
     uint32_t attn_cp;          /* --attn-cp-size; 0 = 1 */
     bool tbo;                  /* --enable-two-batch-overlap */
     bool disable_padding;      /* --disable-cuda-graph-padding */
+    bool rocm;                 /* is_hip(): v0.4.3 .. v0.4.5.post2 add 168..256 step 8 on AMD GPUs */
 } engine_capture_params;
 
 typedef struct {
@@ -112,8 +120,8 @@ typedef struct {
     bool max_bs_defaulted;    /* came from the release's GPU tiers */
     uint32_t pool_size;       /* N used by the clamp (after rounding up to mul_base, if the release does) */
     bool pool_defaulted;      /* N derived: 48 under speculation, else the 2048 floor of the default */
-    bool clamped_to_pool;     /* sizes above N were dropped and N added */
-    bool added_pool_minus_one; /* v0.4.6 also adds N-1 */
+    bool clamped_to_pool;     /* sizes above N were dropped (and, from v0.4.0.post1, N added) */
+    bool added_pool_minus_one; /* v0.4.0.post1 .. v0.4.6.postN also add N-1 */
     bool appended_max_bs;     /* off-grid max_bs appended (PR #21005) */
     bool extended_to_max_bs;  /* runner era: range(max, max_bs + 1, 16) added (PR #6201) */
     uint32_t mul_base;        /* divisibility base applied; 1: none */
@@ -121,8 +129,14 @@ typedef struct {
     uint32_t dropped_out_of_range; /* sizes above ENGINE_RELEASE_MAX_BS ignored */
     bool truncated;           /* more sizes than cap: out holds the smallest cap */
     uint64_t written_sum;     /* the sum of the sizes written to out (the estimate's bucket rows) */
-    bool capture_fails;       /* nothing survived: SGLang aborts start-up (assert on an empty capture_bs) */
+    bool capture_fails;       /* nothing survived (assert on an empty capture_bs), or the release's list
+                               * cannot be built (v0.4.4.post4 .. v0.4.5 without padding: list + range) */
     bool beyond_model;        /* copied from the release */
+    /* What the release could not do with the parameters (the list is built without them): */
+    bool no_speculative;      /* no speculative decoding before v0.4.1.post4 (PR #2150) */
+    bool no_max_bs_flag;      /* a max_bs below the list's top, but no --cuda-graph-max-bs before v0.3.5 */
+    bool no_explicit_flag;    /* explicit sizes, but no --cuda-graph-bs before v0.4.1.post5 (PR #2761) */
+    bool max_bs_forced;       /* server_args replaced the max_bs given (4 on small GPUs, min 96 under DP attention) */
 } engine_capture_notes;
 
 /* The ascending decode capture list SGLang would use. Writes min(n, cap) sizes and returns n
@@ -135,7 +149,27 @@ size_t engine_release_capture_list(const engine_release *r, const engine_capture
 bool engine_release_has_shared_logits(const engine_release *r);
 /* --cuda-graph-max-bs-decode / --cuda-graph-bs-decode exist (PR #23906, v0.5.14). */
 bool engine_release_has_decode_graph_flags(const engine_release *r);
+/* Launch flags that older releases lack (argparse refuses a flag it does not know). */
+typedef enum {
+    ENGINE_FLAG_ATTENTION_BACKEND, /* --attention-backend: v0.3.1 (PR #1380) */
+    ENGINE_FLAG_CUDA_GRAPH_MAX_BS, /* --cuda-graph-max-bs: v0.3.5 (PR #1809) */
+    ENGINE_FLAG_CUDA_GRAPH_BS,     /* --cuda-graph-bs: v0.4.1.post5 (PR #2761) */
+    ENGINE_FLAG_SPECULATIVE        /* --speculative-algorithm: v0.4.1.post4 (PR #2150) */
+} engine_release_flag;
+bool engine_release_has_flag(const engine_release *r, engine_release_flag flag);
 engine_heuristic_variant engine_release_heuristic_variant(const engine_release *r);
+/* ENGINE_HEURISTIC_TP_FRACTION's default --mem-fraction-static for the GPU (nvidia-smi MiB) and
+ * tp x pp: 0.88 / 0.87 / 0.85 / 0.83 (0.82 in v0.3.6, 0.81 from v0.4.0) / 0.79 at tp 1 / 2 / 4 / 8 / 16,
+ * and from v0.4.5.post3 (G - 13 GiB) / G above 81,920 MiB. 0 for the later variants, whose
+ * fraction comes from a reserve. */
+double engine_release_default_mem_fraction(const engine_release *r, uint32_t gpu_mem_mib, uint32_t tp_pp);
+/* How speculative (EAGLE-family) decoding captures its graphs. */
+typedef enum {
+    ENGINE_EAGLE_NONE,          /* no speculative decoding: before v0.4.1.post4 */
+    ENGINE_EAGLE_SHARED_RUNNER, /* the draft model's own CudaGraphRunner, one draft step a graph (PR #2150) */
+    ENGINE_EAGLE_DRAFT_RUNNER   /* EAGLEDraftCudaGraphRunner: all draft steps in one graph (PR #3269, v0.4.2.post2) */
+} engine_eagle_runner;
+engine_eagle_runner engine_release_eagle_runner(const engine_release *r);
 engine_grid_kind engine_release_grid(const engine_release *r);
 /* Speculative add-on (MiB) of the default-fraction heuristic for EAGLE-family algorithms:
  * 2048 (PR #7054), 4096 (PR #19418), 0 once the KV cell size absorbs it (PR #23862);
@@ -151,8 +185,9 @@ enum {
 };
 uint32_t engine_release_fa3_state(const engine_release *r);
 /* The largest decode size the release captures by default on this GPU (dp_size 1; no pool
- * clamp): the tier's max_bs, or before v0.5.3rc2 the top of the runner-built list (160/256/512,
- * 152 for v0.4.6's speculative list) unless the small-GPU setting applies. */
+ * clamp): the tier's max_bs, or before v0.5.3rc2 the --cuda-graph-max-bs server_args sets (160 from
+ * v0.3.5 to v0.4.5.post2, the small-GPU values), else the top of the runner-built list (160/256/512,
+ * 152 for v0.4.6's speculative list). */
 uint32_t engine_release_default_max_bs(const engine_release *r, uint32_t gpu_mem_mib, uint32_t tp,
                                        bool speculative);
 

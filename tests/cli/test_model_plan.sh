@@ -44,8 +44,8 @@ expect_exit 2 "$CGPLAN" estimate --model deepseek-ai/DeepSeek-V3 --set tp=8
 contains "$ERR" "--set gpu=NAME" "a model plan needs a GPU"
 expect_exit 2 "$CGPLAN" estimate --model no-such/Model --set gpu=h200
 contains "$ERR" "no model preset" "unknown model named"
-expect_exit 2 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --set sglang=0.3.0
-contains "$ERR" "v0.4.6" "too old a release names the oldest"
+expect_exit 2 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --set sglang=0.2.15
+contains "$ERR" "v0.3.0" "too old a release names the oldest"
 expect_exit 2 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --set attention_backend=nope
 contains "$ERR" "fa3" "a bad choice lists the choices"
 

@@ -72,7 +72,8 @@ static void test_parse(void **state)
     (void)state;
     engine_release r;
     char err[128], text[ENGINE_RELEASE_TEXT_MAX];
-    const char *round[] = {"v0.4.6", "v0.4.10.post1", "v0.5.3rc2", "v0.5.6.post2", "v0.5.15", "main@2026-07-20"};
+    const char *round[] = {"v0.3.0",    "v0.3.6.post3", "v0.4.3.post4", "v0.4.6",         "v0.4.10.post1",
+                           "v0.5.3rc2", "v0.5.6.post2", "v0.5.15",      "main@2026-07-20"};
     for (size_t i = 0; i < sizeof round / sizeof round[0]; i++) {
         assert_int_equal(engine_release_parse(round[i], &r, err, sizeof err), 0);
         engine_release_text(&r, text, sizeof text);
@@ -90,11 +91,20 @@ static void test_parse(void **state)
     assert_int_equal(r.stage, ENGINE_RELEASE_MAIN);
 
     /* Older than modelled: an error naming the oldest. */
-    const char *old[] = {"0.4.5.post3", "v0.4.6rc1", "0.3.9", "0.0.0"};
+    const char *old[] = {"0.2.15", "v0.3.0rc1", "0.2.9.post1", "0.0.0"};
     for (size_t i = 0; i < sizeof old / sizeof old[0]; i++) {
         err[0] = '\0';
         assert_int_equal(engine_release_parse(old[i], &r, err, sizeof err), -1);
-        assert_non_null(strstr(err, "v0.4.6"));
+        assert_non_null(strstr(err, "v0.3.0"));
+    }
+    /* Every release of the 0.3 and early 0.4 lines parses, unflagged. */
+    const char *early[] = {"0.3.0",       "0.3.1.post3", "0.3.4.post2", "0.3.6.post3", "0.4.0",      "0.4.1.post7",
+                           "0.4.2.post4", "0.4.3.post4", "0.4.4.post4", "0.4.5",       "0.4.5.post3"};
+    for (size_t i = 0; i < sizeof early / sizeof early[0]; i++) {
+        assert_int_equal(engine_release_parse(early[i], &r, err, sizeof err), 0);
+        assert_false(r.beyond_model);
+        assert_false(engine_release_model_note(&r, text, sizeof text));
+        assert_string_equal(text, "");
     }
     const char *bad[] = {"", "0.5", "0.5.x", "0.5.3post1", "0.5.3.post", "0.5.3rc", "0.5.3rc2x",
                          "main@2026-01-01", "0.0.0.dev11582+g4df60434d", "latest", "0.5.99999"};
@@ -116,15 +126,24 @@ static void test_parse(void **state)
     assert_string_equal(text, "v0.5.19.post1");
     engine_release_text(&r, text, 4); /* truncated, terminated */
     assert_string_equal(text, "v0.");
+    /* ... and the note says main stands in for it. */
+    char note[160];
+    r = rel("0.6.0");
+    assert_true(engine_release_model_note(&r, note, sizeof note));
+    assert_string_equal(note, "SGLang v0.6.0 is newer than the newest modelled release main@2026-07-20: planned as "
+                              "main@2026-07-20");
+    r = rel("main");
+    assert_false(engine_release_model_note(&r, note, sizeof note));
 }
 
 static void test_order(void **state)
 {
     (void)state;
-    const char *asc[] = {"0.4.6",      "0.4.6.post1", "0.4.6.post5", "0.4.7",  "0.4.9.post6", "0.4.10",
-                         "0.5.0rc0",   "0.5.0rc2",    "0.5.1",       "0.5.3rc0", "0.5.3rc2",  "0.5.3",
-                         "0.5.3.post3", "0.5.10",     "0.5.15.post9", "main",  "0.5.16rc0",   "0.5.16",
-                         "0.6.0"};
+    const char *asc[] = {"0.3.0",       "0.3.1",       "0.3.1.post3", "0.3.6.post3", "0.4.0",       "0.4.0.post2",
+                         "0.4.3.post4", "0.4.5",       "0.4.5.post3", "0.4.6",       "0.4.6.post1", "0.4.6.post5",
+                         "0.4.7",       "0.4.9.post6", "0.4.10",      "0.5.0rc0",    "0.5.0rc2",    "0.5.1",
+                         "0.5.3rc0",    "0.5.3rc2",    "0.5.3",       "0.5.3.post3", "0.5.10",      "0.5.15.post9",
+                         "main",        "0.5.16rc0",   "0.5.16",      "0.6.0"};
     size_t n = sizeof asc / sizeof asc[0];
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++) {
@@ -133,7 +152,7 @@ static void test_order(void **state)
             if ((i < j && c >= 0) || (i > j && c <= 0) || (i == j && c != 0))
                 fail_msg("cmp(%s, %s) = %d", asc[i], asc[j], c);
         }
-    engine_release oldest = engine_release_oldest(), newest = engine_release_newest(), r = rel("v0.4.6");
+    engine_release oldest = engine_release_oldest(), newest = engine_release_newest(), r = rel("v0.3.0");
     assert_int_equal(engine_release_cmp(&oldest, &r), 0);
     r = rel("main");
     assert_int_equal(engine_release_cmp(&newest, &r), 0);
@@ -295,6 +314,339 @@ static void test_runner_generator(void **state)
     p.max_bs = 500;
     k = list("0.5.2", &p, &n);
     assert_int_equal(got[k - 1], 496);
+}
+
+/* ---- Releases before v0.4.6, one test a family: the list each captures for a given max_bs.
+ * Lines are of python/sglang/srt/model_executor/cuda_graph_runner.py (model_runner.py for
+ * v0.3.0) and server_args.py at the release's version.py bump commit. ---- */
+
+/* [1, 2, 4] + [i * 8 for i in range(1, 21)], the padded list from v0.3.0 to v0.4.6. */
+static const uint32_t want_pad160[] = {1,  2,  4,  8,   16,  24,  32,  40,  48,  56,  64, 72,
+                                       80, 88, 96, 104, 112, 120, 128, 136, 144, 152, 160};
+
+/* v0.3.0 .. v0.3.1.post1: model_runner.py init_cuda_graphs at a63c8275c, lines 499-502
+ * ("batch_size_list = [1, 2, 4] + [i * 8 for i in range(1, 21)]"), list(range(1, 32)) + [64, 128]
+ * without padding; no --cuda-graph-max-bs and no clamp to the request pool. */
+static void test_family_v030(void **state)
+{
+    (void)state;
+    engine_capture_notes n;
+    engine_capture_params p = params(H100_MIB, 1);
+    p.max_bs = 64; /* no flag to give it with: the list stays whole */
+    p.max_running_requests = 32;
+    assert_list(list("0.3.0", &p, &n), want_pad160, 23);
+    assert_true(n.no_max_bs_flag);
+    assert_false(n.clamped_to_pool);
+    assert_list(list("0.3.1.post1", &p, &n), want_pad160, 23);
+    p.disable_padding = true;
+    uint32_t want[40];
+    const uint32_t seg[][3] = {{1, 31, 1}, {64, 128, 64}};
+    size_t nw = segments(want, seg, 2);
+    assert_list(list("0.3.0", &p, &n), want, nw);
+    assert_int_equal(nw, 33);
+    /* No speculative decoding yet: the plain list, and a note. */
+    p = params(H100_MIB, 1);
+    p.speculative = true;
+    assert_list(list("0.3.0", &p, &n), want_pad160, 23);
+    assert_true(n.no_speculative);
+    engine_release r = rel("0.3.0");
+    assert_int_equal(engine_release_default_max_bs(&r, H100_MIB, 1, false), 160);
+    assert_int_equal(engine_release_default_max_bs(&r, RTX4090_MIB, 1, false), 160); /* no small-GPU rule */
+}
+
+/* v0.3.1.post2 .. v0.3.4.post2: CudaGraphRunner.__init__ drops sizes above req_to_token_pool.size
+ * (PR #1469; at v0.3.2, 37c5899fc, lines 116-118 "bs for bs in self.capture_bs if bs <=
+ * model_runner.req_to_token_pool.size"), nothing added; v0.3.4.post2 (30643fed7, line 119) lists
+ * [1, 2, 3, 4] + [i * 8 for i in range(1, 21)]. Still no --cuda-graph-max-bs. */
+static void test_family_v031(void **state)
+{
+    (void)state;
+    engine_capture_notes n;
+    engine_capture_params p = params(H100_MIB, 1);
+    p.max_running_requests = 100;
+    const uint32_t want100[] = {1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96};
+    assert_list(list("0.3.2", &p, &n), want100, 15);
+    assert_true(n.clamped_to_pool);
+    assert_false(n.added_pool_minus_one);
+    assert_int_equal(n.pool_size, 100);
+    assert_list(list("0.3.1.post2", &p, &n), want100, 15);
+    const uint32_t want3[] = {1, 2, 3, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96};
+    assert_list(list("0.3.4.post2", &p, &n), want3, 16);
+    assert_list(list("0.3.4.post1", &p, &n), want100, 15);
+    p.max_running_requests = 0;
+    p.max_bs = 160;
+    assert_list(list("0.3.3", &p, &n), want_pad160, 23);
+    assert_false(n.no_max_bs_flag); /* 160 is the list's own top: nothing to cut */
+    engine_release r = rel("0.3.4.post2");
+    assert_false(engine_release_has_flag(&r, ENGINE_FLAG_CUDA_GRAPH_MAX_BS));
+    assert_true(engine_release_has_flag(&r, ENGINE_FLAG_ATTENTION_BACKEND));
+    r = rel("0.3.0");
+    assert_false(engine_release_has_flag(&r, ENGINE_FLAG_ATTENTION_BACKEND)); /* PR #1380 is v0.3.1 */
+}
+
+/* v0.3.5 .. v0.3.6.post3: the filter adds "and bs <= model_runner.server_args.cuda_graph_max_bs"
+ * (at v0.3.6, 9a00e6f45, lines 124-129), default 160 (server_args.py "cuda_graph_max_bs: int = 160").
+ * From v0.3.5.post2 a GPU under 25000 MiB gets 4 whatever was given (server_args.py at v0.3.6, lines
+ * 173-175); from v0.3.6 DP attention takes min(cuda_graph_max_bs, 96) (line 192). */
+static void test_family_v035(void **state)
+{
+    (void)state;
+    engine_capture_notes n;
+    engine_capture_params p = params(H100_MIB, 1);
+    p.max_bs = 64;
+    const uint32_t want64[] = {1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64};
+    assert_list(list("0.3.5", &p, &n), want64, 11);
+    assert_list(list("0.3.6.post3", &p, &n), want64, 11);
+    assert_false(n.no_max_bs_flag);
+    p.max_bs = 0;
+    assert_list(list("0.3.6", &p, &n), want_pad160, 23);
+    assert_true(n.max_bs_defaulted);
+    assert_int_equal(n.max_bs, 160);
+    /* An RTX 4090 (24564 MiB): 4, even over --cuda-graph-max-bs 64; v0.3.5.post1 had no such rule. */
+    p = params(RTX4090_MIB, 4);
+    p.max_bs = 64;
+    const uint32_t want4[] = {1, 2, 4};
+    assert_list(list("0.3.6", &p, &n), want4, 3);
+    assert_true(n.max_bs_forced);
+    assert_list(list("0.3.5.post2", &p, &n), want4, 3);
+    assert_list(list("0.3.5.post1", &p, &n), want64, 11);
+    /* DP attention: 96 over a given 160. */
+    p = params(H100_MIB, 8);
+    p.dp = 8;
+    p.max_bs = 160;
+    const uint32_t want96[] = {1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96};
+    assert_list(list("0.3.6", &p, &n), want96, 15);
+    assert_true(n.max_bs_forced);
+    assert_int_equal(list("0.3.5.post2", &p, &n), 23);
+    engine_release r = rel("0.3.6");
+    assert_int_equal(engine_release_default_max_bs(&r, RTX4090_MIB, 1, false), 4);
+    assert_int_equal(engine_release_default_max_bs(&r, H200_MIB, 8, false), 160);
+}
+
+/* v0.4.0 .. v0.4.0.post2: an unset cuda_graph_max_bs is 8 below 25000 MiB (server_args.py at
+ * v0.4.0, f8b032693, lines 178-182), 80 at tp >= 4 from v0.4.0.post1 (e5f227c0e, lines 189-197);
+ * v0.4.0.post1 adds N-1 and N when the list passes the pool (cuda_graph_runner.py at e5f227c0e,
+ * lines 134-145, "if max(self.capture_bs) > model_runner.req_to_token_pool.size"); v0.4.0.post2
+ * lists range(1, 33) + [64, 128] without padding and drops the DP-attention cap. */
+static void test_family_v040(void **state)
+{
+    (void)state;
+    engine_capture_notes n;
+    engine_capture_params p = params(H100_MIB, 1);
+    p.max_bs = 128;
+    p.max_running_requests = 100;
+    const uint32_t want100[] = {1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 99, 100};
+    assert_list(list("0.4.0.post1", &p, &n), want100, 17);
+    assert_true(n.added_pool_minus_one);
+    assert_int_equal(list("0.4.0", &p, &n), 15); /* dropped, nothing added */
+    /* An L4 (23034 MiB) at tp 4: 8 in v0.4.0, 80 from v0.4.0.post1; a given max_bs stays. */
+    p = params(23034, 4);
+    const uint32_t want8[] = {1, 2, 4, 8};
+    assert_list(list("0.4.0", &p, &n), want8, 4);
+    assert_int_equal(list("0.4.0.post1", &p, &n), 13); /* [1, 2, 4, 8] + 16..80 step 8 */
+    assert_int_equal(got[12], 80);
+    p.max_bs = 32;
+    assert_int_equal(list("0.4.0", &p, &n), 7);
+    assert_false(n.max_bs_forced);
+    /* Without padding. */
+    p = params(H100_MIB, 1);
+    p.disable_padding = true;
+    p.max_bs = 64;
+    assert_int_equal(list("0.4.0.post1", &p, &n), 32); /* 1..31, 64 */
+    assert_int_equal(list("0.4.0.post2", &p, &n), 33); /* 1..32, 64 */
+    /* DP attention's 96 holds to v0.4.0.post1. */
+    p = params(H100_MIB, 8);
+    p.dp = 8;
+    assert_int_equal(list("0.4.0.post1", &p, &n), 15);
+    assert_int_equal(list("0.4.0.post2", &p, &n), 23);
+}
+
+/* v0.4.1 .. v0.4.3.post2: EAGLE (PR #2150, v0.4.1.post4) has no list of its own and sets
+ * disable_cuda_graph_padding (server_args.py at v0.4.3, e0b9a423c, line 267), so it captures
+ * list(range(1, 33)) + [64, 128] (cuda_graph_runner.py at e0b9a423c, lines 112-116); max_running_requests
+ * stays unset. On AMD, v0.4.3 appends [i * 8 for i in range(21, 33)] after both filters (lines
+ * 135-136, PR #3420), so an explicit max_bs does not stop them. --cuda-graph-bs from v0.4.1.post5. */
+static void test_family_v041(void **state)
+{
+    (void)state;
+    engine_capture_notes n;
+    engine_capture_params p = params(H100_MIB, 8);
+    p.speculative = true;
+    p.width = 4;
+    uint32_t want[40];
+    const uint32_t seg[][3] = {{1, 32, 1}, {64, 128, 64}};
+    size_t nw = segments(want, seg, 2);
+    assert_list(list("0.4.3", &p, &n), want, nw);
+    assert_int_equal(nw, 34);
+    assert_true(n.pool_defaulted);
+    assert_int_equal(n.pool_size, 2048);
+    assert_false(n.no_speculative);
+    assert_list(list("0.4.1.post4", &p, &n), want, nw);
+    assert_int_equal(list("0.4.1.post3", &p, &n), 23); /* no EAGLE yet: the plain list */
+    assert_true(n.no_speculative);
+    engine_release r = rel("0.4.1.post4");
+    assert_int_equal(engine_release_eagle_runner(&r), ENGINE_EAGLE_SHARED_RUNNER);
+    assert_int_equal(engine_release_default_max_bs(&r, H100_MIB, 8, true), 160);
+    r = rel("0.4.2.post2");
+    assert_int_equal(engine_release_eagle_runner(&r), ENGINE_EAGLE_DRAFT_RUNNER);
+    r = rel("0.4.1.post3");
+    assert_int_equal(engine_release_eagle_runner(&r), ENGINE_EAGLE_NONE);
+    assert_false(engine_release_has_flag(&r, ENGINE_FLAG_SPECULATIVE));
+
+    /* AMD at v0.4.3 with --cuda-graph-max-bs 64: 1..64's padded sizes, then 168..256 step 8. */
+    p = params(196592, 8);
+    p.rocm = true;
+    p.max_bs = 64;
+    uint32_t want_hip[40];
+    const uint32_t seg_hip[][3] = {{1, 2, 1}, {4, 8, 4}, {16, 64, 8}, {168, 256, 8}};
+    nw = segments(want_hip, seg_hip, 4);
+    assert_list(list("0.4.3", &p, &n), want_hip, nw);
+    assert_int_equal(nw, 23);
+    assert_list(list("0.4.3.post2", &p, &n), want_hip, nw);
+    assert_int_equal(list("0.4.2.post4", &p, &n), 11); /* no AMD sizes before PR #3420 */
+    p.rocm = false;
+    assert_int_equal(list("0.4.3", &p, &n), 11);
+
+    /* --cuda-graph-bs: from v0.4.1.post5; before it the default list, and a note. */
+    const uint32_t explicit_bs[] = {1, 8, 32};
+    p = params(H100_MIB, 1);
+    p.explicit_bs = explicit_bs;
+    p.n_explicit = 3;
+    assert_list(list("0.4.1.post5", &p, &n), explicit_bs, 3);
+    assert_list(list("0.4.1.post4", &p, &n), want_pad160, 23);
+    assert_true(n.no_explicit_flag);
+}
+
+/* v0.4.3.post3 .. v0.4.4.post3: speculation gets its own list, list(range(1, 33)) (cuda_graph_runner.py
+ * at v0.4.3.post3, fc671f66c, line 120, PR #3988), then list(range(1, 9)) + list(range(9, 33, 2)) +
+ * [64, 96, 128, 160] (at v0.4.4.post2, 1099f6c97, line 125, PR #4363, which also stops EAGLE setting
+ * disable_cuda_graph_padding); without padding list(range(1, 33)) + [64, 96, 128, 160] (line 116/119);
+ * EAGLE sets max_running_requests 32 (server_args.py at fc671f66c, line 284). AMD's 168..256 move
+ * before the filters (PR #3857), then to the default list only (PR #4638, v0.4.4.post3). */
+static void test_family_v043_post3(void **state)
+{
+    (void)state;
+    engine_capture_notes n;
+    engine_capture_params p = params(H100_MIB, 8);
+    p.speculative = true;
+    p.max_running_requests = 256;
+    uint32_t want[40];
+    const uint32_t seg32[][3] = {{1, 32, 1}};
+    size_t nw = segments(want, seg32, 1);
+    assert_list(list("0.4.3.post3", &p, &n), want, nw);
+    assert_list(list("0.4.4.post1", &p, &n), want, nw);
+    const uint32_t want_odd[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  11, 13,  15,
+                                 17, 19, 21, 23, 25, 27, 29, 31, 64, 96, 128, 160};
+    assert_list(list("0.4.4.post2", &p, &n), want_odd, 24);
+    assert_list(list("0.4.4.post3", &p, &n), want_odd, 24);
+    /* The default pool under EAGLE: 32, which adds 31 and 32. */
+    p.max_running_requests = 0;
+    const uint32_t want32[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, 32};
+    assert_list(list("0.4.4.post2", &p, &n), want32, 21);
+    assert_true(n.pool_defaulted);
+    assert_int_equal(n.pool_size, 32);
+    /* Without padding. */
+    p = params(H100_MIB, 1);
+    p.disable_padding = true;
+    const uint32_t seg_np[][3] = {{1, 32, 1}, {64, 160, 32}};
+    nw = segments(want, seg_np, 2);
+    assert_list(list("0.4.4", &p, &n), want, nw);
+    assert_int_equal(nw, 36);
+    /* AMD, explicit sizes: v0.4.4.post2 still adds 168..256, v0.4.4.post3 does not. */
+    const uint32_t explicit_bs[] = {1, 2, 4};
+    p = params(196592, 8);
+    p.rocm = true;
+    p.explicit_bs = explicit_bs;
+    p.n_explicit = 3;
+    p.max_bs = 256;
+    assert_int_equal(list("0.4.4.post2", &p, &n), 15);
+    assert_list(list("0.4.4.post3", &p, &n), explicit_bs, 3);
+    /* ... and the default list, cut at the default 160 (v0.4.3.post3 on: the filter comes after). */
+    p.explicit_bs = NULL;
+    p.n_explicit = 0;
+    p.max_bs = 0;
+    assert_list(list("0.4.4.post3", &p, &n), want_pad160, 23);
+    assert_list(list("0.4.3.post3", &p, &n), want_pad160, 23);
+}
+
+/* v0.4.4.post4 .. v0.4.5.post3: the v0.4.6 lists (cuda_graph_runner.py at v0.4.5, 57f99608f,
+ * lines 121 and 125-127, PR #4908); EAGLE's pool is 48 (server_args.py at 35e0856b9, line 334). The
+ * unpadded one is list(range(1, 33)) + range(40, 161, 16) (line 119), a TypeError, until PR #5412
+ * (v0.4.5.post1). v0.4.5.post3 leaves cuda_graph_max_bs unset and adds 160..256 above 81920 MiB
+ * (at b9c87e781, lines 136-138 and 151-152) where v0.4.5.post2 kept 160 (and AMD's 168..256 fell
+ * to it). */
+static void test_family_v044_post4(void **state)
+{
+    (void)state;
+    engine_capture_notes n;
+    engine_capture_params p = params(H100_MIB, 8);
+    p.speculative = true;
+    p.max_running_requests = 1024;
+    const uint32_t want_spec[] = {1,  2,  3,  4,  5,  6,  7,  8,  10, 12, 14,  16,  18,  20,
+                                  22, 24, 26, 28, 30, 32, 40, 56, 72, 88, 104, 120, 136, 152};
+    assert_list(list("0.4.4.post4", &p, &n), want_spec, 28);
+    assert_list(list("0.4.5", &p, &n), want_spec, 28);
+    p.max_running_requests = 0;
+    assert_int_equal(list("0.4.5", &p, &n), 23); /* ..., 40, 47, 48 */
+    assert_int_equal(n.pool_size, 48);
+    assert_int_equal(got[22], 48);
+    assert_int_equal(got[21], 47);
+
+    p = params(H100_MIB, 1);
+    p.disable_padding = true;
+    assert_int_equal(list("0.4.5", &p, &n), 0);
+    assert_true(n.capture_fails);
+    assert_int_equal(list("0.4.4.post4", &p, &n), 0);
+    uint32_t want[48];
+    const uint32_t seg[][3] = {{1, 32, 1}, {40, 160, 16}};
+    size_t nw = segments(want, seg, 2);
+    assert_list(list("0.4.5.post1", &p, &n), want, nw);
+    assert_false(n.capture_fails);
+
+    /* An H200: 160 through v0.4.5.post2, then 160..256 step 8 (35 sizes). */
+    p = params(H200_MIB, 8);
+    assert_list(list("0.4.5.post2", &p, &n), want_pad160, 23);
+    assert_int_equal(n.max_bs, 160);
+    assert_int_equal(list("0.4.5.post3", &p, &n), 35);
+    assert_int_equal(got[34], 256);
+    assert_false(n.max_bs_defaulted);
+    engine_release r = rel("0.4.5.post2");
+    assert_int_equal(engine_release_default_max_bs(&r, H200_MIB, 8, false), 160);
+    r = rel("0.4.5.post3");
+    assert_int_equal(engine_release_default_max_bs(&r, H200_MIB, 8, false), 256);
+    /* AMD (MI300X, 196592 MiB): the default list gains 168..256, the default max_bs cuts them. */
+    p = params(196592, 8);
+    p.rocm = true;
+    assert_list(list("0.4.5", &p, &n), want_pad160, 23);
+    p.max_bs = 256;
+    assert_int_equal(list("0.4.5", &p, &n), 35);
+}
+
+/* The default --mem-fraction-static of the tp-fraction heuristic (server_args.py __post_init__
+ * "Mem fraction depends on the tensor parallelism size": 0.83 at tp 8 at v0.3.0, 0.82 at v0.3.6,
+ * 0.81 at v0.4.0; "(gpu_mem - 1024 * 13) / gpu_mem" above 81920 MiB from v0.4.5.post3). */
+static void test_default_mem_fraction(void **state)
+{
+    (void)state;
+    const struct {
+        const char *release;
+        uint32_t gpu, tp;
+        double want;
+    } c[] = {
+        {"0.3.0", H100_MIB, 1, 0.88},       {"0.3.0", H100_MIB, 2, 0.87},
+        {"0.3.0", H100_MIB, 4, 0.85},       {"0.3.0", H100_MIB, 8, 0.83},
+        {"0.3.5.post2", H100_MIB, 8, 0.83}, {"0.3.6", H100_MIB, 8, 0.82},
+        {"0.4.0", H100_MIB, 8, 0.81},       {"0.4.3.post4", H100_MIB, 16, 0.79},
+        {"0.4.5.post2", H200_MIB, 8, 0.81}, {"0.4.5.post3", H200_MIB, 8, (143771.0 - 13312.0) / 143771.0},
+        {"0.4.6", H100_MIB, 4, 0.85},       {"0.4.6.post2", H100_MIB, 4, 0.0}, /* another variant */
+        {"main", H100_MIB, 4, 0.0},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        engine_release r = rel(c[i].release);
+        double got_f = engine_release_default_mem_fraction(&r, c[i].gpu, c[i].tp);
+        if (got_f < c[i].want - 1e-9 || got_f > c[i].want + 1e-9)
+            fail_msg("%s gpu %u tp %u: %f, want %f", c[i].release, c[i].gpu, c[i].tp, got_f, c[i].want);
+    }
 }
 
 /* Request-pool clamp (§3.4, §4.3). */
@@ -616,9 +968,9 @@ static void test_facts_table(void **state)
             unverified++;
         prev = since;
     }
-    /* The v0.5.8 .. v0.5.10 placements (v0.5.8: two), and the default attention backend's twelve:
-     * its v0.4.6 baseline (not read at v0.4.6) and the PRs whose first release is placed by date. */
-    assert_int_equal(unverified, 19);
+    /* The v0.5.8 .. v0.5.10 placements (v0.5.8: two), and the default attention backend's eleven:
+     * its baseline rows not read at each cut and the PRs whose first release is placed by date. */
+    assert_int_equal(unverified, 18);
     assert_false(engine_release_fact(count, &since, &what, &source, &verified));
 }
 
@@ -678,8 +1030,22 @@ static void test_default_backend_mha(void **state)
     engine_model qwen3_moe = attn_model("Qwen3MoeForCausalLM", ATTN_GQA, 64, 4);
     engine_model llama = attn_model("LlamaForCausalLM", ATTN_GQA, 64, 8);
     const backend_case cases[] = {
-        /* Hopper: fa3 without speculation, or with topk 1 at page size 1 (is_no_spec_infer_or_topk_one). */
-        {"0.4.6", &qwen3, GPU_ARCH_SM90, 1, false, 0, BACKEND_FA3, 1},
+        /* Hopper: fa3 without speculation, or with topk 1 at page size 1 (is_no_spec_infer_or_topk_one),
+         * for the is_fa3_default_architecture models: Qwen3 joins it in v0.4.6.post1 (PR #5854; utils.py
+         * at v0.4.6, 84022c0e5, lists Qwen2, Llama 4, Llama, Mistral, Gemma2, Gemma3). */
+        {"0.4.6", &qwen3, GPU_ARCH_SM90, 1, false, 0, BACKEND_FLASHINFER, 1},
+        {"0.4.6.post1", &qwen3, GPU_ARCH_SM90, 1, false, 0, BACKEND_FA3, 1},
+        {"0.4.6", &qwq, GPU_ARCH_SM90, 4, false, 0, BACKEND_FA3, 1},
+        /* No fa3 default before PR #5344 (v0.4.5.post1): "flashinfer if is_flashinfer_available()
+         * else triton" (model_runner.py model_specific_adjustment at v0.4.5, 57f99608f). */
+        {"0.4.5", &qwq, GPU_ARCH_SM90, 4, false, 0, BACKEND_FLASHINFER, 1},
+        {"0.4.5.post1", &qwq, GPU_ARCH_SM90, 4, false, 0, BACKEND_FA3, 1},
+        {"0.4.3", &qwen3, GPU_ARCH_SM90, 1, false, 0, BACKEND_FLASHINFER, 1},
+        {"0.3.6", &llama, GPU_ARCH_SM90, 8, false, 0, BACKEND_FLASHINFER, 1},
+        {"0.3.0", &qwq, GPU_ARCH_CDNA3, 4, false, 0, BACKEND_TRITON, 1},
+        /* GLM-4.5 joins the list in v0.4.9.post5 (PR #8224). */
+        {"0.4.9.post4", &glm45, GPU_ARCH_SM90, 8, false, 0, BACKEND_FLASHINFER, 1},
+        {"0.4.9.post5", &glm45, GPU_ARCH_SM90, 8, false, 0, BACKEND_FA3, 1},
         {"main", &qwen3, GPU_ARCH_SM90, 1, true, 0, BACKEND_FA3, 1},
         {"main", &qwen3, GPU_ARCH_SM90, 1, true, 1, BACKEND_FA3, 1},
         {"main", &qwen3, GPU_ARCH_SM90, 1, true, 64, BACKEND_FLASHINFER, 64},
@@ -757,8 +1123,15 @@ static void test_default_backend_mla(void **state)
     engine_model kimi_k3 = attn_model("KimiK3ForConditionalGeneration", ATTN_MLA, 96, 0);
     engine_model glm5 = attn_model("GlmMoeDsaForCausalLM", ATTN_MLA, 64, 0);
     const backend_case cases[] = {
-        /* Hopper: fa3 (PR #5210), speculation or not. */
+        /* Hopper: fa3 (PR #5210), speculation or not (PR #5318, v0.4.5.post3); before it fa3 only
+         * without speculation or with topk 1 at page 1, and triton before v0.4.5.post1
+         * (model_runner.py model_specific_adjustment at v0.4.5, 57f99608f: "triton for mla"). */
         {"0.4.6", &dsv3, GPU_ARCH_SM90, 8, false, 0, BACKEND_FA3, 1},
+        {"0.4.5.post3", &dsv3, GPU_ARCH_SM90, 8, true, 64, BACKEND_FA3, 64},
+        {"0.4.5.post2", &dsv3, GPU_ARCH_SM90, 8, true, 64, BACKEND_TRITON, 64},
+        {"0.4.5.post1", &dsv3, GPU_ARCH_SM90, 8, false, 0, BACKEND_FA3, 1},
+        {"0.4.5", &dsv3, GPU_ARCH_SM90, 8, false, 0, BACKEND_TRITON, 1},
+        {"0.3.6", &dsv3, GPU_ARCH_SM90, 8, false, 0, BACKEND_TRITON, 1},
         {"main", &dsv3, GPU_ARCH_SM90, 8, true, 0, BACKEND_FA3, 1},
         /* SM100: triton until PR #7023 (v0.4.7), then FlashInfer MLA, and trtllm_mla (page 64) for
          * the DeepSeek family from v0.5.4.post1. */
@@ -945,16 +1318,30 @@ static void test_main_list_against_reference(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),          cmocka_unit_test(test_order),
-        cmocka_unit_test(test_server_generator), cmocka_unit_test(test_runner_generator),
-        cmocka_unit_test(test_pool_clamp),     cmocka_unit_test(test_dp4_pool_159),
-        cmocka_unit_test(test_mul_base),       cmocka_unit_test(test_nothing_survives),
-        cmocka_unit_test(test_deployments),    cmocka_unit_test(test_queries),
-        cmocka_unit_test(test_facts_table),    cmocka_unit_test(test_truncation_and_range),
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_order),
+        cmocka_unit_test(test_server_generator),
+        cmocka_unit_test(test_runner_generator),
+        cmocka_unit_test(test_pool_clamp),
+        cmocka_unit_test(test_dp4_pool_159),
+        cmocka_unit_test(test_mul_base),
+        cmocka_unit_test(test_nothing_survives),
+        cmocka_unit_test(test_deployments),
+        cmocka_unit_test(test_queries),
+        cmocka_unit_test(test_facts_table),
+        cmocka_unit_test(test_truncation_and_range),
         cmocka_unit_test(test_main_list_against_reference),
         cmocka_unit_test(test_default_backend_mha),
         cmocka_unit_test(test_default_backend_mla),
         cmocka_unit_test(test_backend_page_size),
+        cmocka_unit_test(test_family_v030),
+        cmocka_unit_test(test_family_v031),
+        cmocka_unit_test(test_family_v035),
+        cmocka_unit_test(test_family_v040),
+        cmocka_unit_test(test_family_v041),
+        cmocka_unit_test(test_family_v043_post3),
+        cmocka_unit_test(test_family_v044_post4),
+        cmocka_unit_test(test_default_mem_fraction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
