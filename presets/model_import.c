@@ -26,6 +26,11 @@
 #define KV_BYTES_BF16 2
 #define PHRASE_MAX 160      /* one clause of a message */
 #define LLAMA4_NOPE_EVERY 4 /* llama4.py: use_rope = (layer_id + 1) % 4 != 0; the others are global NoPE */
+/* SGLang's mamba cache (configs/mamba_utils.py mamba2_state_dtype): the conv state is
+ * SGLANG_MAMBA_CONV_DTYPE, bfloat16 unless set; the recurrent state is the config's
+ * mamba_ssm_dtype, float32 unless set. */
+#define MAMBA_CONV_BYTES 2
+#define MAMBA_SSM_BYTES_DEFAULT 4
 
 typedef enum {
     FAM_DEEPSEEK,    /* MLA + MoE with first_k_dense_replace (DeepSeek-V3, Kimi-K2, GLM-5) */
@@ -162,6 +167,16 @@ static int count_layer_type(ctx *c, json_t *types, uint32_t layers, const char *
     return 0;
 }
 
+/* BYTES (a product of config sizes, formed in floating point so that it cannot wrap; exact
+ * below 2^53) into *OUT, or refused at KEY past ENGINE_SIZE_MAX. */
+static int state_bytes(ctx *c, const char *key, double bytes, uint64_t *out)
+{
+    if (bytes > (double)ENGINE_SIZE_MAX)
+        return bad(c, key, "a size whose linear-attention state per request is at most 1 PiB");
+    *out = (uint64_t)bytes;
+    return 0;
+}
+
 /* ---- dtypes. ---- */
 
 static int torch_dtype(ctx *c, engine_dtype *out)
@@ -232,6 +247,99 @@ static bool excluded(json_t *lists[], size_t nlists, const char *needle, const c
     return false;
 }
 
+/* Does an exclusion entry keep attention's projections unquantised? An entry naming self_attn
+ * does when it is the module (or a glob or regex over all of it) or one of its projections; not
+ * when it is a norm or the DSA indexer inside it (GLM-5-FP8 lists q_a_layernorm and
+ * indexer.k_norm, its attention being FP8). */
+static bool attention_excluded(json_t *lists[], size_t nlists)
+{
+    for (size_t l = 0; l < nlists; l++) {
+        size_t i;
+        json_t *e;
+        json_array_foreach(lists[l], i, e)
+        {
+            const char *s = json_is_string(e) ? json_string_value(e) : "";
+            const char *at = strstr(s, "self_attn");
+            if (!at)
+                continue;
+            const char *rest = at + strlen("self_attn");
+            if (*rest == '\\')
+                rest++; /* a regex's "self_attn\\.q_proj" */
+            if (!*rest || *rest == '*' || strncmp(rest, ".*", 2) == 0)
+                return true; /* the whole module: "layers.*.self_attn", "self_attn*", "re:.*self_attn.*" */
+            if (*rest == '.' && strstr(rest, "proj") && !strstr(rest, "norm") && !strstr(rest, "indexer"))
+                return true; /* "self_attn.q_a_proj", "self_attn.kv_b_proj" */
+        }
+    }
+    return false;
+}
+
+/* The length of the non-finite float token at P (NaN, Infinity, -Infinity), or 0. */
+static size_t nonfinite_at(const char *p, size_t left)
+{
+    static const char *const tokens[] = {"-Infinity", "Infinity", "NaN"};
+    for (size_t t = 0; t < sizeof tokens / sizeof tokens[0]; t++) {
+        size_t n = strlen(tokens[t]);
+        if (left >= n && memcmp(p, tokens[t], n) == 0)
+            return n;
+    }
+    return 0;
+}
+
+/* Python's json writes NaN, Infinity and -Infinity for the floats JSON has no number for
+ * (Nemotron-H's time_step_limit [0.0, Infinity]); jansson refuses them at any flag. Outside
+ * strings they become strings: the file parses, no key the import reads is such a float, and
+ * one that were is refused as "not an integer", named. Returns the new text (malloc'd, *OUT_LEN
+ * its length), or NULL when there is nothing to quote or no memory (jansson then names the
+ * token). */
+static char *quote_nonfinite(const char *text, size_t len, size_t *out_len)
+{
+    size_t extra = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        size_t n = 0;
+        if (in_string) {
+            if (text[i] == '\\')
+                i++; /* an escaped quote stays inside */
+            else
+                in_string = text[i] != '"';
+        } else if (text[i] == '"')
+            in_string = true;
+        else if ((n = nonfinite_at(text + i, len - i))) {
+            extra += 2;
+            i += n - 1;
+        }
+    }
+    char *out = extra ? malloc(len + extra + 1) : NULL;
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        size_t n = 0;
+        if (in_string) {
+            if (text[i] == '\\' && i + 1 < len)
+                out[o++] = text[i++];
+            else
+                in_string = text[i] != '"';
+        } else if (text[i] == '"')
+            in_string = true;
+        else
+            n = nonfinite_at(text + i, len - i);
+        if (n) {
+            out[o++] = '"';
+            memcpy(out + o, text + i, n);
+            o += n;
+            out[o++] = '"';
+            i += n - 1;
+        } else
+            out[o++] = text[i];
+    }
+    out[o] = '\0';
+    *out_len = o;
+    return out;
+}
+
 /* Reads the JSON file PATH, or NULL. A regular file of at most CONFIG_JSON_MAX bytes, checked
  * before a byte is read (jansson would load any size whole, and a FIFO would block the open). */
 static json_t *load_json(const char *path, char *err, size_t errlen)
@@ -278,6 +386,11 @@ static json_t *load_json(const char *path, char *err, size_t errlen)
         goto done;
     }
     json_error_t je;
+    char *quoted = quote_nonfinite(text, got, &got);
+    if (quoted) {
+        free(text);
+        text = quoted;
+    }
     j = json_loadb(text, got, JSON_REJECT_DUPLICATES, &je);
     if (!j)
         preset_set_err(err, errlen, "%s:%d:%d: %s; expected a Hugging Face config.json", path, je.line, je.column,
@@ -293,16 +406,24 @@ done:
     return j;
 }
 
-/* The quantisation block modelopt writes beside the config, if any (owned by the caller). */
+/* The quantisation block modelopt writes beside the config, if any (owned by the caller):
+ * hf_quant_config.json in a checkpoint's folder, or NAME.hf_quant_config.json beside a
+ * NAME.json kept outside one (as tests/fixtures/configs keeps nvidia's). */
 static json_t *sibling_quant_config(const char *path)
 {
-    char dir[ENGINE_TEXT_MAX * 4];
-    const char *slash = strrchr(path, '/');
-    snprintf(dir, sizeof dir, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, HF_QUANT_CONFIG);
-    if (access(dir, F_OK) != 0)
+    char side[ENGINE_TEXT_MAX * 4];
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    size_t n = strlen(base);
+    if (strcmp(base, CONFIG_JSON) != 0 && n > 5 && strcmp(base + n - 5, ".json") == 0)
+        snprintf(side, sizeof side, "%.*s." HF_QUANT_CONFIG, (int)(base - path + n - 5), path);
+    else
+        snprintf(side, sizeof side, "%.*s%s", (int)(base - path), path, HF_QUANT_CONFIG);
+    if (access(side, F_OK) != 0 && strcmp(base, CONFIG_JSON) != 0)
+        snprintf(side, sizeof side, "%.*s%s", (int)(base - path), path, HF_QUANT_CONFIG);
+    if (access(side, F_OK) != 0)
         return NULL;
     char ignored[8];
-    json_t *j = load_json(dir, ignored, sizeof ignored);
+    json_t *j = load_json(side, ignored, sizeof ignored);
     json_t *q = j ? json_object_get(j, "quantization") : NULL;
     if (q)
         json_incref(q);
@@ -349,7 +470,7 @@ static int weight_dtypes(ctx *c, engine_model *m)
                            json_object_get(q, "exclude_modules")};
         size_t n = sizeof lists / sizeof lists[0];
         /* Attention, dense MLP and shared experts share dense_dtype: attention decides. */
-        m->dense_dtype = excluded(lists, n, "self_attn", NULL) ? m->dtype : t;
+        m->dense_dtype = attention_excluded(lists, n) ? m->dtype : t;
         m->expert_dtype = excluded(lists, n, "experts", "shared_expert") ? m->dtype : t;
     }
     json_decref(owned);
@@ -484,12 +605,32 @@ static int qwen_moe(ctx *c, engine_model *m)
     return 0;
 }
 
-static int qwen_next(ctx *c, engine_model *m)
+/* The recurrent state's bytes per element: the config's mamba_ssm_dtype (SGLang reads it from
+ * text_config or the root), float32 without one. */
+static int mamba_ssm_bytes(ctx *c, uint32_t *out)
 {
-    if (qwen_moe(c, m))
-        return -1;
+    json_t *v = field(c, "mamba_ssm_dtype");
+    if (!v)
+        v = json_object_get(c->root, "mamba_ssm_dtype");
+    *out = MAMBA_SSM_BYTES_DEFAULT;
+    if (!v || json_is_null(v))
+        return 0;
+    const char *s = json_is_string(v) ? json_string_value(v) : "";
+    if (strcmp(s, "float32") == 0)
+        *out = 4;
+    else if (strcmp(s, "bfloat16") == 0 || strcmp(s, "float16") == 0)
+        *out = 2;
+    else
+        return bad(c, "mamba_ssm_dtype", "float32, bfloat16 or float16");
+    return 0;
+}
+
+/* Qwen3-Next's Gated DeltaNet layers (qwen3_next.py): which layers, their parameters, the
+ * state each request keeps, and the MTP layers. */
+static int gated_deltanet(ctx *c, engine_model *m)
+{
     json_t *types = field(c, "layer_types");
-    uint32_t interval = 0, nk, nv, dk, dv, kernel;
+    uint32_t interval = 0, nk, nv, dk, dv, kernel, ssm_bytes;
     if (types && json_is_array(types)) {
         if (count_layer_type(c, types, m->layers, "linear_attention", &m->linear_attn_layers))
             return -1;
@@ -502,7 +643,9 @@ static int qwen_next(ctx *c, engine_model *m)
         get_u32(c, "linear_num_value_heads", true, 1, 0, "the Gated DeltaNet value heads", &nv) ||
         get_u32(c, "linear_key_head_dim", true, 1, 0, "the key head size", &dk) ||
         get_u32(c, "linear_value_head_dim", true, 1, 0, "the value head size", &dv) ||
-        get_u32(c, "linear_conv_kernel_dim", false, 1, 4, "the convolution kernel", &kernel))
+        get_u32(c, "linear_conv_kernel_dim", false, 1, 4, "the convolution kernel", &kernel) ||
+        get_u32(c, "mtp_num_hidden_layers", false, 0, 0, "the MTP layers", &m->draft_layers) ||
+        mamba_ssm_bytes(c, &ssm_bytes))
         return -1;
     m->full_attn_layers = m->layers - m->linear_attn_layers;
     /* One Gated DeltaNet layer (qwen3_next.py): in_proj_qkvz, in_proj_ba, the convolution over
@@ -510,7 +653,18 @@ static int qwen_next(ctx *c, engine_model *m)
     uint64_t h = m->hidden, key_dim = (uint64_t)nk * dk, value_dim = (uint64_t)nv * dv;
     m->linear_attn_layer_params = h * (2 * key_dim + 2 * value_dim) + h * 2 * nv + (2 * key_dim + value_dim) * kernel +
                                   2 * (uint64_t)nv + dv + value_dim * h;
-    return 0;
+    /* Per request, every linear layer (Qwen3NextConfig.mamba2_cache_params at attention TP 1;
+     * mamba_utils.py mamba_cache_per_req): the conv state, q, k and v channels x (kernel - 1),
+     * and the recurrent state, value heads x value dim x key dim. */
+    double conv = (2.0 * key_dim + value_dim) * (kernel - 1) * MAMBA_CONV_BYTES;
+    double ssm = (double)value_dim * dk * ssm_bytes;
+    return state_bytes(c, "linear_num_value_heads", (conv + ssm) * m->linear_attn_layers,
+                       &m->linear_state_bytes_per_request);
+}
+
+static int qwen_next(ctx *c, engine_model *m)
+{
+    return qwen_moe(c, m) || gated_deltanet(c, m) ? -1 : 0;
 }
 
 static int llama4(ctx *c, engine_model *m)
@@ -846,5 +1000,7 @@ int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source)
     if (m->num_experts)
         fprintf(f, "expert_dtype: %s\n", engine_dtype_names[m->expert_dtype]);
     fprintf(f, "param_count: %llu\ndraft_layers: %u\n", (unsigned long long)m->param_count, m->draft_layers);
+    if (m->linear_state_bytes_per_request)
+        fprintf(f, "linear_state_bytes_per_request: %llu\n", (unsigned long long)m->linear_state_bytes_per_request);
     return ferror(f) ? -1 : 0;
 }

@@ -13,9 +13,15 @@
  * quantised dtype: fp8 / fbgemm_fp8 -> fp8, mxfp4 -> mxfp4, compressed-tensors 4-bit int ->
  * int4, 4-bit float group 32 -> mxfp4, group 16 -> nvfp4, 8-bit float -> fp8, modelopt NVFP4 ->
  * nvfp4, FP8 -> fp8. Its exclusion list (modules_to_not_convert, ignore, exclude_modules)
- * decides what stays unquantised: an entry naming self_attn keeps attention, dense MLP and shared
- * experts (one dtype in engine_model) unquantised; one naming the routed experts keeps them so;
- * the rest (lm_head, embeddings, routers, norms, vision) are unquantised anyway. */
+ * decides what stays unquantised: an entry naming the attention module or one of its projections
+ * (not a norm or an indexer inside it) keeps attention, dense MLP and shared experts (one dtype
+ * in engine_model) unquantised; one naming the routed experts keeps them so; the rest (lm_head,
+ * embeddings, routers, norms, vision) are unquantised anyway. A NAME.json outside its
+ * checkpoint may have its modelopt block in NAME.hf_quant_config.json.
+ *
+ * Qwen3-Next's Gated DeltaNet layers also give linear_state_bytes_per_request, the conv and
+ * recurrent state SGLang's mamba cache keeps per request, and mtp_num_hidden_layers its draft
+ * layers. The JSON may hold Python's NaN and Infinity (read as strings). */
 #ifndef CGPLAN_MODEL_IMPORT_H
 #define CGPLAN_MODEL_IMPORT_H
 

@@ -83,6 +83,7 @@ static void assert_same_model(const engine_model *a, const engine_model *b, bool
     assert_int_equal(a->dense_dtype, b->dense_dtype);
     assert_int_equal(a->expert_dtype, b->expert_dtype);
     assert_int_equal(a->param_count, b->param_count);
+    assert_int_equal(a->linear_state_bytes_per_request, b->linear_state_bytes_per_request);
     if (draft)
         assert_int_equal(a->draft_layers, b->draft_layers);
 }
@@ -327,6 +328,44 @@ static void test_quantization_formats(void **state)
     assert_int_equal(m.dense_dtype, DTYPE_NVFP4); /* attention was not excluded */
     unlink(side);
 
+    /* An exclusion inside self_attn keeps attention unquantised only when it is a projection
+     * or the whole module: GLM-5-FP8 lists q_a_layernorm, kv_a_layernorm, indexer.k_norm and
+     * indexers_proj, and its MLA projections are FP8 (the importer read BF16 attention). */
+    import_ok(CONFIGS "zai-org--GLM-5-FP8.json", &m);
+    assert_int_equal(m.dense_dtype, DTYPE_FP8);
+    assert_int_equal(m.expert_dtype, DTYPE_FP8);
+    static const struct {
+        const char *entry;
+        engine_dtype dense;
+    } entries[] = {
+        {"model.layers.0.self_attn.q_a_layernorm", DTYPE_FP8},
+        {"model.layers.0.self_attn.indexer.k_norm", DTYPE_FP8},
+        {"model.layers.0.self_attn.indexers_proj", DTYPE_FP8},
+        {"model.layers.0.self_attn.q_proj", DTYPE_BF16},
+        {"model.layers.*.self_attn", DTYPE_BF16},
+        {"re:.*self_attn\\\\.(q|k|v)_proj.*", DTYPE_BF16},
+    };
+    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
+        char quant[256];
+        snprintf(quant, sizeof quant,
+                 ", \"quantization_config\": {\"quant_method\": \"fp8\", \"modules_to_not_convert\": [\"%s\"]}",
+                 entries[i].entry);
+        snprintf(text, sizeof text, QWEN_MOE_CONFIG, quant);
+        write_text(path, text);
+        import_ok(path, &m);
+        if (m.dense_dtype != entries[i].dense)
+            fail_msg("%s: dense_dtype %s", entries[i].entry, engine_dtype_names[m.dense_dtype]);
+        assert_int_equal(m.expert_dtype, DTYPE_FP8);
+    }
+
+    /* A NAME.json kept outside its checkpoint has its modelopt block in NAME.hf_quant_config.json
+     * (tests/fixtures/configs keeps nvidia's so). */
+    import_ok(CONFIGS "nvidia--Qwen3-30B-A3B-NVFP4.json", &m);
+    assert_int_equal(m.expert_dtype, DTYPE_NVFP4);
+    assert_int_equal(m.dense_dtype, DTYPE_NVFP4); /* only the routers and lm_head excluded */
+    import_ok(CONFIGS "nvidia--Llama-3.1-70B-Instruct-FP8.json", &m);
+    assert_int_equal(m.dense_dtype, DTYPE_FP8);
+
     /* An unknown format is an error naming the field. */
     char err[1024] = "";
     snprintf(text, sizeof text, QWEN_MOE_CONFIG, ", \"quantization_config\": {\"quant_method\": \"awq\"}");
@@ -334,6 +373,59 @@ static void test_quantization_formats(void **state)
     assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
     assert_non_null(strstr(err, path));
     assert_non_null(strstr(err, "quantization_config.quant_method"));
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The state SGLang's mamba cache keeps per request for each Gated DeltaNet layer
+ * (mamba_utils.py mamba_cache_per_req at attention TP 1): the BF16 conv state and the
+ * recurrent state in mamba_ssm_dtype (float32 unless the config says otherwise). */
+static void test_linear_state(void **state)
+{
+    (void)state;
+    engine_model m;
+    /* Qwen3-Next, 36 layers: conv (2 x 16 x 128 + 32 x 128) x (4 - 1) x 2 B = 49,152 and
+     * recurrent 32 x 128 x 128 x 4 B = 2,097,152, the preset's 77,266,944 (test_written_configs);
+     * a BF16 recurrent state halves that part, and mtp_num_hidden_layers is the draft. */
+    char dir[] = "/tmp/cgplan-test-state-XXXXXX", path[256], text[2048];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    for (size_t i = 0; i < sizeof written_configs / sizeof written_configs[0]; i++)
+        if (strcmp(written_configs[i].preset, "qwen3-next-80b-a3b") == 0) {
+            size_t n = strlen(written_configs[i].json);
+            snprintf(text, sizeof text, "%.*s, \"mamba_ssm_dtype\": \"bfloat16\", \"mtp_num_hidden_layers\": 1}",
+                     (int)(n - 1), written_configs[i].json);
+        }
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_int_equal(m.linear_state_bytes_per_request, 36ull * (49152 + 2097152 / 2));
+    assert_int_equal(m.draft_layers, 1);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Python's json writes NaN and Infinity (Nemotron-H's time_step_limit); jansson reads none of
+ * them at any flag. The import reads them as strings: a key nothing reads is ignored, a key the
+ * import reads is refused by name, and the same words inside strings are left alone. */
+static void test_nonfinite_floats(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cgplan-test-inf-XXXXXX", path[256], err[1024];
+    engine_model m;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    write_text(path, "{\"architectures\": [\"Qwen3ForCausalLM\"], \"vocab_size\": 151936, \"hidden_size\": 4096,"
+                     " \"num_hidden_layers\": 36, \"max_position_embeddings\": 40960, \"num_attention_heads\": 32,"
+                     " \"num_key_value_heads\": 8, \"head_dim\": 128, \"intermediate_size\": 12288,"
+                     " \"time_step_limit\": [0.0, Infinity], \"time_step_floor\": -Infinity, \"eps\": NaN,"
+                     " \"_name_or_path\": \"Qwen/Qwen3-8B\", \"note\": \"NaN \\\" Infinity\"}");
+    import_ok(path, &m);
+    assert_int_equal(m.layers, 36);
+    assert_string_equal(m.hf_names[0], "Qwen/Qwen3-8B"); /* the strings after the tokens are intact */
+    write_text(path, "{\"architectures\": [\"Qwen3ForCausalLM\"], \"vocab_size\": 151936, \"hidden_size\": 4096,"
+                     " \"num_hidden_layers\": 36, \"max_position_embeddings\": Infinity}");
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "max_position_embeddings: not an integer"));
     unlink(path);
     rmdir(dir);
 }
@@ -477,6 +569,8 @@ int main(void)
         cmocka_unit_test(test_param_counts_match_published_totals),
         cmocka_unit_test(test_weights_per_gpu),
         cmocka_unit_test(test_quantization_formats),
+        cmocka_unit_test(test_linear_state),
+        cmocka_unit_test(test_nonfinite_floats),
         cmocka_unit_test(test_errors_name_file_and_field),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_dense_yaml_and_written_preset_roundtrip),
