@@ -1,7 +1,8 @@
 /* model_import.c — engine_model from a Hugging Face config.json (see model_import.h). The keys
  * and their meaning are those of each architecture's transformers configuration class and
- * SGLang's model file (deepseek_v2.py, kimi_k3.py, glm4_moe.py, qwen2.py, qwen3.py,
- * qwen3_moe.py, qwen3_next.py, llama.py, llama4.py, gpt_oss.py). */
+ * SGLang's model file (deepseek_v2.py, kimi_k3.py, glm4_moe.py, glm4_moe_lite.py, qwen2.py,
+ * qwen3.py, qwen3_moe.py, qwen3_next.py, qwen3_vl.py, qwen3_5.py, llama.py, llama4.py, mixtral.py,
+ * minimax_m2.py, gemma3_causal.py, grok.py, gpt_oss.py). */
 #include "model_import.h"
 
 #include <ctype.h>
@@ -31,36 +32,68 @@
  * mamba_ssm_dtype, float32 unless set. */
 #define MAMBA_CONV_BYTES 2
 #define MAMBA_SSM_BYTES_DEFAULT 4
+/* Gemma3TextConfig's defaults, which the released configs lean on: their text_config omits
+ * vocab_size, max_position_embeddings and (4B) the head counts. */
+#define GEMMA3_VOCAB 262208
+#define GEMMA3_CONTEXT 131072
+#define GEMMA3_HEADS 8
+#define GEMMA3_KV_HEADS 4
+#define GEMMA3_HEAD_DIM 256
+#define GEMMA3_SLIDING_WINDOW 4096
+#define GEMMA3_PATTERN 6  /* every 6th layer is global */
+#define GROK_HEAD_DIM 128 /* grok.py: getattr(config, "head_dim", 128) */
 
 typedef enum {
-    FAM_DEEPSEEK,    /* MLA + MoE with first_k_dense_replace (DeepSeek-V3, Kimi-K2, GLM-5) */
+    FAM_DEEPSEEK,    /* MLA + MoE with first_k_dense_replace (DeepSeek-V3/V3.2, Kimi-K2, GLM-5, GLM-4.7-Flash) */
     FAM_KIMI_LINEAR, /* MLA + KDA layers, latent MoE (Kimi-K3, Kimi-Linear) */
-    FAM_DENSE,       /* GQA, dense MLP (Llama, Qwen2, Qwen3) */
-    FAM_QWEN_MOE,    /* GQA + MoE on every decoder_sparse_step-th layer */
-    FAM_QWEN_NEXT,   /* Qwen3-MoE + Gated DeltaNet layers */
+    FAM_DENSE,       /* GQA, dense MLP (Llama, Mistral, Phi-3, Qwen2, Qwen3, Qwen3-VL) */
+    FAM_QWEN_MOE,    /* GQA + MoE on every decoder_sparse_step-th layer (Qwen3-MoE, Qwen3-VL-MoE) */
+    FAM_QWEN_NEXT,   /* Qwen3-MoE + Gated DeltaNet layers (Qwen3-Next, Qwen3.5 MoE) */
+    FAM_QWEN35,      /* dense MLP + Gated DeltaNet layers (Qwen3.5 dense) */
     FAM_LLAMA4,      /* GQA, MoE every interleave_moe_layer_step-th layer with a shared expert */
     FAM_GLM4_MOE,    /* GQA + MoE with first_k_dense_replace */
+    FAM_LOCAL_MOE,   /* GQA, num_local_experts on every layer, intermediate_size each (Mixtral, MiniMax-M2) */
+    FAM_GROK,        /* GQA, local experts beside a residual dense MLP in every layer (Grok-1/2) */
+    FAM_GEMMA3,      /* GQA, sliding-window layers with every Nth global, tied embeddings */
     FAM_GPT_OSS,     /* GQA, alternating sliding-window layers, MoE everywhere */
 } family;
 
 static const struct {
     const char *arch;
     family fam;
-    bool nested; /* the text model's keys are under text_config */
+    bool nested;         /* the text model's keys are under text_config */
+    bool qwen3_vl_tower; /* a Qwen3-VL vision tower (vision_config), counted in param_count */
+    bool native_config;  /* transformers ships the config class: an auto_map does not need remote code */
 } archs[] = {
-    {"DeepseekV3ForCausalLM", FAM_DEEPSEEK, false},
-    {"KimiK25ForConditionalGeneration", FAM_DEEPSEEK, true},
-    {"GlmMoeDsaForCausalLM", FAM_DEEPSEEK, false},
-    {"KimiK3ForConditionalGeneration", FAM_KIMI_LINEAR, true},
-    {"KimiLinearForCausalLM", FAM_KIMI_LINEAR, false},
-    {"Qwen2ForCausalLM", FAM_DENSE, false},
-    {"Qwen3ForCausalLM", FAM_DENSE, false},
-    {"LlamaForCausalLM", FAM_DENSE, false},
-    {"Qwen3MoeForCausalLM", FAM_QWEN_MOE, false},
-    {"Qwen3NextForCausalLM", FAM_QWEN_NEXT, false},
-    {"Llama4ForConditionalGeneration", FAM_LLAMA4, true},
-    {"Glm4MoeForCausalLM", FAM_GLM4_MOE, false},
-    {"GptOssForCausalLM", FAM_GPT_OSS, false},
+    {"DeepseekV3ForCausalLM", FAM_DEEPSEEK, false, false, false},
+    {"DeepseekV32ForCausalLM", FAM_DEEPSEEK, false, false, false}, /* V3's shapes + the DSA indexer (not counted) */
+    {"KimiK25ForConditionalGeneration", FAM_DEEPSEEK, true, false, false},
+    {"GlmMoeDsaForCausalLM", FAM_DEEPSEEK, false, false, false},
+    {"Glm4MoeLiteForCausalLM", FAM_DEEPSEEK, false, false, false}, /* MLA with GLM's MoE: DeepSeek's keys */
+    {"KimiK3ForConditionalGeneration", FAM_KIMI_LINEAR, true, false, false},
+    {"KimiLinearForCausalLM", FAM_KIMI_LINEAR, false, false, false},
+    {"Qwen2ForCausalLM", FAM_DENSE, false, false, false},
+    {"Qwen3ForCausalLM", FAM_DENSE, false, false, false},
+    {"LlamaForCausalLM", FAM_DENSE, false, false, false},
+    /* llama.py's layer: SGLang applies no sliding window to either, whatever sliding_window says */
+    {"MistralForCausalLM", FAM_DENSE, false, false, false},
+    {"Phi3ForCausalLM", FAM_DENSE, false, false, true}, /* fused qkv / gate_up: the same shapes */
+    {"Qwen3VLForConditionalGeneration", FAM_DENSE, true, true, false},
+    {"Qwen3MoeForCausalLM", FAM_QWEN_MOE, false, false, false},
+    {"Qwen3VLMoeForConditionalGeneration", FAM_QWEN_MOE, true, true, false},
+    {"Qwen3NextForCausalLM", FAM_QWEN_NEXT, false, false, false},
+    {"Qwen3_5MoeForConditionalGeneration", FAM_QWEN_NEXT, true, true, false},
+    {"Qwen3_5MoeForCausalLM", FAM_QWEN_NEXT, false, false, false},
+    {"Qwen3_5ForConditionalGeneration", FAM_QWEN35, true, true, false},
+    {"Qwen3_5ForCausalLM", FAM_QWEN35, false, false, false},
+    {"Llama4ForConditionalGeneration", FAM_LLAMA4, true, false, false},
+    {"Glm4MoeForCausalLM", FAM_GLM4_MOE, false, false, false},
+    {"MixtralForCausalLM", FAM_LOCAL_MOE, false, false, false},
+    {"MiniMaxM2ForCausalLM", FAM_LOCAL_MOE, false, false, false},
+    {"Grok1ForCausalLM", FAM_GROK, false, false, false},
+    {"Gemma3ForConditionalGeneration", FAM_GEMMA3, true, false, false},
+    {"Gemma3ForCausalLM", FAM_GEMMA3, false, false, false},
+    {"GptOssForCausalLM", FAM_GPT_OSS, false, false, false},
 };
 #define N_ARCHS (sizeof archs / sizeof archs[0])
 
@@ -431,6 +464,49 @@ static json_t *sibling_quant_config(const char *path)
     return q;
 }
 
+/* A modelopt quant_algo's weight dtype: 0, or -1 for one cgplan does not know. */
+static int modelopt_dtype(const char *algo, engine_dtype *out)
+{
+    if (strcmp(algo, "NVFP4") == 0 || strcmp(algo, "W4A16_NVFP4") == 0)
+        *out = DTYPE_NVFP4; /* W4A16: the same FP4 weights, BF16 activations */
+    else if (strcmp(algo, "FP8") == 0)
+        *out = DTYPE_FP8;
+    else
+        return -1;
+    return 0;
+}
+
+/* modelopt's MIXED_PRECISION: quantized_layers gives each module's quant_algo (nvidia's
+ * Qwen3.6-27B-NVFP4: FP8 attention, W4A16_NVFP4 MLP); a module it does not list keeps the
+ * model dtype. dense_dtype is one dtype for attention and the dense MLP: the larger part
+ * decides, the MLP of a dense model (about twice its attention), the attention of an MoE. */
+static int mixed_precision_dtypes(ctx *c, json_t *q, engine_model *m)
+{
+    json_t *layers = json_object_get(q, "quantized_layers");
+    if (!json_is_object(layers))
+        return missing(c, "quantization_config.quantized_layers", "each module's quant_algo (MIXED_PRECISION)");
+    engine_dtype attn = m->dtype, mlp = m->dtype, experts = m->dtype;
+    const char *name;
+    json_t *v;
+    json_object_foreach(layers, name, v)
+    {
+        json_t *a = json_object_get(v, "quant_algo");
+        engine_dtype t;
+        if (!json_is_string(a) || modelopt_dtype(json_string_value(a), &t) != 0)
+            return bad(c, "quantization_config.quantized_layers.*.quant_algo",
+                       "NVFP4, W4A16_NVFP4 or FP8 (the modelopt formats cgplan knows)");
+        if (strstr(name, "self_attn"))
+            attn = t;
+        else if (strstr(name, "experts") && !strstr(name, "shared_expert"))
+            experts = t;
+        else if (strstr(name, "mlp."))
+            mlp = t;
+    }
+    m->dense_dtype = m->num_experts ? attn : mlp;
+    m->expert_dtype = m->num_experts ? experts : m->dense_dtype; /* as the loader reads a dense preset */
+    return 0;
+}
+
 static int weight_dtypes(ctx *c, engine_model *m)
 {
     if (torch_dtype(c, &m->dtype))
@@ -456,12 +532,14 @@ static int weight_dtypes(ctx *c, engine_model *m)
     else if (strcmp(mth, "compressed-tensors") == 0)
         rc = compressed_tensors_dtype(c, q, &t);
     else if (strcmp(mth, "modelopt") == 0 || (!*mth && *alg)) { /* hf_quant_config.json has no quant_method */
-        if (strcmp(alg, "NVFP4") == 0)
-            t = DTYPE_NVFP4;
-        else if (strcmp(alg, "FP8") == 0)
-            t = DTYPE_FP8;
-        else
-            rc = bad(c, "quantization_config.quant_algo", "NVFP4 or FP8 (the modelopt formats cgplan knows)");
+        if (strcmp(alg, "MIXED_PRECISION") == 0) {
+            rc = mixed_precision_dtypes(c, q, m);
+            json_decref(owned);
+            return rc;
+        }
+        if (modelopt_dtype(alg, &t) != 0)
+            rc = bad(c, "quantization_config.quant_algo",
+                     "NVFP4, FP8 or MIXED_PRECISION (the modelopt formats cgplan knows)");
     } else
         rc = bad(c, "quantization_config.quant_method",
                  "fp8, fbgemm_fp8, mxfp4, compressed-tensors or modelopt (the formats cgplan knows)");
@@ -559,7 +637,12 @@ static int kimi_linear(ctx *c, engine_model *m)
     uint64_t low_rank = h * head_dim + (uint64_t)head_dim * hd;
     m->linear_attn_layer_params =
         4 * h * hd + (full_rank_gate ? h * hd : low_rank) + low_rank + h * heads + 3 * hd * kernel;
-    return 0;
+    /* Per request, every KDA layer (KimiLinearStateShape at attention TP 1, mamba_utils.py): the
+     * conv state, (kernel - 1) x the q, k and v channels, and the recurrent state, heads x
+     * head_dim x head_dim, at mamba2_state_dtype's defaults (the config's dtype is not read). */
+    double conv = (kernel - 1) * 3.0 * hd * MAMBA_CONV_BYTES;
+    double ssm = (double)hd * head_dim * MAMBA_SSM_BYTES_DEFAULT;
+    return state_bytes(&sub, "num_heads", (conv + ssm) * m->linear_attn_layers, &m->linear_state_bytes_per_request);
 }
 
 /* Qwen3-MoE's layer rule: MoE where (i + 1) % decoder_sparse_step == 0, unless in mlp_only_layers. */
@@ -625,8 +708,9 @@ static int mamba_ssm_bytes(ctx *c, uint32_t *out)
     return 0;
 }
 
-/* Qwen3-Next's Gated DeltaNet layers (qwen3_next.py): which layers, their parameters, the
- * state each request keeps, and the MTP layers. */
+/* The Gated DeltaNet layers of Qwen3-Next and Qwen3.5 (qwen3_next.py; Qwen3.5 splits
+ * in_proj_qkvz into in_proj_qkv and in_proj_z, the same shapes): which layers, their
+ * parameters, the state each request keeps, and the MTP layers. */
 static int gated_deltanet(ctx *c, engine_model *m)
 {
     json_t *types = field(c, "layer_types");
@@ -665,6 +749,15 @@ static int gated_deltanet(ctx *c, engine_model *m)
 static int qwen_next(ctx *c, engine_model *m)
 {
     return qwen_moe(c, m) || gated_deltanet(c, m) ? -1 : 0;
+}
+
+/* Qwen3.5 dense: the Gated DeltaNet layers with a dense MLP. */
+static int qwen35(ctx *c, engine_model *m)
+{
+    return gqa(c, m) || get_u32(c, "intermediate_size", true, 1, 0, "the MLP's width", &m->intermediate) ||
+                   gated_deltanet(c, m)
+               ? -1
+               : 0;
 }
 
 static int llama4(ctx *c, engine_model *m)
@@ -707,6 +800,124 @@ static int glm4_moe(ctx *c, engine_model *m)
                    get_u32(c, "num_nextn_predict_layers", false, 0, 0, "the MTP layers", &m->draft_layers)
                ? -1
                : 0;
+}
+
+/* Mixtral and MiniMax-M2: num_local_experts on every layer, intermediate_size each expert's
+ * width; MiniMax-M2's shared_intermediate_size (0 in M2.5 and M2.7) a shared expert's. */
+static int local_moe(ctx *c, engine_model *m)
+{
+    if (gqa(c, m) || get_u32(c, "num_local_experts", true, 1, 0, "the routed experts", &m->num_experts) ||
+        get_u32(c, "num_experts_per_tok", true, 1, 0, "the experts per token", &m->top_k) ||
+        get_u32(c, "intermediate_size", true, 1, 0, "an expert's width", &m->moe_intermediate) ||
+        get_u32(c, "shared_intermediate_size", false, 0, 0, "the shared expert's width", &m->shared_intermediate))
+        return -1;
+    m->shared_experts = m->shared_intermediate ? 1 : 0;
+    /* attn_type_list: 1 is full (softmax) attention; MiniMax-Text-01's 0 (lightning attention)
+     * is a linear kind minimax_m2.py does not build. */
+    json_t *types = field(c, "attn_type_list");
+    size_t i;
+    json_t *t;
+    if (types && (!json_is_array(types) || json_array_size(types) > m->layers))
+        return bad(c, "attn_type_list", "a list of one attention kind per layer");
+    json_array_foreach(types, i, t)
+    {
+        if (!json_is_integer(t) || json_integer_value(t) != 1)
+            return bad(c, "attn_type_list",
+                       "1 on every layer (full attention; cgplan reads no lightning-attention layer)");
+    }
+    return 0;
+}
+
+/* grok.py: num_local_experts of moe_intermediate_size (else intermediate_size); with
+ * residual_moe, a dense MLP of intermediate_size beside them in every layer, which cgplan holds
+ * as a shared expert (both run on every token). */
+static int grok(ctx *c, engine_model *m)
+{
+    uint32_t width = 0;
+    bool residual = false;
+    m->attn_kind = ATTN_GQA;
+    if (get_u32(c, "num_attention_heads", true, 1, 0, "the query heads", &m->heads) ||
+        get_u32(c, "num_key_value_heads", false, 1, m->heads, "the KV heads", &m->kv_heads) ||
+        get_u32(c, "head_dim", false, 1, GROK_HEAD_DIM, "the head size", &m->head_dim) ||
+        get_u32(c, "num_local_experts", true, 1, 0, "the routed experts", &m->num_experts) ||
+        get_u32(c, "num_experts_per_tok", true, 1, 0, "the experts per token", &m->top_k) ||
+        get_u32(c, "intermediate_size", true, 1, 0, "the residual MLP's (or, without one, an expert's) width",
+                &width) ||
+        get_u32(c, "moe_intermediate_size", false, 1, width, "an expert's width", &m->moe_intermediate) ||
+        get_bool(c, "residual_moe", false, &residual))
+        return -1;
+    if (residual) {
+        m->shared_experts = 1;
+        m->shared_intermediate = width;
+    }
+    return 0;
+}
+
+/* Gemma 3 (gemma3_causal.py): a layer is sliding unless layer_types says full_attention, or,
+ * without it, unless (i + 1) % sliding_window_pattern == 0. Gemma3TextConfig's defaults stand in
+ * for the keys the released configs omit. GeGLU: three matrices, as SwiGLU. */
+static int gemma3(ctx *c, engine_model *m)
+{
+    uint32_t window, pattern, full = 0;
+    m->attn_kind = ATTN_GQA;
+    if (get_u32(c, "num_attention_heads", false, 1, GEMMA3_HEADS, "the query heads", &m->heads) ||
+        get_u32(c, "num_key_value_heads", false, 1, GEMMA3_KV_HEADS, "the KV heads", &m->kv_heads) ||
+        get_u32(c, "head_dim", false, 1, GEMMA3_HEAD_DIM, "the head size", &m->head_dim) ||
+        get_u32(c, "intermediate_size", true, 1, 0, "the MLP's width", &m->intermediate) ||
+        get_u32(c, "sliding_window", false, 1, GEMMA3_SLIDING_WINDOW, "the sliding window", &window) ||
+        get_u32(c, "sliding_window_pattern", false, 1, GEMMA3_PATTERN, "every how many layers one is global", &pattern))
+        return -1;
+    json_t *types = field(c, "layer_types");
+    if (types && json_is_array(types)) {
+        if (count_layer_type(c, types, m->layers, "full_attention", &full))
+            return -1;
+    } else
+        full = m->layers / pattern;
+    m->sliding_window = window;
+    m->swa_layers = m->layers - full;
+    m->full_attn_layers = full;
+    return 0;
+}
+
+/* The Qwen3-VL vision tower (Qwen3.5 has the same; transformers Qwen3VLVisionModel), counted
+ * as weights.h counts the decoder, matrices and embeddings: the patch embedding (a Conv3d over
+ * in_channels x temporal_patch_size x patch_size^2), the position embedding, depth blocks of
+ * qkv, proj and a two-matrix MLP, the merger and one more per deepstack_visual_indexes entry,
+ * each fc1 over the 2x2 merged patches and fc2 to out_hidden_size. 0 without a vision_config. */
+static int qwen3_vl_tower_params(ctx *c, uint64_t *out)
+{
+    json_t *vc = json_object_get(c->root, "vision_config");
+    *out = 0;
+    if (!json_is_object(vc))
+        return 0;
+    ctx sub = *c;
+    sub.cfg = vc;
+    sub.prefix = "vision_config.";
+    uint32_t h, depth, inter, patch, temporal, channels, positions, out_hidden, merge;
+    size_t deepstack = 0;
+    if (get_u32(&sub, "hidden_size", true, 1, 0, "the vision tower's width", &h) ||
+        get_u32_in(&sub, "depth", true, 1, (uint32_t)ENGINE_COUNT_MAX, 0, "the vision blocks", &depth) ||
+        get_u32(&sub, "intermediate_size", true, 1, 0, "the vision MLP's width", &inter) ||
+        get_u32(&sub, "patch_size", true, 1, 0, "the patch size", &patch) ||
+        get_u32(&sub, "temporal_patch_size", false, 1, 2, "the temporal patch size", &temporal) ||
+        get_u32(&sub, "in_channels", false, 1, 3, "the image channels", &channels) ||
+        get_u32(&sub, "num_position_embeddings", false, 0, 0, "the position embeddings", &positions) ||
+        get_u32(&sub, "out_hidden_size", true, 1, 0, "the width the merger projects to", &out_hidden) ||
+        get_u32(&sub, "spatial_merge_size", false, 1, 2, "the patches merged per side", &merge) ||
+        array_len(&sub, vc, "deepstack_visual_indexes", "a list of block indices", &deepstack))
+        return -1;
+    if (deepstack > depth)
+        return bad(&sub, "deepstack_visual_indexes", "a list of at most depth block indices");
+    /* In floating point, so no product can wrap (exact below 2^53, as every real tower is). */
+    double w = h, merged = w * merge * merge;
+    double block = w * 3 * w + w * w + 2 * w * inter;
+    double merger = merged * merged + merged * out_hidden;
+    double n = (double)channels * temporal * patch * patch * w + (double)positions * w + depth * block +
+               (1.0 + (double)deepstack) * merger;
+    if (n > (double)ENGINE_SIZE_MAX)
+        return bad(&sub, "hidden_size", "the width of a vision tower of at most 2^50 parameters");
+    *out = (uint64_t)n;
+    return 0;
 }
 
 static int gpt_oss(ctx *c, engine_model *m)
@@ -833,6 +1044,7 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
                        arch, list);
         goto done;
     }
+    family fam = archs[k].fam;
     if (archs[k].nested || json_is_object(json_object_get(root, "text_config"))) {
         c.cfg = json_object_get(root, "text_config");
         c.prefix = "text_config.";
@@ -845,23 +1057,25 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     }
     engine_model *m = out;
     snprintf(m->architecture, sizeof m->architecture, "%s", arch);
-    /* Custom code in the repository (auto_map) is what SGLang's --trust-remote-code is for. */
-    m->trust_remote_code = json_object_get(root, "auto_map") != NULL;
+    /* Custom code in the repository (auto_map) is what SGLang's --trust-remote-code is for,
+     * unless transformers ships the config class (it then loads without the code). */
+    m->trust_remote_code = json_object_get(root, "auto_map") != NULL && !archs[k].native_config;
     uint32_t ctx_len = 0;
+    bool gemma = fam == FAM_GEMMA3;
     /* Every loop over the layers comes after this bound; the context is the context_len knob's
      * range, refused rather than clamped (the preset loader takes no other). */
     const engine_knob_info *ctx_knob = &engine_knobs[KNOB_CONTEXT_LEN];
-    if (get_u32(&c, "vocab_size", true, 1, 0, "the vocabulary", &m->vocab) ||
+    if (get_u32(&c, "vocab_size", !gemma, 1, GEMMA3_VOCAB, "the vocabulary", &m->vocab) ||
         get_u32(&c, "hidden_size", true, 1, 0, "the model width", &m->hidden) ||
         get_u32_in(&c, "num_hidden_layers", true, 1, (uint32_t)ENGINE_COUNT_MAX, 0, "the decoder layers", &m->layers) ||
-        get_u32_in(&c, "max_position_embeddings", true, (uint32_t)ctx_knob->min, (uint32_t)ctx_knob->max, 0,
-                   "the context length, within the context_len knob's range", &ctx_len) ||
-        get_bool(&c, "tie_word_embeddings", false, &m->tie_embeddings))
+        get_u32_in(&c, "max_position_embeddings", !gemma, (uint32_t)ctx_knob->min, (uint32_t)ctx_knob->max,
+                   GEMMA3_CONTEXT, "the context length, within the context_len knob's range", &ctx_len) ||
+        get_bool(&c, "tie_word_embeddings", gemma, &m->tie_embeddings)) /* Gemma3Config ties by default */
         goto done;
     m->context_len = ctx_len;
     m->kv_bytes = KV_BYTES_BF16;
     m->full_attn_layers = m->layers;
-    switch (archs[k].fam) {
+    switch (fam) {
     case FAM_DEEPSEEK:
         rc = deepseek(&c, m);
         break;
@@ -877,11 +1091,23 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     case FAM_QWEN_NEXT:
         rc = qwen_next(&c, m);
         break;
+    case FAM_QWEN35:
+        rc = qwen35(&c, m);
+        break;
     case FAM_LLAMA4:
         rc = llama4(&c, m);
         break;
     case FAM_GLM4_MOE:
         rc = glm4_moe(&c, m);
+        break;
+    case FAM_LOCAL_MOE:
+        rc = local_moe(&c, m);
+        break;
+    case FAM_GROK:
+        rc = grok(&c, m);
+        break;
+    case FAM_GEMMA3:
+        rc = gemma3(&c, m);
         break;
     case FAM_GPT_OSS:
         rc = gpt_oss(&c, m);
@@ -902,7 +1128,8 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     }
     if (!m->num_experts)
         m->dense_layers = 0; /* a dense model's layers are all dense */
-    if (weight_dtypes(&c, m))
+    uint64_t vision = 0;
+    if (weight_dtypes(&c, m) || (archs[k].qwen3_vl_tower && qwen3_vl_tower_params(&c, &vision)))
         goto done;
 
     preset_model_import_name(path, m->name, sizeof m->name);
@@ -938,7 +1165,9 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
         preset_set_err(err, errlen, "%s: %s", path, why);
         goto done;
     }
-    m->param_count = engine_model_param_count(m);
+    /* The vision tower is in the total the model card publishes; the weights per GPU do not
+     * count it yet (weights.h), so it is in param_count alone. */
+    m->param_count = engine_model_param_count(m) + vision;
     for (int i = 0; i < COEF_COUNT; i++)
         m->coef_missing[i] = true; /* unknown until calibrated: never another model's number */
     m->coef_borrowed = true;
