@@ -27,6 +27,7 @@
 #define KV_BYTES_BF16 2
 #define PHRASE_MAX 160      /* one clause of a message */
 #define LLAMA4_NOPE_EVERY 4 /* llama4.py: use_rope = (layer_id + 1) % 4 != 0; the others are global NoPE */
+#define NAME_CMP_MAX 63     /* the longest class name the edit distance compares (the known ones are shorter) */
 /* SGLang's mamba cache (configs/mamba_utils.py mamba2_state_dtype): the conv state is
  * SGLANG_MAMBA_CONV_DTYPE, bfloat16 unless set; the recurrent state is the config's
  * mamba_ssm_dtype, float32 unless set. */
@@ -1012,6 +1013,53 @@ int preset_model_check_name(const char *name, char *err, size_t errlen)
     return 0;
 }
 
+/* Levenshtein distance without case, of at most NAME_CMP_MAX characters each (SIZE_MAX past). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > NAME_CMP_MAX || lb > NAME_CMP_MAX)
+        return SIZE_MAX;
+    size_t row[NAME_CMP_MAX + 1];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static size_t shared_prefix(const char *a, const char *b)
+{
+    size_t n = 0;
+    while (a[n] && tolower((unsigned char)a[n]) == tolower((unsigned char)b[n]))
+        n++;
+    return n;
+}
+
+/* The known architecture nearest ARCH: the least edit distance, ties (and names too long to
+ * compare) to the longest shared prefix. */
+static const char *nearest_arch(const char *arch)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < N_ARCHS; i++) {
+        size_t d = edit_distance(arch, archs[i].arch), bd = edit_distance(arch, archs[best].arch);
+        if (d < bd || (d == bd && shared_prefix(arch, archs[i].arch) > shared_prefix(arch, archs[best].arch)))
+            best = i;
+    }
+    return archs[best].arch;
+}
+
 /* ---- The import. ---- */
 
 int preset_model_from_config_json(const char *path, engine_model *out, char *err, size_t errlen)
@@ -1033,15 +1081,11 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     while (k < N_ARCHS && strcmp(archs[k].arch, arch) != 0)
         k++;
     if (k == N_ARCHS) {
-        char list[PRESET_LIST_MAX];
-        size_t used = 0;
-        list[0] = '\0';
-        for (size_t i = 0; i < N_ARCHS && used < sizeof list; i++) {
-            int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", archs[i].arch);
-            used += w > 0 ? (size_t)w : 0;
-        }
-        preset_set_err(err, errlen, "%s: architectures[0]: '%s' is not one cgplan reads; expected one of: %s", path,
-                       arch, list);
+        preset_set_err(
+            err, errlen,
+            "%s: architectures[0]: '%s' is not one cgplan reads; the nearest name it reads is '%s' (the "
+            "README lists the %zu it reads by family); a model preset written by hand takes any architecture",
+            path, arch, nearest_arch(arch), N_ARCHS);
         goto done;
     }
     family fam = archs[k].fam;

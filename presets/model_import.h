@@ -15,7 +15,7 @@
  *   GptOssForCausalLM.
  * - Gated DeltaNet + gated attention: Qwen3NextForCausalLM, Qwen3_5MoeForConditionalGeneration
  *   (nested), Qwen3_5MoeForCausalLM, Qwen3_5ForConditionalGeneration (nested), Qwen3_5ForCausalLM.
- * Any other is refused.
+ * Any other is refused, naming the nearest of these.
  *
  * Linear-attention layers (Gated DeltaNet, KDA) also give linear_state_bytes_per_request, the
  * conv and recurrent state SGLang's mamba cache keeps per request; mtp_num_hidden_layers and
@@ -44,9 +44,10 @@
 
 /* Reads the config at PATH into OUT (cleared first): name from preset_model_import_name(),
  * hf_names from _name_or_path and the file's folder (or, when the file is not named
- * config.json, its stem), param_count counted (engine_model_param_count, plus a vision
- * tower). No coefficients: every coefficient is missing. Returns 0, or -1 with ERR naming the file, the field and what
- * was expected (an unknown architecture, a missing or malformed field, unreadable JSON). */
+ * config.json, its stem), param_count counted (engine_model_param_count, plus a vision tower).
+ * No coefficients: every coefficient is missing. Returns 0, or -1 with ERR naming the file, the
+ * field and what was expected (an unknown architecture with the nearest known one, a missing or
+ * malformed field, unreadable JSON). */
 int preset_model_from_config_json(const char *path, engine_model *out, char *err, size_t errlen);
 
 /* The preset name for PATH: its file name's stem unless it is plain config.json, else its

@@ -608,8 +608,25 @@ static void test_errors_name_file_and_field(void **state)
     write_text(path, "{\"architectures\": [\"MysteryForCausalLM\"]}");
     assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
     assert_non_null(strstr(err, path));
-    assert_non_null(strstr(err, "'MysteryForCausalLM'"));
-    assert_non_null(strstr(err, "Qwen3ForCausalLM")); /* lists what is read */
+    assert_non_null(strstr(err, "'MysteryForCausalLM' is not one cgplan reads"));
+    assert_non_null(strstr(err, "the nearest name it reads is 'MistralForCausalLM'")); /* 4 edits */
+    /* A sibling of a known class is named (one edit each), and so is a long one past the edit
+     * distance's reach, by its shared prefix. */
+    static const char *const near[][2] = {
+        {"Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM"},
+        {"Gemma4ForConditionalGeneration", "Gemma3ForConditionalGeneration"},
+        {"deepseekv4forcausallm", "DeepseekV3ForCausalLM"}, /* without case */
+        {"Qwen3_5MoeForConditionalGenerationWithAVeryLongSuffixPastTheDistance", "Qwen3_5MoeForConditionalGeneration"},
+    };
+    for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+        char text[256], want[128];
+        snprintf(text, sizeof text, "{\"architectures\": [\"%s\"]}", near[i][0]);
+        write_text(path, text);
+        assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+        snprintf(want, sizeof want, "the nearest name it reads is '%s'", near[i][1]);
+        if (!strstr(err, want))
+            fail_msg("%s: %s", near[i][0], err);
+    }
 
     write_text(path, "{\"architectures\": [\"DeepseekV3ForCausalLM\"], \"vocab_size\": 129280, \"hidden_size\": 7168,"
                      " \"num_hidden_layers\": 61, \"max_position_embeddings\": 163840, \"num_attention_heads\": 128}");
