@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@
 #define KV_BYTES_BF16 2
 #define PHRASE_MAX 160      /* one clause of a message */
 #define LLAMA4_NOPE_EVERY 4 /* llama4.py: use_rope = (layer_id + 1) % 4 != 0; the others are global NoPE */
+#define HF_PART_MAX 96      /* huggingface_hub validate_repo_id: an owner or a name has at most 96 characters */
 #define NAME_CMP_MAX 63     /* the longest class name the edit distance compares (the known ones are shorter) */
 /* SGLang's mamba cache (configs/mamba_utils.py mamba2_state_dtype): the conv state is
  * SGLANG_MAMBA_CONV_DTYPE, bfloat16 unless set; the recurrent state is the config's
@@ -964,31 +966,83 @@ static void split_path(const char *path, const char **dir, size_t *dir_len, cons
     *dir_len = (size_t)(end - start);
 }
 
-/* The original-case name the preset is named from: the stem, or the folder for config.json. */
-static void source_name(const char *path, char *buf, size_t len)
+/* One part of a Hugging Face id (huggingface_hub validate_repo_id): 1 to 96 of [A-Za-z0-9._-],
+ * starting and ending with a letter, digit or '_', with no "--" or "..". */
+static bool hf_part(const char *s, size_t n)
+{
+    if (n == 0 || n > HF_PART_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        bool word = isalnum(ch) || ch == '_';
+        if (!word && ch != '.' && ch != '-')
+            return false;
+        if ((i == 0 || i == n - 1) && !word)
+            return false;
+        if (i && (ch == '-' || ch == '.') && s[i - 1] == (char)ch)
+            return false;
+    }
+    return true;
+}
+
+/* Is ID owner/name, each part a Hugging Face one? */
+static bool hf_id_plausible(const char *id)
+{
+    const char *slash = strchr(id, '/');
+    return slash && hf_part(id, (size_t)(slash - id)) && hf_part(slash + 1, strlen(slash + 1));
+}
+
+/* A _name_or_path that names a place on disk: absolute, relative, under ~, or deeper than
+ * owner/name. */
+static bool local_path(const char *s)
+{
+    const char *slash = strchr(s, '/');
+    return s[0] == '/' || s[0] == '.' || s[0] == '~' || (slash && strchr(slash + 1, '/'));
+}
+
+/* Where the preset is named from: the file's stem (without .json, and without AIConfigurator's
+ * .config or _config), or the folder's name for a plain config.json; "" when there is none. An
+ * "owner--name" stem (AIConfigurator's convention and many mirrors') also gives the id
+ * owner/name (ID, "" otherwise) and the name alone as the stem. */
+typedef struct {
+    char stem[ENGINE_TEXT_MAX];
+    char id[ENGINE_TEXT_MAX];
+} source_names;
+
+static void source_name(const char *path, source_names *out)
 {
     const char *dir, *base;
-    size_t dir_len;
+    size_t dir_len, n;
     split_path(path, &dir, &dir_len, &base);
-    buf[0] = '\0';
+    out->stem[0] = out->id[0] = '\0';
+    const char *from = base;
     if (strcmp(base, CONFIG_JSON) == 0) {
-        if (dir && dir_len && !(dir_len == 1 && dir[0] == '.'))
-            snprintf(buf, len, "%.*s", (int)dir_len, dir);
-        return;
+        if (!dir || !dir_len || (dir_len == 1 && dir[0] == '.'))
+            return;
+        from = dir;
+        n = dir_len;
+    } else {
+        n = strlen(base);
+        if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+            n -= 5;
+        if (n > 7 && (strncmp(base + n - 7, ".config", 7) == 0 || strncmp(base + n - 7, "_config", 7) == 0))
+            n -= 7;
     }
-    size_t n = strlen(base);
-    if (n > 5 && strcmp(base + n - 5, ".json") == 0)
-        n -= 5;
-    snprintf(buf, len, "%.*s", (int)n, base);
+    snprintf(out->stem, sizeof out->stem, "%.*s", (int)n, from);
+    const char *sep = strstr(out->stem, "--");
+    if (sep && hf_part(out->stem, (size_t)(sep - out->stem)) && hf_part(sep + 2, strlen(sep + 2))) {
+        snprintf(out->id, sizeof out->id, "%.*s/%s", (int)(sep - out->stem), out->stem, sep + 2);
+        memmove(out->stem, sep + 2, strlen(sep + 2) + 1);
+    }
 }
 
 void preset_model_import_name(const char *path, char *buf, size_t len)
 {
-    char src[ENGINE_TEXT_MAX];
-    source_name(path, src, sizeof src);
+    source_names src;
+    source_name(path, &src);
     size_t i = 0;
-    for (; src[i] && i + 1 < len; i++) {
-        unsigned char ch = (unsigned char)tolower((unsigned char)src[i]);
+    for (; src.stem[i] && i + 1 < len; i++) {
+        unsigned char ch = (unsigned char)tolower((unsigned char)src.stem[i]);
         buf[i] = isalnum(ch) || ch == '.' || ch == '_' || ch == '-' ? (char)ch : '-';
     }
     if (len)
@@ -1010,6 +1064,67 @@ int preset_model_check_name(const char *name, char *err, size_t errlen)
                               "'%s' is not a preset name; expected 1 to %d of letters, digits, '.', '_' and '-', "
                               "not starting with '.' or '-' (give --name NAME)",
                               name, ENGINE_NAME_MAX - 1);
+    return 0;
+}
+
+int preset_model_set_hf_id(engine_model *m, const char *id, char *err, size_t errlen)
+{
+    if (!hf_id_plausible(id) || strlen(id) >= sizeof m->hf_names[0])
+        return preset_set_err(err, errlen,
+                              "'%s' is not a Hugging Face id; expected owner/name, each 1 to %d of letters, digits, "
+                              "'.', '_' and '-' (no '--' or '..', at most %zu bytes in all)",
+                              id, HF_PART_MAX, sizeof m->hf_names[0] - 1);
+    snprintf(m->hf_names[0], sizeof m->hf_names[0], "%s", id);
+    m->n_hf_names = 1;
+    return 0;
+}
+
+/* Adds ID to M's hf_names unless it is there (Hugging Face ids match without case). */
+static void add_hf_name(engine_model *m, const char *id)
+{
+    for (int i = 0; i < m->n_hf_names; i++)
+        if (strcasecmp(m->hf_names[i], id) == 0)
+            return;
+    if (m->n_hf_names < ENGINE_MAX_HF_NAMES)
+        snprintf(m->hf_names[m->n_hf_names++], sizeof m->hf_names[0], "%s", id);
+}
+
+/* hf_names: the id of an owner--name file (or folder), then _name_or_path when it is a
+ * Hugging Face id, then the stem or folder name unless an id ends in it (--model matches an
+ * id's last component; `launch` prints the first). A _name_or_path that is a local path says
+ * where the checkpoint was built, not what to load: ignored. One that a shell would read is
+ * refused, as `launch` prints it (issue 21); one that fits no id is ignored. */
+static int import_hf_names(ctx *c, engine_model *m)
+{
+    source_names src;
+    source_name(c->path, &src);
+    if (src.id[0] && strlen(src.id) < sizeof m->hf_names[0])
+        add_hf_name(m, src.id);
+    json_t *nop = json_object_get(c->root, "_name_or_path");
+    const char *id = json_is_string(nop) ? json_string_value(nop) : "";
+    if (*id && !local_path(id)) {
+        const char *unsafe = engine_shell_unsafe(id);
+        if (unsafe) {
+            char what[PHRASE_MAX];
+            engine_char_name(unsafe, what, sizeof what);
+            return preset_set_err(c->err, c->errlen,
+                                  "%s: _name_or_path: '%s' holds %s, which a shell would read; expected a Hugging "
+                                  "Face id of letters, digits and @%%+=:,./_- (fix or remove the key)",
+                                  c->path, id, what);
+        }
+        if (hf_id_plausible(id)) {
+            if (strlen(id) >= sizeof m->hf_names[0])
+                return preset_set_err(c->err, c->errlen,
+                                      "%s: _name_or_path: longer than %zu bytes; expected a Hugging Face id", c->path,
+                                      sizeof m->hf_names[0] - 1);
+            add_hf_name(m, id);
+        }
+    }
+    bool named = false;
+    for (int i = 0; i < m->n_hf_names && !named; i++)
+        named = strcasecmp(strchr(m->hf_names[i], '/') + 1, src.stem) == 0; /* so far, ids only */
+    if (src.stem[0] && !named)
+        add_hf_name(m, src.stem);
     return 0;
 }
 
@@ -1177,32 +1292,8 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
         goto done;
 
     preset_model_import_name(path, m->name, sizeof m->name);
-    json_t *nop = json_object_get(root, "_name_or_path");
-    if (json_is_string(nop) && *json_string_value(nop)) {
-        /* The config's id is untrusted text that `launch` prints into a command: a Hugging Face
-         * id is all shell-safe, so anything else is refused rather than carried on (issue 21).
-         * The operator's own path (the folder name below) is theirs, and launch quotes it. */
-        const char *id = json_string_value(nop), *unsafe = engine_shell_unsafe(id);
-        if (unsafe) {
-            char what[PHRASE_MAX];
-            engine_char_name(unsafe, what, sizeof what);
-            preset_set_err(err, errlen,
-                           "%s: _name_or_path: '%s' holds %s, which a shell would read; expected a Hugging Face id "
-                           "of letters, digits and @%%+=:,./_- (fix or remove the key)",
-                           path, id, what);
-            goto done;
-        }
-        if (strlen(id) >= sizeof m->hf_names[0]) {
-            preset_set_err(err, errlen, "%s: _name_or_path: longer than %zu bytes; expected a Hugging Face id", path,
-                           sizeof m->hf_names[0] - 1);
-            goto done;
-        }
-        snprintf(m->hf_names[m->n_hf_names++], sizeof m->hf_names[0], "%s", id);
-    }
-    char src[sizeof m->hf_names[0]];
-    source_name(path, src, sizeof src);
-    if (src[0] && (!m->n_hf_names || strcmp(m->hf_names[0], src) != 0))
-        snprintf(m->hf_names[m->n_hf_names++], sizeof m->hf_names[0], "%s", src);
+    if (import_hf_names(&c, m))
+        goto done;
     snprintf(m->description, sizeof m->description, "imported from %.160s (%s)", path, arch);
     char why[PRESET_MSG_MAX];
     if (engine_model_check(m, why, sizeof why) != 0) { /* before any product of its sizes */

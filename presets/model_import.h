@@ -33,7 +33,11 @@
  * them so; the rest (lm_head, embeddings, routers, norms, vision) are unquantised anyway. A
  * NAME.json outside its checkpoint may have its modelopt block in NAME.hf_quant_config.json.
  *
- * The JSON may hold Python's NaN and Infinity (read as strings). */
+ * Names: the preset is named from the file's stem, or its folder's name for a plain
+ * config.json, lower case; an "owner--name[.config].json" file (AIConfigurator's convention;
+ * its "_config" too) is named from the name alone and gives hf_names [owner/name]. A
+ * _name_or_path that is a Hugging Face id (owner/name) joins hf_names; a local path there is
+ * ignored. The JSON may hold Python's NaN and Infinity (read as strings). */
 #ifndef CGPLAN_MODEL_IMPORT_H
 #define CGPLAN_MODEL_IMPORT_H
 
@@ -43,17 +47,23 @@
 #include "engine.h"
 
 /* Reads the config at PATH into OUT (cleared first): name from preset_model_import_name(),
- * hf_names from _name_or_path and the file's folder (or, when the file is not named
- * config.json, its stem), param_count counted (engine_model_param_count, plus a vision tower).
- * No coefficients: every coefficient is missing. Returns 0, or -1 with ERR naming the file, the
- * field and what was expected (an unknown architecture with the nearest known one, a missing or
- * malformed field, unreadable JSON). */
+ * hf_names as above (without an id from either, the stem or folder name), param_count counted
+ * (engine_model_param_count, plus a vision tower). No coefficients: every coefficient is
+ * missing. Returns 0, or -1 with ERR naming the file, the field and what was expected (an
+ * unknown architecture with the nearest known one, a missing or malformed field, unreadable
+ * JSON, a _name_or_path a shell would read). */
 int preset_model_from_config_json(const char *path, engine_model *out, char *err, size_t errlen);
 
 /* The preset name for PATH: its file name's stem unless it is plain config.json, else its
- * folder's name; lower case, with anything but [a-z0-9._-] as '-' ("DeepSeek-V3.json" ->
- * "deepseek-v3", "/models/Qwen3-8B/config.json" -> "qwen3-8b"). "" when none can be made. */
+ * folder's name, without an "owner--" and a ".config" or "_config"; lower case, with anything
+ * but [a-z0-9._-] as '-' ("DeepSeek-V3.json" -> "deepseek-v3", "/models/Qwen3-8B/config.json"
+ * -> "qwen3-8b", "zai-org--GLM-4.5-Air.config.json" -> "glm-4.5-air"). "" when none can be
+ * made. */
 void preset_model_import_name(const char *path, char *buf, size_t len);
+
+/* `--hf-id ID`: M's hf_names become [ID], over what the file name and _name_or_path gave.
+ * Returns 0, or -1 with ERR when ID is not owner/name of Hugging Face characters. */
+int preset_model_set_hf_id(engine_model *m, const char *id, char *err, size_t errlen);
 
 /* Checks NAME as a preset name (a file stem): 0, or -1 with ERR saying what is allowed. */
 int preset_model_check_name(const char *name, char *err, size_t errlen);

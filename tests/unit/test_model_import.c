@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model_import.h"
@@ -670,11 +671,87 @@ static void test_names(void **state)
     assert_int_equal(preset_model_check_name("../x", err, sizeof err), -1);
     assert_non_null(strstr(err, "--name"));
 
-    /* hf_names: _name_or_path, then where the name came from. */
+    /* AIConfigurator's owner--name[.config].json (and its _config.json): the name alone. */
+    preset_model_import_name("/x/zai-org--GLM-4.5-Air.config.json", name, sizeof name);
+    assert_string_equal(name, "glm-4.5-air");
+    preset_model_import_name("deepseek-ai--DeepSeek-V3_config.json", name, sizeof name);
+    assert_string_equal(name, "deepseek-v3");
+    preset_model_import_name("/models/zai-org--GLM-4.5-Air/config.json", name, sizeof name);
+    assert_string_equal(name, "glm-4.5-air");
+    /* Not an owner and a name Hugging Face allows ("--" inside one, a leading '-'): the whole stem. */
+    preset_model_import_name("a--b--c.json", name, sizeof name);
+    assert_string_equal(name, "a--b--c");
+    preset_model_import_name("org---x.json", name, sizeof name);
+    assert_string_equal(name, "org---x");
+
+    /* hf_names: without an id, where the name came from. */
     engine_model m;
     import_ok(CONFIGS "Kimi-K2.5.json", &m);
     assert_int_equal(m.n_hf_names, 1);
     assert_string_equal(m.hf_names[0], "Kimi-K2.5");
+    /* An owner--name file gives owner/name, and only that (not the stem, which it ends in). */
+    import_ok(CONFIGS "zai-org--GLM-4.7-Flash.json", &m);
+    assert_string_equal(m.name, "glm-4.7-flash");
+    assert_int_equal(m.n_hf_names, 1);
+    assert_string_equal(m.hf_names[0], "zai-org/GLM-4.7-Flash");
+    /* A _name_or_path that is a local path is no id: nvidia's FP8 Llama says where it was built. */
+    import_ok(CONFIGS "nvidia--Llama-3.1-70B-Instruct-FP8.json", &m);
+    assert_int_equal(m.n_hf_names, 1);
+    assert_string_equal(m.hf_names[0], "nvidia/Llama-3.1-70B-Instruct-FP8");
+    /* One without an owner is no id either (Phi-4-mini's "Phi-4-mini-instruct"). */
+    import_ok(CONFIGS "microsoft--Phi-4-mini-instruct.json", &m);
+    assert_int_equal(m.n_hf_names, 1);
+    assert_string_equal(m.hf_names[0], "microsoft/Phi-4-mini-instruct");
+
+    /* _name_or_path as the config gives it, in a folder of another name. */
+    static const struct {
+        const char *nop;
+        int n;
+        const char *first, *second;
+    } nops[] = {
+        {"Qwen/Qwen3-8B", 2, "Qwen/Qwen3-8B", "Local-Copy"}, /* an id, then the folder */
+        {"/data/ckpt/Qwen3-8B", 1, "Local-Copy", NULL},      /* absolute */
+        {"./Qwen3-8B", 1, "Local-Copy", NULL},               /* relative */
+        {"~/Qwen3-8B", 1, "Local-Copy", NULL},               /* home */
+        {"data/ckpt/Qwen3-8B", 1, "Local-Copy", NULL},       /* deeper than owner/name */
+        {"Qwen3-8B", 1, "Local-Copy", NULL},                 /* no owner */
+        {"Qwen/Local-Copy", 1, "Qwen/Local-Copy", NULL},     /* the id ends in the folder's name */
+    };
+    char dir[] = "/tmp/cgplan-test-names-XXXXXX", folder[256], path[320], text[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(folder, sizeof folder, "%s/Local-Copy", dir);
+    assert_int_equal(mkdir(folder, 0700), 0);
+    snprintf(path, sizeof path, "%s/config.json", folder);
+    for (size_t i = 0; i < sizeof nops / sizeof nops[0]; i++) {
+        snprintf(text, sizeof text,
+                 "{\"architectures\": [\"Qwen3ForCausalLM\"], \"vocab_size\": 151936, \"hidden_size\": 4096,"
+                 " \"num_hidden_layers\": 36, \"max_position_embeddings\": 40960, \"num_attention_heads\": 32,"
+                 " \"intermediate_size\": 12288, \"_name_or_path\": \"%s\"}",
+                 nops[i].nop);
+        write_text(path, text);
+        import_ok(path, &m);
+        if (m.n_hf_names != nops[i].n || strcmp(m.hf_names[0], nops[i].first) != 0 ||
+            (nops[i].second && strcmp(m.hf_names[1], nops[i].second) != 0))
+            fail_msg("_name_or_path %s: %d names, the first %s", nops[i].nop, m.n_hf_names, m.hf_names[0]);
+        assert_string_equal(m.name, "local-copy");
+    }
+    unlink(path);
+    rmdir(folder);
+    rmdir(dir);
+
+    /* --hf-id: owner/name replaces what the file and the config gave; anything else is refused. */
+    import_ok(CONFIGS "zai-org--GLM-4.7-Flash.json", &m);
+    assert_int_equal(preset_model_set_hf_id(&m, "my-org/GLM-4.7-Flash-ft", err, sizeof err), 0);
+    assert_int_equal(m.n_hf_names, 1);
+    assert_string_equal(m.hf_names[0], "my-org/GLM-4.7-Flash-ft");
+    static const char *const bad_ids[] = {"GLM-4.7-Flash", "/models/glm", "a/b/c",  "org/m;rm", "org/-m",
+                                          "org/m--x",      "org/",        "org/m.", "org/m x"};
+    for (size_t i = 0; i < sizeof bad_ids / sizeof bad_ids[0]; i++) {
+        if (preset_model_set_hf_id(&m, bad_ids[i], err, sizeof err) != -1)
+            fail_msg("--hf-id %s was taken", bad_ids[i]);
+        assert_non_null(strstr(err, "owner/name"));
+    }
+    assert_string_equal(m.hf_names[0], "my-org/GLM-4.7-Flash-ft"); /* a refused id changes nothing */
 }
 
 /* A dense model's preset needs no moe: and counts its MLP on every layer. */
