@@ -1,5 +1,5 @@
-/* cmd_model.c — `cgplan model import PATH [--name NAME]`: a model preset from a Hugging Face
- * config.json, written into the user preset directory (the catalog's: $CGPLAN_PRESETS, else
+/* cmd_model.c — `cgplan model import PATH [--name NAME] [--hf-id ID]`: a model preset from a
+ * Hugging Face config.json, written into the user preset directory (the catalog's: $CGPLAN_PRESETS, else
  * $XDG_CONFIG_HOME/cgplan/presets, else ~/.config/cgplan/presets). */
 #include <errno.h>
 #include <limits.h>
@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "model_import.h"
 
-#define MODEL_USAGE "cgplan model import PATH/config.json [--name NAME]"
+#define MODEL_USAGE "cgplan model import PATH/config.json [--name NAME] [--hf-id OWNER/NAME]"
 
 /* mkdir -p DIR. */
 static int make_dirs(const char *dir)
@@ -41,7 +41,7 @@ static const preset_builtin_file *builtin_named(const char *name)
     return NULL;
 }
 
-static int model_import(const char *path, const char *name)
+static int model_import(const char *path, const char *name, const char *hf_id)
 {
     engine_model m;
     char err[ENGINE_TEXT_MAX * 4];
@@ -54,6 +54,10 @@ static int model_import(const char *path, const char *name)
     if (preset_model_from_config_json(path, &m, err, sizeof err) != 0) {
         cli_error("model import: %s", err);
         return EXIT_WORK;
+    }
+    if (hf_id && preset_model_set_hf_id(&m, hf_id, err, sizeof err) != 0) {
+        cli_error("model import: --hf-id: %s", err);
+        return EXIT_USAGE;
     }
     if (name)
         snprintf(m.name, sizeof m.name, "%s", name);
@@ -129,17 +133,22 @@ int cmd_model(int argc, char **argv)
         cli_error("model: expected 'import' (usage: %s)", MODEL_USAGE);
         return EXIT_USAGE;
     }
-    const char *path = NULL, *name = NULL;
+    const char *path = NULL, *name = NULL, *hf_id = NULL;
     for (int i = 3; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--name") == 0) {
+        if (strcmp(a, "--name") == 0 || strcmp(a, "--hf-id") == 0) {
             if (i + 1 >= argc) {
-                cli_error("model import: --name needs a value");
+                cli_error("model import: %s needs a value", a);
                 return EXIT_USAGE;
             }
-            name = argv[++i];
+            if (strcmp(a, "--name") == 0)
+                name = argv[++i];
+            else
+                hf_id = argv[++i];
         } else if (strncmp(a, "--name=", 7) == 0) {
             name = a + 7;
+        } else if (strncmp(a, "--hf-id=", 8) == 0) {
+            hf_id = a + 8;
         } else if (strncmp(a, "--", 2) == 0) {
             cli_error("model import: unknown option '%s' (usage: %s)", a, MODEL_USAGE);
             return EXIT_USAGE;
@@ -154,5 +163,5 @@ int cmd_model(int argc, char **argv)
         cli_error("model import: expected the path of a config.json (usage: %s)", MODEL_USAGE);
         return EXIT_USAGE;
     }
-    return model_import(path, name);
+    return model_import(path, name, hf_id);
 }

@@ -394,7 +394,7 @@ static const struct {
     {"search", cmd_search,
      "cgplan search --model M --set gpu=G --gpus N [--nodes K] [--set ...] [--format table|json|csv]",
      "every layout SGLang accepts for a model on N GPUs, ranked by concurrency, with the Pareto front", NULL},
-    {"model", cmd_model, "cgplan model import PATH/config.json [--name NAME]",
+    {"model", cmd_model, "cgplan model import PATH/config.json [--name NAME] [--hf-id OWNER/NAME]",
      "write a model preset from a Hugging Face config.json into the user presets", NULL},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -1,7 +1,8 @@
 /* model_import.c — engine_model from a Hugging Face config.json (see model_import.h). The keys
  * and their meaning are those of each architecture's transformers configuration class and
- * SGLang's model file (deepseek_v2.py, kimi_k3.py, glm4_moe.py, qwen2.py, qwen3.py,
- * qwen3_moe.py, qwen3_next.py, llama.py, llama4.py, gpt_oss.py). */
+ * SGLang's model file (deepseek_v2.py, kimi_k3.py, glm4_moe.py, glm4_moe_lite.py, qwen2.py,
+ * qwen3.py, qwen3_moe.py, qwen3_next.py, qwen3_vl.py, qwen3_5.py, llama.py, llama4.py, mixtral.py,
+ * minimax_m2.py, gemma3_causal.py, grok.py, gpt_oss.py). */
 #include "model_import.h"
 
 #include <ctype.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,36 +28,75 @@
 #define KV_BYTES_BF16 2
 #define PHRASE_MAX 160      /* one clause of a message */
 #define LLAMA4_NOPE_EVERY 4 /* llama4.py: use_rope = (layer_id + 1) % 4 != 0; the others are global NoPE */
+#define HF_PART_MAX 96      /* huggingface_hub validate_repo_id: an owner or a name has at most 96 characters */
+#define NAME_CMP_MAX 63     /* the longest class name the edit distance compares (the known ones are shorter) */
+/* SGLang's mamba cache (configs/mamba_utils.py mamba2_state_dtype): the conv state is
+ * SGLANG_MAMBA_CONV_DTYPE, bfloat16 unless set; the recurrent state is the config's
+ * mamba_ssm_dtype, float32 unless set. */
+#define MAMBA_CONV_BYTES 2
+#define MAMBA_SSM_BYTES_DEFAULT 4
+/* Gemma3TextConfig's defaults, which the released configs lean on: their text_config omits
+ * vocab_size, max_position_embeddings and (4B) the head counts. */
+#define GEMMA3_VOCAB 262208
+#define GEMMA3_CONTEXT 131072
+#define GEMMA3_HEADS 8
+#define GEMMA3_KV_HEADS 4
+#define GEMMA3_HEAD_DIM 256
+#define GEMMA3_SLIDING_WINDOW 4096
+#define GEMMA3_PATTERN 6  /* every 6th layer is global */
+#define GROK_HEAD_DIM 128 /* grok.py: getattr(config, "head_dim", 128) */
 
 typedef enum {
-    FAM_DEEPSEEK,    /* MLA + MoE with first_k_dense_replace (DeepSeek-V3, Kimi-K2, GLM-5) */
+    FAM_DEEPSEEK,    /* MLA + MoE with first_k_dense_replace (DeepSeek-V3/V3.2, Kimi-K2, GLM-5, GLM-4.7-Flash) */
     FAM_KIMI_LINEAR, /* MLA + KDA layers, latent MoE (Kimi-K3, Kimi-Linear) */
-    FAM_DENSE,       /* GQA, dense MLP (Llama, Qwen2, Qwen3) */
-    FAM_QWEN_MOE,    /* GQA + MoE on every decoder_sparse_step-th layer */
-    FAM_QWEN_NEXT,   /* Qwen3-MoE + Gated DeltaNet layers */
+    FAM_DENSE,       /* GQA, dense MLP (Llama, Mistral, Phi-3, Qwen2, Qwen3, Qwen3-VL) */
+    FAM_QWEN_MOE,    /* GQA + MoE on every decoder_sparse_step-th layer (Qwen3-MoE, Qwen3-VL-MoE) */
+    FAM_QWEN_NEXT,   /* Qwen3-MoE + Gated DeltaNet layers (Qwen3-Next, Qwen3.5 MoE) */
+    FAM_QWEN35,      /* dense MLP + Gated DeltaNet layers (Qwen3.5 dense) */
     FAM_LLAMA4,      /* GQA, MoE every interleave_moe_layer_step-th layer with a shared expert */
     FAM_GLM4_MOE,    /* GQA + MoE with first_k_dense_replace */
+    FAM_LOCAL_MOE,   /* GQA, num_local_experts on every layer, intermediate_size each (Mixtral, MiniMax-M2) */
+    FAM_GROK,        /* GQA, local experts beside a residual dense MLP in every layer (Grok-1/2) */
+    FAM_GEMMA3,      /* GQA, sliding-window layers with every Nth global, tied embeddings */
     FAM_GPT_OSS,     /* GQA, alternating sliding-window layers, MoE everywhere */
 } family;
 
 static const struct {
     const char *arch;
     family fam;
-    bool nested; /* the text model's keys are under text_config */
+    bool nested;         /* the text model's keys are under text_config */
+    bool qwen3_vl_tower; /* a Qwen3-VL vision tower (vision_config), counted in param_count */
+    bool native_config;  /* transformers ships the config class: an auto_map does not need remote code */
 } archs[] = {
-    {"DeepseekV3ForCausalLM", FAM_DEEPSEEK, false},
-    {"KimiK25ForConditionalGeneration", FAM_DEEPSEEK, true},
-    {"GlmMoeDsaForCausalLM", FAM_DEEPSEEK, false},
-    {"KimiK3ForConditionalGeneration", FAM_KIMI_LINEAR, true},
-    {"KimiLinearForCausalLM", FAM_KIMI_LINEAR, false},
-    {"Qwen2ForCausalLM", FAM_DENSE, false},
-    {"Qwen3ForCausalLM", FAM_DENSE, false},
-    {"LlamaForCausalLM", FAM_DENSE, false},
-    {"Qwen3MoeForCausalLM", FAM_QWEN_MOE, false},
-    {"Qwen3NextForCausalLM", FAM_QWEN_NEXT, false},
-    {"Llama4ForConditionalGeneration", FAM_LLAMA4, true},
-    {"Glm4MoeForCausalLM", FAM_GLM4_MOE, false},
-    {"GptOssForCausalLM", FAM_GPT_OSS, false},
+    {"DeepseekV3ForCausalLM", FAM_DEEPSEEK, false, false, false},
+    {"DeepseekV32ForCausalLM", FAM_DEEPSEEK, false, false, false}, /* V3's shapes + the DSA indexer (not counted) */
+    {"KimiK25ForConditionalGeneration", FAM_DEEPSEEK, true, false, false},
+    {"GlmMoeDsaForCausalLM", FAM_DEEPSEEK, false, false, false},
+    {"Glm4MoeLiteForCausalLM", FAM_DEEPSEEK, false, false, false}, /* MLA with GLM's MoE: DeepSeek's keys */
+    {"KimiK3ForConditionalGeneration", FAM_KIMI_LINEAR, true, false, false},
+    {"KimiLinearForCausalLM", FAM_KIMI_LINEAR, false, false, false},
+    {"Qwen2ForCausalLM", FAM_DENSE, false, false, false},
+    {"Qwen3ForCausalLM", FAM_DENSE, false, false, false},
+    {"LlamaForCausalLM", FAM_DENSE, false, false, false},
+    /* llama.py's layer: SGLang applies no sliding window to either, whatever sliding_window says */
+    {"MistralForCausalLM", FAM_DENSE, false, false, false},
+    {"Phi3ForCausalLM", FAM_DENSE, false, false, true}, /* fused qkv / gate_up: the same shapes */
+    {"Qwen3VLForConditionalGeneration", FAM_DENSE, true, true, false},
+    {"Qwen3MoeForCausalLM", FAM_QWEN_MOE, false, false, false},
+    {"Qwen3VLMoeForConditionalGeneration", FAM_QWEN_MOE, true, true, false},
+    {"Qwen3NextForCausalLM", FAM_QWEN_NEXT, false, false, false},
+    {"Qwen3_5MoeForConditionalGeneration", FAM_QWEN_NEXT, true, true, false},
+    {"Qwen3_5MoeForCausalLM", FAM_QWEN_NEXT, false, false, false},
+    {"Qwen3_5ForConditionalGeneration", FAM_QWEN35, true, true, false},
+    {"Qwen3_5ForCausalLM", FAM_QWEN35, false, false, false},
+    {"Llama4ForConditionalGeneration", FAM_LLAMA4, true, false, false},
+    {"Glm4MoeForCausalLM", FAM_GLM4_MOE, false, false, false},
+    {"MixtralForCausalLM", FAM_LOCAL_MOE, false, false, false},
+    {"MiniMaxM2ForCausalLM", FAM_LOCAL_MOE, false, false, false},
+    {"Grok1ForCausalLM", FAM_GROK, false, false, false},
+    {"Gemma3ForConditionalGeneration", FAM_GEMMA3, true, false, false},
+    {"Gemma3ForCausalLM", FAM_GEMMA3, false, false, false},
+    {"GptOssForCausalLM", FAM_GPT_OSS, false, false, false},
 };
 #define N_ARCHS (sizeof archs / sizeof archs[0])
 
@@ -162,6 +203,16 @@ static int count_layer_type(ctx *c, json_t *types, uint32_t layers, const char *
     return 0;
 }
 
+/* BYTES (a product of config sizes, formed in floating point so that it cannot wrap; exact
+ * below 2^53) into *OUT, or refused at KEY past ENGINE_SIZE_MAX. */
+static int state_bytes(ctx *c, const char *key, double bytes, uint64_t *out)
+{
+    if (bytes > (double)ENGINE_SIZE_MAX)
+        return bad(c, key, "a size whose linear-attention state per request is at most 1 PiB");
+    *out = (uint64_t)bytes;
+    return 0;
+}
+
 /* ---- dtypes. ---- */
 
 static int torch_dtype(ctx *c, engine_dtype *out)
@@ -232,6 +283,99 @@ static bool excluded(json_t *lists[], size_t nlists, const char *needle, const c
     return false;
 }
 
+/* Does an exclusion entry keep attention's projections unquantised? An entry naming self_attn
+ * does when it is the module (or a glob or regex over all of it) or one of its projections; not
+ * when it is a norm or the DSA indexer inside it (GLM-5-FP8 lists q_a_layernorm and
+ * indexer.k_norm, its attention being FP8). */
+static bool attention_excluded(json_t *lists[], size_t nlists)
+{
+    for (size_t l = 0; l < nlists; l++) {
+        size_t i;
+        json_t *e;
+        json_array_foreach(lists[l], i, e)
+        {
+            const char *s = json_is_string(e) ? json_string_value(e) : "";
+            const char *at = strstr(s, "self_attn");
+            if (!at)
+                continue;
+            const char *rest = at + strlen("self_attn");
+            if (*rest == '\\')
+                rest++; /* a regex's "self_attn\\.q_proj" */
+            if (!*rest || *rest == '*' || strncmp(rest, ".*", 2) == 0)
+                return true; /* the whole module: "layers.*.self_attn", "self_attn*", "re:.*self_attn.*" */
+            if (*rest == '.' && strstr(rest, "proj") && !strstr(rest, "norm") && !strstr(rest, "indexer"))
+                return true; /* "self_attn.q_a_proj", "self_attn.kv_b_proj" */
+        }
+    }
+    return false;
+}
+
+/* The length of the non-finite float token at P (NaN, Infinity, -Infinity), or 0. */
+static size_t nonfinite_at(const char *p, size_t left)
+{
+    static const char *const tokens[] = {"-Infinity", "Infinity", "NaN"};
+    for (size_t t = 0; t < sizeof tokens / sizeof tokens[0]; t++) {
+        size_t n = strlen(tokens[t]);
+        if (left >= n && memcmp(p, tokens[t], n) == 0)
+            return n;
+    }
+    return 0;
+}
+
+/* Python's json writes NaN, Infinity and -Infinity for the floats JSON has no number for
+ * (Nemotron-H's time_step_limit [0.0, Infinity]); jansson refuses them at any flag. Outside
+ * strings they become strings: the file parses, no key the import reads is such a float, and
+ * one that were is refused as "not an integer", named. Returns the new text (malloc'd, *OUT_LEN
+ * its length), or NULL when there is nothing to quote or no memory (jansson then names the
+ * token). */
+static char *quote_nonfinite(const char *text, size_t len, size_t *out_len)
+{
+    size_t extra = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        size_t n = 0;
+        if (in_string) {
+            if (text[i] == '\\')
+                i++; /* an escaped quote stays inside */
+            else
+                in_string = text[i] != '"';
+        } else if (text[i] == '"')
+            in_string = true;
+        else if ((n = nonfinite_at(text + i, len - i))) {
+            extra += 2;
+            i += n - 1;
+        }
+    }
+    char *out = extra ? malloc(len + extra + 1) : NULL;
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        size_t n = 0;
+        if (in_string) {
+            if (text[i] == '\\' && i + 1 < len)
+                out[o++] = text[i++];
+            else
+                in_string = text[i] != '"';
+        } else if (text[i] == '"')
+            in_string = true;
+        else
+            n = nonfinite_at(text + i, len - i);
+        if (n) {
+            out[o++] = '"';
+            memcpy(out + o, text + i, n);
+            o += n;
+            out[o++] = '"';
+            i += n - 1;
+        } else
+            out[o++] = text[i];
+    }
+    out[o] = '\0';
+    *out_len = o;
+    return out;
+}
+
 /* Reads the JSON file PATH, or NULL. A regular file of at most CONFIG_JSON_MAX bytes, checked
  * before a byte is read (jansson would load any size whole, and a FIFO would block the open). */
 static json_t *load_json(const char *path, char *err, size_t errlen)
@@ -278,6 +422,11 @@ static json_t *load_json(const char *path, char *err, size_t errlen)
         goto done;
     }
     json_error_t je;
+    char *quoted = quote_nonfinite(text, got, &got);
+    if (quoted) {
+        free(text);
+        text = quoted;
+    }
     j = json_loadb(text, got, JSON_REJECT_DUPLICATES, &je);
     if (!j)
         preset_set_err(err, errlen, "%s:%d:%d: %s; expected a Hugging Face config.json", path, je.line, je.column,
@@ -293,21 +442,72 @@ done:
     return j;
 }
 
-/* The quantisation block modelopt writes beside the config, if any (owned by the caller). */
+/* The quantisation block modelopt writes beside the config, if any (owned by the caller):
+ * hf_quant_config.json in a checkpoint's folder, or NAME.hf_quant_config.json beside a
+ * NAME.json kept outside one (as tests/fixtures/configs keeps nvidia's). */
 static json_t *sibling_quant_config(const char *path)
 {
-    char dir[ENGINE_TEXT_MAX * 4];
-    const char *slash = strrchr(path, '/');
-    snprintf(dir, sizeof dir, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, HF_QUANT_CONFIG);
-    if (access(dir, F_OK) != 0)
+    char side[ENGINE_TEXT_MAX * 4];
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    size_t n = strlen(base);
+    if (strcmp(base, CONFIG_JSON) != 0 && n > 5 && strcmp(base + n - 5, ".json") == 0)
+        snprintf(side, sizeof side, "%.*s." HF_QUANT_CONFIG, (int)(base - path + n - 5), path);
+    else
+        snprintf(side, sizeof side, "%.*s%s", (int)(base - path), path, HF_QUANT_CONFIG);
+    if (access(side, F_OK) != 0 && strcmp(base, CONFIG_JSON) != 0)
+        snprintf(side, sizeof side, "%.*s%s", (int)(base - path), path, HF_QUANT_CONFIG);
+    if (access(side, F_OK) != 0)
         return NULL;
     char ignored[8];
-    json_t *j = load_json(dir, ignored, sizeof ignored);
+    json_t *j = load_json(side, ignored, sizeof ignored);
     json_t *q = j ? json_object_get(j, "quantization") : NULL;
     if (q)
         json_incref(q);
     json_decref(j);
     return q;
+}
+
+/* A modelopt quant_algo's weight dtype: 0, or -1 for one cgplan does not know. */
+static int modelopt_dtype(const char *algo, engine_dtype *out)
+{
+    if (strcmp(algo, "NVFP4") == 0 || strcmp(algo, "W4A16_NVFP4") == 0)
+        *out = DTYPE_NVFP4; /* W4A16: the same FP4 weights, BF16 activations */
+    else if (strcmp(algo, "FP8") == 0)
+        *out = DTYPE_FP8;
+    else
+        return -1;
+    return 0;
+}
+
+/* modelopt's MIXED_PRECISION: quantized_layers gives each module's quant_algo (nvidia's
+ * Qwen3.6-27B-NVFP4: FP8 attention, W4A16_NVFP4 MLP); a module it does not list keeps the
+ * model dtype. dense_dtype is one dtype for attention and the dense MLP: the larger part
+ * decides, the MLP of a dense model (about twice its attention), the attention of an MoE. */
+static int mixed_precision_dtypes(ctx *c, json_t *q, engine_model *m)
+{
+    json_t *layers = json_object_get(q, "quantized_layers");
+    if (!json_is_object(layers))
+        return missing(c, "quantization_config.quantized_layers", "each module's quant_algo (MIXED_PRECISION)");
+    engine_dtype attn = m->dtype, mlp = m->dtype, experts = m->dtype;
+    const char *name;
+    json_t *v;
+    json_object_foreach(layers, name, v)
+    {
+        json_t *a = json_object_get(v, "quant_algo");
+        engine_dtype t;
+        if (!json_is_string(a) || modelopt_dtype(json_string_value(a), &t) != 0)
+            return bad(c, "quantization_config.quantized_layers.*.quant_algo",
+                       "NVFP4, W4A16_NVFP4 or FP8 (the modelopt formats cgplan knows)");
+        if (strstr(name, "self_attn"))
+            attn = t;
+        else if (strstr(name, "experts") && !strstr(name, "shared_expert"))
+            experts = t;
+        else if (strstr(name, "mlp."))
+            mlp = t;
+    }
+    m->dense_dtype = m->num_experts ? attn : mlp;
+    m->expert_dtype = m->num_experts ? experts : m->dense_dtype; /* as the loader reads a dense preset */
+    return 0;
 }
 
 static int weight_dtypes(ctx *c, engine_model *m)
@@ -335,12 +535,14 @@ static int weight_dtypes(ctx *c, engine_model *m)
     else if (strcmp(mth, "compressed-tensors") == 0)
         rc = compressed_tensors_dtype(c, q, &t);
     else if (strcmp(mth, "modelopt") == 0 || (!*mth && *alg)) { /* hf_quant_config.json has no quant_method */
-        if (strcmp(alg, "NVFP4") == 0)
-            t = DTYPE_NVFP4;
-        else if (strcmp(alg, "FP8") == 0)
-            t = DTYPE_FP8;
-        else
-            rc = bad(c, "quantization_config.quant_algo", "NVFP4 or FP8 (the modelopt formats cgplan knows)");
+        if (strcmp(alg, "MIXED_PRECISION") == 0) {
+            rc = mixed_precision_dtypes(c, q, m);
+            json_decref(owned);
+            return rc;
+        }
+        if (modelopt_dtype(alg, &t) != 0)
+            rc = bad(c, "quantization_config.quant_algo",
+                     "NVFP4, FP8 or MIXED_PRECISION (the modelopt formats cgplan knows)");
     } else
         rc = bad(c, "quantization_config.quant_method",
                  "fp8, fbgemm_fp8, mxfp4, compressed-tensors or modelopt (the formats cgplan knows)");
@@ -349,7 +551,7 @@ static int weight_dtypes(ctx *c, engine_model *m)
                            json_object_get(q, "exclude_modules")};
         size_t n = sizeof lists / sizeof lists[0];
         /* Attention, dense MLP and shared experts share dense_dtype: attention decides. */
-        m->dense_dtype = excluded(lists, n, "self_attn", NULL) ? m->dtype : t;
+        m->dense_dtype = attention_excluded(lists, n) ? m->dtype : t;
         m->expert_dtype = excluded(lists, n, "experts", "shared_expert") ? m->dtype : t;
     }
     json_decref(owned);
@@ -438,7 +640,12 @@ static int kimi_linear(ctx *c, engine_model *m)
     uint64_t low_rank = h * head_dim + (uint64_t)head_dim * hd;
     m->linear_attn_layer_params =
         4 * h * hd + (full_rank_gate ? h * hd : low_rank) + low_rank + h * heads + 3 * hd * kernel;
-    return 0;
+    /* Per request, every KDA layer (KimiLinearStateShape at attention TP 1, mamba_utils.py): the
+     * conv state, (kernel - 1) x the q, k and v channels, and the recurrent state, heads x
+     * head_dim x head_dim, at mamba2_state_dtype's defaults (the config's dtype is not read). */
+    double conv = (kernel - 1) * 3.0 * hd * MAMBA_CONV_BYTES;
+    double ssm = (double)hd * head_dim * MAMBA_SSM_BYTES_DEFAULT;
+    return state_bytes(&sub, "num_heads", (conv + ssm) * m->linear_attn_layers, &m->linear_state_bytes_per_request);
 }
 
 /* Qwen3-MoE's layer rule: MoE where (i + 1) % decoder_sparse_step == 0, unless in mlp_only_layers. */
@@ -484,12 +691,33 @@ static int qwen_moe(ctx *c, engine_model *m)
     return 0;
 }
 
-static int qwen_next(ctx *c, engine_model *m)
+/* The recurrent state's bytes per element: the config's mamba_ssm_dtype (SGLang reads it from
+ * text_config or the root), float32 without one. */
+static int mamba_ssm_bytes(ctx *c, uint32_t *out)
 {
-    if (qwen_moe(c, m))
-        return -1;
+    json_t *v = field(c, "mamba_ssm_dtype");
+    if (!v)
+        v = json_object_get(c->root, "mamba_ssm_dtype");
+    *out = MAMBA_SSM_BYTES_DEFAULT;
+    if (!v || json_is_null(v))
+        return 0;
+    const char *s = json_is_string(v) ? json_string_value(v) : "";
+    if (strcmp(s, "float32") == 0)
+        *out = 4;
+    else if (strcmp(s, "bfloat16") == 0 || strcmp(s, "float16") == 0)
+        *out = 2;
+    else
+        return bad(c, "mamba_ssm_dtype", "float32, bfloat16 or float16");
+    return 0;
+}
+
+/* The Gated DeltaNet layers of Qwen3-Next and Qwen3.5 (qwen3_next.py; Qwen3.5 splits
+ * in_proj_qkvz into in_proj_qkv and in_proj_z, the same shapes): which layers, their
+ * parameters, the state each request keeps, and the MTP layers. */
+static int gated_deltanet(ctx *c, engine_model *m)
+{
     json_t *types = field(c, "layer_types");
-    uint32_t interval = 0, nk, nv, dk, dv, kernel;
+    uint32_t interval = 0, nk, nv, dk, dv, kernel, ssm_bytes;
     if (types && json_is_array(types)) {
         if (count_layer_type(c, types, m->layers, "linear_attention", &m->linear_attn_layers))
             return -1;
@@ -502,7 +730,9 @@ static int qwen_next(ctx *c, engine_model *m)
         get_u32(c, "linear_num_value_heads", true, 1, 0, "the Gated DeltaNet value heads", &nv) ||
         get_u32(c, "linear_key_head_dim", true, 1, 0, "the key head size", &dk) ||
         get_u32(c, "linear_value_head_dim", true, 1, 0, "the value head size", &dv) ||
-        get_u32(c, "linear_conv_kernel_dim", false, 1, 4, "the convolution kernel", &kernel))
+        get_u32(c, "linear_conv_kernel_dim", false, 1, 4, "the convolution kernel", &kernel) ||
+        get_u32(c, "mtp_num_hidden_layers", false, 0, 0, "the MTP layers", &m->draft_layers) ||
+        mamba_ssm_bytes(c, &ssm_bytes))
         return -1;
     m->full_attn_layers = m->layers - m->linear_attn_layers;
     /* One Gated DeltaNet layer (qwen3_next.py): in_proj_qkvz, in_proj_ba, the convolution over
@@ -510,7 +740,27 @@ static int qwen_next(ctx *c, engine_model *m)
     uint64_t h = m->hidden, key_dim = (uint64_t)nk * dk, value_dim = (uint64_t)nv * dv;
     m->linear_attn_layer_params = h * (2 * key_dim + 2 * value_dim) + h * 2 * nv + (2 * key_dim + value_dim) * kernel +
                                   2 * (uint64_t)nv + dv + value_dim * h;
-    return 0;
+    /* Per request, every linear layer (Qwen3NextConfig.mamba2_cache_params at attention TP 1;
+     * mamba_utils.py mamba_cache_per_req): the conv state, q, k and v channels x (kernel - 1),
+     * and the recurrent state, value heads x value dim x key dim. */
+    double conv = (2.0 * key_dim + value_dim) * (kernel - 1) * MAMBA_CONV_BYTES;
+    double ssm = (double)value_dim * dk * ssm_bytes;
+    return state_bytes(c, "linear_num_value_heads", (conv + ssm) * m->linear_attn_layers,
+                       &m->linear_state_bytes_per_request);
+}
+
+static int qwen_next(ctx *c, engine_model *m)
+{
+    return qwen_moe(c, m) || gated_deltanet(c, m) ? -1 : 0;
+}
+
+/* Qwen3.5 dense: the Gated DeltaNet layers with a dense MLP. */
+static int qwen35(ctx *c, engine_model *m)
+{
+    return gqa(c, m) || get_u32(c, "intermediate_size", true, 1, 0, "the MLP's width", &m->intermediate) ||
+                   gated_deltanet(c, m)
+               ? -1
+               : 0;
 }
 
 static int llama4(ctx *c, engine_model *m)
@@ -553,6 +803,124 @@ static int glm4_moe(ctx *c, engine_model *m)
                    get_u32(c, "num_nextn_predict_layers", false, 0, 0, "the MTP layers", &m->draft_layers)
                ? -1
                : 0;
+}
+
+/* Mixtral and MiniMax-M2: num_local_experts on every layer, intermediate_size each expert's
+ * width; MiniMax-M2's shared_intermediate_size (0 in M2.5 and M2.7) a shared expert's. */
+static int local_moe(ctx *c, engine_model *m)
+{
+    if (gqa(c, m) || get_u32(c, "num_local_experts", true, 1, 0, "the routed experts", &m->num_experts) ||
+        get_u32(c, "num_experts_per_tok", true, 1, 0, "the experts per token", &m->top_k) ||
+        get_u32(c, "intermediate_size", true, 1, 0, "an expert's width", &m->moe_intermediate) ||
+        get_u32(c, "shared_intermediate_size", false, 0, 0, "the shared expert's width", &m->shared_intermediate))
+        return -1;
+    m->shared_experts = m->shared_intermediate ? 1 : 0;
+    /* attn_type_list: 1 is full (softmax) attention; MiniMax-Text-01's 0 (lightning attention)
+     * is a linear kind minimax_m2.py does not build. */
+    json_t *types = field(c, "attn_type_list");
+    size_t i;
+    json_t *t;
+    if (types && (!json_is_array(types) || json_array_size(types) > m->layers))
+        return bad(c, "attn_type_list", "a list of one attention kind per layer");
+    json_array_foreach(types, i, t)
+    {
+        if (!json_is_integer(t) || json_integer_value(t) != 1)
+            return bad(c, "attn_type_list",
+                       "1 on every layer (full attention; cgplan reads no lightning-attention layer)");
+    }
+    return 0;
+}
+
+/* grok.py: num_local_experts of moe_intermediate_size (else intermediate_size); with
+ * residual_moe, a dense MLP of intermediate_size beside them in every layer, which cgplan holds
+ * as a shared expert (both run on every token). */
+static int grok(ctx *c, engine_model *m)
+{
+    uint32_t width = 0;
+    bool residual = false;
+    m->attn_kind = ATTN_GQA;
+    if (get_u32(c, "num_attention_heads", true, 1, 0, "the query heads", &m->heads) ||
+        get_u32(c, "num_key_value_heads", false, 1, m->heads, "the KV heads", &m->kv_heads) ||
+        get_u32(c, "head_dim", false, 1, GROK_HEAD_DIM, "the head size", &m->head_dim) ||
+        get_u32(c, "num_local_experts", true, 1, 0, "the routed experts", &m->num_experts) ||
+        get_u32(c, "num_experts_per_tok", true, 1, 0, "the experts per token", &m->top_k) ||
+        get_u32(c, "intermediate_size", true, 1, 0, "the residual MLP's (or, without one, an expert's) width",
+                &width) ||
+        get_u32(c, "moe_intermediate_size", false, 1, width, "an expert's width", &m->moe_intermediate) ||
+        get_bool(c, "residual_moe", false, &residual))
+        return -1;
+    if (residual) {
+        m->shared_experts = 1;
+        m->shared_intermediate = width;
+    }
+    return 0;
+}
+
+/* Gemma 3 (gemma3_causal.py): a layer is sliding unless layer_types says full_attention, or,
+ * without it, unless (i + 1) % sliding_window_pattern == 0. Gemma3TextConfig's defaults stand in
+ * for the keys the released configs omit. GeGLU: three matrices, as SwiGLU. */
+static int gemma3(ctx *c, engine_model *m)
+{
+    uint32_t window, pattern, full = 0;
+    m->attn_kind = ATTN_GQA;
+    if (get_u32(c, "num_attention_heads", false, 1, GEMMA3_HEADS, "the query heads", &m->heads) ||
+        get_u32(c, "num_key_value_heads", false, 1, GEMMA3_KV_HEADS, "the KV heads", &m->kv_heads) ||
+        get_u32(c, "head_dim", false, 1, GEMMA3_HEAD_DIM, "the head size", &m->head_dim) ||
+        get_u32(c, "intermediate_size", true, 1, 0, "the MLP's width", &m->intermediate) ||
+        get_u32(c, "sliding_window", false, 1, GEMMA3_SLIDING_WINDOW, "the sliding window", &window) ||
+        get_u32(c, "sliding_window_pattern", false, 1, GEMMA3_PATTERN, "every how many layers one is global", &pattern))
+        return -1;
+    json_t *types = field(c, "layer_types");
+    if (types && json_is_array(types)) {
+        if (count_layer_type(c, types, m->layers, "full_attention", &full))
+            return -1;
+    } else
+        full = m->layers / pattern;
+    m->sliding_window = window;
+    m->swa_layers = m->layers - full;
+    m->full_attn_layers = full;
+    return 0;
+}
+
+/* The Qwen3-VL vision tower (Qwen3.5 has the same; transformers Qwen3VLVisionModel), counted
+ * as weights.h counts the decoder, matrices and embeddings: the patch embedding (a Conv3d over
+ * in_channels x temporal_patch_size x patch_size^2), the position embedding, depth blocks of
+ * qkv, proj and a two-matrix MLP, the merger and one more per deepstack_visual_indexes entry,
+ * each fc1 over the 2x2 merged patches and fc2 to out_hidden_size. 0 without a vision_config. */
+static int qwen3_vl_tower_params(ctx *c, uint64_t *out)
+{
+    json_t *vc = json_object_get(c->root, "vision_config");
+    *out = 0;
+    if (!json_is_object(vc))
+        return 0;
+    ctx sub = *c;
+    sub.cfg = vc;
+    sub.prefix = "vision_config.";
+    uint32_t h, depth, inter, patch, temporal, channels, positions, out_hidden, merge;
+    size_t deepstack = 0;
+    if (get_u32(&sub, "hidden_size", true, 1, 0, "the vision tower's width", &h) ||
+        get_u32_in(&sub, "depth", true, 1, (uint32_t)ENGINE_COUNT_MAX, 0, "the vision blocks", &depth) ||
+        get_u32(&sub, "intermediate_size", true, 1, 0, "the vision MLP's width", &inter) ||
+        get_u32(&sub, "patch_size", true, 1, 0, "the patch size", &patch) ||
+        get_u32(&sub, "temporal_patch_size", false, 1, 2, "the temporal patch size", &temporal) ||
+        get_u32(&sub, "in_channels", false, 1, 3, "the image channels", &channels) ||
+        get_u32(&sub, "num_position_embeddings", false, 0, 0, "the position embeddings", &positions) ||
+        get_u32(&sub, "out_hidden_size", true, 1, 0, "the width the merger projects to", &out_hidden) ||
+        get_u32(&sub, "spatial_merge_size", false, 1, 2, "the patches merged per side", &merge) ||
+        array_len(&sub, vc, "deepstack_visual_indexes", "a list of block indices", &deepstack))
+        return -1;
+    if (deepstack > depth)
+        return bad(&sub, "deepstack_visual_indexes", "a list of at most depth block indices");
+    /* In floating point, so no product can wrap (exact below 2^53, as every real tower is). */
+    double w = h, merged = w * merge * merge;
+    double block = w * 3 * w + w * w + 2 * w * inter;
+    double merger = merged * merged + merged * out_hidden;
+    double n = (double)channels * temporal * patch * patch * w + (double)positions * w + depth * block +
+               (1.0 + (double)deepstack) * merger;
+    if (n > (double)ENGINE_SIZE_MAX)
+        return bad(&sub, "hidden_size", "the width of a vision tower of at most 2^50 parameters");
+    *out = (uint64_t)n;
+    return 0;
 }
 
 static int gpt_oss(ctx *c, engine_model *m)
@@ -598,31 +966,83 @@ static void split_path(const char *path, const char **dir, size_t *dir_len, cons
     *dir_len = (size_t)(end - start);
 }
 
-/* The original-case name the preset is named from: the stem, or the folder for config.json. */
-static void source_name(const char *path, char *buf, size_t len)
+/* One part of a Hugging Face id (huggingface_hub validate_repo_id): 1 to 96 of [A-Za-z0-9._-],
+ * starting and ending with a letter, digit or '_', with no "--" or "..". */
+static bool hf_part(const char *s, size_t n)
+{
+    if (n == 0 || n > HF_PART_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        bool word = isalnum(ch) || ch == '_';
+        if (!word && ch != '.' && ch != '-')
+            return false;
+        if ((i == 0 || i == n - 1) && !word)
+            return false;
+        if (i && (ch == '-' || ch == '.') && s[i - 1] == (char)ch)
+            return false;
+    }
+    return true;
+}
+
+/* Is ID owner/name, each part a Hugging Face one? */
+static bool hf_id_plausible(const char *id)
+{
+    const char *slash = strchr(id, '/');
+    return slash && hf_part(id, (size_t)(slash - id)) && hf_part(slash + 1, strlen(slash + 1));
+}
+
+/* A _name_or_path that names a place on disk: absolute, relative, under ~, or deeper than
+ * owner/name. */
+static bool local_path(const char *s)
+{
+    const char *slash = strchr(s, '/');
+    return s[0] == '/' || s[0] == '.' || s[0] == '~' || (slash && strchr(slash + 1, '/'));
+}
+
+/* Where the preset is named from: the file's stem (without .json, and without AIConfigurator's
+ * .config or _config), or the folder's name for a plain config.json; "" when there is none. An
+ * "owner--name" stem (AIConfigurator's convention and many mirrors') also gives the id
+ * owner/name (ID, "" otherwise) and the name alone as the stem. */
+typedef struct {
+    char stem[ENGINE_TEXT_MAX];
+    char id[ENGINE_TEXT_MAX];
+} source_names;
+
+static void source_name(const char *path, source_names *out)
 {
     const char *dir, *base;
-    size_t dir_len;
+    size_t dir_len, n;
     split_path(path, &dir, &dir_len, &base);
-    buf[0] = '\0';
+    out->stem[0] = out->id[0] = '\0';
+    const char *from = base;
     if (strcmp(base, CONFIG_JSON) == 0) {
-        if (dir && dir_len && !(dir_len == 1 && dir[0] == '.'))
-            snprintf(buf, len, "%.*s", (int)dir_len, dir);
-        return;
+        if (!dir || !dir_len || (dir_len == 1 && dir[0] == '.'))
+            return;
+        from = dir;
+        n = dir_len;
+    } else {
+        n = strlen(base);
+        if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+            n -= 5;
+        if (n > 7 && (strncmp(base + n - 7, ".config", 7) == 0 || strncmp(base + n - 7, "_config", 7) == 0))
+            n -= 7;
     }
-    size_t n = strlen(base);
-    if (n > 5 && strcmp(base + n - 5, ".json") == 0)
-        n -= 5;
-    snprintf(buf, len, "%.*s", (int)n, base);
+    snprintf(out->stem, sizeof out->stem, "%.*s", (int)n, from);
+    const char *sep = strstr(out->stem, "--");
+    if (sep && hf_part(out->stem, (size_t)(sep - out->stem)) && hf_part(sep + 2, strlen(sep + 2))) {
+        snprintf(out->id, sizeof out->id, "%.*s/%s", (int)(sep - out->stem), out->stem, sep + 2);
+        memmove(out->stem, sep + 2, strlen(sep + 2) + 1);
+    }
 }
 
 void preset_model_import_name(const char *path, char *buf, size_t len)
 {
-    char src[ENGINE_TEXT_MAX];
-    source_name(path, src, sizeof src);
+    source_names src;
+    source_name(path, &src);
     size_t i = 0;
-    for (; src[i] && i + 1 < len; i++) {
-        unsigned char ch = (unsigned char)tolower((unsigned char)src[i]);
+    for (; src.stem[i] && i + 1 < len; i++) {
+        unsigned char ch = (unsigned char)tolower((unsigned char)src.stem[i]);
         buf[i] = isalnum(ch) || ch == '.' || ch == '_' || ch == '-' ? (char)ch : '-';
     }
     if (len)
@@ -647,6 +1067,114 @@ int preset_model_check_name(const char *name, char *err, size_t errlen)
     return 0;
 }
 
+int preset_model_set_hf_id(engine_model *m, const char *id, char *err, size_t errlen)
+{
+    if (!hf_id_plausible(id) || strlen(id) >= sizeof m->hf_names[0])
+        return preset_set_err(err, errlen,
+                              "'%s' is not a Hugging Face id; expected owner/name, each 1 to %d of letters, digits, "
+                              "'.', '_' and '-' (no '--' or '..', at most %zu bytes in all)",
+                              id, HF_PART_MAX, sizeof m->hf_names[0] - 1);
+    snprintf(m->hf_names[0], sizeof m->hf_names[0], "%s", id);
+    m->n_hf_names = 1;
+    return 0;
+}
+
+/* Adds ID to M's hf_names unless it is there (Hugging Face ids match without case). */
+static void add_hf_name(engine_model *m, const char *id)
+{
+    for (int i = 0; i < m->n_hf_names; i++)
+        if (strcasecmp(m->hf_names[i], id) == 0)
+            return;
+    if (m->n_hf_names < ENGINE_MAX_HF_NAMES)
+        snprintf(m->hf_names[m->n_hf_names++], sizeof m->hf_names[0], "%s", id);
+}
+
+/* hf_names: the id of an owner--name file (or folder), then _name_or_path when it is a
+ * Hugging Face id, then the stem or folder name unless an id ends in it (--model matches an
+ * id's last component; `launch` prints the first). A _name_or_path that is a local path says
+ * where the checkpoint was built, not what to load: ignored. One that a shell would read is
+ * refused, as `launch` prints it (issue 21); one that fits no id is ignored. */
+static int import_hf_names(ctx *c, engine_model *m)
+{
+    source_names src;
+    source_name(c->path, &src);
+    if (src.id[0] && strlen(src.id) < sizeof m->hf_names[0])
+        add_hf_name(m, src.id);
+    json_t *nop = json_object_get(c->root, "_name_or_path");
+    const char *id = json_is_string(nop) ? json_string_value(nop) : "";
+    if (*id && !local_path(id)) {
+        const char *unsafe = engine_shell_unsafe(id);
+        if (unsafe) {
+            char what[PHRASE_MAX];
+            engine_char_name(unsafe, what, sizeof what);
+            return preset_set_err(c->err, c->errlen,
+                                  "%s: _name_or_path: '%s' holds %s, which a shell would read; expected a Hugging "
+                                  "Face id of letters, digits and @%%+=:,./_- (fix or remove the key)",
+                                  c->path, id, what);
+        }
+        if (hf_id_plausible(id)) {
+            if (strlen(id) >= sizeof m->hf_names[0])
+                return preset_set_err(c->err, c->errlen,
+                                      "%s: _name_or_path: longer than %zu bytes; expected a Hugging Face id", c->path,
+                                      sizeof m->hf_names[0] - 1);
+            add_hf_name(m, id);
+        }
+    }
+    bool named = false;
+    for (int i = 0; i < m->n_hf_names && !named; i++)
+        named = strcasecmp(strchr(m->hf_names[i], '/') + 1, src.stem) == 0; /* so far, ids only */
+    if (src.stem[0] && !named)
+        add_hf_name(m, src.stem);
+    return 0;
+}
+
+/* Levenshtein distance without case, of at most NAME_CMP_MAX characters each (SIZE_MAX past). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > NAME_CMP_MAX || lb > NAME_CMP_MAX)
+        return SIZE_MAX;
+    size_t row[NAME_CMP_MAX + 1];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static size_t shared_prefix(const char *a, const char *b)
+{
+    size_t n = 0;
+    while (a[n] && tolower((unsigned char)a[n]) == tolower((unsigned char)b[n]))
+        n++;
+    return n;
+}
+
+/* The known architecture nearest ARCH: the least edit distance, ties (and names too long to
+ * compare) to the longest shared prefix. */
+static const char *nearest_arch(const char *arch)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < N_ARCHS; i++) {
+        size_t d = edit_distance(arch, archs[i].arch), bd = edit_distance(arch, archs[best].arch);
+        if (d < bd || (d == bd && shared_prefix(arch, archs[i].arch) > shared_prefix(arch, archs[best].arch)))
+            best = i;
+    }
+    return archs[best].arch;
+}
+
 /* ---- The import. ---- */
 
 int preset_model_from_config_json(const char *path, engine_model *out, char *err, size_t errlen)
@@ -668,17 +1196,14 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     while (k < N_ARCHS && strcmp(archs[k].arch, arch) != 0)
         k++;
     if (k == N_ARCHS) {
-        char list[PRESET_LIST_MAX];
-        size_t used = 0;
-        list[0] = '\0';
-        for (size_t i = 0; i < N_ARCHS && used < sizeof list; i++) {
-            int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", archs[i].arch);
-            used += w > 0 ? (size_t)w : 0;
-        }
-        preset_set_err(err, errlen, "%s: architectures[0]: '%s' is not one cgplan reads; expected one of: %s", path,
-                       arch, list);
+        preset_set_err(
+            err, errlen,
+            "%s: architectures[0]: '%s' is not one cgplan reads; the nearest name it reads is '%s' (the "
+            "README lists the %zu it reads by family); a model preset written by hand takes any architecture",
+            path, arch, nearest_arch(arch), N_ARCHS);
         goto done;
     }
+    family fam = archs[k].fam;
     if (archs[k].nested || json_is_object(json_object_get(root, "text_config"))) {
         c.cfg = json_object_get(root, "text_config");
         c.prefix = "text_config.";
@@ -691,23 +1216,25 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     }
     engine_model *m = out;
     snprintf(m->architecture, sizeof m->architecture, "%s", arch);
-    /* Custom code in the repository (auto_map) is what SGLang's --trust-remote-code is for. */
-    m->trust_remote_code = json_object_get(root, "auto_map") != NULL;
+    /* Custom code in the repository (auto_map) is what SGLang's --trust-remote-code is for,
+     * unless transformers ships the config class (it then loads without the code). */
+    m->trust_remote_code = json_object_get(root, "auto_map") != NULL && !archs[k].native_config;
     uint32_t ctx_len = 0;
+    bool gemma = fam == FAM_GEMMA3;
     /* Every loop over the layers comes after this bound; the context is the context_len knob's
      * range, refused rather than clamped (the preset loader takes no other). */
     const engine_knob_info *ctx_knob = &engine_knobs[KNOB_CONTEXT_LEN];
-    if (get_u32(&c, "vocab_size", true, 1, 0, "the vocabulary", &m->vocab) ||
+    if (get_u32(&c, "vocab_size", !gemma, 1, GEMMA3_VOCAB, "the vocabulary", &m->vocab) ||
         get_u32(&c, "hidden_size", true, 1, 0, "the model width", &m->hidden) ||
         get_u32_in(&c, "num_hidden_layers", true, 1, (uint32_t)ENGINE_COUNT_MAX, 0, "the decoder layers", &m->layers) ||
-        get_u32_in(&c, "max_position_embeddings", true, (uint32_t)ctx_knob->min, (uint32_t)ctx_knob->max, 0,
-                   "the context length, within the context_len knob's range", &ctx_len) ||
-        get_bool(&c, "tie_word_embeddings", false, &m->tie_embeddings))
+        get_u32_in(&c, "max_position_embeddings", !gemma, (uint32_t)ctx_knob->min, (uint32_t)ctx_knob->max,
+                   GEMMA3_CONTEXT, "the context length, within the context_len knob's range", &ctx_len) ||
+        get_bool(&c, "tie_word_embeddings", gemma, &m->tie_embeddings)) /* Gemma3Config ties by default */
         goto done;
     m->context_len = ctx_len;
     m->kv_bytes = KV_BYTES_BF16;
     m->full_attn_layers = m->layers;
-    switch (archs[k].fam) {
+    switch (fam) {
     case FAM_DEEPSEEK:
         rc = deepseek(&c, m);
         break;
@@ -723,11 +1250,23 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     case FAM_QWEN_NEXT:
         rc = qwen_next(&c, m);
         break;
+    case FAM_QWEN35:
+        rc = qwen35(&c, m);
+        break;
     case FAM_LLAMA4:
         rc = llama4(&c, m);
         break;
     case FAM_GLM4_MOE:
         rc = glm4_moe(&c, m);
+        break;
+    case FAM_LOCAL_MOE:
+        rc = local_moe(&c, m);
+        break;
+    case FAM_GROK:
+        rc = grok(&c, m);
+        break;
+    case FAM_GEMMA3:
+        rc = gemma3(&c, m);
         break;
     case FAM_GPT_OSS:
         rc = gpt_oss(&c, m);
@@ -748,43 +1287,22 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     }
     if (!m->num_experts)
         m->dense_layers = 0; /* a dense model's layers are all dense */
-    if (weight_dtypes(&c, m))
+    uint64_t vision = 0;
+    if (weight_dtypes(&c, m) || (archs[k].qwen3_vl_tower && qwen3_vl_tower_params(&c, &vision)))
         goto done;
 
     preset_model_import_name(path, m->name, sizeof m->name);
-    json_t *nop = json_object_get(root, "_name_or_path");
-    if (json_is_string(nop) && *json_string_value(nop)) {
-        /* The config's id is untrusted text that `launch` prints into a command: a Hugging Face
-         * id is all shell-safe, so anything else is refused rather than carried on (issue 21).
-         * The operator's own path (the folder name below) is theirs, and launch quotes it. */
-        const char *id = json_string_value(nop), *unsafe = engine_shell_unsafe(id);
-        if (unsafe) {
-            char what[PHRASE_MAX];
-            engine_char_name(unsafe, what, sizeof what);
-            preset_set_err(err, errlen,
-                           "%s: _name_or_path: '%s' holds %s, which a shell would read; expected a Hugging Face id "
-                           "of letters, digits and @%%+=:,./_- (fix or remove the key)",
-                           path, id, what);
-            goto done;
-        }
-        if (strlen(id) >= sizeof m->hf_names[0]) {
-            preset_set_err(err, errlen, "%s: _name_or_path: longer than %zu bytes; expected a Hugging Face id", path,
-                           sizeof m->hf_names[0] - 1);
-            goto done;
-        }
-        snprintf(m->hf_names[m->n_hf_names++], sizeof m->hf_names[0], "%s", id);
-    }
-    char src[sizeof m->hf_names[0]];
-    source_name(path, src, sizeof src);
-    if (src[0] && (!m->n_hf_names || strcmp(m->hf_names[0], src) != 0))
-        snprintf(m->hf_names[m->n_hf_names++], sizeof m->hf_names[0], "%s", src);
+    if (import_hf_names(&c, m))
+        goto done;
     snprintf(m->description, sizeof m->description, "imported from %.160s (%s)", path, arch);
     char why[PRESET_MSG_MAX];
     if (engine_model_check(m, why, sizeof why) != 0) { /* before any product of its sizes */
         preset_set_err(err, errlen, "%s: %s", path, why);
         goto done;
     }
-    m->param_count = engine_model_param_count(m);
+    /* The vision tower is in the total the model card publishes; the weights per GPU do not
+     * count it yet (weights.h), so it is in param_count alone. */
+    m->param_count = engine_model_param_count(m) + vision;
     for (int i = 0; i < COEF_COUNT; i++)
         m->coef_missing[i] = true; /* unknown until calibrated: never another model's number */
     m->coef_borrowed = true;
@@ -846,5 +1364,7 @@ int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source)
     if (m->num_experts)
         fprintf(f, "expert_dtype: %s\n", engine_dtype_names[m->expert_dtype]);
     fprintf(f, "param_count: %llu\ndraft_layers: %u\n", (unsigned long long)m->param_count, m->draft_layers);
+    if (m->linear_state_bytes_per_request)
+        fprintf(f, "linear_state_bytes_per_request: %llu\n", (unsigned long long)m->linear_state_bytes_per_request);
     return ferror(f) ? -1 : 0;
 }

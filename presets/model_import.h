@@ -2,20 +2,42 @@
  * `cgplan model import` (which writes the preset) and `--model PATH.json` (which uses it on the
  * fly).
  *
- * Architectures read: DeepseekV3ForCausalLM (DeepSeek-V3/R1, Kimi-K2), KimiK25ForConditional-
- * Generation (nested text_config), KimiK3ForConditionalGeneration and KimiLinearForCausalLM,
- * GlmMoeDsaForCausalLM (GLM-5), Glm4MoeForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM,
- * Qwen3MoeForCausalLM, Qwen3NextForCausalLM, LlamaForCausalLM, Llama4ForConditionalGeneration
- * (nested text_config), GptOssForCausalLM.
+ * Architectures read (architectures[0]; nested: the text model's keys under text_config):
+ * - MLA + MoE: DeepseekV3ForCausalLM (DeepSeek-V3/R1, Kimi-K2), DeepseekV32ForCausalLM,
+ *   KimiK25ForConditionalGeneration (nested), GlmMoeDsaForCausalLM (GLM-5), Glm4MoeLiteForCausalLM.
+ * - MLA + KDA linear attention: KimiK3ForConditionalGeneration (nested), KimiLinearForCausalLM.
+ * - GQA dense: LlamaForCausalLM, MistralForCausalLM, Phi3ForCausalLM, Qwen2ForCausalLM,
+ *   Qwen3ForCausalLM, Qwen3VLForConditionalGeneration (nested); Gemma3ForCausalLM and
+ *   Gemma3ForConditionalGeneration (nested) with their sliding-window layers.
+ * - GQA + MoE: Qwen3MoeForCausalLM, Qwen3VLMoeForConditionalGeneration (nested),
+ *   Llama4ForConditionalGeneration (nested), Glm4MoeForCausalLM, MixtralForCausalLM,
+ *   MiniMaxM2ForCausalLM, Grok1ForCausalLM (the residual MLP as a shared expert),
+ *   GptOssForCausalLM.
+ * - Gated DeltaNet + gated attention: Qwen3NextForCausalLM, Qwen3_5MoeForConditionalGeneration
+ *   (nested), Qwen3_5MoeForCausalLM, Qwen3_5ForConditionalGeneration (nested), Qwen3_5ForCausalLM.
+ * Any other is refused, naming the nearest of these.
+ *
+ * Linear-attention layers (Gated DeltaNet, KDA) also give linear_state_bytes_per_request, the
+ * conv and recurrent state SGLang's mamba cache keeps per request; mtp_num_hidden_layers and
+ * num_nextn_predict_layers give draft_layers. A Qwen3-VL vision tower (Qwen3-VL, Qwen3.5) is
+ * counted in param_count, not in the weights per GPU.
  *
  * Weight dtypes: torch_dtype (or dtype), else BF16, for what is not quantised; the
  * quantization_config (or, without one, an hf_quant_config.json beside the file) gives the
  * quantised dtype: fp8 / fbgemm_fp8 -> fp8, mxfp4 -> mxfp4, compressed-tensors 4-bit int ->
  * int4, 4-bit float group 32 -> mxfp4, group 16 -> nvfp4, 8-bit float -> fp8, modelopt NVFP4 ->
- * nvfp4, FP8 -> fp8. Its exclusion list (modules_to_not_convert, ignore, exclude_modules)
- * decides what stays unquantised: an entry naming self_attn keeps attention, dense MLP and shared
- * experts (one dtype in engine_model) unquantised; one naming the routed experts keeps them so;
- * the rest (lm_head, embeddings, routers, norms, vision) are unquantised anyway. */
+ * nvfp4, FP8 -> fp8, MIXED_PRECISION -> each module's. Its exclusion list (modules_to_not_convert,
+ * ignore, exclude_modules) decides what stays unquantised: an entry naming the attention module
+ * or one of its projections (not a norm or an indexer inside it) keeps attention, dense MLP and
+ * shared experts (one dtype in engine_model) unquantised; one naming the routed experts keeps
+ * them so; the rest (lm_head, embeddings, routers, norms, vision) are unquantised anyway. A
+ * NAME.json outside its checkpoint may have its modelopt block in NAME.hf_quant_config.json.
+ *
+ * Names: the preset is named from the file's stem, or its folder's name for a plain
+ * config.json, lower case; an "owner--name[.config].json" file (AIConfigurator's convention;
+ * its "_config" too) is named from the name alone and gives hf_names [owner/name]. A
+ * _name_or_path that is a Hugging Face id (owner/name) joins hf_names; a local path there is
+ * ignored. The JSON may hold Python's NaN and Infinity (read as strings). */
 #ifndef CGPLAN_MODEL_IMPORT_H
 #define CGPLAN_MODEL_IMPORT_H
 
@@ -25,16 +47,23 @@
 #include "engine.h"
 
 /* Reads the config at PATH into OUT (cleared first): name from preset_model_import_name(),
- * hf_names from _name_or_path and the file's folder (or, when the file is not named
- * config.json, its stem), param_count counted (engine_model_param_count). No coefficients: every
- * coefficient is missing. Returns 0, or -1 with ERR naming the file, the field and what was
- * expected (an unknown architecture, a missing or malformed field, unreadable JSON). */
+ * hf_names as above (without an id from either, the stem or folder name), param_count counted
+ * (engine_model_param_count, plus a vision tower). No coefficients: every coefficient is
+ * missing. Returns 0, or -1 with ERR naming the file, the field and what was expected (an
+ * unknown architecture with the nearest known one, a missing or malformed field, unreadable
+ * JSON, a _name_or_path a shell would read). */
 int preset_model_from_config_json(const char *path, engine_model *out, char *err, size_t errlen);
 
 /* The preset name for PATH: its file name's stem unless it is plain config.json, else its
- * folder's name; lower case, with anything but [a-z0-9._-] as '-' ("DeepSeek-V3.json" ->
- * "deepseek-v3", "/models/Qwen3-8B/config.json" -> "qwen3-8b"). "" when none can be made. */
+ * folder's name, without an "owner--" and a ".config" or "_config"; lower case, with anything
+ * but [a-z0-9._-] as '-' ("DeepSeek-V3.json" -> "deepseek-v3", "/models/Qwen3-8B/config.json"
+ * -> "qwen3-8b", "zai-org--GLM-4.5-Air.config.json" -> "glm-4.5-air"). "" when none can be
+ * made. */
 void preset_model_import_name(const char *path, char *buf, size_t len);
+
+/* `--hf-id ID`: M's hf_names become [ID], over what the file name and _name_or_path gave.
+ * Returns 0, or -1 with ERR when ID is not owner/name of Hugging Face characters. */
+int preset_model_set_hf_id(engine_model *m, const char *id, char *err, size_t errlen);
 
 /* Checks NAME as a preset name (a file stem): 0, or -1 with ERR saying what is allowed. */
 int preset_model_check_name(const char *name, char *err, size_t errlen);

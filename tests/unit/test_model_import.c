@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model_import.h"
@@ -45,8 +46,18 @@ static void import_ok(const char *path, engine_model *m)
         fail_msg("%s", err);
 }
 
-/* Every field the importer sets equals the preset's. DRAFT: compare draft_layers too. */
-static void assert_same_model(const engine_model *a, const engine_model *b, bool draft)
+/* What a row may leave out of the comparison, each with its reason at the row. */
+enum {
+    SAME_ALL = 0,
+    SKIP_DRAFT = 1,  /* draft_layers */
+    SKIP_DTYPES = 2, /* dtype, dense_dtype, expert_dtype */
+    SKIP_STATE = 4,  /* linear_state_bytes_per_request */
+    VISION = 8,      /* param_count holds a vision tower the preset's count leaves out */
+};
+
+/* Every field the importer sets equals the preset's, but those SKIP names; param_count exactly,
+ * or (VISION) the decoder's count exactly and the tower on top of it. */
+static void assert_same_model(const engine_model *a, const engine_model *b, int skip)
 {
     assert_string_equal(a->architecture, b->architecture);
     assert_int_equal(a->trust_remote_code, b->trust_remote_code);
@@ -79,28 +90,89 @@ static void assert_same_model(const engine_model *a, const engine_model *b, bool
     assert_int_equal(a->top_k, b->top_k);
     assert_int_equal(a->shared_experts, b->shared_experts);
     assert_int_equal(a->shared_intermediate, b->shared_intermediate);
-    assert_int_equal(a->dtype, b->dtype);
-    assert_int_equal(a->dense_dtype, b->dense_dtype);
-    assert_int_equal(a->expert_dtype, b->expert_dtype);
-    assert_int_equal(a->param_count, b->param_count);
-    if (draft)
+    if (!(skip & SKIP_DTYPES)) {
+        assert_int_equal(a->dtype, b->dtype);
+        assert_int_equal(a->dense_dtype, b->dense_dtype);
+        assert_int_equal(a->expert_dtype, b->expert_dtype);
+    }
+    if (skip & VISION) {
+        assert_int_equal(engine_model_param_count(a), b->param_count);
+        assert_true(a->param_count > b->param_count);
+    } else
+        assert_int_equal(a->param_count, b->param_count);
+    if (!(skip & SKIP_STATE))
+        assert_int_equal(a->linear_state_bytes_per_request, b->linear_state_bytes_per_request);
+    if (!(skip & SKIP_DRAFT))
         assert_int_equal(a->draft_layers, b->draft_layers);
 }
 
+/* Each stored config and the built-in preset written from it. */
 static const struct {
     const char *file, *preset;
+    int skip;
 } real_configs[] = {
-    {"DeepSeek-V3.json", "deepseek-v3"},
-    {"Kimi-K2-Instruct.json", "kimi-k2"},
-    {"Kimi-K2.5.json", "kimi-k2.5"},
-    {"Kimi-K3.json", "kimi-k3"},
-    {"GLM-5.json", "glm-5"},
-    {"Qwen3-8B.json", "qwen3-8b"},
-    {"Qwen3-30B-A3B.json", "qwen3-30b-a3b"},
-    {"Qwen3-30B-A3B-FP8.json", "qwen3-30b-a3b-fp8"},
-    {"Llama-3.1-8B.json", "llama-3.1-8b"},
-    {"Llama-4-Scout-17B-16E-Instruct.json", "llama-4-scout"},
-    {"gpt-oss-120b.json", "gpt-oss-120b"},
+    {"DeepSeek-V3.json", "deepseek-v3", SAME_ALL},
+    {"deepseek-ai--DeepSeek-V3.1.json", "deepseek-v3.1", SAME_ALL},
+    {"nvidia--DeepSeek-V3.1-NVFP4.json", "deepseek-v3.1-nvfp4", SAME_ALL}, /* with its hf_quant_config.json */
+    {"deepseek-ai--DeepSeek-V3.2.json", "deepseek-v3.2", SAME_ALL},
+    {"nvidia--DeepSeek-V3.2-NVFP4.json", "deepseek-v3.2-nvfp4", SAME_ALL},
+    {"Kimi-K2-Instruct.json", "kimi-k2", SAME_ALL},
+    {"Kimi-K2.5.json", "kimi-k2.5", SAME_ALL},
+    {"nvidia--Kimi-K2.5-NVFP4.json", "kimi-k2.5-nvfp4", SAME_ALL},
+    /* K3's config says no MTP layer: the preset adds the separate draft checkpoint. Its KDA
+     * state the preset does not give (test_linear_state checks the import's). */
+    {"Kimi-K3.json", "kimi-k3", SKIP_DRAFT | SKIP_STATE},
+    {"GLM-5.json", "glm-5", SAME_ALL},
+    {"zai-org--GLM-5-FP8.json", "glm-5-fp8", SAME_ALL}, /* FP8 attention: its exclusions are norms */
+    {"zai-org--GLM-5.1.json", "glm-5.1", SAME_ALL},
+    {"zai-org--GLM-5.1-FP8.json", "glm-5.1-fp8", SAME_ALL},
+    {"nvidia--GLM-5.1-NVFP4.json", "glm-5.1-nvfp4", SAME_ALL},
+    {"zai-org--GLM-4.7-Flash.json", "glm-4.7-flash", SAME_ALL},
+    /* The stored copy is trimmed (no num_nextn_predict_layers): the preset takes the GLM-4.5
+     * family's MTP layer. */
+    {"zai-org--GLM-4.7-FP8.json", "glm-4.7", SKIP_DRAFT},
+    {"Qwen--Qwen2.5-1.5B.json", "qwen2.5-1.5b", SAME_ALL},
+    {"Qwen--Qwen2.5-7B.json", "qwen2.5-7b", SAME_ALL},
+    {"Qwen--Qwen2.5-32B.json", "qwen2.5-32b", SAME_ALL},
+    {"Qwen--Qwen2.5-72B.json", "qwen2.5-72b", SAME_ALL},
+    {"deepseek-ai--DeepSeek-R1-Distill-Qwen-32B.json", "deepseek-r1-distill-qwen-32b", SAME_ALL},
+    {"Qwen--Qwen3-1.7B.json", "qwen3-1.7b", SAME_ALL},
+    {"Qwen3-8B.json", "qwen3-8b", SAME_ALL},
+    {"Qwen--Qwen3-32B-FP8.json", "qwen3-32b-fp8", SAME_ALL},
+    {"Qwen3-30B-A3B.json", "qwen3-30b-a3b", SAME_ALL},
+    {"Qwen3-30B-A3B-FP8.json", "qwen3-30b-a3b-fp8", SAME_ALL},
+    {"nvidia--Qwen3-30B-A3B-NVFP4.json", "qwen3-30b-a3b-nvfp4", SAME_ALL},
+    {"nvidia--Qwen3-235B-A22B-NVFP4.json", "qwen3-235b-a22b-nvfp4", SAME_ALL},
+    {"Qwen--Qwen3-Coder-480B-A35B-Instruct.json", "qwen3-coder-480b-a35b", SAME_ALL},
+    {"Qwen--Qwen3-VL-2B-Instruct.json", "qwen3-vl-2b", VISION},
+    {"Qwen--Qwen3-VL-4B-Instruct.json", "qwen3-vl-4b", VISION},
+    {"Qwen--Qwen3-VL-8B-Instruct.json", "qwen3-vl-8b", VISION},
+    {"Qwen--Qwen3-VL-32B-Instruct.json", "qwen3-vl-32b", VISION},
+    {"Qwen--Qwen3-VL-32B-Thinking.json", "qwen3-vl-32b", VISION},
+    {"Qwen--Qwen3-VL-30B-A3B-Instruct.json", "qwen3-vl-30b-a3b", VISION},
+    {"Qwen--Qwen3-VL-235B-A22B-Instruct.json", "qwen3-vl-235b-a22b", VISION},
+    {"Qwen--Qwen3.5-27B.json", "qwen3.5-27b", VISION},
+    {"Qwen--Qwen3.5-35B-A3B.json", "qwen3.5-35b-a3b", VISION},
+    {"Qwen--Qwen3.5-122B-A10B.json", "qwen3.5-122b-a10b", VISION},
+    {"Qwen--Qwen3.5-397B-A17B.json", "qwen3.5-397b-a17b", VISION},
+    {"nvidia--Qwen3.5-397B-A17B-NVFP4.json", "qwen3.5-397b-a17b-nvfp4", VISION},
+    {"Qwen--Qwen3.6-35B-A3B.json", "qwen3.6-35b-a3b", VISION},
+    /* nvidia's mixed FP8 / NVFP4 export of the BF16 preset's model: its dtypes are its own
+     * (test_quantization_formats). */
+    {"nvidia--Qwen3.6-27B-NVFP4.json", "qwen3.6-27b", VISION | SKIP_DTYPES},
+    {"Llama-3.1-8B.json", "llama-3.1-8b", SAME_ALL},
+    {"meta-llama--Llama-3.2-1B.json", "llama-3.2-1b", SAME_ALL},
+    {"meta-llama--Llama-3.2-3B.json", "llama-3.2-3b", SAME_ALL},
+    {"meta-llama--Meta-Llama-3.1-405B.json", "llama-3.1-405b", SAME_ALL},
+    {"nvidia--Llama-3.1-70B-Instruct-FP8.json", "llama-3.1-70b-instruct-fp8", SAME_ALL},
+    {"Llama-4-Scout-17B-16E-Instruct.json", "llama-4-scout", SAME_ALL},
+    {"mistralai--Mistral-7B-v0.3.json", "mistral-7b-v0.3", SAME_ALL},
+    {"mistralai--Mixtral-8x7B-v0.1.json", "mixtral-8x7b", SAME_ALL},
+    {"mistralai--Mixtral-8x22B-v0.1.json", "mixtral-8x22b", SAME_ALL},
+    {"microsoft--Phi-4-mini-instruct.json", "phi-4-mini", SAME_ALL}, /* auto_map, yet no remote code */
+    {"MiniMaxAI--MiniMax-M2.5.json", "minimax-m2.5", SAME_ALL},
+    {"MiniMaxAI--MiniMax-M2.7.json", "minimax-m2.7", SAME_ALL},
+    {"gpt-oss-120b.json", "gpt-oss-120b", SAME_ALL},
 };
 
 static void test_real_configs_match_builtins(void **state)
@@ -113,8 +185,8 @@ static void test_real_configs_match_builtins(void **state)
         engine_model got, want;
         import_ok(path, &got);
         load_builtin(c, real_configs[i].preset, &want);
-        /* K3's config says no MTP layer: the preset adds the separate draft checkpoint. */
-        assert_same_model(&got, &want, strcmp(real_configs[i].preset, "kimi-k3") != 0);
+        print_message("%-48s %s\n", real_configs[i].file, real_configs[i].preset);
+        assert_same_model(&got, &want, real_configs[i].skip);
         for (int k = 0; k < COEF_COUNT; k++)
             assert_true(got.coef_missing[k]); /* an import has no coefficients */
     }
@@ -145,6 +217,29 @@ static const struct {
                 " \"first_k_dense_replace\": 3, \"n_routed_experts\": 160, \"moe_intermediate_size\": 1536,"
                 " \"num_experts_per_tok\": 8, \"n_shared_experts\": 1, \"num_nextn_predict_layers\": 1,"
                 " \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\"}"},
+    /* Gemma 3 as google/gemma-3-27b-it's config has it: text_config without vocab_size,
+     * max_position_embeddings, sliding_window_pattern or tie_word_embeddings (Gemma3TextConfig's
+     * 262208, 131072, 6 and true); 12B with the pattern written; 4B without the head counts
+     * either (its 8 / 4 of 256 are the defaults too). */
+    {"gemma-3-27b", "{\"architectures\": [\"Gemma3ForConditionalGeneration\"], \"model_type\": \"gemma3\","
+                    " \"text_config\": {\"head_dim\": 128, \"hidden_size\": 5376, \"intermediate_size\": 21504,"
+                    " \"model_type\": \"gemma3_text\", \"num_attention_heads\": 32, \"num_hidden_layers\": 62,"
+                    " \"num_key_value_heads\": 16, \"query_pre_attn_scalar\": 168, \"sliding_window\": 1024},"
+                    " \"torch_dtype\": \"bfloat16\", \"vision_config\": {\"model_type\": \"siglip_vision_model\"}}"},
+    {"gemma-3-12b", "{\"architectures\": [\"Gemma3ForConditionalGeneration\"], \"text_config\": {\"head_dim\": 256,"
+                    " \"hidden_size\": 3840, \"intermediate_size\": 15360, \"num_attention_heads\": 16,"
+                    " \"num_hidden_layers\": 48, \"num_key_value_heads\": 8, \"sliding_window\": 1024,"
+                    " \"sliding_window_pattern\": 6}, \"torch_dtype\": \"bfloat16\"}"},
+    {"gemma-3-4b", "{\"architectures\": [\"Gemma3ForConditionalGeneration\"], \"text_config\": {\"hidden_size\": 2560,"
+                   " \"intermediate_size\": 10240, \"num_hidden_layers\": 34, \"sliding_window\": 1024},"
+                   " \"torch_dtype\": \"bfloat16\"}"},
+    /* Grok-2 from the numbers grok-2.yaml cites; grok.py's residual_moe MLP of intermediate_size
+     * beside experts of moe_intermediate_size. */
+    {"grok-2", "{\"architectures\": [\"Grok1ForCausalLM\"], \"vocab_size\": 131072, \"hidden_size\": 8192,"
+               " \"num_hidden_layers\": 64, \"max_position_embeddings\": 131072, \"num_attention_heads\": 64,"
+               " \"num_key_value_heads\": 8, \"head_dim\": 128, \"num_local_experts\": 8,"
+               " \"num_experts_per_tok\": 2, \"intermediate_size\": 32768, \"moe_intermediate_size\": 16384,"
+               " \"residual_moe\": true, \"torch_dtype\": \"bfloat16\"}"},
 };
 
 static void write_text(const char *path, const char *text)
@@ -168,7 +263,8 @@ static void test_written_configs_match_builtins(void **state)
         engine_model got, want;
         import_ok(path, &got);
         load_builtin(c, written_configs[i].preset, &want);
-        assert_same_model(&got, &want, true);
+        print_message("%s\n", written_configs[i].preset);
+        assert_same_model(&got, &want, SAME_ALL);
         unlink(path);
     }
     rmdir(dir);
@@ -327,6 +423,50 @@ static void test_quantization_formats(void **state)
     assert_int_equal(m.dense_dtype, DTYPE_NVFP4); /* attention was not excluded */
     unlink(side);
 
+    /* An exclusion inside self_attn keeps attention unquantised only when it is a projection
+     * or the whole module: GLM-5-FP8 lists q_a_layernorm, kv_a_layernorm, indexer.k_norm and
+     * indexers_proj, and its MLA projections are FP8 (the importer read BF16 attention). */
+    import_ok(CONFIGS "zai-org--GLM-5-FP8.json", &m);
+    assert_int_equal(m.dense_dtype, DTYPE_FP8);
+    assert_int_equal(m.expert_dtype, DTYPE_FP8);
+    static const struct {
+        const char *entry;
+        engine_dtype dense;
+    } entries[] = {
+        {"model.layers.0.self_attn.q_a_layernorm", DTYPE_FP8},
+        {"model.layers.0.self_attn.indexer.k_norm", DTYPE_FP8},
+        {"model.layers.0.self_attn.indexers_proj", DTYPE_FP8},
+        {"model.layers.0.self_attn.q_proj", DTYPE_BF16},
+        {"model.layers.*.self_attn", DTYPE_BF16},
+        {"re:.*self_attn\\\\.(q|k|v)_proj.*", DTYPE_BF16},
+    };
+    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
+        char quant[256];
+        snprintf(quant, sizeof quant,
+                 ", \"quantization_config\": {\"quant_method\": \"fp8\", \"modules_to_not_convert\": [\"%s\"]}",
+                 entries[i].entry);
+        snprintf(text, sizeof text, QWEN_MOE_CONFIG, quant);
+        write_text(path, text);
+        import_ok(path, &m);
+        if (m.dense_dtype != entries[i].dense)
+            fail_msg("%s: dense_dtype %s", entries[i].entry, engine_dtype_names[m.dense_dtype]);
+        assert_int_equal(m.expert_dtype, DTYPE_FP8);
+    }
+
+    /* A NAME.json kept outside its checkpoint has its modelopt block in NAME.hf_quant_config.json
+     * (tests/fixtures/configs keeps nvidia's so). */
+    import_ok(CONFIGS "nvidia--Qwen3-30B-A3B-NVFP4.json", &m);
+    assert_int_equal(m.expert_dtype, DTYPE_NVFP4);
+    assert_int_equal(m.dense_dtype, DTYPE_NVFP4); /* only the routers and lm_head excluded */
+    import_ok(CONFIGS "nvidia--Llama-3.1-70B-Instruct-FP8.json", &m);
+    assert_int_equal(m.dense_dtype, DTYPE_FP8);
+
+    /* modelopt MIXED_PRECISION: nvidia's Qwen3.6-27B export has FP8 attention and linear
+     * attention, W4A16_NVFP4 MLPs; a dense model's MLP holds most of dense_dtype's weights. */
+    import_ok(CONFIGS "nvidia--Qwen3.6-27B-NVFP4.json", &m);
+    assert_int_equal(m.dense_dtype, DTYPE_NVFP4);
+    assert_int_equal(m.dtype, DTYPE_BF16);
+
     /* An unknown format is an error naming the field. */
     char err[1024] = "";
     snprintf(text, sizeof text, QWEN_MOE_CONFIG, ", \"quantization_config\": {\"quant_method\": \"awq\"}");
@@ -334,6 +474,126 @@ static void test_quantization_formats(void **state)
     assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
     assert_non_null(strstr(err, path));
     assert_non_null(strstr(err, "quantization_config.quant_method"));
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The state SGLang's mamba cache keeps per request for each linear-attention layer
+ * (mamba_utils.py mamba_cache_per_req at attention TP 1): the BF16 conv state and the
+ * recurrent state in mamba_ssm_dtype (float32 unless the config says otherwise). */
+static void test_linear_state(void **state)
+{
+    (void)state;
+    engine_model m;
+    /* Qwen3.5-35B-A3B, 30 Gated DeltaNet layers: conv (2 x 16 x 128 + 32 x 128) x (4 - 1) x 2 B
+     * = 49,152 and recurrent 32 x 128 x 128 x 4 B = 2,097,152; its MTP layer is the draft. */
+    import_ok(CONFIGS "Qwen--Qwen3.5-35B-A3B.json", &m);
+    assert_int_equal(m.linear_attn_layers, 30);
+    assert_int_equal(m.linear_state_bytes_per_request, 30ull * (49152 + 2097152));
+    assert_int_equal(m.draft_layers, 1);
+    /* Kimi-K3, 69 KDA layers of 96 heads x 128: conv (4 - 1) x 3 x 12,288 x 2 B = 221,184 and
+     * recurrent 96 x 128 x 128 x 4 B = 6,291,456 (the kimi-k3 preset gives none). */
+    import_ok(CONFIGS "Kimi-K3.json", &m);
+    assert_int_equal(m.linear_attn_layers, 69);
+    assert_int_equal(m.linear_state_bytes_per_request, 69ull * (221184 + 6291456));
+
+    /* Qwen3-Next, 36 layers: conv (2 x 16 x 128 + 32 x 128) x (4 - 1) x 2 B = 49,152 and
+     * recurrent 32 x 128 x 128 x 4 B = 2,097,152, the preset's 77,266,944 (test_written_configs);
+     * a BF16 recurrent state halves that part, and mtp_num_hidden_layers is the draft. */
+    char dir[] = "/tmp/cgplan-test-state-XXXXXX", path[256], text[2048];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    for (size_t i = 0; i < sizeof written_configs / sizeof written_configs[0]; i++)
+        if (strcmp(written_configs[i].preset, "qwen3-next-80b-a3b") == 0) {
+            size_t n = strlen(written_configs[i].json);
+            snprintf(text, sizeof text, "%.*s, \"mamba_ssm_dtype\": \"bfloat16\", \"mtp_num_hidden_layers\": 1}",
+                     (int)(n - 1), written_configs[i].json);
+        }
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_int_equal(m.linear_state_bytes_per_request, 36ull * (49152 + 2097152 / 2));
+    assert_int_equal(m.draft_layers, 1);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Python's json writes NaN and Infinity (Nemotron-H's time_step_limit); jansson reads none of
+ * them at any flag. The import reads them as strings: a key nothing reads is ignored, a key the
+ * import reads is refused by name, and the same words inside strings are left alone. */
+static void test_nonfinite_floats(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cgplan-test-inf-XXXXXX", path[256], err[1024];
+    engine_model m;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    write_text(path, "{\"architectures\": [\"Qwen3ForCausalLM\"], \"vocab_size\": 151936, \"hidden_size\": 4096,"
+                     " \"num_hidden_layers\": 36, \"max_position_embeddings\": 40960, \"num_attention_heads\": 32,"
+                     " \"num_key_value_heads\": 8, \"head_dim\": 128, \"intermediate_size\": 12288,"
+                     " \"time_step_limit\": [0.0, Infinity], \"time_step_floor\": -Infinity, \"eps\": NaN,"
+                     " \"_name_or_path\": \"Qwen/Qwen3-8B\", \"note\": \"NaN \\\" Infinity\"}");
+    import_ok(path, &m);
+    assert_int_equal(m.layers, 36);
+    assert_string_equal(m.hf_names[0], "Qwen/Qwen3-8B"); /* the strings after the tokens are intact */
+    write_text(path, "{\"architectures\": [\"Qwen3ForCausalLM\"], \"vocab_size\": 151936, \"hidden_size\": 4096,"
+                     " \"num_hidden_layers\": 36, \"max_position_embeddings\": Infinity}");
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "max_position_embeddings: not an integer"));
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The Qwen3-VL vision tower is in param_count: the total the Hugging Face pages give
+ * (safetensors), 8.77B for Qwen3-VL-8B (haimaker.ai's card: 8.8B) and 31.07B for
+ * Qwen3-VL-30B-A3B (free2aitools.com, from the Hub), within 0.5%; the weights per GPU stay the
+ * decoder's. */
+static void test_vision_tower_in_param_count(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;
+        double published;
+    } vl[] = {{"Qwen--Qwen3-VL-8B-Instruct.json", 8.77e9}, {"Qwen--Qwen3-VL-30B-A3B-Instruct.json", 31.07e9}};
+    for (size_t i = 0; i < sizeof vl / sizeof vl[0]; i++) {
+        engine_model m;
+        char path[512];
+        snprintf(path, sizeof path, CONFIGS "%s", vl[i].file);
+        import_ok(path, &m);
+        double n = (double)m.param_count;
+        print_message("%s: %.3fB counted, %.2fB published\n", vl[i].file, n / 1e9, vl[i].published / 1e9);
+        assert_true(fabs(n - vl[i].published) / vl[i].published < 0.005);
+        uint64_t text_only = engine_model_param_count(&m);
+        assert_true(m.param_count - text_only > 400000000ull && m.param_count - text_only < 700000000ull);
+        assert_int_equal(engine_weight_bytes_per_gpu(&m, 1, 1, false, 1, NULL), 2 * text_only);
+    }
+}
+
+/* Gemma 3 with layer_types (newer transformers write it): the full_attention entries are the
+ * global layers, whatever the pattern. */
+static void test_gemma3_layer_types(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cgplan-test-gemma-XXXXXX", path[256], text[4096];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    int n = snprintf(text, sizeof text,
+                     "{\"architectures\": [\"Gemma3ForCausalLM\"], \"vocab_size\": 262144, \"hidden_size\": 1152,"
+                     " \"intermediate_size\": 6912, \"num_hidden_layers\": 26, \"num_attention_heads\": 4,"
+                     " \"num_key_value_heads\": 1, \"head_dim\": 256, \"max_position_embeddings\": 32768,"
+                     " \"sliding_window\": 512, \"sliding_window_pattern\": 2, \"layer_types\": [");
+    for (int i = 0; i < 26; i++) /* every 6th global, as Gemma 3 1B; the pattern key disagrees */
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s\"%s\"", i ? ", " : "",
+                      (i + 1) % 6 ? "sliding_attention" : "full_attention");
+    snprintf(text + n, sizeof text - (size_t)n, "]}");
+    write_text(path, text);
+    engine_model m;
+    import_ok(path, &m);
+    assert_int_equal(m.full_attn_layers, 4);
+    assert_int_equal(m.swa_layers, 22);
+    assert_int_equal(m.sliding_window, 512);
+    assert_true(m.tie_embeddings); /* Gemma3Config's default */
+    assert_int_equal(m.heads, 4);
+    assert_int_equal(m.kv_heads, 1);
     unlink(path);
     rmdir(dir);
 }
@@ -349,8 +609,25 @@ static void test_errors_name_file_and_field(void **state)
     write_text(path, "{\"architectures\": [\"MysteryForCausalLM\"]}");
     assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
     assert_non_null(strstr(err, path));
-    assert_non_null(strstr(err, "'MysteryForCausalLM'"));
-    assert_non_null(strstr(err, "Qwen3ForCausalLM")); /* lists what is read */
+    assert_non_null(strstr(err, "'MysteryForCausalLM' is not one cgplan reads"));
+    assert_non_null(strstr(err, "the nearest name it reads is 'MistralForCausalLM'")); /* 4 edits */
+    /* A sibling of a known class is named (one edit each), and so is a long one past the edit
+     * distance's reach, by its shared prefix. */
+    static const char *const near[][2] = {
+        {"Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM"},
+        {"Gemma4ForConditionalGeneration", "Gemma3ForConditionalGeneration"},
+        {"deepseekv4forcausallm", "DeepseekV3ForCausalLM"}, /* without case */
+        {"Qwen3_5MoeForConditionalGenerationWithAVeryLongSuffixPastTheDistance", "Qwen3_5MoeForConditionalGeneration"},
+    };
+    for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+        char text[256], want[128];
+        snprintf(text, sizeof text, "{\"architectures\": [\"%s\"]}", near[i][0]);
+        write_text(path, text);
+        assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+        snprintf(want, sizeof want, "the nearest name it reads is '%s'", near[i][1]);
+        if (!strstr(err, want))
+            fail_msg("%s: %s", near[i][0], err);
+    }
 
     write_text(path, "{\"architectures\": [\"DeepseekV3ForCausalLM\"], \"vocab_size\": 129280, \"hidden_size\": 7168,"
                      " \"num_hidden_layers\": 61, \"max_position_embeddings\": 163840, \"num_attention_heads\": 128}");
@@ -394,11 +671,87 @@ static void test_names(void **state)
     assert_int_equal(preset_model_check_name("../x", err, sizeof err), -1);
     assert_non_null(strstr(err, "--name"));
 
-    /* hf_names: _name_or_path, then where the name came from. */
+    /* AIConfigurator's owner--name[.config].json (and its _config.json): the name alone. */
+    preset_model_import_name("/x/zai-org--GLM-4.5-Air.config.json", name, sizeof name);
+    assert_string_equal(name, "glm-4.5-air");
+    preset_model_import_name("deepseek-ai--DeepSeek-V3_config.json", name, sizeof name);
+    assert_string_equal(name, "deepseek-v3");
+    preset_model_import_name("/models/zai-org--GLM-4.5-Air/config.json", name, sizeof name);
+    assert_string_equal(name, "glm-4.5-air");
+    /* Not an owner and a name Hugging Face allows ("--" inside one, a leading '-'): the whole stem. */
+    preset_model_import_name("a--b--c.json", name, sizeof name);
+    assert_string_equal(name, "a--b--c");
+    preset_model_import_name("org---x.json", name, sizeof name);
+    assert_string_equal(name, "org---x");
+
+    /* hf_names: without an id, where the name came from. */
     engine_model m;
     import_ok(CONFIGS "Kimi-K2.5.json", &m);
     assert_int_equal(m.n_hf_names, 1);
     assert_string_equal(m.hf_names[0], "Kimi-K2.5");
+    /* An owner--name file gives owner/name, and only that (not the stem, which it ends in). */
+    import_ok(CONFIGS "zai-org--GLM-4.7-Flash.json", &m);
+    assert_string_equal(m.name, "glm-4.7-flash");
+    assert_int_equal(m.n_hf_names, 1);
+    assert_string_equal(m.hf_names[0], "zai-org/GLM-4.7-Flash");
+    /* A _name_or_path that is a local path is no id: nvidia's FP8 Llama says where it was built. */
+    import_ok(CONFIGS "nvidia--Llama-3.1-70B-Instruct-FP8.json", &m);
+    assert_int_equal(m.n_hf_names, 1);
+    assert_string_equal(m.hf_names[0], "nvidia/Llama-3.1-70B-Instruct-FP8");
+    /* One without an owner is no id either (Phi-4-mini's "Phi-4-mini-instruct"). */
+    import_ok(CONFIGS "microsoft--Phi-4-mini-instruct.json", &m);
+    assert_int_equal(m.n_hf_names, 1);
+    assert_string_equal(m.hf_names[0], "microsoft/Phi-4-mini-instruct");
+
+    /* _name_or_path as the config gives it, in a folder of another name. */
+    static const struct {
+        const char *nop;
+        int n;
+        const char *first, *second;
+    } nops[] = {
+        {"Qwen/Qwen3-8B", 2, "Qwen/Qwen3-8B", "Local-Copy"}, /* an id, then the folder */
+        {"/data/ckpt/Qwen3-8B", 1, "Local-Copy", NULL},      /* absolute */
+        {"./Qwen3-8B", 1, "Local-Copy", NULL},               /* relative */
+        {"~/Qwen3-8B", 1, "Local-Copy", NULL},               /* home */
+        {"data/ckpt/Qwen3-8B", 1, "Local-Copy", NULL},       /* deeper than owner/name */
+        {"Qwen3-8B", 1, "Local-Copy", NULL},                 /* no owner */
+        {"Qwen/Local-Copy", 1, "Qwen/Local-Copy", NULL},     /* the id ends in the folder's name */
+    };
+    char dir[] = "/tmp/cgplan-test-names-XXXXXX", folder[256], path[320], text[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(folder, sizeof folder, "%s/Local-Copy", dir);
+    assert_int_equal(mkdir(folder, 0700), 0);
+    snprintf(path, sizeof path, "%s/config.json", folder);
+    for (size_t i = 0; i < sizeof nops / sizeof nops[0]; i++) {
+        snprintf(text, sizeof text,
+                 "{\"architectures\": [\"Qwen3ForCausalLM\"], \"vocab_size\": 151936, \"hidden_size\": 4096,"
+                 " \"num_hidden_layers\": 36, \"max_position_embeddings\": 40960, \"num_attention_heads\": 32,"
+                 " \"intermediate_size\": 12288, \"_name_or_path\": \"%s\"}",
+                 nops[i].nop);
+        write_text(path, text);
+        import_ok(path, &m);
+        if (m.n_hf_names != nops[i].n || strcmp(m.hf_names[0], nops[i].first) != 0 ||
+            (nops[i].second && strcmp(m.hf_names[1], nops[i].second) != 0))
+            fail_msg("_name_or_path %s: %d names, the first %s", nops[i].nop, m.n_hf_names, m.hf_names[0]);
+        assert_string_equal(m.name, "local-copy");
+    }
+    unlink(path);
+    rmdir(folder);
+    rmdir(dir);
+
+    /* --hf-id: owner/name replaces what the file and the config gave; anything else is refused. */
+    import_ok(CONFIGS "zai-org--GLM-4.7-Flash.json", &m);
+    assert_int_equal(preset_model_set_hf_id(&m, "my-org/GLM-4.7-Flash-ft", err, sizeof err), 0);
+    assert_int_equal(m.n_hf_names, 1);
+    assert_string_equal(m.hf_names[0], "my-org/GLM-4.7-Flash-ft");
+    static const char *const bad_ids[] = {"GLM-4.7-Flash", "/models/glm", "a/b/c",  "org/m;rm", "org/-m",
+                                          "org/m--x",      "org/",        "org/m.", "org/m x"};
+    for (size_t i = 0; i < sizeof bad_ids / sizeof bad_ids[0]; i++) {
+        if (preset_model_set_hf_id(&m, bad_ids[i], err, sizeof err) != -1)
+            fail_msg("--hf-id %s was taken", bad_ids[i]);
+        assert_non_null(strstr(err, "owner/name"));
+    }
+    assert_string_equal(m.hf_names[0], "my-org/GLM-4.7-Flash-ft"); /* a refused id changes nothing */
 }
 
 /* A dense model's preset needs no moe: and counts its MLP on every layer. */
@@ -421,7 +774,7 @@ static void test_dense_yaml_and_written_preset_roundtrip(void **state)
         fclose(f);
         if (preset_load_model(c, path, &back, err, sizeof err) != 0)
             fail_msg("%s", err);
-        assert_same_model(&m, &back, true);
+        assert_same_model(&m, &back, SAME_ALL);
         assert_int_equal(back.n_hf_names, m.n_hf_names);
         unlink(path);
     }
@@ -477,6 +830,10 @@ int main(void)
         cmocka_unit_test(test_param_counts_match_published_totals),
         cmocka_unit_test(test_weights_per_gpu),
         cmocka_unit_test(test_quantization_formats),
+        cmocka_unit_test(test_linear_state),
+        cmocka_unit_test(test_nonfinite_floats),
+        cmocka_unit_test(test_vision_tower_in_param_count),
+        cmocka_unit_test(test_gemma3_layer_types),
         cmocka_unit_test(test_errors_name_file_and_field),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_dense_yaml_and_written_preset_roundtrip),
