@@ -134,6 +134,11 @@ static void add_node_run(work *w, store *st, const preset_catalog *cat, const st
     char err[ENGINE_TEXT_MAX * 2];
     if (store_run_calibration_exclusion(s) || (only_gpu && strcmp(s->gpu, only_gpu) != 0))
         return;
+    /* The seeded article runs are reconstructed from one model's figures: they keep their own
+     * deployment fit, and a fresh store's calibrate must not turn them into every model's
+     * node_bytes on that GPU (only the operator's logs do). */
+    if (s->reconstructed)
+        return;
     if (store_get_run(st, s->id, &detail, err, sizeof err) != 0 ||
         cli_run_deployment(cat, &detail, &d, err, sizeof err) != 0)
         return;

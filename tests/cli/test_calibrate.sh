@@ -210,4 +210,8 @@ expect_exit 2 "$CGPLAN" calibrate --db "$DB" extra
 expect_exit 2 "$CGPLAN" calibrate --db "$DB" --preset nope
 expect_exit 2 "$CGPLAN" calibrate list --db "$DB" --preset k3-dp16
 
+# A fresh store holds only the article's two reconstructed K3 runs: they keep their deployment
+# fit and never become every model's node_bytes on b200.
+expect_exit 0 "$CGPLAN" calibrate --db "$TEST_TMP/fresh.db" --format json
+check_py "j['node_bytes'] == []" "the seeded runs fit no GPU's node_bytes"
 finish
