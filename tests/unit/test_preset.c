@@ -482,7 +482,7 @@ static void test_error_wrong_type(void **state)
     fixture *f = *state;
     preset_catalog *c = preset_catalog_open();
     assert_non_null(c);
-    char path[512], err[1024], text[2048];
+    char path[512], err[1024], text[8192];
     snprintf(text, sizeof text, "%s", builtin_text("kimi-k3.yaml"));
     char *vocab = strstr(text, "vocab: 163840");
     assert_non_null(vocab);
