@@ -591,6 +591,8 @@ extern const char *const engine_layer_names[LAYER_COUNT];
 extern const char *const engine_source_names[SOURCE_COUNT];
 extern const char *const engine_group_names[2];
 
+struct engine_calibration; /* below: a term's compute function reads it */
+
 /* The term table: everything about a term but its bytes. Compute code fills bytes (and the
  * source when a calibration replaces a coefficient); the TUI and CLI take labels, phrases and
  * legends from here. */
@@ -611,6 +613,8 @@ typedef struct {
     /* A derived term's tolerance, percent below and above its value (its formula leaves out or
      * bounds what it says); exact terms 0 and 0. */
     uint16_t low_pct, high_pct;
+    /* The function that computes it (engine/terms/: one file per mechanism). */
+    void (*compute)(const engine_deployment *d, const struct engine_calibration *cal, struct engine_estimate *e);
 } engine_term_info;
 extern const engine_term_info engine_terms[TERM_COUNT];
 
@@ -652,7 +656,7 @@ typedef struct {
 } engine_term;
 
 /* A stored calibration, handed in by the caller (the engine never reads the store). */
-typedef struct {
+typedef struct engine_calibration {
     bool has[COEF_COUNT];
     uint64_t value[COEF_COUNT];
     /* The static layer's unexplained part, one intercept per pool (calibrate.c). No term of the

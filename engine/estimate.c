@@ -1,7 +1,9 @@
-/* estimate.c — the term table and every term of MODEL.md, the warning table, the SGLang heuristic
- * and the assembly of an estimate (the budget and the wall: budget.c). */
+/* estimate.c — the term table (each row names the function in engine/terms/ that computes it), the
+ * helpers that fill a term and its range, the warning table, the SGLang heuristic and the assembly
+ * of an estimate (the budget and the wall: budget.c). */
 #include "engine.h"
 #include "estimate_internal.h"
+#include "terms/terms.h"
 #include "weights.h"
 
 #include <math.h>
@@ -19,67 +21,67 @@ const engine_term_info engine_terms[TERM_COUNT] = {
     {TERM_LOGITS, "static.logits", "logits", "logits", "the FP32 logits buffer of the largest bucket", LAYER_STATIC,
      SOURCE_EXACT, ROWS, "logits_rows x vocab x 4 (FP32)",
      "graph_shared_output.py GraphSharedOutput; article, static buffers", "the logits buffer (rows x vocab)", false,
-     false, 0, 0},
+     false, 0, 0, term_logits},
     {TERM_KV_INDEX, "static.kv_index", "page index", "page index", "the attention backend's page-index buffer",
      LAYER_STATIC, SOURCE_DERIVED, ROWS | KNOB_BIT(KNOB_CONTEXT_LEN),
      "bs_max x context_len x 4 (int32 page indices, full context)",
      "attention backend init_cuda_graph_state (flashinfer_mla_backend.py)", "the page index (max_bs x context_len)",
-     false, false, 0, 5 /* sub-KiB per-size metadata left out */},
+     false, false, 0, 5 /* sub-KiB per-size metadata left out */, term_kv_index},
     {TERM_INPUTS, "static.inputs", "inputs", "inputs", "input embeddings, ids, positions, out_cache_loc, mrope",
      LAYER_STATIC, SOURCE_DERIVED, ROWS,
      "attn_rows x (2 x hidden + 48): embeds BF16, ids, positions, out_cache_loc, mrope",
      "runner_utils/buffers.py DecodeInputBuffers.create", "the input buffers", false, false, 0,
-     10 /* the smaller per-request tensors left out */},
+     10 /* the smaller per-request tensors left out */, term_inputs},
     {TERM_DEEPEP, "moe.deepep", "DeepEP LL buffer", "DeepEP LL", "DeepEP's low-latency RDMA buffer", LAYER_LARGEST,
      SOURCE_EXACT, DISPATCH, "DeepEP LL hint: 2 send + 2 recv + 2 signal, E x T x (2H + 4H/128)",
      "deep_ep get_low_latency_rdma_size_hint; lazily created at the first dispatch (deepep.py)",
-     "the MoE floor (DeepEP + masked GEMM)", true, true, 0, 0},
+     "the MoE floor (DeepEP + masked GEMM)", true, true, 0, 0, term_deepep},
     {TERM_MASKED_GEMM, "moe.masked_gemm", "masked GEMM", "masked GEMM", "DeepGEMM's masked-GEMM intermediates",
      LAYER_LARGEST, SOURCE_DERIVED, DISPATCH, "E x T x (H + 4I + I): FP8 receive + BF16 gate_up + FP8 down input",
      "moe_runner/deep_gemm.py _run_masked_gemm; article, MoE buffers", "the MoE floor (DeepEP + masked GEMM)", true,
-     true, 0, 0 /* low: the lifetime-aware peak (the alternative) */},
+     true, 0, 0 /* low: the lifetime-aware peak (the alternative) */, term_masked_gemm},
     {TERM_LAZY, "lazy.other", "lazy (NCCL, ...)", "lazy (NCCL)", "lazy allocations: cuBLAS workspaces, NCCL",
      LAYER_LARGEST, SOURCE_DERIVED, KNOB_BIT(KNOB_A2A) | KNOB_BIT(KNOB_MTP) | KNOB_BIT(KNOB_WORLD),
      "lazy.cublas + lazy.nccl (or a fit's lazy_bytes)",
      "CublasHandlePool.cpp getCurrentCUDABlasHandle workspace; NCCL ncclCommInitRank inside the window (lazy-comm)",
-     "the lazy allocations (NCCL, cuBLAS)", false, false, 0, 0},
+     "the lazy allocations (NCCL, cuBLAS)", false, false, 0, 0, term_lazy},
     {TERM_ACT, "act.attention", "activations", "activations", "the widest layer's temporaries", LAYER_LARGEST,
      SOURCE_COEFFICIENT, ROWS | KNOB_BIT(KNOB_DCP), "act_bytes_per_row x attn_rows x heads_per_gpu / heads",
      "article, activations of the widest layer; fitted from the two K3 runs",
      "the attention activations (rows x heads per GPU)", false, false, 25,
-     50 /* widest layer from shapes: the pool's split blocks and the norms' scratch left out */},
+     50 /* widest layer from shapes: the pool's split blocks and the norms' scratch left out */, term_act},
     {TERM_BUCKETS, "buckets", "captured graphs", "graphs", "each captured graph's own cost: driver nodes, wrappers, NCCL work",
      LAYER_BUCKETS, SOURCE_EMPIRICAL, ROWS | KNOB_BIT(KNOB_NODE_BYTES) | KNOB_BIT(KNOB_ATTENTION_BACKEND),
      "buckets.nodes + buckets.wrappers + buckets.nccl_work (or a fit's graph_bytes x (n - 1) + out_bytes_per_row x "
      "sum(other bs x mtp))",
      "CUDA driver graph exec records (per-graph.md); flashinfer wrappers; NCCL enqueue.cc", "the captured graphs",
-     false, false, 0, 0},
+     false, false, 0, 0, term_buckets},
     {TERM_DRAFT, "draft", "draft graph", "draft graph", "the draft model's graphs (MTP)", LAYER_DRAFT,
      SOURCE_EMPIRICAL, ROWS | KNOB_BIT(KNOB_NODE_BYTES),
      "draft.nodes + draft.wrappers + draft.buffers (or a fit's draft_base_bytes + draft_bytes_per_row x attn_rows); "
      "0 without speculation",
      "speculative/eagle_draft_cuda_graph_runner.py, eagle_draft_extend_cuda_graph_runner.py", "the draft graphs",
-     false, false, 0, 0},
+     false, false, 0, 0, term_draft},
     {TERM_FUSED_MOE, "moe.fused", "fused-MoE buffers", "fused MoE", "the fused-MoE kernels' intermediate caches",
      LAYER_LARGEST, SOURCE_DERIVED, ROWS | KNOB_BIT(KNOB_EP) | KNOB_BIT(KNOB_A2A),
      "2 x moe_rows x top_k x (max(2I/moe_tp, hidden) + I/moe_tp) (BF16 cache1/3 shared, cache2)",
      "layers/moe/fused_moe_triton/fused_moe.py fused_experts_impl", "the fused-MoE intermediates (rows x top_k)", false,
-     true, 10, 10 /* the runner's block padding and its config's chunking */},
+     true, 10, 10 /* the runner's block padding and its config's chunking */, term_fused_moe},
     {TERM_GRAPH_LOGITS, "buckets.logits", "per-graph logits", "graph logits",
      "each further graph's own FP32 logits output (before PR #8579)", LAYER_BUCKETS, SOURCE_EXACT, ROWS,
      "sum(other bs x mtp) x vocab x 4", "cuda_graph_runner.py output_buffers before PR #8579 (shared logits buffer)",
-     "the per-graph logits outputs", false, true, 0, 0},
+     "the per-graph logits outputs", false, true, 0, 0, term_graph_logits},
     {TERM_STATIC_OTHER, "static.other", "other static", "other static",
      "the static layer no formula explains, fitted from measured runs", LAYER_STATIC, SOURCE_CALIBRATED, 0,
      "static_bytes: the calibration's intercept of the static layer", "cgplan calibrate over the pool's runs",
-     "the unexplained static buffers", false, true, 0, 0},
+     "the unexplained static buffers", false, true, 0, 0, term_static_other},
     {TERM_DEEPEP_NORMAL, "moe.deepep_normal", "DeepEP normal", "DeepEP norm",
      "DeepEP's normal-mode NVL buffer (auto and normal mode)", LAYER_LARGEST, SOURCE_EXACT,
      KNOB_BIT(KNOB_DEEPEP_MODE) | KNOB_BIT(KNOB_EP) | KNOB_BIT(KNOB_A2A),
      "NVL hint (+ the normal RDMA hint beyond the LL one) over the dispatch and combine configs, hidden x 2 B",
      "deep_ep Config::get_nvl_buffer_size_hint / get_rdma_buffer_size_hint; token_dispatcher/deepep.py "
      "DeepEPBuffer.get_deepep_buffer",
-     "DeepEP's normal-mode buffer", false, true, 0, 0},
+     "DeepEP's normal-mode buffer", false, true, 0, 0, term_deepep_normal},
 };
 
 const char *const engine_layer_names[LAYER_COUNT] = {"static", "largest", "buckets", "draft"};
@@ -440,92 +442,6 @@ void engine_deployment_resolve_release_knobs(engine_deployment *d)
             engine_release_default_max_bs(&d->knobs.sglang, d->gpu.nvidia_smi_mib, d->knobs.world, d->knobs.mtp > 1);
 }
 
-/* ---- DeepEP (deep_ep Buffer.get_low_latency_rdma_size_hint / csrc/config.hpp
- * LowLatencyLayout, unchanged 2025-08 .. 2026-07; reference/moe-comm-memory.md §1.2). ---- */
-
-uint64_t engine_deepep_ll_hint_bytes(uint64_t T, uint64_t H, uint64_t E)
-{
-    uint64_t scales = H / 128;
-    uint64_t dispatch_msg = 16 + (2 * H > H + 4 * scales ? 2 * H : H + 4 * scales);
-    uint64_t combine_msg = 2 * H + 4 * scales; /* LogFMT min/max, since DeepEP c5facf5 */
-    uint64_t send = T * dispatch_msg > E * T * combine_msg ? T * dispatch_msg : E * T * combine_msg;
-    uint64_t recv = E * T * (dispatch_msg > combine_msg ? dispatch_msg : combine_msg);
-    uint64_t sig = (4 * E + 127) / 128 * 128;
-    uint64_t total = 2 * send + 2 * recv + 2 * sig;
-    return (total / 128 + 1) * 128; /* NUM_BUFFER_ALIGNMENT_BYTES: always adds 1..128 */
-}
-
-/* DeepEP's default normal-mode configs (deep_ep/buffer.py get_dispatch_config / get_combine_config
- * at HEAD, reference/moe-comm-memory.md 1.6): {ranks, nvl_recv, rdma_send, rdma_recv} of the
- * dispatch and the combine config; num_sms 20 (Buffer.num_sms), so 10 channels. */
-static const struct {
-    uint32_t ranks;
-    uint32_t nvl_recv[2], rdma_send[2], rdma_recv[2];
-} deepep_configs[] = {
-    {2, {256, 256}, {6, 6}, {128, 128}},    {4, {256, 256}, {6, 6}, {128, 128}},
-    {8, {256, 256}, {6, 6}, {128, 128}},    {16, {288, 288}, {20, 12}, {128, 128}},
-    {24, {288, 288}, {8, 8}, {128, 128}},   {32, {288, 288}, {8, 8}, {128, 128}},
-    {48, {288, 288}, {8, 8}, {128, 128}},   {64, {288, 288}, {8, 8}, {128, 128}},
-    {96, {480, 480}, {12, 8}, {128, 128}},  {128, {560, 560}, {12, 8}, {128, 128}},
-    {144, {720, 720}, {12, 8}, {128, 128}}, {160, {720, 720}, {12, 8}, {128, 128}},
-};
-
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-    return (v + a - 1) / a * a;
-}
-
-bool engine_deepep_normal_bytes(uint32_t ranks, uint64_t hb, uint64_t *nvl, uint64_t *rdma)
-{
-    const uint64_t channels = 20 / 2;
-    for (size_t i = 0; i < sizeof deepep_configs / sizeof deepep_configs[0]; i++) {
-        if (deepep_configs[i].ranks != ranks)
-            continue;
-        uint64_t rdma_ranks = ranks / 8 > 1 ? ranks / 8 : 1, nvl_ranks = ranks < 8 ? ranks : 8;
-        *nvl = *rdma = 0;
-        for (int c = 0; c < 2; c++) {
-            uint64_t n = channels * nvl_ranks * deepep_configs[i].nvl_recv[c];
-            uint64_t v = align_up(4 * channels * nvl_ranks * (2 * rdma_ranks + 3) + n * (hb + 2056), 128);
-            *nvl = v > *nvl ? v : *nvl;
-            if (ranks > 8) { /* RDMA only across nodes */
-                uint32_t recv = deepep_configs[i].rdma_recv[c], send = deepep_configs[i].rdma_send[c];
-                uint64_t m = channels * rdma_ranks * ((recv + send - 1) / send * send); /* a 32-bit division */
-                uint64_t r = align_up(144 * channels * rdma_ranks + 2 * m * (hb + 2072), 128);
-                *rdma = r > *rdma ? r : *rdma;
-            }
-        }
-        return true;
-    }
-    return false;
-}
-
-uint32_t engine_nvshmem_qp_depth(uint32_t max_dispatch)
-{
-    return 2 * max_dispatch + 2; /* DeepEP >= d981409 asserts QP depth >= 2 x (T + 1) */
-}
-
-uint64_t engine_deepep_nvshmem_bytes(uint64_t hint)
-{
-    const uint64_t chunk = 512 * ENGINE_MIB; /* NVSHMEM_CUMEM_GRANULARITY set by DeepEP */
-    return (hint + chunk - 1) / chunk * chunk;
-}
-
-/* The article's "FP8 receive + BF16 gate_up + FP8 down input alive together"
- * (moe_runner/deep_gemm.py _run_masked_gemm): E x T rows of H + 2 x 2I + I bytes. */
-uint64_t engine_masked_gemm_sum_bytes(uint64_t T, uint64_t H, uint64_t I, uint64_t E)
-{
-    return E * T * (H + 4 * I + I);
-}
-
-/* Lifetime-aware peak over the three phases (reference/moe-comm-memory.md §2). */
-uint64_t engine_masked_gemm_peak_bytes(uint64_t T, uint64_t H, uint64_t I, uint64_t E, bool ue8m0)
-{
-    uint64_t sH = ue8m0 ? H / 128 : H / 32, sI = ue8m0 ? I / 128 : I / 32;
-    uint64_t p1 = H + sH + 4 * I + 4, p2 = 5 * I + sI + 4, p3 = I + sI + 2 * H + 4;
-    uint64_t peak = p1 > p2 ? p1 : p2;
-    return E * T * (peak > p3 ? peak : p3);
-}
-
 /* ---- Buckets (SGLang server_args _generate_decode_cuda_graph_batch_sizes and
  * base_cuda_graph_runner.get_batch_sizes_to_capture, 2026 main). ---- */
 
@@ -735,33 +651,13 @@ uint64_t engine_kv_cell_bytes(const engine_deployment *d)
 
 /* ---- Terms. ---- */
 
-/* A term from its table row; compute code then fills the bytes. */
-static engine_term *set_term(engine_estimate *e, engine_term_id id, uint64_t bytes)
-{
-    const engine_term_info *info = &engine_terms[id];
-    engine_term *t = &e->terms[id];
-    t->id = id;
-    t->group = info->layer == LAYER_DRAFT ? GROUP_DRAFT : GROUP_TARGET;
-    t->layer = info->layer;
-    t->source = info->source;
-    t->bytes = bytes;
-    t->known = true;
-    t->depends_on = info->depends_on;
-    t->formula = info->formula;
-    t->origin = info->origin;
-    t->low_bytes = t->high_bytes = 0;
-    t->alt_bytes = 0;
-    t->alt_label = NULL;
-    t->n_runs = 0;
-    return t;
-}
 
 /* A term's range from its source class, unless its code set one (the parts' sums): exact ends
  * equal the value, derived ones its row's tolerance, a preset's fitted coefficient 5% either
  * way (the K3 fit reproduces its two runs within 0.2%; 5% covers the article's rounding of the
  * layers), a calibration 10% (MODEL.md: the fit's residuals on the pools seen so far stay
  * under it). */
-static void term_range(engine_term *t)
+void term_range(engine_term *t)
 {
     if (!t->known) {
         t->low_bytes = t->high_bytes = 0;
@@ -792,7 +688,7 @@ static void term_range(engine_term *t)
 }
 
 /* A part of a mechanism-built term, with its range. */
-static void set_part(engine_estimate *e, engine_part_id id, uint64_t bytes, uint64_t low, uint64_t high)
+void set_part(engine_estimate *e, engine_part_id id, uint64_t bytes, uint64_t low, uint64_t high)
 {
     engine_part *p = &e->parts[id];
     p->present = true;
@@ -814,7 +710,7 @@ static const struct {
 
 /* The term T as the sum of its present parts: its bytes, range and source (the weakest part's:
  * empirical over derived over exact). */
-static void term_from_parts(engine_estimate *e, engine_term *t)
+void term_from_parts(engine_estimate *e, engine_term *t)
 {
     static const int rank[SOURCE_COUNT] = {[SOURCE_EXACT] = 0, [SOURCE_DERIVED] = 1, [SOURCE_EMPIRICAL] = 2,
                                            [SOURCE_COEFFICIENT] = 3, [SOURCE_CALIBRATED] = 4};
@@ -837,7 +733,7 @@ static void term_from_parts(engine_estimate *e, engine_term *t)
 }
 
 /* A coefficient from the preset, or from the calibration when it has one. */
-static uint64_t coef(const engine_deployment *d, const engine_calibration *cal, engine_coef_id c, engine_term *t)
+uint64_t coef(const engine_deployment *d, const engine_calibration *cal, engine_coef_id c, engine_term *t)
 {
     if ((!cal || !cal->has[c]) && d->model.coef_missing[c]) { /* never another model's number */
         t->known = false;
@@ -852,45 +748,6 @@ static uint64_t coef(const engine_deployment *d, const engine_calibration *cal, 
     return d->model.coef[c];
 }
 
-/* The widest layer's temporaries at the largest bucket, in the model's dtype (BF16: 2 bytes),
- * for a model without a fitted act_bytes_per_row. The graph pool reuses a freed block for the
- * next op, so the peak is the larger of the attention block and the MLP block, plus the
- * residual and the layer output that live across both (reference: accuracy-audit "The widest
- * layer"; models/deepseek_v2.py forward_absorb_prepare/core for MLA; llama.py / qwen3.py for GQA
- * and the gated MLP). */
-static void widest_layer(const engine_deployment *d, const engine_estimate *e, engine_term *t)
-{
-    const engine_model *m = &d->model;
-    const uint64_t elem = 2;
-    uint64_t rows = e->attn_rows;
-    uint64_t heads_l = e->heads_per_gpu ? e->heads_per_gpu : 1;
-    uint64_t attn;
-    if (m->attn_kind == ATTN_MLA) {
-        /* q (nope + rope), q_nope absorbed to kv_lora, the attention output in kv_lora, and the
-         * output after the v up-projection. */
-        uint64_t nope = m->qk_nope_dim ? m->qk_nope_dim : 128, v = m->v_head_dim ? m->v_head_dim : 128;
-        attn = rows * heads_l * (nope + m->qk_rope_dim + 2 * (uint64_t)m->kv_lora_rank + v) * elem;
-        t->formula = "attn_rows x (heads/GPU x (nope + rope + 2 kv_lora + v) + max(MLP) + 2 hidden) x 2";
-    } else {
-        /* the fused qkv projection and the attention output */
-        uint32_t attn_tp = e->attn_tp ? e->attn_tp : 1;
-        uint64_t kv_l = m->kv_heads / attn_tp ? m->kv_heads / attn_tp : 1;
-        attn = rows * ((heads_l + 2 * kv_l) * m->head_dim + heads_l * m->head_dim) * elem;
-        t->formula = "attn_rows x ((q + 2 kv heads/GPU) x head_dim + q heads/GPU x head_dim + max(MLP) + 2 hidden) x 2";
-    }
-    /* The dense MLP (a dense model, the leading dense layers, shared experts): gate_up (2 I) and
-     * the activation (I), sharded like attention. */
-    uint64_t inter = m->num_experts ? (m->dense_layers ? m->intermediate : 0) : m->intermediate;
-    uint64_t shared =
-        m->shared_experts * (uint64_t)(m->shared_intermediate ? m->shared_intermediate : m->moe_intermediate);
-    if (shared > inter)
-        inter = shared;
-    uint64_t mlp_tp = e->attn_tp ? e->attn_tp : 1;
-    uint64_t mlp = rows * 3 * (inter / mlp_tp) * elem;
-    t->bytes = (attn > mlp ? attn : mlp) + 2 * rows * m->hidden * elem;
-    t->source = SOURCE_DERIVED;
-    t->origin = "first principles over the model's shapes (no fitted act_bytes_per_row)";
-}
 
 /* What the release's default-fraction heuristic sets aside for the graphs (reference/sglang.md
  * 2.2-2.3). main's reserve_for_graph_mb (2 max_bs, + 3 max_bs dp under DP attention, + 1.5 max_bs
@@ -958,152 +815,17 @@ static void resolve_layout(const engine_deployment *d, engine_layout *l)
     l->kv_bytes = k->kv_dtype == KV_DTYPE_AUTO ? m->kv_bytes : k->kv_dtype == KV_DTYPE_BF16 ? 2 : 1;
 }
 
-/* FlashAttentionBackend (layers/attention/flashattention_backend.py), read at v0.4.9.post4
- * (2272c2a5b) and main (8905cbd42, 2026-07-20); the release facts say which parts a release has
- * (engine_release_fa3_state). B = bs_max, P = ceil(context_len / page_size) page-table columns,
- * int32 unless said; context_len is the backend's max_context_len (model_config.context_len).
- * init_cuda_graph_state:
- *  - decode metadata, always: cache_seqlens (B), cu_seqlens_q and cu_seqlens_k (B + 1 each), the
- *    page table (B x P) and strided_indices, an int64 arange(0, context_len, page_size) (P);
- *  - page_table_draft_decode (B x P): always before PR #9455, then with speculation only;
- *  - chunked local attention (attention_chunk_size set; main: is_local_attention_model), over
- *    V = B x ceil(context_len / chunk) virtual batches: local_query_start_loc (V + 1),
- *    local_seqused_k (V), local_block_table (V x ceil(chunk / page_size));
- *  - speculation (num_draft_tokens > 0; taken with eagle topk 1, cgplan's mtp = draft tokens):
- *    target_verify and draft_extend, each cache_seqlens (B), cu_seqlens_q and _k (B + 1 each),
- *    a page table (B x P) and int64 strided_indices (P); on main also the target's bool tree-mask
- *    scratch, max_num_tokens (= attn_rows) x (context_len + draft tokens), PR #29589;
- *  - encoder metadata: encoder_page_table (B x context_len, not pages), encoder_lens (B),
- *    encoder_cu_seqlens_k (B + 1): for every model before PR #16527, then encoder-decoder only
- *    (no cgplan model is one).
- * init_forward_metadata_capture_cuda_graph: before PR #8567 each captured size bs took its page
- * table as page_table[req_pool_indices, :], an advanced-indexing copy (bs x P) that the size's
- * metadata keeps for replay: 4P x sum(bs) over the captured list (the verify table's copy under
- * speculation, the same shape). From PR #8567 the metadata holds slices, no copy.
- * Not counted: topk > 1 tables (cgplan has no topk knob); the sliding-window pool's
- * swa_page_table (B x P) and swa_out_cache_loc buffer that main adds when SGLang pools the SWA
- * layers apart (whether it does is not known here); main's FA3 scheduler-metadata buffer
- * (1 + 4 ceil4(B) int32, under 3 KiB); the sub-KiB cu_seqlens tensors each captured size makes;
- * the draft worker's own backends (the draft graph term). */
-static uint64_t flashattention_state(const engine_deployment *d, const engine_estimate *e, uint64_t page)
-{
-    uint32_t bits = engine_release_fa3_state(&d->knobs.sglang);
-    uint64_t ctx = d->knobs.context_len, B = e->bs_max, P = (ctx + page - 1) / page;
-    bool spec = d->knobs.mtp > 1;
-    uint64_t table = 4 * B * P, meta = 4 * B + 8 * (B + 1) + table + 8 * P;
-    uint64_t bytes = meta; /* decode_cuda_graph_metadata */
-    if (spec || (bits & ENGINE_FA3_DRAFT_TABLE))
-        bytes += table; /* page_table_draft_decode */
-    uint64_t chunk = d->model.attention_chunk;
-    if (chunk) { /* decode_cuda_graph_local_attn_metadata */
-        uint64_t v = B * ((ctx + chunk - 1) / chunk);
-        bytes += 4 * (v + 1) + 4 * v + 4 * v * ((chunk + page - 1) / page);
-    }
-    if (spec) { /* target_verify_metadata, draft_extend_metadata */
-        bytes += 2 * meta;
-        if (bits & ENGINE_FA3_VERIFY_MASK) /* cuda_graph_custom_mask */
-            bytes += (uint64_t)e->attn_rows * (ctx + d->knobs.mtp);
-    }
-    if (bits & ENGINE_FA3_ENCODER_TABLE) /* encoder_metadata */
-        bytes += 4 * B * ctx + 4 * B + 4 * (B + 1);
-    if (bits & ENGINE_FA3_CAPTURE_COPIES) /* the captured sizes' page-table copies */
-        for (uint32_t i = 0; i < e->n_buckets; i++)
-            bytes += 4 * (uint64_t)e->buckets[i] * P;
-    return bytes;
-}
 
-/* Each attention backend's init_cuda_graph_state (the layers/attention backends; reference:
- * sglang.md 5.3): what it allocates for the largest bucket, bs_max requests of attn_rows tokens. */
-static void backend_state(const engine_deployment *d, const engine_estimate *e, engine_term *t)
-{
-    const engine_model *m = &d->model;
-    uint64_t ctx = d->knobs.context_len, bs = e->bs_max, tokens = e->attn_rows;
-    uint32_t attn_tp = e->attn_tp ? e->attn_tp : 1;
-    uint64_t heads_l = m->heads / attn_tp ? m->heads / attn_tp : 1;
-    uint64_t page = e->layout.page_size ? e->layout.page_size : 1;
-    bool spec = d->knobs.mtp > 1;
-    switch (e->layout.backend) {
-    case BACKEND_FLASHINFER_MLA: /* kv_indices int32 (max_bs x ctx) */
-        t->bytes = bs * ctx * 4;
-        return;
-    case BACKEND_TRTLLM_MLA:
-    case BACKEND_FLASHMLA:
-    case BACKEND_CUTLASS_MLA: /* block table int32 (max_bs, ceil((ctx + 64) / 64)) */
-        t->bytes = bs * ((ctx + 64 + 63) / 64) * 4;
-        t->formula = "bs_max x ceil((context_len + 64) / 64) x 4 (int32 block table)";
-        if (e->layout.backend == BACKEND_FLASHMLA && spec) { /* + a bool mask for the draft tokens */
-            t->bytes += tokens * (ctx + d->knobs.mtp);
-            t->formula = "bs_max x ceil((context_len + 64) / 64) x 4 + attn_rows x (context_len + mtp) (bool mask)";
-        }
-        return;
-    case BACKEND_FLASHINFER: { /* kv_indices int32 per token of the largest bucket, per wrapper */
-        uint64_t wrappers = m->swa_layers ? 2 : 1;
-        t->bytes = wrappers * tokens * ctx * 4 + (spec ? tokens * ctx : 0); /* + uint8 custom_mask */
-        t->formula = "wrappers x attn_rows x context_len x 4 (+ attn_rows x context_len custom mask with MTP)";
-        t->origin = "flashinfer_backend.py init_cuda_graph_state";
-        return;
-    }
-    case BACKEND_TRITON: {         /* attn_logits + attn_lse FP32 over 8 KV splits, kv_indices int64 */
-        const uint64_t splits = 8; /* triton_backend.py max_kv_splits default */
-        uint64_t v_dim = m->attn_kind == ATTN_MLA ? m->kv_lora_rank : m->head_dim;
-        t->bytes = tokens * heads_l * splits * (v_dim + 1) * 4 + tokens * ctx * 8;
-        t->formula = "attn_rows x heads/attn_tp x 8 splits x (v_dim + 1) x 4 + attn_rows x context_len x 8";
-        t->origin = "triton_backend.py init_cuda_graph_state";
-        return;
-    }
-    case BACKEND_AITER: /* kv_indices int32 and a custom_mask byte per token and context position */
-        t->bytes = tokens * ctx * 4 + tokens * ctx;
-        t->formula = "attn_rows x context_len x (4 + 1): kv_indices and custom_mask";
-        t->origin = "aiter_backend.py init_cuda_graph_state";
-        return;
-    case BACKEND_FA3:
-    case BACKEND_FA4: /* one class: main's fa4 is FlashAttentionBackend(fa_impl_ver=4) */
-        t->bytes = flashattention_state(d, e, page);
-        t->formula = "4B + 8(B+1) + 4BP + 8P decode [+ 4BP draft-decode table] [chunked: 8V + 4 + 4V x "
-                     "ceil(chunk/page_size)] [MTP: 2 x (4B + 8(B+1) + 4BP + 8P) verify + draft extend "
-                     "(+ attn_rows x (context_len + mtp) mask)] [+ 4B x context_len + 8B + 4 encoder] "
-                     "[+ 4P x sum(bs) capture copies]; B = bs_max, P = ceil(context_len / page_size), "
-                     "V = B x ceil(context_len / chunk); which terms by release";
-        t->origin = "flashattention_backend.py init_cuda_graph_state, init_forward_metadata_capture_cuda_graph "
-                    "(v0.4.9.post4 2272c2a5b, main 8905cbd42)";
-        return;
-    case BACKEND_TRTLLM_MHA: /* page_table int32 (max_bs, ceil(ctx / page)) */
-        t->bytes = bs * ((ctx + page - 1) / page) * 4;
-        t->formula = "bs_max x ceil(context_len / page_size) x 4 (int32 page table)";
-        t->origin = "trtllm_mha_backend.py init_cuda_graph_state";
-        return;
-    case BACKEND_NSA: {
-        /* init_cuda_graph_state's page table is page-size-1 and per token (max_num_tokens x
-         * max_context_len int32); each captured size keeps its real page table, a strided copy
-         * at --page-size > 1 (_transform_table_1_to_real); the indexer's MQA logits, FP32 over
-         * the context for every token, are the largest bucket's transient (nsa_indexer.py). */
-        uint64_t pages = (ctx + page - 1) / page, copies = 0;
-        if (page > 1)
-            for (uint32_t i = 0; i < e->n_buckets; i++)
-                copies += 4 * (uint64_t)e->buckets[i] * (spec ? d->knobs.mtp : 1) * pages;
-        t->bytes = tokens * ctx * 4 + copies + tokens * ctx * 4;
-        t->formula = "attn_rows x context_len x 4 (page table) + 4 x sum(bs x rows) x ceil(context_len / page) "
-                     "(real page tables, page > 1) + attn_rows x context_len x 4 (indexer logits)";
-        t->origin = "nsa_backend.py init_cuda_graph_state, init_forward_metadata_capture_cuda_graph; nsa_indexer.py";
-        return;
-    }
-    case BACKEND_TORCH_NATIVE:
-    case BACKEND_COUNT:
-        t->bytes = 0;
-        t->formula = "no graph state";
-        return;
-    }
-}
 
 /* A fit for coefficient C: the calibration's, or the preset's (a deployment's or a model's). */
-static bool has_fit(const engine_deployment *d, const engine_calibration *cal, engine_coef_id c)
+bool has_fit(const engine_deployment *d, const engine_calibration *cal, engine_coef_id c)
 {
     return (cal && cal->has[c]) || !d->model.coef_missing[c];
 }
 
 /* Term T from a fit's BYTES: its one part PART, with the range of the fit's class (a
  * calibration's, or a preset's coefficient). */
-static void term_from_fit(engine_estimate *e, engine_term *t, engine_part_id part, uint64_t bytes,
+void term_from_fit(engine_estimate *e, engine_term *t, engine_part_id part, uint64_t bytes,
                           const char *preset_origin)
 {
     if (!t->known)
@@ -1120,7 +842,7 @@ static void term_from_fit(engine_estimate *e, engine_term *t, engine_part_id par
 }
 
 /* V x the range R's ends over its expected value: a count priced at node_bytes. */
-static void priced(uint64_t count, const engine_range *r, uint64_t *bytes, uint64_t *low, uint64_t *high)
+void priced(uint64_t count, const engine_range *r, uint64_t *bytes, uint64_t *low, uint64_t *high)
 {
     *bytes = count * r->expected;
     *low = count * r->low;
@@ -1154,7 +876,7 @@ static void resolve_node_bytes(const engine_deployment *d, const engine_calibrat
 }
 
 /* A nodes part priced at a calibrated node_bytes is the operator's fit, not the public one. */
-static void mark_nodes_part(engine_estimate *e, engine_part_id part)
+void mark_nodes_part(engine_estimate *e, engine_part_id part)
 {
     if (e->node_bytes_runs > 0)
         e->parts[part].source = SOURCE_CALIBRATED;
@@ -1173,134 +895,9 @@ void engine_calibration_set_node_bytes(engine_calibration *cal, engine_range r, 
              one ? release : "");
 }
 
-/* Lazy allocations in the capture window (lazy-comm.md §3, §1.4, §5): the cuBLAS workspace of
- * each capture stream, and a NCCL communicator only where one is created inside the window.
- * SGLang's own communicators, custom all-reduce and FlashInfer's float workspace are allocated
- * before it and are not graph memory. */
-static void lazy_term(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
-{
-    engine_term *t = set_term(e, TERM_LAZY, 0);
-    if (has_fit(d, cal, COEF_LAZY_BYTES)) {
-        uint64_t v = coef(d, cal, COEF_LAZY_BYTES, t);
-        term_from_fit(e, t, PART_LAZY_FIT, v, "the deployment preset's fit (the article's two K3 runs)");
-        return;
-    }
-    /* cuBLAS: one workspace per (handle, stream), on the decode runner's fresh capture stream and
-     * on each draft runner's; CUBLAS_WORKSPACE_CONFIG :4096:8 = 32 MiB on sm90, :4096:2:16:8 =
-     * 8.125 MiB elsewhere (served from a 20 MiB segment), 32 MiB on sm100 in 2026 torch builds;
-     * cuBLASLt 1 MiB (a 2 MiB segment). ROCm gfx942/950: hipBLAS 128 MiB + hipBLASLt 76 MiB. */
-    uint64_t streams = d->knobs.mtp > 1 ? 3 : 1;
-    uint64_t ws, lo, hi;
-    engine_gpu_arch arch = d->gpu.arch;
-    if (engine_gpu_is_rocm(arch)) { /* hipBLAS 128 MiB on gfx942/950 (32 elsewhere) + hipBLASLt 76 */
-        ws = lo = hi = ((arch == GPU_ARCH_CDNA3 || arch == GPU_ARCH_CDNA4) ? 128 : 32) * ENGINE_MIB + 76 * ENGINE_MIB;
-    } else if (arch == GPU_ARCH_SM90) {
-        ws = lo = 33 * ENGINE_MIB;
-        hi = 34 * ENGINE_MIB;
-    } else { /* Blackwell's 2026 builds take 32 MiB (PR #175344), Ampere and Ada 8.125 */
-        bool blackwell = arch == GPU_ARCH_SM100 || arch == GPU_ARCH_SM103 || arch == GPU_ARCH_SM120 ||
-                         arch == GPU_ARCH_SM121;
-        ws = lo = 8 * ENGINE_MIB + ENGINE_MIB / 8 + ENGINE_MIB;
-        hi = (blackwell ? 32 : 20) * ENGINE_MIB + 2 * ENGINE_MIB;
-    }
-    set_part(e, PART_LAZY_CUBLAS, streams * ws, lo, streams * hi);
-    /* NCCL: SGLang sets NCCL_CUMEM_ENABLE=0, so communicators connect eagerly at init. DeepEP's
-     * buffer set-up gathers over the TP group's torch communicator at the first dispatch, in the
-     * largest bucket's warm-up, and creates it there: ring 12 MiB x C, tree 6..12 MiB x C, the
-     * NET-shared pool pow2(C) x 16 x chunk (512 KiB within a node, 128 KiB across nodes), with
-     * C = 32 channels on one NVSwitch node, 16..32 across nodes (lazy-comm.md §1.3, §5). */
-    uint64_t nccl = 0, nccl_lo = 0, nccl_hi = 0;
-    if (d->a2a == A2A_DEEPEP && e->layout.moe && d->knobs.world > 1) {
-        if (d->knobs.world <= 8) {
-            nccl_lo = 32 * 12 * ENGINE_MIB + 32 * 6 * ENGINE_MIB + 32 * 16 * ENGINE_MIB / 2;
-            nccl_hi = 32 * 12 * ENGINE_MIB + 32 * 12 * ENGINE_MIB + 32 * 16 * ENGINE_MIB / 2;
-        } else {
-            nccl_lo = 16 * 12 * ENGINE_MIB + 16 * 6 * ENGINE_MIB + 16 * 16 * ENGINE_MIB / 8;
-            nccl_hi = 32 * 12 * ENGINE_MIB + 32 * 12 * ENGINE_MIB + 32 * 16 * ENGINE_MIB / 8;
-        }
-        nccl = (nccl_lo + nccl_hi) / 2;
-    }
-    set_part(e, PART_LAZY_NCCL, nccl, nccl_lo, nccl_hi);
-    term_from_parts(e, t);
-}
 
-/* FlashInfer wrappers per captured size (flashinfer_backend.py _create_decode_wrappers,
- * flashinfer_mla_backend.py): each owns an 8 MiB device int workspace. */
-static uint64_t wrappers_per_graph(const engine_deployment *d, const engine_layout *l)
-{
-    if (l->backend == BACKEND_FLASHINFER) {
-        uint64_t w = d->model.swa_layers ? 2 : 1; /* num_wrappers: sliding window or not */
-        return d->knobs.mtp > 1 ? 2 * w : w;      /* target verify adds its prefill set */
-    }
-    return l->backend == BACKEND_FLASHINFER_MLA ? 1 : 0;
-}
 
-/* Each captured graph's own cost (per-graph.md §3): the driver's node records, FlashInfer's
- * wrappers, NCCL's work for the collectives captured; or a fit's per-graph coefficient. */
-static void buckets_term(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
-{
-    engine_term *t = set_term(e, TERM_BUCKETS, 0);
-    if (has_fit(d, cal, COEF_GRAPH_BYTES)) {
-        uint64_t graph = coef(d, cal, COEF_GRAPH_BYTES, t);
-        uint64_t out_row = coef(d, cal, COEF_OUT_BYTES_PER_ROW, t);
-        term_from_fit(e, t, PART_BUCKETS_FIT, graph * (e->n_buckets - 1) + out_row * e->other_bucket_rows,
-                      "the deployment preset's fit (the article's per-bucket increments, two K3 runs)");
-        return;
-    }
-    uint64_t n = e->n_buckets, bytes, lo, hi;
-    e->graph_nodes_total = n * e->graph_nodes.nodes.expected;
-    priced(e->graph_nodes_total, &e->node_bytes_range, &bytes, &lo, &hi);
-    set_part(e, PART_BUCKETS_NODES, bytes, lo, hi);
-    mark_nodes_part(e, PART_BUCKETS_NODES);
-    uint64_t w = wrappers_per_graph(d, &e->layout) * n * 8 * ENGINE_MIB;
-    set_part(e, PART_BUCKETS_WRAPPERS, w, w, w);
-    /* NCCL inside each graph: the vocab all-gather, and the all-reduces custom all-reduce does not
-     * serve (outside its group sizes, or inputs of bs x mtp x hidden x 2 B at or past its buffer). */
-    uint64_t ops = 0;
-    for (uint32_t i = 0; i < e->n_buckets; i++) {
-        uint64_t ar_bytes = (uint64_t)e->buckets[i] * d->knobs.mtp * d->model.hidden * 2;
-        ops += e->graph_nodes.vocab_gather;
-        if (e->graph_nodes.allreduce && !engine_custom_ar_covers(d, e->attn_tp, ar_bytes))
-            ops += e->graph_nodes.allreduce;
-    }
-    e->nccl_graph_ops = (uint32_t)ops;
-    set_part(e, PART_BUCKETS_NCCL_WORK, ops * ENGINE_MIB / 5, ops * 16 * 1024, ops * 3 * ENGINE_MIB / 10);
-    term_from_parts(e, t);
-}
 
-/* The draft graphs: the draft runners capture per size mtp - 1 decode steps and a draft extend
- * through the draft layers (their nodes), FlashInfer's per-step wrappers, and their outputs and
- * temporaries; or a fit's base and per-row coefficients. */
-static void draft_term(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
-{
-    engine_term *t = set_term(e, TERM_DRAFT, 0);
-    if (d->knobs.mtp <= 1) { /* no speculation: no draft graph, exactly 0 */
-        t->source = SOURCE_EXACT;
-        return;
-    }
-    if (has_fit(d, cal, COEF_DRAFT_BASE_BYTES)) {
-        uint64_t base = coef(d, cal, COEF_DRAFT_BASE_BYTES, t);
-        uint64_t row = coef(d, cal, COEF_DRAFT_BYTES_PER_ROW, t);
-        term_from_fit(e, t, PART_DRAFT_FIT, base + row * e->attn_rows,
-                      "the deployment preset's fit (the article's draft graph, two K3 runs)");
-        return;
-    }
-    const engine_model *m = &d->model;
-    uint64_t n = e->n_buckets, bytes, lo, hi;
-    priced(n * e->graph_nodes.draft_nodes.expected, &e->node_bytes_range, &bytes, &lo, &hi);
-    set_part(e, PART_DRAFT_NODES, bytes, lo, hi);
-    mark_nodes_part(e, PART_DRAFT_NODES);
-    bool fi = e->layout.backend == BACKEND_FLASHINFER || e->layout.backend == BACKEND_FLASHINFER_MLA;
-    uint64_t w = fi ? n * d->knobs.mtp * 8 * ENGINE_MIB : 0;
-    set_part(e, PART_DRAFT_WRAPPERS, w, w, w);
-    /* The draft logits (FP32) and hidden states in and out for every row, and one draft layer's
-     * widest temporaries (the same shapes as the target's). */
-    engine_term act = *t;
-    widest_layer(d, e, &act);
-    uint64_t buf = (uint64_t)e->attn_rows * ((uint64_t)m->vocab * 4 + 4 * (uint64_t)m->hidden * 2) + act.bytes;
-    set_part(e, PART_DRAFT_BUFFERS, buf, buf / 4 * 3, buf / 2 * 3);
-    term_from_parts(e, t);
-}
 
 void estimate_terms_run(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet)
 {
@@ -1338,88 +935,13 @@ void estimate_terms_run(const engine_deployment *d, const engine_calibration *ca
     e->max_dispatch = k->max_dispatch_auto ? e->moe_rows : k->max_dispatch;
     engine_graph_nodes_count(d, lay, e->attn_tp, &e->graph_nodes);
 
-    /* Static buffers: allocated before capture, outside the pool, sized for the largest bucket. */
-    set_term(e, TERM_LOGITS, (uint64_t)e->logits_rows * m->vocab * 4);
-    engine_term *index = set_term(e, TERM_KV_INDEX, 0);
-    backend_state(d, e, index);
-    set_term(e, TERM_INPUTS, (uint64_t)e->attn_rows * (2 * m->hidden + 48));
-
-    /* The largest bucket: MoE buffers sized by max_dispatch, lazy allocations, activations. */
-    uint32_t dispatch_deps = k->max_dispatch_auto ? ROWS : 0;
-    bool deepep = d->a2a == A2A_DEEPEP && lay->moe;
-    uint64_t T = e->max_dispatch;
-    uint64_t deepep_bytes = deepep ? engine_deepep_ll_hint_bytes(T, m->dispatch_hidden, m->num_experts) : 0;
-    engine_term *dt = set_term(e, TERM_DEEPEP, deepep_bytes);
-    dt->depends_on |= dispatch_deps;
-    dt->alt_bytes = deepep ? engine_deepep_nvshmem_bytes(deepep_bytes) : 0;
-    dt->alt_label = "NVSHMEM 512 MiB chunks";
-    /* Normal and auto mode add the normal-mode NVL buffer; their RDMA buffer is the larger of the
-     * normal hint and the LL one (so auto adds only what the normal hint has beyond LL). SGLang
-     * passes hidden x 2 bytes (params_bytes 2: BF16 dispatch) over the EP group. */
-    engine_term *normal = set_term(e, TERM_DEEPEP_NORMAL, 0);
-    if (deepep && lay->deepep_normal) {
-        uint64_t nvl, rdma;
-        if (engine_deepep_normal_bytes(lay->ep, 2 * (uint64_t)m->dispatch_hidden, &nvl, &rdma)) {
-            uint64_t ll = lay->deepep_ll ? deepep_bytes : 0;
-            normal->bytes = nvl + (rdma > ll ? rdma - ll : 0);
-        } else {
-            normal->known = false;
-            normal->source = SOURCE_UNKNOWN;
-            normal->formula = "DeepEP has no default normal-mode config for this EP size";
-        }
-    }
-    if (deepep && !lay->deepep_ll) { /* normal mode only: no low-latency buffer */
-        dt->bytes = 0;
-        dt->alt_bytes = 0;
-    }
-    uint64_t gemm =
-        deepep ? engine_masked_gemm_sum_bytes(T, m->dispatch_hidden, m->moe_intermediate, m->num_experts) : 0;
-    engine_term *gt = set_term(e, TERM_MASKED_GEMM, gemm);
-    gt->depends_on |= dispatch_deps;
-    gt->alt_bytes = deepep ? engine_masked_gemm_peak_bytes(T, m->dispatch_hidden, m->moe_intermediate, m->num_experts,
-                                                           d->gpu.ue8m0_scales)
-                           : 0;
-    gt->alt_label = "lifetime-aware peak";
-    gt->low_bytes = gt->alt_bytes < gemm ? gt->alt_bytes : gemm; /* the sum is the high end */
-    gt->high_bytes = gemm;
-
-    lazy_term(d, cal, e);
-
-    engine_term *act = set_term(e, TERM_ACT, 0);
-    if (m->coef_missing[COEF_ACT_BYTES_PER_ROW] && !(cal && cal->has[COEF_ACT_BYTES_PER_ROW])) {
-        widest_layer(d, e, act); /* no fitted value: the temporaries from the model's shapes */
-    } else {
-        uint64_t per_row = coef(d, cal, COEF_ACT_BYTES_PER_ROW, act);
-        act->bytes = m->heads ? per_row * e->attn_rows * e->heads_per_gpu / m->heads : 0;
-    }
-
     uint64_t other_bs = bucket_sum - e->bs_max; /* all but the largest */
     e->other_bucket_rows = other_bs * k->mtp;
-    buckets_term(d, cal, e);
-    draft_term(d, cal, e);
 
-    /* Without DeepEP, the routed experts run the fused-MoE kernels: one cache of
-     * M x top_k x max(N, K) shared by cache1 and cache3, plus cache2 (M x top_k, N / 2), BF16,
-     * N = 2 x I / moe_tp, K = hidden (fused_experts_impl); the largest bucket's peak. */
-    uint64_t fused = 0;
-    if (lay->moe && !deepep) {
-        uint64_t n = 2 * (uint64_t)m->moe_intermediate / lay->moe_tp;
-        uint64_t wide = n > m->hidden ? n : m->hidden;
-        fused = 2 * (uint64_t)e->moe_rows * m->top_k * (wide + n / 2);
-    }
-    set_term(e, TERM_FUSED_MOE, fused);
-
-    /* Releases before the shared logits buffer kept each captured graph's FP32 logits. */
-    /* What a calibration found in the static layer beyond its exact and derived terms. */
-    engine_term *other = set_term(e, TERM_STATIC_OTHER, cal && cal->has_static ? cal->static_bytes : 0);
-    if (!(cal && cal->has_static))
-        other->source = SOURCE_EXACT; /* nothing fitted: no intercept */
-    else {
-        other->n_runs = cal->n_runs < ENGINE_MAX_CAL_RUNS ? cal->n_runs : ENGINE_MAX_CAL_RUNS;
-    }
-
-    bool per_graph_logits = !engine_release_has_shared_logits(&k->sglang);
-    set_term(e, TERM_GRAPH_LOGITS, per_graph_logits ? e->other_bucket_rows * m->vocab * 4 : 0);
+    /* Every term from its row's function, in the table's order (a term reads only those before
+     * it: DeepEP's normal-mode buffer the LL one). */
+    for (int i = 0; i < TERM_COUNT; i++)
+        engine_terms[i].compute(d, cal, e);
 
     /* Summed in four scalars: a store indexed by the layer would chain each addition on the
      * previous one through memory, a fifth of a probe's time; the switch follows the same path on
@@ -1465,6 +987,7 @@ void estimate_terms_run(const engine_deployment *d, const engine_calibration *ca
 
     /* MODEL.md's warnings on the combination (never a refusal to estimate). */
     char brief[48];
+    bool deepep = d->a2a == A2A_DEEPEP && lay->moe;
     if (deepep && !k->max_dispatch_auto && k->max_dispatch < e->moe_rows) {
         BRIEF(&e->warnings, brief, "%u < %u rows", e->max_dispatch, e->moe_rows);
         WARN_AT(&e->warnings, "dispatch_below_rows", k->max_dispatch, e->moe_rows, brief,
