@@ -510,6 +510,7 @@ static size_t buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
             .require_gathered = gathered,
             .attn_tp = attn_tp,
             .tbo = k->tbo,
+            .rocm = engine_gpu_is_rocm(d->gpu.arch),
         };
         engine_capture_notes notes;
         /* written straight into OUT when it holds a whole list (the estimate's does): this runs

@@ -49,4 +49,8 @@ expect_exit 0 "$CGPLAN" estimate --model qwen3-8b --set gpu=h100 --set sglang=0.
 contains "$OUT" "SGLang v0.6.0 is newer than the newest modelled release main@2026-07-20: planned as main@2026-07-20" "the table says it too"
 expect_exit 0 "$CGPLAN" estimate --model qwen3-8b --set gpu=h100 --set sglang=main --format json
 check_py "'adjusted' not in [w['code'] for w in j['warnings']]" "main itself: no note"
+# v0.4.3 .. v0.4.5.post2 append 168..256 step 8 on AMD GPUs (is_hip; PR #3420): the estimate
+# asks the GPU preset's arch
+expect_exit 0 "$CGPLAN" estimate --model qwen3-8b --set gpu=mi300x --set sglang=0.4.3 --format json
+check_py "j['knobs']['buckets'][-12:] == list(range(168, 257, 8)) and len(j['knobs']['buckets']) == 35" "AMD: 168..256 appended at 0.4.3"
 finish
