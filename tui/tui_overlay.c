@@ -241,7 +241,10 @@ static void draw_explain(tui_app *app, tui_screen *s)
     int t = app->sel >= 0 && app->sel < TERM_COUNT ? app->sel : 0;
     const engine_term_info *info = &engine_terms[t];
     const engine_term *term = &app->plan[0].e.terms[t];
-    tui_rect r = centered(s, EXPLAIN_W, 10);
+    int n_parts = 0;
+    for (int p = 0; p < PART_COUNT; p++)
+        n_parts += engine_parts[p].term == (engine_term_id)t && app->plan[0].e.parts[p].present;
+    tui_rect r = centered(s, EXPLAIN_W, 10 + n_parts);
     tui_fill(s, r, L' ', TUI_ST_NORMAL);
     tui_draw_box(s, g, r, "explain a term: Up/Down the next term · any other key closes", true);
     char deps[ENGINE_TEXT_MAX];
@@ -250,7 +253,8 @@ static void draw_explain(tui_app *app, tui_screen *s)
     tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_FOCUS, "%s (%s) · %s · %s layer", info->label, info->key,
                       engine_source_names[term->source], engine_layer_names[info->layer]);
     if (term->known)
-        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "now       %.3f GiB per GPU", tui_gib(term->bytes));
+        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "now       %.3f GiB per GPU [%.3f, %.3f]",
+                          tui_gib(term->bytes), tui_gib(term->low_bytes), tui_gib(term->high_bytes));
     else
         tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_WARN, "now       unknown (no formula, coefficient or calibration)");
     tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "what      %s", info->legend);
@@ -260,6 +264,13 @@ static void draw_explain(tui_app *app, tui_screen *s)
                       term->origin ? term->origin : info->origin);
     tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "depends   %s", deps);
     tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM, "limits as %s", info->limit_phrase);
+    for (int p = 0; p < PART_COUNT; p++) { /* a mechanism's parts, each with its range and source */
+        const engine_part *part = &app->plan[0].e.parts[p];
+        if (engine_parts[p].term == (engine_term_id)t && part->present)
+            tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "part      %-20s %.3f GiB [%.3f, %.3f] %s",
+                              engine_parts[p].key, tui_gib(part->bytes), tui_gib(part->low_bytes),
+                              tui_gib(part->high_bytes), engine_source_names[part->source]);
+    }
 }
 
 void tui_draw_overlay(tui_app *app, tui_screen *s)

@@ -137,4 +137,10 @@ expect_exit 2 "$CGPLAN" tui --db "$DB" --model no-such/Model --set gpu=h100
 contains "$ERR" "no model preset" "tui --model names an unknown model"
 expect_exit 2 "$CGPLAN" tui --db "$DB" --model qwen3-8b
 contains "$ERR" "--set gpu=NAME" "tui --model needs a GPU"
+# e on a mechanism-built term lists its parts, each with its range and source
+keys="e"; for n in $(seq 13); do keys="$keys Down"; done
+expect_exit 0 env LANG=C.UTF-8 "$CGPLAN" tui --snapshot 120x40 --db "$DB" --model qwen3-8b --set gpu=h100 --keys "$keys"
+contains "$OUT" "captured graphs (buckets) · empirical" "explain: the buckets term"
+contains "$OUT" "part      buckets.nodes" "explain: its kernel-nodes part"
+printf '%s\n' "$OUT" | grep -q "part      buckets.nodes  *[0-9.]* GiB \[[0-9.]*, [0-9.]*\] empirical" && pass || fail "explain: the part's range and source"
 finish
