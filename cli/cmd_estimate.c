@@ -249,6 +249,7 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_ki64(w, "full_bytes", b->kv_full_pool_bytes);
     jsonw_ki64(w, "swa_bytes", b->kv_swa_pool_bytes);
     jsonw_ku64(w, "state_bytes", b->state_pool_bytes);
+    jsonw_ku64(w, "state_slots", b->state_slots);
     jsonw_object_end(w);
     jsonw_ku64(w, "kv_tokens_per_gib", b->kv_tokens_per_gib);
     /* wall_max_bs: the largest max_bs that fits at its own recommended fraction; null: none */
@@ -436,7 +437,12 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
                 (double)b->kv_swa_pool_bytes / (double)ENGINE_GIB, (unsigned long long)b->kv_cell_swa_bytes,
                 d->model.attention_chunk ? (double)d->model.attention_chunk / (double)k->context_len
                                          : k->swa_full_tokens_ratio);
-    if (b->state_pool_bytes)
+    if (b->state_slots)
+        fprintf(out,
+                "        state pool %.2f GiB: %llu request states (SGLang's mamba cache: %.2f of the KV pool's "
+                "memory, --mamba-full-memory-ratio)\n",
+                cli_gib(b->state_pool_bytes), (unsigned long long)b->state_slots, k->mamba_full_memory_ratio);
+    else if (b->state_pool_bytes)
         fprintf(out, "        state pool %.2f GiB (linear-attention state of the running requests)\n",
                 cli_gib(b->state_pool_bytes));
     /* The wall: each max_bs at the fraction recommended for it (MODEL.md, Budget). */

@@ -39,27 +39,6 @@ static uint64_t plan_weights(const engine_deployment *d, const engine_estimate *
     return engine_weight_bytes_per_gpu(&d->model, k->world, k->dp, e->layout.dp_attention, e->layout.ep, known);
 }
 
-/* The linear-attention state of the running requests: the preset's figure, else one state per
- * request slot of this DP rank (the plan's max_running_requests: dp x max_bs, per rank max_bs),
- * its heads split over the attention group like the KV heads. */
-static uint64_t plan_state(const engine_deployment *d, const engine_estimate *e)
-{
-    const engine_knobs_state *k = &d->knobs;
-    if (d->state_pool_bytes || !d->model.linear_state_bytes_per_request)
-        return d->state_pool_bytes;
-    uint64_t dp = k->dp ? k->dp : 1;
-    uint64_t slots = k->max_running_requests_auto ? k->max_bs : (k->max_running_requests + dp - 1) / dp;
-    return d->model.linear_state_bytes_per_request * slots / (e->attn_tp ? e->attn_tp : 1);
-}
-
-/* KV pool = (P - W) - P x (1 - f) - S: SGLang multiplies f by P, not by the total
- * (kv_cache_configurator.py _profile_available_bytes). */
-static int64_t kv_pool_after(const engine_deployment *d, const engine_estimate *e, int64_t reserve)
-{
-    bool known;
-    return (int64_t)pre_load_free(d) - (int64_t)plan_weights(d, e, &known) - reserve - (int64_t)plan_state(d, e);
-}
-
 /* The requests one GPU's pool serves: a DP rank's share of the request pool (launch prints
  * dp x max_bs when max_running_requests is auto). */
 static uint32_t running_requests(const engine_deployment *d)
@@ -70,6 +49,43 @@ static uint32_t running_requests(const engine_deployment *d)
     uint32_t dp = engine_dp_attention(k) && k->dp ? k->dp : 1;
     return (k->max_running_requests + dp - 1) / dp;
 }
+
+/* The linear-attention (KDA, Gated DeltaNet, Mamba) state pool as SGLang sizes it
+ * (model_runner_kv_cache_mixin.py handle_max_mamba_cache): under speculation the running
+ * requests' intermediate states (x draft tokens) come off what weights and the reserve leave;
+ * then the pool takes r / (1 + r) of the rest, r = --mamba-full-memory-ratio (0.9), in whole
+ * request states, and the KV pool the remainder. One state is the model's per-request state,
+ * its heads split over the attention group like the KV heads. A preset's figure wins. REST is
+ * P - weights - P x (1 - f); SLOTS (may be NULL) gets the states the pool holds. */
+static uint64_t plan_state(const engine_deployment *d, const engine_estimate *e, int64_t rest, uint64_t *slots)
+{
+    const engine_knobs_state *k = &d->knobs;
+    if (slots)
+        *slots = 0;
+    if (d->state_pool_bytes || !d->model.linear_state_bytes_per_request)
+        return d->state_pool_bytes;
+    uint64_t per_req = d->model.linear_state_bytes_per_request / (e->attn_tp ? e->attn_tp : 1);
+    if (!per_req)
+        return 0;
+    uint64_t spec = k->mtp > 1 ? per_req * running_requests(d) * k->mtp : 0;
+    double avail = (double)rest - (double)spec, r = k->mamba_full_memory_ratio;
+    if (avail <= 0 || r <= 0)
+        return spec;
+    uint64_t n = (uint64_t)(avail * r / (1 + r) / (double)per_req);
+    if (slots)
+        *slots = n;
+    return n * per_req + spec;
+}
+
+/* KV pool = (P - W) - P x (1 - f) - S: SGLang multiplies f by P, not by the total
+ * (kv_cache_configurator.py _profile_available_bytes). */
+static int64_t kv_pool_after(const engine_deployment *d, const engine_estimate *e, int64_t reserve)
+{
+    bool known;
+    int64_t rest = (int64_t)pre_load_free(d) - (int64_t)plan_weights(d, e, &known) - reserve;
+    return rest - (int64_t)plan_state(d, e, rest, NULL);
+}
+
 
 /* With DCP each GPU stores 1/dcp of the tokens (SGLang allocator, reference/sglang.md 3.5). */
 static uint64_t kv_min_bytes_of(const engine_deployment *d, uint64_t cell)
@@ -294,7 +310,12 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
     b->pre_load_free_bytes = pre_load_free(d);
     b->weights_measured = d->weights_bytes != 0;
     b->weights_bytes = plan_weights(d, e, &b->weights_known);
-    b->state_pool_bytes = plan_state(d, e);
+    {
+        bool known;
+        int64_t rest = (int64_t)b->pre_load_free_bytes - (int64_t)plan_weights(d, e, &known) -
+                       reserve_of(d, k->mem_fraction_static);
+        b->state_pool_bytes = plan_state(d, e, rest, &b->state_slots);
+    }
     b->other_runtime_bytes = d->other_runtime_bytes;
     b->margin_bytes = d->margin_bytes;
     b->static_budget_bytes = (uint64_t)reserve_of(d, k->mem_fraction_static);

@@ -62,6 +62,7 @@ typedef enum {
     KNOB_NODE_BYTES, /* bytes per kernel node of an instantiated graph (auto: the GPU's) */
     KNOB_BOUND,      /* high (the default) or expected */
     KNOB_SWA_RATIO,  /* --swa-full-tokens-ratio: the sliding-window pool's tokens per full-attention token */
+    KNOB_MAMBA_RATIO, /* --mamba-full-memory-ratio: the state pool's memory per byte of KV pool */
     KNOB_COUNT
 } engine_knob_id;
 
@@ -405,6 +406,7 @@ struct engine_knobs_state {
     bool node_bytes_auto;   /* node_bytes: the GPU's (preset or arch default) */
     engine_bound bound;     /* which end of the ranges the answers plan on */
     double swa_full_tokens_ratio; /* SWA pool tokens per full-attention token (SGLang's default 0.8) */
+    double mamba_full_memory_ratio; /* state pool bytes per KV pool byte (SGLang's default 0.9) */
 };
 
 typedef struct {
@@ -692,6 +694,7 @@ typedef struct {
     uint64_t kv_cell_bytes;                 /* per full-attention token, the sliding-window share included */
     uint64_t kv_cell_full_bytes, kv_cell_swa_bytes; /* its two shares (swa 0: one pool) */
     int64_t kv_full_pool_bytes, kv_swa_pool_bytes;  /* the KV pool split as SGLang allocates it */
+    uint64_t state_slots;                           /* request states the state pool holds (0: none) */
     uint64_t kv_tokens_per_gib; /* logical tokens one GiB of graph memory costs */
     uint32_t wall_max_bs;       /* the largest max_bs that fits at its own recommended fraction (0: none) */
     engine_term_id wall_term;   /* the term that stops it: what grows most from the wall to the next size */

@@ -420,7 +420,8 @@ void engine_deployment_defaults(engine_deployment *d)
     d->knobs.min_kv_tokens = 4096;
     d->knobs.node_bytes_auto = true;
     d->knobs.bound = BOUND_HIGH;
-    d->knobs.swa_full_tokens_ratio = 0.8; /* server_args.py swa_full_tokens_ratio */
+    d->knobs.swa_full_tokens_ratio = 0.8;   /* server_args.py swa_full_tokens_ratio */
+    d->knobs.mamba_full_memory_ratio = 0.9; /* server_args.py mamba_full_memory_ratio */
     d->model.kv_bytes = 2;
     engine_k3_default_coefficients(d->model.coef);
 }

@@ -454,6 +454,20 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .field = KNOB_FIELD_DOUBLE,
      .offset = AT(knobs.swa_full_tokens_ratio),
      .sglang_flag = "--swa-full-tokens-ratio"},
+    {.id = KNOB_MAMBA_RATIO,
+     .name = "mamba_full_memory_ratio",
+     .label = "mamba_ratio",
+     .brief = "mamba",
+     .type = KNOB_TYPE_FRACTION,
+     .min = 0.01,
+     .max = 16.0,
+     .range = "0.01..16",
+     .default_text = "0.9 (SGLang's)",
+     .unit = "",
+     .help = "--mamba-full-memory-ratio: the linear-attention state pool's memory per byte of KV pool",
+     .field = KNOB_FIELD_DOUBLE,
+     .offset = AT(knobs.mamba_full_memory_ratio),
+     .sglang_flag = "--mamba-full-memory-ratio"},
 };
 
 const engine_knob_info *engine_knob_find(const char *name)

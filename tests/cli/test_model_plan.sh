@@ -109,6 +109,13 @@ check_py "j['budget']['kv_pools']['full_cell_bytes'] == 9216 and j['budget']['kv
 expect_exit 0 "$CGPLAN" estimate --model gpt-oss-120b --set gpu=h100 --set tp=4 --set swa_full_tokens_ratio=0.5 --format json
 check_py "j['budget']['kv_cell_bytes'] == 512 * 27" "swa_full_tokens_ratio moves the sliding-window share"
 
+# Qwen3-Next's Gated DeltaNet state as SGLang sizes its mamba cache (handle_max_mamba_cache): the
+# pool takes r / (1 + r) of what weights and the reserve leave, r = 0.9, in whole request states
+# of 77,266,944 / 4 B at TP4; the KV pool the rest.
+expect_exit 0 "$CGPLAN" estimate --model qwen3-next-80b-a3b --set gpu=h200 --set tp=4 --format json
+check_py "(lambda b, per: b['kv_pools']['state_slots'] == int((b['pre_load_free_bytes'] - b['weights_bytes'] - b['static_budget_bytes']) * 0.9 / 1.9 / per) and b['state_pool_bytes'] == b['kv_pools']['state_slots'] * per)(j['budget'], 77266944 // 4)" "mamba cache: 0.9 / 1.9 of the rest, in whole states"
+check_py "abs(j['budget']['kv_pool_bytes'] + j['budget']['state_pool_bytes'] - (j['budget']['pre_load_free_bytes'] - j['budget']['weights_bytes'] - j['budget']['static_budget_bytes'])) < 2" "state and KV pools share what is left"
+
 # A term no formula covers (DeepEP has no default normal-mode config for 6 ranks) leaves no upper end: every
 # answer refuses with exit 3 and names the term, and nothing counts it as zero.
 for cmd in "search --gpus 8" "launch" "solve max_bs" "estimate --check"; do
