@@ -18,15 +18,20 @@
 
 #include "store_internal.h"
 #include "store_terms.h"
+#include "text.h"
 
 void store_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
     if (!err || !errlen)
         return;
+    char line[8192];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    /* a value quoted in a message (a damaged record's text, a file name) cannot break the
+     * one-line rule or drive the terminal */
+    engine_text_cleaned(err, errlen, line);
 }
 
 /* The directory PATH's file is in: "." for a bare name, "/" for a file at the root. */

@@ -27,6 +27,7 @@ struct store {
 
 extern const char store_schema_sql[]; /* db/schema.sql, embedded at build time */
 
+/* The message into ERR as one line: control characters as their visible escapes. */
 void store_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "PATH: <sqlite's message>; <hint>" for a failed statement. */
 void store_db_err(const store *s, char *err, size_t errlen, const char *doing);
