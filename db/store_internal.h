@@ -279,4 +279,11 @@ bool store_record_done(store_record_reader *r);
 int store_read_knobs(store *s, const store_run_row *row, engine_deployment *values,
                      engine_knob_origin origin[KNOB_COUNT], char *err, size_t errlen);
 
+/* Decodes run ID's detail record DETAIL (TARGET: its target group's ordinal) into GROUPS (CAP of
+ * room; *N_GROUPS counted), RANKS (RCAP; *N_RANKS) and EXTRA's env_dispatch, each may be NULL.
+ * Returns 0, or -1 with ERR naming the run (S's path) when the record is damaged. */
+int store_read_detail(store *s, int64_t id, store_bytes detail, int64_t target, store_group_info *groups, size_t cap,
+                      size_t *n_groups, store_rank_info *ranks, size_t rcap, size_t *n_ranks, store_run_extra *extra,
+                      char *err, size_t errlen);
+
 #endif
