@@ -18,15 +18,20 @@
 
 #include "store_internal.h"
 #include "store_terms.h"
+#include "text.h"
 
 void store_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
     if (!err || !errlen)
         return;
+    char line[8192];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    /* a value quoted in a message (a damaged record's text, a file name) cannot break the
+     * one-line rule or drive the terminal */
+    engine_text_cleaned(err, errlen, line);
 }
 
 /* The directory PATH's file is in: "." for a bare name, "/" for a file at the root. */
@@ -1071,46 +1076,19 @@ static uint32_t list_count(const char *text, uint32_t *first)
     return n;
 }
 
-int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t cap, size_t *n_groups,
-                        store_rank_info *ranks, size_t rcap, size_t *n_ranks, store_run_extra *extra, char *err,
-                        size_t errlen)
+int store_read_detail(store *s, int64_t id, store_bytes detail, int64_t target, store_group_info *groups, size_t cap,
+                      size_t *n_groups, store_rank_info *ranks, size_t rcap, size_t *n_ranks, store_run_extra *extra,
+                      char *err, size_t errlen)
 {
-    sqlite3_stmt *st = NULL;
-    char sql[2048];
     if (n_groups)
         *n_groups = 0;
     if (n_ranks)
         *n_ranks = 0;
-    store_select_sql(&store_runs_table, NULL, "WHERE id = ?1", sql, sizeof sql);
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        goto dberr;
-    sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE) {
-        sqlite3_finalize(st);
-        return 1;
-    }
-    if (rc != SQLITE_ROW)
-        goto dberr;
-    store_run_row run;
-    store_read_row(st, 0, &store_runs_table, &run);
-    int64_t target = run.target_group;
-    if (extra) {
-        memset(extra, 0, sizeof *extra);
-        engine_copy_text(extra->path, sizeof extra->path, run.path);
-        engine_copy_text(extra->content_hash, sizeof extra->content_hash, run.content_hash);
-        engine_copy_text(extra->model_path, sizeof extra->model_path, run.model_path);
-        extra->first_line = run.first_line >= 0 && run.first_line <= UINT32_MAX ? (uint32_t)run.first_line : 0;
-        extra->last_line = run.last_line >= 0 && run.last_line <= UINT32_MAX ? (uint32_t)run.last_line : 0;
-        extra->lines = (uint64_t)run.lines;
-        extra->unknown_lines = (uint64_t)run.unknown_lines;
-        extra->malformed_lines = (uint64_t)run.malformed_lines;
-    }
     /* The detail record, whole (a damaged one is reported, not shown in part): each group with
      * its bars, then the ranks, then the env lines. */
     store_record_reader rd;
     uint64_t n = 0;
-    store_record_open(&rd, run.detail);
+    store_record_open(&rd, detail);
     store_record_get_count(&rd, &n);
     for (uint64_t gi = 0; gi < n; gi++) {
         store_group_row r;
@@ -1172,7 +1150,6 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
         if (extra && strcmp(r.key, "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK") == 0)
             engine_copy_text(extra->env_dispatch, sizeof extra->env_dispatch, r.value); /* the last one stated */
     }
-    sqlite3_finalize(st);
     if (!store_record_done(&rd)) {
         store_set_err(err, errlen,
                       "%s: run %lld: its stored groups, ranks and environment lines are damaged; delete the run "
@@ -1181,6 +1158,47 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
         return -1;
     }
     return 0;
+}
+
+int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t cap, size_t *n_groups,
+                        store_rank_info *ranks, size_t rcap, size_t *n_ranks, store_run_extra *extra, char *err,
+                        size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    char sql[2048];
+    if (n_groups)
+        *n_groups = 0;
+    if (n_ranks)
+        *n_ranks = 0;
+    store_select_sql(&store_runs_table, NULL, "WHERE id = ?1", sql, sizeof sql);
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        goto dberr;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        sqlite3_finalize(st);
+        return 1;
+    }
+    if (rc != SQLITE_ROW)
+        goto dberr;
+    store_run_row run;
+    store_read_row(st, 0, &store_runs_table, &run);
+    int64_t target = run.target_group;
+    if (extra) {
+        memset(extra, 0, sizeof *extra);
+        engine_copy_text(extra->path, sizeof extra->path, run.path);
+        engine_copy_text(extra->content_hash, sizeof extra->content_hash, run.content_hash);
+        engine_copy_text(extra->model_path, sizeof extra->model_path, run.model_path);
+        extra->first_line = run.first_line >= 0 && run.first_line <= UINT32_MAX ? (uint32_t)run.first_line : 0;
+        extra->last_line = run.last_line >= 0 && run.last_line <= UINT32_MAX ? (uint32_t)run.last_line : 0;
+        extra->lines = (uint64_t)run.lines;
+        extra->unknown_lines = (uint64_t)run.unknown_lines;
+        extra->malformed_lines = (uint64_t)run.malformed_lines;
+    }
+    int ok =
+        store_read_detail(s, id, run.detail, target, groups, cap, n_groups, ranks, rcap, n_ranks, extra, err, errlen);
+    sqlite3_finalize(st);
+    return ok;
 dberr:
     store_db_err(s, err, errlen, "reading a run");
     sqlite3_finalize(st);

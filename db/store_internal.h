@@ -27,6 +27,7 @@ struct store {
 
 extern const char store_schema_sql[]; /* db/schema.sql, embedded at build time */
 
+/* The message into ERR as one line: control characters as their visible escapes. */
 void store_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "PATH: <sqlite's message>; <hint>" for a failed statement. */
 void store_db_err(const store *s, char *err, size_t errlen, const char *doing);
@@ -277,5 +278,12 @@ bool store_record_done(store_record_reader *r);
  * 0, or -1 with ERR naming the run (a damaged record, a knob value this cgplan refuses). */
 int store_read_knobs(store *s, const store_run_row *row, engine_deployment *values,
                      engine_knob_origin origin[KNOB_COUNT], char *err, size_t errlen);
+
+/* Decodes run ID's detail record DETAIL (TARGET: its target group's ordinal) into GROUPS (CAP of
+ * room; *N_GROUPS counted), RANKS (RCAP; *N_RANKS) and EXTRA's env_dispatch, each may be NULL.
+ * Returns 0, or -1 with ERR naming the run (S's path) when the record is damaged. */
+int store_read_detail(store *s, int64_t id, store_bytes detail, int64_t target, store_group_info *groups, size_t cap,
+                      size_t *n_groups, store_rank_info *ranks, size_t rcap, size_t *n_ranks, store_run_extra *extra,
+                      char *err, size_t errlen);
 
 #endif

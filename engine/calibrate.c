@@ -284,7 +284,8 @@ static const char *refusal(const calib_point *p, int n, const row *rows, int m, 
     }
     for (int i = 0; i < m; i++) {
         double bytes = value * rows[i].a[j];
-        double limit = rows[i].point < n && p[rows[i].point].gpu_bytes > 0 ? p[rows[i].point].gpu_bytes : ABSURD_BYTES;
+        double gpu = rows[i].point < n ? p[rows[i].point].gpu_bytes : 0;
+        double limit = gpu > 0 && gpu < ABSURD_BYTES ? gpu : ABSURD_BYTES; /* a GPU preset may say up to 1 PiB */
         if (bytes > limit) {
             snprintf(buf, len, "refused: the fit gives %.1f GiB for run %lld, more than its GPU holds (absurd)",
                      bytes / (double)ENGINE_GIB, (long long)p[rows[i].point].run_id);
@@ -331,7 +332,20 @@ static void fit_rows(const calib_point *p, int n, int skip, const bool *in, cons
                 f->st[j] = ST_REFUSED;
             }
         }
-        if (!again)
+        /* then, once the rest stands, a slope above what a preset may hold (ENGINE_COEF_MAX, 4 GiB a
+         * row or a graph; an intercept may carry a totals run's whole unexplained part): checked
+         * last, so one refused for its sign is refitted before its neighbours are judged */
+        bool capped = false;
+        for (int j = 0; !again && j < COEF_COUNT; j++) {
+            if (f->st[j] != ST_FITTED || !is_slope(j) || !(f->theta[j] > (double)ENGINE_COEF_MAX))
+                continue;
+            snprintf(f->why[j], sizeof f->why[j],
+                     "refused: the fit gives %.0f B, above a coefficient's 4 GiB a row or graph (absurd)", f->theta[j]);
+            refused[j] = capped = true;
+            f->raw[j] = f->theta[j];
+            f->st[j] = ST_REFUSED;
+        }
+        if (!again && !capped)
             break;
     }
 }
@@ -847,6 +861,10 @@ void calib_fit_node_bytes(const calib_node_point *p, int n, calib_node_result *r
         hi = b > hi ? b : hi;
         r->residual_pct[i] = p[i].bytes != 0 ? 100.0 * (p[i].bytes - r->slope * p[i].nodes) / fabs(p[i].bytes) : NAN;
     }
+    /* within the knob's range, as the slope is: a run whose rounding is larger than its bytes
+     * would give 0 B (or, with few nodes, past any uint64_t) */
+    lo = lo < CALIB_NODE_BYTES_MIN ? CALIB_NODE_BYTES_MIN : lo;
+    hi = hi > CALIB_NODE_BYTES_MAX ? CALIB_NODE_BYTES_MAX : hi;
     r->fitted = true;
     r->node_bytes.expected = (uint64_t)llround(r->slope);
     r->node_bytes.low = lo > 0 ? (uint64_t)floor(lo) : 0;

@@ -148,7 +148,8 @@ int engine_apply_sglang_args(engine_deployment *d, const char *args, char *model
      * (speculative_hook._auto_choose_speculative_params: 3 steps for DeepSeek-like models). */
     if (spec && !draft_tokens) {
         char text[24];
-        snprintf(text, sizeof text, "%ld", (steps > 0 ? steps : 3) + 1);
+        /* unsigned: strtol's LONG_MAX + 1 is a number the knob refuses, not an overflow */
+        snprintf(text, sizeof text, "%llu", (unsigned long long)(steps > 0 ? steps : 3) + 1);
         if (engine_knob_set_text(d, KNOB_MTP, text, adj, err, errlen) != 0)
             return -1;
         d->knob_origin[KNOB_MTP] = ORIGIN_RELEASE;

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Writes the fuzz targets' seed corpora under DIR (default build-fuzz/seeds): the real fixture
 # logs (tests/fixtures/sglang-logs), the built-in presets (presets/*/*.yaml) and a few hostile
-# shapes, --set / --vary values for every knob, and key sequences for the TUI. Usage:
+# shapes, --set / --vary values for every knob, key sequences for the TUI, the fixture configs
+# (tests/fixtures/configs), SGLang launch lines, edits of the two store records fuzz_record
+# encodes, and calibration points. Usage:
 #   tests/fuzz/seed_corpus.sh [DIR]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$src/build-fuzz/seeds}
 rm -rf "$out"
-mkdir -p "$out"/caplog "$out"/preset "$out"/knobs "$out"/tui
+mkdir -p "$out"/caplog "$out"/preset "$out"/knobs "$out"/tui "$out"/config "$out"/record "$out"/sglang_args "$out"/calibrate
 cp "$src"/tests/fixtures/sglang-logs/*.log "$out"/caplog/
 cp "$src"/presets/*/*.yaml "$out"/preset/
+cp "$src"/tests/fixtures/configs/*.json "$out"/config/
 python3 - "$out" <<'PY'
 import os, sys
 out = sys.argv[1]
@@ -39,5 +42,37 @@ keys = [b"\x1b[C\x1b[C\x1b[D", b"=64\r", b"\t\x1b[B\x1b[C", b"c\x1b[6~\x1b[5~", 
 for i, k in enumerate(keys):
     put("tui", "keys-%02d" % i, bytes([100, 43, 30, 19, i]) + k)
     put("tui", "small-%02d" % i, bytes([40, 10, 210, 250, i]) + k)
+# sglang_args: a base deployment's index, then a launch line (cgplan launch's shape and others)
+lines = ["python3 -m sglang.launch_server --model-path moonshotai/Kimi-K3 --tp-size 16 --dp-size 16 "
+         "--enable-dp-attention --moe-a2a-backend deepep --deepep-mode low_latency --cuda-graph-max-bs 64 "
+         "--mem-fraction-static 0.85 --context-length 131072 --page-size 64",
+         "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=256 python3 -m sglang.launch_server --tp 8 --ep 8",
+         "--cuda-graph-bs 1 2 4 8 16 32 --disable-radix-cache --kv-cache-dtype fp8_e4m3",
+         "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1",
+         "--speculative-num-draft-tokens=4 --attention-backend=flashinfer_mla --dcp-size 2",
+         "--enable-two-batch-overlap --max-running-requests 128k --swa-full-tokens-ratio 0.5 \\\n  --port 30000",
+         "--enable-deepep-moe --moe-runner-backend auto --host 0.0.0.0 --dist-init-addr 10.0.0.1:5000 --nnodes 2"]
+for i, l in enumerate(lines):
+    for b in range(2):
+        put("sglang_args", "line-%02d-%d" % (i, b), bytes([b]) + l.encode())
+# record: [record and mode] then edits of three bytes (op, position low, position high / value)
+put("record", "knobs", b"\x00")
+put("record", "detail", b"\x01")
+put("record", "detail-small-room", bytes([1 | 4 * 9]))
+for i in range(24):
+    op, at = i % 6, (i * 37) % 256
+    put("record", "knobs-edit-%02d" % i, bytes([0, op, at, i * 11 % 256]))
+    put("record", "detail-edit-%02d" % i, bytes([1, op, at, i * 13 % 256, (op + 1) % 6, at ^ 0x55, 0x20]))
+put("record", "raw-empty", b"\x02")
+put("record", "raw-version", b"\x03\x01")
+put("record", "raw-huge-count", b"\x03\x01\xff\xff\xff\xff\x0f")
+# calibrate: [fit and point count] then tagged numbers (see fuzz_calibrate.c)
+import random
+rng = random.Random(21)
+for i in range(16):
+    n = 1 + i % 8
+    body = bytes(rng.randrange(256) for _ in range(40 * n))
+    put("calibrate", "model-%02d" % i, bytes([n << 1]) + body)
+    put("calibrate", "node-%02d" % i, bytes([n << 1 | 1]) + body)
 PY
-echo "seeds in $out: $(ls "$out"/caplog | wc -l) logs, $(ls "$out"/preset | wc -l) presets, $(ls "$out"/knobs | wc -l) knob values, $(ls "$out"/tui | wc -l) key sequences"
+echo "seeds in $out: $(ls "$out"/caplog | wc -l) logs, $(ls "$out"/preset | wc -l) presets, $(ls "$out"/knobs | wc -l) knob values, $(ls "$out"/tui | wc -l) key sequences, $(ls "$out"/config | wc -l) configs, $(ls "$out"/sglang_args | wc -l) launch lines, $(ls "$out"/record | wc -l) records, $(ls "$out"/calibrate | wc -l) point sets"

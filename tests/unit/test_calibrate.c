@@ -224,6 +224,31 @@ static void test_absurd_and_non_finite_refused(void **state)
     assert_int_equal(r.coef[COEF_LAZY_BYTES].kind, CALIB_FIT_NONE); /* not a measurement */
 }
 
+/* Found by fuzz_calibrate: a slope above what a preset may hold (ENGINE_COEF_MAX: 4 GiB a row or
+ * a graph) is refused even where the GPU would hold its term (a GPU preset may say up to 1 PiB),
+ * and the static intercept stays below ABSURD_BYTES (16 TiB) whatever gpu_bytes says. */
+static void test_slope_and_intercept_bounds(void **state)
+{
+    (void)state;
+    double truth[CALIB_N_PARAMS] = {0};
+    truth[COEF_ACT_BYTES_PER_ROW] = 5 * GIB; /* 5 GiB a row: above a coefficient's 4 GiB */
+    truth[COEF_LAZY_BYTES] = 0.5 * GIB;
+    calib_point pts[2] = {dp2_at(3, 128, truth, false), dp2_at(4, 160, truth, false)};
+    for (int i = 0; i < 2; i++)
+        pts[i].gpu_bytes = 1024.0 * 1024 * GIB;
+    static calib_result r;
+    calib_fit(pts, 2, k3, all_known, &r);
+    assert_int_equal(r.coef[COEF_ACT_BYTES_PER_ROW].kind, CALIB_FIT_REFUSED);
+    assert_int_equal(r.coef[COEF_ACT_BYTES_PER_ROW].value, k3[COEF_ACT_BYTES_PER_ROW]);
+    assert_non_null(strstr(r.coef[COEF_ACT_BYTES_PER_ROW].note, "4 GiB"));
+    calib_point p = dp2();
+    p.gpu_bytes = 1024.0 * 1024 * GIB;
+    p.static_bytes = 20000.0 * 1024 * GIB; /* 20 TiB of static layer: more than any GPU */
+    calib_fit(&p, 1, k3, all_known, &r);
+    assert_false(r.coef[CALIB_STATIC].stored);
+    assert_int_equal(r.coef[CALIB_STATIC].kind, CALIB_FIT_REFUSED);
+}
+
 /* Totals only, three max_bs of one deployment: intercept and slopes, totals reproduced. */
 static void test_totals_only(void **state)
 {
@@ -459,6 +484,26 @@ static void test_node_bytes_two_models(void **state)
         assert_close(r.k[i], 16384, 0.02);
 }
 
+/* Found by fuzz_calibrate: a run whose rounding is larger than its bytes (or that has few nodes)
+ * moved the range to 0 B (or past a uint64_t, undefined); the range stays within the knob's
+ * 256 B .. 1 MiB, as the slope does. */
+static void test_node_bytes_range_within_knob(void **state)
+{
+    (void)state;
+    calib_node_point pts[3] = {
+        {.run_id = 1, .model = "a", .graphs = 10, .nodes = 1000, .bytes = 1000 * 16384.0, .tolerance = 0.005 * GIB},
+        {.run_id = 2, .model = "b", .graphs = 20, .nodes = 2000, .bytes = 2000 * 16384.0, .tolerance = 0.005 * GIB},
+        {.run_id = 3, .model = "b", .graphs = 1, .nodes = 1e-3, .bytes = 16.0, .tolerance = 1e300},
+    };
+    static calib_node_result r;
+    calib_fit_node_bytes(pts, 3, &r);
+    assert_true(r.fitted);
+    assert_close(r.slope, 16384, 0.01);
+    assert_int_equal(r.node_bytes.low, (uint64_t)CALIB_NODE_BYTES_MIN);
+    assert_int_equal(r.node_bytes.high, (uint64_t)CALIB_NODE_BYTES_MAX);
+    assert_true(r.node_bytes.low <= r.node_bytes.expected && r.node_bytes.expected <= r.node_bytes.high);
+}
+
 /* One run of one graph count cannot part node_bytes: nothing fitted, and the advice says what
  * data would. Two runs of one model with one graph count cannot either. */
 static void test_node_bytes_one_run_refuses(void **state)
@@ -586,12 +631,14 @@ int main(void)
         cmocka_unit_test(test_refused_intercept_refits_slope),
         cmocka_unit_test(test_negative_slope_refused),
         cmocka_unit_test(test_absurd_and_non_finite_refused),
+        cmocka_unit_test(test_slope_and_intercept_bounds),
         cmocka_unit_test(test_totals_only),
         cmocka_unit_test(test_one_total_absorbs),
         cmocka_unit_test(test_method2_pair_gives_slopes),
         cmocka_unit_test(test_nothing_fitted),
         cmocka_unit_test(test_static_intercept_booked),
         cmocka_unit_test(test_node_bytes_two_models),
+        cmocka_unit_test(test_node_bytes_range_within_knob),
         cmocka_unit_test(test_node_bytes_one_run_refuses),
         cmocka_unit_test(test_node_point_needs_mechanism),
         cmocka_unit_test(test_model_fit_after_node_bytes),

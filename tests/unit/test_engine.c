@@ -785,6 +785,27 @@ static void test_sglang_defaults(void **state)
     assert_int_equal(d.knobs.max_bs, 48);
 }
 
+/* Found by fuzz_sglang_args: --speculative-num-steps past a long (strtol's LONG_MAX) overflowed
+ * the steps + 1 of the draft tokens SGLang picks; now the knob refuses the number. */
+static void test_sglang_args_huge_steps(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    engine_deployment_defaults(&d);
+    char err[ENGINE_TEXT_MAX] = "";
+    assert_int_equal(engine_apply_sglang_args(&d,
+                                              "--speculative-algorithm EAGLE --speculative-num-steps "
+                                              "99999999999999999999",
+                                              NULL, 0, NULL, NULL, err, sizeof err),
+                     -1);
+    assert_true(err[0] != '\0');
+    engine_deployment_defaults(&d);
+    assert_int_equal(engine_apply_sglang_args(&d, "--speculative-algorithm EAGLE --speculative-num-steps 3", NULL, 0,
+                                              NULL, NULL, err, sizeof err),
+                     0);
+    assert_int_equal(d.knobs.mtp, 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -801,6 +822,7 @@ int main(void)
         cmocka_unit_test(test_fa3_state_dense_gqa),
         cmocka_unit_test(test_auto_backend_follows_release_and_arch),
         cmocka_unit_test(test_sglang_defaults),
+        cmocka_unit_test(test_sglang_args_huge_steps),
         cmocka_unit_test(test_graph_nodes_llama70b_tp8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -470,6 +470,30 @@ static int64_t sql_int(const char *path, const char *sql)
     return v;
 }
 
+/* Found by fuzz_record: a damaged knobs record's value was quoted in the error as it was, so a
+ * newline in it broke the one-line message (and an ESC would reach the terminal). */
+static void test_damaged_knob_error_is_one_line(void **state)
+{
+    (void)state;
+    store_record rec = {0};
+    store_record_begin(&rec);
+    store_record_count(&rec, 1);
+    store_knob_row kr = {"ep", "au\no\x1b[2J", "log"};
+    store_record_row(&rec, &store_knob_rows_table, &kr);
+    assert_false(rec.failed);
+    store fake = {.path = "fake.db"};
+    store_run_row row = {.id = 7, .knobs = {rec.p, rec.len}};
+    static engine_deployment values;
+    engine_knob_origin origin[KNOB_COUNT];
+    char why[1024] = "";
+    assert_int_equal(store_read_knobs(&fake, &row, &values, origin, why, sizeof why), -1);
+    assert_non_null(strstr(why, "run 7"));
+    assert_null(strchr(why, '\n'));
+    assert_null(strchr(why, '\x1b'));
+    assert_non_null(strstr(why, "au\\no"));
+    store_record_free(&rec);
+}
+
 /* Runs that repeat a server args line and knobs share one run_texts row each (with the texts of
  * an earlier file too), read back whole; the last run that uses a text takes it with it. */
 static void test_ingest_texts_kept_once(void **state)
@@ -1746,6 +1770,7 @@ int main(void)
         cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test(test_damaged_record_named),
         cmocka_unit_test(test_ingest_texts_kept_once),
+        cmocka_unit_test(test_damaged_knob_error_is_one_line),
         cmocka_unit_test(test_ingest_reading_holds_no_lock),
         cmocka_unit_test(test_ingest_waits_for_the_lock),
     };
