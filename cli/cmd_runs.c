@@ -326,7 +326,13 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
     engine_calibration cal;
     bool calibrated = false;
     if (estimated) {
-        calibrated = store_load_plan_calibration(s, &d, &cal);  /* the model's and its GPU's node_bytes */
+        int found = store_load_plan_calibration(s, &d, &cal, err, sizeof err); /* the model's and its GPU's */
+        if (found < 0) {
+            preset_catalog_free(cat);
+            cli_error("%s: %s", store_path(s), err);
+            return EXIT_WORK;
+        }
+        calibrated = found > 0;
         calib_estimate_terms(&d, calibrated ? &cal : NULL, &e); /* the pool's static intercept too */
     }
     preset_catalog_free(cat);

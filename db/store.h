@@ -82,19 +82,23 @@ int store_get_run(store *s, int64_t id, store_run_detail *out, char *err, size_t
 
 /* The newest calibration for (MODEL, GPU), of any release, if any: returns true and fills CAL.
  * (Prefer store_load_calibration_for: calibrations pool by release.) */
-bool store_load_calibration(store *s, const char *model, const char *gpu, engine_calibration *cal);
+int store_load_calibration(store *s, const char *model, const char *gpu, engine_calibration *cal, char *err,
+                           size_t errlen);
 /* The newest calibration for (MODEL, GPU, RELEASE) — RELEASE as engine_release_text writes it;
- * one stored before releases were pooled (schema 2) matches any; RELEASE NULL: any. */
-bool store_load_calibration_for(store *s, const char *model, const char *gpu, const char *release,
-                                engine_calibration *cal);
+ * one stored before releases were pooled (schema 2) matches any; RELEASE NULL: any. These loads
+ * return 1 (found, CAL filled), 0 (none), or -1 with ERR naming the row and its fix when a value
+ * read back is outside the bounds the save keeps (the store was edited or damaged). */
+int store_load_calibration_for(store *s, const char *model, const char *gpu, const char *release,
+                               engine_calibration *cal, char *err, size_t errlen);
 /* Everything a plan takes from the store: the newest calibration of its model, GPU and release,
  * and its GPU's node_bytes calibration (store_load_node_calibration), whatever the model. Returns
- * whether either was found; CAL is cleared first. */
-bool store_load_plan_calibration(store *s, const engine_deployment *d, engine_calibration *cal);
+ * 1 when either was found, 0, or -1 with ERR (either out of bounds; CAL cleared); CAL is cleared first. */
+int store_load_plan_calibration(store *s, const engine_deployment *d, engine_calibration *cal, char *err,
+                                size_t errlen);
 /* Stores a calibration of (MODEL, GPU, RELEASE) with the human report that explains it.
  * HELD_NODE_BYTES is the node_bytes its fit held the kernel-node terms at (0: not known). A value
- * no GPU could hold (over STORE_CALIBRATION_MAX_BYTES) is refused. Returns 0 or -1 with ERR. */
-#define STORE_CALIBRATION_MAX_BYTES ((uint64_t)1 << 44) /* 16 TiB */
+ * the estimate's arithmetic is not sized for (a coefficient over ENGINE_COEF_MAX, static_bytes over
+ * ENGINE_SIZE_MAX) is refused, as every load refuses it. Returns 0 or -1 with ERR. */
 int store_save_calibration(store *s, const char *model, const char *gpu, const char *release,
                            const engine_calibration *cal, uint64_t held_node_bytes, const char *report, char *err,
                            size_t errlen);
@@ -136,14 +140,16 @@ typedef struct {
 } store_node_calibration;
 
 /* Stores C (its id, created_at and current are ignored) with the report that explains it. A
- * node_bytes outside 1 .. 16 TiB, or a range that does not hold it, is refused. Returns 0 or -1
- * with ERR. */
+ * node_bytes outside the node_bytes knob's 256 B .. 1 MiB, or a range that does not hold it, is refused. Returns 0 or
+ * -1 with ERR. */
 int store_save_node_calibration(store *s, const store_node_calibration *c, const char *report, char *err,
                                 size_t errlen);
 /* The newest node_bytes calibration of GPU for RELEASE (engine_release_text's; NULL or "": any):
  * the release's own before one pooled over every release. Sets CAL's node_bytes fields (with
- * its source text) and leaves the rest; returns whether one was found. */
-bool store_load_node_calibration(store *s, const char *gpu, const char *release, engine_calibration *cal);
+ * its source text) and leaves the rest; returns 1 when one was found, 0, or -1 with ERR (out of
+ * the bounds the save keeps). */
+int store_load_node_calibration(store *s, const char *gpu, const char *release, engine_calibration *cal, char *err,
+                                size_t errlen);
 /* Calls FN for every stored node_bytes calibration, newest first. Returns 0 or -1 with ERR. */
 int store_each_node_calibration(store *s, void (*fn)(const store_node_calibration *c, void *ctx), void *ctx, char *err,
                                 size_t errlen);

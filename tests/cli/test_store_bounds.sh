@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Issue 21 item 4: the numbers a store holds keep, on the way back, the bounds its save keeps, and
+# those bounds are what the estimate's arithmetic is sized for. A calibration at every bound at once
+# estimates the largest plan without a wrap (the sanitizer build reports any); one past a bound is
+# refused naming its row and the fix, exit 1, never an estimate from it.
+source "$CGPLAN_TESTLIB"
+set -e
+DB="$TEST_TMP/s.db"
+expect_exit 0 "$CGPLAN" runs list --db "$DB" # a fresh store: its seeded runs are kimi-k3 on b200
+COEF_MAX=4294967296 # ENGINE_COEF_MAX: a per-row or per-graph coefficient
+SIZE_MAX=1125899906842624 # ENGINE_SIZE_MAX: lazy, the draft's base, the static intercept
+NODE_MAX=1048576 # the node_bytes knob's top
+sqlite3 "$DB" "INSERT INTO calibrations (model, gpu, created_at, act_bytes_per_row, lazy_bytes, graph_bytes,
+  out_bytes_per_row, draft_base_bytes, draft_bytes_per_row, runs, report, static_bytes, held_node_bytes)
+  VALUES ('kimi-k3', 'b200', '2026-01-01T00:00:00Z', $COEF_MAX, $SIZE_MAX, $COEF_MAX, $COEF_MAX, $SIZE_MAX,
+  $COEF_MAX, '1,2', 'worst case', $SIZE_MAX, $NODE_MAX);
+  INSERT INTO gpu_calibrations (gpu, created_at, node_bytes, node_bytes_low, node_bytes_high, n_runs, runs)
+  VALUES ('b200', '2026-01-01T00:00:00Z', $NODE_MAX, 0, $NODE_MAX, 2, '1,2')"
+CAL=$(sqlite3 "$DB" "SELECT id FROM calibrations WHERE model = 'kimi-k3'")
+NODE=$(sqlite3 "$DB" "SELECT id FROM gpu_calibrations WHERE gpu = 'b200'")
+
+# the worst case: every value at its bound, the largest batch and the deepest speculation
+for preset in k3-dp16 k3-dp2-dcp8; do
+  expect_exit 0 "$CGPLAN" estimate --preset "$preset" --set max_bs=1024 --db "$DB" --format json
+  check_py 'j["total_bytes"] > 0 and j["total_bytes"] < 2**63' "$preset: the worst case is a number, not a wrap"
+  check_py '[t for t in j["terms"] if t.get("source") == "calibrated"] != []' "$preset: the calibration is used"
+  case "$ERR" in *"runtime error"*) fail "$preset: the worst case wraps: $ERR" ;; *) pass ;; esac
+done
+expect_exit 0 "$CGPLAN" runs show 1 --db "$DB"
+case "$ERR" in *"runtime error"*) fail "runs show at the worst case wraps: $ERR" ;; *) pass ;; esac
+expect_exit 0 "$CGPLAN" calibrate list --db "$DB"
+
+# one past a bound, each value the issue found: named with its row and the fix, exit 1
+for col in lazy_bytes act_bytes_per_row out_bytes_per_row draft_base_bytes; do
+  max=$COEF_MAX
+  case $col in lazy_bytes | draft_base_bytes) max=$SIZE_MAX ;; esac
+  for v in 9223372036854775807 $((max + 1)); do
+    sqlite3 "$DB" "UPDATE calibrations SET $col = $v WHERE id = $CAL"
+    expect_exit 1 "$CGPLAN" estimate --preset k3-dp16 --db "$DB"
+    contains "$ERR" "calibration $CAL: $col $v is out of bounds; cgplan calibrate --reset kimi-k3 b200" "$col $v"
+    one_line "$ERR" "$col $v: one line"
+    [ -z "$OUT" ] && pass || fail "$col $v: an estimate was printed from it: $OUT"
+    expect_exit 1 "$CGPLAN" calibrate list --db "$DB"
+    contains "$ERR" "calibration $CAL: $col $v is out of bounds" "calibrate list: $col $v"
+    sqlite3 "$DB" "UPDATE calibrations SET $col = $max WHERE id = $CAL"
+  done
+done
+sqlite3 "$DB" "UPDATE calibrations SET static_bytes = $((SIZE_MAX + 1)) WHERE id = $CAL"
+expect_exit 1 "$CGPLAN" runs show 1 --db "$DB"
+contains "$ERR" "calibration $CAL: static_bytes $((SIZE_MAX + 1)) is out of bounds" "static_bytes, runs show"
+sqlite3 "$DB" "UPDATE calibrations SET static_bytes = $SIZE_MAX, held_node_bytes = 255 WHERE id = $CAL"
+expect_exit 1 "$CGPLAN" calibrate list --db "$DB"
+contains "$ERR" "calibration $CAL: held_node_bytes 255 is out of bounds" "held_node_bytes below the knob's range"
+sqlite3 "$DB" "UPDATE calibrations SET held_node_bytes = NULL WHERE id = $CAL"
+for range in "$((NODE_MAX + 1)), 0, $((NODE_MAX + 1))" "255, 0, 300" "4096, 5000, 6000" "4096, 0, $((NODE_MAX * 2))"; do
+  sqlite3 "$DB" "UPDATE gpu_calibrations SET (node_bytes, node_bytes_low, node_bytes_high) = ($range) WHERE id = $NODE"
+  expect_exit 1 "$CGPLAN" estimate --preset k3-dp16 --db "$DB"
+  contains "$ERR" "node_bytes calibration $NODE: node_bytes" "node_bytes ($range) named"
+  contains "$ERR" "is out of bounds; cgplan calibrate --reset b200" "node_bytes ($range): the fix"
+  expect_exit 1 "$CGPLAN" sweep --preset k3-dp16 --vary max_bs=8:16 --db "$DB"
+done
+
+# the fix given works, and the other GPU's plans never depended on it
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set gpu=h200 --db "$DB"
+expect_exit 0 "$CGPLAN" calibrate --reset b200 --db "$DB"
+expect_exit 0 "$CGPLAN" calibrate --reset kimi-k3 b200 --db "$DB"
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --db "$DB"
+finish
