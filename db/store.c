@@ -951,11 +951,12 @@ static int each_run(store *s, const char *tail, int64_t from_id, int64_t to_id,
     int rc, out = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         store_read_row(st, 0, &store_run_summary_table, &row);
-        if (store_read_knobs(s, &row, values, origin, err, errlen) != 0) {
-            out = -1;
-            break;
-        }
+        /* one damaged record must not hide the runs after it: the rest of its row still reads */
+        bool damaged = store_read_knobs(s, &row, values, origin, err, errlen) != 0;
+        if (damaged)
+            memset(values, 0, sizeof *values);
         summary_of(&row, values, &r);
+        r.damaged = damaged;
         fn(&r, ctx);
     }
     if (out == 0 && rc != SQLITE_DONE) {
@@ -1217,6 +1218,8 @@ int store_runs_for(store *s, const char *model, const char *gpu, int64_t *ids, s
         reason, reason rest                                                                                            \
     }
 static const store_exclusion exclusions[] = {
+    EXCLUSION("record damaged", ": its stored knobs do not read back (cgplan runs show ID says why); cgplan runs rm "
+                                "ID and ingest its log again"),
     EXCLUSION("model unknown", ": the log names no model a preset knows; import it (cgplan model import config.json), "
                                "then cgplan runs set-model ID MODEL (or cgplan runs rm ID and ingest the log again "
                                "with --model MODEL)"),
@@ -1227,12 +1230,14 @@ static const store_exclusion exclusions[] = {
 
 const store_exclusion *store_run_calibration_excluded(const store_run_summary *r)
 {
-    if (!r->model[0])
+    if (r->damaged)
         return &exclusions[0];
-    if (!r->gpu[0])
+    if (!r->model[0])
         return &exclusions[1];
-    if (!caplog_known(r->target_total_gib) && !caplog_known(r->largest_gib))
+    if (!r->gpu[0])
         return &exclusions[2];
+    if (!caplog_known(r->target_total_gib) && !caplog_known(r->largest_gib))
+        return &exclusions[3];
     return NULL;
 }
 

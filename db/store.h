@@ -55,9 +55,13 @@ typedef struct {
     uint32_t n_buckets;
     engine_knobs_state knobs; /* every knob as stored; 0 where unknown */
     double static_gib, largest_gib, buckets_gib, draft_gib, target_total_gib, total_gib;
+    /* Its record does not read back (damaged, or a knob value this cgplan refuses): listed from
+     * its columns alone, knobs 0; store_get_run says what. Never calibrated. */
+    bool damaged;
 } store_run_summary;
 
-/* Every run, newest first (at most CAP; *N gets how many). Returns 0 or -1 with ERR. */
+/* Every run, newest first (at most CAP; *N gets how many), a damaged one marked (damaged) rather
+ * than stopping the list. Returns 0 or -1 with ERR (a database error). */
 int store_list_runs(store *s, store_run_summary *out, size_t cap, size_t *n, char *err, size_t errlen);
 /* Deletes run ID with its groups, bars and rank lines. Returns 0, 1 when there is no such run,
  * -1 on a database error. */
@@ -275,7 +279,8 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
 /* Every run id of (MODEL, GPU) oldest first (at most CAP). Returns the count or -1. */
 int store_runs_for(store *s, const char *model, const char *gpu, int64_t *ids, size_t cap, char *err, size_t errlen);
 
-/* Calls FN for every run, newest first, without holding them all in memory. Returns 0 or -1. */
+/* Calls FN for every run, newest first, without holding them all in memory; a damaged one is
+ * passed marked (store_run_summary.damaged). Returns 0 or -1 (a database error). */
 int store_each_run(store *s, void (*fn)(const store_run_summary *r, void *ctx), void *ctx, char *err, size_t errlen);
 
 /* The same for the runs with FROM_ID <= id <= TO_ID, oldest first (one query). */

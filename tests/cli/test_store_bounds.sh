@@ -2,7 +2,8 @@
 # Issue 21 item 4: the numbers a store holds keep, on the way back, the bounds its save keeps, and
 # those bounds are what the estimate's arithmetic is sized for. A calibration at every bound at once
 # estimates the largest plan without a wrap (the sanitizer build reports any); one past a bound is
-# refused naming its row and the fix, exit 1, never an estimate from it.
+# refused naming its row and the fix, exit 1, never an estimate from it. A damaged run record
+# hides no other run: runs list prints them all and names it, calibrate leaves it out.
 source "$CGPLAN_TESTLIB"
 set -e
 DB="$TEST_TMP/s.db"
@@ -65,4 +66,31 @@ expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set gpu=h200 --db "$DB"
 expect_exit 0 "$CGPLAN" calibrate --reset b200 --db "$DB"
 expect_exit 0 "$CGPLAN" calibrate --reset kimi-k3 b200 --db "$DB"
 expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --db "$DB"
+
+# damaged run records: every readable run listed, each damaged one marked and named after the list
+expect_exit 0 "$CGPLAN" ingest --db "$DB" "$LOGS"/k3-dp2-dcp8-b200-maxbs1*.log
+expect_exit 0 "$CGPLAN" runs list --db "$DB" --format json
+check_py 'len(j["runs"]) == 8 and not any(r["damaged"] for r in j["runs"])' "8 whole runs"
+damage() { sqlite3 "$DB" "INSERT INTO run_texts (body) VALUES ($2); UPDATE runs SET knobs_text = last_insert_rowid() WHERE id = $1"; }
+damage 4 "X'0103'" # cut short
+damage 6 "X'07'"   # a record of another version
+expect_exit 1 "$CGPLAN" runs list --db "$DB"
+[ "$(printf '%s\n' "$OUT" | wc -l)" = 9 ] && pass || fail "runs list stopped at a damaged run: $OUT"
+contains "$(printf '%s\n' "$OUT" | grep '^    4 ')" "k3-dp2-dcp8-b200-maxbs128.log" "the damaged run's own columns"
+contains "$(printf '%s\n' "$OUT" | grep '^    4 ')" "DAMAGED" "the damaged run marked"
+contains "$(printf '%s\n' "$OUT" | grep '^    1 ')" "DP16 MTP 6" "the run after the damaged ones"
+contains "$ERR" "2 damaged runs in $DB (6, 4): cgplan runs show ID says what; cgplan runs rm ID" "named with the fix"
+one_line "$ERR" "damaged runs: one line"
+expect_exit 1 "$CGPLAN" runs list --db "$DB" --format json
+check_py '[r["id"] for r in j["runs"] if r["damaged"]] == [6, 4] and len(j["runs"]) == 8' "json: all 8, 2 marked"
+check_py '"record damaged" in [r for r in j["runs"] if r["id"] == 4][0]["calibration_excluded"]' "json: left out of calibration"
+expect_exit 1 "$CGPLAN" runs list --db "$DB" --format csv
+[ "$(printf '%s\n' "$OUT" | wc -l)" = 9 ] && pass || fail "csv: a header and 8 rows"
+expect_exit 0 "$CGPLAN" calibrate --db "$DB" --dry-run
+contains "$OUT" "skipped run 4: record damaged" "calibrate skips run 4 and says so"
+contains "$OUT" "skipped run 6: record damaged" "calibrate skips run 6 and says so"
+contains "$OUT" "node_bytes = " "calibrate fits from the other runs"
+expect_exit 0 "$CGPLAN" runs rm 4 --db "$DB" --yes
+expect_exit 0 "$CGPLAN" runs rm 6 --db "$DB" --yes
+expect_exit 0 "$CGPLAN" runs list --db "$DB"
 finish
