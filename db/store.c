@@ -902,13 +902,24 @@ void store_summary_set_knobs(store_run_summary *r, const engine_deployment *valu
     engine_copy_text(r->gpu, sizeof r->gpu, values->gpu.name);
 }
 
-static void summary_of(const store_run_row *row, const engine_deployment *values, store_run_summary *r)
+/* Copies a name read back from the store (a model, GPU, release or preset) into DST of CAP: false
+ * when it does not fit, so the row is reported damaged instead of used under a name cut to
+ * another one's. */
+static bool copy_name(char *dst, size_t cap, const char *src)
+{
+    engine_copy_text(dst, cap, src);
+    return !src || strlen(src) < cap;
+}
+
+/* R from ROW and its knobs VALUES; false when its model name does not fit (R's is cut then: a
+ * listing marks the run damaged). The label and file name are shown, never matched: cut to fit. */
+static bool summary_of(const store_run_row *row, const engine_deployment *values, store_run_summary *r)
 {
     memset(r, 0, sizeof *r);
     r->id = row->id;
     engine_copy_text(r->label, sizeof r->label, row->label);
     engine_copy_text(r->source, sizeof r->source, row->source);
-    engine_copy_text(r->model, sizeof r->model, row->model);
+    bool fits = copy_name(r->model, sizeof r->model, row->model);
     r->gpu_inferred = row->gpu_inferred;
     r->reconstructed = row->reconstructed;
     engine_copy_text(r->created_at, sizeof r->created_at, row->created_at);
@@ -919,6 +930,7 @@ static void summary_of(const store_run_row *row, const engine_deployment *values
     r->draft_gib = row->draft_gib;
     r->target_total_gib = row->target_total_gib;
     r->total_gib = row->total_gib;
+    return fits;
 }
 
 /* Calls FN for each run TAIL selects ("WHERE ... ORDER BY ..."; ?1 and ?2 bound to FROM_ID and
@@ -955,8 +967,7 @@ static int each_run(store *s, const char *tail, int64_t from_id, int64_t to_id,
         bool damaged = store_read_knobs(s, &row, values, origin, err, errlen) != 0;
         if (damaged)
             memset(values, 0, sizeof *values);
-        summary_of(&row, values, &r);
-        r.damaged = damaged;
+        r.damaged = !summary_of(&row, values, &r) || damaged;
         fn(&r, ctx);
     }
     if (out == 0 && rc != SQLITE_DONE) {
@@ -1045,8 +1056,21 @@ int store_get_run(store *s, int64_t id, store_run_detail *out, char *err, size_t
         out_rc = -1;
         goto done;
     }
-    summary_of(&row, &out->values, &out->summary);
-    engine_copy_text(out->preset, sizeof out->preset, row.preset);
+    if (!summary_of(&row, &out->values, &out->summary) || !copy_name(out->preset, sizeof out->preset, row.preset)) {
+        bool model = row.model && strlen(row.model) >= sizeof out->summary.model;
+        if (model)
+            store_set_err(err, errlen,
+                          "%s: run %lld: its stored model name is longer than %zu bytes (damaged); cgplan runs "
+                          "set-model %lld MODEL names it again",
+                          s->path, (long long)id, sizeof out->summary.model - 1, (long long)id);
+        else
+            store_set_err(err, errlen,
+                          "%s: run %lld: its stored preset name is longer than %zu bytes (damaged); delete the run "
+                          "(cgplan runs rm %lld) and ingest its log again",
+                          s->path, (long long)id, sizeof out->preset - 1, (long long)id);
+        out_rc = -1;
+        goto done;
+    }
     out->backend = BACKEND_FLASHINFER_MLA;
     for (int b = 0; b < BACKEND_COUNT; b++)
         if (strcmp(row.attention_backend, engine_backend_names[b]) == 0)
@@ -1466,9 +1490,18 @@ int store_each_calibration(store *s, void (*fn)(const store_calibration_info *c,
         }
         int base = COEF_COUNT + 2;
         c.id = sqlite3_column_int64(st, base);
-        engine_copy_text(c.model, sizeof c.model, (const char *)sqlite3_column_text(st, base + 1));
-        engine_copy_text(c.gpu, sizeof c.gpu, (const char *)sqlite3_column_text(st, base + 2));
-        engine_copy_text(c.release, sizeof c.release, (const char *)sqlite3_column_text(st, base + 3));
+        const char *model = (const char *)sqlite3_column_text(st, base + 1),
+                   *gpu = (const char *)sqlite3_column_text(st, base + 2),
+                   *release = (const char *)sqlite3_column_text(st, base + 3);
+        if (!copy_name(c.model, sizeof c.model, model) || !copy_name(c.gpu, sizeof c.gpu, gpu) ||
+            !copy_name(c.release, sizeof c.release, release)) {
+            store_set_err(err, errlen,
+                          "calibration %lld: its model, GPU or release name is longer than cgplan's names "
+                          "(damaged); cgplan calibrate --reset removes every calibration",
+                          (long long)c.id);
+            sqlite3_finalize(st);
+            return -1;
+        }
         engine_copy_text(c.created_at, sizeof c.created_at, (const char *)sqlite3_column_text(st, base + 4));
         int64_t held = sqlite3_column_type(st, base + 5) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, base + 5);
         c.held_node_bytes = held > 0 ? (uint64_t)held : 0;
@@ -1528,8 +1561,15 @@ static int node_calibration_from_row(const store_gpu_calibration_row *row, bool 
 {
     memset(c, 0, sizeof *c);
     c->id = row->id;
-    engine_copy_text(c->gpu, sizeof c->gpu, row->gpu);
-    engine_copy_text(c->release, sizeof c->release, row->sglang);
+    if (!copy_name(c->gpu, sizeof c->gpu, row->gpu) || !copy_name(c->release, sizeof c->release, row->sglang) ||
+        !copy_name(c->run_releases, sizeof c->run_releases, row->run_releases) ||
+        !copy_name(c->run_models, sizeof c->run_models, row->run_models)) {
+        store_set_err(err, errlen,
+                      "node_bytes calibration %lld: a GPU, release or model name in it is longer than cgplan's "
+                      "(damaged); cgplan calibrate --reset removes every calibration",
+                      (long long)row->id);
+        return -1;
+    }
     engine_copy_text(c->created_at, sizeof c->created_at, row->created_at);
     c->current = current;
     c->node_bytes.expected = row->node_bytes > 0 ? (uint64_t)row->node_bytes : 0;
@@ -1537,8 +1577,6 @@ static int node_calibration_from_row(const store_gpu_calibration_row *row, bool 
     c->node_bytes.high = row->node_bytes_high > 0 ? (uint64_t)row->node_bytes_high : 0;
     c->n_runs = row->n_runs > 0 && row->n_runs < INT32_MAX ? (int)row->n_runs : 0;
     read_ids(row->runs, c->runs, ENGINE_MAX_CAL_RUNS);
-    engine_copy_text(c->run_releases, sizeof c->run_releases, row->run_releases);
-    engine_copy_text(c->run_models, sizeof c->run_models, row->run_models);
     if (node_range_in_bounds(&c->node_bytes))
         return 0;
     char gpu[ENGINE_NAME_MAX * 4];

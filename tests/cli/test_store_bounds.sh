@@ -93,4 +93,25 @@ contains "$OUT" "node_bytes = " "calibrate fits from the other runs"
 expect_exit 0 "$CGPLAN" runs rm 4 --db "$DB" --yes
 expect_exit 0 "$CGPLAN" runs rm 6 --db "$DB" --yes
 expect_exit 0 "$CGPLAN" runs list --db "$DB"
+
+# a stored name too long for cgplan's names is damage, never cut to another (maybe real) name
+LONG=kimi-k3-$(printf 'x%.0s' $(seq 1 56)) # 64 bytes: cut to 63, it would pass for another name
+sqlite3 "$DB" "UPDATE runs SET model = '$LONG' WHERE id = 3"
+expect_exit 1 "$CGPLAN" runs list --db "$DB"
+contains "$ERR" "1 damaged run in $DB (3)" "a run's long model name: damaged"
+expect_exit 1 "$CGPLAN" runs show 3 --db "$DB"
+contains "$ERR" "run 3: its stored model name is longer than 63 bytes (damaged); cgplan runs set-model 3 MODEL" \
+  "runs show: the long name and its fix"
+expect_exit 0 "$CGPLAN" calibrate --db "$DB" --dry-run
+contains "$OUT" "skipped run 3: record damaged" "calibrate leaves the run out"
+expect_exit 0 "$CGPLAN" runs set-model 3 kimi-k3 --db "$DB"
+expect_exit 0 "$CGPLAN" runs list --db "$DB"
+sqlite3 "$DB" "INSERT INTO calibrations (model, gpu, created_at, lazy_bytes, runs) VALUES ('$LONG', 'b200',
+  '2026-01-01T00:00:00Z', 1, '1')"
+expect_exit 1 "$CGPLAN" calibrate list --db "$DB"
+contains "$ERR" "its model, GPU or release name is longer than cgplan's names (damaged)" "a calibration's long name"
+sqlite3 "$DB" "DELETE FROM calibrations; INSERT INTO gpu_calibrations (gpu, created_at, node_bytes, node_bytes_low,
+  node_bytes_high, n_runs, runs) VALUES ('b200-$(printf 'y%.0s' $(seq 1 60))', '2026-01-01T00:00:00Z', 4096, 0, 8192, 2, '1,2')"
+expect_exit 1 "$CGPLAN" calibrate list --db "$DB"
+contains "$ERR" "a GPU, release or model name in it is longer than cgplan's (damaged)" "a node calibration's long GPU"
 finish
