@@ -114,4 +114,15 @@ sqlite3 "$DB" "DELETE FROM calibrations; INSERT INTO gpu_calibrations (gpu, crea
   node_bytes_high, n_runs, runs) VALUES ('b200-$(printf 'y%.0s' $(seq 1 60))', '2026-01-01T00:00:00Z', 4096, 0, 8192, 2, '1,2')"
 expect_exit 1 "$CGPLAN" calibrate list --db "$DB"
 contains "$ERR" "a GPU, release or model name in it is longer than cgplan's (damaged)" "a node calibration's long GPU"
+
+# stored ingest keeps the lines it prints after the commit in an unlinked temporary file, not in
+# memory; with no temporary file to be had it prints them from its reports, the same lines
+mkdir "$TEST_TMP/tmpdir"
+expect_exit 0 env TMPDIR="$TEST_TMP/tmpdir" "$CGPLAN" ingest --db "$TEST_TMP/a.db" "$LOGS"/k3-dp2-dcp8-b200-maxbs1*.log
+A=$OUT
+[ -z "$(ls -A "$TEST_TMP/tmpdir")" ] && pass || fail "the report's temporary file outlived the ingest"
+expect_exit 0 env TMPDIR="$TEST_TMP/none" "$CGPLAN" ingest --db "$TEST_TMP/b.db" "$LOGS"/k3-dp2-dcp8-b200-maxbs1*.log
+[ "$(printf '%s' "$A" | sed 's/ in [0-9.]* s//')" = "$(printf '%s' "$OUT" | sed 's/ in [0-9.]* s//')" ] && pass ||
+  fail "the lines differ without a temporary file: $A // $OUT"
+contains "$A" "stored run 8" "the stored runs' lines"
 finish
