@@ -84,8 +84,8 @@ typedef struct {
 /* Returns 0, 1 when there is no run ID, -1 on a database error (ERR set). */
 int store_get_run(store *s, int64_t id, store_run_detail *out, char *err, size_t errlen);
 
-/* The newest calibration for (MODEL, GPU), of any release, if any: returns true and fills CAL.
- * (Prefer store_load_calibration_for: calibrations pool by release.) */
+/* The newest calibration for (MODEL, GPU), of any release: 1 and CAL filled, 0, or -1 with ERR
+ * as store_load_calibration_for. (Prefer that one: calibrations pool by release.) */
 int store_load_calibration(store *s, const char *model, const char *gpu, engine_calibration *cal, char *err,
                            size_t errlen);
 /* The newest calibration for (MODEL, GPU, RELEASE) — RELEASE as engine_release_text writes it;
