@@ -96,9 +96,10 @@ const char *cli_db_path(const cli_opts *o, char *buf, size_t len);
 int cli_load_plan(const cli_opts *o, engine_deployment *d, engine_warnings *adj, engine_calibration *cal,
                   bool *calibrated);
 /* Looks up what the store calibrated for D: its model's calibration (model, GPU, release) and its
- * GPU's node_bytes, whatever the model (false when there is neither or the store does not exist;
- * never creates one). */
-bool cli_find_calibration(const cli_opts *o, const engine_deployment *d, engine_calibration *cal);
+ * GPU's node_bytes, whatever the model: 1 found, 0 when there is neither or the store does not
+ * exist (never creates one), -1 when a stored value is out of bounds (said on stderr, with the
+ * row and its fix: the caller exits EXIT_WORK). */
+int cli_find_calibration(const cli_opts *o, const engine_deployment *d, engine_calibration *cal);
 
 /* Output helpers shared by estimate, sweep, runs show and the TUI snapshot. */
 double cli_gib(uint64_t bytes);

@@ -222,9 +222,10 @@ static void fit_node_pools(work *w)
 }
 
 /* The node_bytes a plan on GPU at RELEASE will use once this calibration is stored: a release's
- * own fit, the fit over every release, else what the store already holds. */
-static bool node_calibration_for(const work *w, store *st, const char *gpu, const char *release,
-                                 engine_calibration *cal)
+ * own fit, the fit over every release, else what the store already holds. Returns 1, 0 (none), or
+ * -1 with ERR when the stored one is out of bounds. */
+static int node_calibration_for(const work *w, store *st, const char *gpu, const char *release, engine_calibration *cal,
+                                char *err, size_t errlen)
 {
     memset(cal, 0, sizeof *cal);
     const node_pool *best = NULL;
@@ -239,9 +240,9 @@ static bool node_calibration_for(const work *w, store *st, const char *gpu, cons
     }
     if (best) {
         engine_calibration_set_node_bytes(cal, best->r.node_bytes, best->r.n_runs, gpu, best->release);
-        return true;
+        return 1;
     }
-    return store_load_node_calibration(st, gpu, release, cal);
+    return store_load_node_calibration(st, gpu, release, cal, err, errlen);
 }
 
 /* Adds stored run S to its pool (or says why it cannot enter one). ONLY: the pool --preset named. */
@@ -293,9 +294,13 @@ static void add_run(work *w, store *st, const preset_catalog *cat, const store_r
     }
     /* The model's own terms come after node_bytes: its kernel nodes priced at the GPU's. */
     static engine_calibration node;
-    bool has_node = node_calibration_for(w, st, s->gpu, release, &node);
+    int has_node = node_calibration_for(w, st, s->gpu, release, &node, err, sizeof err);
+    if (has_node < 0) { /* a fit over this run must not stand on a number the store should not hold */
+        skip(w, s->id, "%s", err);
+        return;
+    }
     d.knobs.node_bytes_auto = true;
-    engine_estimate_terms(&d, has_node ? &node : NULL, &e);
+    engine_estimate_terms(&d, has_node > 0 ? &node : NULL, &e);
     if (p->n == 0) {
         p->held_node_bytes = e.node_bytes;
         snprintf(p->held_source, sizeof p->held_source, "%s", e.node_bytes_source);

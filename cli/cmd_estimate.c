@@ -491,9 +491,12 @@ int cmd_estimate(int argc, char **argv)
     static engine_deployment d;
     engine_warnings adj = {0};
     rc = cli_load_deployment(&o, cat, NULL, &d, &adj);
+    engine_calibration cal;
+    int found = rc == EXIT_OK ? cli_find_calibration(&o, &d, &cal) : 0;
+    if (found < 0)
+        rc = EXIT_WORK;
     if (rc == EXIT_OK) {
-        engine_calibration cal;
-        bool calibrated = cli_find_calibration(&o, &d, &cal);
+        bool calibrated = found > 0;
         static engine_estimate e;
         engine_estimate_compute(&d, calibrated ? &cal : NULL, &e);
         const char *label = preset_label(&o, &d);
@@ -604,7 +607,12 @@ int cmd_sweep(int argc, char **argv)
         return EXIT_USAGE;
     }
     engine_calibration cal;
-    bool calibrated = cli_find_calibration(&o, &base, &cal);
+    int found = cli_find_calibration(&o, &base, &cal);
+    if (found < 0) {
+        preset_catalog_free(cat);
+        return EXIT_WORK;
+    }
+    bool calibrated = found > 0;
     jsonw w;
     if (o.format == FORMAT_JSON) {
         jsonw_init(&w, stdout, true);

@@ -61,7 +61,19 @@ typedef struct {
     cli_format format;
     jsonw *w;
     size_t n;
+    size_t n_damaged;
+    char damaged[256]; /* "4, 6": the first of them, for the closing line */
 } list_ctx;
+
+/* A damaged run is listed (what its columns say) and remembered for the line after the list. */
+static void note_damaged(list_ctx *c, int64_t id)
+{
+    size_t used = strlen(c->damaged);
+    if (c->n_damaged++ < 8 && used + 24 < sizeof c->damaged)
+        snprintf(c->damaged + used, sizeof c->damaged - used, "%s%lld", used ? ", " : "", (long long)id);
+    else if (c->n_damaged == 9)
+        snprintf(c->damaged + used, sizeof c->damaged - used, ", ...");
+}
 
 /* A CSV field of text from the store (a log's names, a file name): cleaned (text.h), quoted
  * where RFC 4180 needs it. */
@@ -94,6 +106,8 @@ static void list_one(const store_run_summary *r, void *ctx_)
 {
     list_ctx *c = ctx_;
     c->n++;
+    if (r->damaged)
+        note_damaged(c, r->id);
     if (c->format == FORMAT_JSON) {
         jsonw *w = c->w;
         jsonw_object_begin(w);
@@ -119,6 +133,7 @@ static void list_one(const store_run_summary *r, void *ctx_)
         jsonw_kdouble(w, "draft_gib", known_or_nan(r->draft_gib), 2);
         jsonw_kdouble(w, "total_gib", known_or_nan(r->total_gib), 2);
         jsonw_kstring(w, "calibration_excluded", store_run_calibration_exclusion(r));
+        jsonw_kbool(w, "damaged", r->damaged);
         jsonw_object_end(w);
     } else if (c->format == FORMAT_CSV) {
         printf("%lld,", (long long)r->id);
@@ -145,7 +160,10 @@ static void list_one(const store_run_summary *r, void *ctx_)
         putchar('\n');
     } else {
         char layout[64], gpu[ENGINE_NAME_MAX + 16], max_bs[16] = "?", t[16], d[16], tot[16];
-        cli_run_layout_text(r, layout, sizeof layout);
+        if (r->damaged) /* its knobs did not read back: no layout to show */
+            snprintf(layout, sizeof layout, "DAMAGED");
+        else
+            cli_run_layout_text(r, layout, sizeof layout);
         cli_gpu_text(r->gpu, r->gpu_inferred, gpu, sizeof gpu);
         if (r->max_bs)
             snprintf(max_bs, sizeof max_bs, "%u", r->max_bs);
@@ -165,7 +183,7 @@ static int runs_list(const cli_opts *o, store *s)
 {
     char err[4096 + 512];
     jsonw w;
-    list_ctx c = {o->format, &w, 0};
+    list_ctx c = {.format = o->format, .w = &w};
     if (o->format == FORMAT_JSON) {
         jsonw_init(&w, stdout, true);
         jsonw_object_begin(&w);
@@ -188,6 +206,12 @@ static int runs_list(const cli_opts *o, store *s)
     }
     if (rc != 0) {
         cli_error("%s", err);
+        return EXIT_WORK;
+    }
+    if (c.n_damaged) { /* after every readable row: one damaged record hides none of the others */
+        cli_error("%zu damaged run%s in %s (%s): cgplan runs show ID says what; cgplan runs rm ID, then ingest its "
+                  "log again",
+                  c.n_damaged, c.n_damaged == 1 ? "" : "s", store_path(s), c.damaged);
         return EXIT_WORK;
     }
     return EXIT_OK;
@@ -326,7 +350,13 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
     engine_calibration cal;
     bool calibrated = false;
     if (estimated) {
-        calibrated = store_load_plan_calibration(s, &d, &cal);  /* the model's and its GPU's node_bytes */
+        int found = store_load_plan_calibration(s, &d, &cal, err, sizeof err); /* the model's and its GPU's */
+        if (found < 0) {
+            preset_catalog_free(cat);
+            cli_error("%s: %s", store_path(s), err);
+            return EXIT_WORK;
+        }
+        calibrated = found > 0;
         calib_estimate_terms(&d, calibrated ? &cal : NULL, &e); /* the pool's static intercept too */
     }
     preset_catalog_free(cat);

@@ -305,9 +305,11 @@ int cli_load_plan(const cli_opts *o, engine_deployment *d, engine_warnings *adj,
     preset_catalog *cat = preset_catalog_open();
     int rc = cli_load_deployment(o, cat, NULL, d, adj);
     preset_catalog_free(cat);
-    if (rc == EXIT_OK)
-        *calibrated = cli_find_calibration(o, d, cal);
-    return rc;
+    if (rc != EXIT_OK)
+        return rc;
+    int found = cli_find_calibration(o, d, cal);
+    *calibrated = found > 0;
+    return found < 0 ? EXIT_WORK : EXIT_OK;
 }
 
 const char *cli_db_path(const cli_opts *o, char *buf, size_t len)

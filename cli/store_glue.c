@@ -137,17 +137,19 @@ store *cli_open_store(const cli_opts *o, cli_store_need need)
     return s;
 }
 
-bool cli_find_calibration(const cli_opts *o, const engine_deployment *d, engine_calibration *cal)
+int cli_find_calibration(const cli_opts *o, const engine_deployment *d, engine_calibration *cal)
 {
     char buf[4096], err[4096 + 512];
     const char *path = cli_db_path(o, buf, sizeof buf);
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return false; /* no store yet: looking must not create one */
+        return 0; /* no store yet: looking must not create one */
     store *s = store_open(path, STORE_READ_ONLY, err, sizeof err);
     if (!s)
-        return false;
-    bool found = store_load_plan_calibration(s, d, cal);
+        return 0;
+    int found = store_load_plan_calibration(s, d, cal, err, sizeof err);
+    if (found < 0) /* never an estimate from a number the arithmetic cannot take */
+        cli_error("%s: %s", path, err);
     store_close(s);
     return found;
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "store_internal.h"
+#include "text.h"
 #include "store_terms.h"
 #include "text.h"
 
@@ -906,13 +907,24 @@ void store_summary_set_knobs(store_run_summary *r, const engine_deployment *valu
     engine_copy_text(r->gpu, sizeof r->gpu, values->gpu.name);
 }
 
-static void summary_of(const store_run_row *row, const engine_deployment *values, store_run_summary *r)
+/* Copies a name read back from the store (a model, GPU, release or preset) into DST of CAP: false
+ * when it does not fit, so the row is reported damaged instead of used under a name cut to
+ * another one's. */
+static bool copy_name(char *dst, size_t cap, const char *src)
+{
+    engine_copy_text(dst, cap, src);
+    return !src || strlen(src) < cap;
+}
+
+/* R from ROW and its knobs VALUES; false when its model name does not fit (R's is cut then: a
+ * listing marks the run damaged). The label and file name are shown, never matched: cut to fit. */
+static bool summary_of(const store_run_row *row, const engine_deployment *values, store_run_summary *r)
 {
     memset(r, 0, sizeof *r);
     r->id = row->id;
     engine_copy_text(r->label, sizeof r->label, row->label);
     engine_copy_text(r->source, sizeof r->source, row->source);
-    engine_copy_text(r->model, sizeof r->model, row->model);
+    bool fits = copy_name(r->model, sizeof r->model, row->model);
     r->gpu_inferred = row->gpu_inferred;
     r->reconstructed = row->reconstructed;
     engine_copy_text(r->created_at, sizeof r->created_at, row->created_at);
@@ -923,6 +935,7 @@ static void summary_of(const store_run_row *row, const engine_deployment *values
     r->draft_gib = row->draft_gib;
     r->target_total_gib = row->target_total_gib;
     r->total_gib = row->total_gib;
+    return fits;
 }
 
 /* Calls FN for each run TAIL selects ("WHERE ... ORDER BY ..."; ?1 and ?2 bound to FROM_ID and
@@ -955,11 +968,11 @@ static int each_run(store *s, const char *tail, int64_t from_id, int64_t to_id,
     int rc, out = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         store_read_row(st, 0, &store_run_summary_table, &row);
-        if (store_read_knobs(s, &row, values, origin, err, errlen) != 0) {
-            out = -1;
-            break;
-        }
-        summary_of(&row, values, &r);
+        /* one damaged record must not hide the runs after it: the rest of its row still reads */
+        bool damaged = store_read_knobs(s, &row, values, origin, err, errlen) != 0;
+        if (damaged)
+            memset(values, 0, sizeof *values);
+        r.damaged = !summary_of(&row, values, &r) || damaged;
         fn(&r, ctx);
     }
     if (out == 0 && rc != SQLITE_DONE) {
@@ -1048,8 +1061,21 @@ int store_get_run(store *s, int64_t id, store_run_detail *out, char *err, size_t
         out_rc = -1;
         goto done;
     }
-    summary_of(&row, &out->values, &out->summary);
-    engine_copy_text(out->preset, sizeof out->preset, row.preset);
+    if (!summary_of(&row, &out->values, &out->summary) || !copy_name(out->preset, sizeof out->preset, row.preset)) {
+        bool model = row.model && strlen(row.model) >= sizeof out->summary.model;
+        if (model)
+            store_set_err(err, errlen,
+                          "%s: run %lld: its stored model name is longer than %zu bytes (damaged); cgplan runs "
+                          "set-model %lld MODEL names it again",
+                          s->path, (long long)id, sizeof out->summary.model - 1, (long long)id);
+        else
+            store_set_err(err, errlen,
+                          "%s: run %lld: its stored preset name is longer than %zu bytes (damaged); delete the run "
+                          "(cgplan runs rm %lld) and ingest its log again",
+                          s->path, (long long)id, sizeof out->preset - 1, (long long)id);
+        out_rc = -1;
+        goto done;
+    }
     out->backend = BACKEND_FLASHINFER_MLA;
     for (int b = 0; b < BACKEND_COUNT; b++)
         if (strcmp(row.attention_backend, engine_backend_names[b]) == 0)
@@ -1234,6 +1260,8 @@ int store_runs_for(store *s, const char *model, const char *gpu, int64_t *ids, s
         reason, reason rest                                                                                            \
     }
 static const store_exclusion exclusions[] = {
+    EXCLUSION("record damaged", ": its stored knobs do not read back (cgplan runs show ID says why); cgplan runs rm "
+                                "ID and ingest its log again"),
     EXCLUSION("model unknown", ": the log names no model a preset knows; import it (cgplan model import config.json), "
                                "then cgplan runs set-model ID MODEL (or cgplan runs rm ID and ingest the log again "
                                "with --model MODEL)"),
@@ -1244,12 +1272,14 @@ static const store_exclusion exclusions[] = {
 
 const store_exclusion *store_run_calibration_excluded(const store_run_summary *r)
 {
-    if (!r->model[0])
+    if (r->damaged)
         return &exclusions[0];
-    if (!r->gpu[0])
+    if (!r->model[0])
         return &exclusions[1];
-    if (!caplog_known(r->target_total_gib) && !caplog_known(r->largest_gib))
+    if (!r->gpu[0])
         return &exclusions[2];
+    if (!caplog_known(r->target_total_gib) && !caplog_known(r->largest_gib))
+        return &exclusions[3];
     return NULL;
 }
 
@@ -1280,8 +1310,45 @@ static int read_ids(const char *text, int64_t *ids, int cap)
     return n;
 }
 
-/* A calibrations row (CAL_COLUMNS from column 0) into CAL. */
-static void read_calibration(sqlite3_stmt *st, engine_calibration *cal)
+/* node_bytes, held by a fit or fitted for a GPU, keeps the node_bytes knob's range: it is
+ * multiplied by every graph's kernel nodes, and the knob's range is what that product is sized for. */
+static bool node_bytes_in_bounds(uint64_t v)
+{
+    const engine_knob_info *k = &engine_knobs[KNOB_NODE_BYTES];
+    return v >= (uint64_t)k->min && v <= (uint64_t)k->max;
+}
+
+/* A node_bytes calibration's value in bounds, with its range around it and the top in bounds too
+ * (the estimate prices its high end); the low end may fall to 0. */
+static bool node_range_in_bounds(const engine_range *r)
+{
+    return node_bytes_in_bounds(r->expected) && r->low <= r->expected && r->high >= r->expected &&
+           node_bytes_in_bounds(r->high);
+}
+
+/* The first of CAL's values past the bounds a stored calibration keeps, on save and on every read
+ * (a coefficient, COEF_COUNT for static_bytes; its value in *V), or -1: engine_calibration_max,
+ * what the estimate's arithmetic is sized for. Anything past them wraps an estimate. */
+static int calibration_out_of_bounds(const engine_calibration *cal, uint64_t *v)
+{
+    for (int i = 0; i <= COEF_COUNT; i++) {
+        bool has = i < COEF_COUNT ? cal->has[i] : cal->has_static;
+        *v = i < COEF_COUNT ? cal->value[i] : cal->static_bytes;
+        if (has && *v > engine_calibration_max(i))
+            return i;
+    }
+    return -1;
+}
+
+static const char *calibration_value_name(int i)
+{
+    return i < COEF_COUNT ? engine_coef_names[i] : "static_bytes";
+}
+
+/* A calibrations row (CAL_COLUMNS from column 0) into CAL. Returns 0, or -1 with ERR naming the
+ * row, its value out of bounds and the fix: the store was written by something other than cgplan's
+ * save, and no estimate may use it. */
+static int read_calibration(sqlite3_stmt *st, engine_calibration *cal, char *err, size_t errlen)
 {
     memset(cal, 0, sizeof *cal);
     for (int i = 0; i < COEF_COUNT; i++) {
@@ -1292,20 +1359,39 @@ static void read_calibration(sqlite3_stmt *st, engine_calibration *cal)
     int sc = COEF_COUNT + 1;
     cal->has_static = sqlite3_column_type(st, sc) != SQLITE_NULL && sqlite3_column_int64(st, sc) >= 0;
     cal->static_bytes = cal->has_static ? (uint64_t)sqlite3_column_int64(st, sc) : 0;
+    uint64_t v = 0;
+    int bad = calibration_out_of_bounds(cal, &v);
+    if (bad < 0)
+        return 0;
+    int base = COEF_COUNT + 2; /* id, model, gpu */
+    char model[ENGINE_NAME_MAX * 4], gpu[ENGINE_NAME_MAX * 4];
+    engine_text_cleaned(model, sizeof model, (const char *)sqlite3_column_text(st, base + 1));
+    engine_text_cleaned(gpu, sizeof gpu, (const char *)sqlite3_column_text(st, base + 2));
+    store_set_err(err, errlen, "calibration %lld: %s %llu is out of bounds; cgplan calibrate --reset %s %s",
+                  (long long)sqlite3_column_int64(st, base), calibration_value_name(bad), (unsigned long long)v, model,
+                  gpu);
+    memset(cal, 0, sizeof *cal);
+    return -1;
 }
 
-bool store_load_plan_calibration(store *s, const engine_deployment *d, engine_calibration *cal)
+int store_load_plan_calibration(store *s, const engine_deployment *d, engine_calibration *cal, char *err, size_t errlen)
 {
     char release[ENGINE_RELEASE_TEXT_MAX]; /* calibrations pool by release */
     engine_release_text(&d->knobs.sglang, release, sizeof release);
     memset(cal, 0, sizeof *cal);
-    bool model = store_load_calibration_for(s, d->model.name, d->gpu.name, release, cal);
-    bool gpu = store_load_node_calibration(s, d->gpu.name, release, cal);
+    int model = store_load_calibration_for(s, d->model.name, d->gpu.name, release, cal, err, errlen);
+    if (model < 0)
+        return -1;
+    int gpu = store_load_node_calibration(s, d->gpu.name, release, cal, err, errlen);
+    if (gpu < 0) {
+        memset(cal, 0, sizeof *cal);
+        return -1;
+    }
     return model || gpu;
 }
 
-bool store_load_calibration_for(store *s, const char *model, const char *gpu, const char *release,
-                                engine_calibration *cal)
+int store_load_calibration_for(store *s, const char *model, const char *gpu, const char *release,
+                               engine_calibration *cal, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
     /* the release's own calibration before one that predates release pooling (NULL) */
@@ -1315,22 +1401,23 @@ bool store_load_calibration_for(store *s, const char *model, const char *gpu, co
                            "(?3 IS NULL OR sglang IS NULL OR sglang = ?3) ORDER BY sglang IS NULL, id DESC LIMIT 1",
                            -1, &st, NULL) != SQLITE_OK) {
         sqlite3_finalize(st);
-        return false;
+        return 0;
     }
     sqlite3_bind_text(st, 1, model, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, gpu, -1, SQLITE_TRANSIENT);
     if (release && *release)
         sqlite3_bind_text(st, 3, release, -1, SQLITE_TRANSIENT);
-    bool found = sqlite3_step(st) == SQLITE_ROW;
-    if (found)
-        read_calibration(st, cal);
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    if (found && read_calibration(st, cal, err, errlen) != 0)
+        found = -1;
     sqlite3_finalize(st);
     return found;
 }
 
-bool store_load_calibration(store *s, const char *model, const char *gpu, engine_calibration *cal)
+int store_load_calibration(store *s, const char *model, const char *gpu, engine_calibration *cal, char *err,
+                           size_t errlen)
 {
-    return store_load_calibration_for(s, model, gpu, NULL, cal);
+    return store_load_calibration_for(s, model, gpu, NULL, cal, err, errlen);
 }
 
 int store_save_calibration(store *s, const char *model, const char *gpu, const char *release,
@@ -1341,16 +1428,15 @@ int store_save_calibration(store *s, const char *model, const char *gpu, const c
         store_set_err(err, errlen, "%s is open read-only", s->path);
         return -1;
     }
-    /* The store refuses what the fit should have: a value no GPU could hold. */
-    for (int i = 0; i <= COEF_COUNT; i++) {
-        bool has = i < COEF_COUNT ? cal->has[i] : cal->has_static;
-        uint64_t v = i < COEF_COUNT ? cal->value[i] : cal->static_bytes;
-        if (has && v > STORE_CALIBRATION_MAX_BYTES) {
-            store_set_err(err, errlen, "%s: calibration of %s on %s not saved: %s = %llu B is absurd (over 16 TiB)",
-                          s->path, model, gpu, i < COEF_COUNT ? engine_coef_names[i] : "static_bytes",
-                          (unsigned long long)v);
-            return -1;
-        }
+    /* The store refuses what the fit should have: a value the estimate's arithmetic cannot take
+     * (read_calibration refuses the same on the way back). */
+    uint64_t v = 0;
+    int bad = calibration_out_of_bounds(cal, &v);
+    if (bad >= 0) {
+        store_set_err(err, errlen, "%s: calibration of %s on %s not saved: %s = %llu B is out of bounds (over %llu B)",
+                      s->path, model, gpu, calibration_value_name(bad), (unsigned long long)v,
+                      (unsigned long long)engine_calibration_max(bad));
+        return -1;
     }
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db,
@@ -1387,7 +1473,7 @@ int store_save_calibration(store *s, const char *model, const char *gpu, const c
         sqlite3_bind_int64(st, 12, (sqlite3_int64)cal->static_bytes);
     else
         sqlite3_bind_null(st, 12);
-    if (held_node_bytes > 0 && held_node_bytes <= STORE_CALIBRATION_MAX_BYTES)
+    if (node_bytes_in_bounds(held_node_bytes))
         sqlite3_bind_int64(st, 13, (sqlite3_int64)held_node_bytes);
     else
         sqlite3_bind_null(st, 13);
@@ -1416,15 +1502,35 @@ int store_each_calibration(store *s, void (*fn)(const store_calibration_info *c,
     store_calibration_info c;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         memset(&c, 0, sizeof c);
-        read_calibration(st, &c.cal);
+        if (read_calibration(st, &c.cal, err, errlen) != 0) {
+            sqlite3_finalize(st);
+            return -1;
+        }
         int base = COEF_COUNT + 2;
         c.id = sqlite3_column_int64(st, base);
-        engine_copy_text(c.model, sizeof c.model, (const char *)sqlite3_column_text(st, base + 1));
-        engine_copy_text(c.gpu, sizeof c.gpu, (const char *)sqlite3_column_text(st, base + 2));
-        engine_copy_text(c.release, sizeof c.release, (const char *)sqlite3_column_text(st, base + 3));
+        const char *model = (const char *)sqlite3_column_text(st, base + 1),
+                   *gpu = (const char *)sqlite3_column_text(st, base + 2),
+                   *release = (const char *)sqlite3_column_text(st, base + 3);
+        if (!copy_name(c.model, sizeof c.model, model) || !copy_name(c.gpu, sizeof c.gpu, gpu) ||
+            !copy_name(c.release, sizeof c.release, release)) {
+            store_set_err(err, errlen,
+                          "calibration %lld: its model, GPU or release name is longer than cgplan's names "
+                          "(damaged); cgplan calibrate --reset removes every calibration",
+                          (long long)c.id);
+            sqlite3_finalize(st);
+            return -1;
+        }
         engine_copy_text(c.created_at, sizeof c.created_at, (const char *)sqlite3_column_text(st, base + 4));
         int64_t held = sqlite3_column_type(st, base + 5) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, base + 5);
         c.held_node_bytes = held > 0 ? (uint64_t)held : 0;
+        if (c.held_node_bytes && !node_bytes_in_bounds(c.held_node_bytes)) { /* the save writes NULL then */
+            store_set_err(err, errlen,
+                          "calibration %lld: held_node_bytes %lld is out of bounds; cgplan calibrate "
+                          "--reset %s %s",
+                          (long long)c.id, (long long)held, c.model, c.gpu);
+            sqlite3_finalize(st);
+            return -1;
+        }
         c.current = sqlite3_column_int(st, base + 6) != 0;
         fn(&c, ctx);
     }
@@ -1466,12 +1572,22 @@ int store_delete_calibrations(store *s, const char *model, const char *gpu, cons
 
 /* ---- A GPU's node_bytes (gpu_calibrations, through its column table in store_row.c) ---- */
 
-static void node_calibration_from_row(const store_gpu_calibration_row *row, bool current, store_node_calibration *c)
+/* A gpu_calibrations row into C: 0, or -1 with ERR naming the row and the fix when its node_bytes
+ * is not one the save would have taken. */
+static int node_calibration_from_row(const store_gpu_calibration_row *row, bool current, store_node_calibration *c,
+                                     char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     c->id = row->id;
-    engine_copy_text(c->gpu, sizeof c->gpu, row->gpu);
-    engine_copy_text(c->release, sizeof c->release, row->sglang);
+    if (!copy_name(c->gpu, sizeof c->gpu, row->gpu) || !copy_name(c->release, sizeof c->release, row->sglang) ||
+        !copy_name(c->run_releases, sizeof c->run_releases, row->run_releases) ||
+        !copy_name(c->run_models, sizeof c->run_models, row->run_models)) {
+        store_set_err(err, errlen,
+                      "node_bytes calibration %lld: a GPU, release or model name in it is longer than cgplan's "
+                      "(damaged); cgplan calibrate --reset removes every calibration",
+                      (long long)row->id);
+        return -1;
+    }
     engine_copy_text(c->created_at, sizeof c->created_at, row->created_at);
     c->current = current;
     c->node_bytes.expected = row->node_bytes > 0 ? (uint64_t)row->node_bytes : 0;
@@ -1479,8 +1595,15 @@ static void node_calibration_from_row(const store_gpu_calibration_row *row, bool
     c->node_bytes.high = row->node_bytes_high > 0 ? (uint64_t)row->node_bytes_high : 0;
     c->n_runs = row->n_runs > 0 && row->n_runs < INT32_MAX ? (int)row->n_runs : 0;
     read_ids(row->runs, c->runs, ENGINE_MAX_CAL_RUNS);
-    engine_copy_text(c->run_releases, sizeof c->run_releases, row->run_releases);
-    engine_copy_text(c->run_models, sizeof c->run_models, row->run_models);
+    if (node_range_in_bounds(&c->node_bytes))
+        return 0;
+    char gpu[ENGINE_NAME_MAX * 4];
+    store_set_err(err, errlen,
+                  "node_bytes calibration %lld: node_bytes %lld [%lld, %lld] is out of bounds; cgplan calibrate "
+                  "--reset %s",
+                  (long long)row->id, (long long)row->node_bytes, (long long)row->node_bytes_low,
+                  (long long)row->node_bytes_high, engine_text_cleaned(gpu, sizeof gpu, row->gpu));
+    return -1;
 }
 
 int store_save_node_calibration(store *s, const store_node_calibration *c, const char *report, char *err, size_t errlen)
@@ -1490,11 +1613,10 @@ int store_save_node_calibration(store *s, const store_node_calibration *c, const
         return -1;
     }
     const engine_range *r = &c->node_bytes;
-    if (r->expected == 0 || r->expected > STORE_CALIBRATION_MAX_BYTES || r->low > r->expected ||
-        r->high < r->expected || r->high > STORE_CALIBRATION_MAX_BYTES) {
+    if (!node_range_in_bounds(r)) {
         store_set_err(err, errlen,
-                      "%s: node_bytes calibration of %s not saved: %llu B [%llu, %llu] is not a value with a range "
-                      "around it",
+                      "%s: node_bytes calibration of %s not saved: %llu B [%llu, %llu] is not a value of 256 B .. 1 "
+                      "MiB (the node_bytes knob's range) with a range around it",
                       s->path, c->gpu, (unsigned long long)r->expected, (unsigned long long)r->low,
                       (unsigned long long)r->high);
         return -1;
@@ -1532,7 +1654,8 @@ int store_save_node_calibration(store *s, const store_node_calibration *c, const
     return 0;
 }
 
-bool store_load_node_calibration(store *s, const char *gpu, const char *release, engine_calibration *cal)
+int store_load_node_calibration(store *s, const char *gpu, const char *release, engine_calibration *cal, char *err,
+                                size_t errlen)
 {
     char sql[1024];
     /* the release's own before one pooled over every release (NULL) */
@@ -1543,19 +1666,19 @@ bool store_load_node_calibration(store *s, const char *gpu, const char *release,
     sqlite3_stmt *st = NULL;
     if (!s || !gpu || !*gpu || sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
         sqlite3_finalize(st);
-        return false;
+        return 0;
     }
     sqlite3_bind_text(st, 1, gpu, -1, SQLITE_TRANSIENT);
     if (release && *release)
         sqlite3_bind_text(st, 2, release, -1, SQLITE_TRANSIENT);
-    bool found = sqlite3_step(st) == SQLITE_ROW;
+    int found = sqlite3_step(st) == SQLITE_ROW;
     if (found) {
         store_gpu_calibration_row row;
         store_read_row(st, 0, &store_gpu_calibrations_table, &row);
         store_node_calibration c;
-        node_calibration_from_row(&row, true, &c);
-        found = c.node_bytes.expected > 0;
-        if (found)
+        if (node_calibration_from_row(&row, true, &c, err, errlen) != 0)
+            found = -1;
+        else
             engine_calibration_set_node_bytes(cal, c.node_bytes, c.n_runs, c.gpu, c.release);
     }
     sqlite3_finalize(st);
@@ -1580,7 +1703,10 @@ int store_each_node_calibration(store *s, void (*fn)(const store_node_calibratio
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         store_gpu_calibration_row row;
         store_read_row(st, 1, &store_gpu_calibrations_table, &row);
-        node_calibration_from_row(&row, sqlite3_column_int(st, 0) != 0, &c);
+        if (node_calibration_from_row(&row, sqlite3_column_int(st, 0) != 0, &c, err, errlen) != 0) {
+            sqlite3_finalize(st);
+            return -1;
+        }
         fn(&c, ctx);
     }
     sqlite3_finalize(st);

@@ -55,9 +55,13 @@ typedef struct {
     uint32_t n_buckets;
     engine_knobs_state knobs; /* every knob as stored; 0 where unknown */
     double static_gib, largest_gib, buckets_gib, draft_gib, target_total_gib, total_gib;
+    /* Its record does not read back (damaged, or a knob value this cgplan refuses): listed from
+     * its columns alone, knobs 0; store_get_run says what. Never calibrated. */
+    bool damaged;
 } store_run_summary;
 
-/* Every run, newest first (at most CAP; *N gets how many). Returns 0 or -1 with ERR. */
+/* Every run, newest first (at most CAP; *N gets how many), a damaged one marked (damaged) rather
+ * than stopping the list. Returns 0 or -1 with ERR (a database error). */
 int store_list_runs(store *s, store_run_summary *out, size_t cap, size_t *n, char *err, size_t errlen);
 /* Deletes run ID with its groups, bars and rank lines. Returns 0, 1 when there is no such run,
  * -1 on a database error. */
@@ -80,21 +84,25 @@ typedef struct {
 /* Returns 0, 1 when there is no run ID, -1 on a database error (ERR set). */
 int store_get_run(store *s, int64_t id, store_run_detail *out, char *err, size_t errlen);
 
-/* The newest calibration for (MODEL, GPU), of any release, if any: returns true and fills CAL.
- * (Prefer store_load_calibration_for: calibrations pool by release.) */
-bool store_load_calibration(store *s, const char *model, const char *gpu, engine_calibration *cal);
+/* The newest calibration for (MODEL, GPU), of any release: 1 and CAL filled, 0, or -1 with ERR
+ * as store_load_calibration_for. (Prefer that one: calibrations pool by release.) */
+int store_load_calibration(store *s, const char *model, const char *gpu, engine_calibration *cal, char *err,
+                           size_t errlen);
 /* The newest calibration for (MODEL, GPU, RELEASE) — RELEASE as engine_release_text writes it;
- * one stored before releases were pooled (schema 2) matches any; RELEASE NULL: any. */
-bool store_load_calibration_for(store *s, const char *model, const char *gpu, const char *release,
-                                engine_calibration *cal);
+ * one stored before releases were pooled (schema 2) matches any; RELEASE NULL: any. These loads
+ * return 1 (found, CAL filled), 0 (none), or -1 with ERR naming the row and its fix when a value
+ * read back is outside the bounds the save keeps (the store was edited or damaged). */
+int store_load_calibration_for(store *s, const char *model, const char *gpu, const char *release,
+                               engine_calibration *cal, char *err, size_t errlen);
 /* Everything a plan takes from the store: the newest calibration of its model, GPU and release,
  * and its GPU's node_bytes calibration (store_load_node_calibration), whatever the model. Returns
- * whether either was found; CAL is cleared first. */
-bool store_load_plan_calibration(store *s, const engine_deployment *d, engine_calibration *cal);
+ * 1 when either was found, 0, or -1 with ERR (either out of bounds; CAL cleared); CAL is cleared first. */
+int store_load_plan_calibration(store *s, const engine_deployment *d, engine_calibration *cal, char *err,
+                                size_t errlen);
 /* Stores a calibration of (MODEL, GPU, RELEASE) with the human report that explains it.
  * HELD_NODE_BYTES is the node_bytes its fit held the kernel-node terms at (0: not known). A value
- * no GPU could hold (over STORE_CALIBRATION_MAX_BYTES) is refused. Returns 0 or -1 with ERR. */
-#define STORE_CALIBRATION_MAX_BYTES ((uint64_t)1 << 44) /* 16 TiB */
+ * the estimate's arithmetic is not sized for (a coefficient over ENGINE_COEF_MAX, static_bytes over
+ * ENGINE_SIZE_MAX) is refused, as every load refuses it. Returns 0 or -1 with ERR. */
 int store_save_calibration(store *s, const char *model, const char *gpu, const char *release,
                            const engine_calibration *cal, uint64_t held_node_bytes, const char *report, char *err,
                            size_t errlen);
@@ -136,14 +144,16 @@ typedef struct {
 } store_node_calibration;
 
 /* Stores C (its id, created_at and current are ignored) with the report that explains it. A
- * node_bytes outside 1 .. 16 TiB, or a range that does not hold it, is refused. Returns 0 or -1
- * with ERR. */
+ * node_bytes outside the node_bytes knob's 256 B .. 1 MiB, or a range that does not hold it, is refused. Returns 0 or
+ * -1 with ERR. */
 int store_save_node_calibration(store *s, const store_node_calibration *c, const char *report, char *err,
                                 size_t errlen);
 /* The newest node_bytes calibration of GPU for RELEASE (engine_release_text's; NULL or "": any):
  * the release's own before one pooled over every release. Sets CAL's node_bytes fields (with
- * its source text) and leaves the rest; returns whether one was found. */
-bool store_load_node_calibration(store *s, const char *gpu, const char *release, engine_calibration *cal);
+ * its source text) and leaves the rest; returns 1 when one was found, 0, or -1 with ERR (out of
+ * the bounds the save keeps). */
+int store_load_node_calibration(store *s, const char *gpu, const char *release, engine_calibration *cal, char *err,
+                                size_t errlen);
 /* Calls FN for every stored node_bytes calibration, newest first. Returns 0 or -1 with ERR. */
 int store_each_node_calibration(store *s, void (*fn)(const store_node_calibration *c, void *ctx), void *ctx, char *err,
                                 size_t errlen);
@@ -269,7 +279,8 @@ int store_get_run_parts(store *s, int64_t id, store_group_info *groups, size_t c
 /* Every run id of (MODEL, GPU) oldest first (at most CAP). Returns the count or -1. */
 int store_runs_for(store *s, const char *model, const char *gpu, int64_t *ids, size_t cap, char *err, size_t errlen);
 
-/* Calls FN for every run, newest first, without holding them all in memory. Returns 0 or -1. */
+/* Calls FN for every run, newest first, without holding them all in memory; a damaged one is
+ * passed marked (store_run_summary.damaged). Returns 0 or -1 (a database error). */
 int store_each_run(store *s, void (*fn)(const store_run_summary *r, void *ctx), void *ctx, char *err, size_t errlen);
 
 /* The same for the runs with FROM_ID <= id <= TO_ID, oldest first (one query). */

@@ -270,7 +270,7 @@ static void solve(const row *rows, int m, param_state *st, const double *held, d
         theta[order[c]] = t[c];
 }
 
-/* Why VALUE of parameter J is refused, or NULL: negative, non-finite, or larger than a GPU. */
+/* Why VALUE of parameter J is refused, or NULL: negative, non-finite, past its bound, or larger than a GPU. */
 static const char *refusal(const calib_point *p, int n, const row *rows, int m, int j, double value, char *buf,
                            size_t len)
 {
@@ -280,6 +280,12 @@ static const char *refusal(const calib_point *p, int n, const row *rows, int m, 
     }
     if (value < -0.5) {
         snprintf(buf, len, "refused: the fit gives %.0f B (< 0)", value);
+        return buf;
+    }
+    /* the store's bound on save and load: what the estimate's arithmetic is sized for */
+    double top = (double)engine_calibration_max(j);
+    if (value > top) {
+        snprintf(buf, len, "refused: the fit gives %.0f B, above the %.0f B the estimate takes", value, top);
         return buf;
     }
     for (int i = 0; i < m; i++) {

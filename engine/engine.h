@@ -875,6 +875,12 @@ uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64
  * model breaks (context_len outside its knob's range, more layer kinds than layers, top_k above
  * the experts): the one check the preset loader, `model import` and `--model CONFIG` share. */
 int engine_model_check(const engine_model *m, char *err, size_t errlen);
+/* The largest value a calibration may hold for parameter C (a coefficient, or COEF_COUNT for the
+ * static intercept): what the estimate's arithmetic is sized for, kept by the fit, the store's
+ * save and every load. A per-row or per-graph coefficient is multiplied by rows or graphs, so it
+ * keeps ENGINE_COEF_MAX, a preset's bound; one added once (lazy, the draft's base, the static
+ * intercept) may absorb a whole layer's unexplained part, so it keeps ENGINE_SIZE_MAX. */
+uint64_t engine_calibration_max(int c);
 int engine_deployment_check(const engine_deployment *d, char *err, size_t errlen);
 
 /* Fills D with MODEL.md's defaults that presets may omit (dcp 1, other_runtime 1 GiB, ...). */

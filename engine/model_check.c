@@ -103,3 +103,8 @@ int engine_deployment_check(const engine_deployment *d, char *err, size_t errlen
                              sizes[i].name, (unsigned long long)sizes[i].v, (unsigned long long)ENGINE_SIZE_MAX);
     return 0;
 }
+
+uint64_t engine_calibration_max(int c)
+{
+    return c == COEF_LAZY_BYTES || c == COEF_DRAFT_BASE_BYTES || c == COEF_COUNT ? ENGINE_SIZE_MAX : ENGINE_COEF_MAX;
+}

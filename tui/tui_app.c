@@ -71,6 +71,19 @@ static void set_message(tui_app *app, bool error, const char *fmt, ...)
     app->message_is_error = error;
 }
 
+/* The store's calibration for plan P: one out of bounds is said on the status line, and the plan
+ * is estimated from its preset alone. */
+static bool plan_calibration(tui_app *app, tui_plan *p)
+{
+    if (!app->db)
+        return false;
+    char err[ENGINE_TEXT_MAX];
+    int found = store_load_plan_calibration(app->db, &p->d, &p->cal, err, sizeof err);
+    if (found < 0)
+        set_message(app, true, "%s", err);
+    return found > 0;
+}
+
 static int load_plan(tui_app *app, tui_plan *p, const char *name, char *err, size_t errlen)
 {
     int rc = preset_load_deployment(app->cat, name, &p->d, err, errlen);
@@ -80,7 +93,7 @@ static int load_plan(tui_app *app, tui_plan *p, const char *name, char *err, siz
     }
     p->loaded = true;
     snprintf(p->name, sizeof p->name, "%s", p->d.name[0] ? p->d.name : name);
-    p->has_cal = app->db && store_load_plan_calibration(app->db, &p->d, &p->cal);
+    p->has_cal = plan_calibration(app, p);
     return 0;
 }
 
@@ -116,7 +129,7 @@ int tui_app_init(tui_app *app, const char *preset, const engine_deployment *plan
         p->d = *plan;
         p->loaded = true;
         snprintf(p->name, sizeof p->name, "%s", plan->name[0] ? plan->name : main_name);
-        p->has_cal = app->db && store_load_plan_calibration(app->db, &p->d, &p->cal);
+        p->has_cal = plan_calibration(app, p);
     } else {
         int rc = load_plan(app, &app->plan[0], main_name, err, errlen);
         if (rc != 0)
@@ -167,8 +180,7 @@ void tui_app_reload_runs(tui_app *app)
     }
     for (int i = 0; i < 2; i++) /* a calibration may have been stored meanwhile */
         if (app->plan[i].loaded)
-            app->plan[i].has_cal =
-                store_load_plan_calibration(app->db, &app->plan[i].d, &app->plan[i].cal);
+            app->plan[i].has_cal = plan_calibration(app, &app->plan[i]);
 }
 
 /* ---- Recompute ---- */
@@ -406,7 +418,7 @@ static int set_gpu(tui_app *app, const char *name)
     }
     note_change(app, KNOB_GPU);
     p->d.gpu = gpu;
-    p->has_cal = app->db && store_load_plan_calibration(app->db, &p->d, &p->cal);
+    p->has_cal = plan_calibration(app, p);
     return TUI_RECOMPUTE | TUI_REDRAW;
 }
 

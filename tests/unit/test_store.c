@@ -744,7 +744,7 @@ static void test_calibration_roundtrip(void **state)
     store *s = store_open(tmp_path("cal.db"), STORE_READ_WRITE, err, sizeof err);
     assert_non_null(s);
     engine_calibration cal = {0}, back;
-    assert_false(store_load_calibration(s, "kimi-k3", "b200", &back));
+    assert_int_equal(store_load_calibration(s, "kimi-k3", "b200", &back, err, sizeof err), 0);
     cal.has[COEF_LAZY_BYTES] = true;
     cal.value[COEF_LAZY_BYTES] = 794000357;
     cal.has[COEF_GRAPH_BYTES] = true;
@@ -755,14 +755,14 @@ static void test_calibration_roundtrip(void **state)
     assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", NULL, &cal, 0, "report", err, sizeof err), 0);
     cal.value[COEF_LAZY_BYTES] = 1;
     assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", NULL, &cal, 0, NULL, err, sizeof err), 0);
-    assert_true(store_load_calibration(s, "kimi-k3", "b200", &back));
+    assert_int_equal(store_load_calibration(s, "kimi-k3", "b200", &back, err, sizeof err), 1);
     assert_true(back.has[COEF_LAZY_BYTES]);
     assert_int_equal(back.value[COEF_LAZY_BYTES], 1); /* the newest */
     assert_false(back.has[COEF_ACT_BYTES_PER_ROW]);   /* NULL, not 0 */
     assert_int_equal(back.value[COEF_GRAPH_BYTES], 52706322);
     assert_int_equal(back.n_runs, 2);
     assert_int_equal(back.runs[1], 2);
-    assert_false(store_load_calibration(s, "kimi-k3", "h200", &back));
+    assert_int_equal(store_load_calibration(s, "kimi-k3", "h200", &back, err, sizeof err), 0);
     store_close(s);
 }
 
@@ -788,7 +788,7 @@ static void test_migrate_v2_calibrations(void **state)
     if (!s)
         fail_msg("%s", err);
     engine_calibration back;
-    assert_true(store_load_calibration_for(s, "kimi-k3", "b200", "main@2026-07-20", &back));
+    assert_int_equal(store_load_calibration_for(s, "kimi-k3", "b200", "main@2026-07-20", &back, err, sizeof err), 1);
     assert_int_equal(back.value[COEF_LAZY_BYTES], 42);
     assert_false(back.has_static);
     /* a release's own calibration wins over the v2 one; another release still gets the v2 one */
@@ -798,20 +798,21 @@ static void test_migrate_v2_calibrations(void **state)
     cal.has_static = true;
     cal.static_bytes = 99;
     assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", "v0.5.3", &cal, 0, "r", err, sizeof err), 0);
-    assert_true(store_load_calibration_for(s, "kimi-k3", "b200", "v0.5.3", &back));
+    assert_int_equal(store_load_calibration_for(s, "kimi-k3", "b200", "v0.5.3", &back, err, sizeof err), 1);
     assert_int_equal(back.value[COEF_LAZY_BYTES], 7);
     assert_true(back.has_static);
     assert_int_equal(back.static_bytes, 99);
-    assert_true(store_load_calibration_for(s, "kimi-k3", "b200", "v0.5.4", &back));
+    assert_int_equal(store_load_calibration_for(s, "kimi-k3", "b200", "v0.5.4", &back, err, sizeof err), 1);
     assert_int_equal(back.value[COEF_LAZY_BYTES], 42);
     /* absurd values are refused by the store too */
-    cal.value[COEF_LAZY_BYTES] = STORE_CALIBRATION_MAX_BYTES + 1;
+    cal.has[COEF_ACT_BYTES_PER_ROW] = true; /* a per-row coefficient: multiplied by every row */
+    cal.value[COEF_ACT_BYTES_PER_ROW] = ENGINE_COEF_MAX + 1;
     assert_int_equal(store_save_calibration(s, "kimi-k3", "b200", "v0.5.3", &cal, 0, "r", err, sizeof err), -1);
-    assert_non_null(strstr(err, "absurd"));
+    assert_non_null(strstr(err, "act_bytes_per_row = 4294967297 B is out of bounds"));
     /* reset: one release, then everything */
     assert_int_equal(store_delete_calibrations(s, "kimi-k3", "b200", "v0.5.3", err, sizeof err), 1);
     assert_int_equal(store_delete_calibrations(s, NULL, NULL, NULL, err, sizeof err), 1);
-    assert_false(store_load_calibration(s, "kimi-k3", "b200", &back));
+    assert_int_equal(store_load_calibration(s, "kimi-k3", "b200", &back, err, sizeof err), 0);
     store_close(s);
     static char migrated[16384], fresh[16384];
     table_shapes(path, migrated, sizeof migrated);
@@ -861,7 +862,7 @@ static void test_migrate_v7_node_calibrations(void **state)
     if (!s)
         fail_msg("%s", err);
     engine_calibration back;
-    assert_true(store_load_calibration_for(s, "qwq-32b", "h200", "v0.5.3", &back));
+    assert_int_equal(store_load_calibration_for(s, "qwq-32b", "h200", "v0.5.3", &back, err, sizeof err), 1);
     assert_true(back.has[COEF_GRAPH_BYTES]); /* kept as it was */
     assert_int_equal(back.value[COEF_GRAPH_BYTES], 20971520);
     assert_false(back.has_node_bytes);
@@ -869,7 +870,7 @@ static void test_migrate_v7_node_calibrations(void **state)
     memset(&info, 0xff, sizeof info);
     assert_int_equal(store_each_calibration(s, collect_model, &info, err, sizeof err), 0);
     assert_int_equal(info.held_node_bytes, 0); /* fitted before node_bytes was per GPU */
-    assert_false(store_load_node_calibration(s, "h200", NULL, &back));
+    assert_int_equal(store_load_node_calibration(s, "h200", NULL, &back, err, sizeof err), 0);
 
     store_node_calibration c = {0};
     snprintf(c.gpu, sizeof c.gpu, "h200");
@@ -888,14 +889,14 @@ static void test_migrate_v7_node_calibrations(void **state)
     assert_non_null(strstr(err, "not saved"));
 
     memset(&back, 0, sizeof back);
-    assert_true(store_load_node_calibration(s, "h200", "v0.5.3", &back));
+    assert_int_equal(store_load_node_calibration(s, "h200", "v0.5.3", &back, err, sizeof err), 1);
     assert_int_equal(back.node_bytes.expected, 17000);
-    assert_true(store_load_node_calibration(s, "h200", "v0.5.4", &back));
+    assert_int_equal(store_load_node_calibration(s, "h200", "v0.5.4", &back, err, sizeof err), 1);
     assert_int_equal(back.node_bytes.expected, 16384);
     assert_int_equal(back.node_bytes.low, 15000);
     assert_int_equal(back.node_runs, 2);
     assert_non_null(strstr(back.node_bytes_source, "calibrated from 2 runs on h200"));
-    assert_false(store_load_node_calibration(s, "b200", NULL, &back));
+    assert_int_equal(store_load_node_calibration(s, "b200", NULL, &back, err, sizeof err), 0);
 
     /* a plan of another model on the GPU: the GPU's node_bytes, none of qwq-32b's coefficients */
     static engine_deployment d;
@@ -903,13 +904,13 @@ static void test_migrate_v7_node_calibrations(void **state)
     snprintf(d.model.name, sizeof d.model.name, "llama-3.1-8b");
     snprintf(d.gpu.name, sizeof d.gpu.name, "h200");
     assert_int_equal(engine_release_parse("0.5.4", &d.knobs.sglang, err, sizeof err), 0);
-    assert_true(store_load_plan_calibration(s, &d, &back));
+    assert_int_equal(store_load_plan_calibration(s, &d, &back, err, sizeof err), 1);
     assert_true(back.has_node_bytes);
     assert_int_equal(back.node_bytes.expected, 16384);
     for (int k = 0; k < COEF_COUNT; k++)
         assert_false(back.has[k]);
     snprintf(d.model.name, sizeof d.model.name, "qwq-32b"); /* both together */
-    assert_true(store_load_plan_calibration(s, &d, &back));
+    assert_int_equal(store_load_plan_calibration(s, &d, &back, err, sizeof err), 1);
     assert_true(back.has_node_bytes && back.has[COEF_GRAPH_BYTES]);
 
     /* the list: newest first, each the current one of its (GPU, release), runs and their models */
@@ -928,7 +929,7 @@ static void test_migrate_v7_node_calibrations(void **state)
     /* reset one release, then the GPU's */
     assert_int_equal(store_delete_node_calibrations(s, "h200", "v0.5.3", err, sizeof err), 1);
     assert_int_equal(store_delete_node_calibrations(s, "h200", NULL, err, sizeof err), 1);
-    assert_false(store_load_node_calibration(s, "h200", NULL, &back));
+    assert_int_equal(store_load_node_calibration(s, "h200", NULL, &back, err, sizeof err), 0);
     store_close(s);
 
     /* the migrated store has the tables and columns of a new one */
@@ -1622,8 +1623,15 @@ static void test_damaged_record_named(void **state)
     assert_non_null(strstr(err, "run 1: its stored knobs are damaged"));
     store_run_summary runs[4];
     size_t n;
-    assert_int_equal(store_list_runs(s, runs, 4, &n, err, sizeof err), -1);
-    assert_non_null(strstr(err, "run 1"));
+    /* the list goes on past a damaged run, marked, and calibration leaves it out */
+    assert_int_equal(store_list_runs(s, runs, 4, &n, err, sizeof err), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(runs[0].id, 2);
+    assert_false(runs[0].damaged);
+    assert_int_equal(runs[1].id, 1);
+    assert_true(runs[1].damaged);
+    assert_int_equal(runs[1].max_bs, 0); /* its knobs unknown, not half-read */
+    assert_non_null(strstr(store_run_calibration_exclusion(&runs[1]), "record damaged"));
     assert_int_equal(store_delete_run(s, 1, err, sizeof err), 0);
     assert_int_equal(store_list_runs(s, runs, 4, &n, err, sizeof err), 0);
     assert_int_equal(n, 1);
