@@ -89,7 +89,7 @@ expect_exit 1 "$CGPLAN" runs list --db "$DB" --format csv
 expect_exit 0 "$CGPLAN" calibrate --db "$DB" --dry-run
 contains "$OUT" "skipped run 4: record damaged" "calibrate skips run 4 and says so"
 contains "$OUT" "skipped run 6: record damaged" "calibrate skips run 6 and says so"
-contains "$OUT" "node_bytes = " "calibrate fits from the other runs"
+contains "$OUT" "calibration of kimi-k3 on b200" "calibrate fits from the other runs"
 expect_exit 0 "$CGPLAN" runs rm 4 --db "$DB" --yes
 expect_exit 0 "$CGPLAN" runs rm 6 --db "$DB" --yes
 expect_exit 0 "$CGPLAN" runs list --db "$DB"
