@@ -519,31 +519,6 @@ int main(int argc, char **argv)
     return EXIT_USAGE;
 }
 
-/* Levenshtein distance, capped: names are short. */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 64;
-    size_t row[64];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (row[j] + 1 < best)
-                best = row[j] + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
 
 const char *cli_nearest(const char *word, const char *const *names, size_t n)
 {
@@ -552,7 +527,7 @@ const char *cli_nearest(const char *word, const char *const *names, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (!names[i])
             continue;
-        size_t d = edit_distance(word, names[i]);
+        size_t d = engine_edit_distance(word, names[i], false);
         if (d < best_d && d * 2 < strlen(word) + 1) {
             best_d = d;
             best = names[i];

@@ -1,6 +1,8 @@
 /* text.c — strict UTF-8, the terminal sanitiser and shell quoting (text.h). */
 #include "text.h"
 
+#include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -179,4 +181,31 @@ void engine_char_name(const char *bad, char *buf, size_t len)
         snprintf(buf, len, "'%c'", (char)cp);
     else
         snprintf(buf, len, "'%.*s' (U+%04X)", (int)n, bad, (unsigned)cp);
+}
+
+size_t engine_edit_distance(const char *a, const char *b, bool fold_case)
+{
+    enum { NAME_MAX_LEN = 63 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > NAME_MAX_LEN || lb > NAME_MAX_LEN)
+        return SIZE_MAX;
+    size_t row[NAME_MAX_LEN + 1];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            unsigned char x = (unsigned char)a[i - 1], y = (unsigned char)b[j - 1];
+            size_t best = diag + (fold_case ? tolower(x) != tolower(y) : x != y);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
 }

@@ -46,4 +46,8 @@ size_t engine_shell_quote(char *dst, size_t cap, const char *s);
  * control character (\x1b)", "a space". */
 void engine_char_name(const char *bad, char *buf, size_t len);
 
+/* Levenshtein distance between A and B, case folded when FOLD_CASE, for names of at most 63
+ * characters (SIZE_MAX past): what "did you mean" and the nearest known architecture rank by. */
+size_t engine_edit_distance(const char *a, const char *b, bool fold_case);
+
 #endif

@@ -29,7 +29,6 @@
 #define PHRASE_MAX 160      /* one clause of a message */
 #define LLAMA4_NOPE_EVERY 4 /* llama4.py: use_rope = (layer_id + 1) % 4 != 0; the others are global NoPE */
 #define HF_PART_MAX 96      /* huggingface_hub validate_repo_id: an owner or a name has at most 96 characters */
-#define NAME_CMP_MAX 63     /* the longest class name the edit distance compares (the known ones are shorter) */
 /* SGLang's mamba cache (configs/mamba_utils.py mamba2_state_dtype): the conv state is
  * SGLANG_MAMBA_CONV_DTYPE, bfloat16 unless set; the recurrent state is the config's
  * mamba_ssm_dtype, float32 unless set. */
@@ -1128,32 +1127,6 @@ static int import_hf_names(ctx *c, engine_model *m)
     return 0;
 }
 
-/* Levenshtein distance without case, of at most NAME_CMP_MAX characters each (SIZE_MAX past). */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > NAME_CMP_MAX || lb > NAME_CMP_MAX)
-        return SIZE_MAX;
-    size_t row[NAME_CMP_MAX + 1];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 static size_t shared_prefix(const char *a, const char *b)
 {
     size_t n = 0;
@@ -1168,7 +1141,8 @@ static const char *nearest_arch(const char *arch)
 {
     size_t best = 0;
     for (size_t i = 1; i < N_ARCHS; i++) {
-        size_t d = edit_distance(arch, archs[i].arch), bd = edit_distance(arch, archs[best].arch);
+        size_t d = engine_edit_distance(arch, archs[i].arch, true),
+               bd = engine_edit_distance(arch, archs[best].arch, true);
         if (d < bd || (d == bd && shared_prefix(arch, archs[i].arch) > shared_prefix(arch, archs[best].arch)))
             best = i;
     }
