@@ -86,7 +86,6 @@ static int64_t kv_pool_after(const engine_deployment *d, const engine_estimate *
     return rest - (int64_t)plan_state(d, e, rest, NULL);
 }
 
-
 /* With DCP each GPU stores 1/dcp of the tokens (SGLang allocator, reference/sglang.md 3.5). */
 static uint64_t kv_min_bytes_of(const engine_deployment *d, uint64_t cell)
 {
@@ -328,10 +327,10 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
     b->kv_tokens = now.kv_tokens;
     b->running_requests = running_requests(d);
     b->kv_cell_bytes = engine_kv_cell_split(d, &b->kv_cell_full_bytes, &b->kv_cell_swa_bytes);
-    b->kv_swa_pool_bytes = b->kv_cell_bytes && b->kv_pool_bytes > 0
-                               ? (int64_t)((double)b->kv_pool_bytes * (double)b->kv_cell_swa_bytes /
-                                           (double)b->kv_cell_bytes)
-                               : 0;
+    b->kv_swa_pool_bytes =
+        b->kv_cell_bytes && b->kv_pool_bytes > 0
+            ? (int64_t)((double)b->kv_pool_bytes * (double)b->kv_cell_swa_bytes / (double)b->kv_cell_bytes)
+            : 0;
     b->kv_full_pool_bytes = b->kv_pool_bytes - b->kv_swa_pool_bytes;
     b->kv_tokens_per_gib = b->kv_cell_bytes ? ENGINE_GIB / b->kv_cell_bytes * k->dcp : 0;
     find_wall(d, cal, e, b, quiet);

@@ -93,13 +93,13 @@ static span gqa_block(const engine_model *m, engine_backend b)
 static span mla_block(const engine_model *m, engine_backend b)
 {
     span s = {0, 0};
-    add(&s, (span){1, 1}, 1);                     /* fused add-RMSNorm */
-    add(&s, (span){1, 1}, 1);                     /* fused_qkv_a_proj_with_mqa */
+    add(&s, (span){1, 1}, 1);                      /* fused add-RMSNorm */
+    add(&s, (span){1, 1}, 1);                      /* fused_qkv_a_proj_with_mqa */
     add(&s, (span){m->q_lora_rank ? 2 : 1, 2}, 1); /* q_a_layernorm, kv_a_layernorm */
     add(&s, (span){m->q_lora_rank ? 1 : 0, 1}, 1); /* q_b_proj */
-    add(&s, (span){1, 2}, 1);                     /* bmm with w_kc */
-    add(&s, (span){1, 1}, 1);                     /* rotary */
-    add(&s, (span){1, 1}, 1);                     /* KV store */
+    add(&s, (span){1, 2}, 1);                      /* bmm with w_kc */
+    add(&s, (span){1, 1}, 1);                      /* rotary */
+    add(&s, (span){1, 1}, 1);                      /* KV store */
     add(&s, attention_kernel(b), 1);
     add(&s, (span){1, 2}, 1); /* bmm with w_vc */
     add(&s, (span){1, 1}, 1); /* o_proj */
@@ -266,16 +266,21 @@ static const struct {
     engine_range bytes;
     const char *source;
 } node_bytes_fits[] = {
-    {GPU_ARCH_SM90, {17408, 12918, 23962},
+    {GPU_ARCH_SM90,
+     {17408, 12918, 23962},
      "empirical: median of the 4 public Hopper captures (17.0 KiB; bench/accuracy --fit), driver-dependent"},
-    {GPU_ARCH_SM100, {10240, 4760, 22765},
+    {GPU_ARCH_SM100,
+     {10240, 4760, 22765},
      "empirical: median of the 3 public Blackwell captures (10.0 KiB; bench/accuracy --fit), driver-dependent"},
-    {GPU_ARCH_SM89, {12800, 7989, 18690},
+    {GPU_ARCH_SM89,
+     {12800, 7989, 18690},
      "empirical: median of the 2 public Ada captures (12.5 KiB; bench/accuracy --fit), driver-dependent"},
-    {GPU_ARCH_CDNA3, {15974, 4760, 49152},
+    {GPU_ARCH_CDNA3,
+     {15974, 4760, 49152},
      "empirical: no public per-node figure for HIP graphs (ROCm/pytorch#2286: 4 MiB chunks per capture); the "
      "fit of all points, with the widest range"},
-    {GPU_ARCH_CDNA4, {15974, 4760, 49152},
+    {GPU_ARCH_CDNA4,
+     {15974, 4760, 49152},
      "empirical: no public per-node figure for HIP graphs (ROCm/pytorch#2286: 4 MiB chunks per capture); the "
      "fit of all points, with the widest range"},
 };

@@ -34,7 +34,7 @@ void term_buckets(const engine_deployment *d, const engine_calibration *cal, eng
     uint64_t w = wrappers_per_graph(d, &e->layout) * n * 8 * ENGINE_MIB;
     set_part(e, PART_BUCKETS_WRAPPERS, w, w, w);
     /* NCCL inside each graph: the vocab all-gather, and the all-reduces custom all-reduce does not
-     * serve (outside its group sizes, or inputs of bs x mtp x hidden x 2 B at or past its buffer). */
+     * serve (outside its group sizes, or inputs of bs x mtp x hidden x 2 B past its buffer). */
     uint64_t ops = 0;
     for (uint32_t i = 0; i < e->n_buckets; i++) {
         uint64_t ar_bytes = (uint64_t)e->buckets[i] * d->knobs.mtp * d->model.hidden * 2;

@@ -27,8 +27,8 @@ void term_lazy(const engine_deployment *d, const engine_calibration *cal, engine
         ws = lo = 33 * ENGINE_MIB;
         hi = 34 * ENGINE_MIB;
     } else { /* Blackwell's 2026 builds take 32 MiB (PR #175344), Ampere and Ada 8.125 */
-        bool blackwell = arch == GPU_ARCH_SM100 || arch == GPU_ARCH_SM103 || arch == GPU_ARCH_SM120 ||
-                         arch == GPU_ARCH_SM121;
+        bool blackwell =
+            arch == GPU_ARCH_SM100 || arch == GPU_ARCH_SM103 || arch == GPU_ARCH_SM120 || arch == GPU_ARCH_SM121;
         ws = lo = 8 * ENGINE_MIB + ENGINE_MIB / 8 + ENGINE_MIB;
         hi = (blackwell ? 32 : 20) * ENGINE_MIB + 2 * ENGINE_MIB;
     }

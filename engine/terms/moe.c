@@ -137,7 +137,8 @@ void term_masked_gemm(const engine_deployment *d, const engine_calibration *cal,
     const engine_model *m = &d->model;
     bool deepep = uses_deepep(d, e);
     uint64_t T = e->max_dispatch;
-    uint64_t gemm = deepep ? engine_masked_gemm_sum_bytes(T, m->dispatch_hidden, m->moe_intermediate, m->num_experts) : 0;
+    uint64_t gemm =
+        deepep ? engine_masked_gemm_sum_bytes(T, m->dispatch_hidden, m->moe_intermediate, m->num_experts) : 0;
     engine_term *t = set_term(e, TERM_MASKED_GEMM, gemm);
     t->depends_on |= dispatch_deps(d);
     t->alt_bytes = deepep ? engine_masked_gemm_peak_bytes(T, m->dispatch_hidden, m->moe_intermediate, m->num_experts,

@@ -15,8 +15,7 @@
 #include "preset.h"
 
 /* A plan from MODEL alone on GPU at TP, as cgplan estimate --model M --set gpu=G --set tp=N. */
-static bool model_plan(const preset_catalog *c, const char *model, const char *gpu, uint32_t tp,
-                       engine_deployment *d)
+static bool model_plan(const preset_catalog *c, const char *model, const char *gpu, uint32_t tp, engine_deployment *d)
 {
     char err[512];
     engine_deployment_defaults(d);
