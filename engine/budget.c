@@ -150,6 +150,15 @@ bool engine_fit_at_recommended(const engine_deployment *d, const engine_calibrat
     return out->fits;
 }
 
+/* engine_fit_at_recommended for the wall's probes, with the plan's own kernel-node count. */
+static bool probe_fits(const engine_deployment *d, const engine_calibration *cal, const engine_graph_nodes *nodes,
+                       engine_estimate *scratch, engine_fit *out)
+{
+    estimate_terms_run_nodes(d, cal, scratch, true, nodes);
+    fit_at(d, scratch, recommended_fraction(d, scratch->plan_total_bytes), out);
+    return out->fits;
+}
+
 static engine_term_id largest_growth(const engine_estimate *a, const engine_estimate *b)
 {
     engine_term_id best = TERM_LOGITS;
@@ -225,7 +234,7 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
     b->wall_reason[0] = '\0';
 
     p.knobs.max_bs = grid[0];
-    if (!engine_fit_at_recommended(&p, cal, lo_e, &lo_f)) { /* nothing fits */
+    if (!probe_fits(&p, cal, &now->graph_nodes, lo_e, &lo_f)) { /* nothing fits */
         b->wall_code = lo_f.blocking;
         b->wall_term = largest_term(lo_e);
         if (!quiet)
@@ -233,7 +242,7 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
         return;
     }
     p.knobs.max_bs = grid[n - 1];
-    if (engine_fit_at_recommended(&p, cal, hi_e, &hi_f)) {
+    if (probe_fits(&p, cal, &now->graph_nodes, hi_e, &hi_f)) {
         b->wall_max_bs = grid[n - 1];
         b->wall_beyond_range = true;
         b->wall_mem_fraction_static = hi_f.mem_fraction_static;
@@ -245,7 +254,7 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
         size_t mid = lo + (hi - lo) / 2;
         p.knobs.max_bs = grid[mid];
         engine_estimate *t;
-        if (engine_fit_at_recommended(&p, cal, mid_e, &mid_f)) {
+        if (probe_fits(&p, cal, &now->graph_nodes, mid_e, &mid_f)) {
             lo = mid;
             lo_f = mid_f;
             t = lo_e, lo_e = mid_e, mid_e = t;

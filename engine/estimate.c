@@ -685,6 +685,9 @@ void term_range(engine_term *t)
     case SOURCE_COUNT:
         break;
     }
+    t->low_bytes = t->high_bytes = t->bytes;
+    if (!lo && !hi) /* exact: most terms of every probe of the wall */
+        return;
     t->low_bytes = t->bytes / 100 * (100 - lo) + t->bytes % 100 * (100 - lo) / 100;
     t->high_bytes = t->bytes / 100 * (100 + hi) + t->bytes % 100 * (100 + hi) / 100;
 }
@@ -903,6 +906,12 @@ void engine_calibration_set_node_bytes(engine_calibration *cal, engine_range r, 
 
 void estimate_terms_run(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet)
 {
+    estimate_terms_run_nodes(d, cal, e, quiet, NULL);
+}
+
+void estimate_terms_run_nodes(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e,
+                              bool quiet, const engine_graph_nodes *nodes)
+{
     const engine_knobs_state *k = &d->knobs;
     const engine_model *m = &d->model;
     e->warnings.n = 0; /* the items are written as they are added: no need to clear 6 KB */
@@ -935,7 +944,10 @@ void estimate_terms_run(const engine_deployment *d, const engine_calibration *ca
     e->heads_per_gpu = m->heads * k->dcp / e->attn_tp;
     e->max_dispatch_auto = k->max_dispatch_auto;
     e->max_dispatch = k->max_dispatch_auto ? e->moe_rows : k->max_dispatch;
-    engine_graph_nodes_count(d, lay, e->attn_tp, &e->graph_nodes);
+    if (nodes)
+        e->graph_nodes = *nodes;
+    else
+        engine_graph_nodes_count(d, lay, e->attn_tp, &e->graph_nodes);
 
     uint64_t other_bs = bucket_sum - e->bs_max; /* all but the largest */
     e->other_bucket_rows = other_bs * k->mtp;

@@ -11,6 +11,10 @@
 /* Every term, the layers, totals and heuristic of D into E (estimate.c); QUIET: no texts. The
  * budget is not touched. */
 void estimate_terms_run(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet);
+/* The same with the kernel nodes per graph given (NODES; NULL: counted): the wall's probes vary
+ * max_bs alone, which the count does not depend on. */
+void estimate_terms_run_nodes(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e,
+                              bool quiet, const engine_graph_nodes *nodes);
 
 /* The warning table's row of CODE (-1: none), and a row's code and knobs. */
 int estimate_warning_kind(const char *code);
