@@ -297,14 +297,24 @@ void cli_write_estimate_json(FILE *out, const char *preset, const engine_deploym
 
 void cli_write_estimate_csv(FILE *out, const char *preset, const engine_estimate *e)
 {
-    fprintf(out, "preset,group,layer,id,source,bytes\n");
+    /* an unknown term's bytes and range are empty fields (CSV's null), never 0 */
+    fprintf(out, "preset,group,layer,id,source,bytes,low_bytes,high_bytes\n");
     for (int i = 0; i < TERM_COUNT; i++) {
         const engine_term *t = &e->terms[i];
-        fprintf(out, "%s,%s,%s,%s,%s,%llu\n", preset, engine_group_names[t->group], engine_layer_names[t->layer],
-                engine_terms[i].key, engine_source_names[t->source], (unsigned long long)t->bytes);
+        fprintf(out, "%s,%s,%s,%s,%s,", preset, engine_group_names[t->group], engine_layer_names[t->layer],
+                engine_terms[i].key, engine_source_names[t->source]);
+        if (t->known)
+            fprintf(out, "%llu,%llu,%llu\n", (unsigned long long)t->bytes, (unsigned long long)t->low_bytes,
+                    (unsigned long long)t->high_bytes);
+        else
+            fprintf(out, ",,\n");
     }
-    fprintf(out, "%s,,,total,,%llu\n", preset, (unsigned long long)e->total_bytes);
-    fprintf(out, "%s,,,heuristic,,%llu\n", preset, (unsigned long long)e->heuristic_total_bytes);
+    fprintf(out, "%s,,,total,,%llu,%llu,", preset, (unsigned long long)e->total_bytes,
+            (unsigned long long)e->total_low_bytes);
+    if (e->total_complete) /* no upper end while a term is unknown */
+        fprintf(out, "%llu", (unsigned long long)e->total_high_bytes);
+    fputc('\n', out);
+    fprintf(out, "%s,,,heuristic,,%llu,,\n", preset, (unsigned long long)e->heuristic_total_bytes);
 }
 
 void cli_write_estimate_table(FILE *out, const char *preset, const engine_deployment *d, const engine_estimate *e,

@@ -47,7 +47,7 @@ expect_exit 0 "$CGPLAN" estimate --preset k3-dp16
 contains "$OUT" "SGLang heuristic" "table heuristic line"
 contains "$OUT" "total" "table total"
 expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --format csv
-contains "$OUT" "preset,group,layer,id,source,bytes" "csv header"
+contains "$OUT" "preset,group,layer,id,source,bytes,low_bytes,high_bytes" "csv header"
 contains "$OUT" "k3-dp16,target,static,static.logits,exact,94371840" "csv logits row"
 contains "$OUT" "k3-dp16,,,heuristic,,3405774848" "csv heuristic row"
 

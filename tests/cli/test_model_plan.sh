@@ -126,6 +126,9 @@ expect_exit 0 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --set tp=6 -
 check_py "j['total_complete'] is False and j['total_high_bytes'] is None and j['heuristic']['share_of_prediction'] is None" "unknown: no upper end, no heuristic share"
 expect_exit 0 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --set tp=6 --set a2a=deepep
 contains "$OUT" "cannot plan" "the table says it cannot plan"
+expect_exit 0 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --set tp=6 --set a2a=deepep --format csv
+contains "$OUT" ",moe.deepep_normal,unknown,,," "csv: an unknown term's bytes and range are empty (null), not 0"
+printf '%s\n' "$OUT" | grep -q ',,,total,,[0-9]*,[0-9]*,$' && pass || fail "csv: a total with an unknown term has no upper end"
 expect_exit 0 "$CGPLAN" search --model kimi-k3 --set gpu=b200 --gpus 16 --format json
 check_py "j['total_complete'] is True" "search: K3's terms are all known"
 finish
