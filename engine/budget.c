@@ -77,12 +77,18 @@ static uint64_t plan_state(const engine_deployment *d, const engine_estimate *e,
     return n * per_req + spec;
 }
 
-/* KV pool = (P - W) - P x (1 - f) - S: SGLang multiplies f by P, not by the total
- * (kv_cache_configurator.py _profile_available_bytes). */
-static int64_t kv_pool_after(const engine_deployment *d, const engine_estimate *e, int64_t reserve)
+/* (P - W) - P x (1 - f): what the state and KV pools share. SGLang multiplies f by P, not by the
+ * total (kv_cache_configurator.py _profile_available_bytes). */
+static int64_t rest_after_weights(const engine_deployment *d, const engine_estimate *e, int64_t reserve)
 {
     bool known;
-    int64_t rest = (int64_t)pre_load_free(d) - (int64_t)plan_weights(d, e, &known) - reserve;
+    return (int64_t)pre_load_free(d) - (int64_t)plan_weights(d, e, &known) - reserve;
+}
+
+/* KV pool = the rest less the state pool. */
+static int64_t kv_pool_after(const engine_deployment *d, const engine_estimate *e, int64_t reserve)
+{
+    int64_t rest = rest_after_weights(d, e, reserve);
     return rest - (int64_t)plan_state(d, e, rest, NULL);
 }
 
@@ -318,15 +324,11 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
     b->pre_load_free_bytes = pre_load_free(d);
     b->weights_measured = d->weights_bytes != 0;
     b->weights_bytes = plan_weights(d, e, &b->weights_known);
-    {
-        bool known;
-        int64_t rest = (int64_t)b->pre_load_free_bytes - (int64_t)plan_weights(d, e, &known) -
-                       reserve_of(d, k->mem_fraction_static);
-        b->state_pool_bytes = plan_state(d, e, rest, &b->state_slots);
-    }
+    int64_t reserve = reserve_of(d, k->mem_fraction_static);
+    b->state_pool_bytes = plan_state(d, e, rest_after_weights(d, e, reserve), &b->state_slots);
     b->other_runtime_bytes = d->other_runtime_bytes;
     b->margin_bytes = d->margin_bytes;
-    b->static_budget_bytes = (uint64_t)reserve_of(d, k->mem_fraction_static);
+    b->static_budget_bytes = (uint64_t)reserve;
     b->recommended_mem_fraction_static = recommended_fraction(d, e->plan_total_bytes);
     engine_fit now;
     fit_at(d, e, k->mem_fraction_static, &now);

@@ -50,18 +50,19 @@ const engine_term_info engine_terms[TERM_COUNT] = {
      "article, activations of the widest layer; fitted from the two K3 runs",
      "the attention activations (rows x heads per GPU)", false, false, 25,
      50 /* widest layer from shapes: the pool's split blocks and the norms' scratch left out */, term_act},
-    {TERM_BUCKETS, "buckets", "captured graphs", "graphs", "each captured graph's own cost: driver nodes, wrappers, NCCL work",
-     LAYER_BUCKETS, SOURCE_EMPIRICAL, ROWS | KNOB_BIT(KNOB_NODE_BYTES) | KNOB_BIT(KNOB_ATTENTION_BACKEND),
+    {TERM_BUCKETS, "buckets", "captured graphs", "graphs",
+     "each captured graph's own cost: driver nodes, wrappers, NCCL work", LAYER_BUCKETS, SOURCE_EMPIRICAL,
+     ROWS | KNOB_BIT(KNOB_NODE_BYTES) | KNOB_BIT(KNOB_ATTENTION_BACKEND),
      "buckets.nodes + buckets.wrappers + buckets.nccl_work (or a fit's graph_bytes x (n - 1) + out_bytes_per_row x "
      "sum(other bs x mtp))",
      "CUDA driver graph exec records (per-graph.md); flashinfer wrappers; NCCL enqueue.cc", "the captured graphs",
      false, false, 0, 0, term_buckets},
-    {TERM_DRAFT, "draft", "draft graph", "draft graph", "the draft model's graphs (MTP)", LAYER_DRAFT,
-     SOURCE_EMPIRICAL, ROWS | KNOB_BIT(KNOB_NODE_BYTES),
+    {TERM_DRAFT, "draft", "draft graph", "draft graph", "the draft model's graphs (MTP)", LAYER_DRAFT, SOURCE_EMPIRICAL,
+     ROWS | KNOB_BIT(KNOB_NODE_BYTES),
      "draft.nodes + draft.wrappers + draft.buffers (or a fit's draft_base_bytes + draft_bytes_per_row x attn_rows); "
      "0 without speculation",
-     "speculative/eagle_draft_cuda_graph_runner.py, eagle_draft_extend_cuda_graph_runner.py", "the draft graphs",
-     false, false, 0, 0, term_draft},
+     "speculative/eagle_draft_cuda_graph_runner.py, eagle_draft_extend_cuda_graph_runner.py", "the draft graphs", false,
+     false, 0, 0, term_draft},
     {TERM_FUSED_MOE, "moe.fused", "fused-MoE buffers", "fused MoE", "the fused-MoE kernels' intermediate caches",
      LAYER_LARGEST, SOURCE_DERIVED, ROWS | KNOB_BIT(KNOB_EP) | KNOB_BIT(KNOB_A2A),
      "2 x moe_rows x top_k x (max(2I/moe_tp, hidden) + I/moe_tp) (BF16 cache1/3 shared, cache2)",
@@ -111,7 +112,8 @@ const engine_part_info engine_parts[PART_COUNT] = {
     {PART_LAZY_NCCL, TERM_LAZY, "lazy.nccl", "NCCL communicator", SOURCE_DERIVED,
      "0 unless a communicator is created inside the window: DeepEP's TP-group gather at its first dispatch, "
      "C x (12 MiB ring + 6..12 MiB tree) + pow2(C) x 16 x chunk",
-     "deep_ep buffer init all_gather_object over the TP group; NCCL init.cc, transport/p2p.cc, net.cc (lazy-comm 1.3, 5)"},
+     "deep_ep buffer init all_gather_object over the TP group; NCCL init.cc, transport/p2p.cc, net.cc (lazy-comm 1.3, "
+     "5)"},
     {PART_LAZY_FIT, TERM_LAZY, "lazy.fit", "fitted lazy", SOURCE_COEFFICIENT, "lazy_bytes",
      "a preset's fit or a calibration"},
     {PART_DRAFT_NODES, TERM_DRAFT, "draft.nodes", "draft nodes", SOURCE_EMPIRICAL,
@@ -653,7 +655,6 @@ uint64_t engine_kv_cell_bytes(const engine_deployment *d)
 
 /* ---- Terms. ---- */
 
-
 /* A term's range from its source class, unless its code set one (the parts' sums): exact ends
  * equal the value, derived ones its row's tolerance, a preset's fitted coefficient 5% either
  * way (the K3 fit reproduces its two runs within 0.2%; 5% covers the article's rounding of the
@@ -717,8 +718,11 @@ static const struct {
  * empirical over derived over exact). */
 void term_from_parts(engine_estimate *e, engine_term *t)
 {
-    static const int rank[SOURCE_COUNT] = {[SOURCE_EXACT] = 0, [SOURCE_DERIVED] = 1, [SOURCE_EMPIRICAL] = 2,
-                                           [SOURCE_COEFFICIENT] = 3, [SOURCE_CALIBRATED] = 4};
+    static const int rank[SOURCE_COUNT] = {[SOURCE_EXACT] = 0,
+                                           [SOURCE_DERIVED] = 1,
+                                           [SOURCE_EMPIRICAL] = 2,
+                                           [SOURCE_COEFFICIENT] = 3,
+                                           [SOURCE_CALIBRATED] = 4};
     t->bytes = t->low_bytes = t->high_bytes = 0;
     t->source = SOURCE_EXACT;
     for (size_t r = 0; r < sizeof term_parts / sizeof term_parts[0]; r++) {
@@ -740,7 +744,7 @@ void term_from_parts(engine_estimate *e, engine_term *t)
 /* A coefficient from the preset, or from the calibration when it has one. */
 uint64_t coef(const engine_deployment *d, const engine_calibration *cal, engine_coef_id c, engine_term *t)
 {
-    if ((!cal || !cal->has[c]) && d->model.coef_missing[c]) { /* never another model's number */
+    if (!has_fit(d, cal, c)) { /* never another model's number */
         t->known = false;
         t->source = SOURCE_UNKNOWN;
         return 0;
@@ -752,7 +756,6 @@ uint64_t coef(const engine_deployment *d, const engine_calibration *cal, engine_
     }
     return d->model.coef[c];
 }
-
 
 /* What the release's default-fraction heuristic sets aside for the graphs (reference/sglang.md
  * 2.2-2.3). main's reserve_for_graph_mb (2 max_bs, + 3 max_bs dp under DP attention, + 1.5 max_bs
@@ -820,8 +823,6 @@ static void resolve_layout(const engine_deployment *d, engine_layout *l)
     l->kv_bytes = k->kv_dtype == KV_DTYPE_AUTO ? m->kv_bytes : k->kv_dtype == KV_DTYPE_BF16 ? 2 : 1;
 }
 
-
-
 /* A fit for coefficient C: the calibration's, or the preset's (a deployment's or a model's). */
 bool has_fit(const engine_deployment *d, const engine_calibration *cal, engine_coef_id c)
 {
@@ -830,8 +831,7 @@ bool has_fit(const engine_deployment *d, const engine_calibration *cal, engine_c
 
 /* Term T from a fit's BYTES: its one part PART, with the range of the fit's class (a
  * calibration's, or a preset's coefficient). */
-void term_from_fit(engine_estimate *e, engine_term *t, engine_part_id part, uint64_t bytes,
-                          const char *preset_origin)
+void term_from_fit(engine_estimate *e, engine_term *t, engine_part_id part, uint64_t bytes, const char *preset_origin)
 {
     if (!t->known)
         return;
@@ -846,7 +846,7 @@ void term_from_fit(engine_estimate *e, engine_term *t, engine_part_id part, uint
     t->origin = t->source == SOURCE_CALIBRATED ? "cgplan calibrate over the pool's runs" : preset_origin;
 }
 
-/* V x the range R's ends over its expected value: a count priced at node_bytes. */
+/* COUNT priced at the range R: bytes at its expected value and at both ends. */
 void priced(uint64_t count, const engine_range *r, uint64_t *bytes, uint64_t *low, uint64_t *high)
 {
     *bytes = count * r->expected;
@@ -900,17 +900,13 @@ void engine_calibration_set_node_bytes(engine_calibration *cal, engine_range r, 
              one ? release : "");
 }
 
-
-
-
-
 void estimate_terms_run(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet)
 {
     estimate_terms_run_nodes(d, cal, e, quiet, NULL);
 }
 
-void estimate_terms_run_nodes(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e,
-                              bool quiet, const engine_graph_nodes *nodes)
+void estimate_terms_run_nodes(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet,
+                              const engine_graph_nodes *nodes)
 {
     const engine_knobs_state *k = &d->knobs;
     const engine_model *m = &d->model;
@@ -1073,4 +1069,3 @@ const char *engine_warning_message_for(const engine_deployment *d, const engine_
     snprintf(buf, len, "%s", w ? w->message : code);
     return buf;
 }
-

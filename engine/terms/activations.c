@@ -46,7 +46,7 @@ void term_act(const engine_deployment *d, const engine_calibration *cal, engine_
 {
     const engine_model *m = &d->model;
     engine_term *act = set_term(e, TERM_ACT, 0);
-    if (m->coef_missing[COEF_ACT_BYTES_PER_ROW] && !(cal && cal->has[COEF_ACT_BYTES_PER_ROW])) {
+    if (!has_fit(d, cal, COEF_ACT_BYTES_PER_ROW)) {
         widest_layer(d, e, act); /* no fitted value: the temporaries from the model's shapes */
     } else {
         uint64_t per_row = coef(d, cal, COEF_ACT_BYTES_PER_ROW, act);
