@@ -725,6 +725,7 @@ typedef struct {
     engine_backend backend;
     uint32_t page_size; /* tokens per KV page: --page-size, else what the backend forces, else 1 */
     engine_moe_runner moe_runner;
+    bool deepep;                   /* DeepEP runs the routed experts: a2a deepep on a MoE model */
     bool deepep_ll, deepep_normal; /* DeepEP buffers allocated (auto: both) */
     uint32_t kv_bytes;
 } engine_layout;

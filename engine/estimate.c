@@ -818,6 +818,7 @@ static void resolve_layout(const engine_deployment *d, engine_layout *l)
     }
     l->moe_runner =
         k->moe_runner_auto ? (d->a2a == A2A_DEEPEP ? MOE_RUNNER_DEEP_GEMM : MOE_RUNNER_TRITON) : k->moe_runner;
+    l->deepep = d->a2a == A2A_DEEPEP && l->moe;
     l->deepep_ll = d->a2a == A2A_DEEPEP && k->deepep_mode != DEEPEP_NORMAL;
     l->deepep_normal = d->a2a == A2A_DEEPEP && k->deepep_mode != DEEPEP_LOW_LATENCY;
     l->kv_bytes = k->kv_dtype == KV_DTYPE_AUTO ? m->kv_bytes : k->kv_dtype == KV_DTYPE_BF16 ? 2 : 1;
@@ -997,7 +998,7 @@ void estimate_terms_run_nodes(const engine_deployment *d, const engine_calibrati
 
     /* MODEL.md's warnings on the combination (never a refusal to estimate). */
     char brief[48];
-    bool deepep = d->a2a == A2A_DEEPEP && lay->moe;
+    bool deepep = lay->deepep;
     if (deepep && !k->max_dispatch_auto && k->max_dispatch < e->moe_rows) {
         BRIEF(&e->warnings, brief, "%u < %u rows", e->max_dispatch, e->moe_rows);
         WARN_AT(&e->warnings, "dispatch_below_rows", k->max_dispatch, e->moe_rows, brief,

@@ -18,6 +18,12 @@ typedef struct {
     uint32_t low, high;
 } span;
 
+/* A span as a count's range, expected in its middle. */
+static engine_range span_range(span s)
+{
+    return (engine_range){(s.low + s.high + 1) / 2, s.low, s.high};
+}
+
 static void add(span *s, span row, uint32_t times)
 {
     s->low += row.low * times;
@@ -200,7 +206,7 @@ void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l
     uint32_t softmax = m->layers - linear;
     uint32_t dense = m->num_experts ? (m->dense_layers < m->layers ? m->dense_layers : m->layers) : m->layers;
     uint32_t moe = m->layers - dense;
-    bool deepep = d->a2a == A2A_DEEPEP && l->moe;
+    bool deepep = l->deepep;
     span s = {0, 0};
     span attn = m->attn_kind == ATTN_MLA ? mla_block(m, l->backend) : gqa_block(m, l->backend);
     add(&s, attn, softmax);
@@ -222,9 +228,7 @@ void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l
     /* Target verify under speculation: the tree mask and the accept-length bookkeeping. */
     if (d->knobs.mtp > 1)
         add(&s, (span){1, 4}, 1);
-    out->nodes.low = s.low;
-    out->nodes.high = s.high;
-    out->nodes.expected = (s.low + s.high + 1) / 2;
+    out->nodes = span_range(s);
     out->allreduce = ar;
     out->vocab_gather = gather;
 
@@ -235,16 +239,15 @@ void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l
     if (d->knobs.mtp > 1) {
         span layer = attn;
         add(&layer, m->num_experts ? moe_block(m, l->moe_runner, deepep) : dense_mlp(m), 1);
+        uint32_t layers = m->draft_layers ? m->draft_layers : 1;
         span step = {0, 0};
-        add(&step, layer, m->draft_layers ? m->draft_layers : 1);
+        add(&step, layer, layers);
         add(&step, (span){4, 8}, 1); /* the fusion of hidden and embedding, norm, lm_head, top-k */
         if (attn_tp > 1)
-            add(&step, (span){1, 1}, 2 * (m->draft_layers ? m->draft_layers : 1) + 1);
+            add(&step, (span){1, 1}, 2 * layers + 1);
         add(&draft, step, d->knobs.mtp);
     }
-    out->draft_nodes.low = draft.low;
-    out->draft_nodes.high = draft.high;
-    out->draft_nodes.expected = (draft.low + draft.high + 1) / 2;
+    out->draft_nodes = span_range(draft);
 }
 
 /* ---- node_bytes: an empirical constant of the GPU and its driver ----

@@ -88,7 +88,7 @@ void engine_launch_build(const engine_deployment *d, const engine_estimate *e, c
     l->rejected = rejected && !o->allow_patched;
 
     /* The environment: max_dispatch is read only from SGLang's environment (environ.py). */
-    if (d->a2a == A2A_DEEPEP && lay->moe) {
+    if (lay->deepep) {
         snprintf(l->env[l->n_env++], sizeof l->env[0], "%s=%u", engine_knobs[KNOB_MAX_DISPATCH].sglang_env,
                  e->max_dispatch);
         const engine_warning *qp = engine_warning_find(&e->warnings, "qp_depth");
@@ -115,9 +115,9 @@ void engine_launch_build(const engine_deployment *d, const engine_estimate *e, c
         add_arg(l, "%s %u", engine_knobs[KNOB_DP].sglang_flag, k->dp);
     if (k->dcp > 1)
         add_arg(l, "%s %u", engine_knobs[KNOB_DCP].sglang_flag, k->dcp);
-    if (d->a2a == A2A_DEEPEP && lay->moe)
+    if (lay->deepep)
         add_arg(l, "%s deepep", engine_knobs[KNOB_A2A].sglang_flag);
-    if (d->a2a == A2A_DEEPEP && lay->moe && k->deepep_mode != DEEPEP_AUTO)
+    if (lay->deepep && k->deepep_mode != DEEPEP_AUTO)
         add_arg(l, "%s %s", engine_knobs[KNOB_DEEPEP_MODE].sglang_flag, engine_deepep_mode_names[k->deepep_mode]);
     if (lay->moe && !k->moe_runner_auto)
         add_arg(l, "%s %s", engine_knobs[KNOB_MOE_RUNNER].sglang_flag, engine_moe_runner_names[k->moe_runner]);

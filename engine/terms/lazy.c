@@ -39,7 +39,7 @@ void term_lazy(const engine_deployment *d, const engine_calibration *cal, engine
      * NET-shared pool pow2(C) x 16 x chunk (512 KiB within a node, 128 KiB across nodes), with
      * C = 32 channels on one NVSwitch node, 16..32 across nodes (lazy-comm.md §1.3, §5). */
     uint64_t nccl = 0, nccl_lo = 0, nccl_hi = 0;
-    if (d->a2a == A2A_DEEPEP && e->layout.moe && d->knobs.world > 1) {
+    if (e->layout.deepep && d->knobs.world > 1) {
         if (d->knobs.world <= 8) {
             nccl_lo = 32 * 12 * ENGINE_MIB + 32 * 6 * ENGINE_MIB + 32 * 16 * ENGINE_MIB / 2;
             nccl_hi = 32 * 12 * ENGINE_MIB + 32 * 12 * ENGINE_MIB + 32 * 16 * ENGINE_MIB / 2;

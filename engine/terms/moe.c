@@ -94,16 +94,11 @@ static uint32_t dispatch_deps(const engine_deployment *d)
     return d->knobs.max_dispatch_auto ? ENGINE_ROWS_MASK : 0;
 }
 
-static bool uses_deepep(const engine_deployment *d, const engine_estimate *e)
-{
-    return d->a2a == A2A_DEEPEP && e->layout.moe;
-}
-
 void term_deepep(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e)
 {
     (void)cal;
     const engine_model *m = &d->model;
-    bool deepep = uses_deepep(d, e) && e->layout.deepep_ll; /* normal mode only: no low-latency buffer */
+    bool deepep = e->layout.deepep && e->layout.deepep_ll; /* normal mode only: no low-latency buffer */
     uint64_t bytes = deepep ? engine_deepep_ll_hint_bytes(e->max_dispatch, m->dispatch_hidden, m->num_experts) : 0;
     engine_term *t = set_term(e, TERM_DEEPEP, bytes);
     t->depends_on |= dispatch_deps(d);
@@ -118,7 +113,7 @@ void term_deepep_normal(const engine_deployment *d, const engine_calibration *ca
 {
     (void)cal;
     engine_term *t = set_term(e, TERM_DEEPEP_NORMAL, 0);
-    if (!uses_deepep(d, e) || !e->layout.deepep_normal)
+    if (!e->layout.deepep || !e->layout.deepep_normal)
         return;
     uint64_t nvl, rdma;
     if (engine_deepep_normal_bytes(e->layout.ep, 2 * (uint64_t)d->model.dispatch_hidden, &nvl, &rdma)) {
@@ -135,7 +130,7 @@ void term_masked_gemm(const engine_deployment *d, const engine_calibration *cal,
 {
     (void)cal;
     const engine_model *m = &d->model;
-    bool deepep = uses_deepep(d, e);
+    bool deepep = e->layout.deepep;
     uint64_t T = e->max_dispatch;
     uint64_t gemm =
         deepep ? engine_masked_gemm_sum_bytes(T, m->dispatch_hidden, m->moe_intermediate, m->num_experts) : 0;
@@ -158,7 +153,7 @@ void term_fused_moe(const engine_deployment *d, const engine_calibration *cal, e
     const engine_model *m = &d->model;
     const engine_layout *l = &e->layout;
     uint64_t fused = 0;
-    if (l->moe && !uses_deepep(d, e)) {
+    if (l->moe && !e->layout.deepep) {
         uint64_t n = 2 * (uint64_t)m->moe_intermediate / l->moe_tp;
         uint64_t wide = n > m->hidden ? n : m->hidden;
         fused = 2 * (uint64_t)e->moe_rows * m->top_k * (wide + n / 2);
