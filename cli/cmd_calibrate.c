@@ -65,15 +65,33 @@ typedef struct {
     int n_skipped;
 } work;
 
+/* Adds RUN with its reason to LIST (N of CAP used): a run a fit leaves out, said once. */
+static void note_run(skipped_run *list, int *n, int cap, int64_t run, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
+static void note_run(skipped_run *list, int *n, int cap, int64_t run, const char *fmt, va_list ap)
+{
+    if (*n >= cap)
+        return;
+    list[*n].run = run;
+    vsnprintf(list[(*n)++].reason, sizeof list[0].reason, fmt, ap);
+}
+
 static void skip(work *w, int64_t run, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void skip(work *w, int64_t run, const char *fmt, ...)
 {
-    if (w->n_skipped >= MAX_RUNS)
-        return;
-    w->skipped[w->n_skipped].run = run;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->skipped[w->n_skipped++].reason, sizeof w->skipped[0].reason, fmt, ap);
+    note_run(w->skipped, &w->n_skipped, MAX_RUNS, run, fmt, ap);
+    va_end(ap);
+}
+
+/* A run the GPU's node_bytes fit leaves out, and why. */
+static void leave_out(node_pool *p, int64_t run, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void leave_out(node_pool *p, int64_t run, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    note_run(p->left, &p->n_left, CALIB_MAX_POINTS, run, fmt, ap);
     va_end(ap);
 }
 
@@ -157,30 +175,19 @@ static void add_node_run(work *w, store *st, const preset_catalog *cat, const st
      * captured, or over how many GPUs, would be priced on the defaults' guesses. */
     bool graphs_known = detail.origin[KNOB_BUCKETS] != ORIGIN_UNKNOWN || detail.origin[KNOB_MAX_BS] != ORIGIN_UNKNOWN;
     if (!detail.preset[0] && (!graphs_known || detail.origin[KNOB_WORLD] == ORIGIN_UNKNOWN)) {
-        if (p->n_left < CALIB_MAX_POINTS) {
-            p->left[p->n_left].run = s->id;
-            snprintf(p->left[p->n_left++].reason, sizeof p->left[0].reason,
-                     "its log does not say %s: ingest it again with --preset P, or --set tp=N --set max_bs=B",
-                     graphs_known ? "over how many GPUs it ran (tp)" : "how many graphs it captured (max_bs, buckets)");
-        }
+        leave_out(p, s->id, "its log does not say %s: ingest it again with --preset P, or --set tp=N --set max_bs=B",
+                  graphs_known ? "over how many GPUs it ran (tp)" : "how many graphs it captured (max_bs, buckets)");
         return;
     }
     calib_measured m = measured_of(s);
     char why[ENGINE_TEXT_MAX];
     if (p->n >= CALIB_MAX_POINTS) {
-        if (p->n_left < CALIB_MAX_POINTS) {
-            p->left[p->n_left].run = s->id;
-            snprintf(p->left[p->n_left++].reason, sizeof p->left[0].reason, "more than %d runs: the newest are used",
-                     CALIB_MAX_POINTS);
-        }
+        leave_out(p, s->id, "more than %d runs: the newest are used", CALIB_MAX_POINTS);
         return;
     }
     calib_node_point *q = &p->points[p->n];
     if (!calib_node_point_from_estimate(&d, &e, &m, q, why, sizeof why)) {
-        if (p->n_left < CALIB_MAX_POINTS) {
-            p->left[p->n_left].run = s->id;
-            snprintf(p->left[p->n_left++].reason, sizeof p->left[0].reason, "%s", why);
-        }
+        leave_out(p, s->id, "%s", why);
         return;
     }
     q->run_id = s->id;
