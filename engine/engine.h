@@ -711,6 +711,12 @@ typedef struct {
     uint32_t wall_next_bs;             /* the first capture size above the wall (blocked); 0: none */
     const char *wall_code;             /* the blocking code at wall_next_bs (or at 1 when none fits) */
     char wall_reason[ENGINE_TEXT_MAX]; /* why wall_next_bs (or max_bs 1) does not fit, in words */
+    /* What SGLang alone would do with this plan: the --mem-fraction-static its server_args.py
+     * picks when none is given, and the KV tokens (x dcp) the pool holds at it. Set by budget.c
+     * when sglang_default_known; the answers print both beside the plan's own. */
+    bool sglang_default_known;
+    double sglang_default_mem_fraction_static;
+    uint64_t sglang_default_kv_tokens;
     /* SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (PR #30157, opt-in; sglang.md 2.4). */
     bool post_capture_applies;
     const char *post_capture_why;  /* why it does not apply, or what it does */
