@@ -89,6 +89,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case PRESET_GPU: gpu = &it; break;
     }
     preset_assemble_deployment(dep, model, gpu, &d);
+    /* every front end refuses an assembled plan out of the engine's bounds before estimating it
+     * (cli/main.c, the TUI): so does the target, else it reports what no user can reach */
+    char err[ENGINE_TEXT_MAX];
+    if (engine_deployment_check(&d, err, sizeof err) != 0) {
+        FUZZ_CHECK(err[0] && !strchr(err, '\n'), "a check error that is not one line: %s", err);
+        return 0;
+    }
     engine_estimate_compute(&d, NULL, &e);
     write_everything(&d, &e);
     /* a calibration of every coefficient, from the input's hash, within what calibrate stores
