@@ -38,6 +38,8 @@ enum {
     OPT_NODES = 1 << 16,
     OPT_ALLOW_PATCHED = 1 << 17,
     OPT_DISAGG = 1 << 18,
+    OPT_ALL = 1 << 26,    /* search --all: every mtp variant */
+    OPT_PIN_KV = 1 << 27, /* launch --pin-kv: --max-total-tokens from the plan */
 };
 
 typedef struct {
@@ -62,6 +64,8 @@ typedef struct {
     const char *gpus, *nodes; /* search: --gpus N, --nodes K */
     bool allow_patched;       /* launch: print a plan the release rejects */
     const char *disaggregation; /* launch --disaggregation-mode decode */
+    bool all;                   /* search --all */
+    bool pin_kv;                /* launch --pin-kv */
     const char *args[CLI_MAX_ARGS]; /* positional arguments */
     int n_args;
 } cli_opts;

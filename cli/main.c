@@ -47,6 +47,7 @@ static const struct {
     {"--model", OPT_MODEL, true},     {"--sglang-args", OPT_SGLANG_ARGS, true},
     {"--check", OPT_CHECK, false},    {"--gpus", OPT_GPUS, true},       {"--nodes", OPT_NODES, true},
     {"--allow-patched", OPT_ALLOW_PATCHED, false},                      {"--disaggregation-mode", OPT_DISAGG, true},
+    {"--all", OPT_ALL, false},        {"--pin-kv", OPT_PIN_KV, false},
 };
 
 int cli_parse(int argc, char **argv, int first, const char *command, unsigned allowed, cli_opts *o)
@@ -133,6 +134,8 @@ int cli_parse(int argc, char **argv, int first, const char *command, unsigned al
         case OPT_NODES: o->nodes = value; break;
         case OPT_ALLOW_PATCHED: o->allow_patched = true; break;
         case OPT_DISAGG: o->disaggregation = value; break;
+        case OPT_ALL: o->all = true; break;
+        case OPT_PIN_KV: o->pin_kv = true; break;
         }
     }
     return 0;

@@ -51,6 +51,31 @@ static void graph_flag(const engine_deployment *d, engine_knob_id knob, char *bu
              engine_release_has_decode_graph_flags(&d->knobs.sglang) ? "-decode" : "");
 }
 
+int engine_launch_release_refusals(const engine_knobs_state *k, char (*why)[ENGINE_TEXT_MAX], int cap)
+{
+    char rel[ENGINE_RELEASE_TEXT_MAX];
+    engine_release_text(&k->sglang, rel, sizeof rel);
+    int n = 0;
+#define REFUSE(...)                                                                                                    \
+    do {                                                                                                               \
+        if (n < cap)                                                                                                   \
+            snprintf(why[n], ENGINE_TEXT_MAX, __VA_ARGS__);                                                            \
+        n++;                                                                                                           \
+    } while (0)
+    /* argparse refuses a flag the release does not define (release.c, the flag facts). */
+    if (k->dcp > 1 && !engine_release_has_flag(&k->sglang, ENGINE_FLAG_DCP_SIZE))
+        REFUSE("SGLang %s has no --dcp-size (decode context parallel is in main from 2026-06-24)", rel);
+    if (k->mtp > 1 && !engine_release_has_flag(&k->sglang, ENGINE_FLAG_SPECULATIVE))
+        REFUSE("SGLang %s has no --speculative-algorithm (speculative decoding from v0.4.1.post4, PR #2150)", rel);
+    /* server_args.py _handle_dcp_validation: CUDA builds reject any speculative algorithm with
+     * dcp > 1. */
+    if (k->dcp > 1 && k->mtp > 1)
+        REFUSE("SGLang %s rejects dcp %u with mtp %u (speculative decoding) on CUDA builds (_handle_dcp_validation)",
+               rel, k->dcp, k->mtp);
+#undef REFUSE
+    return n;
+}
+
 void engine_launch_build(const engine_deployment *d, const engine_estimate *e, const engine_launch_opts *o,
                          engine_launch *l)
 {
@@ -69,19 +94,11 @@ void engine_launch_build(const engine_deployment *d, const engine_estimate *e, c
         if (e->warnings.items[i].severity == SEVERITY_BLOCKING)
             refuse(l, "does not fit: %s: %s", e->warnings.items[i].code, e->warnings.items[i].message);
 
-    /* What the release itself refuses (server_args.py _handle_dcp_validation: CUDA builds
-     * reject any speculative algorithm with dcp > 1; --dcp-size exists from main 2026-06-24). */
-    bool is_main = k->sglang.stage == ENGINE_RELEASE_MAIN || k->sglang.beyond_model;
-    char rel[ENGINE_RELEASE_TEXT_MAX];
-    engine_release_text(&k->sglang, rel, sizeof rel);
     bool rejected = false;
-    if (k->dcp > 1 && !is_main) {
-        refuse(l, "SGLang %s has no --dcp-size (decode context parallel is in main from 2026-06-24)", rel);
-        rejected = true;
-    }
-    if (k->dcp > 1 && k->mtp > 1) {
-        refuse(l, "SGLang %s rejects dcp %u with mtp %u (speculative decoding) on CUDA builds (_handle_dcp_validation)%s", rel,
-               k->dcp, k->mtp, o->allow_patched ? "; printed anyway for a patched build (--allow-patched)" : "");
+    char why[ENGINE_LAUNCH_MAX_NOTES][ENGINE_TEXT_MAX];
+    int n_why = engine_launch_release_refusals(k, why, ENGINE_LAUNCH_MAX_NOTES);
+    for (int i = 0; i < n_why && i < ENGINE_LAUNCH_MAX_NOTES; i++) {
+        refuse(l, "%s%s", why[i], o->allow_patched ? "; printed anyway for a patched build (--allow-patched)" : "");
         rejected = true;
     }
     l->patched = rejected && o->allow_patched;

@@ -38,6 +38,10 @@ typedef struct {
 /* SGLang's --attention-backend choice for a resolved backend: FlashInfer's MLA backend is
  * "flashinfer" on an MLA model (server_args.py ATTENTION_BACKEND_CHOICES). */
 const char *engine_launch_backend_name(engine_backend b);
+/* What the release K names refuses in K's layout (a flag it lacks, a combination it rejects):
+ * one sentence each into WHY (at most CAP; WHY may be NULL with CAP 0). Returns how many, so
+ * search and launch hold the one rule. */
+int engine_launch_release_refusals(const engine_knobs_state *k, char (*why)[ENGINE_TEXT_MAX], int cap);
 /* Builds the launch for D as estimated in E (engine_estimate_compute at D's own fraction). */
 void engine_launch_build(const engine_deployment *d, const engine_estimate *e, const engine_launch_opts *o,
                          engine_launch *out);
