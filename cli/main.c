@@ -390,15 +390,17 @@ static const struct {
      "removes every calibration."},
     {"launch", cmd_launch,
      "cgplan launch --preset P | --model M [--set ...] [--db PATH] [--format table|json] [--allow-patched]\n"
-     "       [--disaggregation-mode decode]",
-     "the SGLang command per node that realises the plan (exit 3: it does not fit or the release rejects it)", NULL},
+     "       [--pin-kv] [--disaggregation-mode decode]",
+     "the SGLang command per node that realises the plan (exit 3: it does not fit or the release rejects it);\n"
+     "--pin-kv adds --max-total-tokens: each rank's KV slots of the plan, so the pool no longer follows free memory", NULL},
     {"solve", cmd_solve,
      "cgplan solve KNOB --preset P | --model M [--set ...] [--db PATH] [--format table|json|csv]\n"
      "       KNOB: max_bs, max_dispatch, context_len, mtp, mem_fraction_static",
      "the largest value of a knob that fits (for the fraction: the recommended one) and the term that stops it", NULL},
     {"search", cmd_search,
-     "cgplan search --model M --set gpu=G --gpus N [--nodes K] [--set ...] [--format table|json|csv]",
-     "every layout SGLang accepts for a model on N GPUs, ranked by concurrency, with the Pareto front", NULL},
+     "cgplan search --model M --set gpu=G --gpus N [--nodes K] [--all] [--set ...] [--format table|json|csv]",
+     "every layout the release runs for a model on N GPUs, ranked by concurrency, with the Pareto front;\n"
+     "layout knobs given with --set are held; the best mtp per layout unless --all", NULL},
     {"model", cmd_model, "cgplan model import PATH/config.json [--name NAME] [--hf-id OWNER/NAME]",
      "write a model preset from a Hugging Face config.json into the user presets", NULL},
 };

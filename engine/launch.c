@@ -76,6 +76,21 @@ int engine_launch_release_refusals(const engine_knobs_state *k, char (*why)[ENGI
     return n;
 }
 
+/* SGLang caps each ModelRunner's profiled pool at --max-total-tokens (model_runner_kv_cache_mixin.py
+ * init_memory / _resolve_token_capacity on main; model_runner.py init_memory_pool before it:
+ * min(profiled, max_total_tokens), then floored to page_size). Every rank profiles and caps its
+ * own pool, and unlike --max-running-requests the value is not divided by dp_size: it is one DP
+ * rank's pool. With DCP the allocator holds max_total_num_tokens x dcp_size logical tokens
+ * (PagedTokenToKVPoolAllocator(max_total_num_tokens * dcp_size, ...)): the cap is per rank's
+ * slots, the estimate's kv_tokens (x dcp) over dcp. */
+uint64_t engine_launch_pinned_tokens(const engine_deployment *d, const engine_estimate *e)
+{
+    uint32_t dcp = d->knobs.dcp ? d->knobs.dcp : 1;
+    uint32_t page = e->layout.page_size ? e->layout.page_size : 1;
+    uint64_t slots = e->budget.kv_pool_bytes > 0 ? e->budget.kv_tokens / dcp : 0;
+    return slots / page * page;
+}
+
 void engine_launch_build(const engine_deployment *d, const engine_estimate *e, const engine_launch_opts *o,
                          engine_launch *l)
 {
@@ -175,6 +190,13 @@ void engine_launch_build(const engine_deployment *d, const engine_estimate *e, c
             k->max_running_requests_auto ? k->dp * k->max_bs : k->max_running_requests);
     add_arg(l, "%s %llu", engine_knobs[KNOB_CONTEXT_LEN].sglang_flag, (unsigned long long)k->context_len);
     add_arg(l, "%s %.3f", engine_knobs[KNOB_MEM_FRACTION].sglang_flag, k->mem_fraction_static);
+    if (o->pin_kv) {
+        l->max_total_tokens = engine_launch_pinned_tokens(d, e);
+        if (l->max_total_tokens)
+            add_arg(l, "--max-total-tokens %llu", (unsigned long long)l->max_total_tokens);
+        else
+            refuse(l, "--pin-kv: the plan has no KV pool to pin (kv_tokens 0)");
+    }
     if (o->disaggregation_mode)
         add_arg(l, "--disaggregation-mode %s", o->disaggregation_mode);
 }
