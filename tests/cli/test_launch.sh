@@ -29,4 +29,14 @@ check_py "j['kv_tokens'] > 0 and j['max_total_tokens'] == j['kv_tokens'] // 2" "
 # page 64: SGLang floors the cap to the page; N is on a page boundary, under the slots
 expect_exit 0 "$CGPLAN" launch "${M[@]}" "${DPA[@]}" --set page_size=64 --pin-kv --format json
 check_py "j['max_total_tokens'] % 64 == 0 and 0 <= j['kv_tokens'] - j['max_total_tokens'] < 64" "page-aligned N"
+
+# the verdict is the engine's severities: a warning (headroom under the margin) is printed as one
+# and the command still comes with exit 0; a blocking code exits 3 (launch spells no codes)
+expect_exit 0 "$CGPLAN" launch "${M[@]}" "${DPA[@]}" --set mem_fraction_static=0.95
+contains "$OUT" "# warning headroom_below_margin:" "a warning is said"
+contains "$OUT" "python3 -m sglang.launch_server" "and the command printed"
+expect_exit 0 "$CGPLAN" launch "${M[@]}" "${DPA[@]}" --set mem_fraction_static=0.95 --format json
+check_py "j['fits'] and not j['rejected'] and j['refusals'] == []" "a warning is no refusal"
+expect_exit 3 "$CGPLAN" launch "${M[@]}" --set tp=8 --set max_bs=512
+contains "$ERR" "does not fit:" "a blocking code refuses"
 finish
