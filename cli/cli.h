@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "engine.h"
+#include "jsonw.h"
 #include "preset.h"
 
 /* 3: the plan does not fit (estimate --check, launch, solve, search). */
@@ -112,6 +113,9 @@ void cli_write_estimate_json(FILE *out, const char *preset, const engine_deploym
 void cli_write_estimate_table(FILE *out, const char *preset, const engine_deployment *d,
                               const engine_estimate *e, const engine_warnings *adj);
 void cli_write_estimate_csv(FILE *out, const char *preset, const engine_estimate *e);
+/* The estimate's JSON object as a value inside W (diff puts two side by side). */
+void cli_write_estimate_value(jsonw *w, const char *preset, const engine_deployment *d, const engine_estimate *e,
+                              const engine_warnings *adj);
 
 int cmd_estimate(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
@@ -124,6 +128,7 @@ int cmd_tui(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_search(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* The closest of N names to WORD (edit distance at most 3 and under half its length), or NULL:
  * for "did you mean" in errors. */

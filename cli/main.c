@@ -401,6 +401,11 @@ static const struct {
      "cgplan search --model M --set gpu=G --gpus N [--nodes K] [--all] [--set ...] [--format table|json|csv]",
      "every layout the release runs for a model on N GPUs, ranked by concurrency, with the Pareto front;\n"
      "layout knobs given with --set are held; the best mtp per layout unless --all", NULL},
+    {"diff", cmd_diff,
+     "cgplan diff --preset P | --model M [--set ...] --set KNOB=A --set KNOB=B [--db PATH] [--format table|json]",
+     "two estimates side by side: the one knob given twice names the sides (e.g. sglang=0.5.6 and sglang=main);\n"
+     "each term, the totals, the budget, the wall and the capture grid with the difference (exit 1: a side\n"
+     "could not be estimated; 2: not exactly one knob given twice)", NULL},
     {"model", cmd_model, "cgplan model import PATH/config.json [--name NAME] [--hf-id OWNER/NAME]",
      "write a model preset from a Hugging Face config.json into the user presets", NULL},
 };
