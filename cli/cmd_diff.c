@@ -52,9 +52,15 @@ static int count_same(const cli_opts *o, int i, int *second)
     return count;
 }
 
-static double signed_gib(int64_t bytes) { return (double)bytes / (double)ENGINE_GIB; }
+static double signed_gib(int64_t bytes)
+{
+    return (double)bytes / (double)ENGINE_GIB;
+}
 
-static int64_t delta(uint64_t a, uint64_t b) { return (int64_t)b - (int64_t)a; }
+static int64_t delta(uint64_t a, uint64_t b)
+{
+    return (int64_t)b - (int64_t)a;
+}
 
 static void print_bytes_row(const char *name, bool known_a, uint64_t a, bool known_b, uint64_t b)
 {
