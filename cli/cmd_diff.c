@@ -147,8 +147,9 @@ static void write_table(const diff_side s[2], const char *knob)
 {
     const engine_estimate *a = &s[0].e, *b = &s[1].e;
     const engine_deployment *da = &s[0].d, *db = &s[1].d;
-    printf("diff: %s on %u x %s, %s: A %s, B %s\n", da->model.name, da->knobs.world, da->gpu.name, knob,
-           strchr(s[0].set, '=') + 1, strchr(s[1].set, '=') + 1);
+    /* the names and values are the user's and a preset's text: through the sanitiser */
+    cli_shown_line("diff: %s on %u x %s, %s: A %s, B %s", da->model.name, da->knobs.world, da->gpu.name, knob,
+                   strchr(s[0].set, '=') + 1, strchr(s[1].set, '=') + 1);
     printf("  %-28s %12s %12s %12s\n", "term (GiB per GPU)", "A", "B", "B - A");
     for (int t = 0; t < TERM_COUNT; t++) {
         const engine_term *ta = &a->terms[t], *tb = &b->terms[t];
