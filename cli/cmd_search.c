@@ -175,8 +175,15 @@ int cmd_search(int argc, char **argv)
                "(DP ranks\n  of an instance); concurrency = repl x DP ranks x max_bs (the wall, at the recommended "
                "fraction f).\n");
     }
-    if (!n)
-        cli_error("search: no layout of %s fits on %u x %s (the weights per GPU or the KV minimum; try more GPUs)",
-                  d.model.name, so.gpus, d.gpu.name);
+    if (!n && counts.held && !counts.scanned) {
+        char rel[ENGINE_RELEASE_TEXT_MAX];
+        engine_release_text(&d.knobs.sglang, rel, sizeof rel);
+        cli_error("search: no layout of %s on %u GPUs with %s (held by --set) that SGLang %s runs (%zu it cannot "
+                  "run left out): drop or change one",
+                  d.model.name, so.gpus, held, rel, counts.refused);
+    }
+    else if (!n)
+        cli_error("search: no layout of %s fits on %u x %s%s%s (the weights per GPU or the KV minimum; try more GPUs)",
+                  d.model.name, so.gpus, d.gpu.name, counts.held ? " with " : "", held);
     return n ? EXIT_OK : EXIT_NO_FIT;
 }

@@ -27,6 +27,9 @@ expect_exit 0 "$CGPLAN" "${S[@]}" --set sglang=main --set dcp=1 --set mtp=1
 contains "$OUT" "held: dcp 1, mtp 1 (--set)" "the table says what it held"
 expect_exit 0 "$CGPLAN" "${S[@]}" --set tp=8 --set a2a=none --format json
 check_py "all(l['tp'] == 8 and l['a2a'] == 'none' and l['replicas'] == 2 for l in j['layouts'])" "tp and a2a held"
+# held knobs the release cannot run: nothing is ranked, and it says why (exit 3)
+expect_exit 3 "$CGPLAN" "${S[@]}" --set sglang=0.5.6 --set tp=16 --set dcp=2
+contains "$ERR" "with dcp 2, world 16 (held by --set) that SGLang v0.5.6 runs" "held knobs the release refuses"
 expect_exit 0 "$CGPLAN" "${S[@]}" --set mtp=3 --all --format json
 check_py "len(j['layouts']) > 0 and all(l['mtp'] == 3 for l in j['layouts'])" "mtp 3 held"
 
