@@ -65,6 +65,20 @@ static void write_json(const engine_deployment *d, const engine_estimate *e, con
     for (int i = 0; i < l->n_refusals; i++)
         jsonw_string(&w, l->refusals[i]);
     jsonw_array_end(&w);
+    /* what the engine says short of blocking (severity warning or info): launched, but said */
+    jsonw_key(&w, "warnings");
+    jsonw_array_begin(&w);
+    for (int i = 0; i < e->warnings.n; i++) {
+        const engine_warning *x = &e->warnings.items[i];
+        if (x->severity == SEVERITY_BLOCKING)
+            continue;
+        jsonw_object_begin(&w);
+        jsonw_kstring(&w, "code", x->code);
+        jsonw_kstring(&w, "severity", engine_severity_names[x->severity]);
+        jsonw_kstring(&w, "message", x->message);
+        jsonw_object_end(&w);
+    }
+    jsonw_array_end(&w);
     jsonw_key(&w, "env");
     jsonw_object_begin(&w);
     for (int i = 0; i < l->n_env; i++) {

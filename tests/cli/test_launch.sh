@@ -37,6 +37,7 @@ contains "$OUT" "# warning headroom_below_margin:" "a warning is said"
 contains "$OUT" "python3 -m sglang.launch_server" "and the command printed"
 expect_exit 0 "$CGPLAN" launch "${M[@]}" "${DPA[@]}" --set mem_fraction_static=0.95 --format json
 check_py "j['fits'] and not j['rejected'] and j['refusals'] == []" "a warning is no refusal"
+check_py "any(x['code'] == 'headroom_below_margin' and x['severity'] == 'warning' for x in j['warnings'])" "json lists the warning"
 expect_exit 3 "$CGPLAN" launch "${M[@]}" --set tp=8 --set max_bs=512
 contains "$ERR" "does not fit:" "a blocking code refuses"
 finish
