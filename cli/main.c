@@ -391,21 +391,23 @@ static const struct {
     {"launch", cmd_launch,
      "cgplan launch --preset P | --model M [--set ...] [--db PATH] [--format table|json] [--allow-patched]\n"
      "       [--pin-kv] [--disaggregation-mode decode]",
-     "the SGLang command per node that realises the plan (exit 3: it does not fit or the release rejects it);\n"
-     "--pin-kv adds --max-total-tokens: each rank's KV slots of the plan, so the pool no longer follows free memory", NULL},
+     "the SGLang command per node that realises the plan (exit 3: it does not fit or the release rejects it)",
+     "--pin-kv adds --max-total-tokens N: each rank's KV slots in the plan (per DP rank, over dcp), so the KV pool\n"
+     "no longer grows with the memory free at boot. A warning from the estimate is printed; the command still comes."},
     {"solve", cmd_solve,
      "cgplan solve KNOB --preset P | --model M [--set ...] [--db PATH] [--format table|json|csv]\n"
      "       KNOB: max_bs, max_dispatch, context_len, mtp, mem_fraction_static",
      "the largest value of a knob that fits (for the fraction: the recommended one) and the term that stops it", NULL},
     {"search", cmd_search,
      "cgplan search --model M --set gpu=G --gpus N [--nodes K] [--all] [--set ...] [--format table|json|csv]",
-     "every layout the release runs for a model on N GPUs, ranked by concurrency, with the Pareto front;\n"
-     "layout knobs given with --set are held; the best mtp per layout unless --all", NULL},
+     "every layout the release runs for a model on N GPUs, ranked by concurrency, with the Pareto front",
+     "Layout knobs given with --set (tp, dp, dp_attention, dcp, a2a, mtp, ep) are held and said. Columns: repl\n"
+     "(instances of tp GPUs) and dp (--dp-size). The best mtp per layout is shown unless --all."},
     {"diff", cmd_diff,
      "cgplan diff --preset P | --model M [--set ...] --set KNOB=A --set KNOB=B [--db PATH] [--format table|json]",
-     "two estimates side by side: the one knob given twice names the sides (e.g. sglang=0.5.6 and sglang=main);\n"
-     "each term, the totals, the budget, the wall and the capture grid with the difference (exit 1: a side\n"
-     "could not be estimated; 2: not exactly one knob given twice)", NULL},
+     "two estimates side by side, the one knob given twice naming the sides (e.g. sglang=0.5.6, sglang=main)",
+     "Each term, the totals, the budget, the wall and the capture grid with B - A. Exit 1: a side could not be\n"
+     "estimated (named); 2: not exactly one knob given twice."},
     {"model", cmd_model, "cgplan model import PATH/config.json [--name NAME] [--hf-id OWNER/NAME]",
      "write a model preset from a Hugging Face config.json into the user presets", NULL},
 };
