@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "engine.h"
+#include "jsonw.h"
 #include "preset.h"
 
 /* 3: the plan does not fit (estimate --check, launch, solve, search). */
@@ -38,6 +39,8 @@ enum {
     OPT_NODES = 1 << 16,
     OPT_ALLOW_PATCHED = 1 << 17,
     OPT_DISAGG = 1 << 18,
+    OPT_ALL = 1 << 26,    /* search --all: every mtp variant */
+    OPT_PIN_KV = 1 << 27, /* launch --pin-kv: --max-total-tokens from the plan */
 };
 
 typedef struct {
@@ -62,6 +65,8 @@ typedef struct {
     const char *gpus, *nodes; /* search: --gpus N, --nodes K */
     bool allow_patched;       /* launch: print a plan the release rejects */
     const char *disaggregation; /* launch --disaggregation-mode decode */
+    bool all;                   /* search --all */
+    bool pin_kv;                /* launch --pin-kv */
     const char *args[CLI_MAX_ARGS]; /* positional arguments */
     int n_args;
 } cli_opts;
@@ -108,6 +113,9 @@ void cli_write_estimate_json(FILE *out, const char *preset, const engine_deploym
 void cli_write_estimate_table(FILE *out, const char *preset, const engine_deployment *d,
                               const engine_estimate *e, const engine_warnings *adj);
 void cli_write_estimate_csv(FILE *out, const char *preset, const engine_estimate *e);
+/* The estimate's JSON object as a value inside W (diff puts two side by side). */
+void cli_write_estimate_value(jsonw *w, const char *preset, const engine_deployment *d, const engine_estimate *e,
+                              const engine_warnings *adj);
 
 int cmd_estimate(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
@@ -120,6 +128,7 @@ int cmd_tui(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_search(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* The closest of N names to WORD (edit distance at most 3 and under half its length), or NULL:
  * for "did you mean" in errors. */

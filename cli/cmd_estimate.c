@@ -287,6 +287,12 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_object_end(w);
 }
 
+void cli_write_estimate_value(jsonw *w, const char *preset, const engine_deployment *d, const engine_estimate *e,
+                              const engine_warnings *adj)
+{
+    write_estimate_object(w, preset, d, e, adj);
+}
+
 void cli_write_estimate_json(FILE *out, const char *preset, const engine_deployment *d, const engine_estimate *e,
                              const engine_warnings *adj)
 {

@@ -53,12 +53,31 @@ static void write_json(const engine_deployment *d, const engine_estimate *e, con
     jsonw_ki64(&w, "kv_pool_bytes", e->budget.kv_pool_bytes);
     jsonw_ki64(&w, "headroom_bytes", e->budget.headroom_bytes);
     jsonw_kbool(&w, "fits", l->fits);
+    jsonw_ku64(&w, "kv_tokens", e->budget.kv_tokens);
+    if (l->max_total_tokens)
+        jsonw_ku64(&w, "max_total_tokens", l->max_total_tokens);
+    else
+        jsonw_knull(&w, "max_total_tokens");
     jsonw_kbool(&w, "rejected", l->rejected);
     jsonw_kbool(&w, "patched", l->patched);
     jsonw_key(&w, "refusals");
     jsonw_array_begin(&w);
     for (int i = 0; i < l->n_refusals; i++)
         jsonw_string(&w, l->refusals[i]);
+    jsonw_array_end(&w);
+    /* what the engine says short of blocking (severity warning or info): launched, but said */
+    jsonw_key(&w, "warnings");
+    jsonw_array_begin(&w);
+    for (int i = 0; i < e->warnings.n; i++) {
+        const engine_warning *x = &e->warnings.items[i];
+        if (x->severity == SEVERITY_BLOCKING)
+            continue;
+        jsonw_object_begin(&w);
+        jsonw_kstring(&w, "code", x->code);
+        jsonw_kstring(&w, "severity", engine_severity_names[x->severity]);
+        jsonw_kstring(&w, "message", x->message);
+        jsonw_object_end(&w);
+    }
     jsonw_array_end(&w);
     jsonw_key(&w, "env");
     jsonw_object_begin(&w);
@@ -94,7 +113,7 @@ int cmd_launch(int argc, char **argv)
 {
     cli_opts o;
     int rc = cli_parse(argc, argv, 2, "launch",
-                       OPT_PRESET | OPT_SET | OPT_DB | OPT_FORMAT | OPT_ALLOW_PATCHED | OPT_DISAGG, &o);
+                       OPT_PRESET | OPT_SET | OPT_DB | OPT_FORMAT | OPT_ALLOW_PATCHED | OPT_DISAGG | OPT_PIN_KV, &o);
     if (rc)
         return rc;
     if (o.n_args) {
@@ -121,7 +140,7 @@ int cmd_launch(int argc, char **argv)
         d.knobs.mem_fraction_static = e.budget.recommended_mem_fraction_static;
     }
     engine_estimate_compute(&d, calibrated ? &cal : NULL, &e);
-    engine_launch_opts lo = {.allow_patched = o.allow_patched, .disaggregation_mode = o.disaggregation};
+    engine_launch_opts lo = {.allow_patched = o.allow_patched, .disaggregation_mode = o.disaggregation, .pin_kv = o.pin_kv};
     static engine_launch l;
     engine_launch_build(&d, &e, &lo, &l);
     const engine_knobs_state *k = &d.knobs;
@@ -152,6 +171,10 @@ int cmd_launch(int argc, char **argv)
             if (e.warnings.items[i].severity != SEVERITY_BLOCKING)
                 comment("%s %s: %s", engine_severity_names[e.warnings.items[i].severity], e.warnings.items[i].code,
                         e.warnings.items[i].message);
+        if (l.max_total_tokens)
+            comment("--pin-kv: --max-total-tokens %llu, each rank's KV slots (the plan's %llu KV tokens per DP rank over dcp %u): "
+                    "SGLang keeps min(this, what free memory gives at boot)",
+                    (unsigned long long)l.max_total_tokens, (unsigned long long)e.budget.kv_tokens, k->dcp);
         if (l.nnodes > 1)
             comment("%u nodes: run command N on node N; HOST:PORT is node 0's address and a free port (replace it)",
                     l.nnodes);

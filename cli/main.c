@@ -47,6 +47,7 @@ static const struct {
     {"--model", OPT_MODEL, true},     {"--sglang-args", OPT_SGLANG_ARGS, true},
     {"--check", OPT_CHECK, false},    {"--gpus", OPT_GPUS, true},       {"--nodes", OPT_NODES, true},
     {"--allow-patched", OPT_ALLOW_PATCHED, false},                      {"--disaggregation-mode", OPT_DISAGG, true},
+    {"--all", OPT_ALL, false},        {"--pin-kv", OPT_PIN_KV, false},
 };
 
 int cli_parse(int argc, char **argv, int first, const char *command, unsigned allowed, cli_opts *o)
@@ -133,6 +134,8 @@ int cli_parse(int argc, char **argv, int first, const char *command, unsigned al
         case OPT_NODES: o->nodes = value; break;
         case OPT_ALLOW_PATCHED: o->allow_patched = true; break;
         case OPT_DISAGG: o->disaggregation = value; break;
+        case OPT_ALL: o->all = true; break;
+        case OPT_PIN_KV: o->pin_kv = true; break;
         }
     }
     return 0;
@@ -387,15 +390,24 @@ static const struct {
      "removes every calibration."},
     {"launch", cmd_launch,
      "cgplan launch --preset P | --model M [--set ...] [--db PATH] [--format table|json] [--allow-patched]\n"
-     "       [--disaggregation-mode decode]",
-     "the SGLang command per node that realises the plan (exit 3: it does not fit or the release rejects it)", NULL},
+     "       [--pin-kv] [--disaggregation-mode decode]",
+     "the SGLang command per node that realises the plan (exit 3: it does not fit or the release rejects it)",
+     "--pin-kv adds --max-total-tokens N: each rank's KV slots in the plan (per DP rank, over dcp), so the KV pool\n"
+     "no longer grows with the memory free at boot. A warning from the estimate is printed; the command still comes."},
     {"solve", cmd_solve,
      "cgplan solve KNOB --preset P | --model M [--set ...] [--db PATH] [--format table|json|csv]\n"
      "       KNOB: max_bs, max_dispatch, context_len, mtp, mem_fraction_static",
      "the largest value of a knob that fits (for the fraction: the recommended one) and the term that stops it", NULL},
     {"search", cmd_search,
-     "cgplan search --model M --set gpu=G --gpus N [--nodes K] [--set ...] [--format table|json|csv]",
-     "every layout SGLang accepts for a model on N GPUs, ranked by concurrency, with the Pareto front", NULL},
+     "cgplan search --model M --set gpu=G --gpus N [--nodes K] [--all] [--set ...] [--format table|json|csv]",
+     "every layout the release runs for a model on N GPUs, ranked by concurrency, with the Pareto front",
+     "Layout knobs given with --set (tp, dp, dp_attention, dcp, a2a, mtp, ep) are held and said. Columns: repl\n"
+     "(instances of tp GPUs) and dp (--dp-size). The best mtp per layout is shown unless --all."},
+    {"diff", cmd_diff,
+     "cgplan diff --preset P | --model M [--set ...] --set KNOB=A --set KNOB=B [--db PATH] [--format table|json]",
+     "two estimates side by side, the one knob given twice naming the sides (e.g. sglang=0.5.6, sglang=main)",
+     "Each term, the totals, the budget, the wall and the capture grid with B - A. Exit 1: a side could not be\n"
+     "estimated (named); 2: not exactly one knob given twice."},
     {"model", cmd_model, "cgplan model import PATH/config.json [--name NAME] [--hf-id OWNER/NAME]",
      "write a model preset from a Hugging Face config.json into the user presets", NULL},
 };

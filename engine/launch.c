@@ -51,6 +51,46 @@ static void graph_flag(const engine_deployment *d, engine_knob_id knob, char *bu
              engine_release_has_decode_graph_flags(&d->knobs.sglang) ? "-decode" : "");
 }
 
+int engine_launch_release_refusals(const engine_knobs_state *k, char (*why)[ENGINE_TEXT_MAX], int cap)
+{
+    char rel[ENGINE_RELEASE_TEXT_MAX];
+    engine_release_text(&k->sglang, rel, sizeof rel);
+    int n = 0;
+#define REFUSE(...)                                                                                                    \
+    do {                                                                                                               \
+        if (n < cap)                                                                                                   \
+            snprintf(why[n], ENGINE_TEXT_MAX, __VA_ARGS__);                                                            \
+        n++;                                                                                                           \
+    } while (0)
+    /* argparse refuses a flag the release does not define (release.c, the flag facts). */
+    if (k->dcp > 1 && !engine_release_has_flag(&k->sglang, ENGINE_FLAG_DCP_SIZE))
+        REFUSE("SGLang %s has no --dcp-size (decode context parallel is in main from 2026-06-24)", rel);
+    if (k->mtp > 1 && !engine_release_has_flag(&k->sglang, ENGINE_FLAG_SPECULATIVE))
+        REFUSE("SGLang %s has no --speculative-algorithm (speculative decoding from v0.4.1.post4, PR #2150)", rel);
+    /* server_args.py _handle_dcp_validation: CUDA builds reject any speculative algorithm with
+     * dcp > 1. */
+    if (k->dcp > 1 && k->mtp > 1)
+        REFUSE("SGLang %s rejects dcp %u with mtp %u (speculative decoding) on CUDA builds (_handle_dcp_validation)",
+               rel, k->dcp, k->mtp);
+#undef REFUSE
+    return n;
+}
+
+/* SGLang caps each ModelRunner's profiled pool at --max-total-tokens (model_runner_kv_cache_mixin.py
+ * init_memory / _resolve_token_capacity on main; model_runner.py init_memory_pool before it:
+ * min(profiled, max_total_tokens), then floored to page_size). Every rank profiles and caps its
+ * own pool, and unlike --max-running-requests the value is not divided by dp_size: it is one DP
+ * rank's pool. With DCP the allocator holds max_total_num_tokens x dcp_size logical tokens
+ * (PagedTokenToKVPoolAllocator(max_total_num_tokens * dcp_size, ...)): the cap is per rank's
+ * slots, the estimate's kv_tokens (x dcp) over dcp. */
+uint64_t engine_launch_pinned_tokens(const engine_deployment *d, const engine_estimate *e)
+{
+    uint32_t dcp = d->knobs.dcp ? d->knobs.dcp : 1;
+    uint32_t page = e->layout.page_size ? e->layout.page_size : 1;
+    uint64_t slots = e->budget.kv_pool_bytes > 0 ? e->budget.kv_tokens / dcp : 0;
+    return slots / page * page;
+}
+
 void engine_launch_build(const engine_deployment *d, const engine_estimate *e, const engine_launch_opts *o,
                          engine_launch *l)
 {
@@ -69,19 +109,11 @@ void engine_launch_build(const engine_deployment *d, const engine_estimate *e, c
         if (e->warnings.items[i].severity == SEVERITY_BLOCKING)
             refuse(l, "does not fit: %s: %s", e->warnings.items[i].code, e->warnings.items[i].message);
 
-    /* What the release itself refuses (server_args.py _handle_dcp_validation: CUDA builds
-     * reject any speculative algorithm with dcp > 1; --dcp-size exists from main 2026-06-24). */
-    bool is_main = k->sglang.stage == ENGINE_RELEASE_MAIN || k->sglang.beyond_model;
-    char rel[ENGINE_RELEASE_TEXT_MAX];
-    engine_release_text(&k->sglang, rel, sizeof rel);
     bool rejected = false;
-    if (k->dcp > 1 && !is_main) {
-        refuse(l, "SGLang %s has no --dcp-size (decode context parallel is in main from 2026-06-24)", rel);
-        rejected = true;
-    }
-    if (k->dcp > 1 && k->mtp > 1) {
-        refuse(l, "SGLang %s rejects dcp %u with mtp %u (speculative decoding) on CUDA builds (_handle_dcp_validation)%s", rel,
-               k->dcp, k->mtp, o->allow_patched ? "; printed anyway for a patched build (--allow-patched)" : "");
+    char why[ENGINE_LAUNCH_MAX_NOTES][ENGINE_TEXT_MAX];
+    int n_why = engine_launch_release_refusals(k, why, ENGINE_LAUNCH_MAX_NOTES);
+    for (int i = 0; i < n_why && i < ENGINE_LAUNCH_MAX_NOTES; i++) {
+        refuse(l, "%s%s", why[i], o->allow_patched ? "; printed anyway for a patched build (--allow-patched)" : "");
         rejected = true;
     }
     l->patched = rejected && o->allow_patched;
@@ -158,6 +190,13 @@ void engine_launch_build(const engine_deployment *d, const engine_estimate *e, c
             k->max_running_requests_auto ? k->dp * k->max_bs : k->max_running_requests);
     add_arg(l, "%s %llu", engine_knobs[KNOB_CONTEXT_LEN].sglang_flag, (unsigned long long)k->context_len);
     add_arg(l, "%s %.3f", engine_knobs[KNOB_MEM_FRACTION].sglang_flag, k->mem_fraction_static);
+    if (o->pin_kv) {
+        l->max_total_tokens = engine_launch_pinned_tokens(d, e);
+        if (l->max_total_tokens)
+            add_arg(l, "--max-total-tokens %llu", (unsigned long long)l->max_total_tokens);
+        else
+            refuse(l, "--pin-kv: the plan has no KV pool to pin (kv_tokens 0)");
+    }
     if (o->disaggregation_mode)
         add_arg(l, "--disaggregation-mode %s", o->disaggregation_mode);
 }

@@ -18,12 +18,14 @@
 typedef struct {
     bool allow_patched;              /* print a combination the release rejects (e.g. DCP + MTP) */
     const char *disaggregation_mode; /* NULL or "decode": --disaggregation-mode */
+    bool pin_kv;                     /* --max-total-tokens from the plan's KV pool (engine_launch_pinned_tokens) */
 } engine_launch_opts;
 
 typedef struct {
     double mem_fraction_static; /* the fraction the plan was computed at, and the one the command sets */
     uint32_t nnodes;
     bool fits;     /* no blocking warning in the estimate */
+    uint64_t max_total_tokens; /* --pin-kv: the --max-total-tokens written; 0: not pinned */
     bool rejected; /* the release refuses the combination (and allow_patched was not given) */
     bool patched;  /* the release refuses it, printed anyway on request */
     int n_refusals;
@@ -38,6 +40,14 @@ typedef struct {
 /* SGLang's --attention-backend choice for a resolved backend: FlashInfer's MLA backend is
  * "flashinfer" on an MLA model (server_args.py ATTENTION_BACKEND_CHOICES). */
 const char *engine_launch_backend_name(engine_backend b);
+/* What the release K names refuses in K's layout (a flag it lacks, a combination it rejects):
+ * one sentence each into WHY (at most CAP; WHY may be NULL with CAP 0). Returns how many, so
+ * search and launch hold the one rule. */
+int engine_launch_release_refusals(const engine_knobs_state *k, char (*why)[ENGINE_TEXT_MAX], int cap);
+/* --max-total-tokens for E's KV pool: the KV slots of one rank, as SGLang's max_total_num_tokens
+ * counts them (per ModelRunner, so per DP rank; before DCP's x dcp), on a page boundary. 0 when
+ * the plan has no pool. */
+uint64_t engine_launch_pinned_tokens(const engine_deployment *d, const engine_estimate *e);
 /* Builds the launch for D as estimated in E (engine_estimate_compute at D's own fraction). */
 void engine_launch_build(const engine_deployment *d, const engine_estimate *e, const engine_launch_opts *o,
                          engine_launch *out);

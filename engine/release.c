@@ -201,6 +201,7 @@ typedef enum {
     RF_POOL_PER_DP,      /* max_running_requests divided by the attention DP size for the pool */
     RF_SHARED_LOGITS,
     RF_DECODE_FLAGS,
+    RF_DCP_FLAG, /* --dcp-size exists */
     RF_HEURISTIC, /* engine_heuristic_variant */
     RF_EAGLE_RESERVE_MIB,
     RF_FA3_STATE, /* ENGINE_FA3_* bits */
@@ -342,6 +343,7 @@ static const release_fact facts[] = {
      "model_runner.py init_memory_pool at v0.4.6"},
     {REL(3, 0, FINAL, 0), RF_SHARED_LOGITS, 0, true, "each captured size keeps its own FP32 logits output",
      "cuda_graph_runner.py output_buffers[bs] from v0.3.0 (a63c8275c) to PR #8579"},
+    {REL(3, 0, FINAL, 0), RF_DCP_FLAG, 0, true, "no --dcp-size (decode context parallel)", "server_args.py at v0.3.0"},
     {REL(3, 0, FINAL, 0), RF_DECODE_FLAGS, 0, true, "no --cuda-graph-max-bs-decode / --cuda-graph-bs-decode",
      "server_args.py before PR #23906"},
     {REL(3, 0, FINAL, 0), RF_HEURISTIC, ENGINE_HEURISTIC_TP_FRACTION, true,
@@ -589,6 +591,8 @@ static const release_fact facts[] = {
      "PR #23906 (2495c02c2, 2026-06-09)"},
     {REL(5, 14, FINAL, 0), RF_EAGLE_RESERVE_MIB, 0, true, "speculative reserve removed (KV cell size scaled)",
      "PR #23862 (75998d042, 2026-06-12)"},
+    {REL(5, 15, ENGINE_RELEASE_MAIN, 0), RF_DCP_FLAG, 1, true, "--dcp-size (decode context parallel)",
+     "server_args.py dcp_size on main from 2026-06-24 (after the v0.5.15 cut); docs: PR #34654"},
     {REL(5, 15, ENGINE_RELEASE_MAIN, 0), RF_HEURISTIC, ENGINE_HEURISTIC_RESERVE_METHODS, true,
      "reserve_for_graph_mb / reserve_for_deepep_a2a_mb", "PR #30157 (2ad9a243f, 2026-07-07, after the v0.5.15 cut)"},
     {REL(5, 15, ENGINE_RELEASE_MAIN, 0), RF_FA3_STATE, ENGINE_FA3_VERIFY_MASK, true,
@@ -675,6 +679,8 @@ bool engine_release_has_flag(const engine_release *r, engine_release_flag flag)
         return fact(r, RF_EXPLICIT_FLAG) != 0;
     case ENGINE_FLAG_SPECULATIVE:
         return fact(r, RF_EAGLE_RUNNER) != ENGINE_EAGLE_NONE;
+    case ENGINE_FLAG_DCP_SIZE:
+        return fact(r, RF_DCP_FLAG) != 0;
     }
     return false;
 }

@@ -154,7 +154,8 @@ typedef enum {
     ENGINE_FLAG_ATTENTION_BACKEND, /* --attention-backend: v0.3.1 (PR #1380) */
     ENGINE_FLAG_CUDA_GRAPH_MAX_BS, /* --cuda-graph-max-bs: v0.3.5 (PR #1809) */
     ENGINE_FLAG_CUDA_GRAPH_BS,     /* --cuda-graph-bs: v0.4.1.post5 (PR #2761) */
-    ENGINE_FLAG_SPECULATIVE        /* --speculative-algorithm: v0.4.1.post4 (PR #2150) */
+    ENGINE_FLAG_SPECULATIVE,       /* --speculative-algorithm: v0.4.1.post4 (PR #2150) */
+    ENGINE_FLAG_DCP_SIZE           /* --dcp-size (decode context parallel): main from 2026-06-24 */
 } engine_release_flag;
 bool engine_release_has_flag(const engine_release *r, engine_release_flag flag);
 engine_heuristic_variant engine_release_heuristic_variant(const engine_release *r);

@@ -48,12 +48,26 @@ typedef struct {
 typedef struct {
     uint32_t gpus, nodes;
     uint32_t max_mtp; /* speculation widths tried where the model has draft layers: 2..max_mtp */
+    bool all;         /* every mtp variant of a layout; else the best one per layout */
 } engine_search_opts;
 
-/* Every layout SGLang accepts for BASE's model and GPU on O->gpus GPUs, each at its wall; ranked
- * by concurrency (then KV per request), the Pareto front marked. Fills at most CAP; returns how
- * many fit; *SCANNED: the configurations estimated. SCRATCH: one estimate of room. */
+/* The layout knobs search scans; one given with --set (ORIGIN_SET) is held at its value. */
+#define ENGINE_SEARCH_KNOBS                                                                                            \
+    (KNOB_BIT(KNOB_WORLD) | KNOB_BIT(KNOB_DP) | KNOB_BIT(KNOB_DP_ATTENTION) | KNOB_BIT(KNOB_DCP) |                     \
+     KNOB_BIT(KNOB_A2A) | KNOB_BIT(KNOB_MTP) | KNOB_BIT(KNOB_EP))
+
+typedef struct {
+    size_t scanned; /* configurations estimated */
+    size_t refused; /* layouts the release refuses (engine_launch_release_refusals), not estimated */
+    size_t folded;  /* mtp variants left out for a better one of the same layout (opts.all off) */
+    uint32_t held;  /* KNOB_BIT mask of the layout knobs held at BASE's value */
+} engine_search_counts;
+
+/* Every layout SGLang's release accepts for BASE's model and GPU on O->gpus GPUs, each at its
+ * wall, holding each layout knob BASE got from --set; ranked by concurrency (then KV per
+ * request), the Pareto front marked. Fills at most CAP; returns how many fit. SCRATCH: one
+ * estimate of room. */
 size_t engine_search(const engine_deployment *base, const engine_calibration *cal, const engine_search_opts *o,
-                     engine_layout_result *out, size_t cap, size_t *scanned, engine_estimate *scratch);
+                     engine_layout_result *out, size_t cap, engine_search_counts *counts, engine_estimate *scratch);
 
 #endif
