@@ -1310,8 +1310,9 @@ static void server_grid(const int32_t *v, const engine_capture_params *p, uint32
 
 /* N: req_to_token_pool.size, max_num_reqs + 1 up to v0.4.6 (RF_POOL_EXTRA_ROW). Speculative
  * algorithms set max_running_requests when unset (32 from PR #3986, 48 from PR #4908; server_args
- * _handle_speculative_decoding, arg_groups/speculative_hook.py on main); without it the pool is clamp(tokens / context * 512, 2048, 4096), capped by tokens // 2
- * (resolve_max_num_reqs), which is at least 2048 for any pool of 4096+ tokens: 2048 is used. */
+ * _handle_speculative_decoding, arg_groups/speculative_hook.py on main); without it the pool is
+ * clamp(tokens / context * 512, 2048, 4096), capped by tokens // 2 (resolve_max_num_reqs), which
+ * is at least 2048 for any pool of 4096+ tokens: 2048 is used. */
 static uint32_t pool_size(const int32_t *v, const engine_capture_params *p, bool speculative, uint32_t dp,
                           bool *defaulted)
 {
