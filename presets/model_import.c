@@ -59,6 +59,7 @@ typedef enum {
     FAM_GEMMA3,      /* GQA, sliding-window layers with every Nth global, tied embeddings */
     FAM_GPT_OSS,     /* GQA, alternating sliding-window layers, MoE everywhere */
     FAM_LFM2,        /* GQA layers and short-convolution layers, dense MLP in each (LFM2) */
+    FAM_LFM2_MOE,    /* LFM2's layers, MoE after num_dense_layers dense ones (LFM2-MoE) */
 } family;
 
 static const struct {
@@ -98,6 +99,7 @@ static const struct {
     {"Gemma3ForCausalLM", FAM_GEMMA3, false, false, false},
     {"GptOssForCausalLM", FAM_GPT_OSS, false, false, false},
     {"Lfm2ForCausalLM", FAM_LFM2, false, false, true},
+    {"Lfm2MoeForCausalLM", FAM_LFM2_MOE, false, false, true},
 };
 #define N_ARCHS (sizeof archs / sizeof archs[0])
 
@@ -753,15 +755,15 @@ static int gated_deltanet(ctx *c, engine_model *m)
 /* LFM2 (SGLang models/lfm2.py; configs/lfm2.py Lfm2Config). Layers are "full_attention" (GQA) or
  * "conv" / "short_conv" (layer_types, else every layer in full_attn_idxs is attention); every layer
  * has the SwiGLU MLP. */
-static int lfm2(ctx *c, engine_model *m)
+static int lfm2(ctx *c, engine_model *m, bool moe)
 {
     uint32_t ff, multiple, kernel, attn = 0;
-    bool auto_adjust;
+    bool auto_adjust = false;
     json_t *types = field(c, "layer_types"), *idxs = field(c, "full_attn_idxs");
     if (gqa(c, m) || get_u32(c, "block_ff_dim", false, 1, 0, "the MLP's width before adjustment", &ff) ||
         (!ff && get_u32(c, "intermediate_size", true, 1, 0, "the MLP's width before adjustment", &ff)) ||
         get_u32(c, "block_multiple_of", false, 1, 256, "the MLP width's multiple", &multiple) ||
-        get_bool(c, "block_auto_adjust_ff_dim", true, &auto_adjust) ||
+        (!moe && get_bool(c, "block_auto_adjust_ff_dim", true, &auto_adjust)) ||
         get_u32(c, "conv_L_cache", false, 2, 3, "the short convolution's length", &kernel))
         return -1;
     if (types && json_is_array(types)) {
@@ -771,7 +773,8 @@ static int lfm2(ctx *c, engine_model *m)
         attn = (uint32_t)json_array_size(idxs);
     else
         return missing(c, "layer_types", "a list of \"full_attention\" / \"conv\" per layer (or full_attn_idxs)");
-    /* Lfm2MLP (models/lfm2.py): with block_auto_adjust_ff_dim the width is int(2 * ff / 3), and
+    /* Lfm2MLP (models/lfm2.py; lfm2_moe.py's dense MLP takes intermediate_size as is): with
+     * block_auto_adjust_ff_dim the width is int(2 * ff / 3), and
      * with a block_ffn_dim_multiplier int(multiplier * that) rounded up to block_multiple_of. */
     if (auto_adjust) {
         ff = (uint32_t)(2.0 * ff / 3);
@@ -1245,7 +1248,7 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     m->trust_remote_code = json_object_get(root, "auto_map") != NULL && !archs[k].native_config;
     uint32_t ctx_len = 0;
     bool gemma = fam == FAM_GEMMA3;
-    bool ties_by_default = gemma || fam == FAM_LFM2; /* Gemma3Config and Lfm2Config tie by default */
+    bool ties_by_default = gemma || fam == FAM_LFM2 || fam == FAM_LFM2_MOE; /* their config classes tie by default */
     /* Every loop over the layers comes after this bound; the context is the context_len knob's
      * range, refused rather than clamped (the preset loader takes no other). */
     const engine_knob_info *ctx_knob = &engine_knobs[KNOB_CONTEXT_LEN];
@@ -1298,7 +1301,19 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
         break;
     case FAM_LFM2:
         /* LFM2's own configs write tie_embedding (Lfm2Config reads it over tie_word_embeddings) */
-        rc = get_bool(&c, "tie_embedding", m->tie_embeddings, &m->tie_embeddings) || lfm2(&c, m) ? -1 : 0;
+        rc = get_bool(&c, "tie_embedding", m->tie_embeddings, &m->tie_embeddings) || lfm2(&c, m, false) ? -1 : 0;
+        break;
+    case FAM_LFM2_MOE:
+        /* lfm2_moe.py: the first num_dense_layers (Lfm2MoeConfig: 2) keep the dense MLP, the
+         * others route to num_experts of moe_intermediate_size (top num_experts_per_tok, no
+         * shared expert); tie_word_embeddings defaults to true there too */
+        rc = lfm2(&c, m, true) ||
+                     get_u32(&c, "num_dense_layers", false, 0, 2, "the leading dense layers", &m->dense_layers) ||
+                     get_u32(&c, "num_experts", true, 1, 0, "the routed experts", &m->num_experts) ||
+                     get_u32(&c, "moe_intermediate_size", true, 1, 0, "an expert's width", &m->moe_intermediate) ||
+                     get_u32(&c, "num_experts_per_tok", true, 1, 0, "the experts per token", &m->top_k)
+                 ? -1
+                 : 0;
         break;
     }
     if (rc != 0)

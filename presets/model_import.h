@@ -15,7 +15,8 @@
  *   GptOssForCausalLM.
  * - Gated DeltaNet + gated attention: Qwen3NextForCausalLM, Qwen3_5MoeForConditionalGeneration
  *   (nested), Qwen3_5MoeForCausalLM, Qwen3_5ForConditionalGeneration (nested), Qwen3_5ForCausalLM.
- * - Short convolution + GQA: Lfm2ForCausalLM (LFM2; the conv layers' state, no SSM state).
+ * - Short convolution + GQA: Lfm2ForCausalLM (LFM2), Lfm2MoeForCausalLM (LFM2-MoE); the conv
+ *   layers keep a conv state, no SSM state.
  * Any other is refused, naming the nearest of these.
  *
  * Linear-attention layers (Gated DeltaNet, KDA, LFM2's short conv) also give linear_state_bytes_per_request, the

@@ -123,5 +123,6 @@ glm-4.5-air              106
 glm-4.7                  355
 grok-2                   269.5
 lfm2-1.2b                1.17
+lfm2-8b-a1b              8.3
 EOF
 finish

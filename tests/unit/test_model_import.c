@@ -248,6 +248,17 @@ static const struct {
                   " \"hidden_size\": 2048, \"max_position_embeddings\": 128000, \"model_type\": \"lfm2\","
                   " \"num_attention_heads\": 32, \"num_hidden_layers\": 16, \"num_key_value_heads\": 8,"
                   " \"vocab_size\": 65536, \"torch_dtype\": \"bfloat16\"}"},
+    /* LFM2-8B-A1B from the numbers lfm2-8b-a1b.yaml cites (num_dense_layers and the tie left to
+     * Lfm2MoeConfig's defaults, 2 and true); its dense MLP is intermediate_size as is. */
+    {"lfm2-8b-a1b",
+     "{\"architectures\": [\"Lfm2MoeForCausalLM\"], \"vocab_size\": 65536, \"hidden_size\": 2048,"
+     " \"intermediate_size\": 7168, \"num_hidden_layers\": 24, \"num_attention_heads\": 32,"
+     " \"num_key_value_heads\": 8, \"layer_types\": [\"conv\", \"conv\", \"full_attention\", \"conv\","
+     " \"conv\", \"conv\", \"full_attention\", \"conv\", \"conv\", \"conv\", \"full_attention\", \"conv\","
+     " \"conv\", \"conv\", \"full_attention\", \"conv\", \"conv\", \"conv\", \"full_attention\", \"conv\","
+     " \"conv\", \"full_attention\", \"conv\", \"conv\"], \"conv_L_cache\": 3,"
+     " \"max_position_embeddings\": 128000, \"num_experts\": 32, \"num_experts_per_tok\": 4,"
+     " \"moe_intermediate_size\": 1792, \"torch_dtype\": \"bfloat16\"}"},
 };
 
 static void write_text(const char *path, const char *text)
@@ -294,7 +305,8 @@ static const struct {
     {"qwen3-next-80b-a3b", 80e9}, {"qwq-32b", 32.5e9},       {"llama-3.1-8b", 8.03e9},
     {"llama-3.1-70b", 70.6e9},    {"llama-4-scout", 109e9},  {"llama-4-maverick", 400e9},
     {"glm-4.5", 355e9},           {"glm-4.6", 355e9},        {"glm-5", 744e9},
-    {"gpt-oss-20b", 21e9},        {"gpt-oss-120b", 117e9},   {"lfm2-1.2b", 1.17e9}, /* LiquidAI's card */
+    {"gpt-oss-20b", 21e9},        {"gpt-oss-120b", 117e9},   {"lfm2-1.2b", 1.17e9},
+    {"lfm2-8b-a1b", 8.3e9}, /* LiquidAI's cards */
 };
 
 static void test_param_counts_match_published_totals(void **state)
