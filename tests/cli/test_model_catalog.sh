@@ -119,6 +119,7 @@ mistral-7b-v0.3          7.25
 mixtral-8x7b             46.7
 mixtral-8x22b            141
 phi-4-mini               3.8
+phi-4                    14.7
 glm-4.5-air              106
 glm-4.7                  355
 grok-2                   269.5

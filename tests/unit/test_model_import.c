@@ -240,6 +240,11 @@ static const struct {
                " \"num_key_value_heads\": 8, \"head_dim\": 128, \"num_local_experts\": 8,"
                " \"num_experts_per_tok\": 2, \"intermediate_size\": 32768, \"moe_intermediate_size\": 16384,"
                " \"residual_moe\": true, \"torch_dtype\": \"bfloat16\"}"},
+    /* Phi-4 14B from the numbers phi-4.yaml cites (Phi3ForCausalLM, untied). */
+    {"phi-4", "{\"architectures\": [\"Phi3ForCausalLM\"], \"hidden_size\": 5120, \"num_hidden_layers\": 40,"
+              " \"num_attention_heads\": 40, \"num_key_value_heads\": 10, \"intermediate_size\": 17920,"
+              " \"vocab_size\": 100352, \"max_position_embeddings\": 16384, \"tie_word_embeddings\": false,"
+              " \"torch_dtype\": \"bfloat16\"}"},
     /* LFM2-1.2B as its Hub config.json has it (the keys the importer reads, verbatim): the MLP
      * width is block_ff_dim 12288 auto-adjusted to 8192; no tie_word_embeddings (Lfm2Config: true). */
     {"lfm2-1.2b", "{\"architectures\": [\"Lfm2ForCausalLM\"], \"block_auto_adjust_ff_dim\": true,"
