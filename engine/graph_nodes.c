@@ -32,8 +32,16 @@ static void add(span *s, span row, uint32_t times)
 
 /* Architectures whose attention normalises q and k per head before RoPE (apply_qk_norm:
  * models/qwen3.py, qwen3_moe.py, qwen3_next.py Qwen3Attention; gemma3_causal.py; olmo2.py;
- * glm4_moe.py with use_qk_norm). */
-static const char *const qk_norm_prefixes[] = {"Qwen3", "Gemma3", "Olmo2", "Glm4Moe", "Qwen3_5"};
+ * glm4_moe.py with use_qk_norm; lfm2.py Lfm2Attention q_layernorm / k_layernorm). */
+static const char *const qk_norm_prefixes[] = {"Qwen3", "Gemma3", "Olmo2", "Glm4Moe", "Qwen3_5", "Lfm2"};
+
+/* LFM2 and LFM2-MoE (models/lfm2.py, lfm2_moe.py): Lfm2DecoderLayer normalises and adds the
+ * residual as separate kernels (no fused add-RMSNorm), and the short-conv layer's in_proj and
+ * out_proj are plain nn.Linear, replicated on every TP rank: no all-reduce after it. */
+static bool is_lfm2(const engine_model *m)
+{
+    return strncmp(m->architecture, "Lfm2", 4) == 0;
+}
 
 static bool has_qk_norm(const engine_model *m)
 {
@@ -120,7 +128,10 @@ static span mla_block(const engine_model *m, engine_backend b)
  * update, the gated RMSNorm and the output projection. */
 static span linear_block(const engine_model *m)
 {
-    span s = {8, 16};
+    /* LFM2's Lfm2ShortConv at decode: operator_norm, in_proj, B * x, the int32 cast of
+     * req_pool_indices, causal_conv1d_update, C * conv_out, out_proj, the residual add (chunk
+     * is a view); one more where the conv update takes a strided copy. */
+    span s = is_lfm2(m) ? (span){8, 9} : (span){8, 16};
     if (m->dense_dtype == DTYPE_FP8)
         add(&s, (span){2, 3}, 1);
     return s;
@@ -209,15 +220,23 @@ void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l
     bool deepep = l->deepep;
     span s = {0, 0};
     span attn = m->attn_kind == ATTN_MLA ? mla_block(m, l->backend) : gqa_block(m, l->backend);
+    span mlp = dense_mlp(m);
+    if (is_lfm2(m)) {
+        add(&attn, (span){1, 1}, 1); /* the residual add after the mixer, unfused */
+        /* Lfm2MLP: ffn_norm, w1 and w3 as two GEMMs, silu, the product, w2, the residual add */
+        mlp = (span){7, 7};
+        if (m->dense_dtype == DTYPE_FP8)
+            add(&mlp, (span){2, 3}, 1);
+    }
     add(&s, attn, softmax);
     add(&s, linear_block(m), linear);
-    add(&s, dense_mlp(m), dense);
+    add(&s, mlp, dense);
     add(&s, moe_block(m, l->moe_runner, deepep), moe);
     /* TP collectives, one kernel each: an all-reduce after attention and after the MLP at
      * attn_tp > 1, and the embedding's (the "+1" of SGLang's "Registering (2L + 1) x graphs cuda
      * graph addresses", per-graph.md 3a). DP attention gathers before and scatters after the
      * MoE of each layer; DeepEP's dispatch and combine are in the MoE rows. */
-    uint32_t ar = attn_tp > 1 ? 2 * m->layers + 1 : 0;
+    uint32_t ar = attn_tp > 1 ? 2 * m->layers + 1 - (is_lfm2(m) ? linear : 0) : 0;
     uint32_t gathers = l->dp_attention && d->knobs.dp > 1 && !deepep ? 2 * moe : 0;
     add(&s, (span){1, 1}, ar + gathers);
     /* The model's own: embedding, final norm, lm_head, the vocab all-gather at tp > 1, the copy

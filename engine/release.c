@@ -199,6 +199,7 @@ typedef enum {
     RF_ATTN_CP,          /* mul_base *= attn_cp when not already a multiple */
     RF_POOL_PAD,         /* N rounded up to mul_base before the clamp */
     RF_POOL_PER_DP,      /* max_running_requests divided by the attention DP size for the pool */
+    RF_POOL_EXTRA_ROW,   /* req_to_token_pool.size is max_num_reqs + this */
     RF_SHARED_LOGITS,
     RF_DECODE_FLAGS,
     RF_DCP_FLAG, /* --dcp-size exists */
@@ -341,6 +342,14 @@ static const release_fact facts[] = {
     {REL(3, 0, FINAL, 0), RF_POOL_PAD, 0, true, "pool size used as is", "runner at v0.4.6"},
     {REL(3, 0, FINAL, 0), RF_POOL_PER_DP, 0, true, "pool = max_running_requests, undivided",
      "model_runner.py init_memory_pool at v0.4.6"},
+    /* ModelRunner.init_memory_pool builds ReqToTokenPool(size=max_num_reqs + 1): read in a
+     * v0.3.x-era model_runner.py (disable_mla / double-sparsity branches); still so in the diff
+     * of PR #6744 (2025-05-29, after v0.4.6.post5), which reserves (max_num_reqs + 1) rows; the
+     * scheduler's "max_running_requests=2049" for the default 2048 requests in a 2025-01 log and
+     * at v0.4.3.post4 (tests/fixtures/sglang-logs/27-*.log, 15-*.log) is that size. So the clamp's
+     * N-1 and N (PR #2359) are max_num_reqs and max_num_reqs + 1. */
+    {REL(3, 0, FINAL, 0), RF_POOL_EXTRA_ROW, 1, true, "req_to_token_pool.size = max_num_reqs + 1",
+     "model_runner.py init_memory_pool at v0.3.x; PR #6744 diff (2025-05-29)"},
     {REL(3, 0, FINAL, 0), RF_SHARED_LOGITS, 0, true, "each captured size keeps its own FP32 logits output",
      "cuda_graph_runner.py output_buffers[bs] from v0.3.0 (a63c8275c) to PR #8579"},
     {REL(3, 0, FINAL, 0), RF_DCP_FLAG, 0, true, "no --dcp-size (decode context parallel)", "server_args.py at v0.3.0"},
@@ -503,6 +512,10 @@ static const release_fact facts[] = {
     {REL(4, 7, FINAL, 0), RF_SPEC_GRID, SPEC_10_EVEN_80, true,
      "speculative list 1..8 + 10..32/2 + 40, 48, 56 + 80..160/16", "PR #6803"},
     {REL(4, 7, FINAL, 0), RF_POOL_ADD_PREV, 0, true, "pool clamp adds N only", "PR #6803"},
+    /* Not read between PR #6744 and PR #23635 (2026-04, which says the pool then allocated
+     * exactly size rows); placed with PR #6803 so that v0.4.7 on keep their earlier lists. */
+    {REL(4, 7, FINAL, 0), RF_POOL_EXTRA_ROW, 0, false, "req_to_token_pool.size = max_num_reqs (unverified here)",
+     "PR #23635 description (2026-04-24): size rows, slots 1..size-1"},
     {REL(4, 7, FINAL, 0), RF_RUNNER_BIG_MIB, 180000, true, "adds 256..512/16 when gpu_mem > 180000 MiB",
      "PR #6718 (f2bd3515f, 2025-05-29)"},
     {REL(4, 7, FINAL, 0), RF_TBO, TBO_AT_LEAST_2, true, "two-batch overlap drops bs 1",
@@ -1301,10 +1314,11 @@ static void server_grid(const int32_t *v, const engine_capture_params *p, uint32
 #undef RANGE
 }
 
-/* N: req_to_token_pool.size. Speculative algorithms set max_running_requests when unset (32 from
- * PR #3986, 48 from PR #4908; server_args _handle_speculative_decoding, arg_groups/speculative_hook.py
- * on main); without it the pool is clamp(tokens / context * 512, 2048, 4096), capped by tokens // 2
- * (resolve_max_num_reqs), which is at least 2048 for any pool of 4096+ tokens: 2048 is used. */
+/* N: req_to_token_pool.size, max_num_reqs + 1 up to v0.4.6 (RF_POOL_EXTRA_ROW). Speculative
+ * algorithms set max_running_requests when unset (32 from PR #3986, 48 from PR #4908; server_args
+ * _handle_speculative_decoding, arg_groups/speculative_hook.py on main); without it the pool is
+ * clamp(tokens / context * 512, 2048, 4096), capped by tokens // 2 (resolve_max_num_reqs), which
+ * is at least 2048 for any pool of 4096+ tokens: 2048 is used. */
 static uint32_t pool_size(const int32_t *v, const engine_capture_params *p, bool speculative, uint32_t dp,
                           bool *defaulted)
 {
@@ -1317,10 +1331,10 @@ static uint32_t pool_size(const int32_t *v, const engine_capture_params *p, bool
     if (requested) {
         *defaulted = p->max_running_requests == 0;
         uint32_t n = v[RF_POOL_PER_DP] ? engine_div_u32(requested, dp) : requested;
-        return n ? n : 1; /* [I] 0 would fail in SGLang; keep the clamp meaningful */
+        return (n ? n : 1) + (uint32_t)v[RF_POOL_EXTRA_ROW]; /* [I] 0 would fail in SGLang */
     }
     *defaulted = true;
-    return 2048;
+    return 2048 + (uint32_t)v[RF_POOL_EXTRA_ROW];
 }
 
 static size_t emit(const bs_set *s, uint32_t *out, size_t cap, engine_capture_notes *nt)

@@ -58,6 +58,8 @@ typedef enum {
     FAM_GROK,        /* GQA, local experts beside a residual dense MLP in every layer (Grok-1/2) */
     FAM_GEMMA3,      /* GQA, sliding-window layers with every Nth global, tied embeddings */
     FAM_GPT_OSS,     /* GQA, alternating sliding-window layers, MoE everywhere */
+    FAM_LFM2,        /* GQA layers and short-convolution layers, dense MLP in each (LFM2) */
+    FAM_LFM2_MOE,    /* LFM2's layers, MoE after num_dense_layers dense ones (LFM2-MoE) */
 } family;
 
 static const struct {
@@ -96,6 +98,8 @@ static const struct {
     {"Gemma3ForConditionalGeneration", FAM_GEMMA3, true, false, false},
     {"Gemma3ForCausalLM", FAM_GEMMA3, false, false, false},
     {"GptOssForCausalLM", FAM_GPT_OSS, false, false, false},
+    {"Lfm2ForCausalLM", FAM_LFM2, false, false, true},
+    {"Lfm2MoeForCausalLM", FAM_LFM2_MOE, false, false, true},
 };
 #define N_ARCHS (sizeof archs / sizeof archs[0])
 
@@ -748,6 +752,55 @@ static int gated_deltanet(ctx *c, engine_model *m)
                        &m->linear_state_bytes_per_request);
 }
 
+/* LFM2 (SGLang models/lfm2.py; configs/lfm2.py Lfm2Config). Layers are "full_attention" (GQA) or
+ * "conv" / "short_conv" (layer_types, else every layer in full_attn_idxs is attention); every layer
+ * has the SwiGLU MLP. */
+static int lfm2(ctx *c, engine_model *m, bool moe)
+{
+    uint32_t ff, multiple, kernel, attn = 0;
+    bool auto_adjust = false;
+    json_t *types = field(c, "layer_types"), *idxs = field(c, "full_attn_idxs");
+    if (gqa(c, m) || get_u32(c, "block_ff_dim", false, 1, 0, "the MLP's width before adjustment", &ff) ||
+        (!ff && get_u32(c, "intermediate_size", true, 1, 0, "the MLP's width before adjustment", &ff)) ||
+        get_u32(c, "block_multiple_of", false, 1, 256, "the MLP width's multiple", &multiple) ||
+        (!moe && get_bool(c, "block_auto_adjust_ff_dim", true, &auto_adjust)) ||
+        get_u32(c, "conv_L_cache", false, 2, 3, "the short convolution's length", &kernel))
+        return -1;
+    if (types && json_is_array(types)) {
+        if (count_layer_type(c, types, m->layers, "full_attention", &attn))
+            return -1;
+    } else if (idxs && json_is_array(idxs) && json_array_size(idxs) <= m->layers)
+        attn = (uint32_t)json_array_size(idxs);
+    else
+        return missing(c, "layer_types", "a list of \"full_attention\" / \"conv\" per layer (or full_attn_idxs)");
+    /* Lfm2MLP (models/lfm2.py; lfm2_moe.py's dense MLP takes intermediate_size as is): with
+     * block_auto_adjust_ff_dim the width is int(2 * ff / 3), and
+     * with a block_ffn_dim_multiplier int(multiplier * that) rounded up to block_multiple_of. */
+    if (auto_adjust) {
+        ff = (uint32_t)(2.0 * ff / 3);
+        json_t *mult = field(c, "block_ffn_dim_multiplier");
+        if (mult) {
+            if (!json_is_number(mult) || json_number_value(mult) <= 0 || json_number_value(mult) > 64)
+                return bad(c, "block_ffn_dim_multiplier", "a number in (0, 64]");
+            ff = (uint32_t)(json_number_value(mult) * ff);
+            ff = (ff + multiple - 1) / multiple * multiple;
+        }
+    }
+    m->intermediate = ff;
+    m->full_attn_layers = attn;
+    m->linear_attn_layers = m->layers - attn;
+    /* One ShortConv layer (models/lfm2.py Lfm2ShortConv): in_proj hidden -> 3 x hidden (B, C, x),
+     * the depthwise conv weight hidden x conv_L_cache (conv_bias false in the released configs),
+     * out_proj hidden x hidden. */
+    uint64_t h = m->hidden;
+    m->linear_attn_layer_params = 4 * h * h + h * kernel;
+    /* Per request, every conv layer (configs/lfm2.py mamba2_cache_params: Mamba2StateShape with
+     * intermediate_size = hidden, state_size 0, conv_kernel = conv_L_cache): the conv state only,
+     * hidden x (conv_L_cache - 1) in SGLANG_MAMBA_CONV_DTYPE; no SSM state. */
+    return state_bytes(c, "hidden_size", (double)h * (kernel - 1) * MAMBA_CONV_BYTES * m->linear_attn_layers,
+                       &m->linear_state_bytes_per_request);
+}
+
 static int qwen_next(ctx *c, engine_model *m)
 {
     return qwen_moe(c, m) || gated_deltanet(c, m) ? -1 : 0;
@@ -1195,6 +1248,7 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     m->trust_remote_code = json_object_get(root, "auto_map") != NULL && !archs[k].native_config;
     uint32_t ctx_len = 0;
     bool gemma = fam == FAM_GEMMA3;
+    bool ties_by_default = gemma || fam == FAM_LFM2 || fam == FAM_LFM2_MOE; /* their config classes tie by default */
     /* Every loop over the layers comes after this bound; the context is the context_len knob's
      * range, refused rather than clamped (the preset loader takes no other). */
     const engine_knob_info *ctx_knob = &engine_knobs[KNOB_CONTEXT_LEN];
@@ -1203,7 +1257,7 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
         get_u32_in(&c, "num_hidden_layers", true, 1, (uint32_t)ENGINE_COUNT_MAX, 0, "the decoder layers", &m->layers) ||
         get_u32_in(&c, "max_position_embeddings", !gemma, (uint32_t)ctx_knob->min, (uint32_t)ctx_knob->max,
                    GEMMA3_CONTEXT, "the context length, within the context_len knob's range", &ctx_len) ||
-        get_bool(&c, "tie_word_embeddings", gemma, &m->tie_embeddings)) /* Gemma3Config ties by default */
+        get_bool(&c, "tie_word_embeddings", ties_by_default, &m->tie_embeddings))
         goto done;
     m->context_len = ctx_len;
     m->kv_bytes = KV_BYTES_BF16;
@@ -1244,6 +1298,22 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
         break;
     case FAM_GPT_OSS:
         rc = gpt_oss(&c, m);
+        break;
+    case FAM_LFM2:
+        /* LFM2's own configs write tie_embedding (Lfm2Config reads it over tie_word_embeddings) */
+        rc = get_bool(&c, "tie_embedding", m->tie_embeddings, &m->tie_embeddings) || lfm2(&c, m, false) ? -1 : 0;
+        break;
+    case FAM_LFM2_MOE:
+        /* lfm2_moe.py: the first num_dense_layers (Lfm2MoeConfig: 2) keep the dense MLP, the
+         * others route to num_experts of moe_intermediate_size (top num_experts_per_tok, no
+         * shared expert); tie_word_embeddings defaults to true there too */
+        rc = lfm2(&c, m, true) ||
+                     get_u32(&c, "num_dense_layers", false, 0, 2, "the leading dense layers", &m->dense_layers) ||
+                     get_u32(&c, "num_experts", true, 1, 0, "the routed experts", &m->num_experts) ||
+                     get_u32(&c, "moe_intermediate_size", true, 1, 0, "an expert's width", &m->moe_intermediate) ||
+                     get_u32(&c, "num_experts_per_tok", true, 1, 0, "the experts per token", &m->top_k)
+                 ? -1
+                 : 0;
         break;
     }
     if (rc != 0)

@@ -15,9 +15,11 @@
  *   GptOssForCausalLM.
  * - Gated DeltaNet + gated attention: Qwen3NextForCausalLM, Qwen3_5MoeForConditionalGeneration
  *   (nested), Qwen3_5MoeForCausalLM, Qwen3_5ForConditionalGeneration (nested), Qwen3_5ForCausalLM.
+ * - Short convolution + GQA: Lfm2ForCausalLM (LFM2), Lfm2MoeForCausalLM (LFM2-MoE); the conv
+ *   layers keep a conv state, no SSM state.
  * Any other is refused, naming the nearest of these.
  *
- * Linear-attention layers (Gated DeltaNet, KDA) also give linear_state_bytes_per_request, the
+ * Linear-attention layers (Gated DeltaNet, KDA, LFM2's short conv) also give linear_state_bytes_per_request, the
  * conv and recurrent state SGLang's mamba cache keeps per request; mtp_num_hidden_layers and
  * num_nextn_predict_layers give draft_layers. A Qwen3-VL vision tower (Qwen3-VL, Qwen3.5) is
  * counted in param_count, not in the weights per GPU.

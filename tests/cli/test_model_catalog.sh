@@ -73,6 +73,15 @@ for f in "$CGPLAN_FIXTURES"/configs/*--*.json; do
 done
 unset CGPLAN_PRESETS
 
+# --- an LFM2 plan reports its state pool: SGLang's mamba cache of conv states (configs/lfm2.py
+# mamba2_cache_params), 10 conv layers x hidden 2048 x (conv_L_cache 3 - 1) x 2 B = 81,920 per slot
+expect_exit 0 "$CGPLAN" estimate --model LiquidAI/LFM2-1.2B --set gpu=rtx4080-16gb --format json
+check_py "j['budget']['kv_pools']['state_slots'] > 0 and j['budget']['state_pool_bytes'] == j['budget']['kv_pools']['state_slots'] * 81920 and j['budget']['kv_pools']['full_cell_bytes'] == 6 * 8 * 64 * 2 * 2" "lfm2-1.2b: a state pool of whole 81,920 B conv states beside a 12,288 B KV cell"
+# its short-conv layers' in_proj / out_proj are replicated nn.Linear (models/lfm2.py): at TP 2 the
+# all-reduces are one per MLP (16), one per attention layer (6) and the embedding's, 23 a graph
+expect_exit 0 "$CGPLAN" estimate --model LiquidAI/LFM2-1.2B --set gpu=h100 --set tp=2 --format json
+check_py "j['graph_nodes']['target']['allreduce_per_graph'] == 23" "lfm2-1.2b at tp 2: no all-reduce after a conv layer"
+
 # --- published parameter counts (model cards; Grok-2: the tensor count in its Hub discussion #6).
 # cgplan's count is the weights it computes for one GPU of a BF16 preset, 2 bytes a parameter: embeddings,
 # attention, MLPs, experts and routers (norms and biases, a few millionths, are left out). The presets
@@ -114,8 +123,11 @@ mistral-7b-v0.3          7.25
 mixtral-8x7b             46.7
 mixtral-8x22b            141
 phi-4-mini               3.8
+phi-4                    14.7
 glm-4.5-air              106
 glm-4.7                  355
 grok-2                   269.5
+lfm2-1.2b                1.17
+lfm2-8b-a1b              8.3
 EOF
 finish

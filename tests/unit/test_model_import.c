@@ -240,6 +240,30 @@ static const struct {
                " \"num_key_value_heads\": 8, \"head_dim\": 128, \"num_local_experts\": 8,"
                " \"num_experts_per_tok\": 2, \"intermediate_size\": 32768, \"moe_intermediate_size\": 16384,"
                " \"residual_moe\": true, \"torch_dtype\": \"bfloat16\"}"},
+    /* Phi-4 14B from the numbers phi-4.yaml cites (Phi3ForCausalLM, untied). */
+    {"phi-4", "{\"architectures\": [\"Phi3ForCausalLM\"], \"hidden_size\": 5120, \"num_hidden_layers\": 40,"
+              " \"num_attention_heads\": 40, \"num_key_value_heads\": 10, \"intermediate_size\": 17920,"
+              " \"vocab_size\": 100352, \"max_position_embeddings\": 16384, \"tie_word_embeddings\": false,"
+              " \"torch_dtype\": \"bfloat16\"}"},
+    /* LFM2-1.2B as its Hub config.json has it (the keys the importer reads, verbatim): the MLP
+     * width is block_ff_dim 12288 auto-adjusted to 8192; no tie_word_embeddings (Lfm2Config: true). */
+    {"lfm2-1.2b", "{\"architectures\": [\"Lfm2ForCausalLM\"], \"block_auto_adjust_ff_dim\": true,"
+                  " \"block_ff_dim\": 12288, \"block_ffn_dim_multiplier\": 1.0, \"block_multiple_of\": 256,"
+                  " \"conv_L_cache\": 3, \"conv_bias\": false, \"full_attn_idxs\": [2, 5, 8, 10, 12, 14],"
+                  " \"hidden_size\": 2048, \"max_position_embeddings\": 128000, \"model_type\": \"lfm2\","
+                  " \"num_attention_heads\": 32, \"num_hidden_layers\": 16, \"num_key_value_heads\": 8,"
+                  " \"vocab_size\": 65536, \"torch_dtype\": \"bfloat16\"}"},
+    /* LFM2-8B-A1B from the numbers lfm2-8b-a1b.yaml cites (num_dense_layers and the tie left to
+     * Lfm2MoeConfig's defaults, 2 and true); its dense MLP is intermediate_size as is. */
+    {"lfm2-8b-a1b",
+     "{\"architectures\": [\"Lfm2MoeForCausalLM\"], \"vocab_size\": 65536, \"hidden_size\": 2048,"
+     " \"intermediate_size\": 7168, \"num_hidden_layers\": 24, \"num_attention_heads\": 32,"
+     " \"num_key_value_heads\": 8, \"layer_types\": [\"conv\", \"conv\", \"full_attention\", \"conv\","
+     " \"conv\", \"conv\", \"full_attention\", \"conv\", \"conv\", \"conv\", \"full_attention\", \"conv\","
+     " \"conv\", \"conv\", \"full_attention\", \"conv\", \"conv\", \"conv\", \"full_attention\", \"conv\","
+     " \"conv\", \"full_attention\", \"conv\", \"conv\"], \"conv_L_cache\": 3,"
+     " \"max_position_embeddings\": 128000, \"num_experts\": 32, \"num_experts_per_tok\": 4,"
+     " \"moe_intermediate_size\": 1792, \"torch_dtype\": \"bfloat16\"}"},
 };
 
 static void write_text(const char *path, const char *text)
@@ -286,7 +310,8 @@ static const struct {
     {"qwen3-next-80b-a3b", 80e9}, {"qwq-32b", 32.5e9},       {"llama-3.1-8b", 8.03e9},
     {"llama-3.1-70b", 70.6e9},    {"llama-4-scout", 109e9},  {"llama-4-maverick", 400e9},
     {"glm-4.5", 355e9},           {"glm-4.6", 355e9},        {"glm-5", 744e9},
-    {"gpt-oss-20b", 21e9},        {"gpt-oss-120b", 117e9},
+    {"gpt-oss-20b", 21e9},        {"gpt-oss-120b", 117e9},   {"lfm2-1.2b", 1.17e9},
+    {"lfm2-8b-a1b", 8.3e9}, /* LiquidAI's cards */
 };
 
 static void test_param_counts_match_published_totals(void **state)
@@ -513,6 +538,26 @@ static void test_linear_state(void **state)
     import_ok(path, &m);
     assert_int_equal(m.linear_state_bytes_per_request, 36ull * (49152 + 2097152 / 2));
     assert_int_equal(m.draft_layers, 1);
+
+    /* LFM2-1.2B, 10 short-conv layers (SGLang configs/lfm2.py: conv state hidden x
+     * (conv_L_cache - 1), no SSM state): 2048 x 2 x 2 B = 8,192 each; layer_types instead of
+     * full_attn_idxs counts the same, and a conv_L_cache of 4 makes three columns. */
+    for (size_t i = 0; i < sizeof written_configs / sizeof written_configs[0]; i++)
+        if (strcmp(written_configs[i].preset, "lfm2-1.2b") == 0)
+            write_text(path, written_configs[i].json);
+    import_ok(path, &m);
+    assert_int_equal(m.linear_attn_layers, 10);
+    assert_int_equal(m.full_attn_layers, 6);
+    assert_int_equal(m.intermediate, 8192);
+    assert_int_equal(m.linear_state_bytes_per_request, 10ull * 2048 * 2 * 2);
+    write_text(path, "{\"architectures\": [\"Lfm2ForCausalLM\"], \"vocab_size\": 65536, \"hidden_size\": 1024,"
+                     " \"num_hidden_layers\": 4, \"max_position_embeddings\": 4096, \"num_attention_heads\": 16,"
+                     " \"num_key_value_heads\": 8, \"intermediate_size\": 6656, \"block_auto_adjust_ff_dim\": false,"
+                     " \"conv_L_cache\": 4, \"layer_types\": [\"conv\", \"full_attention\", \"conv\", \"conv\"]}");
+    import_ok(path, &m);
+    assert_int_equal(m.linear_attn_layers, 3);
+    assert_int_equal(m.intermediate, 6656);
+    assert_int_equal(m.linear_state_bytes_per_request, 3ull * 1024 * 3 * 2);
     unlink(path);
     rmdir(dir);
 }

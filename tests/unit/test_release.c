@@ -368,7 +368,7 @@ static void test_family_v031(void **state)
     assert_list(list("0.3.2", &p, &n), want100, 15);
     assert_true(n.clamped_to_pool);
     assert_false(n.added_pool_minus_one);
-    assert_int_equal(n.pool_size, 100);
+    assert_int_equal(n.pool_size, 101); /* ReqToTokenPool(size=max_num_reqs + 1) */
     assert_list(list("0.3.1.post2", &p, &n), want100, 15);
     const uint32_t want3[] = {1, 2, 3, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96};
     assert_list(list("0.3.4.post2", &p, &n), want3, 16);
@@ -435,7 +435,8 @@ static void test_family_v040(void **state)
     engine_capture_params p = params(H100_MIB, 1);
     p.max_bs = 128;
     p.max_running_requests = 100;
-    const uint32_t want100[] = {1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 99, 100};
+    /* N = 100 + 1: N-1 and N are 100 and 101 */
+    const uint32_t want100[] = {1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 100, 101};
     assert_list(list("0.4.0.post1", &p, &n), want100, 17);
     assert_true(n.added_pool_minus_one);
     assert_int_equal(list("0.4.0", &p, &n), 15); /* dropped, nothing added */
@@ -479,7 +480,7 @@ static void test_family_v041(void **state)
     assert_list(list("0.4.3", &p, &n), want, nw);
     assert_int_equal(nw, 34);
     assert_true(n.pool_defaulted);
-    assert_int_equal(n.pool_size, 2048);
+    assert_int_equal(n.pool_size, 2049);
     assert_false(n.no_speculative);
     assert_list(list("0.4.1.post4", &p, &n), want, nw);
     assert_int_equal(list("0.4.1.post3", &p, &n), 23); /* no EAGLE yet: the plain list */
@@ -539,12 +540,12 @@ static void test_family_v043_post3(void **state)
                                  17, 19, 21, 23, 25, 27, 29, 31, 64, 96, 128, 160};
     assert_list(list("0.4.4.post2", &p, &n), want_odd, 24);
     assert_list(list("0.4.4.post3", &p, &n), want_odd, 24);
-    /* The default pool under EAGLE: 32, which adds 31 and 32. */
+    /* The default pool under EAGLE: 32 requests, N = 33, which adds 32 and 33. */
     p.max_running_requests = 0;
-    const uint32_t want32[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, 32};
-    assert_list(list("0.4.4.post2", &p, &n), want32, 21);
+    const uint32_t want32[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, 32, 33};
+    assert_list(list("0.4.4.post2", &p, &n), want32, 22);
     assert_true(n.pool_defaulted);
-    assert_int_equal(n.pool_size, 32);
+    assert_int_equal(n.pool_size, 33);
     /* Without padding. */
     p = params(H100_MIB, 1);
     p.disable_padding = true;
@@ -587,10 +588,10 @@ static void test_family_v044_post4(void **state)
     assert_list(list("0.4.4.post4", &p, &n), want_spec, 28);
     assert_list(list("0.4.5", &p, &n), want_spec, 28);
     p.max_running_requests = 0;
-    assert_int_equal(list("0.4.5", &p, &n), 23); /* ..., 40, 47, 48 */
-    assert_int_equal(n.pool_size, 48);
-    assert_int_equal(got[22], 48);
-    assert_int_equal(got[21], 47);
+    assert_int_equal(list("0.4.5", &p, &n), 23); /* ..., 40, 48, 49: N = 48 + 1 */
+    assert_int_equal(n.pool_size, 49);
+    assert_int_equal(got[22], 49);
+    assert_int_equal(got[21], 48);
 
     p = params(H100_MIB, 1);
     p.disable_padding = true;
@@ -649,6 +650,36 @@ static void test_default_mem_fraction(void **state)
     }
 }
 
+/* bench/data's qwq-32b-tp4-l4-pcie: QwQ-32B at TP4 on 4 x L4 (23034 MiB), v0.4.3.post4, no
+ * --cuda-graph-max-bs, no --max-running-requests; its log captures 13 graphs. The list, as
+ * cuda_graph_runner.py get_batch_sizes_to_capture writes it at v0.4.3.post3 (fc671f66c, the
+ * runner v0.4.3.post4 ships): [1, 2, 4] + [i * 8 for i in range(1, 21)]; "if max(capture_bs) >
+ * model_runner.req_to_token_pool.size" adds size - 1 and size (PR #2359); then keeps bs <= size
+ * and bs <= cuda_graph_max_bs, which server_args.py sets to 80 below 25000 MiB at tp >= 4
+ * (PR #2360). ReqToTokenPool is built with size=max_num_reqs + 1 (model_runner.py
+ * init_memory_pool), so a plan's --max-running-requests 80 makes size 81: 80 and 81 are added
+ * and 81 is cut, 13 sizes. Counting size as 80 gave 79 too: 14 graphs. */
+static void test_qwq_l4_point(void **state)
+{
+    (void)state;
+    engine_capture_notes n;
+    const uint32_t want[] = {1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80};
+    engine_capture_params p = params(23034, 4);
+    assert_list(list("0.4.3.post4", &p, &n), want, 13); /* the log's own setting: pool 2048 + 1 */
+    assert_int_equal(n.pool_size, 2049);
+    assert_false(n.clamped_to_pool);
+    p.max_running_requests = 80; /* what a plan (and launch) passes: dp x max_bs */
+    assert_list(list("0.4.3.post4", &p, &n), want, 13);
+    assert_true(n.clamped_to_pool);
+    assert_true(n.added_pool_minus_one);
+    assert_int_equal(n.pool_size, 81);
+    assert_int_equal(n.max_bs, 80);
+    /* The same through v0.4.0.post1 .. v0.4.6, the window of the N-1 rule. */
+    assert_list(list("0.4.0.post1", &p, &n), want, 13);
+    /* v0.4.6 writes [1, 2, 4, 8] + range(16, 161, 8): the same sizes to 80. */
+    assert_list(list("0.4.6", &p, &n), want, 13);
+}
+
 /* Request-pool clamp (§3.4, §4.3). */
 static void test_pool_clamp(void **state)
 {
@@ -670,8 +701,8 @@ static void test_pool_clamp(void **state)
     assert_list(list("0.5.3", &p, &n), want, nw);
     assert_list(list("0.5.6.post2", &p, &n), want, nw);
 
-    /* v0.4.6 adds N-1 too. */
-    const uint32_t want046[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 40, 47, 48};
+    /* v0.4.6 adds N-1 too, and N is 48 + 1 (ReqToTokenPool(size=max_num_reqs + 1)). */
+    const uint32_t want046[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 40, 48, 49};
     assert_list(list("0.4.6", &p, &n), want046, 23);
     assert_true(n.added_pool_minus_one);
     const uint32_t want048[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 40, 48};
@@ -970,7 +1001,7 @@ static void test_facts_table(void **state)
     }
     /* The v0.5.8 .. v0.5.10 placements (v0.5.8: two), and the default attention backend's eleven:
      * its baseline rows not read at each cut and the PRs whose first release is placed by date. */
-    assert_int_equal(unverified, 18);
+    assert_int_equal(unverified, 19); /* + the pool's extra row from v0.4.7 */
     assert_false(engine_release_fact(count, &since, &what, &source, &verified));
 }
 
@@ -1338,6 +1369,7 @@ int main(void)
         cmocka_unit_test(test_family_v031),
         cmocka_unit_test(test_family_v035),
         cmocka_unit_test(test_family_v040),
+        cmocka_unit_test(test_qwq_l4_point),
         cmocka_unit_test(test_family_v041),
         cmocka_unit_test(test_family_v043_post3),
         cmocka_unit_test(test_family_v044_post4),
