@@ -108,6 +108,9 @@ void cli_write_estimate_json(FILE *out, const char *preset, const engine_deploym
 void cli_write_estimate_table(FILE *out, const char *preset, const engine_deployment *d,
                               const engine_estimate *e, const engine_warnings *adj);
 void cli_write_estimate_csv(FILE *out, const char *preset, const engine_estimate *e);
+/* Where B's weights come from, for the budget line: "measured at DP16", or "computed from the
+ * model: the measured 150.00 GiB was at DP16, this plan is DP2 x DCP8". */
+void cli_weights_source_text(const engine_deployment *d, const engine_budget *b, char *buf, size_t len);
 
 int cmd_estimate(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);

@@ -232,7 +232,17 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_ku64(w, "pre_load_free_bytes", b->pre_load_free_bytes);
     jsonw_ku64(w, "weights_bytes", b->weights_bytes);
     jsonw_kstring(w, "weights_source", b->weights_measured ? "measured" : b->weights_known ? "computed" : "unknown");
+    jsonw_kbool(w, "weights_measured", b->weights_measured);
     jsonw_ku64(w, "state_pool_bytes", b->state_pool_bytes);
+    jsonw_kstring(w, "state_source", b->state_measured ? "measured" : "computed");
+    /* the layout the preset's measured figures were taken at; null: none, or none recorded */
+    if (d->measured_at.known && (d->weights_bytes || d->state_pool_bytes)) {
+        char at[64];
+        engine_measured_layout_text(&d->measured_at, NULL, at, sizeof at);
+        jsonw_kstring(w, "measured_layout", at);
+    } else {
+        jsonw_knull(w, "measured_layout");
+    }
     jsonw_ku64(w, "other_runtime_bytes", b->other_runtime_bytes);
     jsonw_ku64(w, "static_budget_bytes", b->static_budget_bytes);
     jsonw_ki64(w, "kv_pool_bytes", b->kv_pool_bytes);
@@ -428,9 +438,10 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
                 cli_gib(e->heuristic_total_bytes));
 
     const engine_budget *b = &e->budget;
-    fprintf(out, "budget  pre-load free %.2f GiB · weights %.2f (%s) · state %.2f · P x (1 - f) %.2f\n",
-            cli_gib(b->pre_load_free_bytes), cli_gib(b->weights_bytes),
-            b->weights_measured ? "measured" : b->weights_known ? "from the model" : "unknown", cli_gib(b->state_pool_bytes),
+    char weights_how[ENGINE_TEXT_MAX];
+    cli_weights_source_text(d, b, weights_how, sizeof weights_how);
+    fprintf(out, "budget  pre-load free %.2f GiB · weights %.2f GiB (%s) · state %.2f · P x (1 - f) %.2f\n",
+            cli_gib(b->pre_load_free_bytes), cli_gib(b->weights_bytes), weights_how, cli_gib(b->state_pool_bytes),
             cli_gib(b->static_budget_bytes));
     fprintf(out, "        KV pool %.2f GiB · headroom %.2f GiB · recommended --mem-fraction-static %.3f\n",
             (double)b->kv_pool_bytes / (double)ENGINE_GIB, (double)b->headroom_bytes / (double)ENGINE_GIB,
@@ -480,6 +491,25 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
                     e->warnings.items[i].code, engine_severity_names[e->warnings.items[i].severity],
                     e->warnings.items[i].message);
     }
+}
+
+void cli_weights_source_text(const engine_deployment *d, const engine_budget *b, char *buf, size_t len)
+{
+    engine_measured_layout now = engine_measured_layout_of(d);
+    char at[64], here[64];
+    engine_measured_layout_text(&d->measured_at, &now, at, sizeof at);
+    engine_measured_layout_text(&now, &d->measured_at, here, sizeof here);
+    if (b->weights_measured && d->measured_at.known)
+        snprintf(buf, len, "measured at %s", at);
+    else if (b->weights_measured)
+        snprintf(buf, len, "measured");
+    else if (!b->weights_known)
+        snprintf(buf, len, "unknown: the model lacks a field to count them");
+    else if (b->measured_elsewhere && d->weights_bytes)
+        snprintf(buf, len, "computed from the model: the measured %.2f GiB was at %s, this plan is %s",
+                 (double)d->weights_bytes / (double)ENGINE_GIB, at, here);
+    else
+        snprintf(buf, len, "computed from the model");
 }
 
 static const char *preset_label(const cli_opts *o, const engine_deployment *d)

@@ -27,11 +27,63 @@ static int64_t reserve_of(const engine_deployment *d, double f)
     return (int64_t)llround((double)pre_load_free(d) * (1.0 - f));
 }
 
+engine_measured_layout engine_measured_layout_of(const engine_deployment *d)
+{
+    const engine_knobs_state *k = &d->knobs;
+    engine_measured_layout l = {.known = true,
+                                .world = k->world,
+                                .dp = k->dp,
+                                .dcp = k->dcp,
+                                .ep = estimate_resolved_ep(d),
+                                .dp_attention = engine_dp_attention(k)};
+    return l;
+}
+
+void engine_measured_layout_record(engine_deployment *d)
+{
+    d->measured_at = engine_measured_layout_of(d);
+}
+
+static bool same_layout(const engine_measured_layout *a, const engine_measured_layout *b)
+{
+    return a->world == b->world && a->dp == b->dp && a->dcp == b->dcp && a->ep == b->ep &&
+           a->dp_attention == b->dp_attention;
+}
+
+bool engine_measured_layout_holds(const engine_deployment *d)
+{
+    if (!d->measured_at.known)
+        return true;
+    engine_measured_layout now = engine_measured_layout_of(d);
+    return same_layout(&now, &d->measured_at);
+}
+
+void engine_measured_layout_text(const engine_measured_layout *l, const engine_measured_layout *other, char *buf,
+                                 size_t len)
+{
+    char name[48], other_name[48] = "";
+    engine_knobs_state k = {.world = l->world, .dp = l->dp, .dcp = l->dcp};
+    engine_layout_name(&k, LAYOUT_NAME_PLAIN, name, sizeof name);
+    if (other) {
+        k.world = other->world, k.dp = other->dp, k.dcp = other->dcp;
+        engine_layout_name(&k, LAYOUT_NAME_PLAIN, other_name, sizeof other_name);
+    }
+    if (!other || same_layout(l, other) || strcmp(name, other_name) != 0)
+        snprintf(buf, len, "%s", name);
+    else if (l->world != other->world)
+        snprintf(buf, len, "%s on tp %u", name, l->world);
+    else if (l->dp_attention != other->dp_attention)
+        snprintf(buf, len, "%s with DP attention %s", name, l->dp_attention ? "on" : "off");
+    else
+        snprintf(buf, len, "%s, ep %u", name, l->ep);
+}
+
 /* The weights on one GPU: a measured figure (a log's "Load weight end ... mem usage", in the
- * preset) wins; else what the model and the layout put there (weights.c). */
+ * preset) wins while the plan keeps the layout it was measured at; else what the model and the
+ * layout put there (weights.c). */
 static uint64_t plan_weights(const engine_deployment *d, const engine_estimate *e, bool *known)
 {
-    if (d->weights_bytes) {
+    if (d->weights_bytes && engine_measured_layout_holds(d)) {
         *known = true;
         return d->weights_bytes;
     }
@@ -62,8 +114,9 @@ static uint64_t plan_state(const engine_deployment *d, const engine_estimate *e,
     const engine_knobs_state *k = &d->knobs;
     if (slots)
         *slots = 0;
-    if (d->state_pool_bytes || !d->model.linear_state_bytes_per_request)
-        return d->state_pool_bytes;
+    bool held = engine_measured_layout_holds(d);
+    if ((d->state_pool_bytes && held) || !d->model.linear_state_bytes_per_request)
+        return held ? d->state_pool_bytes : 0;
     uint64_t per_req = d->model.linear_state_bytes_per_request / (e->attn_tp ? e->attn_tp : 1);
     if (!per_req)
         return 0;
@@ -322,7 +375,10 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
     engine_budget *b = &e->budget;
     const engine_knobs_state *k = &d->knobs;
     b->pre_load_free_bytes = pre_load_free(d);
-    b->weights_measured = d->weights_bytes != 0;
+    bool held = engine_measured_layout_holds(d);
+    b->weights_measured = d->weights_bytes != 0 && held;
+    b->state_measured = d->state_pool_bytes != 0 && held;
+    b->measured_elsewhere = (d->weights_bytes || d->state_pool_bytes) && !held;
     b->weights_bytes = plan_weights(d, e, &b->weights_known);
     int64_t reserve = reserve_of(d, k->mem_fraction_static);
     b->state_pool_bytes = plan_state(d, e, rest_after_weights(d, e, reserve), &b->state_slots);

@@ -409,6 +409,15 @@ struct engine_knobs_state {
     double mamba_full_memory_ratio; /* state pool bytes per KV pool byte (SGLang's default 0.9) */
 };
 
+/* The layout a deployment's measured figures (weights_bytes, state_pool_bytes) were measured at:
+ * the weights and the state one GPU holds follow tp, dp, DP attention, ep and dcp, so a measured
+ * figure holds only on its own layout; on any other the budget computes it from the model. */
+typedef struct {
+    bool known; /* false: figures given without their layout (a hand-built plan): held on any */
+    uint32_t world, dp, dcp, ep; /* ep as the release resolves it (auto: tp with DeepEP, else 1) */
+    bool dp_attention;           /* as the release resolves it (auto: on when dp > 1) */
+} engine_measured_layout;
+
 typedef struct {
     char name[ENGINE_NAME_MAX];
     char description[ENGINE_TEXT_MAX];
@@ -424,7 +433,20 @@ typedef struct {
     uint64_t margin_bytes;                      /* left free at the recommended fraction (knob "margin") */
     uint64_t node_bytes;                        /* the node_bytes knob (while !knobs.node_bytes_auto) */
     engine_knob_origin knob_origin[KNOB_COUNT]; /* ORIGIN_UNKNOWN: the engine's default */
+    engine_measured_layout measured_at;         /* where weights_bytes and state_pool_bytes were measured */
 } engine_deployment;
+
+/* D's layout as the release resolves it (known: true). */
+engine_measured_layout engine_measured_layout_of(const engine_deployment *d);
+/* Records D's current layout as the one its measured figures were taken at (the preset loader,
+ * once the preset's own knobs are set). */
+void engine_measured_layout_record(engine_deployment *d);
+/* Whether D's measured figures hold for D's current layout (no recorded layout: they do). */
+bool engine_measured_layout_holds(const engine_deployment *d);
+/* A layout for messages: "DP16", "DP2 x DCP8", "TP8"; where it and OTHER (may be NULL) read the
+ * same, the dimension that differs is added ("DP16, ep 16"). */
+void engine_measured_layout_text(const engine_measured_layout *l, const engine_measured_layout *other, char *buf,
+                                 size_t len);
 
 /* Derived layout numbers. */
 /* DP attention as SGLang runs it: auto turns it on when dp > 1. */
@@ -685,7 +707,11 @@ void engine_calibration_set_node_bytes(engine_calibration *cal, engine_range r, 
 
 typedef struct {
     uint64_t pre_load_free_bytes, weights_bytes, state_pool_bytes, other_runtime_bytes;
-    bool weights_measured;        /* the preset's measured figure; else computed from the model */
+    bool weights_measured;        /* the preset's measured figure is in use (its layout is the plan's) */
+    bool state_measured;          /* the preset's measured state pool is in use */
+    /* The deployment has measured figures, taken on another layout (measured_at): weights and
+     * state were computed from the model instead. */
+    bool measured_elsewhere;
     bool weights_known;           /* false: the model lacks a field to count its weights */
     uint64_t static_budget_bytes; /* P x (1 - f): what graphs and the runtime must fit in */
     int64_t kv_pool_bytes;        /* may be <= 0: SGLang refuses to start */

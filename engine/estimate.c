@@ -789,6 +789,14 @@ static void heuristic_for_release(const engine_deployment *d, engine_estimate *e
     e->heuristic_total_bytes = e->heuristic_graph_bytes + e->heuristic_deepep_bytes;
 }
 
+uint32_t estimate_resolved_ep(const engine_deployment *d)
+{
+    const engine_knobs_state *k = &d->knobs;
+    /* --ep-size defaults to 1; DeepEP needs the experts over the whole group (ep = tp). */
+    uint32_t ep = k->ep_auto ? (d->a2a == A2A_DEEPEP ? k->world : 1) : k->ep;
+    return !ep || !k->world || k->world % ep ? 1 : ep;
+}
+
 /* The auto knobs as the release resolves them (MODEL.md's knob table; SGLang server_args.py). */
 static void resolve_layout(const engine_deployment *d, engine_layout *l)
 {
@@ -796,10 +804,7 @@ static void resolve_layout(const engine_deployment *d, engine_layout *l)
     const engine_model *m = &d->model;
     l->dp_attention = engine_dp_attention(k);
     l->moe = m->num_experts > 0;
-    /* --ep-size defaults to 1; DeepEP needs the experts over the whole group (ep = tp). */
-    l->ep = k->ep_auto ? (d->a2a == A2A_DEEPEP ? k->world : 1) : k->ep;
-    if (!l->ep || k->world % l->ep)
-        l->ep = 1;
+    l->ep = estimate_resolved_ep(d);
     l->moe_tp = k->world / l->ep;
     /* auto: the release's default for the model, GPU, tp, speculation and --page-size
      * (engine_release_default_backend); "flashinfer" on an MLA model is FlashInfer's MLA backend.
