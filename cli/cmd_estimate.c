@@ -269,6 +269,8 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
         jsonw_knull(w, "wall_max_bs");
     jsonw_kbool(w, "wall_beyond_range", b->wall_beyond_range);
     jsonw_kstring(w, "wall_term", engine_terms[b->wall_term].key);
+    /* what stops the wall: wall_term's key, or kv_per_request when the request policy does */
+    jsonw_kstring(w, "wall_limit", b->wall_limit ? b->wall_limit : engine_terms[b->wall_term].key);
     if (b->wall_max_bs)
         jsonw_kdouble(w, "wall_mem_fraction_static", b->wall_mem_fraction_static, 3);
     else
@@ -282,6 +284,7 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_ku64(w, "kv_min_bytes", b->kv_min_bytes);
     jsonw_ku64(w, "kv_tokens", b->kv_tokens);
     jsonw_kbool(w, "fits", b->fits);
+    jsonw_kbool(w, "meets_min_kv", b->meets_min_kv);
     jsonw_key(w, "post_capture_kv_sizing");
     jsonw_object_begin(w);
     jsonw_kbool(w, "applies", b->post_capture_applies);
@@ -448,7 +451,10 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
             b->recommended_mem_fraction_static);
     fprintf(out, "        fit: margin %.2f GiB · KV minimum %.2f GiB (%u requests x %llu tokens) · %s\n",
             cli_gib(b->margin_bytes), cli_gib(b->kv_min_bytes), b->running_requests,
-            (unsigned long long)k->min_kv_tokens, b->fits ? "fits" : "does NOT fit (a blocking warning below)");
+            (unsigned long long)k->min_kv_tokens,
+            !b->fits           ? "does NOT fit (a blocking warning below)"
+            : b->meets_min_kv ? "fits"
+                              : "fits memory, under the request policy (kv_per_request below)");
     fprintf(out, "        KV cell %llu B/token · 1 GiB of graph memory = %llu tokens of KV\n",
             (unsigned long long)b->kv_cell_bytes, (unsigned long long)b->kv_tokens_per_gib);
     if (b->kv_cell_swa_bytes)
@@ -472,10 +478,16 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
                 b->wall_mem_fraction_static);
     else if (!b->wall_max_bs)
         fprintf(out, "wall    nothing fits: %s\n", b->wall_reason);
+    else if (b->wall_limit && strcmp(b->wall_limit, "kv_per_request") == 0)
+        fprintf(out,
+                "wall    largest max_bs that fits with min_kv_tokens %llu per request: %u at --mem-fraction-static "
+                "%.3f; stopped by kv_per_request (the request policy, not memory)\n"
+                "        next size: %s\n",
+                (unsigned long long)k->min_kv_tokens, b->wall_max_bs, b->wall_mem_fraction_static, b->wall_reason);
     else
         fprintf(out, "wall    largest max_bs that fits: %u at --mem-fraction-static %.3f; stopped by %s\n"
                      "        next size: %s\n",
-                b->wall_max_bs, b->wall_mem_fraction_static, engine_terms[b->wall_term].key, b->wall_reason);
+                b->wall_max_bs, b->wall_mem_fraction_static, b->wall_limit ? b->wall_limit : "-", b->wall_reason);
     fprintf(out, "        post-capture KV sizing: %s", b->post_capture_why);
     if (b->post_capture_applies)
         fprintf(out, " (KV pool %.2f GiB)", (double)b->post_capture_kv_bytes / (double)ENGINE_GIB);

@@ -43,7 +43,12 @@ int cmd_solve(int argc, char **argv)
     static engine_solution s;
     engine_solve(&d, calibrated ? &cal : NULL, knob->id, &s, scratch);
 
-    const char *limit = engine_terms[s.limit].key;
+    /* what stops it: a term, or the request policy (kv_per_request) */
+    const char *limit = s.limit_key ? s.limit_key : engine_terms[s.limit].key;
+    bool policy = strcmp(limit, "kv_per_request") == 0;
+    const char *phrase = policy                        ? "the request policy, min_kv_tokens for each running request"
+                         : knob->id == KNOB_MAX_BS ? engine_wall_phrase(&scratch[0])
+                                                   : engine_terms[s.limit].limit_phrase;
     if (o.format == FORMAT_JSON) {
         jsonw w;
         jsonw_init(&w, stdout, true);
@@ -65,6 +70,7 @@ int cmd_solve(int argc, char **argv)
         else
             jsonw_knull(&w, "mem_fraction_static");
         jsonw_kstring(&w, "limit", limit);
+        jsonw_kstring(&w, "limit_term", engine_terms[s.limit].key); /* the term that grows most */
         jsonw_kstring(&w, "code", s.code);
         jsonw_kstring(&w, "reason", s.reason);
         jsonw_ku64(&w, "kv_tokens", s.kv_tokens);
@@ -79,8 +85,7 @@ int cmd_solve(int argc, char **argv)
     } else if (!s.found) {
         printf("%s: no %s fits: %s\n", d.name, knob->name, s.reason);
     } else if (knob->type == KNOB_TYPE_FRACTION) {
-        printf("%s: recommended --mem-fraction-static %.3f (%s)\n", d.name, s.value,
-               s.code ? s.reason : "fits: headroom >= the margin, KV pool above the minimum");
+        printf("%s: recommended --mem-fraction-static %.3f\n  %s\n", d.name, s.value, s.reason);
     } else {
         printf("%s: largest %s that fits: %.0f at --mem-fraction-static %.3f (%llu requests in flight per instance, "
                "%llu KV tokens)\n",
@@ -89,7 +94,7 @@ int cmd_solve(int argc, char **argv)
         if (s.beyond_range)
             printf("  %s\n", s.reason);
         else
-            printf("  stopped by %s (%s)\n  next: %s\n", limit, engine_terms[s.limit].limit_phrase, s.reason);
+            printf("  stopped by %s: %s\n  next: %s\n", limit, phrase, s.reason);
     }
     return s.found ? EXIT_OK : EXIT_NO_FIT;
 }

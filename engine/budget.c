@@ -191,8 +191,10 @@ static void fit_at(const engine_deployment *d, const engine_estimate *e, double 
     uint64_t weights = plan_weights(d, e, &known);
     if (weights >= pre_load_free(d))
         out->blocking = "weights_exceed_gpu";
-    else if (out->kv_pool_bytes <= 0 || (uint64_t)out->kv_pool_bytes < out->kv_min_bytes)
+    else if (out->kv_pool_bytes <= 0)
         out->blocking = "kv_pool_exhausted";
+    else if ((uint64_t)out->kv_pool_bytes < out->kv_min_bytes)
+        out->blocking = "kv_per_request"; /* the request policy: the answers plan to it */
     else if (out->headroom_bytes < 0 || f <= 0)
         out->blocking = "headroom_negative";
     for (int i = 0; !out->blocking && i < e->warnings.n; i++)
@@ -243,33 +245,86 @@ static engine_term_id largest_term(const engine_estimate *e)
     return best;
 }
 
+/* A token count for sentences: 4096, 41k, 1.05M. */
+static const char *tokens_text(uint64_t n, char *buf, size_t len)
+{
+    if (n < 10000)
+        snprintf(buf, len, "%llu", (unsigned long long)n);
+    else if (n < 1000000)
+        snprintf(buf, len, "%.0fk", (double)n / 1e3);
+    else
+        snprintf(buf, len, "%.2fM", (double)n / 1e6);
+    return buf;
+}
+
+/* "the KV pool holds 41k tokens, under min_kv_tokens 4096 x 48 requests": the policy's shortfall. */
+static void per_request_text(const engine_deployment *d, uint64_t kv_tokens, char *buf, size_t len)
+{
+    char have[16], need[16];
+    uint64_t want = (uint64_t)running_requests(d) * d->knobs.min_kv_tokens;
+    snprintf(buf, len, "the KV pool holds %s tokens, under min_kv_tokens %llu x %u requests = %s",
+             tokens_text(kv_tokens, have, sizeof have), (unsigned long long)d->knobs.min_kv_tokens,
+             running_requests(d), tokens_text(want, need, sizeof need));
+}
+
 /* Why a plan evaluated by fit_at does not fit, once, in words (never inside the scan). */
-static void reason_text(const engine_deployment *d, const engine_calibration *cal, const engine_estimate *e,
-                        const engine_fit *f, char *buf, size_t len)
+void engine_fit_reason(const engine_deployment *d, const engine_calibration *cal, const engine_estimate *e,
+                       const engine_fit *f, const char *lead, char *buf, size_t len)
 {
     const char *code = f->blocking;
     double gib = (double)ENGINE_GIB;
-    uint32_t bs = d->knobs.max_bs;
     if (!code) {
-        snprintf(buf, len, "max_bs %u fits at --mem-fraction-static %.3f", bs, f->mem_fraction_static);
+        char have[16], need[16];
+        snprintf(buf, len,
+                 "%s fits at --mem-fraction-static %.3f: headroom %.2f GiB (margin %.2f), the KV pool holds %s "
+                 "tokens (min_kv_tokens %llu x %u requests = %s)",
+                 lead, f->mem_fraction_static, (double)f->headroom_bytes / gib, (double)d->margin_bytes / gib,
+                 tokens_text(f->kv_tokens, have, sizeof have), (unsigned long long)d->knobs.min_kv_tokens,
+                 running_requests(d),
+                 tokens_text((uint64_t)running_requests(d) * d->knobs.min_kv_tokens, need, sizeof need));
     } else if (strcmp(code, "weights_exceed_gpu") == 0) {
         bool known;
         snprintf(buf, len, "the weights (%.2f GiB per GPU) exceed the GPU's %.2f GiB free before load (%s)",
                  (double)plan_weights(d, e, &known) / gib, (double)pre_load_free(d) / gib, code);
     } else if (strcmp(code, "kv_pool_exhausted") == 0) {
         snprintf(buf, len,
-                 "max_bs %u at its recommended --mem-fraction-static %.3f leaves a KV pool of %.2f GiB, below the "
-                 "%.2f GiB of %llu tokens for each of %u requests (%s)",
-                 bs, f->mem_fraction_static, (double)f->kv_pool_bytes / gib, (double)f->kv_min_bytes / gib,
-                 (unsigned long long)d->knobs.min_kv_tokens, running_requests(d), code);
+                 "%s at its recommended --mem-fraction-static %.3f leaves no KV pool: weights, state and the "
+                 "graphs' share take %.2f GiB more than the GPU has (%s)",
+                 lead, f->mem_fraction_static, (double)-f->kv_pool_bytes / gib, code);
+    } else if (strcmp(code, "kv_per_request") == 0) {
+        char why[160];
+        per_request_text(d, f->kv_tokens, why, sizeof why);
+        snprintf(buf, len, "%s at its recommended --mem-fraction-static %.3f: %s (%s)", lead, f->mem_fraction_static,
+                 why, code);
     } else if (strcmp(code, "headroom_negative") == 0) {
-        snprintf(buf, len, "max_bs %u: the graphs (%.2f GiB, %s end) leave no fraction with headroom (%s)", bs,
+        snprintf(buf, len, "%s: the graphs (%.2f GiB, %s end) leave no fraction with headroom (%s)", lead,
                  (double)e->plan_total_bytes / gib, engine_bound_names[d->knobs.bound], code);
     } else {
         char message[ENGINE_TEXT_MAX];
         engine_warning_message_for(d, cal, code, message, sizeof message);
-        snprintf(buf, len, "max_bs %u: %.200s (%s)", bs, message, code);
+        snprintf(buf, len, "%s: %.200s (%s)", lead, message, code);
     }
+}
+
+static void reason_text(const engine_deployment *d, const engine_calibration *cal, const engine_estimate *e,
+                        const engine_fit *f, char *buf, size_t len)
+{
+    char lead[32];
+    snprintf(lead, sizeof lead, "max_bs %u", d->knobs.max_bs);
+    engine_fit_reason(d, cal, e, f, lead, buf, len);
+}
+
+const char *engine_fit_limit(const engine_fit *fits, const engine_fit *next, engine_term_id term)
+{
+    if (!next->blocking || strcmp(next->blocking, "kv_per_request") != 0)
+        return engine_terms[term].key;
+    if (!fits)
+        return "kv_per_request";
+    /* From the value that fits to the next, the requirement grows by the new requests' tokens and
+     * the pool shrinks by what the graphs grow: the larger of the two is the true limit. */
+    int64_t need = (int64_t)next->kv_min_bytes - (int64_t)fits->kv_min_bytes;
+    int64_t shrink = fits->kv_pool_bytes - next->kv_pool_bytes;
+    return need >= shrink ? "kv_per_request" : engine_terms[term].key;
 }
 
 /* The wall: the largest max_bs of SGLang's grid that fits at the fraction recommended for it.
@@ -290,12 +345,14 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
     b->wall_next_bs = 0;
     b->wall_beyond_range = false;
     b->wall_code = NULL;
+    b->wall_limit = NULL;
     b->wall_reason[0] = '\0';
 
     p.knobs.max_bs = grid[0];
     if (!probe_fits(&p, cal, &now->graph_nodes, lo_e, &lo_f)) { /* nothing fits */
         b->wall_code = lo_f.blocking;
         b->wall_term = largest_term(lo_e);
+        b->wall_limit = engine_fit_limit(NULL, &lo_f, b->wall_term);
         if (!quiet)
             reason_text(&p, cal, lo_e, &lo_f, b->wall_reason, sizeof b->wall_reason);
         return;
@@ -306,6 +363,7 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
         b->wall_beyond_range = true;
         b->wall_mem_fraction_static = hi_f.mem_fraction_static;
         b->wall_term = largest_growth(now, hi_e);
+        b->wall_limit = engine_terms[b->wall_term].key;
         return;
     }
     size_t lo = 0, hi = n - 1; /* grid[lo] fits, grid[hi] does not */
@@ -332,6 +390,7 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
     b->wall_term = largest_growth(lo_e, hi_e);
     if (estimate_warning_knobs(estimate_warning_kind(hi_f.blocking)) & DISPATCH)
         b->wall_term = TERM_DEEPEP;
+    b->wall_limit = engine_fit_limit(&lo_f, &hi_f, b->wall_term);
     p.knobs.max_bs = grid[hi];
     if (!quiet)
         reason_text(&p, cal, hi_e, &hi_f, b->wall_reason, sizeof b->wall_reason);
@@ -413,17 +472,55 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
                 "weights of %.2f GiB per GPU exceed the %.2f GiB free before load on %s: use more GPUs (world) "
                 "or a larger GPU",
                 (double)b->weights_bytes / gib, (double)b->pre_load_free_bytes / gib, d->gpu.name);
-    if (b->kv_pool_bytes <= 0)
+    /* The pool's advice agrees with the headroom's: a higher fraction is offered only while the
+     * graphs allow it (up to the recommended one), and only where it would be enough. */
+    engine_fit at_safe;
+    fit_at(d, e, safe_fraction, &at_safe);
+    char advice[160] = "", safe_tokens[16];
+    if (!e->warnings.quiet) {
+        tokens_text(at_safe.kv_tokens, safe_tokens, sizeof safe_tokens);
+        if (at_safe.kv_pool_bytes <= 0)
+            snprintf(advice, sizeof advice,
+                     "even %.3f, the most the graphs allow, leaves no KV pool: lower max_bs or use more GPUs",
+                     safe_fraction);
+        else if (fabs(k->mem_fraction_static - safe_fraction) < 0.0005)
+            snprintf(advice, sizeof advice,
+                     "%.3f is the most the graphs allow: lower max_bs or min_kv_tokens, or use more GPUs",
+                     safe_fraction);
+        else if (k->mem_fraction_static > safe_fraction)
+            snprintf(advice, sizeof advice,
+                     "the graphs allow at most %.3f, which holds %s tokens: lower max_bs or min_kv_tokens, or use "
+                     "more GPUs",
+                     safe_fraction, safe_tokens);
+        else if ((uint64_t)at_safe.kv_pool_bytes < at_safe.kv_min_bytes)
+            snprintf(advice, sizeof advice,
+                     "even %.3f, the most the graphs allow, holds only %s tokens: lower max_bs or min_kv_tokens, "
+                     "or use more GPUs",
+                     safe_fraction, safe_tokens);
+        else
+            snprintf(advice, sizeof advice,
+                     "raise mem_fraction_static to %.3f (the most the graphs allow: %s tokens), or lower max_bs or "
+                     "min_kv_tokens",
+                     safe_fraction, safe_tokens);
+    }
+    b->meets_min_kv = b->kv_pool_bytes > 0 && (uint64_t)b->kv_pool_bytes >= b->kv_min_bytes;
+    if (b->kv_pool_bytes <= 0) {
         WARN_AT(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, 0, "no KV pool left",
-                "no GPU memory for the KV cache: weights and state leave %.2f GiB at mem_fraction_static %.3f",
-                (double)b->kv_pool_bytes / gib, k->mem_fraction_static);
-    else if ((uint64_t)b->kv_pool_bytes < b->kv_min_bytes)
-        WARN_AT(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, (double)b->kv_min_bytes,
-                "KV pool below the minimum",
-                "KV pool %.2f GiB < %.2f GiB: %u running requests x min_kv_tokens %llu (lower max_bs or "
-                "min_kv_tokens, or raise mem_fraction_static)",
-                (double)b->kv_pool_bytes / gib, (double)b->kv_min_bytes / gib, b->running_requests,
-                (unsigned long long)k->min_kv_tokens);
+                "no GPU memory for the KV cache: weights and state leave %.2f GiB at mem_fraction_static %.3f: %s",
+                (double)b->kv_pool_bytes / gib, k->mem_fraction_static, advice);
+    } else if (!b->meets_min_kv) {
+        char why[160];
+        if (!e->warnings.quiet)
+            per_request_text(d, b->kv_tokens, why, sizeof why);
+        int before = e->warnings.n;
+        WARN_AT(&e->warnings, "kv_per_request", (double)b->kv_pool_bytes, (double)b->kv_min_bytes,
+                "KV under min_kv_tokens", "at mem_fraction_static %.3f %s: %s", k->mem_fraction_static, why,
+                advice);
+        /* A policy by default (SGLang starts; requests queue): binding where the operator set it. */
+        engine_knob_origin o = d->knob_origin[KNOB_MIN_KV];
+        if (e->warnings.n > before && (o == ORIGIN_SET || o == ORIGIN_PRESET))
+            e->warnings.items[e->warnings.n - 1].severity = SEVERITY_BLOCKING;
+    }
     BRIEF(&e->warnings, brief, "OOM: use <= %.3f", safe_fraction);
     if (b->headroom_bytes < 0)
         WARN_AT(&e->warnings, "headroom_negative", k->mem_fraction_static, safe_fraction, brief,

@@ -723,7 +723,10 @@ typedef struct {
     uint64_t state_slots;                           /* request states the state pool holds (0: none) */
     uint64_t kv_tokens_per_gib; /* logical tokens one GiB of graph memory costs */
     uint32_t wall_max_bs;       /* the largest max_bs that fits at its own recommended fraction (0: none) */
-    engine_term_id wall_term;   /* the term that stops it: what grows most from the wall to the next size */
+    engine_term_id wall_term;   /* the term that grows most from the wall to the next size */
+    /* What stops the wall: wall_term's key when memory does, "kv_per_request" when the request
+     * policy does (the pool holds fewer than min_kv_tokens per running request at the next size) */
+    const char *wall_limit;
     bool wall_beyond_range;     /* every max_bs up to 1024 fits */
     /* The fit rule (MODEL.md "Budget"): at the fraction recommended for the plan, headroom >=
      * the margin, a KV pool of at least min_kv_tokens per running request, a DeepEP dispatch
@@ -733,6 +736,7 @@ typedef struct {
     uint64_t kv_tokens;                /* logical tokens the pool holds (x dcp) */
     uint32_t running_requests;         /* requests per DP rank the pool serves */
     bool fits;                         /* no blocking warning at the plan's own fraction */
+    bool meets_min_kv;                 /* the pool holds min_kv_tokens per running request there */
     double wall_mem_fraction_static;   /* the recommended fraction at the wall */
     uint32_t wall_next_bs;             /* the first capture size above the wall (blocked); 0: none */
     const char *wall_code;             /* the blocking code at wall_next_bs (or at 1 when none fits) */
@@ -880,6 +884,15 @@ typedef struct {
  * own recommended fraction. */
 bool engine_fit_at_recommended(const engine_deployment *d, const engine_calibration *cal, engine_estimate *scratch,
                                engine_fit *out);
+/* Why F (a plan D evaluated into E by engine_fit_at_recommended) does not fit, or that it fits,
+ * in one sentence that starts with LEAD ("max_bs 200"), its code last in parentheses. */
+void engine_fit_reason(const engine_deployment *d, const engine_calibration *cal, const engine_estimate *e,
+                       const engine_fit *f, const char *lead, char *buf, size_t len);
+/* What stops a scan whose last fitting value evaluated to FITS (NULL: none fits) and whose next
+ * to NEXT: "kv_per_request" when NEXT falls short of min_kv_tokens per request and the
+ * requirement grows more than the pool shrinks (the request policy is the limit), else TERM's
+ * key (what the graphs grow by is). */
+const char *engine_fit_limit(const engine_fit *fits, const engine_fit *next, engine_term_id term);
 /* The severity of a warning code (unknown codes: SEVERITY_WARNING). */
 engine_severity engine_warning_severity(const char *code);
 /* How many warnings of W (and ADJ, may be NULL) are blocking. */

@@ -177,11 +177,16 @@ static const struct {
     {"dispatch_below_rows", SEVERITY_BLOCKING, DISPATCH},
     {"dispatch_cap", SEVERITY_BLOCKING, DISPATCH},
     {"weights_exceed_gpu", SEVERITY_BLOCKING, KNOB_BIT(KNOB_GPU) | KNOB_BIT(KNOB_WORLD)},
-    {"kv_pool_exhausted", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION) | KNOB_BIT(KNOB_MIN_KV)},
+    {"kv_pool_exhausted", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION) | KNOB_BIT(KNOB_MIN_KV)}, /* no pool */
     {"backend_unsupported", SEVERITY_BLOCKING, KNOB_BIT(KNOB_ATTENTION_BACKEND)},
     {"headroom_negative", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION)},
     {"terms_unknown", SEVERITY_BLOCKING, 0}, /* no upper end: nothing can be planned on it */
     /* warning: it runs, but not on every build, or the estimate is weaker */
+    /* The request policy: a pool under min_kv_tokens per running request still starts (SGLang
+     * queues or retracts requests), so SGLang's own default launch is never refused for it; the
+     * budget makes it blocking where the operator set min_kv_tokens (budget.c). The wall, solve
+     * and search still plan to it. */
+    {"kv_per_request", SEVERITY_WARNING, KNOB_BIT(KNOB_MEM_FRACTION) | KNOB_BIT(KNOB_MIN_KV)},
     {"qp_depth", SEVERITY_WARNING, DISPATCH},
     {"dcp_with_speculation", SEVERITY_WARNING, KNOB_BIT(KNOB_DCP)}, /* the article's patched build */
     {"no_bucket_survives", SEVERITY_WARNING, KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MAX_BS)},
@@ -375,6 +380,8 @@ uint64_t engine_moe_floor_bytes(const engine_estimate *e)
 const char *engine_wall_phrase(const engine_estimate *e)
 {
     engine_term_id t = e->budget.wall_term;
+    if (e->budget.wall_limit && strcmp(e->budget.wall_limit, "kv_per_request") == 0)
+        return "the request policy (min_kv_tokens per running request)";
     if (engine_terms[t].moe_floor && e->max_dispatch_auto)
         return "the MoE floor (max_dispatch grows with max_bs)";
     return engine_terms[t].limit_phrase;

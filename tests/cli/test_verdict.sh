@@ -32,4 +32,67 @@ check_py "j['budget']['state_pool_bytes'] == 8 * $GIB and j['budget']['state_sou
 expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set ep=8
 contains "$OUT" "this plan is DP16, ep 8" "ep names the dimension that differs"
 
+# --- The request policy has its own limit. DeepSeek-V3 on 8 x H200 under 0.5.6 used to be
+# "stopped by static.kv_index" (then "buckets"): the cause is min_kv_tokens x the requests.
+DSV3=(--model deepseek-v3 --set gpu=h200 --set tp=8 --set sglang=0.5.6)
+expect_exit 0 "$CGPLAN" solve max_bs "${DSV3[@]}"
+contains "$OUT" "largest max_bs that fits: 192" "dsv3 wall"
+contains "$OUT" "stopped by kv_per_request: the request policy" "dsv3: stopped by the policy, not a graph term"
+contains "$OUT" "the KV pool holds 794k tokens, under min_kv_tokens 4096 x 200 requests = 819k (kv_per_request)" \
+  "dsv3: the sentence names the knob and the figures"
+expect_exit 0 "$CGPLAN" solve max_bs "${DSV3[@]}" --format json
+check_py "j['limit'] == 'kv_per_request' and j['code'] == 'kv_per_request' and j['value'] == 192 and j['next'] == 200" \
+  "solve json names the policy"
+# SGLang's own default launch (max_bs 512 at the release's fraction) is not refused: a policy warning.
+expect_exit 0 "$CGPLAN" estimate "${DSV3[@]}" --format json
+check_py "j['budget']['fits'] and not j['budget']['meets_min_kv'] and j['budget']['wall_limit'] == 'kv_per_request'" \
+  "dsv3 default: fits, under the policy, the wall names it"
+check_py "[w['severity'] for w in j['warnings'] if w['code'] == 'kv_per_request'] == ['warning']" "kv_per_request: a warning"
+check_py "'kv_pool_exhausted' not in [w['code'] for w in j['warnings']]" "a pool that exists is not 'exhausted'"
+expect_exit 0 "$CGPLAN" estimate "${DSV3[@]}" --check
+expect_exit 0 "$CGPLAN" launch "${DSV3[@]}"
+contains "$OUT" "# warning kv_per_request" "launch warns instead of refusing"
+# Set by the operator, min_kv_tokens binds.
+expect_exit 3 "$CGPLAN" launch "${DSV3[@]}" --set min_kv_tokens=4096
+contains "$ERR" "kv_per_request" "launch refuses a policy the operator set"
+expect_exit 0 "$CGPLAN" estimate "${DSV3[@]}" --set min_kv_tokens=4096 --format json
+check_py "[w['severity'] for w in j['warnings'] if w['code'] == 'kv_per_request'] == ['blocking'] and not j['budget']['fits']" \
+  "an explicit min_kv_tokens is blocking"
+# Where the graphs shrink the pool more than the requirement grows, the term is the limit.
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --format json
+check_py "j['budget']['wall_limit'] == 'moe.deepep' and j['budget']['wall_code'] == 'kv_per_request'" "k3-dp16: the MoE floor"
+
+# --- Advice never contradicts itself: with the headroom negative the pool's advice does not say raise.
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set max_bs=128 --format json
+check_py "'headroom_negative' in [w['code'] for w in j['warnings']] and not [w for w in j['warnings'] if 'raise' in w['message']]" \
+  "no 'raise' beside 'set it lower'"
+check_py "[w for w in j['warnings'] if w['code'] == 'kv_per_request' and 'even 0.754, the most the graphs allow, leaves no KV pool' in w['message']]" \
+  "the pool's advice names the fraction the headroom allows"
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set mem_fraction_static=0.9 --format json
+check_py "[w for w in j['warnings'] if w['code'] == 'kv_per_request' and 'raise mem_fraction_static to 0.919 (the most the graphs allow: 193k tokens)' in w['message']]" \
+  "room to raise: the advice says to what"
+
+# --- solve's sentences, each knob, fit and no fit.
+expect_exit 3 "$CGPLAN" solve mem_fraction_static --preset k3-dp16 --set max_bs=128
+contains "$OUT" "no mem_fraction_static fits: max_bs 128 at its recommended --mem-fraction-static 0.754 leaves no KV pool" \
+  "fraction no-fit names the plan's max_bs, not 'mem_fraction_static 1'"
+case "$OUT" in *"mem_fraction_static 1 "*) fail "garbled fraction line: $OUT" ;; *) pass ;; esac
+expect_exit 0 "$CGPLAN" solve mem_fraction_static --preset k3-dp16
+contains "$OUT" "recommended --mem-fraction-static 0.919" "fraction fit"
+contains "$OUT" "max_bs 24 fits at --mem-fraction-static 0.919: headroom 5.11 GiB (margin 5.00), the KV pool holds 193k tokens (min_kv_tokens 4096 x 24 requests = 98k)" \
+  "fraction fit: the figures"
+expect_exit 3 "$CGPLAN" solve max_dispatch --preset k3-dp16 --set max_bs=512
+contains "$OUT" "max_dispatch must cover 3072 MoE rows per GPU, above its top of 1024 (dispatch_cap)" "dispatch cap"
+expect_exit 0 "$CGPLAN" solve max_dispatch --preset k3-dp16
+contains "$OUT" "next: max_dispatch 209 at its recommended --mem-fraction-static 0.904: the KV pool holds 93k tokens" "dispatch next"
+expect_exit 0 "$CGPLAN" solve mtp --preset k3-dp16
+contains "$OUT" "largest mtp that fits: 8" "mtp"
+contains "$OUT" "next: mtp 9 at its recommended --mem-fraction-static 0.900: the KV pool holds 67k tokens" "mtp next"
+expect_exit 3 "$CGPLAN" solve context_len --preset k3-dp16 --set max_bs=128
+contains "$OUT" "no context_len fits: context_len 1 at its recommended --mem-fraction-static 0.757 leaves no KV pool" "context_len no-fit"
+expect_exit 0 "$CGPLAN" solve max_bs --preset k3-dp16
+contains "$OUT" "stopped by moe.deepep: the MoE floor (max_dispatch grows with max_bs)" "max_bs: the phrase without nested brackets"
+expect_exit 3 "$CGPLAN" solve max_bs --preset k3-dp16 --set gpu=h200
+contains "$OUT" "no max_bs fits: the weights (150.00 GiB per GPU) exceed the GPU's 139.00 GiB free before load (weights_exceed_gpu)" "weights"
+
 finish
