@@ -248,6 +248,14 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_ki64(w, "kv_pool_bytes", b->kv_pool_bytes);
     jsonw_ki64(w, "headroom_bytes", b->headroom_bytes);
     jsonw_kdouble(w, "recommended_mem_fraction_static", b->recommended_mem_fraction_static, 4);
+    /* what SGLang alone picks for this plan (server_args.py), and the KV tokens (x dcp) at it */
+    if (b->sglang_default_known) {
+        jsonw_kdouble(w, "sglang_default_mem_fraction_static", b->sglang_default_mem_fraction_static, 3);
+        jsonw_ku64(w, "sglang_default_kv_tokens", b->sglang_default_kv_tokens);
+    } else {
+        jsonw_knull(w, "sglang_default_mem_fraction_static");
+        jsonw_knull(w, "sglang_default_kv_tokens");
+    }
     jsonw_ku64(w, "kv_cell_bytes", b->kv_cell_bytes);
     /* each pool SGLang allocates: full attention, the sliding-window layers', the linear-attention
      * or state-space state of the running requests */
@@ -449,6 +457,9 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
     fprintf(out, "        KV pool %.2f GiB · headroom %.2f GiB · recommended --mem-fraction-static %.3f\n",
             (double)b->kv_pool_bytes / (double)ENGINE_GIB, (double)b->headroom_bytes / (double)ENGINE_GIB,
             b->recommended_mem_fraction_static);
+    char sglang_line[ENGINE_TEXT_MAX];
+    cli_sglang_default_text(d, b, sglang_line, sizeof sglang_line);
+    fprintf(out, "        %s\n", sglang_line);
     fprintf(out, "        fit: margin %.2f GiB · KV minimum %.2f GiB (%u requests x %llu tokens) · %s\n",
             cli_gib(b->margin_bytes), cli_gib(b->kv_min_bytes), b->running_requests,
             (unsigned long long)k->min_kv_tokens,
@@ -503,6 +514,41 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
                     e->warnings.items[i].code, engine_severity_names[e->warnings.items[i].severity],
                     e->warnings.items[i].message);
     }
+}
+
+/* 4096, 120k, 2.10M */
+static const char *tokens_short(double n, char *buf, size_t len)
+{
+    if (n < 10000)
+        snprintf(buf, len, "%.0f", n);
+    else if (n < 1e6)
+        snprintf(buf, len, "%.0fk", n / 1e3);
+    else
+        snprintf(buf, len, "%.2fM", n / 1e6);
+    return buf;
+}
+
+void cli_sglang_default_text(const engine_deployment *d, const engine_budget *b, char *buf, size_t len)
+{
+    char rel[ENGINE_RELEASE_TEXT_MAX];
+    engine_release_text(&d->knobs.sglang, rel, sizeof rel);
+    if (!b->sglang_default_known) {
+        snprintf(buf, len, "SGLang %s alone: its default --mem-fraction-static is not modelled for this release and GPU",
+                 rel);
+        return;
+    }
+    double gib = (double)ENGINE_GIB;
+    int64_t dkv = b->kv_pool_bytes - b->sglang_default_kv_pool_bytes;
+    int64_t dtok = (int64_t)b->kv_tokens - (int64_t)b->sglang_default_kv_tokens;
+    char alone[64], diff[24];
+    if (b->sglang_default_kv_pool_bytes > 0)
+        snprintf(alone, sizeof alone, "%.2f GiB KV (%s tokens)", (double)b->sglang_default_kv_pool_bytes / gib,
+                 tokens_short((double)b->sglang_default_kv_tokens, diff, sizeof diff));
+    else
+        snprintf(alone, sizeof alone, "no KV pool (%.2f GiB)", (double)b->sglang_default_kv_pool_bytes / gib);
+    snprintf(buf, len, "SGLang %s alone: %.3f, %s; this plan: %.3f, %+.2f GiB = %s%s tokens", rel,
+             b->sglang_default_mem_fraction_static, alone, d->knobs.mem_fraction_static, (double)dkv / gib,
+             dtok < 0 ? "-" : "+", tokens_short((double)(dtok < 0 ? -dtok : dtok), diff, sizeof diff));
 }
 
 void cli_weights_source_text(const engine_deployment *d, const engine_budget *b, char *buf, size_t len)

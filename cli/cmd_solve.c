@@ -43,6 +43,9 @@ int cmd_solve(int argc, char **argv)
     static engine_solution s;
     engine_solve(&d, calibrated ? &cal : NULL, knob->id, &s, scratch);
 
+    static engine_estimate plan; /* the plan as given: SGLang's own default fraction for it */
+    engine_estimate_compute(&d, calibrated ? &cal : NULL, &plan);
+    const engine_budget *pb = &plan.budget;
     /* what stops it: a term, or the request policy (kv_per_request) */
     const char *limit = s.limit_key ? s.limit_key : engine_terms[s.limit].key;
     bool policy = strcmp(limit, "kv_per_request") == 0;
@@ -75,6 +78,13 @@ int cmd_solve(int argc, char **argv)
         jsonw_kstring(&w, "reason", s.reason);
         jsonw_ku64(&w, "kv_tokens", s.kv_tokens);
         jsonw_ku64(&w, "concurrency", s.concurrency);
+        if (pb->sglang_default_known) {
+            jsonw_kdouble(&w, "sglang_default_mem_fraction_static", pb->sglang_default_mem_fraction_static, 3);
+            jsonw_ku64(&w, "sglang_default_kv_tokens", pb->sglang_default_kv_tokens);
+        } else {
+            jsonw_knull(&w, "sglang_default_mem_fraction_static");
+            jsonw_knull(&w, "sglang_default_kv_tokens");
+        }
         jsonw_object_end(&w);
         fputc('\n', stdout);
     } else if (o.format == FORMAT_CSV) {
@@ -95,6 +105,11 @@ int cmd_solve(int argc, char **argv)
             printf("  %s\n", s.reason);
         else
             printf("  stopped by %s: %s\n  next: %s\n", limit, phrase, s.reason);
+    }
+    if (o.format == FORMAT_TABLE) { /* SGLang's own default fraction beside the answer */
+        char line[ENGINE_TEXT_MAX];
+        cli_sglang_default_text(&d, pb, line, sizeof line);
+        printf("  %s\n", line);
     }
     return s.found ? EXIT_OK : EXIT_NO_FIT;
 }

@@ -427,6 +427,90 @@ static void post_capture(const engine_deployment *d, const engine_estimate *e, e
     }
 }
 
+/* SGLang's chunked_prefill_size default by GPU memory (server_args.py _handle_gpu_memory_settings,
+ * v0.5.3rc2 .. main; reference/sglang.md 2.1): 2048 below 35,840 MiB, 4096 below 61,440, 8192
+ * below 163,840, else 16384. */
+static double default_chunked_prefill(double gpu_mib)
+{
+    return gpu_mib < 35840 ? 2048 : gpu_mib < 61440 ? 4096 : gpu_mib < 163840 ? 8192 : 16384;
+}
+
+/* The prefill graphs' sizes up to MAX on main (server_args.py _generate_prefill_cuda_graph_batch_sizes:
+ * 4..32 by 4, 48..256 by 16, 288..512 by 32, 576..1024 by 64, 1280..4096 by 256, then by 512;
+ * no append). */
+static uint32_t prefill_graph_count(uint32_t max)
+{
+    static const uint32_t segs[][3] = {{4, 32, 4}, {48, 256, 16}, {288, 512, 32}, {576, 1024, 64}, {1280, 4096, 256},
+                                       {4608, UINT32_MAX, 512}};
+    uint32_t n = 0;
+    for (size_t i = 0; i < sizeof segs / sizeof segs[0]; i++)
+        for (uint64_t v = segs[i][0]; v <= segs[i][1] && v <= max; v += segs[i][2])
+            n++;
+    return n;
+}
+
+/* The --mem-fraction-static SGLang's server_args.py picks for D when none is given (reference/
+ * sglang.md 2.2-2.3), G the GPU's memory in MiB (nvidia-smi's), B the plan's --cuda-graph-max-bs:
+ *  - v0.3.0 .. v0.4.6.post1: a fraction by tp (engine_release_default_mem_fraction);
+ *  - v0.4.8 .. v0.5.2 (PR #7054): reserved = a per-tier (a + tp / b) GiB, + 2048 MiB under
+ *    speculation, + 4096 under DP attention;
+ *  - v0.5.3rc2 .. v0.5.15 (PR #10372/#10975, inline in _handle_gpu_memory_settings): reserved =
+ *    512 + 1.5 max(C, 2048) + the decode graphs' reserve (engine_heuristic_graph_bytes) + tp/8 GiB,
+ *    floored to 10 GiB above 61,440 MiB, then the speculative add-on
+ *    (engine_release_eagle_reserve_mib); a release whose add-on is not 2048 MiB is past
+ *    2026-02-26, where piecewise prefill graphs (default-on from PR #16331) add a term not
+ *    modelled here: unknown;
+ *  - main (PR #30157, reserve_for_graph_mb / reserve_for_deepep_a2a_mb): the same, the prefill
+ *    graphs' 8 MiB each where the breakable backend runs (not MLA, DP attention, an a2a backend
+ *    or dcp > 1), and DeepEP's 2048 MiB after the floor (engine_heuristic_deepep_bytes);
+ * then f = round((G - reserved) / G, 3). The H200 branch of v0.4.6.post2 .. v0.4.7 is unknown. */
+static bool sglang_default_fraction(const engine_deployment *d, const engine_estimate *e, double *out)
+{
+    const engine_knobs_state *k = &d->knobs;
+    double G = d->gpu.nvidia_smi_mib, tp = k->world, reserved;
+    bool spec = k->mtp > 1, dpa = e->layout.dp_attention;
+    if (!G || !k->world)
+        return false;
+    engine_heuristic_variant v = engine_release_heuristic_variant(&k->sglang);
+    switch (v) {
+    case ENGINE_HEURISTIC_TP_FRACTION:
+        *out = engine_release_default_mem_fraction(&k->sglang, (uint32_t)G, k->world);
+        return *out > 0;
+    case ENGINE_HEURISTIC_TP_FRACTION_H200:
+        return false;
+    case ENGINE_HEURISTIC_GPU_TIER_RESERVE:
+        reserved = (G < 35840 ? 2.8 + tp / 10 : G < 92160 ? 9.5 + tp / 2 : G < 163840 ? 12 + tp / 2 : 32) * 1024;
+        reserved += (spec ? 2048 : 0) + (dpa ? 4096 : 0);
+        break;
+    case ENGINE_HEURISTIC_INLINE_FORMULA:
+    case ENGINE_HEURISTIC_RESERVE_METHODS: {
+        uint32_t eagle = engine_release_eagle_reserve_mib(&k->sglang);
+        if (v == ENGINE_HEURISTIC_INLINE_FORMULA && eagle != 2048)
+            return false;
+        double chunk = default_chunked_prefill(G);
+        reserved = 512 + 1.5 * (chunk > 2048 ? chunk : 2048) +
+                   (double)engine_heuristic_graph_bytes(k->max_bs, dpa ? k->dp : 1) / (double)ENGINE_MIB +
+                   tp / 8 * 1024;
+        if (v == ENGINE_HEURISTIC_RESERVE_METHODS && d->model.attn_kind != ATTN_MLA && !dpa && d->a2a == A2A_NONE &&
+            k->dcp <= 1) {
+            uint64_t prefill_max = k->context_len && k->context_len < (uint64_t)chunk ? k->context_len : (uint64_t)chunk;
+            reserved += 8.0 * prefill_graph_count((uint32_t)prefill_max);
+        }
+        if (G > 61440 && reserved < 10240)
+            reserved = 10240;
+        if (spec)
+            reserved += eagle;
+        if (v == ENGINE_HEURISTIC_RESERVE_METHODS)
+            reserved += (double)engine_heuristic_deepep_bytes(d->a2a) / (double)ENGINE_MIB;
+        break;
+    }
+    default:
+        return false;
+    }
+    *out = round((G - reserved) / G * 1000) / 1000;
+    return *out > 0;
+}
+
 static void estimate_compute(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet)
 {
     memset(&e->budget, 0, sizeof e->budget);
@@ -461,6 +545,15 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
     b->kv_tokens_per_gib = b->kv_cell_bytes ? ENGINE_GIB / b->kv_cell_bytes * k->dcp : 0;
     find_wall(d, cal, e, b, quiet);
     post_capture(d, e, b);
+    double sglang_f;
+    b->sglang_default_known = sglang_default_fraction(d, e, &sglang_f);
+    if (b->sglang_default_known) {
+        engine_fit at_default;
+        fit_at(d, e, sglang_f, &at_default);
+        b->sglang_default_mem_fraction_static = sglang_f;
+        b->sglang_default_kv_tokens = at_default.kv_tokens;
+        b->sglang_default_kv_pool_bytes = at_default.kv_pool_bytes;
+    }
 
     /* The budget's warnings, on the plan's own fraction (formatted once, here). */
     double gib = (double)ENGINE_GIB;

@@ -747,6 +747,7 @@ typedef struct {
     bool sglang_default_known;
     double sglang_default_mem_fraction_static;
     uint64_t sglang_default_kv_tokens;
+    int64_t sglang_default_kv_pool_bytes; /* the KV pool at that fraction */
     /* SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (PR #30157, opt-in; sglang.md 2.4). */
     bool post_capture_applies;
     const char *post_capture_why;  /* why it does not apply, or what it does */

@@ -95,4 +95,29 @@ contains "$OUT" "stopped by moe.deepep: the MoE floor (max_dispatch grows with m
 expect_exit 3 "$CGPLAN" solve max_bs --preset k3-dp16 --set gpu=h200
 contains "$OUT" "no max_bs fits: the weights (150.00 GiB per GPU) exceed the GPU's 139.00 GiB free before load (weights_exceed_gpu)" "weights"
 
+# --- SGLang's own default fraction, in every answer. v0.5.6 on an H200 (143,771 MiB) at tp 8,
+# max_bs 512: reserved = 512 + 1.5 x 8192 + 2 x 512 + 8/8 x 1024 = 14,848 MiB (server_args.py
+# _handle_gpu_memory_settings), f = round((143771 - 14848) / 143771, 3) = 0.897.
+expect_exit 0 "$CGPLAN" estimate "${DSV3[@]}" --format json
+check_py "j['budget']['sglang_default_mem_fraction_static'] == 0.897" "dsv3 0.5.6: SGLang's own 0.897"
+sg_tokens=$(printf '%s' "$OUT" | python3 -c "import json,sys; print(json.load(sys.stdin)['budget']['sglang_default_kv_tokens'])")
+expect_exit 0 "$CGPLAN" estimate "${DSV3[@]}" --set mem_fraction_static=0.897 --format json
+check_py "j['budget']['kv_tokens'] == $sg_tokens" "the default's KV tokens are the pool at 0.897"
+expect_exit 0 "$CGPLAN" estimate "${DSV3[@]}"
+contains "$OUT" "SGLang v0.5.6 alone: 0.897, 45.40 GiB KV (694k tokens); this plan: 0.880, -2.36 GiB = -36k tokens" \
+  "estimate prints the default and the difference"
+expect_exit 0 "$CGPLAN" solve max_bs "${DSV3[@]}"
+contains "$OUT" "SGLang v0.5.6 alone: 0.897" "solve prints it too"
+expect_exit 0 "$CGPLAN" solve max_bs "${DSV3[@]}" --format json
+check_py "j['sglang_default_mem_fraction_static'] == 0.897" "solve json"
+# v0.4.8 .. v0.5.2 (PR #7054): (12 + tp/2) GiB on an H200: 16 GiB at tp 8, f = 0.886.
+expect_exit 0 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --set tp=8 --set sglang=0.5.0 --format json
+check_py "j['budget']['sglang_default_mem_fraction_static'] == 0.886" "0.5.0: the tier reserve"
+# v0.4.6.post2 .. v0.4.7's H200 branch is not modelled: null, never a guess.
+expect_exit 0 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --set tp=8 --set sglang=0.4.7 --format json
+check_py "j['budget']['sglang_default_mem_fraction_static'] is None and j['budget']['sglang_default_kv_tokens'] is None" "unknown: null"
+# main, k3-dp16: DP attention adds 3 x 24 x 16 MiB, DeepEP 2048 after the floor.
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16
+contains "$OUT" "SGLang main@2026-07-20 alone: 0.834, no KV pool" "k3-dp16: SGLang alone leaves no pool"
+
 finish
