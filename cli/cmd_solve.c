@@ -49,7 +49,7 @@ int cmd_solve(int argc, char **argv)
     /* what stops it: a term, or the request policy (kv_per_request) */
     const char *limit = s.limit_key ? s.limit_key : engine_terms[s.limit].key;
     bool policy = strcmp(limit, "kv_per_request") == 0;
-    const char *phrase = policy                        ? "the request policy, min_kv_tokens for each running request"
+    const char *phrase = policy                    ? "the request policy, min_kv_tokens for each running request"
                          : knob->id == KNOB_MAX_BS ? engine_wall_phrase(&scratch[0])
                                                    : engine_terms[s.limit].limit_phrase;
     if (o.format == FORMAT_JSON) {

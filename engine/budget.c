@@ -263,8 +263,8 @@ static void per_request_text(const engine_deployment *d, uint64_t kv_tokens, cha
     char have[16], need[16];
     uint64_t want = (uint64_t)running_requests(d) * d->knobs.min_kv_tokens;
     snprintf(buf, len, "the KV pool holds %s tokens, under min_kv_tokens %llu x %u requests = %s",
-             tokens_text(kv_tokens, have, sizeof have), (unsigned long long)d->knobs.min_kv_tokens,
-             running_requests(d), tokens_text(want, need, sizeof need));
+             tokens_text(kv_tokens, have, sizeof have), (unsigned long long)d->knobs.min_kv_tokens, running_requests(d),
+             tokens_text(want, need, sizeof need));
 }
 
 /* Why a plan evaluated by fit_at does not fit, once, in words (never inside the scan). */
@@ -440,8 +440,8 @@ static double default_chunked_prefill(double gpu_mib)
  * no append). */
 static uint32_t prefill_graph_count(uint32_t max)
 {
-    static const uint32_t segs[][3] = {{4, 32, 4}, {48, 256, 16}, {288, 512, 32}, {576, 1024, 64}, {1280, 4096, 256},
-                                       {4608, UINT32_MAX, 512}};
+    static const uint32_t segs[][3] = {{4, 32, 4},      {48, 256, 16},     {288, 512, 32},
+                                       {576, 1024, 64}, {1280, 4096, 256}, {4608, UINT32_MAX, 512}};
     uint32_t n = 0;
     for (size_t i = 0; i < sizeof segs / sizeof segs[0]; i++)
         for (uint64_t v = segs[i][0]; v <= segs[i][1] && v <= max; v += segs[i][2])
@@ -493,7 +493,8 @@ static bool sglang_default_fraction(const engine_deployment *d, const engine_est
                    tp / 8 * 1024;
         if (v == ENGINE_HEURISTIC_RESERVE_METHODS && d->model.attn_kind != ATTN_MLA && !dpa && d->a2a == A2A_NONE &&
             k->dcp <= 1) {
-            uint64_t prefill_max = k->context_len && k->context_len < (uint64_t)chunk ? k->context_len : (uint64_t)chunk;
+            uint64_t prefill_max =
+                k->context_len && k->context_len < (uint64_t)chunk ? k->context_len : (uint64_t)chunk;
             reserved += 8.0 * prefill_graph_count((uint32_t)prefill_max);
         }
         if (G > 61440 && reserved < 10240)
@@ -607,8 +608,7 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
             per_request_text(d, b->kv_tokens, why, sizeof why);
         int before = e->warnings.n;
         WARN_AT(&e->warnings, "kv_per_request", (double)b->kv_pool_bytes, (double)b->kv_min_bytes,
-                "KV under min_kv_tokens", "at mem_fraction_static %.3f %s: %s", k->mem_fraction_static, why,
-                advice);
+                "KV under min_kv_tokens", "at mem_fraction_static %.3f %s: %s", k->mem_fraction_static, why, advice);
         /* A policy by default (SGLang starts; requests queue): binding where the operator set it. */
         engine_knob_origin o = d->knob_origin[KNOB_MIN_KV];
         if (e->warnings.n > before && (o == ORIGIN_SET || o == ORIGIN_PRESET))

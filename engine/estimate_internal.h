@@ -13,8 +13,8 @@
 void estimate_terms_run(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet);
 /* The same with the kernel nodes per graph given (NODES; NULL: counted): the wall's probes vary
  * max_bs alone, which the count does not depend on. */
-void estimate_terms_run_nodes(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e,
-                              bool quiet, const engine_graph_nodes *nodes);
+void estimate_terms_run_nodes(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet,
+                              const engine_graph_nodes *nodes);
 
 /* --ep-size as the release resolves it (auto: tp with DeepEP, else 1; one that does not divide
  * tp: 1). */

@@ -1,6 +1,6 @@
 /* solve.h — the planning questions on top of the estimate: the largest value of a knob that fits
- * (solve), and every layout of a model on N GPUs ranked by concurrency (search). Pure; each answer applies the budget's one fit rule
- * (engine_fit_at_recommended). */
+ * (solve), and every layout of a model on N GPUs ranked by concurrency (search). Pure; each answer applies the budget's
+ * one fit rule (engine_fit_at_recommended). */
 #ifndef CGPLAN_SOLVE_H
 #define CGPLAN_SOLVE_H
 
