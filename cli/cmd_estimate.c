@@ -451,8 +451,9 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
     const engine_budget *b = &e->budget;
     char weights_how[ENGINE_TEXT_MAX];
     cli_weights_source_text(d, b, weights_how, sizeof weights_how);
-    fprintf(out, "budget  pre-load free %.2f GiB · weights %.2f GiB (%s) · state %.2f · P x (1 - f) %.2f\n",
+    fprintf(out, "budget  pre-load free %.2f GiB · weights %.2f GiB (%s) · state %.2f%s · P x (1 - f) %.2f\n",
             cli_gib(b->pre_load_free_bytes), cli_gib(b->weights_bytes), weights_how, cli_gib(b->state_pool_bytes),
+            b->state_measured ? " (measured)" : b->state_pool_bytes ? " (computed from the model)" : "",
             cli_gib(b->static_budget_bytes));
     fprintf(out, "        KV pool %.2f GiB · headroom %.2f GiB · recommended --mem-fraction-static %.3f\n",
             (double)b->kv_pool_bytes / (double)ENGINE_GIB, (double)b->headroom_bytes / (double)ENGINE_GIB,

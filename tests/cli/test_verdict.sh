@@ -11,6 +11,7 @@ LAYOUT=(--set dp=2 --set dcp=8 --set max_bs=192 --set mtp=5 --set buckets=auto)
 expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 "${LAYOUT[@]}"
 contains "$OUT" "computed from the model: the measured 150.00 GiB was at DP16, this plan is DP2 x DCP8" \
   "the budget line says the measured figure is another layout's"
+contains "$OUT" "state 58.23 (computed from the model)" "and that the state is computed too"
 expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 "${LAYOUT[@]}" --format json
 moved=$OUT
 check_py "j['budget']['weights_source'] == 'computed' and j['budget']['weights_measured'] is False" "moved: computed"
