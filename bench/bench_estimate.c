@@ -29,6 +29,9 @@ static size_t sweep(const engine_deployment *base, bool full, uint64_t *checksum
     static const uint32_t dispatch[] = {0 /* auto */, 128, 256};
     size_t count = 0;
     d = *base;
+    /* the preset's measured weights and state on every layout, as the Python side writes them
+     * out (an estimate computes them from the model off the preset's own layout) */
+    d.measured_at.known = false;
     d.knobs.world = 16;
     d.knobs.buckets_auto = true;
     for (uint32_t dp = 1; dp <= 16; dp *= 2) {

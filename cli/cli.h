@@ -116,6 +116,11 @@ void cli_write_estimate_csv(FILE *out, const char *preset, const engine_estimate
 /* The estimate's JSON object as a value inside W (diff puts two side by side). */
 void cli_write_estimate_value(jsonw *w, const char *preset, const engine_deployment *d, const engine_estimate *e,
                               const engine_warnings *adj);
+/* "SGLang 0.5.6 alone: 0.897, 43.04 GiB KV (612k tokens); this plan: 0.874, +8.00 GiB = +120000 tokens". */
+void cli_sglang_default_text(const engine_deployment *d, const engine_budget *b, char *buf, size_t len);
+/* Where B's weights come from, for the budget line: "measured at DP16", or "computed from the
+ * model: the measured 150.00 GiB was at DP16, this plan is DP2 x DCP8". */
+void cli_weights_source_text(const engine_deployment *d, const engine_budget *b, char *buf, size_t len);
 
 int cmd_estimate(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);

@@ -232,12 +232,30 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_ku64(w, "pre_load_free_bytes", b->pre_load_free_bytes);
     jsonw_ku64(w, "weights_bytes", b->weights_bytes);
     jsonw_kstring(w, "weights_source", b->weights_measured ? "measured" : b->weights_known ? "computed" : "unknown");
+    jsonw_kbool(w, "weights_measured", b->weights_measured);
     jsonw_ku64(w, "state_pool_bytes", b->state_pool_bytes);
+    jsonw_kstring(w, "state_source", b->state_measured ? "measured" : "computed");
+    /* the layout the preset's measured figures were taken at; null: none, or none recorded */
+    if (d->measured_at.known && (d->weights_bytes || d->state_pool_bytes)) {
+        char at[64];
+        engine_measured_layout_text(&d->measured_at, NULL, at, sizeof at);
+        jsonw_kstring(w, "measured_layout", at);
+    } else {
+        jsonw_knull(w, "measured_layout");
+    }
     jsonw_ku64(w, "other_runtime_bytes", b->other_runtime_bytes);
     jsonw_ku64(w, "static_budget_bytes", b->static_budget_bytes);
     jsonw_ki64(w, "kv_pool_bytes", b->kv_pool_bytes);
     jsonw_ki64(w, "headroom_bytes", b->headroom_bytes);
     jsonw_kdouble(w, "recommended_mem_fraction_static", b->recommended_mem_fraction_static, 4);
+    /* what SGLang alone picks for this plan (server_args.py), and the KV tokens (x dcp) at it */
+    if (b->sglang_default_known) {
+        jsonw_kdouble(w, "sglang_default_mem_fraction_static", b->sglang_default_mem_fraction_static, 3);
+        jsonw_ku64(w, "sglang_default_kv_tokens", b->sglang_default_kv_tokens);
+    } else {
+        jsonw_knull(w, "sglang_default_mem_fraction_static");
+        jsonw_knull(w, "sglang_default_kv_tokens");
+    }
     jsonw_ku64(w, "kv_cell_bytes", b->kv_cell_bytes);
     /* each pool SGLang allocates: full attention, the sliding-window layers', the linear-attention
      * or state-space state of the running requests */
@@ -259,6 +277,8 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
         jsonw_knull(w, "wall_max_bs");
     jsonw_kbool(w, "wall_beyond_range", b->wall_beyond_range);
     jsonw_kstring(w, "wall_term", engine_terms[b->wall_term].key);
+    /* what stops the wall: wall_term's key, or kv_per_request when the request policy does */
+    jsonw_kstring(w, "wall_limit", b->wall_limit ? b->wall_limit : engine_terms[b->wall_term].key);
     if (b->wall_max_bs)
         jsonw_kdouble(w, "wall_mem_fraction_static", b->wall_mem_fraction_static, 3);
     else
@@ -272,6 +292,7 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_ku64(w, "kv_min_bytes", b->kv_min_bytes);
     jsonw_ku64(w, "kv_tokens", b->kv_tokens);
     jsonw_kbool(w, "fits", b->fits);
+    jsonw_kbool(w, "meets_min_kv", b->meets_min_kv);
     jsonw_key(w, "post_capture_kv_sizing");
     jsonw_object_begin(w);
     jsonw_kbool(w, "applies", b->post_capture_applies);
@@ -434,16 +455,24 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
                 cli_gib(e->heuristic_total_bytes));
 
     const engine_budget *b = &e->budget;
-    fprintf(out, "budget  pre-load free %.2f GiB · weights %.2f (%s) · state %.2f · P x (1 - f) %.2f\n",
-            cli_gib(b->pre_load_free_bytes), cli_gib(b->weights_bytes),
-            b->weights_measured ? "measured" : b->weights_known ? "from the model" : "unknown", cli_gib(b->state_pool_bytes),
+    char weights_how[ENGINE_TEXT_MAX];
+    cli_weights_source_text(d, b, weights_how, sizeof weights_how);
+    fprintf(out, "budget  pre-load free %.2f GiB · weights %.2f GiB (%s) · state %.2f%s · P x (1 - f) %.2f\n",
+            cli_gib(b->pre_load_free_bytes), cli_gib(b->weights_bytes), weights_how, cli_gib(b->state_pool_bytes),
+            b->state_measured ? " (measured)" : b->state_pool_bytes ? " (computed from the model)" : "",
             cli_gib(b->static_budget_bytes));
     fprintf(out, "        KV pool %.2f GiB · headroom %.2f GiB · recommended --mem-fraction-static %.3f\n",
             (double)b->kv_pool_bytes / (double)ENGINE_GIB, (double)b->headroom_bytes / (double)ENGINE_GIB,
             b->recommended_mem_fraction_static);
+    char sglang_line[ENGINE_TEXT_MAX];
+    cli_sglang_default_text(d, b, sglang_line, sizeof sglang_line);
+    fprintf(out, "        %s\n", sglang_line);
     fprintf(out, "        fit: margin %.2f GiB · KV minimum %.2f GiB (%u requests x %llu tokens) · %s\n",
             cli_gib(b->margin_bytes), cli_gib(b->kv_min_bytes), b->running_requests,
-            (unsigned long long)k->min_kv_tokens, b->fits ? "fits" : "does NOT fit (a blocking warning below)");
+            (unsigned long long)k->min_kv_tokens,
+            !b->fits           ? "does NOT fit (a blocking warning below)"
+            : b->meets_min_kv ? "fits"
+                              : "fits memory, under the request policy (kv_per_request below)");
     fprintf(out, "        KV cell %llu B/token · 1 GiB of graph memory = %llu tokens of KV\n",
             (unsigned long long)b->kv_cell_bytes, (unsigned long long)b->kv_tokens_per_gib);
     if (b->kv_cell_swa_bytes)
@@ -467,10 +496,16 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
                 b->wall_mem_fraction_static);
     else if (!b->wall_max_bs)
         fprintf(out, "wall    nothing fits: %s\n", b->wall_reason);
+    else if (b->wall_limit && strcmp(b->wall_limit, "kv_per_request") == 0)
+        fprintf(out,
+                "wall    largest max_bs that fits with min_kv_tokens %llu per request: %u at --mem-fraction-static "
+                "%.3f; stopped by kv_per_request (the request policy, not memory)\n"
+                "        next size: %s\n",
+                (unsigned long long)k->min_kv_tokens, b->wall_max_bs, b->wall_mem_fraction_static, b->wall_reason);
     else
         fprintf(out, "wall    largest max_bs that fits: %u at --mem-fraction-static %.3f; stopped by %s\n"
                      "        next size: %s\n",
-                b->wall_max_bs, b->wall_mem_fraction_static, engine_terms[b->wall_term].key, b->wall_reason);
+                b->wall_max_bs, b->wall_mem_fraction_static, b->wall_limit ? b->wall_limit : "-", b->wall_reason);
     fprintf(out, "        post-capture KV sizing: %s", b->post_capture_why);
     if (b->post_capture_applies)
         fprintf(out, " (KV pool %.2f GiB)", (double)b->post_capture_kv_bytes / (double)ENGINE_GIB);
@@ -486,6 +521,60 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
                     e->warnings.items[i].code, engine_severity_names[e->warnings.items[i].severity],
                     e->warnings.items[i].message);
     }
+}
+
+/* 4096, 120k, 2.10M */
+static const char *tokens_short(double n, char *buf, size_t len)
+{
+    if (n < 10000)
+        snprintf(buf, len, "%.0f", n);
+    else if (n < 1e6)
+        snprintf(buf, len, "%.0fk", n / 1e3);
+    else
+        snprintf(buf, len, "%.2fM", n / 1e6);
+    return buf;
+}
+
+void cli_sglang_default_text(const engine_deployment *d, const engine_budget *b, char *buf, size_t len)
+{
+    char rel[ENGINE_RELEASE_TEXT_MAX];
+    engine_release_text(&d->knobs.sglang, rel, sizeof rel);
+    if (!b->sglang_default_known) {
+        snprintf(buf, len, "SGLang %s alone: its default --mem-fraction-static is not modelled for this release and GPU",
+                 rel);
+        return;
+    }
+    double gib = (double)ENGINE_GIB;
+    int64_t dkv = b->kv_pool_bytes - b->sglang_default_kv_pool_bytes;
+    int64_t dtok = (int64_t)b->kv_tokens - (int64_t)b->sglang_default_kv_tokens;
+    char alone[64], diff[24];
+    if (b->sglang_default_kv_pool_bytes > 0)
+        snprintf(alone, sizeof alone, "%.2f GiB KV (%s tokens)", (double)b->sglang_default_kv_pool_bytes / gib,
+                 tokens_short((double)b->sglang_default_kv_tokens, diff, sizeof diff));
+    else
+        snprintf(alone, sizeof alone, "no KV pool (%.2f GiB)", (double)b->sglang_default_kv_pool_bytes / gib);
+    snprintf(buf, len, "SGLang %s alone: %.3f, %s; this plan: %.3f, %+.2f GiB = %s%s tokens", rel,
+             b->sglang_default_mem_fraction_static, alone, d->knobs.mem_fraction_static, (double)dkv / gib,
+             dtok < 0 ? "-" : "+", tokens_short((double)(dtok < 0 ? -dtok : dtok), diff, sizeof diff));
+}
+
+void cli_weights_source_text(const engine_deployment *d, const engine_budget *b, char *buf, size_t len)
+{
+    engine_measured_layout now = engine_measured_layout_of(d);
+    char at[64], here[64];
+    engine_measured_layout_text(&d->measured_at, &now, at, sizeof at);
+    engine_measured_layout_text(&now, &d->measured_at, here, sizeof here);
+    if (b->weights_measured && d->measured_at.known)
+        snprintf(buf, len, "measured at %s", at);
+    else if (b->weights_measured)
+        snprintf(buf, len, "measured");
+    else if (!b->weights_known)
+        snprintf(buf, len, "unknown: the model lacks a field to count them");
+    else if (b->measured_elsewhere && d->weights_bytes)
+        snprintf(buf, len, "computed from the model: the measured %.2f GiB was at %s, this plan is %s",
+                 (double)d->weights_bytes / (double)ENGINE_GIB, at, here);
+    else
+        snprintf(buf, len, "computed from the model");
 }
 
 static const char *preset_label(const cli_opts *o, const engine_deployment *d)

@@ -43,7 +43,15 @@ int cmd_solve(int argc, char **argv)
     static engine_solution s;
     engine_solve(&d, calibrated ? &cal : NULL, knob->id, &s, scratch);
 
-    const char *limit = engine_terms[s.limit].key;
+    static engine_estimate plan; /* the plan as given: SGLang's own default fraction for it */
+    engine_estimate_compute(&d, calibrated ? &cal : NULL, &plan);
+    const engine_budget *pb = &plan.budget;
+    /* what stops it: a term, or the request policy (kv_per_request) */
+    const char *limit = s.limit_key ? s.limit_key : engine_terms[s.limit].key;
+    bool policy = strcmp(limit, "kv_per_request") == 0;
+    const char *phrase = policy                    ? "the request policy, min_kv_tokens for each running request"
+                         : knob->id == KNOB_MAX_BS ? engine_wall_phrase(&scratch[0])
+                                                   : engine_terms[s.limit].limit_phrase;
     if (o.format == FORMAT_JSON) {
         jsonw w;
         jsonw_init(&w, stdout, true);
@@ -65,10 +73,18 @@ int cmd_solve(int argc, char **argv)
         else
             jsonw_knull(&w, "mem_fraction_static");
         jsonw_kstring(&w, "limit", limit);
+        jsonw_kstring(&w, "limit_term", engine_terms[s.limit].key); /* the term that grows most */
         jsonw_kstring(&w, "code", s.code);
         jsonw_kstring(&w, "reason", s.reason);
         jsonw_ku64(&w, "kv_tokens", s.kv_tokens);
         jsonw_ku64(&w, "concurrency", s.concurrency);
+        if (pb->sglang_default_known) {
+            jsonw_kdouble(&w, "sglang_default_mem_fraction_static", pb->sglang_default_mem_fraction_static, 3);
+            jsonw_ku64(&w, "sglang_default_kv_tokens", pb->sglang_default_kv_tokens);
+        } else {
+            jsonw_knull(&w, "sglang_default_mem_fraction_static");
+            jsonw_knull(&w, "sglang_default_kv_tokens");
+        }
         jsonw_object_end(&w);
         fputc('\n', stdout);
     } else if (o.format == FORMAT_CSV) {
@@ -79,8 +95,7 @@ int cmd_solve(int argc, char **argv)
     } else if (!s.found) {
         printf("%s: no %s fits: %s\n", d.name, knob->name, s.reason);
     } else if (knob->type == KNOB_TYPE_FRACTION) {
-        printf("%s: recommended --mem-fraction-static %.3f (%s)\n", d.name, s.value,
-               s.code ? s.reason : "fits: headroom >= the margin, KV pool above the minimum");
+        printf("%s: recommended --mem-fraction-static %.3f\n  %s\n", d.name, s.value, s.reason);
     } else {
         printf("%s: largest %s that fits: %.0f at --mem-fraction-static %.3f (%llu requests in flight per instance, "
                "%llu KV tokens)\n",
@@ -89,7 +104,12 @@ int cmd_solve(int argc, char **argv)
         if (s.beyond_range)
             printf("  %s\n", s.reason);
         else
-            printf("  stopped by %s (%s)\n  next: %s\n", limit, engine_terms[s.limit].limit_phrase, s.reason);
+            printf("  stopped by %s: %s\n  next: %s\n", limit, phrase, s.reason);
+    }
+    if (o.format == FORMAT_TABLE) { /* SGLang's own default fraction beside the answer */
+        char line[ENGINE_TEXT_MAX];
+        cli_sglang_default_text(&d, pb, line, sizeof line);
+        printf("  %s\n", line);
     }
     return s.found ? EXIT_OK : EXIT_NO_FIT;
 }

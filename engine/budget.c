@@ -27,11 +27,63 @@ static int64_t reserve_of(const engine_deployment *d, double f)
     return (int64_t)llround((double)pre_load_free(d) * (1.0 - f));
 }
 
+engine_measured_layout engine_measured_layout_of(const engine_deployment *d)
+{
+    const engine_knobs_state *k = &d->knobs;
+    engine_measured_layout l = {.known = true,
+                                .world = k->world,
+                                .dp = k->dp,
+                                .dcp = k->dcp,
+                                .ep = estimate_resolved_ep(d),
+                                .dp_attention = engine_dp_attention(k)};
+    return l;
+}
+
+void engine_measured_layout_record(engine_deployment *d)
+{
+    d->measured_at = engine_measured_layout_of(d);
+}
+
+static bool same_layout(const engine_measured_layout *a, const engine_measured_layout *b)
+{
+    return a->world == b->world && a->dp == b->dp && a->dcp == b->dcp && a->ep == b->ep &&
+           a->dp_attention == b->dp_attention;
+}
+
+bool engine_measured_layout_holds(const engine_deployment *d)
+{
+    if (!d->measured_at.known)
+        return true;
+    engine_measured_layout now = engine_measured_layout_of(d);
+    return same_layout(&now, &d->measured_at);
+}
+
+void engine_measured_layout_text(const engine_measured_layout *l, const engine_measured_layout *other, char *buf,
+                                 size_t len)
+{
+    char name[48], other_name[48] = "";
+    engine_knobs_state k = {.world = l->world, .dp = l->dp, .dcp = l->dcp};
+    engine_layout_name(&k, LAYOUT_NAME_PLAIN, name, sizeof name);
+    if (other) {
+        k.world = other->world, k.dp = other->dp, k.dcp = other->dcp;
+        engine_layout_name(&k, LAYOUT_NAME_PLAIN, other_name, sizeof other_name);
+    }
+    if (!other || same_layout(l, other) || strcmp(name, other_name) != 0)
+        snprintf(buf, len, "%s", name);
+    else if (l->world != other->world)
+        snprintf(buf, len, "%s on tp %u", name, l->world);
+    else if (l->dp_attention != other->dp_attention)
+        snprintf(buf, len, "%s with DP attention %s", name, l->dp_attention ? "on" : "off");
+    else
+        snprintf(buf, len, "%s, ep %u", name, l->ep);
+}
+
 /* The weights on one GPU: a measured figure (a log's "Load weight end ... mem usage", in the
- * preset) wins; else what the model and the layout put there (weights.c). */
+ * preset) wins while the plan keeps the layout it was measured at; else what the model and the
+ * layout put there (weights.c). */
 static uint64_t plan_weights(const engine_deployment *d, const engine_estimate *e, bool *known)
 {
-    if (d->weights_bytes) {
+    if (d->weights_bytes && engine_measured_layout_holds(d)) {
         *known = true;
         return d->weights_bytes;
     }
@@ -62,8 +114,9 @@ static uint64_t plan_state(const engine_deployment *d, const engine_estimate *e,
     const engine_knobs_state *k = &d->knobs;
     if (slots)
         *slots = 0;
-    if (d->state_pool_bytes || !d->model.linear_state_bytes_per_request)
-        return d->state_pool_bytes;
+    bool held = engine_measured_layout_holds(d);
+    if ((d->state_pool_bytes && held) || !d->model.linear_state_bytes_per_request)
+        return held ? d->state_pool_bytes : 0;
     uint64_t per_req = d->model.linear_state_bytes_per_request / (e->attn_tp ? e->attn_tp : 1);
     if (!per_req)
         return 0;
@@ -138,8 +191,10 @@ static void fit_at(const engine_deployment *d, const engine_estimate *e, double 
     uint64_t weights = plan_weights(d, e, &known);
     if (weights >= pre_load_free(d))
         out->blocking = "weights_exceed_gpu";
-    else if (out->kv_pool_bytes <= 0 || (uint64_t)out->kv_pool_bytes < out->kv_min_bytes)
+    else if (out->kv_pool_bytes <= 0)
         out->blocking = "kv_pool_exhausted";
+    else if ((uint64_t)out->kv_pool_bytes < out->kv_min_bytes)
+        out->blocking = "kv_per_request"; /* the request policy: the answers plan to it */
     else if (out->headroom_bytes < 0 || f <= 0)
         out->blocking = "headroom_negative";
     for (int i = 0; !out->blocking && i < e->warnings.n; i++)
@@ -190,33 +245,86 @@ static engine_term_id largest_term(const engine_estimate *e)
     return best;
 }
 
+/* A token count for sentences: 4096, 41k, 1.05M. */
+static const char *tokens_text(uint64_t n, char *buf, size_t len)
+{
+    if (n < 10000)
+        snprintf(buf, len, "%llu", (unsigned long long)n);
+    else if (n < 1000000)
+        snprintf(buf, len, "%.0fk", (double)n / 1e3);
+    else
+        snprintf(buf, len, "%.2fM", (double)n / 1e6);
+    return buf;
+}
+
+/* "the KV pool holds 41k tokens, under min_kv_tokens 4096 x 48 requests": the policy's shortfall. */
+static void per_request_text(const engine_deployment *d, uint64_t kv_tokens, char *buf, size_t len)
+{
+    char have[16], need[16];
+    uint64_t want = (uint64_t)running_requests(d) * d->knobs.min_kv_tokens;
+    snprintf(buf, len, "the KV pool holds %s tokens, under min_kv_tokens %llu x %u requests = %s",
+             tokens_text(kv_tokens, have, sizeof have), (unsigned long long)d->knobs.min_kv_tokens, running_requests(d),
+             tokens_text(want, need, sizeof need));
+}
+
 /* Why a plan evaluated by fit_at does not fit, once, in words (never inside the scan). */
-static void reason_text(const engine_deployment *d, const engine_calibration *cal, const engine_estimate *e,
-                        const engine_fit *f, char *buf, size_t len)
+void engine_fit_reason(const engine_deployment *d, const engine_calibration *cal, const engine_estimate *e,
+                       const engine_fit *f, const char *lead, char *buf, size_t len)
 {
     const char *code = f->blocking;
     double gib = (double)ENGINE_GIB;
-    uint32_t bs = d->knobs.max_bs;
     if (!code) {
-        snprintf(buf, len, "max_bs %u fits at --mem-fraction-static %.3f", bs, f->mem_fraction_static);
+        char have[16], need[16];
+        snprintf(buf, len,
+                 "%s fits at --mem-fraction-static %.3f: headroom %.2f GiB (margin %.2f), the KV pool holds %s "
+                 "tokens (min_kv_tokens %llu x %u requests = %s)",
+                 lead, f->mem_fraction_static, (double)f->headroom_bytes / gib, (double)d->margin_bytes / gib,
+                 tokens_text(f->kv_tokens, have, sizeof have), (unsigned long long)d->knobs.min_kv_tokens,
+                 running_requests(d),
+                 tokens_text((uint64_t)running_requests(d) * d->knobs.min_kv_tokens, need, sizeof need));
     } else if (strcmp(code, "weights_exceed_gpu") == 0) {
         bool known;
         snprintf(buf, len, "the weights (%.2f GiB per GPU) exceed the GPU's %.2f GiB free before load (%s)",
                  (double)plan_weights(d, e, &known) / gib, (double)pre_load_free(d) / gib, code);
     } else if (strcmp(code, "kv_pool_exhausted") == 0) {
         snprintf(buf, len,
-                 "max_bs %u at its recommended --mem-fraction-static %.3f leaves a KV pool of %.2f GiB, below the "
-                 "%.2f GiB of %llu tokens for each of %u requests (%s)",
-                 bs, f->mem_fraction_static, (double)f->kv_pool_bytes / gib, (double)f->kv_min_bytes / gib,
-                 (unsigned long long)d->knobs.min_kv_tokens, running_requests(d), code);
+                 "%s at its recommended --mem-fraction-static %.3f leaves no KV pool: weights, state and the "
+                 "graphs' share take %.2f GiB more than the GPU has (%s)",
+                 lead, f->mem_fraction_static, (double)-f->kv_pool_bytes / gib, code);
+    } else if (strcmp(code, "kv_per_request") == 0) {
+        char why[160];
+        per_request_text(d, f->kv_tokens, why, sizeof why);
+        snprintf(buf, len, "%s at its recommended --mem-fraction-static %.3f: %s (%s)", lead, f->mem_fraction_static,
+                 why, code);
     } else if (strcmp(code, "headroom_negative") == 0) {
-        snprintf(buf, len, "max_bs %u: the graphs (%.2f GiB, %s end) leave no fraction with headroom (%s)", bs,
+        snprintf(buf, len, "%s: the graphs (%.2f GiB, %s end) leave no fraction with headroom (%s)", lead,
                  (double)e->plan_total_bytes / gib, engine_bound_names[d->knobs.bound], code);
     } else {
         char message[ENGINE_TEXT_MAX];
         engine_warning_message_for(d, cal, code, message, sizeof message);
-        snprintf(buf, len, "max_bs %u: %.200s (%s)", bs, message, code);
+        snprintf(buf, len, "%s: %.200s (%s)", lead, message, code);
     }
+}
+
+static void reason_text(const engine_deployment *d, const engine_calibration *cal, const engine_estimate *e,
+                        const engine_fit *f, char *buf, size_t len)
+{
+    char lead[32];
+    snprintf(lead, sizeof lead, "max_bs %u", d->knobs.max_bs);
+    engine_fit_reason(d, cal, e, f, lead, buf, len);
+}
+
+const char *engine_fit_limit(const engine_fit *fits, const engine_fit *next, engine_term_id term)
+{
+    if (!next->blocking || strcmp(next->blocking, "kv_per_request") != 0)
+        return engine_terms[term].key;
+    if (!fits)
+        return "kv_per_request";
+    /* From the value that fits to the next, the requirement grows by the new requests' tokens and
+     * the pool shrinks by what the graphs grow: the larger of the two is the true limit. */
+    int64_t need = (int64_t)next->kv_min_bytes - (int64_t)fits->kv_min_bytes;
+    int64_t shrink = fits->kv_pool_bytes - next->kv_pool_bytes;
+    return need >= shrink ? "kv_per_request" : engine_terms[term].key;
 }
 
 /* The wall: the largest max_bs of SGLang's grid that fits at the fraction recommended for it.
@@ -237,12 +345,14 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
     b->wall_next_bs = 0;
     b->wall_beyond_range = false;
     b->wall_code = NULL;
+    b->wall_limit = NULL;
     b->wall_reason[0] = '\0';
 
     p.knobs.max_bs = grid[0];
     if (!probe_fits(&p, cal, &now->graph_nodes, lo_e, &lo_f)) { /* nothing fits */
         b->wall_code = lo_f.blocking;
         b->wall_term = largest_term(lo_e);
+        b->wall_limit = engine_fit_limit(NULL, &lo_f, b->wall_term);
         if (!quiet)
             reason_text(&p, cal, lo_e, &lo_f, b->wall_reason, sizeof b->wall_reason);
         return;
@@ -253,6 +363,7 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
         b->wall_beyond_range = true;
         b->wall_mem_fraction_static = hi_f.mem_fraction_static;
         b->wall_term = largest_growth(now, hi_e);
+        b->wall_limit = engine_terms[b->wall_term].key;
         return;
     }
     size_t lo = 0, hi = n - 1; /* grid[lo] fits, grid[hi] does not */
@@ -279,6 +390,7 @@ static void find_wall(const engine_deployment *d, const engine_calibration *cal,
     b->wall_term = largest_growth(lo_e, hi_e);
     if (estimate_warning_knobs(estimate_warning_kind(hi_f.blocking)) & DISPATCH)
         b->wall_term = TERM_DEEPEP;
+    b->wall_limit = engine_fit_limit(&lo_f, &hi_f, b->wall_term);
     p.knobs.max_bs = grid[hi];
     if (!quiet)
         reason_text(&p, cal, hi_e, &hi_f, b->wall_reason, sizeof b->wall_reason);
@@ -315,6 +427,91 @@ static void post_capture(const engine_deployment *d, const engine_estimate *e, e
     }
 }
 
+/* SGLang's chunked_prefill_size default by GPU memory (server_args.py _handle_gpu_memory_settings,
+ * v0.5.3rc2 .. main; reference/sglang.md 2.1): 2048 below 35,840 MiB, 4096 below 61,440, 8192
+ * below 163,840, else 16384. */
+static double default_chunked_prefill(double gpu_mib)
+{
+    return gpu_mib < 35840 ? 2048 : gpu_mib < 61440 ? 4096 : gpu_mib < 163840 ? 8192 : 16384;
+}
+
+/* The prefill graphs' sizes up to MAX on main (server_args.py _generate_prefill_cuda_graph_batch_sizes:
+ * 4..32 by 4, 48..256 by 16, 288..512 by 32, 576..1024 by 64, 1280..4096 by 256, then by 512;
+ * no append). */
+static uint32_t prefill_graph_count(uint32_t max)
+{
+    static const uint32_t segs[][3] = {{4, 32, 4},      {48, 256, 16},     {288, 512, 32},
+                                       {576, 1024, 64}, {1280, 4096, 256}, {4608, UINT32_MAX, 512}};
+    uint32_t n = 0;
+    for (size_t i = 0; i < sizeof segs / sizeof segs[0]; i++)
+        for (uint64_t v = segs[i][0]; v <= segs[i][1] && v <= max; v += segs[i][2])
+            n++;
+    return n;
+}
+
+/* The --mem-fraction-static SGLang's server_args.py picks for D when none is given (reference/
+ * sglang.md 2.2-2.3), G the GPU's memory in MiB (nvidia-smi's), B the plan's --cuda-graph-max-bs:
+ *  - v0.3.0 .. v0.4.6.post1: a fraction by tp (engine_release_default_mem_fraction);
+ *  - v0.4.8 .. v0.5.2 (PR #7054): reserved = a per-tier (a + tp / b) GiB, + 2048 MiB under
+ *    speculation, + 4096 under DP attention;
+ *  - v0.5.3rc2 .. v0.5.15 (PR #10372/#10975, inline in _handle_gpu_memory_settings): reserved =
+ *    512 + 1.5 max(C, 2048) + the decode graphs' reserve (engine_heuristic_graph_bytes) + tp/8 GiB,
+ *    floored to 10 GiB above 61,440 MiB, then the speculative add-on
+ *    (engine_release_eagle_reserve_mib); a release whose add-on is not 2048 MiB is past
+ *    2026-02-26, where piecewise prefill graphs (default-on from PR #16331) add a term not
+ *    modelled here: unknown;
+ *  - main (PR #30157, reserve_for_graph_mb / reserve_for_deepep_a2a_mb): the same, the prefill
+ *    graphs' 8 MiB each where the breakable backend runs (not MLA, DP attention, an a2a backend
+ *    or dcp > 1), and DeepEP's 2048 MiB after the floor (engine_heuristic_deepep_bytes);
+ * then f = round((G - reserved) / G, 3). The H200 branch of v0.4.6.post2 .. v0.4.7 is unknown. */
+static bool sglang_default_fraction(const engine_deployment *d, const engine_estimate *e, double *out)
+{
+    const engine_knobs_state *k = &d->knobs;
+    double G = d->gpu.nvidia_smi_mib, tp = k->world, reserved;
+    bool spec = k->mtp > 1, dpa = e->layout.dp_attention;
+    if (!G || !k->world)
+        return false;
+    engine_heuristic_variant v = engine_release_heuristic_variant(&k->sglang);
+    switch (v) {
+    case ENGINE_HEURISTIC_TP_FRACTION:
+        *out = engine_release_default_mem_fraction(&k->sglang, (uint32_t)G, k->world);
+        return *out > 0;
+    case ENGINE_HEURISTIC_TP_FRACTION_H200:
+        return false;
+    case ENGINE_HEURISTIC_GPU_TIER_RESERVE:
+        reserved = (G < 35840 ? 2.8 + tp / 10 : G < 92160 ? 9.5 + tp / 2 : G < 163840 ? 12 + tp / 2 : 32) * 1024;
+        reserved += (spec ? 2048 : 0) + (dpa ? 4096 : 0);
+        break;
+    case ENGINE_HEURISTIC_INLINE_FORMULA:
+    case ENGINE_HEURISTIC_RESERVE_METHODS: {
+        uint32_t eagle = engine_release_eagle_reserve_mib(&k->sglang);
+        if (v == ENGINE_HEURISTIC_INLINE_FORMULA && eagle != 2048)
+            return false;
+        double chunk = default_chunked_prefill(G);
+        reserved = 512 + 1.5 * (chunk > 2048 ? chunk : 2048) +
+                   (double)engine_heuristic_graph_bytes(k->max_bs, dpa ? k->dp : 1) / (double)ENGINE_MIB +
+                   tp / 8 * 1024;
+        if (v == ENGINE_HEURISTIC_RESERVE_METHODS && d->model.attn_kind != ATTN_MLA && !dpa && d->a2a == A2A_NONE &&
+            k->dcp <= 1) {
+            uint64_t prefill_max =
+                k->context_len && k->context_len < (uint64_t)chunk ? k->context_len : (uint64_t)chunk;
+            reserved += 8.0 * prefill_graph_count((uint32_t)prefill_max);
+        }
+        if (G > 61440 && reserved < 10240)
+            reserved = 10240;
+        if (spec)
+            reserved += eagle;
+        if (v == ENGINE_HEURISTIC_RESERVE_METHODS)
+            reserved += (double)engine_heuristic_deepep_bytes(d->a2a) / (double)ENGINE_MIB;
+        break;
+    }
+    default:
+        return false;
+    }
+    *out = round((G - reserved) / G * 1000) / 1000;
+    return *out > 0;
+}
+
 static void estimate_compute(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet)
 {
     memset(&e->budget, 0, sizeof e->budget);
@@ -322,7 +519,10 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
     engine_budget *b = &e->budget;
     const engine_knobs_state *k = &d->knobs;
     b->pre_load_free_bytes = pre_load_free(d);
-    b->weights_measured = d->weights_bytes != 0;
+    bool held = engine_measured_layout_holds(d);
+    b->weights_measured = d->weights_bytes != 0 && held;
+    b->state_measured = d->state_pool_bytes != 0 && held;
+    b->measured_elsewhere = (d->weights_bytes || d->state_pool_bytes) && !held;
     b->weights_bytes = plan_weights(d, e, &b->weights_known);
     int64_t reserve = reserve_of(d, k->mem_fraction_static);
     b->state_pool_bytes = plan_state(d, e, rest_after_weights(d, e, reserve), &b->state_slots);
@@ -346,6 +546,15 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
     b->kv_tokens_per_gib = b->kv_cell_bytes ? ENGINE_GIB / b->kv_cell_bytes * k->dcp : 0;
     find_wall(d, cal, e, b, quiet);
     post_capture(d, e, b);
+    double sglang_f;
+    b->sglang_default_known = sglang_default_fraction(d, e, &sglang_f);
+    if (b->sglang_default_known) {
+        engine_fit at_default;
+        fit_at(d, e, sglang_f, &at_default);
+        b->sglang_default_mem_fraction_static = sglang_f;
+        b->sglang_default_kv_tokens = at_default.kv_tokens;
+        b->sglang_default_kv_pool_bytes = at_default.kv_pool_bytes;
+    }
 
     /* The budget's warnings, on the plan's own fraction (formatted once, here). */
     double gib = (double)ENGINE_GIB;
@@ -357,17 +566,54 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
                 "weights of %.2f GiB per GPU exceed the %.2f GiB free before load on %s: use more GPUs (world) "
                 "or a larger GPU",
                 (double)b->weights_bytes / gib, (double)b->pre_load_free_bytes / gib, d->gpu.name);
-    if (b->kv_pool_bytes <= 0)
+    /* The pool's advice agrees with the headroom's: a higher fraction is offered only while the
+     * graphs allow it (up to the recommended one), and only where it would be enough. */
+    engine_fit at_safe;
+    fit_at(d, e, safe_fraction, &at_safe);
+    char advice[160] = "", safe_tokens[16];
+    if (!e->warnings.quiet) {
+        tokens_text(at_safe.kv_tokens, safe_tokens, sizeof safe_tokens);
+        if (at_safe.kv_pool_bytes <= 0)
+            snprintf(advice, sizeof advice,
+                     "even %.3f, the most the graphs allow, leaves no KV pool: lower max_bs or use more GPUs",
+                     safe_fraction);
+        else if (fabs(k->mem_fraction_static - safe_fraction) < 0.0005)
+            snprintf(advice, sizeof advice,
+                     "%.3f is the most the graphs allow: lower max_bs or min_kv_tokens, or use more GPUs",
+                     safe_fraction);
+        else if (k->mem_fraction_static > safe_fraction)
+            snprintf(advice, sizeof advice,
+                     "the graphs allow at most %.3f, which holds %s tokens: lower max_bs or min_kv_tokens, or use "
+                     "more GPUs",
+                     safe_fraction, safe_tokens);
+        else if ((uint64_t)at_safe.kv_pool_bytes < at_safe.kv_min_bytes)
+            snprintf(advice, sizeof advice,
+                     "even %.3f, the most the graphs allow, holds only %s tokens: lower max_bs or min_kv_tokens, "
+                     "or use more GPUs",
+                     safe_fraction, safe_tokens);
+        else
+            snprintf(advice, sizeof advice,
+                     "raise mem_fraction_static to %.3f (the most the graphs allow: %s tokens), or lower max_bs or "
+                     "min_kv_tokens",
+                     safe_fraction, safe_tokens);
+    }
+    b->meets_min_kv = b->kv_pool_bytes > 0 && (uint64_t)b->kv_pool_bytes >= b->kv_min_bytes;
+    if (b->kv_pool_bytes <= 0) {
         WARN_AT(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, 0, "no KV pool left",
-                "no GPU memory for the KV cache: weights and state leave %.2f GiB at mem_fraction_static %.3f",
-                (double)b->kv_pool_bytes / gib, k->mem_fraction_static);
-    else if ((uint64_t)b->kv_pool_bytes < b->kv_min_bytes)
-        WARN_AT(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, (double)b->kv_min_bytes,
-                "KV pool below the minimum",
-                "KV pool %.2f GiB < %.2f GiB: %u running requests x min_kv_tokens %llu (lower max_bs or "
-                "min_kv_tokens, or raise mem_fraction_static)",
-                (double)b->kv_pool_bytes / gib, (double)b->kv_min_bytes / gib, b->running_requests,
-                (unsigned long long)k->min_kv_tokens);
+                "no GPU memory for the KV cache: weights and state leave %.2f GiB at mem_fraction_static %.3f: %s",
+                (double)b->kv_pool_bytes / gib, k->mem_fraction_static, advice);
+    } else if (!b->meets_min_kv) {
+        char why[160];
+        if (!e->warnings.quiet)
+            per_request_text(d, b->kv_tokens, why, sizeof why);
+        int before = e->warnings.n;
+        WARN_AT(&e->warnings, "kv_per_request", (double)b->kv_pool_bytes, (double)b->kv_min_bytes,
+                "KV under min_kv_tokens", "at mem_fraction_static %.3f %s: %s", k->mem_fraction_static, why, advice);
+        /* A policy by default (SGLang starts; requests queue): binding where the operator set it. */
+        engine_knob_origin o = d->knob_origin[KNOB_MIN_KV];
+        if (e->warnings.n > before && (o == ORIGIN_SET || o == ORIGIN_PRESET))
+            e->warnings.items[e->warnings.n - 1].severity = SEVERITY_BLOCKING;
+    }
     BRIEF(&e->warnings, brief, "OOM: use <= %.3f", safe_fraction);
     if (b->headroom_bytes < 0)
         WARN_AT(&e->warnings, "headroom_negative", k->mem_fraction_static, safe_fraction, brief,

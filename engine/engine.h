@@ -409,6 +409,15 @@ struct engine_knobs_state {
     double mamba_full_memory_ratio; /* state pool bytes per KV pool byte (SGLang's default 0.9) */
 };
 
+/* The layout a deployment's measured figures (weights_bytes, state_pool_bytes) were measured at:
+ * the weights and the state one GPU holds follow tp, dp, DP attention, ep and dcp, so a measured
+ * figure holds only on its own layout; on any other the budget computes it from the model. */
+typedef struct {
+    bool known; /* false: figures given without their layout (a hand-built plan): held on any */
+    uint32_t world, dp, dcp, ep; /* ep as the release resolves it (auto: tp with DeepEP, else 1) */
+    bool dp_attention;           /* as the release resolves it (auto: on when dp > 1) */
+} engine_measured_layout;
+
 typedef struct {
     char name[ENGINE_NAME_MAX];
     char description[ENGINE_TEXT_MAX];
@@ -424,7 +433,20 @@ typedef struct {
     uint64_t margin_bytes;                      /* left free at the recommended fraction (knob "margin") */
     uint64_t node_bytes;                        /* the node_bytes knob (while !knobs.node_bytes_auto) */
     engine_knob_origin knob_origin[KNOB_COUNT]; /* ORIGIN_UNKNOWN: the engine's default */
+    engine_measured_layout measured_at;         /* where weights_bytes and state_pool_bytes were measured */
 } engine_deployment;
+
+/* D's layout as the release resolves it (known: true). */
+engine_measured_layout engine_measured_layout_of(const engine_deployment *d);
+/* Records D's current layout as the one its measured figures were taken at (the preset loader,
+ * once the preset's own knobs are set). */
+void engine_measured_layout_record(engine_deployment *d);
+/* Whether D's measured figures hold for D's current layout (no recorded layout: they do). */
+bool engine_measured_layout_holds(const engine_deployment *d);
+/* A layout for messages: "DP16", "DP2 x DCP8", "TP8"; where it and OTHER (may be NULL) read the
+ * same, the dimension that differs is added ("DP16, ep 16"). */
+void engine_measured_layout_text(const engine_measured_layout *l, const engine_measured_layout *other, char *buf,
+                                 size_t len);
 
 /* Derived layout numbers. */
 /* DP attention as SGLang runs it: auto turns it on when dp > 1. */
@@ -685,7 +707,11 @@ void engine_calibration_set_node_bytes(engine_calibration *cal, engine_range r, 
 
 typedef struct {
     uint64_t pre_load_free_bytes, weights_bytes, state_pool_bytes, other_runtime_bytes;
-    bool weights_measured;        /* the preset's measured figure; else computed from the model */
+    bool weights_measured;        /* the preset's measured figure is in use (its layout is the plan's) */
+    bool state_measured;          /* the preset's measured state pool is in use */
+    /* The deployment has measured figures, taken on another layout (measured_at): weights and
+     * state were computed from the model instead. */
+    bool measured_elsewhere;
     bool weights_known;           /* false: the model lacks a field to count its weights */
     uint64_t static_budget_bytes; /* P x (1 - f): what graphs and the runtime must fit in */
     int64_t kv_pool_bytes;        /* may be <= 0: SGLang refuses to start */
@@ -697,7 +723,10 @@ typedef struct {
     uint64_t state_slots;                           /* request states the state pool holds (0: none) */
     uint64_t kv_tokens_per_gib; /* logical tokens one GiB of graph memory costs */
     uint32_t wall_max_bs;       /* the largest max_bs that fits at its own recommended fraction (0: none) */
-    engine_term_id wall_term;   /* the term that stops it: what grows most from the wall to the next size */
+    engine_term_id wall_term;   /* the term that grows most from the wall to the next size */
+    /* What stops the wall: wall_term's key when memory does, "kv_per_request" when the request
+     * policy does (the pool holds fewer than min_kv_tokens per running request at the next size) */
+    const char *wall_limit;
     bool wall_beyond_range;     /* every max_bs up to 1024 fits */
     /* The fit rule (MODEL.md "Budget"): at the fraction recommended for the plan, headroom >=
      * the margin, a KV pool of at least min_kv_tokens per running request, a DeepEP dispatch
@@ -707,6 +736,7 @@ typedef struct {
     uint64_t kv_tokens;                /* logical tokens the pool holds (x dcp) */
     uint32_t running_requests;         /* requests per DP rank the pool serves */
     bool fits;                         /* no blocking warning at the plan's own fraction */
+    bool meets_min_kv;                 /* the pool holds min_kv_tokens per running request there */
     double wall_mem_fraction_static;   /* the recommended fraction at the wall */
     uint32_t wall_next_bs;             /* the first capture size above the wall (blocked); 0: none */
     const char *wall_code;             /* the blocking code at wall_next_bs (or at 1 when none fits) */
@@ -717,6 +747,7 @@ typedef struct {
     bool sglang_default_known;
     double sglang_default_mem_fraction_static;
     uint64_t sglang_default_kv_tokens;
+    int64_t sglang_default_kv_pool_bytes; /* the KV pool at that fraction */
     /* SGLANG_ENABLE_POST_CAPTURE_KV_SIZING (PR #30157, opt-in; sglang.md 2.4). */
     bool post_capture_applies;
     const char *post_capture_why;  /* why it does not apply, or what it does */
@@ -854,6 +885,15 @@ typedef struct {
  * own recommended fraction. */
 bool engine_fit_at_recommended(const engine_deployment *d, const engine_calibration *cal, engine_estimate *scratch,
                                engine_fit *out);
+/* Why F (a plan D evaluated into E by engine_fit_at_recommended) does not fit, or that it fits,
+ * in one sentence that starts with LEAD ("max_bs 200"), its code last in parentheses. */
+void engine_fit_reason(const engine_deployment *d, const engine_calibration *cal, const engine_estimate *e,
+                       const engine_fit *f, const char *lead, char *buf, size_t len);
+/* What stops a scan whose last fitting value evaluated to FITS (NULL: none fits) and whose next
+ * to NEXT: "kv_per_request" when NEXT falls short of min_kv_tokens per request and the
+ * requirement grows more than the pool shrinks (the request policy is the limit), else TERM's
+ * key (what the graphs grow by is). */
+const char *engine_fit_limit(const engine_fit *fits, const engine_fit *next, engine_term_id term);
 /* The severity of a warning code (unknown codes: SEVERITY_WARNING). */
 engine_severity engine_warning_severity(const char *code);
 /* How many warnings of W (and ADJ, may be NULL) are blocking. */

@@ -177,11 +177,16 @@ static const struct {
     {"dispatch_below_rows", SEVERITY_BLOCKING, DISPATCH},
     {"dispatch_cap", SEVERITY_BLOCKING, DISPATCH},
     {"weights_exceed_gpu", SEVERITY_BLOCKING, KNOB_BIT(KNOB_GPU) | KNOB_BIT(KNOB_WORLD)},
-    {"kv_pool_exhausted", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION) | KNOB_BIT(KNOB_MIN_KV)},
+    {"kv_pool_exhausted", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION) | KNOB_BIT(KNOB_MIN_KV)}, /* no pool */
     {"backend_unsupported", SEVERITY_BLOCKING, KNOB_BIT(KNOB_ATTENTION_BACKEND)},
     {"headroom_negative", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION)},
     {"terms_unknown", SEVERITY_BLOCKING, 0}, /* no upper end: nothing can be planned on it */
     /* warning: it runs, but not on every build, or the estimate is weaker */
+    /* The request policy: a pool under min_kv_tokens per running request still starts (SGLang
+     * queues or retracts requests), so SGLang's own default launch is never refused for it; the
+     * budget makes it blocking where the operator set min_kv_tokens (budget.c). The wall, solve
+     * and search still plan to it. */
+    {"kv_per_request", SEVERITY_WARNING, KNOB_BIT(KNOB_MEM_FRACTION) | KNOB_BIT(KNOB_MIN_KV)},
     {"qp_depth", SEVERITY_WARNING, DISPATCH},
     {"dcp_with_speculation", SEVERITY_WARNING, KNOB_BIT(KNOB_DCP)}, /* the article's patched build */
     {"no_bucket_survives", SEVERITY_WARNING, KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MAX_BS)},
@@ -375,6 +380,8 @@ uint64_t engine_moe_floor_bytes(const engine_estimate *e)
 const char *engine_wall_phrase(const engine_estimate *e)
 {
     engine_term_id t = e->budget.wall_term;
+    if (e->budget.wall_limit && strcmp(e->budget.wall_limit, "kv_per_request") == 0)
+        return "the request policy (min_kv_tokens per running request)";
     if (engine_terms[t].moe_floor && e->max_dispatch_auto)
         return "the MoE floor (max_dispatch grows with max_bs)";
     return engine_terms[t].limit_phrase;
@@ -789,6 +796,14 @@ static void heuristic_for_release(const engine_deployment *d, engine_estimate *e
     e->heuristic_total_bytes = e->heuristic_graph_bytes + e->heuristic_deepep_bytes;
 }
 
+uint32_t estimate_resolved_ep(const engine_deployment *d)
+{
+    const engine_knobs_state *k = &d->knobs;
+    /* --ep-size defaults to 1; DeepEP needs the experts over the whole group (ep = tp). */
+    uint32_t ep = k->ep_auto ? (d->a2a == A2A_DEEPEP ? k->world : 1) : k->ep;
+    return !ep || !k->world || k->world % ep ? 1 : ep;
+}
+
 /* The auto knobs as the release resolves them (MODEL.md's knob table; SGLang server_args.py). */
 static void resolve_layout(const engine_deployment *d, engine_layout *l)
 {
@@ -796,10 +811,7 @@ static void resolve_layout(const engine_deployment *d, engine_layout *l)
     const engine_model *m = &d->model;
     l->dp_attention = engine_dp_attention(k);
     l->moe = m->num_experts > 0;
-    /* --ep-size defaults to 1; DeepEP needs the experts over the whole group (ep = tp). */
-    l->ep = k->ep_auto ? (d->a2a == A2A_DEEPEP ? k->world : 1) : k->ep;
-    if (!l->ep || k->world % l->ep)
-        l->ep = 1;
+    l->ep = estimate_resolved_ep(d);
     l->moe_tp = k->world / l->ep;
     /* auto: the release's default for the model, GPU, tp, speculation and --page-size
      * (engine_release_default_backend); "flashinfer" on an MLA model is FlashInfer's MLA backend.

@@ -13,8 +13,12 @@
 void estimate_terms_run(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet);
 /* The same with the kernel nodes per graph given (NODES; NULL: counted): the wall's probes vary
  * max_bs alone, which the count does not depend on. */
-void estimate_terms_run_nodes(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e,
-                              bool quiet, const engine_graph_nodes *nodes);
+void estimate_terms_run_nodes(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet,
+                              const engine_graph_nodes *nodes);
+
+/* --ep-size as the release resolves it (auto: tp with DeepEP, else 1; one that does not divide
+ * tp: 1). */
+uint32_t estimate_resolved_ep(const engine_deployment *d);
 
 /* The warning table's row of CODE (-1: none), and a row's code and knobs. */
 int estimate_warning_kind(const char *code);

@@ -57,24 +57,20 @@ static bool fits_value(const engine_deployment *d, const engine_calibration *cal
     return engine_fit_at_recommended(p, cal, e, f);
 }
 
+/* Why P (KNOB at V) does not fit, in one sentence that starts with the knob's value; the fraction
+ * is solved for the plan's own max_bs, so its sentence starts with that. */
 static void describe(const engine_deployment *p, const engine_calibration *cal, const engine_estimate *e,
                      const engine_fit *f, engine_knob_id knob, double v, char *buf, size_t len)
 {
-    const engine_warning *w = f->blocking ? engine_warning_find(&e->warnings, f->blocking) : NULL;
-    double gib = (double)ENGINE_GIB;
-    char message[ENGINE_TEXT_MAX];
-    if (w) /* the estimates of the scan are quiet: the message is written for this one */
-        snprintf(buf, len, "%s %.0f: %.180s (%s)", engine_knobs[knob].name, v,
-                 engine_warning_message_for(p, cal, f->blocking, message, sizeof message), f->blocking);
-    else if (f->blocking && strcmp(f->blocking, "kv_pool_exhausted") == 0)
-        snprintf(buf, len, "%s %.0f at --mem-fraction-static %.3f leaves a KV pool of %.2f GiB < %.2f GiB (%s)",
-                 engine_knobs[knob].name, v, f->mem_fraction_static, (double)f->kv_pool_bytes / gib,
-                 (double)f->kv_min_bytes / gib, f->blocking);
-    else if (f->blocking && strcmp(f->blocking, "weights_exceed_gpu") == 0)
-        snprintf(buf, len, "the weights (%.2f GiB per GPU) exceed the GPU (%s)", (double)p->weights_bytes / gib,
-                 f->blocking);
+    char lead[64];
+    if (knob == KNOB_MEM_FRACTION)
+        snprintf(lead, sizeof lead, "max_bs %u", p->knobs.max_bs);
     else
-        snprintf(buf, len, "%s %.0f: %s", engine_knobs[knob].name, v, f->blocking ? f->blocking : "fits");
+        snprintf(lead, sizeof lead, "%s %.0f", engine_knobs[knob].name, v);
+    if (f->blocking && strcmp(f->blocking, "adjusted") == 0) /* at_value: the knob's own rule refused it */
+        snprintf(buf, len, "%s is not a value the knob takes with this layout", lead);
+    else
+        engine_fit_reason(p, cal, e, f, lead, buf, len);
 }
 
 int engine_solve(const engine_deployment *d, const engine_calibration *cal, engine_knob_id knob, engine_solution *s,
@@ -100,6 +96,7 @@ int engine_solve(const engine_deployment *d, const engine_calibration *cal, engi
             s->kv_tokens = f.kv_tokens;
             s->concurrency = concurrency_of(&p.knobs);
             s->limit = b->wall_term;
+            s->limit_key = engine_fit_limit(NULL, &f, b->wall_term);
             describe(&p, cal, &scratch[1], &f, knob, s->value, s->reason, sizeof s->reason);
             return 0;
         }
@@ -109,6 +106,7 @@ int engine_solve(const engine_deployment *d, const engine_calibration *cal, engi
         s->next = b->wall_next_bs;
         s->mem_fraction_static = b->wall_mem_fraction_static;
         s->limit = b->wall_term;
+        s->limit_key = b->wall_limit;
         s->code = b->wall_code;
         snprintf(s->reason, sizeof s->reason, "%s", b->wall_reason);
         if (s->found) {
@@ -129,11 +127,21 @@ int engine_solve(const engine_deployment *d, const engine_calibration *cal, engi
         hi = (double)d->model.context_len; /* SGLang refuses more than the model's own context */
     engine_deployment lo_d, hi_d;
     engine_fit lo_f, hi_f;
-    if (lo > hi || !fits_value(d, cal, knob, lo, &lo_d, &scratch[0], &lo_f)) {
-        s->code = lo > hi ? "dispatch_cap" : lo_f.blocking;
+    if (lo > hi) { /* the MoE rows alone are above DeepEP's cap */
+        s->code = "dispatch_cap";
+        s->value = lo;
+        s->limit = TERM_DEEPEP;
+        s->limit_key = engine_terms[TERM_DEEPEP].key;
+        snprintf(s->reason, sizeof s->reason, "%s must cover %.0f MoE rows per GPU, above its top of %.0f (%s)",
+                 info->name, lo, hi, s->code);
+        return 0;
+    }
+    if (!fits_value(d, cal, knob, lo, &lo_d, &scratch[0], &lo_f)) {
+        s->code = lo_f.blocking;
         s->value = lo;
         describe(&lo_d, cal, &scratch[0], &lo_f, knob, lo, s->reason, sizeof s->reason);
         s->limit = growth_term(&scratch[0], &scratch[0]);
+        s->limit_key = engine_fit_limit(NULL, &lo_f, s->limit);
         return 0;
     }
     s->found = true;
@@ -180,8 +188,10 @@ int engine_solve(const engine_deployment *d, const engine_calibration *cal, engi
         if (hi_f.blocking &&
             (strcmp(hi_f.blocking, "dispatch_below_rows") == 0 || strcmp(hi_f.blocking, "dispatch_cap") == 0))
             s->limit = TERM_DEEPEP;
+        s->limit_key = engine_fit_limit(&lo_f, &hi_f, s->limit);
         describe(&hi_d, cal, &scratch[1], &hi_f, knob, hi, s->reason, sizeof s->reason);
     } else {
+        s->limit_key = engine_terms[s->limit].key;
         snprintf(s->reason, sizeof s->reason, "every %s up to %.0f fits", info->name, hi);
     }
     return 0;

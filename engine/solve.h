@@ -1,6 +1,6 @@
 /* solve.h — the planning questions on top of the estimate: the largest value of a knob that fits
- * (solve), and every layout of a model on N GPUs ranked by concurrency (search). Pure; each answer applies the budget's one fit rule
- * (engine_fit_at_recommended). */
+ * (solve), and every layout of a model on N GPUs ranked by concurrency (search). Pure; each answer applies the budget's
+ * one fit rule (engine_fit_at_recommended). */
 #ifndef CGPLAN_SOLVE_H
 #define CGPLAN_SOLVE_H
 
@@ -15,7 +15,8 @@ typedef struct {
     double value;               /* the largest value that fits (mem_fraction_static: the recommended one) */
     double next;                /* the first value above it that does not fit; 0: none */
     double mem_fraction_static; /* recommended at value */
-    engine_term_id limit;       /* the term that stops it (grows most from value to next) */
+    engine_term_id limit;       /* the term that grows most from value to next */
+    const char *limit_key;      /* what stops it: limit's key, or "kv_per_request" for the request policy */
     const char *code;           /* the blocking code at next (or at the lowest value when none fits) */
     uint64_t kv_tokens;
     uint64_t concurrency; /* requests in flight per instance at value: DP ranks x max_bs */

@@ -608,6 +608,9 @@ static int parse_deployment(preset_yaml_doc *p, yaml_node_t *root, preset_item *
             return preset_yaml_error(p, n->start_mark, "%s", why);
         d->knob_origin[order[i]] = ORIGIN_PRESET;
     }
+    /* The measured figures above are the preset's own layout's: a plan that moves tp, dp, ep or
+     * dcp computes them from the model instead (budget.c plan_weights). */
+    engine_measured_layout_record(d);
     dep->has_context_len = knob_node[KNOB_CONTEXT_LEN] != NULL;
     it->entry.world = d->knobs.world;
     it->entry.dp = d->knobs.dp;

@@ -38,6 +38,10 @@ contains "$OUT" "python3 -m sglang.launch_server" "and the command printed"
 expect_exit 0 "$CGPLAN" launch "${M[@]}" "${DPA[@]}" --set mem_fraction_static=0.95 --format json
 check_py "j['fits'] and not j['rejected'] and j['refusals'] == []" "a warning is no refusal"
 check_py "any(x['code'] == 'headroom_below_margin' and x['severity'] == 'warning' for x in j['warnings'])" "json lists the warning"
-expect_exit 3 "$CGPLAN" launch "${M[@]}" --set tp=8 --set max_bs=512
-contains "$ERR" "does not fit:" "a blocking code refuses"
+# SGLang's own default (max_bs 512 at tp 8) leaves under min_kv_tokens a request: a policy
+# warning while the default is the release's, blocking once the operator sets the policy
+expect_exit 0 "$CGPLAN" launch "${M[@]}" --set tp=8 --set max_bs=512
+contains "$OUT" "# warning kv_per_request" "SGLang's own default launches, warned"
+expect_exit 3 "$CGPLAN" launch "${M[@]}" --set tp=8 --set max_bs=512 --set min_kv_tokens=4096
+contains "$ERR" "does not fit: kv_per_request" "a blocking code refuses"
 finish

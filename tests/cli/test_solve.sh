@@ -14,7 +14,8 @@ for p in k3-dp16 k3-dp2-dcp8; do
   nb=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["next"]))')
   expect_exit 0 "$CGPLAN" estimate --preset "$p" --set max_bs="$nb" --format json
   nf=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["budget"]["recommended_mem_fraction_static"])')
-  expect_exit 3 "$CGPLAN" estimate --preset "$p" --set max_bs="$nb" --set mem_fraction_static="$nf" --check
+  # min_kv_tokens set by the operator binds (by default a shortfall is a policy warning)
+  expect_exit 3 "$CGPLAN" estimate --preset "$p" --set max_bs="$nb" --set mem_fraction_static="$nf" --set min_kv_tokens=4096 --check
   contains "$ERR" "does not fit" "$p: the next size $nb at $nf is blocked"
 done
 # DP2 x DCP8 with max_dispatch 128: 208 is the first size past the dispatch

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "weights.h"
 
 #define GIB ((double)ENGINE_GIB)
 
@@ -806,6 +807,64 @@ static void test_sglang_args_huge_steps(void **state)
     assert_int_equal(d.knobs.mtp, 4);
 }
 
+/* A measured figure holds at its own layout only (issue 20): off it, the model's count. */
+static void test_measured_layout(void **state)
+{
+    (void)state;
+    static engine_deployment d;
+    static engine_estimate e;
+    k3_dp16(&d);
+    engine_measured_layout_record(&d);
+    engine_estimate_compute(&d, NULL, &e);
+    assert_true(e.budget.weights_measured && e.budget.state_measured && !e.budget.measured_elsewhere);
+    assert_int_equal(e.budget.weights_bytes, 150 * ENGINE_GIB);
+    d.knobs.dp = 2;
+    d.knobs.dcp = 8;
+    assert_false(engine_measured_layout_holds(&d));
+    engine_estimate_compute(&d, NULL, &e);
+    assert_false(e.budget.weights_measured);
+    assert_true(e.budget.measured_elsewhere);
+    bool known;
+    uint64_t model = engine_weight_bytes_per_gpu(&d.model, 16, 2, true, 16, &known);
+    assert_true(known == e.budget.weights_known); /* the unit's K3 may lack fields to count: then unknown */
+    assert_int_equal(e.budget.weights_bytes, model);
+    assert_true(model != 150 * ENGINE_GIB);
+    char buf[64];
+    engine_measured_layout now = engine_measured_layout_of(&d);
+    engine_measured_layout_text(&d.measured_at, &now, buf, sizeof buf);
+    assert_string_equal(buf, "DP16");
+    engine_measured_layout_text(&now, &d.measured_at, buf, sizeof buf);
+    assert_string_equal(buf, "DP2 x DCP8");
+    /* ep alone: the names agree, the text says the dimension */
+    d.knobs.dp = 16;
+    d.knobs.dcp = 1;
+    d.knobs.ep_auto = false;
+    d.knobs.ep = 8;
+    now = engine_measured_layout_of(&d);
+    engine_measured_layout_text(&now, &d.measured_at, buf, sizeof buf);
+    assert_string_equal(buf, "DP16, ep 8");
+    /* no recorded layout (a hand-built plan): the figure holds anywhere */
+    d.measured_at.known = false;
+    assert_true(engine_measured_layout_holds(&d));
+}
+
+/* The request policy is the limit when the requirement grows more than the pool shrinks. */
+static void test_fit_limit(void **state)
+{
+    (void)state;
+    engine_fit fits = {.kv_pool_bytes = 100, .kv_min_bytes = 50};
+    engine_fit next = {.blocking = "kv_per_request", .kv_pool_bytes = 90, .kv_min_bytes = 120};
+    assert_string_equal(engine_fit_limit(&fits, &next, TERM_BUCKETS), "kv_per_request");
+    next.kv_pool_bytes = 10;
+    next.kv_min_bytes = 60;
+    assert_string_equal(engine_fit_limit(&fits, &next, TERM_DEEPEP), engine_terms[TERM_DEEPEP].key);
+    assert_string_equal(engine_fit_limit(NULL, &next, TERM_DEEPEP), "kv_per_request");
+    next.blocking = "dispatch_below_rows";
+    assert_string_equal(engine_fit_limit(&fits, &next, TERM_DEEPEP), engine_terms[TERM_DEEPEP].key);
+    assert_int_equal(engine_warning_severity("kv_per_request"), SEVERITY_WARNING);
+    assert_int_equal(engine_warning_severity("kv_pool_exhausted"), SEVERITY_BLOCKING);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -824,6 +883,8 @@ int main(void)
         cmocka_unit_test(test_sglang_defaults),
         cmocka_unit_test(test_sglang_args_huge_steps),
         cmocka_unit_test(test_graph_nodes_llama70b_tp8),
+        cmocka_unit_test(test_measured_layout),
+        cmocka_unit_test(test_fit_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
