@@ -76,7 +76,7 @@ int engine_apply_sglang_args(engine_deployment *d, const char *args, char *model
         words[n++] = p;
     }
     int skip = 0;
-    bool spec = false, draft_tokens = false;
+    bool spec = false, draft_tokens = false, dp_read = false, dp_attention_read = false;
     long steps = 0;
     for (int i = 0; i < n; i++) {
         char *w = words[i];
@@ -141,6 +141,8 @@ int engine_apply_sglang_args(engine_deployment *d, const char *args, char *model
         }
         if (k->id == KNOB_MTP)
             draft_tokens = true;
+        dp_read |= k->id == KNOB_DP;
+        dp_attention_read |= k->id == KNOB_DP_ATTENTION;
         d->knob_origin[k->id] = ORIGIN_SET;
     next:;
     }
@@ -153,6 +155,13 @@ int engine_apply_sglang_args(engine_deployment *d, const char *args, char *model
         if (engine_knob_set_text(d, KNOB_MTP, text, adj, err, errlen) != 0)
             return -1;
         d->knob_origin[KNOB_MTP] = ORIGIN_RELEASE;
+    }
+    /* --dp-size without --enable-dp-attention is dp replicas: the store_true flag defaults to off
+     * (server_args.py ServerArgs.enable_dp_attention), where the knob's auto turns it on. */
+    if (dp_read && !dp_attention_read && d->knobs.dp > 1) {
+        if (engine_knob_set_text(d, KNOB_DP_ATTENTION, "off", adj, err, errlen) != 0)
+            return -1;
+        d->knob_origin[KNOB_DP_ATTENTION] = ORIGIN_RELEASE;
     }
     if (skipped)
         *skipped = skip;
