@@ -31,8 +31,8 @@
 #include "solve.h"
 
 #define DEFAULT_SEED 21u
-#define DEFAULT_PLANS 2000u /* the issue's floor of valid plans */
-#define SEARCH_BASES 12     /* search is ~100 estimates with a wall each: a few bases */
+#define DEFAULT_PLANS 5000u /* the issue asks for at least 2,000 valid plans; these take well under a second */
+#define SEARCH_BASES 16     /* search is ~100 estimates with a wall each: a subset of bases */
 #define MAX_SETS 16
 #define MAX_COUNTEREXAMPLES 8 /* printed per property before the test stops listing them */
 
@@ -107,6 +107,8 @@ static void catalog_load(void)
     char err[512];
     for (size_t i = 0; i < n; i++) {
         const preset_entry *p = preset_catalog_get(c, i);
+        if (strncmp(p->origin, "builtin:", 8) != 0)
+            continue; /* a user's presets would make a seed name other plans on other machines */
         if (p->kind == PRESET_MODEL && preset_load_model(c, p->name, &cat.models[cat.n_models], err, sizeof err) == 0)
             cat.n_models++;
         else if (p->kind == PRESET_GPU && preset_load_gpu(c, p->name, &cat.gpus[cat.n_gpus], err, sizeof err) == 0)
@@ -446,9 +448,9 @@ static void test_random_plans(void **state)
                   count.launched, count.read_back, seconds);
     for (int i = 0; i < 2; i++)
         if (count.known[i])
-            print_message("property %d: %u known failures (see known_failure)\n", i + 1, count.known[i]);
+            print_message("property %d: %u known failures (known_launch_failure, known_unreadable)\n", i + 1, count.known[i]);
     assert_int_equal(count.valid, want);
-    if (want >= DEFAULT_PLANS) { /* each property saw a good share of the plans */
+    if (want >= 2000) { /* each property saw a good share of the plans */
         assert_true(count.fits >= want / 5);
         assert_true(count.read_back >= want / 2);
     }
