@@ -48,8 +48,14 @@ static uint64_t rng_next(void)
     return z ^ (z >> 31);
 }
 
-static uint32_t rng_below(uint32_t n) { return n ? (uint32_t)(rng_next() % n) : 0; }
-static bool rng_chance(uint32_t percent) { return rng_below(100) < percent; }
+static uint32_t rng_below(uint32_t n)
+{
+    return n ? (uint32_t)(rng_next() % n) : 0;
+}
+static bool rng_chance(uint32_t percent)
+{
+    return rng_below(100) < percent;
+}
 
 /* A random divisor of N. */
 static uint32_t rng_divisor(uint32_t n)
@@ -150,7 +156,8 @@ static void plan_set(plan *p, const char *fmt, ...)
 /* The command line that rebuilds P, for a person to paste. */
 static const char *plan_text(const char *command, const plan *p, char *buf, size_t len)
 {
-    size_t used = (size_t)snprintf(buf, len, "cgplan %s --model %s --set gpu=%s", command, p->model->name, p->gpu->name);
+    size_t used =
+        (size_t)snprintf(buf, len, "cgplan %s --model %s --set gpu=%s", command, p->model->name, p->gpu->name);
     for (int i = 0; i < p->n_sets && used < len; i++)
         used += (size_t)snprintf(buf + used, len - used, " --set %s", p->sets[i]);
     return buf;
@@ -230,8 +237,7 @@ static void plan_random(plan *p)
 /* ---- property 1: the recommended fraction leaves the margin ---- */
 
 static struct {
-    unsigned drawn, refused, release_refused, valid, low_fraction, fits, launched, read_back, search_bases,
-        search_rows;
+    unsigned drawn, refused, release_refused, valid, low_fraction, fits, launched, read_back, search_bases, search_rows;
     unsigned failures[3], known[3];
 } count;
 
@@ -273,7 +279,7 @@ static bool estimate_differs(const engine_deployment *da, const engine_estimate 
 #define DIFF(what, x, y)                                                                                               \
     do {                                                                                                               \
         if ((x) != (y)) {                                                                                              \
-            snprintf(buf, len, "%s: plan %lld != read back %lld", what, (long long)(x), (long long)(y));             \
+            snprintf(buf, len, "%s: plan %lld != read back %lld", what, (long long)(x), (long long)(y));               \
             return true;                                                                                               \
         }                                                                                                              \
     } while (0)
@@ -448,7 +454,8 @@ static void test_random_plans(void **state)
                   count.launched, count.read_back, seconds);
     for (int i = 0; i < 2; i++)
         if (count.known[i])
-            print_message("property %d: %u known failures (known_launch_failure, known_unreadable)\n", i + 1, count.known[i]);
+            print_message("property %d: %u known failures (known_launch_failure, known_unreadable)\n", i + 1,
+                          count.known[i]);
     assert_int_equal(count.valid, want);
     if (want >= 2000) { /* each property saw a good share of the plans */
         assert_true(count.fits >= want / 5);
@@ -485,12 +492,13 @@ static void check_row(const plan *base, uint32_t gpus, const engine_layout_resul
     if (b->wall_max_bs != r->max_bs)
         counterexample(3, "%s\n  wall max_bs %u != the row's %u", plan_text("estimate", &p, cmd, sizeof cmd),
                        b->wall_max_bs, r->max_bs);
-    if ((long long)(b->recommended_mem_fraction_static * 1000 + 0.5) != (long long)(r->mem_fraction_static * 1000 + 0.5))
+    if ((long long)(b->recommended_mem_fraction_static * 1000 + 0.5) !=
+        (long long)(r->mem_fraction_static * 1000 + 0.5))
         counterexample(3, "%s\n  recommended mem_fraction_static %.3f != the row's %.3f",
                        plan_text("estimate", &p, cmd, sizeof cmd), b->recommended_mem_fraction_static,
                        r->mem_fraction_static);
-    uint64_t concurrency = (uint64_t)(gpus / d.knobs.world) * (engine_dp_attention(&d.knobs) ? d.knobs.dp : 1) *
-                           d.knobs.max_bs;
+    uint64_t concurrency =
+        (uint64_t)(gpus / d.knobs.world) * (engine_dp_attention(&d.knobs) ? d.knobs.dp : 1) * d.knobs.max_bs;
     if (concurrency != r->concurrency)
         counterexample(3, "%s\n  concurrency %llu != the row's %llu on %u GPUs",
                        plan_text("estimate", &p, cmd, sizeof cmd), (unsigned long long)concurrency,
