@@ -14,7 +14,9 @@
  *
  * Seeded (the seed is printed; CGPLAN_PROPERTY_SEED and CGPLAN_PROPERTY_PLANS override it and
  * the count of valid plans). A counterexample fails the test and prints the plan as the
- * `--set` flags that rebuild it, and the two values that differ. */
+ * `--set` flags that rebuild it, and the two values that differ. A case that is a known bug
+ * outside launch.c and sglang_args.c (known_launch_failure, known_unreadable, check_row) is
+ * counted by its reason and printed, with its reproducer in the comment beside it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
