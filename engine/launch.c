@@ -145,6 +145,8 @@ void engine_launch_build(const engine_deployment *d, const engine_estimate *e, c
         add_arg(l, "%s %u %s", engine_knobs[KNOB_DP].sglang_flag, k->dp, engine_knobs[KNOB_DP_ATTENTION].sglang_flag);
     else if (k->dp > 1) /* dp replicas of tp GPUs each (the data-parallel controller) */
         add_arg(l, "%s %u", engine_knobs[KNOB_DP].sglang_flag, k->dp);
+    else if (lay->dp_attention) /* dp_attention=on at dp 1: the path the plan was estimated on */
+        add_arg(l, "%s", engine_knobs[KNOB_DP_ATTENTION].sglang_flag);
     if (k->dcp > 1)
         add_arg(l, "%s %u", engine_knobs[KNOB_DCP].sglang_flag, k->dcp);
     if (lay->deepep)

@@ -76,7 +76,9 @@ int engine_apply_sglang_args(engine_deployment *d, const char *args, char *model
         words[n++] = p;
     }
     int skip = 0;
-    bool spec = false, draft_tokens = false;
+    bool spec = false, draft_tokens = false, dp_attention_given = false;
+    for (int i = 0; i < n; i++)
+        dp_attention_given |= strcmp(words[i], engine_knobs[KNOB_DP_ATTENTION].sglang_flag) == 0;
     long steps = 0;
     for (int i = 0; i < n; i++) {
         char *w = words[i];
@@ -141,6 +143,14 @@ int engine_apply_sglang_args(engine_deployment *d, const char *args, char *model
         }
         if (k->id == KNOB_MTP)
             draft_tokens = true;
+        /* --dp-size without --enable-dp-attention is dp replicas: the store_true flag defaults to
+         * off (server_args.py ServerArgs.enable_dp_attention), where the knob's auto turns it on;
+         * set at once, so a --dcp-size after it divides the replicas' tp. */
+        if (k->id == KNOB_DP && !dp_attention_given && d->knobs.dp > 1) {
+            if (engine_knob_set_text(d, KNOB_DP_ATTENTION, "off", adj, err, errlen) != 0)
+                return -1;
+            d->knob_origin[KNOB_DP_ATTENTION] = ORIGIN_RELEASE;
+        }
         d->knob_origin[k->id] = ORIGIN_SET;
     next:;
     }
