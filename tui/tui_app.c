@@ -500,12 +500,16 @@ static int step_knob(tui_app *app, int knob, int delta, int to_end)
     return set_value(app, knob, steps[idx]);
 }
 
+static int save_preset(tui_app *app, const char *name);
+
 static int apply_typed(tui_app *app)
 {
     tui_plan *p = &app->plan[0];
-    int knob = app->focus;
+    int knob = app->typing_knob;
     char *text = app->input;
     app->typing = false;
+    if (app->prompt == TUI_PROMPT_SAVE)
+        return save_preset(app, text);
     if (!text[0])
         return TUI_REDRAW;
     if (knob == KNOB_GPU)
@@ -519,6 +523,198 @@ static int apply_typed(tui_app *app)
     }
     return accept_change(app, knob, &d, &adj);
 }
+
+/* The knob's help with the flag it begins with spelled as the plan's release spells it: the graph
+ * flags gained "-decode" in PR #23906 (engine_release_has_decode_graph_flags), and launch.c
+ * builds them the same way (graph_flag). */
+void tui_knob_help(const tui_app *app, int knob, char *buf, size_t len)
+{
+    const engine_knob_info *k = &engine_knobs[knob];
+    const char *help = k->help;
+    snprintf(buf, len, "%s", help);
+    if (!k->sglang_flag || !k->sglang_flag_alt)
+        return;
+    char decode[ENGINE_NAME_MAX];
+    snprintf(decode, sizeof decode, "%s-decode", k->sglang_flag);
+    if (strcmp(k->sglang_flag_alt, decode) != 0)
+        return; /* another spelling (--tp, --dp), not a release's */
+    const char *flag = engine_release_has_decode_graph_flags(&app->plan[0].d.knobs.sglang) ? decode : k->sglang_flag;
+    size_t skip = 0;
+    if (strncmp(help, decode, strlen(decode)) == 0)
+        skip = strlen(decode);
+    else if (strncmp(help, k->sglang_flag, strlen(k->sglang_flag)) == 0)
+        skip = strlen(k->sglang_flag);
+    if (skip) /* the flag leads the line */
+        snprintf(buf, len, "%s%s", flag, help + skip);
+    else /* elsewhere in it ("captured batch sizes (--cuda-graph-bs-decode; ...)") */
+    {
+        const char *at = strstr(help, decode);
+        if (!at)
+            at = strstr(help, k->sglang_flag), skip = strlen(k->sglang_flag);
+        else
+            skip = strlen(decode);
+        if (at && !(at[skip] == '-'))
+            snprintf(buf, len, "%.*s%s%s", (int)(at - help), help, flag, at + skip);
+    }
+}
+
+/* ---- The setup pop-up (F2, o): the knobs past the panel's ten, each set through the engine ---- */
+
+int tui_app_setup_knob(int row)
+{
+    int n = 0;
+    for (int k = KNOB_PANEL_COUNT; k < KNOB_COUNT; k++)
+        if (engine_knobs[k].type != KNOB_TYPE_NAME && n++ == row) /* gpu has its slider */
+            return k;
+    return -1;
+}
+
+int tui_app_setup_count(void)
+{
+    int n = 0;
+    while (tui_app_setup_knob(n) >= 0)
+        n++;
+    return n;
+}
+
+/* The releases the setup pop-up cycles through: each first release of a row of the engine's
+ * release facts (where SGLang's behaviour changed), and main, in version order. */
+#define SETUP_RELEASES_MAX 256
+static size_t release_steps(engine_release *out, size_t cap)
+{
+    size_t n = 0;
+    engine_release r;
+    const char *what, *source;
+    for (size_t i = 0; i < engine_release_fact_count() && n < cap; i++) {
+        if (!engine_release_fact(i, &r, &what, &source, NULL))
+            continue;
+        size_t at = 0;
+        while (at < n && engine_release_cmp(&out[at], &r) < 0)
+            at++;
+        if (at < n && engine_release_cmp(&out[at], &r) == 0)
+            continue;
+        memmove(&out[at + 1], &out[at], (n - at) * sizeof *out);
+        out[at] = r;
+        n++;
+    }
+    r = engine_release_newest();
+    if (n < cap && (n == 0 || engine_release_cmp(&out[n - 1], &r) < 0))
+        out[n++] = r;
+    return n;
+}
+
+/* Left/Right (DELTA) or Enter on an enum, a switch or the release: the next of its values, "auto"
+ * first where the knob has one. Returns -1 when KNOB is not one of those. */
+static int cycle_knob(tui_app *app, int knob, int delta)
+{
+    const engine_knob_info *k = &engine_knobs[knob];
+    const engine_deployment *cur = &app->plan[0].d;
+    char texts[SETUP_RELEASES_MAX][ENGINE_RELEASE_TEXT_MAX];
+    int n = 0, at = -1;
+    if (k->type == KNOB_TYPE_RELEASE) {
+        engine_release rel[SETUP_RELEASES_MAX];
+        size_t nr = release_steps(rel, SETUP_RELEASES_MAX);
+        for (size_t i = 0; i < nr; i++) {
+            engine_release_text(&rel[i], texts[n], sizeof texts[n]);
+            if (engine_release_cmp(&rel[i], &cur->knobs.sglang) <= 0)
+                at = n; /* a release between two steps sits on the older one */
+            n++;
+        }
+    } else if (k->type == KNOB_TYPE_ENUM || k->type == KNOB_TYPE_BOOL) {
+        if (k->autoable)
+            snprintf(texts[n++], sizeof texts[0], "auto");
+        if (k->type == KNOB_TYPE_BOOL) {
+            snprintf(texts[n++], sizeof texts[0], "off");
+            snprintf(texts[n++], sizeof texts[0], "on");
+        } else
+            for (int i = 0; i < k->n_choices && n < SETUP_RELEASES_MAX; i++)
+                snprintf(texts[n++], sizeof texts[0], "%s", k->choices[i]);
+        char now[ENGINE_TEXT_MAX];
+        engine_knob_text(cur, NULL, (engine_knob_id)knob, KNOB_TEXT_CANONICAL, now, sizeof now);
+        for (int i = 0; i < n; i++)
+            if (strcmp(texts[i], now) == 0 && !(engine_knob_is_auto(cur, (engine_knob_id)knob) && i > 0))
+                at = i;
+        if (k->autoable && engine_knob_is_auto(cur, (engine_knob_id)knob))
+            at = 0;
+    } else {
+        return -1;
+    }
+    if (n == 0)
+        return TUI_REDRAW;
+    int next = at < 0 ? 0 : ((at + delta) % n + n) % n;
+    engine_deployment d = *cur;
+    engine_warnings adj = {0};
+    char err[ENGINE_TEXT_MAX];
+    if (engine_knob_set_text(&d, (engine_knob_id)knob, texts[next], &adj, err, sizeof err) != 0) {
+        set_message(app, true, "%s", err);
+        return TUI_REDRAW;
+    }
+    int flags = accept_change(app, knob, &d, &adj);
+    if (!app->message[0])
+        set_message(app, false, "%s = %s", k->name, texts[next]);
+    return flags;
+}
+
+static void start_prompt(tui_app *app, tui_prompt prompt, int knob, const char *initial)
+{
+    app->typing = true;
+    app->prompt = prompt;
+    app->typing_knob = knob;
+    snprintf(app->input, sizeof app->input, "%s", initial);
+}
+
+static int handle_setup(tui_app *app, const tui_event *ev)
+{
+    int n = tui_app_setup_count();
+    int knob = tui_app_setup_knob(app->sel);
+    switch (ev->key) {
+    case TUI_KEY_UP:
+        app->sel = app->sel > 0 ? app->sel - 1 : 0;
+        return TUI_REDRAW;
+    case TUI_KEY_DOWN:
+        app->sel = app->sel + 1 < n ? app->sel + 1 : app->sel;
+        return TUI_REDRAW;
+    case TUI_KEY_PGUP:
+        app->sel = app->sel > PAGE_STEPS ? app->sel - PAGE_STEPS : 0;
+        return TUI_REDRAW;
+    case TUI_KEY_PGDN:
+        app->sel = app->sel + PAGE_STEPS < n ? app->sel + PAGE_STEPS : n - 1;
+        return TUI_REDRAW;
+    case TUI_KEY_LEFT:
+    case TUI_KEY_RIGHT: {
+        int delta = ev->key == TUI_KEY_RIGHT ? 1 : -1;
+        int flags = cycle_knob(app, knob, delta);
+        if (flags >= 0)
+            return flags;
+        if (engine_knobs[knob].steps == KNOB_STEPS_NONE) {
+            set_message(app, false, "%s: Enter types a value (%s)", engine_knobs[knob].name, engine_knobs[knob].range);
+            return TUI_REDRAW;
+        }
+        return step_knob(app, knob, delta, 0);
+    }
+    case TUI_KEY_ENTER: /* an enum or a switch: its next value; a number or the release: typed */
+        if (engine_knobs[knob].type == KNOB_TYPE_ENUM || engine_knobs[knob].type == KNOB_TYPE_BOOL)
+            return cycle_knob(app, knob, 1);
+        start_prompt(app, TUI_PROMPT_KNOB, knob, "");
+        return TUI_REDRAW;
+    case 'a': { /* back to what the release would choose */
+        engine_deployment d = app->plan[0].d;
+        if (!engine_knob_set_auto(&d, (engine_knob_id)knob))
+            return 0;
+        engine_warnings adj = {0};
+        return accept_change(app, knob, &d, &adj);
+    }
+    case '=':
+        start_prompt(app, TUI_PROMPT_KNOB, knob, "");
+        return TUI_REDRAW;
+    case 'q':
+        return TUI_QUIT;
+    default: /* Escape, F2, o and anything else close it */
+        app->mode = TUI_MODE_MAIN;
+        return TUI_REDRAW;
+    }
+}
+
 
 bool tui_app_track_rect(const tui_app *app, int knob, tui_rect *out)
 {
@@ -788,6 +984,8 @@ static int handle_typing(tui_app *app, const tui_event *ev)
         return apply_typed(app);
     if (ev->key == TUI_KEY_ESCAPE) {
         app->typing = false;
+        if (app->prompt == TUI_PROMPT_SAVE)
+            set_message(app, false, "save cancelled");
         return TUI_REDRAW;
     }
     if (ev->key == TUI_KEY_BACKSPACE) {
@@ -826,18 +1024,40 @@ static bool copy_osc52(const char *text)
     return true;
 }
 
-/* s: the plan as a deployment preset in the user's directory (the knobs of the table, by the
- * names the loader reads), so `--preset NAME` and the picker find it. */
-static int save_preset(tui_app *app)
+/* s's default name: the plan's, cut to leave room for "-saved" (not inside a UTF-8 character). */
+static void default_save_name(const tui_app *app, char *buf, size_t len)
+{
+    const char *name = app->plan[0].name;
+    int keep = (int)strnlen(name, 48);
+    while (keep > 0 && keep < (int)strlen(name) && ((unsigned char)name[keep] & 0xC0) == 0x80)
+        keep--;
+    snprintf(buf, len, "%.*s-saved", keep, name);
+}
+
+/* A preset name the user may type: a file stem every shell takes unquoted. */
+static bool save_name_ok(const char *name)
+{
+    if (!name[0] || name[0] == '.' || name[0] == '-')
+        return false;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' ||
+              *c == '_' || *c == '.'))
+            return false;
+    return true;
+}
+
+/* Enter on s's prompt: the plan as a deployment preset NAME in the user's directory (the knobs of
+ * the table, by the names the loader reads), so `--preset NAME` and the picker find it at once. */
+static int save_preset(tui_app *app, const char *name)
 {
     const tui_plan *p = &app->plan[0];
     const engine_deployment *d = &p->d;
-    char dir[ENGINE_TEXT_MAX * 2], path[ENGINE_TEXT_MAX * 3], name[ENGINE_NAME_MAX + 8];
+    if (!save_name_ok(name)) {
+        set_message(app, true, "save: '%.64s' is not a preset name: letters, digits, '-', '_' and '.' (s again)", name);
+        return TUI_REDRAW;
+    }
+    char dir[ENGINE_TEXT_MAX * 2], path[ENGINE_TEXT_MAX * 3];
     preset_user_dir(dir, sizeof dir);
-    int keep = (int)strnlen(p->name, 48);
-    while (keep > 0 && keep < (int)strlen(p->name) && ((unsigned char)p->name[keep] & 0xC0) == 0x80)
-        keep--; /* not inside a character: the stem must stay UTF-8 to load back */
-    snprintf(name, sizeof name, "%.*s-saved", keep, p->name);
     snprintf(path, sizeof path, "%s/%s.yaml", dir, name);
     /* mkdir -p of the directory */
     char part[sizeof dir];
@@ -880,15 +1100,25 @@ static int save_preset(tui_app *app)
                          text, sizeof text);
         fprintf(f, "%s: %s\n", k->name, text);
     }
-    fprintf(f, "weights_bytes: %llu\nstate_pool_bytes: %llu\nother_runtime_bytes: %llu\n",
-            (unsigned long long)d->weights_bytes, (unsigned long long)d->state_pool_bytes,
+    /* A measured weights figure only while the estimate uses it: after a layout change the
+     * engine computes the weights from the model, and the stale figure must not travel on. */
+    if (p->e.budget.weights_measured)
+        fprintf(f, "weights_bytes: %llu\n", (unsigned long long)d->weights_bytes);
+    fprintf(f, "state_pool_bytes: %llu\nother_runtime_bytes: %llu\n", (unsigned long long)d->state_pool_bytes,
             (unsigned long long)d->other_runtime_bytes);
     int bad = ferror(f);
     bad |= fclose(f) != 0;
-    if (bad)
+    if (bad) {
         set_message(app, true, "save: writing %s failed", path);
-    else
-        set_message(app, false, "saved as preset %s (%s)", name, path);
+        return TUI_REDRAW;
+    }
+    /* The picker lists the catalog: built again, it holds the new preset. */
+    preset_catalog *cat = preset_catalog_open();
+    if (cat) {
+        preset_catalog_free(app->cat);
+        app->cat = cat;
+    }
+    set_message(app, false, "saved as preset %s (%s; p lists it)", name, path);
     return TUI_REDRAW;
 }
 
@@ -967,6 +1197,8 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         return handle_confirm(app, ev);
     if (app->mode == TUI_MODE_PICKER || app->mode == TUI_MODE_RUNS)
         return handle_list(app, ev);
+    if (app->mode == TUI_MODE_SETUP)
+        return handle_setup(app, ev);
     if (app->mode == TUI_MODE_HELP && (ev->key == TUI_KEY_TAB || ev->key == TUI_KEY_BTAB)) {
         app->help_page = !app->help_page; /* keys and knobs <-> the term labels */
         return TUI_REDRAW;
@@ -1050,8 +1282,13 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         }
         return 0;
     case '=':
-        app->typing = true;
-        app->input[0] = '\0';
+        start_prompt(app, TUI_PROMPT_KNOB, app->focus, "");
+        return TUI_REDRAW;
+    case TUI_KEY_F2:
+    case 'o':
+        app->mode = TUI_MODE_SETUP;
+        app->sel = 0;
+        app->scroll = 0;
         return TUI_REDRAW;
     case 'w':
         app->mode = TUI_MODE_WARNINGS;
@@ -1097,8 +1334,12 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         set_message(app, false, "mem_fraction_static = %.3f (the recommended fraction)", f);
         return TUI_RECOMPUTE | TUI_REDRAW;
     }
-    case 's':
-        return save_preset(app);
+    case 's': {
+        char name[ENGINE_NAME_MAX];
+        default_save_name(app, name, sizeof name);
+        start_prompt(app, TUI_PROMPT_SAVE, -1, name);
+        return TUI_REDRAW;
+    }
     case TUI_KEY_UP:
         app->focus = app->focus > 0 ? app->focus - 1 : 0;
         break;

@@ -70,7 +70,14 @@ typedef enum {
     TUI_MODE_WARNINGS, /* w: every warning with its code and severity */
     TUI_MODE_LAUNCH,   /* l: the launch command of the current knobs */
     TUI_MODE_EXPLAIN,  /* e: one term's formula, origin and the knobs it depends on (sel) */
+    TUI_MODE_SETUP,    /* F2 / o: the secondary knobs (sel: the row), htop's Setup */
 } tui_mode;
+
+/* What the one-line prompt on the status line is typing (while app->typing). */
+typedef enum {
+    TUI_PROMPT_KNOB, /* = or the setup pop-up's Enter: a value of typing_knob */
+    TUI_PROMPT_SAVE, /* s: the name of the preset to save */
+} tui_prompt;
 
 /* The colour palette curses draws with (tui_curses.c); the text of a frame is the same in both. */
 typedef enum { TUI_THEME_DARK, TUI_THEME_LIGHT } tui_theme;
@@ -102,7 +109,9 @@ typedef struct tui_app {
     tui_mode mode;
     int sel, scroll;
     bool typing;
-    char input[64];
+    tui_prompt prompt;
+    int typing_knob; /* TUI_PROMPT_KNOB: the knob the typed value goes to */
+    char input[ENGINE_NAME_MAX];
     /* /: the preset picker's and the runs browser's rows narrowed to those containing FILTER
      * (case-insensitive); FILTERING while it is being typed. SEL counts the matching rows. */
     bool filtering;

@@ -298,10 +298,13 @@ static void draw_status(tui_app *app, tui_screen *s, tui_rect r)
 {
     const tui_glyphs *g = app->g;
     if (app->typing) {
-        int x = r.x + tui_printf_glyphs(s, g, r.x, r.y, r.w, TUI_ST_FOCUS, " %s = %s", engine_knobs[app->focus].name,
-                                        app->input);
+        bool save = app->prompt == TUI_PROMPT_SAVE;
+        int x = r.x + (save ? tui_printf_glyphs(s, g, r.x, r.y, r.w, TUI_ST_FOCUS, " save preset as: %s", app->input)
+                            : tui_printf_glyphs(s, g, r.x, r.y, r.w, TUI_ST_FOCUS, " %s = %s",
+                                                engine_knobs[app->typing_knob].name, app->input));
         tui_put(s, x, r.y, L'_', TUI_ST_FOCUS);
-        tui_printf_glyphs(s, g, x + 2, r.y, r.x + r.w - x - 2, TUI_ST_DIM, "(Enter sets, Escape cancels)");
+        tui_printf_glyphs(s, g, x + 2, r.y, r.x + r.w - x - 2, TUI_ST_DIM,
+                          save ? "(Enter saves, Escape cancels)" : "(Enter sets, Escape cancels)");
         return;
     }
     if (app->message[0]) {

@@ -95,6 +95,8 @@ static int decode_sequence(const unsigned char *s, size_t len, tui_event *ev)
             return key_event(ev, arrow);
         if (final == 'P')
             return key_event(ev, TUI_KEY_F1);
+        if (final == 'Q')
+            return key_event(ev, TUI_KEY_F2);
         if (final == 'M')
             return key_event(ev, TUI_KEY_ENTER);
         return 0;
@@ -128,6 +130,8 @@ static int decode_sequence(const unsigned char *s, size_t len, tui_event *ev)
             return key_event(ev, TUI_KEY_PGDN);
         case 11:
             return key_event(ev, TUI_KEY_F1);
+        case 12: /* rxvt's F2; xterm and tmux send SS3 Q */
+            return key_event(ev, TUI_KEY_F2);
         case 21: /* xterm, rxvt, the Linux console and tmux all send F10 as "\e[21~" */
             return key_event(ev, TUI_KEY_F10);
         default:
@@ -246,6 +250,7 @@ static const struct {
     {"Delete", TUI_KEY_DELETE},
     {"IC", TUI_KEY_INSERT},
     {"F1", TUI_KEY_F1},
+    {"F2", TUI_KEY_F2},
     {"F10", TUI_KEY_F10},
 };
 

@@ -26,6 +26,7 @@ enum {
     TUI_KEY_INSERT,
     TUI_KEY_F1,
     TUI_KEY_F10, /* quits, as q does (htop, mc) */
+    TUI_KEY_F2,  /* the setup pop-up (htop's Setup) */
 };
 
 /* Bounds on the numbers in a terminal's reports: SGR mouse cells are 1-based and xterm caps them

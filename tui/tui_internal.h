@@ -58,6 +58,13 @@ size_t tui_app_knob_steps(const tui_app *app, int knob, double *steps, size_t ca
 const preset_entry *tui_app_picker_entry(const tui_app *app, int index);
 /* tui_app.c: the INDEXth stored run that matches the runs browser's filter; NULL past the end. */
 const store_run_summary *tui_app_run_entry(const tui_app *app, int index);
+/* tui_app.c: the setup pop-up's ROWth knob (the table's knobs past the panel's, but names), -1
+ * past the end; and how many rows it has. */
+int tui_app_setup_knob(int row);
+int tui_app_setup_count(void);
+/* tui_app.c: KNOB's help line naming the launch flag of the plan's release (--cuda-graph-max-bs
+ * before v0.5.14, --cuda-graph-max-bs-decode from it). */
+void tui_knob_help(const tui_app *app, int knob, char *buf, size_t len);
 /* tui_app.c: the two layouts' instance concurrency compared in one sentence, from each plan's
  * engine estimate of its wall (dp x budget.wall_max_bs); empty unless comparing. */
 void tui_app_concurrency_sentence(const tui_app *app, char *buf, size_t len);

@@ -134,7 +134,9 @@ void tui_draw_knobs(tui_app *app, tui_screen *s, tui_rect r)
         row++;
     }
     if (row < ih) {
-        tui_printf_glyphs(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "%s", engine_knobs[app->focus].help);
+        char help[ENGINE_TEXT_MAX * 2];
+        tui_knob_help(app, app->focus, help, sizeof help);
+        tui_printf_glyphs(s, g, ix + 1, iy + row, iw - 2, TUI_ST_DIM, "%s", help);
         row++;
     }
     if (row < ih) {

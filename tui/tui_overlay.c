@@ -1,5 +1,7 @@
 /* tui_overlay.c — the windows drawn over the main screen: help, the preset picker, the runs
  * browser and its delete confirmation. */
+#include <string.h>
+
 #include "tui_app.h"
 #include "tui_internal.h"
 
@@ -273,6 +275,51 @@ static void draw_explain(tui_app *app, tui_screen *s)
     }
 }
 
+#define SETUP_W 100
+/* The setup pop-up: two borders, the rows, a blank line and two lines of the row's help. */
+#define SETUP_CHROME_H 5
+
+/* F2 / o: the secondary knobs, one a row (name, value, range), the selected one's help under
+ * them; the rows scroll with the selection. */
+static void draw_setup(tui_app *app, tui_screen *s)
+{
+    const tui_glyphs *g = app->g;
+    int n = tui_app_setup_count();
+    tui_rect r = centered(s, SETUP_W, n + SETUP_CHROME_H);
+    tui_fill(s, r, L' ', TUI_ST_NORMAL);
+    tui_draw_box(s, g, r, "setup: Up/Down a knob · Left/Right or Enter change · = type · a auto · Escape close", true);
+    int rows = r.h - SETUP_CHROME_H;
+    if (rows < 1)
+        rows = 1;
+    if (app->sel < app->scroll)
+        app->scroll = app->sel;
+    if (app->sel >= app->scroll + rows)
+        app->scroll = app->sel - rows + 1;
+    const tui_plan *p = &app->plan[0];
+    for (int i = app->scroll, y = r.y + 1; i < n && y < r.y + 1 + rows; i++, y++) {
+        int k = tui_app_setup_knob(i);
+        char val[ENGINE_TEXT_MAX];
+        engine_knob_text(&p->d, &p->e, (engine_knob_id)k, KNOB_TEXT_FULL, val, sizeof val);
+        tui_style st = i == app->sel ? TUI_ST_SELECT : TUI_ST_NORMAL;
+        tui_fill(s, (tui_rect){r.x + 1, y, r.w - 2, 1}, L' ', st);
+        if (i == app->sel)
+            tui_put(s, r.x + 1, y, g->focus, st);
+        const char *unit = strstr(engine_knobs[k].range, engine_knobs[k].unit) ? "" : engine_knobs[k].unit;
+        tui_printf_glyphs(s, g, r.x + 2, y, r.w - 4, st, "%-24s %-22s %s %s", engine_knobs[k].name, val,
+                          engine_knobs[k].range, unit);
+    }
+    if (app->scroll > 0)
+        tui_print(s, r.x + r.w - 8, r.y, 6, TUI_ST_DIM, g->utf8 ? " ↑more" : " ^more");
+    if (app->scroll + rows < n)
+        tui_print(s, r.x + r.w - 8, r.y + r.h - 1, 6, TUI_ST_DIM, g->utf8 ? " ↓more" : " vmore");
+    int k = tui_app_setup_knob(app->sel);
+    if (k >= 0) {
+        char help[ENGINE_TEXT_MAX * 2];
+        tui_knob_help(app, k, help, sizeof help);
+        tui_print_wrapped(s, g, (tui_rect){r.x + 2, r.y + r.h - 3, r.w - 4, 2}, TUI_ST_DIM, help);
+    }
+}
+
 void tui_draw_overlay(tui_app *app, tui_screen *s)
 {
     switch (app->mode) {
@@ -294,6 +341,9 @@ void tui_draw_overlay(tui_app *app, tui_screen *s)
         break;
     case TUI_MODE_EXPLAIN:
         draw_explain(app, s);
+        break;
+    case TUI_MODE_SETUP:
+        draw_setup(app, s);
         break;
     default:
         break;

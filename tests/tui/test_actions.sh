@@ -37,6 +37,8 @@ wait_for 'the recommended fraction' && pass
 contains "$(capture)" "mem_fraction_static 0.885" "f applies the recommended fraction"
 # s: saved as a preset in the user directory, which the CLI then loads
 tm send-keys -t t s
+wait_for 'save preset as: k3-dp2-dcp8-saved_' && pass
+tm send-keys -t t Enter
 wait_for 'saved as preset' && pass
 f="$XDG_CONFIG_HOME/cgplan/presets/k3-dp2-dcp8-saved.yaml"
 [ -f "$f" ] && pass || fail "s wrote no $f"
