@@ -296,7 +296,10 @@ static void knob_json(jsonw *w, const store_run_detail *r, int knob)
         for (uint32_t i = 0; i < n; i++)
             jsonw_u64(w, list[i]);
         jsonw_array_end(w);
-    } else if (k->field == KNOB_FIELD_NAME) {
+    } else if (k->field == KNOB_FIELD_BOOL) {
+        jsonw_bool(w, engine_knob_value(v, k->id) != 0);
+    } else if (k->field == KNOB_FIELD_NAME || k->field == KNOB_FIELD_ENUM || k->field == KNOB_FIELD_RELEASE) {
+        /* a name, a choice or a release is its text ("0.4.6", "deepep"), never its index */
         char buf[ENGINE_NAME_MAX];
         engine_knob_text(v, NULL, k->id, KNOB_TEXT_CANONICAL, buf, sizeof buf);
         jsonw_string(w, buf);
@@ -391,6 +394,7 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
         jsonw_kbool(&w, "reconstructed", sum->reconstructed);
         jsonw_kstring(&w, "preset", r.preset[0] ? r.preset : NULL);
         jsonw_kstring(&w, "model", sum->model[0] ? sum->model : NULL);
+        jsonw_kstring(&w, "model_origin", r.model_origin ? engine_origin_name(r.model_origin) : NULL);
         jsonw_kstring(&w, "model_path", extra.model_path[0] ? extra.model_path : NULL);
         jsonw_kstring(&w, "gpu", sum->gpu[0] ? sum->gpu : NULL);
         jsonw_kbool(&w, "gpu_inferred", sum->gpu_inferred);
@@ -566,10 +570,21 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
     int hash_shown = digits ? (int)(digits + 1 - extra.content_hash) + 12 : 12;
     cli_shown_line("source   %s:%u-%u (%.*s)%s%s\n", sum->source, extra.first_line, extra.last_line, hash_shown,
                    extra.content_hash, extra.path[0] ? " from " : "", extra.path);
+    /* where the model came from, as ingest or runs set recorded it: the log's model_path, --model
+     * or runs set, the preset, else said unknown */
+    const char *model_from = "";
+    if (!sum->model[0])
+        model_from = " (unknown: cgplan runs set ID model=NAME names it)";
+    else if (r.model_origin == ORIGIN_SET)
+        model_from = " (set)";
+    else if (r.model_origin == ORIGIN_PRESET)
+        model_from = " (from --preset)";
+    else if (r.model_origin == ORIGIN_LOG)
+        model_from = " (log)";
     if (extra.model_path[0])
-        cli_shown_line("model    %s (model_path %s)\n", sum->model[0] ? sum->model : "?", extra.model_path);
+        cli_shown_line("model    %s%s (model_path %s)\n", sum->model[0] ? sum->model : "?", model_from, extra.model_path);
     else
-        cli_shown_line("model    %s%s\n", sum->model[0] ? sum->model : "?", sum->model[0] ? " (from --preset)" : "");
+        cli_shown_line("model    %s%s\n", sum->model[0] ? sum->model : "?", model_from);
     cli_gpu_text(sum->gpu, sum->gpu_inferred, gpu, sizeof gpu);
     cli_shown_line("gpu      %s%s%s%s\n", gpu,
                    r.origin[KNOB_GPU] ? " (" : " (unknown: ingest with --preset or --set gpu=NAME)",

@@ -1082,6 +1082,7 @@ int store_get_run(store *s, int64_t id, store_run_detail *out, char *err, size_t
             out->backend = (engine_backend)b;
     out->a2a = strcmp(row.a2a, "none") == 0 ? A2A_NONE : A2A_DEEPEP;
     out->has_backend = row.attention_backend[0] != '\0';
+    out->model_origin = out->summary.model[0] ? engine_origin_from_name(row.model_origin) : ORIGIN_UNKNOWN;
     out->has_a2a = row.a2a[0] != '\0';
 done:
     sqlite3_finalize(st);

@@ -73,6 +73,7 @@ void store_summary_set_knobs(store_run_summary *r, const engine_deployment *valu
 typedef struct {
     store_run_summary summary;
     char preset[ENGINE_NAME_MAX]; /* the --preset given at ingest ("" if none) */
+    engine_knob_origin model_origin; /* where its model came from (log, set, preset); UNKNOWN: none */
     engine_deployment values;     /* its knobs where origin[] is known (buckets: the list the log
                                    * captured; gpu.name: summary.gpu); every other field is zero */
     engine_knob_origin origin[KNOB_COUNT];

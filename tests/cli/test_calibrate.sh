@@ -214,4 +214,19 @@ expect_exit 2 "$CGPLAN" calibrate list --db "$DB" --preset k3-dp16
 # fit and never become every model's node_bytes on b200.
 expect_exit 0 "$CGPLAN" calibrate --db "$TEST_TMP/fresh.db" --format json
 check_py "j['node_bytes'] == []" "the seeded runs fit no GPU's node_bytes"
+# Issue 20: each run's own release decides its pool. Two launches ingested with --set sglang=0.4.6
+# and no preset pool under v0.4.6, never under main (the seeded runs' release).
+RDB="$TEST_TMP/release.db"
+expect_exit 0 "$CGPLAN" ingest --db "$RDB" --model kimi-k3 --set gpu=b200 --set sglang=0.4.6 \
+  "$LOGS/k3-dp2-dcp8-b200-maxbs128.log" "$LOGS/k3-dp2-dcp8-b200-maxbs176.log"
+expect_exit 0 "$CGPLAN" runs show 3 --db "$RDB" --format json
+check_py "j['knobs']['sglang'] == {'value': 'v0.4.6', 'origin': 'set'}" "runs show: the release by its name, never 0"
+check_py "j['knobs']['a2a']['value'] is None or isinstance(j['knobs']['a2a']['value'], str)" "an enum by its name"
+check_py "j['model_origin'] == 'set'" "the model's origin: --model"
+expect_exit 0 "$CGPLAN" runs show 3 --db "$RDB"
+contains "$OUT" "kimi-k3 (set)" "runs show: the model from --model"
+case "$OUT" in *"from --preset"*) fail "runs show says (from --preset) with no preset given" ;; *) pass ;; esac
+expect_exit 0 "$CGPLAN" calibrate --db "$RDB" --format json --dry-run
+check_py "sorted(c['runs'] for c in j['calibrations'] if c['sglang'] == 'v0.4.6') == [[4, 3]]" "0.4.6 runs pooled under v0.4.6"
+check_py "all(3 not in c['runs'] and 4 not in c['runs'] for c in j['calibrations'] if c['sglang'] != 'v0.4.6')" "and not under main"
 finish
