@@ -1024,14 +1024,26 @@ static bool copy_osc52(const char *text)
     return true;
 }
 
-/* s's default name: the plan's, cut to leave room for "-saved" (not inside a UTF-8 character). */
+/* A character a typed preset name may hold: a file stem every shell takes unquoted. */
+static bool save_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+           c == '.';
+}
+
+/* s's default name: the plan's with "-saved", cut to 48 bytes, each character a name may not hold
+ * (a quote, a space, any non-ASCII byte) as '-', so the name offered is always one save takes. */
 static void default_save_name(const tui_app *app, char *buf, size_t len)
 {
     const char *name = app->plan[0].name;
-    int keep = (int)strnlen(name, 48);
-    while (keep > 0 && keep < (int)strlen(name) && ((unsigned char)name[keep] & 0xC0) == 0x80)
-        keep--;
-    snprintf(buf, len, "%.*s-saved", keep, name);
+    char safe[49];
+    size_t n = 0;
+    for (; name[n] && n < sizeof safe - 1; n++)
+        safe[n] = !save_name_char(name[n]) ? '-' : n == 0 && (name[n] == '.' || name[n] == '-') ? '_' : name[n];
+    if (n && safe[0] == '-')
+        safe[0] = '_'; /* a name does not start with '-' */
+    safe[n] = '\0';
+    snprintf(buf, len, "%s-saved", n ? safe : "plan");
 }
 
 /* A preset name the user may type: a file stem every shell takes unquoted. */
@@ -1040,8 +1052,7 @@ static bool save_name_ok(const char *name)
     if (!name[0] || name[0] == '.' || name[0] == '-')
         return false;
     for (const char *c = name; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' ||
-              *c == '_' || *c == '.'))
+        if (!save_name_char(*c))
             return false;
     return true;
 }
