@@ -86,5 +86,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tui_app_handle(&app, &ev);
     tui_app_recompute(&app);
     render(w, h);
+    /* s builds the catalog again and frees the one the copy shared with PRISTINE: the next input
+     * starts from the new one (the app owns its catalog; a copy of the app does not) */
+    if (app.cat != pristine.cat)
+        pristine.cat = app.cat;
     return 0;
 }
