@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (ki->type != KNOB_TYPE_INT && ki->type != KNOB_TYPE_INT_OR_AUTO && ki->type != KNOB_TYPE_FRACTION))
             continue;
         double v = engine_knob_value(&d, (engine_knob_id)k);
-        bool is_auto = ki->type == KNOB_TYPE_INT_OR_AUTO && v == 0; /* "auto" is 0, in range by definition */
+        bool is_auto = (ki->autoable || ki->type == KNOB_TYPE_INT_OR_AUTO) && v == 0; /* "auto" is 0 */
         FUZZ_CHECK(v != v || is_auto || (v >= ki->min && v <= ki->max), "%s: %g outside %s", ki->name, v, ki->range);
     }
     engine_deployment_resolve_release_knobs(&d);
