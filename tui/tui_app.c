@@ -663,23 +663,33 @@ static void start_prompt(tui_app *app, tui_prompt prompt, int knob, const char *
     snprintf(app->input, sizeof app->input, "%s", initial);
 }
 
+/* Up, Down, PgUp and PgDn over a list of N rows: moves *SEL within it; false for any other key. */
+static bool move_in_list(int *sel, int key, int n)
+{
+    switch (key) {
+    case TUI_KEY_UP:
+        *sel = *sel > 0 ? *sel - 1 : 0;
+        return true;
+    case TUI_KEY_DOWN:
+        *sel = *sel + 1 < n ? *sel + 1 : *sel;
+        return true;
+    case TUI_KEY_PGUP:
+        *sel = *sel > PAGE_STEPS ? *sel - PAGE_STEPS : 0;
+        return true;
+    case TUI_KEY_PGDN:
+        *sel = *sel + PAGE_STEPS < n ? *sel + PAGE_STEPS : (n ? n - 1 : 0);
+        return true;
+    default:
+        return false;
+    }
+}
+
 static int handle_setup(tui_app *app, const tui_event *ev)
 {
-    int n = tui_app_setup_count();
+    if (move_in_list(&app->sel, ev->key, tui_app_setup_count()))
+        return TUI_REDRAW;
     int knob = tui_app_setup_knob(app->sel);
     switch (ev->key) {
-    case TUI_KEY_UP:
-        app->sel = app->sel > 0 ? app->sel - 1 : 0;
-        return TUI_REDRAW;
-    case TUI_KEY_DOWN:
-        app->sel = app->sel + 1 < n ? app->sel + 1 : app->sel;
-        return TUI_REDRAW;
-    case TUI_KEY_PGUP:
-        app->sel = app->sel > PAGE_STEPS ? app->sel - PAGE_STEPS : 0;
-        return TUI_REDRAW;
-    case TUI_KEY_PGDN:
-        app->sel = app->sel + PAGE_STEPS < n ? app->sel + PAGE_STEPS : n - 1;
-        return TUI_REDRAW;
     case TUI_KEY_LEFT:
     case TUI_KEY_RIGHT: {
         int delta = ev->key == TUI_KEY_RIGHT ? 1 : -1;
@@ -714,7 +724,6 @@ static int handle_setup(tui_app *app, const tui_event *ev)
         return TUI_REDRAW;
     }
 }
-
 
 bool tui_app_track_rect(const tui_app *app, int knob, tui_rect *out)
 {
@@ -902,6 +911,8 @@ static int handle_list(tui_app *app, const tui_event *ev)
         app->sel = app->scroll = 0;
         return TUI_REDRAW;
     }
+    if (move_in_list(&app->sel, ev->key, n))
+        return TUI_REDRAW;
     switch (ev->key) {
     case TUI_KEY_ESCAPE:
     case 'q':
@@ -915,18 +926,6 @@ static int handle_list(tui_app *app, const tui_event *ev)
             return TUI_RELOAD_RUNS | TUI_RECOMPUTE | TUI_REDRAW;
         }
         app->mode = TUI_MODE_MAIN;
-        return TUI_REDRAW;
-    case TUI_KEY_UP:
-        app->sel = app->sel > 0 ? app->sel - 1 : 0;
-        return TUI_REDRAW;
-    case TUI_KEY_DOWN:
-        app->sel = app->sel + 1 < n ? app->sel + 1 : app->sel;
-        return TUI_REDRAW;
-    case TUI_KEY_PGUP:
-        app->sel = app->sel > PAGE_STEPS ? app->sel - PAGE_STEPS : 0;
-        return TUI_REDRAW;
-    case TUI_KEY_PGDN:
-        app->sel = app->sel + PAGE_STEPS < n ? app->sel + PAGE_STEPS : (n ? n - 1 : 0);
         return TUI_REDRAW;
     case TUI_KEY_HOME:
         app->sel = 0;
@@ -1076,8 +1075,8 @@ static int save_preset(tui_app *app, const char *name)
         if (dir[i] == '/' || dir[i] == '\0') {
             snprintf(part, sizeof part, "%.*s", (int)i, dir);
             if (mkdir(part, 0755) != 0 && errno != EEXIST) {
-                set_message(app, true, "save: cannot create %s: %s (set $CGPLAN_PRESETS to a writable directory)",
-                            part, strerror(errno));
+                set_message(app, true, "save: cannot create %s: %s (set $CGPLAN_PRESETS to a writable directory)", part,
+                            strerror(errno));
                 return TUI_REDRAW;
             }
         }
@@ -1107,8 +1106,9 @@ static int save_preset(tui_app *app, const char *name)
         if (k->type == KNOB_TYPE_NAME)
             continue;
         char text[ENGINE_TEXT_MAX * 4];
-        engine_knob_text(d, &p->e, order[i], k->type == KNOB_TYPE_LIST_OR_AUTO ? KNOB_TEXT_DISPLAY : KNOB_TEXT_CANONICAL,
-                         text, sizeof text);
+        engine_knob_text(d, &p->e, order[i],
+                         k->type == KNOB_TYPE_LIST_OR_AUTO ? KNOB_TEXT_DISPLAY : KNOB_TEXT_CANONICAL, text,
+                         sizeof text);
         fprintf(f, "%s: %s\n", k->name, text);
     }
     /* A measured weights figure only while the estimate uses it: after a layout change the
