@@ -91,9 +91,11 @@ static int list_height(int n)
     return h < LIST_MIN_H ? LIST_MIN_H : h;
 }
 
-static void draw_list_frame(tui_app *app, tui_rect r, int n, int *first)
+/* The rows a window of height H shows under CHROME lines (at least one), and the scroll moved so
+ * the selection among N rows is one of them. */
+static int follow_selection(tui_app *app, int h, int chrome, int n)
 {
-    int rows = r.h - LIST_CHROME_H;
+    int rows = h - chrome;
     if (rows < 1)
         rows = 1;
     if (app->sel < app->scroll)
@@ -102,6 +104,12 @@ static void draw_list_frame(tui_app *app, tui_rect r, int n, int *first)
         app->scroll = app->sel - rows + 1;
     if (app->scroll > n - 1)
         app->scroll = n > 0 ? n - 1 : 0;
+    return rows;
+}
+
+static void draw_list_frame(tui_app *app, tui_rect r, int n, int *first)
+{
+    follow_selection(app, r.h, LIST_CHROME_H, n);
     *first = app->scroll;
 }
 
@@ -288,13 +296,7 @@ static void draw_setup(tui_app *app, tui_screen *s)
     tui_rect r = centered(s, SETUP_W, n + SETUP_CHROME_H);
     tui_fill(s, r, L' ', TUI_ST_NORMAL);
     tui_draw_box(s, g, r, "setup: Up/Down a knob · Left/Right or Enter change · = type · a auto · Escape close", true);
-    int rows = r.h - SETUP_CHROME_H;
-    if (rows < 1)
-        rows = 1;
-    if (app->sel < app->scroll)
-        app->scroll = app->sel;
-    if (app->sel >= app->scroll + rows)
-        app->scroll = app->sel - rows + 1;
+    int rows = follow_selection(app, r.h, SETUP_CHROME_H, n);
     const tui_plan *p = &app->plan[0];
     for (int i = app->scroll, y = r.y + 1; i < n && y < r.y + 1 + rows; i++, y++) {
         int k = tui_app_setup_knob(i);
