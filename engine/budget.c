@@ -568,10 +568,10 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
                 (double)b->weights_bytes / gib, (double)b->pre_load_free_bytes / gib, d->gpu.name);
     /* The pool's advice agrees with the headroom's: a higher fraction is offered only while the
      * graphs allow it (up to the recommended one), and only where it would be enough. */
-    engine_fit at_safe;
-    fit_at(d, e, safe_fraction, &at_safe);
     char advice[160] = "", safe_tokens[16];
-    if (!e->warnings.quiet) {
+    if (!e->warnings.quiet) { /* the advice is text: the quiet estimates of search and the wall skip it */
+        engine_fit at_safe;
+        fit_at(d, e, safe_fraction, &at_safe);
         tokens_text(at_safe.kv_tokens, safe_tokens, sizeof safe_tokens);
         if (at_safe.kv_pool_bytes <= 0)
             snprintf(advice, sizeof advice,
