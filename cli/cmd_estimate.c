@@ -97,6 +97,11 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_ku64(w, "heads_per_gpu", e->heads_per_gpu);
     jsonw_ku64(w, "attn_tp", e->attn_tp);
     jsonw_object_end(w);
+    jsonw_key(w, "captured_buckets"); /* the batch sizes SGLang captures, after the Buckets rule */
+    jsonw_array_begin(w);
+    for (uint32_t i = 0; i < e->n_buckets; i++)
+        jsonw_u64(w, e->buckets[i]);
+    jsonw_array_end(w);
 
     jsonw_key(w, "terms");
     jsonw_array_begin(w);
@@ -247,7 +252,10 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_ku64(w, "static_budget_bytes", b->static_budget_bytes);
     jsonw_ki64(w, "kv_pool_bytes", b->kv_pool_bytes);
     jsonw_ki64(w, "headroom_bytes", b->headroom_bytes);
-    jsonw_kdouble(w, "recommended_mem_fraction_static", b->recommended_mem_fraction_static, 4);
+    if (engine_fraction_settable(b->recommended_mem_fraction_static))
+        jsonw_kdouble(w, "recommended_mem_fraction_static", b->recommended_mem_fraction_static, 4);
+    else /* below the knob's 0.50: no fraction leaves the graphs room (fits is false) */
+        jsonw_knull(w, "recommended_mem_fraction_static");
     /* what SGLang alone picks for this plan (server_args.py), and the KV tokens (x dcp) at it */
     if (b->sglang_default_known) {
         jsonw_kdouble(w, "sglang_default_mem_fraction_static", b->sglang_default_mem_fraction_static, 3);
@@ -461,9 +469,14 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
             cli_gib(b->pre_load_free_bytes), cli_gib(b->weights_bytes), weights_how, cli_gib(b->state_pool_bytes),
             b->state_measured ? " (measured)" : b->state_pool_bytes ? " (computed from the model)" : "",
             cli_gib(b->static_budget_bytes));
-    fprintf(out, "        KV pool %.2f GiB · headroom %.2f GiB · recommended --mem-fraction-static %.3f\n",
+    char recommended[96];
+    if (engine_fraction_settable(b->recommended_mem_fraction_static))
+        snprintf(recommended, sizeof recommended, "%.3f", b->recommended_mem_fraction_static);
+    else
+        snprintf(recommended, sizeof recommended, "none (does not fit: the graphs and margin leave no fraction)");
+    fprintf(out, "        KV pool %.2f GiB · headroom %.2f GiB · recommended --mem-fraction-static %s\n",
             (double)b->kv_pool_bytes / (double)ENGINE_GIB, (double)b->headroom_bytes / (double)ENGINE_GIB,
-            b->recommended_mem_fraction_static);
+            recommended);
     char sglang_line[ENGINE_TEXT_MAX];
     cli_sglang_default_text(d, b, sglang_line, sizeof sglang_line);
     fprintf(out, "        %s\n", sglang_line);
@@ -552,7 +565,18 @@ void cli_sglang_default_text(const engine_deployment *d, const engine_budget *b,
         snprintf(alone, sizeof alone, "%.2f GiB KV (%s tokens)", (double)b->sglang_default_kv_pool_bytes / gib,
                  tokens_short((double)b->sglang_default_kv_tokens, diff, sizeof diff));
     else
-        snprintf(alone, sizeof alone, "no KV pool (%.2f GiB)", (double)b->sglang_default_kv_pool_bytes / gib);
+        snprintf(alone, sizeof alone, "no KV pool (%.2f GiB short)", (double)-b->sglang_default_kv_pool_bytes / gib);
+    if (b->sglang_default_kv_pool_bytes <= 0 || b->kv_pool_bytes <= 0) { /* a difference to no pool is no figure */
+        char plan[64];
+        if (b->kv_pool_bytes > 0)
+            snprintf(plan, sizeof plan, "%.2f GiB KV (%s tokens)", (double)b->kv_pool_bytes / gib,
+                     tokens_short((double)b->kv_tokens, diff, sizeof diff));
+        else
+            snprintf(plan, sizeof plan, "no KV pool (%.2f GiB short)", (double)-b->kv_pool_bytes / gib);
+        snprintf(buf, len, "SGLang %s alone: %.3f, %s; this plan: %.3f, %s", rel, b->sglang_default_mem_fraction_static,
+                 alone, d->knobs.mem_fraction_static, plan);
+        return;
+    }
     snprintf(buf, len, "SGLang %s alone: %.3f, %s; this plan: %.3f, %+.2f GiB = %s%s tokens", rel,
              b->sglang_default_mem_fraction_static, alone, d->knobs.mem_fraction_static, (double)dkv / gib,
              dtok < 0 ? "-" : "+", tokens_short((double)(dtok < 0 ? -dtok : dtok), diff, sizeof diff));

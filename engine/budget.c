@@ -176,6 +176,11 @@ static double recommended_fraction(const engine_deployment *d, uint64_t graph_to
     return f > top ? top : f;
 }
 
+bool engine_fraction_settable(double f)
+{
+    return f >= engine_knobs[KNOB_MEM_FRACTION].min - 1e-9;
+}
+
 /* The fit rule at fraction F over a terms-only estimate E (its warnings are the combination's). */
 static void fit_at(const engine_deployment *d, const engine_estimate *e, double f, engine_fit *out)
 {
@@ -195,8 +200,8 @@ static void fit_at(const engine_deployment *d, const engine_estimate *e, double 
         out->blocking = "kv_pool_exhausted";
     else if ((uint64_t)out->kv_pool_bytes < out->kv_min_bytes)
         out->blocking = "kv_per_request"; /* the request policy: the answers plan to it */
-    else if (out->headroom_bytes < 0 || f <= 0)
-        out->blocking = "headroom_negative";
+    else if (out->headroom_bytes < 0 || !engine_fraction_settable(f))
+        out->blocking = "headroom_negative"; /* no fraction the knob can set leaves the graphs room */
     for (int i = 0; !out->blocking && i < e->warnings.n; i++)
         if (e->warnings.items[i].severity == SEVERITY_BLOCKING)
             out->blocking = estimate_warning_code(e->warnings.items[i].kind); /* blocking: a row of the table */
@@ -286,6 +291,11 @@ void engine_fit_reason(const engine_deployment *d, const engine_calibration *cal
         bool known;
         snprintf(buf, len, "the weights (%.2f GiB per GPU) exceed the GPU's %.2f GiB free before load (%s)",
                  (double)plan_weights(d, e, &known) / gib, (double)pre_load_free(d) / gib, code);
+    } else if (strcmp(code, "kv_pool_exhausted") == 0 && !engine_fraction_settable(f->mem_fraction_static)) {
+        snprintf(buf, len,
+                 "%s does not fit at any --mem-fraction-static: weights, state and the graphs' share take %.2f GiB "
+                 "more than the GPU has (%s)",
+                 lead, (double)-f->kv_pool_bytes / gib, code);
     } else if (strcmp(code, "kv_pool_exhausted") == 0) {
         snprintf(buf, len,
                  "%s at its recommended --mem-fraction-static %.3f leaves no KV pool: weights, state and the "
@@ -569,7 +579,9 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
     /* The pool's advice agrees with the headroom's: a higher fraction is offered only while the
      * graphs allow it (up to the recommended one), and only where it would be enough. */
     char advice[160] = "", safe_tokens[16];
-    if (!e->warnings.quiet) { /* the advice is text: the quiet estimates of search and the wall skip it */
+    if (!e->warnings.quiet && !engine_fraction_settable(safe_fraction)) {
+        snprintf(advice, sizeof advice, "no --mem-fraction-static leaves the graphs room: lower max_bs or use more GPUs");
+    } else if (!e->warnings.quiet) { /* the advice is text: the quiet estimates of search and the wall skip it */
         engine_fit at_safe;
         fit_at(d, e, safe_fraction, &at_safe);
         tokens_text(at_safe.kv_tokens, safe_tokens, sizeof safe_tokens);
@@ -614,12 +626,20 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
         if (e->warnings.n > before && (o == ORIGIN_SET || o == ORIGIN_PRESET))
             e->warnings.items[e->warnings.n - 1].severity = SEVERITY_BLOCKING;
     }
-    BRIEF(&e->warnings, brief, "OOM: use <= %.3f", safe_fraction);
+    bool settable = engine_fraction_settable(safe_fraction);
+    if (settable)
+        BRIEF(&e->warnings, brief, "OOM: use <= %.3f", safe_fraction);
+    else
+        BRIEF(&e->warnings, brief, "OOM at any fraction");
+    char lower[64];
+    if (settable)
+        snprintf(lower, sizeof lower, "set it to %.3f or lower", safe_fraction);
+    else
+        snprintf(lower, sizeof lower, "no fraction leaves them room: lower max_bs or use more GPUs");
     if (b->headroom_bytes < 0)
         WARN_AT(&e->warnings, "headroom_negative", k->mem_fraction_static, safe_fraction, brief,
-                "graphs need %.2f GiB more than mem_fraction_static %.3f leaves: the capture will OOM "
-                "(set it to %.3f or lower)",
-                (double)-b->headroom_bytes / gib, k->mem_fraction_static, safe_fraction);
+                "graphs need %.2f GiB more than mem_fraction_static %.3f leaves: the capture will OOM (%s)",
+                (double)-b->headroom_bytes / gib, k->mem_fraction_static, lower);
     else if ((uint64_t)b->headroom_bytes < d->margin_bytes)
         WARN_AT(&e->warnings, "headroom_below_margin", (double)b->headroom_bytes, (double)d->margin_bytes,
                 "headroom below the margin",
@@ -632,7 +652,7 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
         if (!same)
             engine_warn(&e->warnings, "adjusted",
                         "buckets: the explicit list (%u sizes) is captured as %u sizes up to %u: sizes above max_bs "
-                        "drop, max_bs is appended, the divisibility filter applies (MODEL.md, Buckets)",
+                        "drop, max_bs is appended, the divisibility filter applies (as SGLang's get_batch_sizes_to_capture)",
                         k->n_buckets, e->n_buckets, e->bs_max);
     }
     b->fits = engine_warnings_blocking(&e->warnings, NULL) == 0;

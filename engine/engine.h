@@ -872,6 +872,10 @@ const char *engine_wall_phrase(const engine_estimate *e);
 
 /* ---- Fitting (the rule of the wall, solve and search). ---- */
 
+/* Whether F is a --mem-fraction-static the knob takes (>= its 0.50): a recommended fraction
+ * below it means no fraction leaves the graphs room, and every answer says "does not fit". */
+bool engine_fraction_settable(double f);
+
 /* A plan evaluated at the fraction recommended for it. */
 typedef struct {
     bool fits;

@@ -447,6 +447,16 @@ void engine_deployment_sglang_defaults(engine_deployment *d)
 
 void engine_deployment_resolve_release_knobs(engine_deployment *d)
 {
+    /* An explicit --cuda-graph-bs with no --cuda-graph-max-bs: SGLang takes the list's largest
+     * size as max_bs (server_args.py ServerArgs._handle_cuda_graph_max_bs / get_batch_sizes_to_capture:
+     * cuda_graph_max_bs = max(cuda_graph_bs)). With both given the list is cut at max_bs instead. */
+    if (d->knob_origin[KNOB_MAX_BS] == ORIGIN_RELEASE && !d->knobs.buckets_auto && d->knobs.n_buckets > 0) {
+        uint32_t largest = 0;
+        for (uint32_t i = 0; i < d->knobs.n_buckets; i++)
+            largest = d->knobs.buckets[i] > largest ? d->knobs.buckets[i] : largest;
+        d->knobs.max_bs = largest; /* still SGLang's choice: re-resolved after each edit */
+        return;
+    }
     if (d->knob_origin[KNOB_MAX_BS] == ORIGIN_RELEASE)
         d->knobs.max_bs =
             engine_release_default_max_bs(&d->knobs.sglang, d->gpu.nvidia_smi_mib, d->knobs.world, d->knobs.mtp > 1);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static uint32_t world_of(const engine_knobs_state *k)
 {
@@ -470,12 +471,31 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .sglang_flag = "--mamba-full-memory-ratio"},
 };
 
+/* Whether name is a flag's ServerArgs field: argparse's dest, the flag without "--" and with '-'
+ * read as '_' (server_args.py add_cli_args), so cuda_graph_max_bs and tp_size name their knobs. */
+static bool is_field_of_flag(const char *name, const char *flag)
+{
+    if (!flag || strncmp(flag, "--", 2) != 0)
+        return false;
+    const char *f = flag + 2;
+    for (; *f && *name; f++, name++)
+        if (*name != (*f == '-' ? '_' : *f))
+            return false;
+    return *f == '\0' && *name == '\0';
+}
+
 const engine_knob_info *engine_knob_find(const char *name)
 {
     for (int i = 0; i < KNOB_COUNT; i++)
         if (strcmp(engine_knobs[i].name, name) == 0 ||
             (engine_knobs[i].alias && strcmp(engine_knobs[i].alias, name) == 0))
             return &engine_knobs[i];
+    for (int i = 0; i < KNOB_COUNT; i++) {
+        const engine_knob_info *k = &engine_knobs[i];
+        if (is_field_of_flag(name, k->sglang_flag) || is_field_of_flag(name, k->sglang_flag_alt) ||
+            (k->sglang_env && strcmp(k->sglang_env, name) == 0))
+            return k;
+    }
     return NULL;
 }
 
@@ -489,7 +509,11 @@ void engine_knob_steps_text(const engine_knob_info *k, char *buf, size_t len)
         snprintf(buf, len, "next divisor of %s", k->base->name);
         break;
     case KNOB_STEPS_LINEAR:
-        snprintf(buf, len, "%g%s%s", k->step_size, k->leaving_auto ? " (leaving auto " : "",
+        if (strcmp(k->unit, "bytes") == 0 && k->step_size >= ENGINE_MIB && fmod(k->step_size, ENGINE_MIB) == 0)
+            snprintf(buf, len, "%.0f MiB", k->step_size / ENGINE_MIB); /* a size step reads as a size */
+        else
+            snprintf(buf, len, "%g", k->step_size);
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", k->leaving_auto ? " (leaving auto " : "",
                  k->leaving_auto ? k->leaving_auto : "");
         if (k->leaving_auto)
             snprintf(buf + strlen(buf), len - strlen(buf), ")");
@@ -882,9 +906,16 @@ static int set_choice_text(engine_deployment *d, const engine_knob_info *k, cons
         return 0;
     }
     if (k->type == KNOB_TYPE_BOOL) {
-        bool on = strcmp(text, "on") == 0 || strcmp(text, "true") == 0;
-        if (!on && strcmp(text, "off") != 0 && strcmp(text, "false") != 0)
-            return engine_fail(err, errlen, "%s=%s: expected on or off%s", k->name, text, k->autoable ? " (or auto)" : "");
+        /* the spellings a launch script or Python's str(bool) uses */
+        static const char *const on_words[] = {"on", "true", "yes", "1"}, *const off_words[] = {"off", "false", "no", "0"};
+        bool on = false, off = false;
+        for (size_t w = 0; w < sizeof on_words / sizeof on_words[0]; w++) {
+            on |= strcasecmp(text, on_words[w]) == 0;
+            off |= strcasecmp(text, off_words[w]) == 0;
+        }
+        if (!on && !off)
+            return engine_fail(err, errlen, "%s=%s: expected on or off (true/false, yes/no, 1/0)%s", k->name, text,
+                               k->autoable ? ", or auto" : "");
         *(bool *)field_ptr(d, k->offset) = on;
         set_auto_flag(d, k, false);
         return 0;
