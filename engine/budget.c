@@ -34,7 +34,8 @@ engine_measured_layout engine_measured_layout_of(const engine_deployment *d)
                                 .world = k->world,
                                 .dp = k->dp,
                                 .dcp = k->dcp,
-                                .ep = estimate_resolved_ep(d),
+                                /* the knobs' a2a, not the model's: a preset records it before its model loads */
+                                .ep = estimate_ep_under(k, d->a2a == A2A_DEEPEP),
                                 .dp_attention = engine_dp_attention(k)};
     return l;
 }
@@ -92,7 +93,7 @@ static uint64_t plan_weights(const engine_deployment *d, const engine_estimate *
 }
 
 /* The requests one GPU's pool serves: a DP rank's share of the request pool (launch prints
- * dp x max_bs when max_running_requests is auto). */
+ * max_bs per DP rank or replica when max_running_requests is auto). */
 static uint32_t running_requests(const engine_deployment *d)
 {
     const engine_knobs_state *k = &d->knobs;
@@ -501,7 +502,7 @@ static bool sglang_default_fraction(const engine_deployment *d, const engine_est
         reserved = 512 + 1.5 * (chunk > 2048 ? chunk : 2048) +
                    (double)engine_heuristic_graph_bytes(k->max_bs, dpa ? k->dp : 1) / (double)ENGINE_MIB +
                    tp / 8 * 1024;
-        if (v == ENGINE_HEURISTIC_RESERVE_METHODS && d->model.attn_kind != ATTN_MLA && !dpa && d->a2a == A2A_NONE &&
+        if (v == ENGINE_HEURISTIC_RESERVE_METHODS && d->model.attn_kind != ATTN_MLA && !dpa && engine_plan_a2a(d) == A2A_NONE &&
             k->dcp <= 1) {
             uint64_t prefill_max =
                 k->context_len && k->context_len < (uint64_t)chunk ? k->context_len : (uint64_t)chunk;
@@ -512,7 +513,7 @@ static bool sglang_default_fraction(const engine_deployment *d, const engine_est
         if (spec)
             reserved += eagle;
         if (v == ENGINE_HEURISTIC_RESERVE_METHODS)
-            reserved += (double)engine_heuristic_deepep_bytes(d->a2a) / (double)ENGINE_MIB;
+            reserved += (double)engine_heuristic_deepep_bytes(engine_plan_a2a(d)) / (double)ENGINE_MIB;
         break;
     }
     default:

@@ -933,6 +933,12 @@ int engine_model_check(const engine_model *m, char *err, size_t errlen);
  * intercept) may absorb a whole layer's unexplained part, so it keeps ENGINE_SIZE_MAX. */
 uint64_t engine_calibration_max(int c);
 int engine_deployment_check(const engine_deployment *d, char *err, size_t errlen);
+/* The all-to-all the plan runs: DeepEP only where the model has routed experts to dispatch
+ * (a dense model's --moe-a2a-backend would create no buffer; launch prints none). */
+engine_a2a engine_plan_a2a(const engine_deployment *d);
+/* The --max-running-requests a plan runs with: the knob, or when auto what launch prints (max_bs
+ * per DP rank under DP attention; max_bs for each of dp replicas). */
+uint32_t engine_plan_max_running_requests(const engine_knobs_state *k);
 
 /* Fills D with MODEL.md's defaults that presets may omit (dcp 1, other_runtime 1 GiB, ...). */
 void engine_deployment_defaults(engine_deployment *d);

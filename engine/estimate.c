@@ -514,11 +514,11 @@ static size_t buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
     size_t n = 0;
     uint32_t attn_tp = engine_attn_tp(k);
     bool dp_attention = engine_dp_attention(k);
-    bool gathered = attn_tp > 1 && (dp_attention || d->a2a == A2A_DEEPEP);
+    bool gathered = attn_tp > 1 && (dp_attention || engine_plan_a2a(d) == A2A_DEEPEP);
     if (k->buckets_auto) {
         /* The release's own list: its grid, its pool clamp, its divisibility filter. In a plan an
-         * unset max_running_requests is what launch prints, dp x max_bs, so the clamp keeps the
-         * plan's list whole. */
+         * unset max_running_requests is what launch prints (engine_plan_max_running_requests),
+         * so the clamp keeps the plan's list whole. */
         engine_capture_params p = {
             .max_bs = k->max_bs,
             .speculative = k->mtp > 1,
@@ -526,7 +526,7 @@ static size_t buckets_resolve(const engine_deployment *d, uint32_t *out, size_t 
             .gpu_mem_mib = d->gpu.nvidia_smi_mib,
             .tp_size = k->world,
             .dp = dp_attention ? k->dp : 1,
-            .max_running_requests = k->max_running_requests_auto ? k->dp * k->max_bs : k->max_running_requests,
+            .max_running_requests = engine_plan_max_running_requests(k),
             .require_gathered = gathered,
             .attn_tp = attn_tp,
             .tbo = k->tbo,
@@ -788,7 +788,7 @@ static void heuristic_for_release(const engine_deployment *d, engine_estimate *e
     switch (engine_release_heuristic_variant(&k->sglang)) {
     case ENGINE_HEURISTIC_RESERVE_METHODS:
         e->heuristic_graph_bytes = engine_heuristic_graph_bytes(k->max_bs, dp);
-        e->heuristic_deepep_bytes = engine_heuristic_deepep_bytes(d->a2a);
+        e->heuristic_deepep_bytes = engine_heuristic_deepep_bytes(engine_plan_a2a(d));
         break;
     case ENGINE_HEURISTIC_INLINE_FORMULA:
         e->heuristic_graph_bytes =
@@ -806,12 +806,33 @@ static void heuristic_for_release(const engine_deployment *d, engine_estimate *e
     e->heuristic_total_bytes = e->heuristic_graph_bytes + e->heuristic_deepep_bytes;
 }
 
+uint32_t engine_plan_max_running_requests(const engine_knobs_state *k)
+{
+    if (!k->max_running_requests_auto)
+        return k->max_running_requests;
+    /* Under DP attention one scheduler's pool serves every DP rank (divided by dp_size); dp
+     * replicas are each a whole server that takes the flag as it is (data_parallel_controller.py
+     * passes the same server_args to every replica). */
+    return (engine_dp_attention(k) ? k->dp : 1) * k->max_bs;
+}
+
+engine_a2a engine_plan_a2a(const engine_deployment *d)
+{
+    return d->a2a == A2A_DEEPEP && d->model.num_experts > 0 ? A2A_DEEPEP : A2A_NONE;
+}
+
+uint32_t estimate_ep_under(const engine_knobs_state *k, bool deepep)
+{
+    /* --ep-size defaults to 1; under DeepEP SGLang sets ep_size = tp_size whatever --ep-size says
+     * (server_args.py _handle_a2a_moe: "The expert parallel size is adjusted to be the same as
+     * the tensor parallel size"). */
+    uint32_t ep = deepep ? k->world : k->ep_auto ? 1 : k->ep;
+    return !ep || !k->world || k->world % ep ? 1 : ep;
+}
+
 uint32_t estimate_resolved_ep(const engine_deployment *d)
 {
-    const engine_knobs_state *k = &d->knobs;
-    /* --ep-size defaults to 1; DeepEP needs the experts over the whole group (ep = tp). */
-    uint32_t ep = k->ep_auto ? (d->a2a == A2A_DEEPEP ? k->world : 1) : k->ep;
-    return !ep || !k->world || k->world % ep ? 1 : ep;
+    return estimate_ep_under(&d->knobs, engine_plan_a2a(d) == A2A_DEEPEP);
 }
 
 /* The auto knobs as the release resolves them (MODEL.md's knob table; SGLang server_args.py). */
@@ -839,10 +860,10 @@ static void resolve_layout(const engine_deployment *d, engine_layout *l)
         l->page_size = engine_backend_page_size(l->backend, requested_page);
     }
     l->moe_runner =
-        k->moe_runner_auto ? (d->a2a == A2A_DEEPEP ? MOE_RUNNER_DEEP_GEMM : MOE_RUNNER_TRITON) : k->moe_runner;
-    l->deepep = d->a2a == A2A_DEEPEP && l->moe;
-    l->deepep_ll = d->a2a == A2A_DEEPEP && k->deepep_mode != DEEPEP_NORMAL;
-    l->deepep_normal = d->a2a == A2A_DEEPEP && k->deepep_mode != DEEPEP_LOW_LATENCY;
+        k->moe_runner_auto ? (engine_plan_a2a(d) == A2A_DEEPEP ? MOE_RUNNER_DEEP_GEMM : MOE_RUNNER_TRITON) : k->moe_runner;
+    l->deepep = engine_plan_a2a(d) == A2A_DEEPEP;
+    l->deepep_ll = l->deepep && k->deepep_mode != DEEPEP_NORMAL;
+    l->deepep_normal = l->deepep && k->deepep_mode != DEEPEP_LOW_LATENCY;
     l->kv_bytes = k->kv_dtype == KV_DTYPE_AUTO ? m->kv_bytes : k->kv_dtype == KV_DTYPE_BF16 ? 2 : 1;
 }
 
@@ -955,7 +976,7 @@ void estimate_terms_run_nodes(const engine_deployment *d, const engine_calibrati
     e->attn_rows = e->bs_max * k->mtp;
     /* With DeepEP the tokens are scattered over the attention-TP group (reduce-scatter); without
      * an a2a backend every GPU's MoE runs the tokens gathered over its DP groups. */
-    if (d->a2a == A2A_DEEPEP)
+    if (lay->deepep)
         e->moe_rows = engine_div_u32(e->attn_rows + e->attn_tp - 1, e->attn_tp);
     else
         e->moe_rows = e->attn_rows * (lay->dp_attention ? k->dp : 1);
@@ -1021,6 +1042,14 @@ void estimate_terms_run_nodes(const engine_deployment *d, const engine_calibrati
     /* MODEL.md's warnings on the combination (never a refusal to estimate). */
     char brief[48];
     bool deepep = lay->deepep;
+    if (d->a2a == A2A_DEEPEP && !lay->moe) /* launch prints no --moe-a2a-backend for it either */
+        engine_warn(&e->warnings, "adjusted",
+                    "a2a=deepep: %s has no routed experts for DeepEP to dispatch; planned (and launched) without it",
+                    m->name);
+    if (deepep && !k->ep_auto && k->ep != k->world)
+        engine_warn(&e->warnings, "adjusted",
+                    "ep=%u: under DeepEP SGLang sets --ep-size to --tp-size (%u) (server_args.py _handle_a2a_moe)",
+                    k->ep, k->world);
     if (deepep && !k->max_dispatch_auto && k->max_dispatch < e->moe_rows) {
         BRIEF(&e->warnings, brief, "%u < %u rows", e->max_dispatch, e->moe_rows);
         WARN_AT(&e->warnings, "dispatch_below_rows", k->max_dispatch, e->moe_rows, brief,

@@ -18,6 +18,7 @@ void estimate_terms_run_nodes(const engine_deployment *d, const engine_calibrati
 
 /* --ep-size as the release resolves it (auto: tp with DeepEP, else 1; one that does not divide
  * tp: 1). */
+uint32_t estimate_ep_under(const engine_knobs_state *k, bool deepep); /* --ep-size as SGLang resolves it */
 uint32_t estimate_resolved_ep(const engine_deployment *d);
 
 /* The warning table's row of CODE (-1: none), and a row's code and knobs. */

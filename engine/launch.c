@@ -187,9 +187,8 @@ void engine_launch_build(const engine_deployment *d, const engine_estimate *e, c
         }
     }
     /* Under speculation SGLang defaults to 48 running requests and clamps the capture list to
-     * the pool: the plan's own pool is dp x max_bs. */
-    add_arg(l, "%s %u", engine_knobs[KNOB_MAX_RUNNING_REQUESTS].sglang_flag,
-            k->max_running_requests_auto ? k->dp * k->max_bs : k->max_running_requests);
+     * the pool: the plan's own pool is printed (engine_plan_max_running_requests). */
+    add_arg(l, "%s %u", engine_knobs[KNOB_MAX_RUNNING_REQUESTS].sglang_flag, engine_plan_max_running_requests(k));
     add_arg(l, "%s %llu", engine_knobs[KNOB_CONTEXT_LEN].sglang_flag, (unsigned long long)k->context_len);
     add_arg(l, "%s %.3f", engine_knobs[KNOB_MEM_FRACTION].sglang_flag, k->mem_fraction_static);
     if (o->pin_kv) {

@@ -44,4 +44,16 @@ case "$OUT$ERR" in *" -0."[0-9]*) fail "a negative fraction is printed" ;; *) pa
 expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set max_bs=1024 --format json
 check_py "j['budget']['recommended_mem_fraction_static'] is None and j['budget']['fits'] is False" \
   "JSON: no recommended fraction (null) where none fits"
+# layouts as SGLang resolves them, each once a property-test counterexample (tests/unit/test_property.c)
+# dp replicas: each replica is a server of its own and takes --max-running-requests whole
+expect_exit 0 "$CGPLAN" launch --model qwen3-32b --set gpu=h200 --set tp=4 --set dp=2 --set dp_attention=off --set max_bs=7
+contains "$OUT" "--max-running-requests 7 " "dp replicas: the pool per replica is max_bs"
+# DeepEP: SGLang sets ep_size = tp_size whatever --ep-size says (server_args.py _handle_a2a_moe)
+expect_exit 0 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --set tp=8 --set a2a=deepep --set ep=1 --format json
+check_py "[t['bytes'] for t in j['terms'] if t['id'] == 'moe.deepep_normal'] == [335709824] and \
+  any('sets --ep-size to --tp-size (8)' in w['message'] for w in j['warnings'])" "ep=1 under DeepEP is ep = tp, said"
+# DeepEP on a dense model: nothing to dispatch, so neither the plan nor SGLang's heuristic counts it
+expect_exit 0 "$CGPLAN" estimate --model qwen2.5-72b --set gpu=h200 --set tp=8 --set a2a=deepep --format json
+check_py "j['heuristic']['deepep_bytes'] == 0 and \
+  any('no routed experts' in w['message'] for w in j['warnings'])" "a2a=deepep on a dense model is planned without it"
 finish

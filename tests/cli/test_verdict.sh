@@ -29,9 +29,13 @@ contains "$OUT" "weights 150.00 GiB (measured at DP16)" "own layout: measured"
 expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set max_bs=32 --format json
 check_py "j['budget']['weights_bytes'] == 150 * $GIB and j['budget']['weights_measured'] is True" "max_bs: measured"
 check_py "j['budget']['state_pool_bytes'] == 8 * $GIB and j['budget']['state_source'] == 'measured'" "max_bs: state"
-# ep is a layout knob too: the experts per GPU change.
-expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set ep=8
+# ep is a layout knob too: the experts per GPU change (off DeepEP: under it SGLang sets ep = tp,
+# so --set ep=8 alone leaves the measured layout, and says it was adjusted).
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set a2a=none --set ep=8
 contains "$OUT" "this plan is DP16, ep 8" "ep names the dimension that differs"
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set ep=8
+contains "$OUT" "weights 150.00 GiB (measured at DP16)" "ep=8 under DeepEP is ep 16: the measured layout holds"
+contains "$OUT" "sets --ep-size to --tp-size (16)" "ep=8 under DeepEP: adjusted, said"
 
 # --- The request policy has its own limit. DeepSeek-V3 on 8 x H200 under 0.5.6 used to be
 # "stopped by static.kv_index" (then "buckets"): the cause is min_kv_tokens x the requests.

@@ -835,9 +835,10 @@ static void test_measured_layout(void **state)
     assert_string_equal(buf, "DP16");
     engine_measured_layout_text(&now, &d.measured_at, buf, sizeof buf);
     assert_string_equal(buf, "DP2 x DCP8");
-    /* ep alone: the names agree, the text says the dimension */
+    /* ep alone: the names agree, the text says the dimension (off DeepEP, which sets ep = tp) */
     d.knobs.dp = 16;
     d.knobs.dcp = 1;
+    d.a2a = A2A_NONE;
     d.knobs.ep_auto = false;
     d.knobs.ep = 8;
     now = engine_measured_layout_of(&d);
