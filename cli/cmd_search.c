@@ -128,7 +128,7 @@ int cmd_search(int argc, char **argv)
             jsonw_ku64(&w, "kv_tokens", r->kv_tokens);
             jsonw_ku64(&w, "kv_tokens_per_request", r->kv_per_request);
             jsonw_ku64(&w, "weights_bytes", r->weights_bytes);
-            jsonw_kstring(&w, "limit", engine_terms[r->limit].key);
+            jsonw_kstring(&w, "limit", r->limit_key);
             jsonw_kbool(&w, "pareto", r->pareto);
             jsonw_object_end(&w);
         }
@@ -143,7 +143,7 @@ int cmd_search(int argc, char **argv)
             printf("%u,%u,%s,%u,%u,%s,%u,%u,%u,%.3f,%llu,%llu,%llu,%s,%s\n", r->tp, r->dp,
                    r->dp_attention ? "true" : "false", r->ep, r->dcp, r->a2a == A2A_DEEPEP ? "deepep" : "none", r->mtp,
                    r->replicas, r->max_bs, r->mem_fraction_static, (unsigned long long)r->concurrency,
-                   (unsigned long long)r->kv_tokens, (unsigned long long)r->kv_per_request, engine_terms[r->limit].key,
+                   (unsigned long long)r->kv_tokens, (unsigned long long)r->kv_per_request, r->limit_key,
                    r->pareto ? "true" : "false");
         }
     } else {
@@ -169,7 +169,7 @@ int cmd_search(int argc, char **argv)
                    r->tp, r->replicas, r->dp, r->dp_attention ? "on" : "off", r->ep, r->dcp,
                    r->a2a == A2A_DEEPEP ? "deepep" : "none", r->mtp, r->max_bs, r->mem_fraction_static,
                    (unsigned long long)r->concurrency, (unsigned long long)r->kv_tokens,
-                   (unsigned long long)r->kv_per_request, engine_terms[r->limit].key);
+                   (unsigned long long)r->kv_per_request, r->limit_key);
         }
         printf("* on the Pareto front of concurrency vs KV per request. repl: instances of tp GPUs; dp: --dp-size "
                "(DP ranks\n  of an instance); concurrency = repl x DP ranks x max_bs (the wall, at the recommended "

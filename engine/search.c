@@ -104,6 +104,7 @@ size_t engine_search(const engine_deployment *base, const engine_calibration *ca
                             r.max_bs = b->wall_max_bs;
                             r.mem_fraction_static = b->wall_mem_fraction_static;
                             r.limit = b->wall_term;
+                            r.limit_key = b->wall_limit ? b->wall_limit : engine_terms[b->wall_term].key;
                             r.weights_bytes = b->weights_bytes;
                             d.knobs.max_bs = b->wall_max_bs;
                             engine_fit f;

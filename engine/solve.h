@@ -42,8 +42,9 @@ typedef struct {
     uint64_t kv_tokens;         /* logical tokens of one DP rank's pool */
     uint64_t kv_per_request;    /* kv_tokens / max_bs */
     uint64_t weights_bytes;
-    engine_term_id limit;
-    bool pareto; /* on the front of concurrency vs KV per request */
+    engine_term_id limit;  /* the term that grows most at the wall */
+    const char *limit_key; /* what stops the layout: limit's key, or "kv_per_request" (budget.wall_limit) */
+    bool pareto;           /* on the front of concurrency vs KV per request */
 } engine_layout_result;
 
 typedef struct {

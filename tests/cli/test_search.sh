@@ -10,6 +10,10 @@ S=(search --model deepseek-v3 --set gpu=h200 --gpus 16)
 expect_exit 0 "$CGPLAN" "${S[@]}" --set sglang=0.5.6 --format json
 check_py "len(j['layouts']) > 0 and all(l['dcp'] == 1 for l in j['layouts'])" "0.5.6: no dcp layout"
 check_py "j['refused_by_release'] > 0" "0.5.6: the refused layouts are counted"
+# the limit is the wall's own (budget.wall_limit): these layouts stop at min_kv_tokens per request,
+# each row's KV per request just above 4096, not at the term that grows most
+check_py "j['layouts'][0]['limit'] == 'kv_per_request' and 4096 <= j['layouts'][0]['kv_tokens_per_request'] < 4096 * 1.1" \
+  "0.5.6: the first layout's limit is the request policy"
 expect_exit 0 "$CGPLAN" "${S[@]}" --set sglang=0.5.6
 contains "$OUT" "cannot run" "the table says layouts were left out for the release"
 expect_exit 0 "$CGPLAN" "${S[@]}" --set sglang=main --format json
