@@ -83,10 +83,9 @@ size_t engine_search(const engine_deployment *base, const engine_calibration *ca
                             d.knobs.max_dispatch_auto = true;
                             d.knobs.buckets_auto = true;
                             d.knobs.max_running_requests_auto = true;
-                            /* the preset's measured weights and state are its own layout's:
-                             * each layout gets the model's (weights.c, the budget's state) */
-                            d.weights_bytes = 0;
-                            d.state_pool_bytes = 0;
+                            /* a preset's measured weights and state stay: the budget uses them
+                             * only at the layout they were measured at (measured_at), as
+                             * `estimate --preset P --set ...` does for the same row */
                             counts->scanned++;
                             engine_estimate_compute_quiet(&d, cal, e); /* numbers only: no text is read */
                             const engine_budget *b = &e->budget;

@@ -80,4 +80,10 @@ while read -r limit line; do
   else fail "launch $line: exit $rc: $(cat "$TEST_TMP/launch.err")"; fi
 done <<<"$walk"
 [ "$walked" -ge 10 ] && pass || fail "walked $walked layouts"
+# a preset's measured weights stay at its own layout (measured_at), as estimate keeps them there
+expect_exit 0 "$CGPLAN" search --preset k3-dp16 --gpus 16 --set dp=16 --set mtp=6 --format json
+check_py "[l['weights_bytes'] for l in j['layouts'] if l['dp'] == 16 and l['a2a'] == 'deepep'] == [150 * 2**30]" \
+  "search: the preset's own layout keeps its measured 150 GiB of weights"
+check_py "all(l['weights_bytes'] != 150 * 2**30 for l in j['layouts'] if l['a2a'] != 'deepep')" \
+  "search: other layouts take the model's weights"
 finish
