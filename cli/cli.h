@@ -67,6 +67,8 @@ typedef struct {
     const char *disaggregation; /* launch --disaggregation-mode decode */
     bool all;                   /* search --all */
     bool pin_kv;                /* launch --pin-kv */
+    uint32_t base_world;        /* search: a model-alone plan's world before --set (the GPUs), so
+                                   --set dp=/dcp= are checked against the layouts it scans */
     const char *args[CLI_MAX_ARGS]; /* positional arguments */
     int n_args;
 } cli_opts;

@@ -52,6 +52,7 @@ int cmd_search(int argc, char **argv)
     engine_warnings adj = {0};
     engine_calibration cal;
     bool calibrated = false;
+    o.base_world = so.gpus;
     rc = cli_load_plan(&o, &d, &adj, &cal, &calibrated);
     if (rc)
         return rc;

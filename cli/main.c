@@ -269,6 +269,8 @@ int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char
         d->knobs.backend_auto = true;
         d->knobs.max_dispatch_auto = true;
         engine_deployment_sglang_defaults(d);
+        if (o->base_world) /* still SGLang's default for the knob's origin: search scans it */
+            d->knobs.world = o->base_world;
         d->gpu.name[0] = '\0';
     }
     if (model_name) {

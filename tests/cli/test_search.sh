@@ -80,6 +80,9 @@ while read -r limit line; do
   else fail "launch $line: exit $rc: $(cat "$TEST_TMP/launch.err")"; fi
 done <<<"$walk"
 [ "$walked" -ge 10 ] && pass || fail "walked $walked layouts"
+# a held dcp on a model alone is checked against the layouts scanned, not against tp 1
+expect_exit 0 "$CGPLAN" search --model deepseek-v3 --set gpu=h200 --gpus 16 --set dcp=2 --format json
+check_py "len(j['layouts']) > 0 and all(l['dcp'] == 2 for l in j['layouts'])" "search --set dcp=2 on a model alone"
 # a preset's measured weights stay at its own layout (measured_at), as estimate keeps them there
 expect_exit 0 "$CGPLAN" search --preset k3-dp16 --gpus 16 --set dp=16 --set mtp=6 --format json
 check_py "[l['weights_bytes'] for l in j['layouts'] if l['dp'] == 16 and l['a2a'] == 'deepep'] == [150 * 2**30]" \
