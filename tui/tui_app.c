@@ -663,8 +663,9 @@ static void start_prompt(tui_app *app, tui_prompt prompt, int knob, const char *
     snprintf(app->input, sizeof app->input, "%s", initial);
 }
 
-/* Up, Down, PgUp and PgDn over a list of N rows: moves *SEL within it; false for any other key. */
-static bool move_in_list(int *sel, int key, int n)
+/* Up, Down, PgUp and PgDn (PAGE rows), Home and End over a list of N rows: moves *SEL within it;
+ * false for any other key. */
+static bool move_in_list(int *sel, int key, int n, int page)
 {
     switch (key) {
     case TUI_KEY_UP:
@@ -674,19 +675,44 @@ static bool move_in_list(int *sel, int key, int n)
         *sel = *sel + 1 < n ? *sel + 1 : *sel;
         return true;
     case TUI_KEY_PGUP:
-        *sel = *sel > PAGE_STEPS ? *sel - PAGE_STEPS : 0;
+        *sel = *sel > page ? *sel - page : 0;
         return true;
     case TUI_KEY_PGDN:
-        *sel = *sel + PAGE_STEPS < n ? *sel + PAGE_STEPS : (n ? n - 1 : 0);
+        *sel = *sel + page < n ? *sel + page : (n ? n - 1 : 0);
+        return true;
+    case TUI_KEY_HOME:
+        *sel = 0;
+        return true;
+    case TUI_KEY_END:
+        *sel = n ? n - 1 : 0;
         return true;
     default:
         return false;
     }
 }
 
+/* The keys of a text pop-up (w, ?, l): they scroll it by its first row shown, over the positions
+ * that keep the window full; Tab turns the help's page; any other key closes it. */
+static int handle_popup(tui_app *app, const tui_event *ev)
+{
+    if (app->mode == TUI_MODE_HELP && (ev->key == TUI_KEY_TAB || ev->key == TUI_KEY_BTAB)) {
+        app->help_page = !app->help_page; /* keys and knobs <-> the term labels */
+        app->scroll = 0;
+        return TUI_REDRAW;
+    }
+    int rows, visible;
+    tui_overlay_popup_extent(app, &rows, &visible);
+    int tops = rows > visible ? rows - visible + 1 : 1;
+    if (move_in_list(&app->scroll, ev->key, tops, visible > 1 ? visible - 1 : 1))
+        return TUI_REDRAW;
+    app->mode = TUI_MODE_MAIN;
+    app->scroll = 0;
+    return ev->key == 'q' ? TUI_QUIT : TUI_REDRAW;
+}
+
 static int handle_setup(tui_app *app, const tui_event *ev)
 {
-    if (move_in_list(&app->sel, ev->key, tui_app_setup_count()))
+    if (move_in_list(&app->sel, ev->key, tui_app_setup_count(), PAGE_STEPS))
         return TUI_REDRAW;
     int knob = tui_app_setup_knob(app->sel);
     switch (ev->key) {
@@ -911,7 +937,7 @@ static int handle_list(tui_app *app, const tui_event *ev)
         app->sel = app->scroll = 0;
         return TUI_REDRAW;
     }
-    if (move_in_list(&app->sel, ev->key, n))
+    if (move_in_list(&app->sel, ev->key, n, PAGE_STEPS))
         return TUI_REDRAW;
     switch (ev->key) {
     case TUI_KEY_ESCAPE:
@@ -926,12 +952,6 @@ static int handle_list(tui_app *app, const tui_event *ev)
             return TUI_RELOAD_RUNS | TUI_RECOMPUTE | TUI_REDRAW;
         }
         app->mode = TUI_MODE_MAIN;
-        return TUI_REDRAW;
-    case TUI_KEY_HOME:
-        app->sel = 0;
-        return TUI_REDRAW;
-    case TUI_KEY_END:
-        app->sel = n ? n - 1 : 0;
         return TUI_REDRAW;
     default:
         break;
@@ -1210,14 +1230,8 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         return handle_list(app, ev);
     if (app->mode == TUI_MODE_SETUP)
         return handle_setup(app, ev);
-    if (app->mode == TUI_MODE_HELP && (ev->key == TUI_KEY_TAB || ev->key == TUI_KEY_BTAB)) {
-        app->help_page = !app->help_page; /* keys and knobs <-> the term labels */
-        return TUI_REDRAW;
-    }
-    if (app->mode == TUI_MODE_HELP || app->mode == TUI_MODE_WARNINGS || app->mode == TUI_MODE_LAUNCH) {
-        app->mode = TUI_MODE_MAIN;
-        return ev->key == 'q' ? TUI_QUIT : TUI_REDRAW;
-    }
+    if (app->mode == TUI_MODE_HELP || app->mode == TUI_MODE_WARNINGS || app->mode == TUI_MODE_LAUNCH)
+        return handle_popup(app, ev);
     if (app->mode == TUI_MODE_EXPLAIN) { /* Up/Down choose the term; anything else closes */
         if (ev->key == TUI_KEY_UP || ev->key == TUI_KEY_DOWN) {
             app->sel = (app->sel + (ev->key == TUI_KEY_UP ? TERM_COUNT - 1 : 1)) % TERM_COUNT;
@@ -1236,6 +1250,7 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
     case TUI_KEY_F1:
         app->mode = TUI_MODE_HELP;
         app->help_page = 0;
+        app->scroll = 0;
         return TUI_REDRAW;
     case 't':
         app->theme = app->theme == TUI_THEME_LIGHT ? TUI_THEME_DARK : TUI_THEME_LIGHT;
@@ -1303,6 +1318,7 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         return TUI_REDRAW;
     case 'w':
         app->mode = TUI_MODE_WARNINGS;
+        app->scroll = 0;
         return TUI_REDRAW;
     case 'e': /* explain a term: the largest first */
         app->mode = TUI_MODE_EXPLAIN;
@@ -1313,6 +1329,7 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         return TUI_REDRAW;
     case 'l': {
         app->mode = TUI_MODE_LAUNCH;
+        app->scroll = 0;
         engine_launch *l = &app->scratch.launch;
         tui_app_launch(app, l);
         char *cmd = app->scratch.text;

@@ -48,8 +48,7 @@ void tui_draw_box(tui_screen *s, const tui_glyphs *g, tui_rect r, const char *ti
     }
 }
 
-/* Replaces "·" and "→" by the glyph set's ASCII when needed. */
-static void ascii_fold(const tui_glyphs *g, char *text, size_t len)
+void tui_ascii_fold(const tui_glyphs *g, char *text, size_t len)
 {
     if (g->utf8)
         return;
@@ -87,7 +86,7 @@ int tui_printf_glyphs(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    ascii_fold(g, buf, sizeof buf);
+    tui_ascii_fold(g, buf, sizeof buf);
     return tui_print(s, x, y, maxw, st, buf);
 }
 
@@ -165,7 +164,7 @@ static void draw_bar(tui_app *app, tui_screen *s, tui_rect r)
     else
         snprintf(suffix, sizeof suffix, " headroom %.2f · f %.3f (rec. %.3f)", tui_sgib(b->headroom_bytes),
                  p->d.knobs.mem_fraction_static, rec);
-    ascii_fold(g, suffix, sizeof suffix);
+    tui_ascii_fold(g, suffix, sizeof suffix);
     const char *prefix = " per GPU ";
     int bw = r.w - tui_text_width(prefix) - tui_text_width(suffix) - 2;
     if (bw < BAR_MIN_W)
@@ -249,49 +248,78 @@ static void limits_sentence(const tui_app *app, char *buf, size_t len)
         snprintf(buf + used, len - used, ".");
 }
 
+const char *tui_wrap_row(const char *p, int width, size_t *len)
+{
+    const char *q = p, *last_space = NULL;
+    for (int c = 0; *q && c < width; c++) {
+        if (*q == ' ')
+            last_space = q;
+        tui_utf8_next(&q);
+    }
+    const char *end = q;
+    if (*q && *q != ' ') { /* the row ends inside a word: at the last space, else in the word */
+        if (last_space && last_space > p)
+            end = last_space;
+    }
+    *len = (size_t)(end - p);
+    while (*end == ' ') /* the spaces at a break belong to neither row */
+        end++;
+    return end;
+}
+
 int tui_print_wrapped(tui_screen *s, const tui_glyphs *g, tui_rect r, tui_style st, const char *text)
 {
     char folded[1024];
     snprintf(folded, sizeof folded, "%s", text);
-    ascii_fold(g, folded, sizeof folded);
+    tui_ascii_fold(g, folded, sizeof folded);
     const char *p = folded;
     int row = 0;
     for (; row < r.h && *p; row++) {
-        int maxw = r.w;
-        int n = tui_text_width(p);
-        if (n > maxw && row + 1 < r.h) {
-            /* the last space within maxw characters */
-            const char *q = p, *last_space = NULL;
-            int c = 0;
-            while (*q && c < maxw) {
-                if (*q == ' ')
-                    last_space = q;
-                tui_utf8_next(&q);
-                c++;
-            }
-            if (last_space) {
-                char line[1024];
-                snprintf(line, sizeof line, "%.*s", (int)(last_space - p), p);
-                tui_print(s, r.x, r.y + row, maxw, st, line);
-                p = last_space + 1;
-                continue;
-            }
+        if (row + 1 == r.h) { /* the last line: what is left, cut */
+            tui_print(s, r.x, r.y + row, r.w, st, p);
+            return row + 1;
         }
-        tui_print(s, r.x, r.y + row, n > maxw ? maxw : n, st, p);
-        row++;
-        break;
+        size_t len;
+        const char *next = tui_wrap_row(p, r.w, &len);
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)len, p);
+        tui_print(s, r.x, r.y + row, r.w, st, line);
+        p = next;
     }
     return row;
 }
 
+int tui_wrapped_rows(const tui_glyphs *g, int width, const char *text)
+{
+    char folded[1024];
+    snprintf(folded, sizeof folded, "%s", text);
+    tui_ascii_fold(g, folded, sizeof folded);
+    int rows = 0;
+    size_t len;
+    for (const char *p = folded; *p; rows++)
+        p = tui_wrap_row(p, width > 0 ? width : 1, &len);
+    return rows;
+}
+
+/* The summary under the plot. Comparing, the two layouts' concurrency leads: it is what the
+ * comparison is for. */
+static void summary_text(const tui_app *app, char *text, size_t len)
+{
+    char cmp[512];
+    tui_app_concurrency_sentence(app, cmp, sizeof cmp);
+    int used = snprintf(text, len, "%s%s", cmp, cmp[0] ? " " : "");
+    limits_sentence(app, text + used, len - (size_t)used);
+}
+
+/* The summary's margins: a column on each side. */
+#define SUMMARY_MARGIN 1
+
 static void draw_limits(tui_app *app, tui_screen *s, tui_rect r)
 {
-    /* Comparing, the two layouts' concurrency leads: it is what the comparison is for. */
-    char cmp[512], text[1024];
-    tui_app_concurrency_sentence(app, cmp, sizeof cmp);
-    int used = snprintf(text, sizeof text, "%s%s", cmp, cmp[0] ? " " : "");
-    limits_sentence(app, text + used, sizeof text - (size_t)used);
-    tui_print_wrapped(s, app->g, (tui_rect){r.x + 1, r.y, r.w - 2, r.h}, TUI_ST_TITLE, text);
+    char text[1024];
+    summary_text(app, text, sizeof text);
+    tui_print_wrapped(s, app->g, (tui_rect){r.x + SUMMARY_MARGIN, r.y, r.w - 2 * SUMMARY_MARGIN, r.h}, TUI_ST_TITLE,
+                      text);
 }
 
 static void draw_status(tui_app *app, tui_screen *s, tui_rect r)
@@ -370,7 +398,10 @@ static const tui_widget widgets[] = {
 
 void tui_app_render(tui_app *app, tui_screen *s)
 {
-    tui_layout_compute(s->w, s->h, &app->layout);
+    /* The summary is never cut: the layout gives it the rows it wraps to. */
+    char summary[1024];
+    summary_text(app, summary, sizeof summary);
+    tui_layout_compute(s->w, s->h, tui_wrapped_rows(app->g, s->w - 2 * SUMMARY_MARGIN, summary), &app->layout);
     tui_screen_clear(s);
     if (app->layout.too_small) {
         draw_too_small(s);
