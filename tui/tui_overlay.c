@@ -228,11 +228,15 @@ static int span_width(const char *p, const char *end)
     return c;
 }
 
+/* Where a character of a shell word is: outside quotes, in '...' or in "..." (engine_shell_quote
+ * writes a ' inside quotes as '"'"'). */
+typedef enum { SH_BARE, SH_SINGLE, SH_DOUBLE } shell_quote;
+
 /* One line of the launch command (LEN bytes at LINE, in the pop-up's text; CONT: the command
  * goes on below, " \" ends it), wrapped so the rows stay the same shell command: a break between
  * two words ends its row with " \" and indents the next; a word longer than a row is broken
- * inside with a bare "\" (a backslash-newline joins the word again), or inside single quotes with
- * "'\" and a "'" reopening them on the next row. */
+ * inside with a bare "\" (a backslash-newline joins the word again, in "..." too), or inside
+ * single quotes with "'\" and a "'" reopening them on the next row. */
 static void popup_shell_line(tui_popup *pop, tui_style st, const char *line, size_t len, bool cont)
 {
     const char *p = line, *end = line + len;
@@ -242,7 +246,7 @@ static void popup_shell_line(tui_popup *pop, tui_style st, const char *line, siz
     static const int cont_w = 2; /* " \" or "'\" */
     int indent = 0;
     const char *pre = "";
-    bool in_quote = false; /* inside single quotes where the row starts */
+    shell_quote at_start = SH_BARE; /* where the row starts */
     for (;;) {
         int room = pop->width - indent - tui_text_width(pre);
         if (span_width(p, end) <= room - (cont ? cont_w : 0)) {
@@ -252,23 +256,26 @@ static void popup_shell_line(tui_popup *pop, tui_style st, const char *line, siz
         room -= cont_w;
         if (room < 1)
             room = 1;
-        /* the last space outside quotes within the row, tracking quotes and backslashes */
+        /* the last space between words within the row */
         const char *q = p, *brk = NULL;
-        bool quoted = in_quote, escaped = false;
+        shell_quote quote = at_start;
+        bool escaped = false;
         for (int c = 0; q < end && c < room; c++) {
-            if (!quoted && !escaped && *q == ' ' && q > p)
+            if (quote == SH_BARE && !escaped && *q == ' ' && q > p)
                 brk = q;
             if (escaped)
                 escaped = false;
-            else if (quoted)
-                quoted = *q != '\'';
+            else if (quote == SH_SINGLE)
+                quote = *q == '\'' ? SH_BARE : SH_SINGLE;
             else if (*q == '\\')
                 escaped = true;
-            else if (*q == '\'')
-                quoted = true;
+            else if (quote == SH_DOUBLE)
+                quote = *q == '"' ? SH_BARE : SH_DOUBLE;
+            else if (*q == '\'' || *q == '"')
+                quote = *q == '\'' ? SH_SINGLE : SH_DOUBLE;
             tui_utf8_next(&q);
         }
-        if (q < end && *q == ' ' && !quoted && !escaped)
+        if (q < end && *q == ' ' && quote == SH_BARE && !escaped)
             brk = q;
         if (brk) {
             if (!popup_add_row(pop, p, (size_t)(brk - p), st, indent, pre, " \\"))
@@ -278,17 +285,18 @@ static void popup_shell_line(tui_popup *pop, tui_style st, const char *line, siz
             p = brk;
             indent = lead + SHELL_HANG;
             pre = "";
-            in_quote = false;
+            at_start = SH_BARE;
             continue;
         }
         if (escaped && q - 1 > p) /* a backslash and what it escapes stay together */
             q--;
-        if (!popup_add_row(pop, p, (size_t)(q - p), st, indent, pre, quoted ? "'\\" : "\\"))
+        bool single = quote == SH_SINGLE;
+        if (!popup_add_row(pop, p, (size_t)(q - p), st, indent, pre, single ? "'\\" : "\\"))
             return;
         p = q;
         indent = 0; /* a space would split the word */
-        pre = quoted ? "'" : "";
-        in_quote = quoted;
+        pre = single ? "'" : "";
+        at_start = quote;
     }
 }
 
@@ -312,10 +320,11 @@ static void build_help(tui_app *app, tui_popup *pop)
         "e explain a term (formula, origin, depends on; Up/Down the next)",
         "/ filter the preset picker or the runs browser    t light/dark theme    F10 quit",
         "in a pop-up     Up/Down, PgUp/PgDn, Home/End scroll it",
-        "knob                 deps   range              (deps: its short name in the term table)",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
         popup_line(pop, g, TUI_ST_NORMAL, HANG_KEYS, "", "%s", lines[i]);
+    popup_line(pop, g, TUI_ST_NORMAL, HANG_KNOB, "", "%-20s %-6s %-18s %s", "knob", "deps", "range",
+               "(deps: its short name in the term table)");
     for (int k = 0; k < KNOB_COUNT; k++) {
         char help[ENGINE_TEXT_MAX * 2];
         tui_knob_help(app, k, help, sizeof help); /* the flag as the plan's release spells it */
