@@ -28,6 +28,8 @@ const tui_glyphs tui_glyphs_utf8 = {
     .focus = L'▶',
     .observed = L'●',
     .observed_b = L'◆',
+    .observed_hollow = L'○',
+    .observed_b_hollow = L'◇',
     .pred_b = L'•',
     .heur = L'┄',
     .wall = L'┃',
@@ -51,6 +53,8 @@ const tui_glyphs tui_glyphs_ascii = {
     .focus = L'>',
     .observed = L'@',
     .observed_b = L'%',
+    .observed_hollow = L'o',
+    .observed_b_hollow = L'&',
     .pred_b = L'+',
     .heur = L'~',
     .wall = L'|',
@@ -273,7 +277,7 @@ static void compute_curve(tui_app *app, int which, double hi_value)
 
 /* The upper end of the axis for plan P, in the knob's own values. STEPS: room for TUI_CURVE_MAX
  * values, overwritten. */
-static double axis_hi(const tui_app *app, const tui_plan *p, double *steps)
+static double axis_hi(tui_app *app, const tui_plan *p, double *steps)
 {
     size_t n = knob_steps(p, app->axis, steps, TUI_CURVE_MAX);
     if (n == 0)
@@ -284,12 +288,11 @@ static double axis_hi(const tui_app *app, const tui_plan *p, double *steps)
         hi = v * AXIS_BS_ZOOM > AXIS_BS_MIN ? v * AXIS_BS_ZOOM : AXIS_BS_MIN;
         if (!p->e.budget.wall_beyond_range && p->e.budget.wall_max_bs * AXIS_WALL_ROOM > hi)
             hi = p->e.budget.wall_max_bs * AXIS_WALL_ROOM;
-        for (size_t i = 0; i < app->n_runs; i++) { /* the runs of this layout stay in view */
-            const store_run_summary *r = &app->runs[i];
-            const engine_knobs_state *k = &p->d.knobs;
-            if (strcmp(r->model, p->d.model.name) == 0 && r->world == k->world && r->dp == k->dp && r->dcp == k->dcp &&
-                r->mtp == k->mtp && r->max_bs * AXIS_RUN_ROOM > hi)
-                hi = r->max_bs * AXIS_RUN_ROOM;
+        for (size_t i = 0; i < app->n_runs; i++) { /* the runs the plot draws stay in view */
+            double bs;
+            uint32_t unknown;
+            if (tui_run_on_axis(app, p, &app->runs[i], &app->scratch.d, &bs, &unknown) && bs * AXIS_RUN_ROOM > hi)
+                hi = bs * AXIS_RUN_ROOM;
         }
     } else if (n <= AXIS_SHORT_LIST) {
         hi = steps[n - 1];

@@ -30,6 +30,7 @@ typedef struct {
     wchar_t h, v, tl, tr, bl, br;
     wchar_t fill, thumb, empty, focus;
     wchar_t observed, observed_b, pred_b, heur, wall, tick, axis_v;
+    wchar_t observed_hollow, observed_b_hollow; /* a stored run that leaves a knob of the shape unknown */
     wchar_t bar[4]; /* weights, KV, graph, free */
     wchar_t bar_l, bar_r;
 } tui_glyphs;
@@ -126,6 +127,9 @@ typedef struct tui_app {
     /* Stored runs */
     store_run_summary *runs;
     size_t n_runs;
+    /* The last frame's plot: how many runs it drew hollow, and the knobs they leave unknown. */
+    int runs_hollow;
+    uint32_t runs_hollow_unknown;
     /* Modes, typed input, messages */
     tui_mode mode;
     int sel, scroll;

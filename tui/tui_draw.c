@@ -322,6 +322,23 @@ static void draw_limits(tui_app *app, tui_screen *s, tui_rect r)
                       text);
 }
 
+/* " (2 with unknown dp, mtp drawn hollow)": the runs the plot drew hollow, and the knobs of the
+ * shape their logs did not give; "" when none. */
+static void hollow_note(const tui_app *app, char *buf, size_t len)
+{
+    if (!app->runs_hollow)
+        return;
+    size_t used = (size_t)snprintf(buf, len, " (%d with unknown", app->runs_hollow);
+    const char *sep = " ";
+    for (int k = 0; k < KNOB_COUNT && used < len; k++)
+        if (app->runs_hollow_unknown & KNOB_BIT(k)) {
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", sep, engine_knobs[k].name);
+            sep = ", ";
+        }
+    if (used < len)
+        snprintf(buf + used, len - used, " drawn hollow)");
+}
+
 static void draw_status(tui_app *app, tui_screen *s, tui_rect r)
 {
     const tui_glyphs *g = app->g;
@@ -361,10 +378,13 @@ static void draw_status(tui_app *app, tui_screen *s, tui_rect r)
             return;
         }
     }
+    char hollow[ENGINE_TEXT_MAX] = "";
+    hollow_note(app, hollow, sizeof hollow);
     tui_printf_glyphs(s, g, r.x, r.y, r.w, TUI_ST_DIM,
-                      " %d warning%s (w) · %zu stored runs · Left/Right step  PgUp/PgDn x10  = type  a auto  "
+                      " %d warning%s (w) · %zu stored runs%s · Left/Right step  PgUp/PgDn x10  = type  a auto  "
                       "f fraction  l launch  s save  e explain  c compare%s  p presets  r runs",
-                      e->warnings.n, e->warnings.n == 1 ? "" : "s", app->n_runs, app->compare ? "  i concurrency" : "");
+                      e->warnings.n, e->warnings.n == 1 ? "" : "s", app->n_runs, hollow,
+                      app->compare ? "  i concurrency" : "");
 }
 
 static void draw_too_small(tui_screen *s)
@@ -403,6 +423,8 @@ void tui_app_render(tui_app *app, tui_screen *s)
     summary_text(app, summary, sizeof summary);
     tui_layout_compute(s->w, s->h, tui_wrapped_rows(app->g, s->w - 2 * SUMMARY_MARGIN, summary), &app->layout);
     tui_screen_clear(s);
+    app->runs_hollow = 0; /* the plot counts them as it draws them */
+    app->runs_hollow_unknown = 0;
     if (app->layout.too_small) {
         draw_too_small(s);
         return;

@@ -54,6 +54,14 @@ void tui_draw_knobs(tui_app *app, tui_screen *s, tui_rect r); /* tui_knobs.c */
 void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r); /* tui_terms.c */
 void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r);  /* tui_plot.c */
 
+/* tui_plot.c: whether stored run R belongs on plan P's plot along the app's axis: the same model,
+ * and each knob of the shape but the axis equal to P's where R knows it. A knob R's log did not
+ * give (0 in the store: store_run_summary) matches and is set in *UNKNOWN (KNOB_BIT). *VALUE: R's
+ * value of the axis knob, stored (not auto, not unknown). SCRATCH: a deployment whose knobs it
+ * overwrites with R's. */
+bool tui_run_on_axis(const tui_app *app, const tui_plan *p, const store_run_summary *r, engine_deployment *scratch,
+                     double *value, uint32_t *unknown);
+
 /* tui_overlay.c: the window of the app's mode over the main screen (help, the preset picker, the
  * runs browser and its confirmation); nothing in TUI_MODE_MAIN. */
 void tui_draw_overlay(tui_app *app, tui_screen *s);
