@@ -88,6 +88,43 @@ static bool plan_calibration(tui_app *app, tui_plan *p)
     return found > 0;
 }
 
+/* P's knobs and GPU as its name gives them, before any edit. */
+static void note_named(tui_plan *p)
+{
+    p->named_knobs = p->d.knobs;
+    snprintf(p->named_gpu, sizeof p->named_gpu, "%s", p->d.gpu.name);
+}
+
+/* At most this many edited knobs in a label, then "+N more". */
+#define LABEL_EDITS_MAX 3
+
+void tui_app_plan_label(const tui_app *app, int which, char *buf, size_t len)
+{
+    const tui_plan *p = &app->plan[which];
+    size_t used = (size_t)snprintf(buf, len, "%s", p->name);
+    if (!p->loaded)
+        return;
+    engine_deployment named = p->d; /* the plan with its knobs as named, to compare knob by knob */
+    named.knobs = p->named_knobs;
+    int edits = 0;
+    for (int k = 0; k < KNOB_COUNT && used < len; k++) {
+        bool same = k == KNOB_GPU ? strcmp(p->d.gpu.name, p->named_gpu) == 0
+                                  : engine_knob_equal(&p->d, &named, (engine_knob_id)k);
+        if (same)
+            continue;
+        if (++edits > LABEL_EDITS_MAX)
+            continue;
+        char val[ENGINE_TEXT_MAX];
+        engine_knob_text(&p->d, &p->e, (engine_knob_id)k, KNOB_TEXT_SHORT, val, sizeof val);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s %s", edits == 1 ? " edited (" : ", ", engine_knobs[k].name,
+                                 val);
+    }
+    if (edits > LABEL_EDITS_MAX && used < len)
+        used += (size_t)snprintf(buf + used, len - used, ", +%d more", edits - LABEL_EDITS_MAX);
+    if (edits && used < len)
+        snprintf(buf + used, len - used, ")");
+}
+
 static int load_plan(tui_app *app, tui_plan *p, const char *name, char *err, size_t errlen)
 {
     int rc = preset_load_deployment(app->cat, name, &p->d, err, errlen);
@@ -97,6 +134,7 @@ static int load_plan(tui_app *app, tui_plan *p, const char *name, char *err, siz
     }
     p->loaded = true;
     snprintf(p->name, sizeof p->name, "%s", p->d.name[0] ? p->d.name : name);
+    note_named(p);
     p->has_cal = plan_calibration(app, p);
     return 0;
 }
@@ -133,6 +171,7 @@ int tui_app_init(tui_app *app, const char *preset, const engine_deployment *plan
         p->d = *plan;
         p->loaded = true;
         snprintf(p->name, sizeof p->name, "%s", plan->name[0] ? plan->name : main_name);
+        note_named(p);
         p->has_cal = plan_calibration(app, p);
     } else {
         int rc = load_plan(app, &app->plan[0], main_name, err, errlen);
@@ -1198,7 +1237,9 @@ void tui_app_concurrency_sentence(const tui_app *app, char *buf, size_t len)
         snprintf(terms[i], sizeof terms[i], "%u x %u%s = %llu%s", dp, b->wall_max_bs, more,
                  (unsigned long long)conc[i], more);
     }
-    const char *a = app->plan[0].name, *b = app->plan[1].name;
+    char a[ENGINE_TEXT_MAX], b[ENGINE_TEXT_MAX]; /* the plans as on screen, edits and all */
+    tui_app_plan_label(app, 0, a, sizeof a);
+    tui_app_plan_label(app, 1, b, sizeof b);
     int hi = conc[1] > conc[0];
     uint64_t big = conc[hi], small = conc[!hi];
     if (big == small)

@@ -65,6 +65,10 @@ typedef struct {
     bool loaded;
     char name[ENGINE_NAME_MAX];
     engine_deployment d;
+    /* The knobs and GPU as NAME gave them (loaded or from the command line): the knobs edited
+     * since are what its label adds to the name (tui_app_plan_label). */
+    engine_knobs_state named_knobs;
+    char named_gpu[ENGINE_NAME_MAX];
     engine_calibration cal;
     bool has_cal;
     engine_estimate e;

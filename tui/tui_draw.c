@@ -105,11 +105,31 @@ static void draw_header(tui_app *app, tui_screen *s, tui_rect r)
         snprintf(mtp, sizeof mtp, "MTP %u", k->mtp);
     else
         snprintf(mtp, sizeof mtp, "no speculation");
-    x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_NORMAL, "%s · %s · %u x %s (%.2f GiB) · %s · %s%s",
-                           p->name, p->d.model.name, k->world, p->d.gpu.name, tui_gib(p->d.gpu.cuda_total_bytes), lay,
-                           mtp, p->has_cal ? " · calibrated" : "");
-    if (app->compare && app->plan[1].loaded)
-        x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, "  vs %s", app->plan[1].name);
+    bool cmp = app->compare && app->plan[1].loaded;
+    char name[ENGINE_TEXT_MAX], other[ENGINE_TEXT_MAX];
+    /* comparing, the plan is named with its edits: the label says what is compared */
+    if (cmp)
+        tui_app_plan_label(app, 0, name, sizeof name);
+    else
+        snprintf(name, sizeof name, "%s", p->name);
+    /* the release the flags and defaults are those of, and the --mem-fraction-static SGLang would
+     * pick itself for this plan (the engine's budget: server_args.py's default, sglang.md 2.2) */
+    char release[ENGINE_RELEASE_TEXT_MAX + 48], rel[ENGINE_RELEASE_TEXT_MAX];
+    engine_release_text(&k->sglang, rel, sizeof rel);
+    if (p->e.budget.sglang_default_known)
+        snprintf(release, sizeof release, " · SGLang %s (its default f %.3f)", rel,
+                 p->e.budget.sglang_default_mem_fraction_static);
+    else
+        snprintf(release, sizeof release, " · SGLang %s", rel);
+    /* comparing, what is compared comes first, so a narrow header keeps it */
+    x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_NORMAL, "%s", name);
+    if (cmp) {
+        tui_app_plan_label(app, 1, other, sizeof other);
+        x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, " vs %s", other);
+    }
+    x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_NORMAL, " · %s · %u x %s (%.2f GiB) · %s · %s%s%s",
+                           p->d.model.name, k->world, p->d.gpu.name, tui_gib(p->d.gpu.cuda_total_bytes), lay, mtp,
+                           p->has_cal ? " · calibrated" : "", release);
     const char *keys = "? help  q quit ";
     int kw = tui_text_width(keys);
     if (x + 2 + kw <= r.x + r.w)
@@ -144,9 +164,12 @@ static void draw_total(tui_app *app, tui_screen *s, tui_rect r)
     else
         x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_HEUR, " · SGLang heuristic %.2f GiB",
                                tui_gib(e->heuristic_total_bytes));
-    if (app->compare && app->plan[1].loaded)
-        tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, " · %s %.2f GiB", app->plan[1].name,
+    if (app->compare && app->plan[1].loaded) {
+        char other[ENGINE_TEXT_MAX];
+        tui_app_plan_label(app, 1, other, sizeof other);
+        tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, " · %s %.2f GiB", other,
                           tui_gib(app->plan[1].e.total_bytes));
+    }
 }
 
 /* ---- per-GPU memory bar ---- */

@@ -84,6 +84,9 @@ int tui_app_setup_count(void);
 /* tui_app.c: KNOB's help line naming the launch flag of the plan's release (--cuda-graph-max-bs
  * before v0.5.14, --cuda-graph-max-bs-decode from it). */
 void tui_knob_help(const tui_app *app, int knob, char *buf, size_t len);
+/* tui_app.c: plan WHICH as the comparison names it: its name, and the knobs changed since it was
+ * loaded ("k3-dp16 edited (max_bs 32, dp 8)"), so the label describes the plan on screen. */
+void tui_app_plan_label(const tui_app *app, int which, char *buf, size_t len);
 /* tui_app.c: the two layouts' instance concurrency compared in one sentence, from each plan's
  * engine estimate of its wall (dp x budget.wall_max_bs); empty unless comparing. */
 void tui_app_concurrency_sentence(const tui_app *app, char *buf, size_t len);

@@ -245,9 +245,12 @@ static void draw_legend(tui_app *app, tui_screen *s, tui_rect r, const char *tit
                              g->heur, g->wall};
         const char *words[6];
         int nw;
+        char label[2][ENGINE_TEXT_MAX];
         if (cmp) {
-            words[0] = app->plan[0].name;
-            words[1] = app->plan[1].name;
+            tui_app_plan_label(app, 0, label[0], sizeof label[0]);
+            tui_app_plan_label(app, 1, label[1], sizeof label[1]);
+            words[0] = label[0];
+            words[1] = label[1];
             words[2] = "observed";
             words[3] = "heuristic";
             words[4] = "wall";
