@@ -97,6 +97,16 @@ static void draw_picker(tui_app *app, tui_screen *s)
     }
 }
 
+/* A stored run's knob as text into BUF (12 bytes): "?" where its log did not give it (0). */
+static const char *known(char *buf, uint32_t v)
+{
+    if (v)
+        snprintf(buf, 12, "%u", v);
+    else
+        snprintf(buf, 12, "?");
+    return buf;
+}
+
 static void draw_runs(tui_app *app, tui_screen *s)
 {
     const tui_glyphs *g = app->g;
@@ -119,10 +129,12 @@ static void draw_runs(tui_app *app, tui_screen *s)
         const store_run_summary *run = tui_app_run_entry(app, i);
         tui_style st = i == app->sel ? TUI_ST_SELECT : TUI_ST_NORMAL;
         tui_fill(s, (tui_rect){r.x + 1, y, r.w - 2, 1}, L' ', st);
+        char world[12], dp[12], dcp[12], mtp[12], bs[12];
         tui_printf_glyphs(s, g, r.x + 2, y, r.w - 4, st,
-                          "%4lld  %-10s %-6s world %-3u dp %-3u dcp %-2u mtp %-2u max_bs %-4u total %6.2f GiB  %s",
-                          (long long)run->id, run->model, run->gpu[0] ? run->gpu : "?", run->world, run->dp, run->dcp,
-                          run->mtp, run->max_bs, run->total_gib, run->label);
+                          "%4lld  %-10s %-6s world %-3s dp %-3s dcp %-2s mtp %-2s max_bs %-4s total %6.2f GiB  %s",
+                          (long long)run->id, run->model, run->gpu[0] ? run->gpu : "?", known(world, run->world),
+                          known(dp, run->dp), known(dcp, run->dcp), known(mtp, run->mtp), known(bs, run->max_bs),
+                          run->total_gib, run->label);
     }
     const store_run_summary *doomed = tui_app_run_entry(app, app->sel);
     if (app->mode == TUI_MODE_CONFIRM && doomed) {

@@ -83,4 +83,6 @@ tm send-keys -t t q
 expect_exit 0 "$CGPLAN" tui --snapshot 120x40 --ascii --db "$HDB" --model llama-3.1-70b --set gpu=h100 --set world=8
 contains "$OUT" "o a knob unknown" "the ASCII legend's hollow mark"
 contains "$OUT" "(1 with unknown dp, dcp, mtp drawn hollow)" "the note in a snapshot"
+expect_exit 0 "$CGPLAN" tui --snapshot 120x40 --db "$HDB" --keys r
+contains "$OUT" "world 8   dp ?   dcp ?  mtp ?  max_bs 512" "the runs browser shows an unknown knob as ?"
 finish
