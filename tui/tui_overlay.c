@@ -454,7 +454,10 @@ static void draw_popup(tui_app *app, tui_screen *s, const char *title)
     if (app->scroll < 0)
         app->scroll = 0;
     tui_fill(s, r, L' ', TUI_ST_NORMAL);
-    tui_draw_box(s, g, r, title, true);
+    char folded[256];
+    snprintf(folded, sizeof folded, "%s", title);
+    tui_ascii_fold(g, folded, sizeof folded);
+    tui_draw_box(s, g, r, folded, true);
     for (int i = 0; i < visible && app->scroll + i < n; i++) {
         const tui_popup_row *row = &pop->rows[app->scroll + i];
         char text[1024];

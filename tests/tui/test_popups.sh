@@ -97,6 +97,8 @@ flat=$(printf '%s\n' "$rows" | sed 's/^ *//' | tr '\n' ' ' | sed 's/  */ /g')
 contains "$flat" "headroom_below_margin warning $msg" "w shows the whole message, wrapped"
 [ "$(printf '%s\n' "$rows" | wc -l)" -gt 4 ] && pass || fail "the message did not wrap: $rows"
 contains "$(printf '%s\n' "$rows" | tail -1)" "info: a note" "w's legend shows its end"
+expect_exit 0 "$CGPLAN" tui --snapshot 80x24 --ascii --db "$DB" --preset k3-dp16 --keys "w"
+contains "$OUT" "+ warnings: code - severity - message (Up/Down scroll - any other key closes +" "the ASCII pop-up's title is folded"
 
 # ? at 80x24: scrolled to its end, the last line; with a release before v0.5.14 the help names
 # --cuda-graph-max-bs, from v0.5.14 --cuda-graph-max-bs-decode (PR #23906)
