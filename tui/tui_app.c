@@ -28,6 +28,8 @@ const tui_glyphs tui_glyphs_utf8 = {
     .focus = L'▶',
     .observed = L'●',
     .observed_b = L'◆',
+    .observed_hollow = L'○',
+    .observed_b_hollow = L'◇',
     .pred_b = L'•',
     .heur = L'┄',
     .wall = L'┃',
@@ -51,6 +53,8 @@ const tui_glyphs tui_glyphs_ascii = {
     .focus = L'>',
     .observed = L'@',
     .observed_b = L'%',
+    .observed_hollow = L'o',
+    .observed_b_hollow = L'&',
     .pred_b = L'+',
     .heur = L'~',
     .wall = L'|',
@@ -84,6 +88,43 @@ static bool plan_calibration(tui_app *app, tui_plan *p)
     return found > 0;
 }
 
+/* P's knobs and GPU as its name gives them, before any edit. */
+static void note_named(tui_plan *p)
+{
+    p->named_knobs = p->d.knobs;
+    snprintf(p->named_gpu, sizeof p->named_gpu, "%s", p->d.gpu.name);
+}
+
+/* At most this many edited knobs in a label, then "+N more". */
+#define LABEL_EDITS_MAX 3
+
+void tui_app_plan_label(const tui_app *app, int which, char *buf, size_t len)
+{
+    const tui_plan *p = &app->plan[which];
+    size_t used = (size_t)snprintf(buf, len, "%s", p->name);
+    if (!p->loaded)
+        return;
+    engine_deployment named = p->d; /* the plan with its knobs as named, to compare knob by knob */
+    named.knobs = p->named_knobs;
+    int edits = 0;
+    for (int k = 0; k < KNOB_COUNT && used < len; k++) {
+        bool same = k == KNOB_GPU ? strcmp(p->d.gpu.name, p->named_gpu) == 0
+                                  : engine_knob_equal(&p->d, &named, (engine_knob_id)k);
+        if (same)
+            continue;
+        if (++edits > LABEL_EDITS_MAX)
+            continue;
+        char val[ENGINE_TEXT_MAX];
+        engine_knob_text(&p->d, &p->e, (engine_knob_id)k, KNOB_TEXT_SHORT, val, sizeof val);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s %s", edits == 1 ? " edited (" : ", ", engine_knobs[k].name,
+                                 val);
+    }
+    if (edits > LABEL_EDITS_MAX && used < len)
+        used += (size_t)snprintf(buf + used, len - used, ", +%d more", edits - LABEL_EDITS_MAX);
+    if (edits && used < len)
+        snprintf(buf + used, len - used, ")");
+}
+
 static int load_plan(tui_app *app, tui_plan *p, const char *name, char *err, size_t errlen)
 {
     int rc = preset_load_deployment(app->cat, name, &p->d, err, errlen);
@@ -93,6 +134,7 @@ static int load_plan(tui_app *app, tui_plan *p, const char *name, char *err, siz
     }
     p->loaded = true;
     snprintf(p->name, sizeof p->name, "%s", p->d.name[0] ? p->d.name : name);
+    note_named(p);
     p->has_cal = plan_calibration(app, p);
     return 0;
 }
@@ -129,6 +171,7 @@ int tui_app_init(tui_app *app, const char *preset, const engine_deployment *plan
         p->d = *plan;
         p->loaded = true;
         snprintf(p->name, sizeof p->name, "%s", plan->name[0] ? plan->name : main_name);
+        note_named(p);
         p->has_cal = plan_calibration(app, p);
     } else {
         int rc = load_plan(app, &app->plan[0], main_name, err, errlen);
@@ -273,7 +316,7 @@ static void compute_curve(tui_app *app, int which, double hi_value)
 
 /* The upper end of the axis for plan P, in the knob's own values. STEPS: room for TUI_CURVE_MAX
  * values, overwritten. */
-static double axis_hi(const tui_app *app, const tui_plan *p, double *steps)
+static double axis_hi(tui_app *app, const tui_plan *p, double *steps)
 {
     size_t n = knob_steps(p, app->axis, steps, TUI_CURVE_MAX);
     if (n == 0)
@@ -284,12 +327,11 @@ static double axis_hi(const tui_app *app, const tui_plan *p, double *steps)
         hi = v * AXIS_BS_ZOOM > AXIS_BS_MIN ? v * AXIS_BS_ZOOM : AXIS_BS_MIN;
         if (!p->e.budget.wall_beyond_range && p->e.budget.wall_max_bs * AXIS_WALL_ROOM > hi)
             hi = p->e.budget.wall_max_bs * AXIS_WALL_ROOM;
-        for (size_t i = 0; i < app->n_runs; i++) { /* the runs of this layout stay in view */
-            const store_run_summary *r = &app->runs[i];
-            const engine_knobs_state *k = &p->d.knobs;
-            if (strcmp(r->model, p->d.model.name) == 0 && r->world == k->world && r->dp == k->dp && r->dcp == k->dcp &&
-                r->mtp == k->mtp && r->max_bs * AXIS_RUN_ROOM > hi)
-                hi = r->max_bs * AXIS_RUN_ROOM;
+        for (size_t i = 0; i < app->n_runs; i++) { /* the runs the plot draws stay in view */
+            double bs;
+            uint32_t unknown;
+            if (tui_run_on_axis(app, p, &app->runs[i], &app->scratch.d, &bs, &unknown) && bs * AXIS_RUN_ROOM > hi)
+                hi = bs * AXIS_RUN_ROOM;
         }
     } else if (n <= AXIS_SHORT_LIST) {
         hi = steps[n - 1];
@@ -663,8 +705,9 @@ static void start_prompt(tui_app *app, tui_prompt prompt, int knob, const char *
     snprintf(app->input, sizeof app->input, "%s", initial);
 }
 
-/* Up, Down, PgUp and PgDn over a list of N rows: moves *SEL within it; false for any other key. */
-static bool move_in_list(int *sel, int key, int n)
+/* Up, Down, PgUp and PgDn (PAGE rows), Home and End over a list of N rows: moves *SEL within it;
+ * false for any other key. */
+static bool move_in_list(int *sel, int key, int n, int page)
 {
     switch (key) {
     case TUI_KEY_UP:
@@ -674,19 +717,44 @@ static bool move_in_list(int *sel, int key, int n)
         *sel = *sel + 1 < n ? *sel + 1 : *sel;
         return true;
     case TUI_KEY_PGUP:
-        *sel = *sel > PAGE_STEPS ? *sel - PAGE_STEPS : 0;
+        *sel = *sel > page ? *sel - page : 0;
         return true;
     case TUI_KEY_PGDN:
-        *sel = *sel + PAGE_STEPS < n ? *sel + PAGE_STEPS : (n ? n - 1 : 0);
+        *sel = *sel + page < n ? *sel + page : (n ? n - 1 : 0);
+        return true;
+    case TUI_KEY_HOME:
+        *sel = 0;
+        return true;
+    case TUI_KEY_END:
+        *sel = n ? n - 1 : 0;
         return true;
     default:
         return false;
     }
 }
 
+/* The keys of a text pop-up (w, ?, l): they scroll it by its first row shown, over the positions
+ * that keep the window full; Tab turns the help's page; any other key closes it. */
+static int handle_popup(tui_app *app, const tui_event *ev)
+{
+    if (app->mode == TUI_MODE_HELP && (ev->key == TUI_KEY_TAB || ev->key == TUI_KEY_BTAB)) {
+        app->help_page = !app->help_page; /* keys and knobs <-> the term labels */
+        app->scroll = 0;
+        return TUI_REDRAW;
+    }
+    int rows, visible;
+    tui_overlay_popup_extent(app, &rows, &visible);
+    int tops = rows > visible ? rows - visible + 1 : 1;
+    if (move_in_list(&app->scroll, ev->key, tops, visible > 1 ? visible - 1 : 1))
+        return TUI_REDRAW;
+    app->mode = TUI_MODE_MAIN;
+    app->scroll = 0;
+    return ev->key == 'q' ? TUI_QUIT : TUI_REDRAW;
+}
+
 static int handle_setup(tui_app *app, const tui_event *ev)
 {
-    if (move_in_list(&app->sel, ev->key, tui_app_setup_count()))
+    if (move_in_list(&app->sel, ev->key, tui_app_setup_count(), PAGE_STEPS))
         return TUI_REDRAW;
     int knob = tui_app_setup_knob(app->sel);
     switch (ev->key) {
@@ -911,7 +979,7 @@ static int handle_list(tui_app *app, const tui_event *ev)
         app->sel = app->scroll = 0;
         return TUI_REDRAW;
     }
-    if (move_in_list(&app->sel, ev->key, n))
+    if (move_in_list(&app->sel, ev->key, n, PAGE_STEPS))
         return TUI_REDRAW;
     switch (ev->key) {
     case TUI_KEY_ESCAPE:
@@ -926,12 +994,6 @@ static int handle_list(tui_app *app, const tui_event *ev)
             return TUI_RELOAD_RUNS | TUI_RECOMPUTE | TUI_REDRAW;
         }
         app->mode = TUI_MODE_MAIN;
-        return TUI_REDRAW;
-    case TUI_KEY_HOME:
-        app->sel = 0;
-        return TUI_REDRAW;
-    case TUI_KEY_END:
-        app->sel = n ? n - 1 : 0;
         return TUI_REDRAW;
     default:
         break;
@@ -1175,7 +1237,9 @@ void tui_app_concurrency_sentence(const tui_app *app, char *buf, size_t len)
         snprintf(terms[i], sizeof terms[i], "%u x %u%s = %llu%s", dp, b->wall_max_bs, more,
                  (unsigned long long)conc[i], more);
     }
-    const char *a = app->plan[0].name, *b = app->plan[1].name;
+    char a[ENGINE_TEXT_MAX], b[ENGINE_TEXT_MAX]; /* the plans as on screen, edits and all */
+    tui_app_plan_label(app, 0, a, sizeof a);
+    tui_app_plan_label(app, 1, b, sizeof b);
     int hi = conc[1] > conc[0];
     uint64_t big = conc[hi], small = conc[!hi];
     if (big == small)
@@ -1210,14 +1274,8 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         return handle_list(app, ev);
     if (app->mode == TUI_MODE_SETUP)
         return handle_setup(app, ev);
-    if (app->mode == TUI_MODE_HELP && (ev->key == TUI_KEY_TAB || ev->key == TUI_KEY_BTAB)) {
-        app->help_page = !app->help_page; /* keys and knobs <-> the term labels */
-        return TUI_REDRAW;
-    }
-    if (app->mode == TUI_MODE_HELP || app->mode == TUI_MODE_WARNINGS || app->mode == TUI_MODE_LAUNCH) {
-        app->mode = TUI_MODE_MAIN;
-        return ev->key == 'q' ? TUI_QUIT : TUI_REDRAW;
-    }
+    if (app->mode == TUI_MODE_HELP || app->mode == TUI_MODE_WARNINGS || app->mode == TUI_MODE_LAUNCH)
+        return handle_popup(app, ev);
     if (app->mode == TUI_MODE_EXPLAIN) { /* Up/Down choose the term; anything else closes */
         if (ev->key == TUI_KEY_UP || ev->key == TUI_KEY_DOWN) {
             app->sel = (app->sel + (ev->key == TUI_KEY_UP ? TERM_COUNT - 1 : 1)) % TERM_COUNT;
@@ -1236,6 +1294,7 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
     case TUI_KEY_F1:
         app->mode = TUI_MODE_HELP;
         app->help_page = 0;
+        app->scroll = 0;
         return TUI_REDRAW;
     case 't':
         app->theme = app->theme == TUI_THEME_LIGHT ? TUI_THEME_DARK : TUI_THEME_LIGHT;
@@ -1303,6 +1362,7 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         return TUI_REDRAW;
     case 'w':
         app->mode = TUI_MODE_WARNINGS;
+        app->scroll = 0;
         return TUI_REDRAW;
     case 'e': /* explain a term: the largest first */
         app->mode = TUI_MODE_EXPLAIN;
@@ -1313,6 +1373,7 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         return TUI_REDRAW;
     case 'l': {
         app->mode = TUI_MODE_LAUNCH;
+        app->scroll = 0;
         engine_launch *l = &app->scratch.launch;
         tui_app_launch(app, l);
         char *cmd = app->scratch.text;

@@ -30,6 +30,7 @@ typedef struct {
     wchar_t h, v, tl, tr, bl, br;
     wchar_t fill, thumb, empty, focus;
     wchar_t observed, observed_b, pred_b, heur, wall, tick, axis_v;
+    wchar_t observed_hollow, observed_b_hollow; /* a stored run that leaves a knob of the shape unknown */
     wchar_t bar[4]; /* weights, KV, graph, free */
     wchar_t bar_l, bar_r;
 } tui_glyphs;
@@ -38,11 +39,36 @@ extern const tui_glyphs tui_glyphs_utf8, tui_glyphs_ascii;
 #define TUI_CURVE_MAX 1100
 #define TUI_RUNS_MAX 512
 
+/* A text pop-up (w, ?, l) as rows wrapped to its width: each row a span of TEXT, indented, with
+ * what goes before and after it (the launch command's shell continuations: " \\", "'\\").
+ * Rebuilt for each frame and for each scrolling key; offsets, not pointers, so a copy of the app
+ * (fuzz_tui) stays whole. */
+#define TUI_POPUP_TEXT_MAX 16384
+#define TUI_POPUP_ROWS_MAX 512
+typedef struct {
+    unsigned start, len; /* bytes of the pop-up's text */
+    unsigned char style; /* tui_style */
+    unsigned char indent;
+    const char *pre, *post; /* string literals */
+} tui_popup_row;
+typedef struct {
+    size_t used;
+    int n_rows;
+    int width; /* the columns a row may take, indent and continuation included */
+    bool full; /* rows or text ran out: the last rows are missing */
+    char text[TUI_POPUP_TEXT_MAX];
+    tui_popup_row rows[TUI_POPUP_ROWS_MAX];
+} tui_popup;
+
 /* One deployment on screen: the main one or the comparison. */
 typedef struct {
     bool loaded;
     char name[ENGINE_NAME_MAX];
     engine_deployment d;
+    /* The knobs and GPU as NAME gave them (loaded or from the command line): the knobs edited
+     * since are what its label adds to the name (tui_app_plan_label). */
+    engine_knobs_state named_knobs;
+    char named_gpu[ENGINE_NAME_MAX];
     engine_calibration cal;
     bool has_cal;
     engine_estimate e;
@@ -105,6 +131,9 @@ typedef struct tui_app {
     /* Stored runs */
     store_run_summary *runs;
     size_t n_runs;
+    /* The last frame's plot: how many runs it drew hollow, and the knobs they leave unknown. */
+    int runs_hollow;
+    uint32_t runs_hollow_unknown;
     /* Modes, typed input, messages */
     tui_mode mode;
     int sel, scroll;
@@ -132,6 +161,7 @@ typedef struct tui_app {
         tui_plan loaded;             /* a preset the picker loads, kept only if it loads */
         engine_launch launch;        /* the launch overlay's command */
         char text[8192];             /* its shell text, for the clipboard */
+        tui_popup popup;             /* the text pop-up of the mode, wrapped */
     } scratch;
 } tui_app;
 

@@ -48,8 +48,7 @@ void tui_draw_box(tui_screen *s, const tui_glyphs *g, tui_rect r, const char *ti
     }
 }
 
-/* Replaces "·" and "→" by the glyph set's ASCII when needed. */
-static void ascii_fold(const tui_glyphs *g, char *text, size_t len)
+void tui_ascii_fold(const tui_glyphs *g, char *text, size_t len)
 {
     if (g->utf8)
         return;
@@ -87,7 +86,7 @@ int tui_printf_glyphs(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    ascii_fold(g, buf, sizeof buf);
+    tui_ascii_fold(g, buf, sizeof buf);
     return tui_print(s, x, y, maxw, st, buf);
 }
 
@@ -106,11 +105,31 @@ static void draw_header(tui_app *app, tui_screen *s, tui_rect r)
         snprintf(mtp, sizeof mtp, "MTP %u", k->mtp);
     else
         snprintf(mtp, sizeof mtp, "no speculation");
-    x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_NORMAL, "%s · %s · %u x %s (%.2f GiB) · %s · %s%s",
-                           p->name, p->d.model.name, k->world, p->d.gpu.name, tui_gib(p->d.gpu.cuda_total_bytes), lay,
-                           mtp, p->has_cal ? " · calibrated" : "");
-    if (app->compare && app->plan[1].loaded)
-        x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, "  vs %s", app->plan[1].name);
+    bool cmp = app->compare && app->plan[1].loaded;
+    char name[ENGINE_TEXT_MAX], other[ENGINE_TEXT_MAX];
+    /* comparing, the plan is named with its edits: the label says what is compared */
+    if (cmp)
+        tui_app_plan_label(app, 0, name, sizeof name);
+    else
+        snprintf(name, sizeof name, "%s", p->name);
+    /* the release the flags and defaults are those of, and the --mem-fraction-static SGLang would
+     * pick itself for this plan (the engine's budget: server_args.py's default, sglang.md 2.2) */
+    char release[ENGINE_RELEASE_TEXT_MAX + 48], rel[ENGINE_RELEASE_TEXT_MAX];
+    engine_release_text(&k->sglang, rel, sizeof rel);
+    if (p->e.budget.sglang_default_known)
+        snprintf(release, sizeof release, " · SGLang %s (its default f %.3f)", rel,
+                 p->e.budget.sglang_default_mem_fraction_static);
+    else
+        snprintf(release, sizeof release, " · SGLang %s", rel);
+    /* comparing, what is compared comes first, so a narrow header keeps it */
+    x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_NORMAL, "%s", name);
+    if (cmp) {
+        tui_app_plan_label(app, 1, other, sizeof other);
+        x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, " vs %s", other);
+    }
+    x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_NORMAL, " · %s · %u x %s (%.2f GiB) · %s · %s%s%s",
+                           p->d.model.name, k->world, p->d.gpu.name, tui_gib(p->d.gpu.cuda_total_bytes), lay, mtp,
+                           p->has_cal ? " · calibrated" : "", release);
     const char *keys = "? help  q quit ";
     int kw = tui_text_width(keys);
     if (x + 2 + kw <= r.x + r.w)
@@ -145,9 +164,12 @@ static void draw_total(tui_app *app, tui_screen *s, tui_rect r)
     else
         x += tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_HEUR, " · SGLang heuristic %.2f GiB",
                                tui_gib(e->heuristic_total_bytes));
-    if (app->compare && app->plan[1].loaded)
-        tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, " · %s %.2f GiB", app->plan[1].name,
+    if (app->compare && app->plan[1].loaded) {
+        char other[ENGINE_TEXT_MAX];
+        tui_app_plan_label(app, 1, other, sizeof other);
+        tui_printf_glyphs(s, app->g, x, r.y, r.x + r.w - x, TUI_ST_PRED_B, " · %s %.2f GiB", other,
                           tui_gib(app->plan[1].e.total_bytes));
+    }
 }
 
 /* ---- per-GPU memory bar ---- */
@@ -165,7 +187,7 @@ static void draw_bar(tui_app *app, tui_screen *s, tui_rect r)
     else
         snprintf(suffix, sizeof suffix, " headroom %.2f · f %.3f (rec. %.3f)", tui_sgib(b->headroom_bytes),
                  p->d.knobs.mem_fraction_static, rec);
-    ascii_fold(g, suffix, sizeof suffix);
+    tui_ascii_fold(g, suffix, sizeof suffix);
     const char *prefix = " per GPU ";
     int bw = r.w - tui_text_width(prefix) - tui_text_width(suffix) - 2;
     if (bw < BAR_MIN_W)
@@ -249,49 +271,95 @@ static void limits_sentence(const tui_app *app, char *buf, size_t len)
         snprintf(buf + used, len - used, ".");
 }
 
+const char *tui_wrap_row(const char *p, int width, size_t *len)
+{
+    const char *q = p, *last_space = NULL;
+    for (int c = 0; *q && c < width; c++) {
+        if (*q == ' ')
+            last_space = q;
+        tui_utf8_next(&q);
+    }
+    const char *end = q;
+    if (*q && *q != ' ') { /* the row ends inside a word: at the last space, else in the word */
+        if (last_space && last_space > p)
+            end = last_space;
+    }
+    *len = (size_t)(end - p);
+    while (*end == ' ') /* the spaces at a break belong to neither row */
+        end++;
+    return end;
+}
+
 int tui_print_wrapped(tui_screen *s, const tui_glyphs *g, tui_rect r, tui_style st, const char *text)
 {
     char folded[1024];
     snprintf(folded, sizeof folded, "%s", text);
-    ascii_fold(g, folded, sizeof folded);
+    tui_ascii_fold(g, folded, sizeof folded);
     const char *p = folded;
     int row = 0;
     for (; row < r.h && *p; row++) {
-        int maxw = r.w;
-        int n = tui_text_width(p);
-        if (n > maxw && row + 1 < r.h) {
-            /* the last space within maxw characters */
-            const char *q = p, *last_space = NULL;
-            int c = 0;
-            while (*q && c < maxw) {
-                if (*q == ' ')
-                    last_space = q;
-                tui_utf8_next(&q);
-                c++;
-            }
-            if (last_space) {
-                char line[1024];
-                snprintf(line, sizeof line, "%.*s", (int)(last_space - p), p);
-                tui_print(s, r.x, r.y + row, maxw, st, line);
-                p = last_space + 1;
-                continue;
-            }
+        if (row + 1 == r.h) { /* the last line: what is left, cut */
+            tui_print(s, r.x, r.y + row, r.w, st, p);
+            return row + 1;
         }
-        tui_print(s, r.x, r.y + row, n > maxw ? maxw : n, st, p);
-        row++;
-        break;
+        size_t len;
+        const char *next = tui_wrap_row(p, r.w, &len);
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)len, p);
+        tui_print(s, r.x, r.y + row, r.w, st, line);
+        p = next;
     }
     return row;
 }
 
+int tui_wrapped_rows(const tui_glyphs *g, int width, const char *text)
+{
+    char folded[1024];
+    snprintf(folded, sizeof folded, "%s", text);
+    tui_ascii_fold(g, folded, sizeof folded);
+    int rows = 0;
+    size_t len;
+    for (const char *p = folded; *p; rows++)
+        p = tui_wrap_row(p, width > 0 ? width : 1, &len);
+    return rows;
+}
+
+/* The summary under the plot. Comparing, the two layouts' concurrency leads: it is what the
+ * comparison is for. */
+static void summary_text(const tui_app *app, char *text, size_t len)
+{
+    char cmp[512];
+    tui_app_concurrency_sentence(app, cmp, sizeof cmp);
+    int used = snprintf(text, len, "%s%s", cmp, cmp[0] ? " " : "");
+    limits_sentence(app, text + used, len - (size_t)used);
+}
+
+/* The summary's margins: a column on each side. */
+#define SUMMARY_MARGIN 1
+
 static void draw_limits(tui_app *app, tui_screen *s, tui_rect r)
 {
-    /* Comparing, the two layouts' concurrency leads: it is what the comparison is for. */
-    char cmp[512], text[1024];
-    tui_app_concurrency_sentence(app, cmp, sizeof cmp);
-    int used = snprintf(text, sizeof text, "%s%s", cmp, cmp[0] ? " " : "");
-    limits_sentence(app, text + used, sizeof text - (size_t)used);
-    tui_print_wrapped(s, app->g, (tui_rect){r.x + 1, r.y, r.w - 2, r.h}, TUI_ST_TITLE, text);
+    char text[1024];
+    summary_text(app, text, sizeof text);
+    tui_print_wrapped(s, app->g, (tui_rect){r.x + SUMMARY_MARGIN, r.y, r.w - 2 * SUMMARY_MARGIN, r.h}, TUI_ST_TITLE,
+                      text);
+}
+
+/* " (2 with unknown dp, mtp drawn hollow)": the runs the plot drew hollow, and the knobs of the
+ * shape their logs did not give; "" when none. */
+static void hollow_note(const tui_app *app, char *buf, size_t len)
+{
+    if (!app->runs_hollow)
+        return;
+    size_t used = (size_t)snprintf(buf, len, " (%d with unknown", app->runs_hollow);
+    const char *sep = " ";
+    for (int k = 0; k < KNOB_COUNT && used < len; k++)
+        if (app->runs_hollow_unknown & KNOB_BIT(k)) {
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", sep, engine_knobs[k].name);
+            sep = ", ";
+        }
+    if (used < len)
+        snprintf(buf + used, len - used, " drawn hollow)");
 }
 
 static void draw_status(tui_app *app, tui_screen *s, tui_rect r)
@@ -333,10 +401,13 @@ static void draw_status(tui_app *app, tui_screen *s, tui_rect r)
             return;
         }
     }
+    char hollow[ENGINE_TEXT_MAX] = "";
+    hollow_note(app, hollow, sizeof hollow);
     tui_printf_glyphs(s, g, r.x, r.y, r.w, TUI_ST_DIM,
-                      " %d warning%s (w) · %zu stored runs · Left/Right step  PgUp/PgDn x10  = type  a auto  "
+                      " %d warning%s (w) · %zu stored runs%s · Left/Right step  PgUp/PgDn x10  = type  a auto  "
                       "f fraction  l launch  s save  e explain  c compare%s  p presets  r runs",
-                      e->warnings.n, e->warnings.n == 1 ? "" : "s", app->n_runs, app->compare ? "  i concurrency" : "");
+                      e->warnings.n, e->warnings.n == 1 ? "" : "s", app->n_runs, hollow,
+                      app->compare ? "  i concurrency" : "");
 }
 
 static void draw_too_small(tui_screen *s)
@@ -370,8 +441,13 @@ static const tui_widget widgets[] = {
 
 void tui_app_render(tui_app *app, tui_screen *s)
 {
-    tui_layout_compute(s->w, s->h, &app->layout);
+    /* The summary is never cut: the layout gives it the rows it wraps to. */
+    char summary[1024];
+    summary_text(app, summary, sizeof summary);
+    tui_layout_compute(s->w, s->h, tui_wrapped_rows(app->g, s->w - 2 * SUMMARY_MARGIN, summary), &app->layout);
     tui_screen_clear(s);
+    app->runs_hollow = 0; /* the plot counts them as it draws them */
+    app->runs_hollow_unknown = 0;
     if (app->layout.too_small) {
         draw_too_small(s);
         return;

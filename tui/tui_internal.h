@@ -40,15 +40,34 @@ int tui_printf_glyphs(tui_screen *s, const tui_glyphs *g, int x, int y, int maxw
 /* tui_draw.c: TEXT in R, wrapped at spaces over R's lines (the last one cut), folded to the
  * glyph set G. Returns the lines it used. */
 int tui_print_wrapped(tui_screen *s, const tui_glyphs *g, tui_rect r, tui_style st, const char *text);
+/* tui_draw.c: the lines tui_print_wrapped needs for all of TEXT at WIDTH columns. */
+int tui_wrapped_rows(const tui_glyphs *g, int width, const char *text);
+/* tui_draw.c: one row of TEXT wrapped at WIDTH columns: its bytes in *LEN (up to the last space
+ * that fits, else WIDTH characters); returns where the next row starts (past the break's spaces). */
+const char *tui_wrap_row(const char *text, int width, size_t *len);
+/* tui_draw.c: TEXT (LEN bytes of room) folded to the glyph set G: with ASCII glyphs "·", "→" and
+ * "≤" become "-", "->" and "<=", any other non-ASCII character "?". */
+void tui_ascii_fold(const tui_glyphs *g, char *text, size_t len);
 
 /* The panels of the main screen, each drawn into R (its rectangle of the layout). */
 void tui_draw_knobs(tui_app *app, tui_screen *s, tui_rect r); /* tui_knobs.c */
 void tui_draw_terms(tui_app *app, tui_screen *s, tui_rect r); /* tui_terms.c */
 void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r);  /* tui_plot.c */
 
+/* tui_plot.c: whether stored run R belongs on plan P's plot along the app's axis: the same model,
+ * and each knob of the shape but the axis equal to P's where R knows it. A knob R's log did not
+ * give (0 in the store: store_run_summary) matches and is set in *UNKNOWN (KNOB_BIT). *VALUE: R's
+ * value of the axis knob, stored (not auto, not unknown). SCRATCH: a deployment whose knobs it
+ * overwrites with R's. */
+bool tui_run_on_axis(const tui_app *app, const tui_plan *p, const store_run_summary *r, engine_deployment *scratch,
+                     double *value, uint32_t *unknown);
+
 /* tui_overlay.c: the window of the app's mode over the main screen (help, the preset picker, the
  * runs browser and its confirmation); nothing in TUI_MODE_MAIN. */
 void tui_draw_overlay(tui_app *app, tui_screen *s);
+/* tui_overlay.c: the text pop-up of the mode (w, ?, l) as the last frame's screen has it: the
+ * rows of its text (wrapped) and how many of them it shows at once; the keys scroll by them. */
+void tui_overlay_popup_extent(tui_app *app, int *rows, int *visible);
 
 /* tui_app.c: the slider's list of values for KNOB into STEPS[0..cap) and, in *CUR, the index of
  * the current value (gpu: the catalog's GPUs, by index). Returns the count. */
@@ -65,6 +84,9 @@ int tui_app_setup_count(void);
 /* tui_app.c: KNOB's help line naming the launch flag of the plan's release (--cuda-graph-max-bs
  * before v0.5.14, --cuda-graph-max-bs-decode from it). */
 void tui_knob_help(const tui_app *app, int knob, char *buf, size_t len);
+/* tui_app.c: plan WHICH as the comparison names it: its name, and the knobs changed since it was
+ * loaded ("k3-dp16 edited (max_bs 32, dp 8)"), so the label describes the plan on screen. */
+void tui_app_plan_label(const tui_app *app, int which, char *buf, size_t len);
 /* tui_app.c: the two layouts' instance concurrency compared in one sentence, from each plan's
  * engine estimate of its wall (dp x budget.wall_max_bs); empty unless comparing. */
 void tui_app_concurrency_sentence(const tui_app *app, char *buf, size_t len);

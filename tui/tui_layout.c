@@ -14,8 +14,6 @@
 #define KNOBS_TALL_H 34
 #define KNOBS_DETAIL_TALL 3
 #define KNOBS_DETAIL_SHORT 1
-/* Below this width the limiting sentence (about 150 columns) takes two lines. */
-#define LIMITS_ONE_LINE_W 160
 
 /* One slider line: the name column (19 fits "mem_fraction_static"; narrow boxes get 12), the
  * value column ("auto 1024"), and at least a few columns of track. */
@@ -37,7 +35,7 @@ static tui_rect rect(int x, int y, int w, int h)
     return r;
 }
 
-void tui_layout_compute(int w, int h, tui_layout *out)
+void tui_layout_compute(int w, int h, int limits_rows, tui_layout *out)
 {
     *out = (tui_layout){.w = w, .h = h};
     if (w < TUI_MIN_W || h < TUI_MIN_H) {
@@ -61,8 +59,11 @@ void tui_layout_compute(int w, int h, tui_layout *out)
     y += 1;
     out->panel[TUI_PANEL_BAR] = rect(0, y, w, 1);
     y += 1;
-    /* At the bottom: the limiting sentence (two lines when narrow) and the status line. */
-    int limits_h = w < LIMITS_ONE_LINE_W ? 2 : 1;
+    /* At the bottom: the limiting sentence on the rows it wraps to, which the plot gives up (the
+     * sentence keeps at least one, and never takes the status line), and the status line. */
+    int limits_h = limits_rows < 1 ? 1 : limits_rows;
+    if (limits_h > h - y - 1)
+        limits_h = h - y - 1;
     int plot_h = h - y - limits_h - 1;
     if (plot_h >= TUI_PLOT_MIN_H) {
         out->panel[TUI_PANEL_PLOT] = rect(0, y, w, plot_h);

@@ -34,8 +34,10 @@ typedef struct {
 /* The plot's box needs its top border, two rows of chart and the row of x labels. */
 #define TUI_PLOT_MIN_H 4
 
-/* The layout for a W x H terminal. Panels never overlap and stay inside the screen. */
-void tui_layout_compute(int w, int h, tui_layout *out);
+/* The layout for a W x H terminal, the limiting sentence on LIMITS_ROWS lines (as many as fit
+ * above the status line; the plot gives them up). Panels never overlap and stay inside the
+ * screen. */
+void tui_layout_compute(int w, int h, int limits_rows, tui_layout *out);
 /* Rows inside the knobs box: one per knob (KNOB_COUNT), then detail lines. */
 #define TUI_KNOB_ROWS KNOB_PANEL_COUNT
 

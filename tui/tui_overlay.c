@@ -1,15 +1,16 @@
 /* tui_overlay.c — the windows drawn over the main screen: help, the preset picker, the runs
  * browser and its delete confirmation. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "launch.h"
 #include "tui_app.h"
 #include "tui_internal.h"
 
 /* Each window's width: the help's and the lists' longest lines (a preset's or a run's row), the
- * confirmation's question. The help's height: its key lines, one line per knob, the sources
- * legend and the borders, with a few to spare. */
+ * confirmation's question. */
 #define HELP_W 92
-#define HELP_H (12 + KNOB_COUNT + 6)
 #define PICKER_W 90
 #define RUNS_W 100
 #define CONFIRM_W 44
@@ -29,59 +30,6 @@ static tui_rect centered(const tui_screen *s, int w, int h)
         h = s->h - 2;
     tui_rect r = {(s->w - w) / 2, (s->h - h) / 2, w, h};
     return r;
-}
-
-/* Help page 2: every term's short label (the narrow term table's) and long label with its legend,
- * from the engine's term table. */
-static void draw_labels(tui_app *app, tui_screen *s, tui_rect r)
-{
-    const tui_glyphs *g = app->g;
-    tui_draw_box(s, g, r, "help 2/2: the term labels (Tab: keys and knobs · any other key closes)", true);
-    int y = r.y + 1, bottom = r.y + r.h - 1;
-    if (y < bottom)
-        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM, "%-12s %-17s %s", "short", "label", "what it is");
-    for (int t = 0; t < TERM_COUNT && y < bottom; t++)
-        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "%-12s %-17s %s", engine_terms[t].short_label,
-                          engine_terms[t].label, engine_terms[t].legend);
-}
-
-static void draw_help(tui_app *app, tui_screen *s)
-{
-    const tui_glyphs *g = app->g;
-    tui_rect r = centered(s, HELP_W, HELP_H);
-    tui_fill(s, r, L' ', TUI_ST_NORMAL);
-    if (app->help_page == 1) {
-        draw_labels(app, s, r);
-        return;
-    }
-    tui_draw_box(s, g, r, "help 1/2: keys and knobs (Tab: the term labels · any other key closes)", true);
-    static const char *const lines[] = {
-        "Up/Down, Tab    focus a knob (the five sliders, then the secondary knobs)",
-        "Left/Right      one step of the knob      PgUp/PgDn  ten steps     Home/End  the ends",
-        "= digits Enter  type a value              a          max_dispatch back to auto",
-        "mouse           press or drag on a slider's track",
-        "c compare       i equal instance concurrency (x = dp x max_bs)     p presets   r runs   q quit",
-        "w warnings      l launch command (copied: OSC 52)   f apply the recommended fraction   s save preset",
-        "e explain a term (formula, origin, depends on; Up/Down the next)",
-        "/ filter the preset picker or the runs browser    t light/dark theme    F10 quit",
-        "knob                 deps   range              (deps: its short name in the term table)",
-    };
-    int y = r.y + 1;
-    for (size_t i = 0; i < sizeof lines / sizeof lines[0] && y < r.y + r.h - 1; i++)
-        tui_print(s, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, lines[i]);
-    for (int k = 0; k < KNOB_COUNT && y < r.y + r.h - 1; k++)
-        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, k == app->focus ? TUI_ST_FOCUS : TUI_ST_NORMAL,
-                          "%-20s %-6s %-18s %s", engine_knobs[k].name, engine_knobs[k].brief, engine_knobs[k].range,
-                          engine_knobs[k].help);
-    if (y < r.y + r.h - 1)
-        y++;
-    if (y < r.y + r.h - 1)
-        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM,
-                          "sources: exact = closed formula · derived = first principles · coefficient = per-model · "
-                          "calibrated = fitted");
-    if (y < r.y + r.h - 1)
-        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM,
-                          "rows = max_bs, buckets, mtp, dp, world (they decide the rows)");
 }
 
 /* The height of a list window for N rows. */
@@ -149,6 +97,16 @@ static void draw_picker(tui_app *app, tui_screen *s)
     }
 }
 
+/* A stored run's knob as text into BUF (12 bytes): "?" where its log did not give it (0). */
+static const char *known(char *buf, uint32_t v)
+{
+    if (v)
+        snprintf(buf, 12, "%u", v);
+    else
+        snprintf(buf, 12, "?");
+    return buf;
+}
+
 static void draw_runs(tui_app *app, tui_screen *s)
 {
     const tui_glyphs *g = app->g;
@@ -171,10 +129,12 @@ static void draw_runs(tui_app *app, tui_screen *s)
         const store_run_summary *run = tui_app_run_entry(app, i);
         tui_style st = i == app->sel ? TUI_ST_SELECT : TUI_ST_NORMAL;
         tui_fill(s, (tui_rect){r.x + 1, y, r.w - 2, 1}, L' ', st);
+        char world[12], dp[12], dcp[12], mtp[12], bs[12];
         tui_printf_glyphs(s, g, r.x + 2, y, r.w - 4, st,
-                          "%4lld  %-10s %-6s world %-3u dp %-3u dcp %-2u mtp %-2u max_bs %-4u total %6.2f GiB  %s",
-                          (long long)run->id, run->model, run->gpu[0] ? run->gpu : "?", run->world, run->dp, run->dcp,
-                          run->mtp, run->max_bs, run->total_gib, run->label);
+                          "%4lld  %-10s %-6s world %-3s dp %-3s dcp %-2s mtp %-2s max_bs %-4s total %6.2f GiB  %s",
+                          (long long)run->id, run->model, run->gpu[0] ? run->gpu : "?", known(world, run->world),
+                          known(dp, run->dp), known(dcp, run->dcp), known(mtp, run->mtp), known(bs, run->max_bs),
+                          run->total_gib, run->label);
     }
     const store_run_summary *doomed = tui_app_run_entry(app, app->sel);
     if (app->mode == TUI_MODE_CONFIRM && doomed) {
@@ -190,58 +150,336 @@ static void draw_runs(tui_app *app, tui_screen *s)
 #define LAUNCH_W 110
 #define EXPLAIN_W 100
 
-/* w: every warning of the plan (and of the comparison), code, severity and message. */
-static void draw_warnings(tui_app *app, tui_screen *s)
+/* ---- The text pop-ups (w, ?, l): their lines wrapped to the window, scrolled when taller than
+ * the screen (Up/Down, PgUp/PgDn, Home/End: tui_app.c), a "more" note on the bottom border. ---- */
+
+/* A pop-up row is the window's width less the borders and a column of margin each side. */
+#define POPUP_MARGIN_W 4
+#define POPUP_CHROME_H 2
+/* A plain line's continuation rows start under its last column (the message, the help) when that
+ * leaves POPUP_HANG_MIN_REST columns of text, else POPUP_HANG_NARROW in. */
+#define POPUP_HANG_MIN_REST 32
+#define POPUP_HANG_NARROW 4
+/* A command line's continuation rows: its own indentation and SHELL_HANG more. */
+#define SHELL_HANG 4
+/* Each pop-up's columns before its last one: "%-22s %-8s " (warnings), "%-20s %-6s %-18s "
+ * (knobs), "%-12s %-17s " (terms), and the keys' 16. */
+#define HANG_WARNING 32
+#define HANG_KNOB 48
+#define HANG_TERM 31
+#define HANG_KEYS 16
+
+static bool popup_add_row(tui_popup *pop, const char *at, size_t len, tui_style st, int indent, const char *pre,
+                          const char *post)
+{
+    if (pop->n_rows >= TUI_POPUP_ROWS_MAX) {
+        pop->full = true;
+        return false;
+    }
+    pop->rows[pop->n_rows++] = (tui_popup_row){(unsigned)(at - pop->text), (unsigned)len, (unsigned char)st,
+                                               (unsigned char)(indent > 0 ? indent : 0), pre, post};
+    return true;
+}
+
+/* Room for N more bytes of text (and its NUL) in the pop-up, or NULL (then it is full). */
+static char *popup_room(tui_popup *pop, size_t n)
+{
+    if (pop->used + n + 1 > sizeof pop->text) {
+        pop->full = true;
+        return NULL;
+    }
+    return pop->text + pop->used;
+}
+
+/* One line of text, wrapped at spaces: continuation rows HANG columns in (see POPUP_HANG_*),
+ * each after CONT_PRE (a comment's "# "). An empty line is a blank row. */
+static void popup_line(tui_popup *pop, const tui_glyphs *g, tui_style st, int hang, const char *cont_pre,
+                       const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void popup_line(tui_popup *pop, const tui_glyphs *g, tui_style st, int hang, const char *cont_pre,
+                       const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    tui_ascii_fold(g, buf, sizeof buf);
+    size_t n = strlen(buf);
+    char *text = popup_room(pop, n);
+    if (!text)
+        return;
+    memcpy(text, buf, n + 1);
+    pop->used += n + 1;
+    int pre_w = tui_text_width(cont_pre);
+    if (hang > 0 && pop->width - hang - pre_w < POPUP_HANG_MIN_REST)
+        hang = POPUP_HANG_NARROW;
+    if (hang + pre_w >= pop->width)
+        hang = 0;
+    const char *p = text, *pre = "";
+    int indent = 0;
+    do {
+        size_t len;
+        int room = pop->width - indent - tui_text_width(pre);
+        const char *next = tui_wrap_row(p, room > 0 ? room : 1, &len);
+        if (!popup_add_row(pop, p, len, st, indent, pre, ""))
+            return;
+        p = next;
+        indent = hang;
+        pre = cont_pre;
+    } while (*p);
+}
+
+/* Columns from P to END (one a character). */
+static int span_width(const char *p, const char *end)
+{
+    int c = 0;
+    while (p < end && *p) {
+        tui_utf8_next(&p);
+        c++;
+    }
+    return c;
+}
+
+/* Where a character of a shell word is: outside quotes, in '...' or in "..." (engine_shell_quote
+ * writes a ' inside quotes as '"'"'). */
+typedef enum { SH_BARE, SH_SINGLE, SH_DOUBLE } shell_quote;
+
+/* One line of the launch command (LEN bytes at LINE, in the pop-up's text; CONT: the command
+ * goes on below, " \" ends it), wrapped so the rows stay the same shell command: a break between
+ * two words ends its row with " \" and indents the next; a word longer than a row is broken
+ * inside with a bare "\" (a backslash-newline joins the word again, in "..." too), or inside
+ * single quotes with "'\" and a "'" reopening them on the next row. */
+static void popup_shell_line(tui_popup *pop, tui_style st, const char *line, size_t len, bool cont)
+{
+    const char *p = line, *end = line + len;
+    int lead = 0;
+    while (p + lead < end && p[lead] == ' ')
+        lead++;
+    static const int cont_w = 2; /* " \" or "'\" */
+    int indent = 0;
+    const char *pre = "";
+    shell_quote at_start = SH_BARE; /* where the row starts */
+    for (;;) {
+        int room = pop->width - indent - tui_text_width(pre);
+        if (span_width(p, end) <= room - (cont ? cont_w : 0)) {
+            popup_add_row(pop, p, (size_t)(end - p), st, indent, pre, cont ? " \\" : "");
+            return;
+        }
+        room -= cont_w;
+        if (room < 1)
+            room = 1;
+        /* the last space between words within the row */
+        const char *q = p, *brk = NULL;
+        shell_quote quote = at_start;
+        bool escaped = false;
+        for (int c = 0; q < end && c < room; c++) {
+            if (quote == SH_BARE && !escaped && *q == ' ' && q > p)
+                brk = q;
+            if (escaped)
+                escaped = false;
+            else if (quote == SH_SINGLE)
+                quote = *q == '\'' ? SH_BARE : SH_SINGLE;
+            else if (*q == '\\')
+                escaped = true;
+            else if (quote == SH_DOUBLE)
+                quote = *q == '"' ? SH_BARE : SH_DOUBLE;
+            else if (*q == '\'' || *q == '"')
+                quote = *q == '\'' ? SH_SINGLE : SH_DOUBLE;
+            tui_utf8_next(&q);
+        }
+        if (q < end && *q == ' ' && quote == SH_BARE && !escaped)
+            brk = q;
+        if (brk) {
+            if (!popup_add_row(pop, p, (size_t)(brk - p), st, indent, pre, " \\"))
+                return;
+            while (brk < end && *brk == ' ')
+                brk++;
+            p = brk;
+            indent = lead + SHELL_HANG;
+            pre = "";
+            at_start = SH_BARE;
+            continue;
+        }
+        if (escaped && q - 1 > p) /* a backslash and what it escapes stay together */
+            q--;
+        bool single = quote == SH_SINGLE;
+        if (!popup_add_row(pop, p, (size_t)(q - p), st, indent, pre, single ? "'\\" : "\\"))
+            return;
+        p = q;
+        indent = 0; /* a space would split the word */
+        pre = single ? "'" : "";
+        at_start = quote;
+    }
+}
+
+static void build_help(tui_app *app, tui_popup *pop)
+{
+    const tui_glyphs *g = app->g;
+    if (app->help_page == 1) { /* every term's short and long label with its legend */
+        popup_line(pop, g, TUI_ST_DIM, HANG_TERM, "", "%-12s %-17s %s", "short", "label", "what it is");
+        for (int t = 0; t < TERM_COUNT; t++)
+            popup_line(pop, g, TUI_ST_NORMAL, HANG_TERM, "", "%-12s %-17s %s", engine_terms[t].short_label,
+                       engine_terms[t].label, engine_terms[t].legend);
+        return;
+    }
+    static const char *const lines[] = {
+        "Up/Down, Tab    focus a knob (the five sliders, then the secondary knobs)",
+        "Left/Right      one step of the knob      PgUp/PgDn  ten steps     Home/End  the ends",
+        "= digits Enter  type a value              a          max_dispatch back to auto",
+        "mouse           press or drag on a slider's track",
+        "c compare       i equal instance concurrency (x = dp x max_bs)     p presets   r runs   q quit",
+        "w warnings      l launch command (copied: OSC 52)   f apply the recommended fraction   s save preset",
+        "e explain a term (formula, origin, depends on; Up/Down the next)",
+        "/ filter the preset picker or the runs browser    t light/dark theme    F10 quit",
+        "in a pop-up     Up/Down, PgUp/PgDn, Home/End scroll it",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        popup_line(pop, g, TUI_ST_NORMAL, HANG_KEYS, "", "%s", lines[i]);
+    popup_line(pop, g, TUI_ST_NORMAL, HANG_KNOB, "", "%-20s %-6s %-18s %s", "knob", "deps", "range",
+               "(deps: its short name in the term table)");
+    for (int k = 0; k < KNOB_COUNT; k++) {
+        char help[ENGINE_TEXT_MAX * 2];
+        tui_knob_help(app, k, help, sizeof help); /* the flag as the plan's release spells it */
+        popup_line(pop, g, k == app->focus ? TUI_ST_FOCUS : TUI_ST_NORMAL, HANG_KNOB, "", "%-20s %-6s %-18s %s",
+                   engine_knobs[k].name, engine_knobs[k].brief, engine_knobs[k].range, help);
+    }
+    popup_line(pop, g, TUI_ST_NORMAL, 0, "", "%s", "");
+    popup_line(pop, g, TUI_ST_DIM, 0, "", "%s",
+               "sources: exact = closed formula · derived = first principles · coefficient = per-model · "
+               "calibrated = fitted");
+    popup_line(pop, g, TUI_ST_DIM, 0, "", "%s", "rows = max_bs, buckets, mtp, dp, world (they decide the rows)");
+}
+
+/* w: every warning of the plan, code, severity and message. */
+static void build_warnings(tui_app *app, tui_popup *pop)
 {
     const tui_glyphs *g = app->g;
     const engine_warnings *w = &app->plan[0].e.warnings;
-    int n = w->n;
-    tui_rect r = centered(s, WARN_W, (n ? n : 1) + 4);
-    tui_fill(s, r, L' ', TUI_ST_NORMAL);
-    tui_draw_box(s, g, r, "warnings: code · severity · message (any key closes)", true);
-    int y = r.y + 1;
-    if (!n)
-        tui_printf_glyphs(s, g, r.x + 2, y, r.w - 4, TUI_ST_DIM, "no warnings: the plan fits");
-    for (int i = 0; i < n && y < r.y + r.h - 2; i++, y++) {
+    if (!w->n)
+        popup_line(pop, g, TUI_ST_DIM, 0, "", "%s", "no warnings: the plan fits");
+    for (int i = 0; i < w->n; i++) {
         const engine_warning *it = &w->items[i];
         tui_style st = it->severity == SEVERITY_BLOCKING ? TUI_ST_ERROR
                        : it->severity == SEVERITY_WARNING ? TUI_ST_WARN
                                                           : TUI_ST_NORMAL;
-        tui_printf_glyphs(s, g, r.x + 2, y, r.w - 4, st, "%-22s %-8s %s", it->code, engine_severity_names[it->severity],
-                          it->message);
+        popup_line(pop, g, st, HANG_WARNING, "", "%-22s %-8s %s", it->code, engine_severity_names[it->severity],
+                   it->message);
     }
-    if (y < r.y + r.h - 1)
-        tui_printf_glyphs(s, g, r.x + 2, r.y + r.h - 2, r.w - 4, TUI_ST_DIM,
-                          "blocking: SGLang refuses, asserts or OOMs, or the fit rule fails · warning: runs with a "
-                          "caveat · info: a note");
+    popup_line(pop, g, TUI_ST_NORMAL, 0, "", "%s", "");
+    popup_line(pop, g, TUI_ST_DIM, 0, "", "%s",
+               "blocking: SGLang refuses, asserts or OOMs, or the fit rule fails · warning: runs with a caveat · "
+               "info: a note");
 }
 
-/* l: the launch command of the current knobs, with what `cgplan launch` would refuse above it. */
-static void draw_launch(tui_app *app, tui_screen *s)
+/* l: node 0's command as `cgplan launch` prints it (engine_launch_command), what launch would
+ * refuse and the fraction above it as comments: the rows, copied, are still one shell command. */
+static void build_launch(tui_app *app, tui_popup *pop)
 {
     const tui_glyphs *g = app->g;
     const engine_launch *l = &app->scratch.launch;
-    int lines = l->n_refusals + l->n_env + l->n_args + 4 + (l->nnodes > 1);
-    tui_rect r = centered(s, LAUNCH_W, lines + 2);
+    for (int i = 0; i < l->n_refusals; i++)
+        popup_line(pop, g, TUI_ST_ERROR, 0, "# ", "# refused: %s", l->refusals[i]);
+    popup_line(pop, g, TUI_ST_DIM, 0, "# ", "# planned at --mem-fraction-static %.3f", l->mem_fraction_static);
+    if (l->nnodes > 1)
+        popup_line(pop, g, TUI_ST_DIM, 0, "# ",
+                   "# %u nodes: HOST:PORT is node 0's address (replace it); cgplan launch prints each node's command",
+                   l->nnodes);
+    size_t room = sizeof pop->text - pop->used;
+    char *cmd = popup_room(pop, 0);
+    if (!cmd)
+        return;
+    size_t need = engine_launch_command(l, 0, cmd, room);
+    if (need >= room) { /* cut: shown as far as it goes, and said */
+        pop->full = true;
+        need = strlen(cmd);
+    }
+    pop->used += need + 1;
+    const char *p = cmd;
+    /* the environment first, a row each, as the words before python3 that they are */
+    for (int i = 0; i < l->n_env && strncmp(p, l->env[i], strlen(l->env[i])) == 0; i++) {
+        popup_shell_line(pop, TUI_ST_NORMAL, p, strlen(l->env[i]), true);
+        p += strlen(l->env[i]);
+        while (*p == ' ')
+            p++;
+    }
+    while (*p) { /* then a row per flag: engine_launch_command's lines, each but the last ending " \" */
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        bool cont = len >= 2 && p[len - 2] == ' ' && p[len - 1] == '\\';
+        popup_shell_line(pop, TUI_ST_NORMAL, p, cont ? len - 2 : len, cont);
+        p += len + (nl ? 1 : 0);
+    }
+}
+
+/* The window of the mode's text pop-up on a SW x SH screen, its rows built into the app's
+ * scratch; *VISIBLE: the rows it shows. */
+static tui_rect popup_window(tui_app *app, int sw, int sh, int *visible)
+{
+    tui_popup *pop = &app->scratch.popup;
+    int w = app->mode == TUI_MODE_HELP ? HELP_W : app->mode == TUI_MODE_WARNINGS ? WARN_W : LAUNCH_W;
+    if (w > sw - 2)
+        w = sw - 2;
+    pop->used = 0;
+    pop->n_rows = 0;
+    pop->full = false;
+    pop->width = w - POPUP_MARGIN_W > 1 ? w - POPUP_MARGIN_W : 1;
+    if (app->mode == TUI_MODE_HELP)
+        build_help(app, pop);
+    else if (app->mode == TUI_MODE_WARNINGS)
+        build_warnings(app, pop);
+    else
+        build_launch(app, pop);
+    int h = pop->n_rows + POPUP_CHROME_H;
+    if (h > sh - 2)
+        h = sh - 2;
+    *visible = h - POPUP_CHROME_H > 1 ? h - POPUP_CHROME_H : 1;
+    return (tui_rect){(sw - w) / 2, (sh - h) / 2, w, h};
+}
+
+void tui_overlay_popup_extent(tui_app *app, int *rows, int *visible)
+{
+    popup_window(app, app->layout.w, app->layout.h, visible);
+    *rows = app->scratch.popup.n_rows;
+}
+
+static void draw_popup(tui_app *app, tui_screen *s, const char *title)
+{
+    const tui_glyphs *g = app->g;
+    int visible;
+    tui_rect r = popup_window(app, s->w, s->h, &visible);
+    const tui_popup *pop = &app->scratch.popup;
+    int n = pop->n_rows;
+    if (app->scroll > n - visible)
+        app->scroll = n - visible;
+    if (app->scroll < 0)
+        app->scroll = 0;
     tui_fill(s, r, L' ', TUI_ST_NORMAL);
-    tui_draw_box(s, g, r, "launch (node 0; cgplan launch prints every node) · any key closes", true);
-    int y = r.y + 1, bottom = r.y + r.h - 1;
-    for (int i = 0; i < l->n_refusals && y < bottom; i++)
-        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_ERROR, "refused: %s", l->refusals[i]);
-    if (y < bottom)
-        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM, "# planned at --mem-fraction-static %.3f",
-                          l->mem_fraction_static);
-    for (int i = 0; i < l->n_env && y < bottom; i++)
-        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "%s \\", l->env[i]);
-    if (y < bottom)
-        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "python3 -m sglang.launch_server \\");
-    for (int i = 0; i < l->n_args && y < bottom; i++)
-        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "  %s%s", l->args[i],
-                          i + 1 < l->n_args || l->nnodes > 1 ? " \\" : "");
-    if (l->nnodes > 1 && y < bottom)
-        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL,
-                          "  --nnodes %u --node-rank 0 --dist-init-addr HOST:PORT   (HOST:PORT: node 0's; replace it)",
-                          l->nnodes);
+    char folded[256];
+    snprintf(folded, sizeof folded, "%s", title);
+    tui_ascii_fold(g, folded, sizeof folded);
+    tui_draw_box(s, g, r, folded, true);
+    for (int i = 0; i < visible && app->scroll + i < n; i++) {
+        const tui_popup_row *row = &pop->rows[app->scroll + i];
+        char text[1024];
+        snprintf(text, sizeof text, "%s%.*s%s", row->pre, (int)row->len, pop->text + row->start, row->post);
+        tui_print(s, r.x + 2 + row->indent, r.y + 1 + i, r.w - POPUP_MARGIN_W - row->indent, (tui_style)row->style,
+                  text);
+    }
+    if (n <= visible && !pop->full)
+        return;
+    /* where the window is in the text, on the bottom border */
+    char more[96];
+    int below = n - app->scroll - visible;
+    int at = snprintf(more, sizeof more, " %d-%d of %d", app->scroll + 1, app->scroll + visible, n);
+    if (below > 0)
+        snprintf(more + at, sizeof more - (size_t)at, " · %s %d more ", g->utf8 ? "↓" : "v", below);
+    else if (pop->full)
+        snprintf(more + at, sizeof more - (size_t)at, " · the rest did not fit ");
+    else
+        snprintf(more + at, sizeof more - (size_t)at, " · %s Home ", g->utf8 ? "↑" : "^");
+    tui_ascii_fold(g, more, sizeof more);
+    int mw = tui_text_width(more);
+    tui_print(s, r.x + r.w - 2 - mw, r.y + r.h - 1, mw, TUI_ST_DIM, more);
 }
 
 /* e: one term explained from the term table: formula, origin, the knobs it depends on. */
@@ -326,7 +564,10 @@ void tui_draw_overlay(tui_app *app, tui_screen *s)
 {
     switch (app->mode) {
     case TUI_MODE_HELP:
-        draw_help(app, s);
+        draw_popup(app, s,
+                   app->help_page == 1
+                       ? "help 2/2: the term labels (Tab: keys and knobs · Up/Down scroll · any other key closes)"
+                       : "help 1/2: keys and knobs (Tab: the term labels · Up/Down scroll · any other key closes)");
         break;
     case TUI_MODE_PICKER:
         draw_picker(app, s);
@@ -336,10 +577,10 @@ void tui_draw_overlay(tui_app *app, tui_screen *s)
         draw_runs(app, s);
         break;
     case TUI_MODE_WARNINGS:
-        draw_warnings(app, s);
+        draw_popup(app, s, "warnings: code · severity · message (Up/Down scroll · any other key closes)");
         break;
     case TUI_MODE_LAUNCH:
-        draw_launch(app, s);
+        draw_popup(app, s, "launch (node 0; cgplan launch prints every node) · Up/Down scroll · any other key closes");
         break;
     case TUI_MODE_EXPLAIN:
         draw_explain(app, s);

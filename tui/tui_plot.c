@@ -179,25 +179,39 @@ static int plot_row(const plot_frame *f, double y)
     return f->ch - 1 - (int)floor(pos);
 }
 
-/* The x of a stored run on the axis, when it belongs on this plot: same model, the same shape on
- * every knob but the axis, and a stored (not auto) value of the axis knob. */
-static bool run_point(const tui_app *app, const tui_plan *p, const store_run_summary *r, engine_deployment *run,
-                      double *x)
+bool tui_run_on_axis(const tui_app *app, const tui_plan *p, const store_run_summary *r, engine_deployment *scratch,
+                     double *value, uint32_t *unknown)
 {
+    *unknown = 0;
     if (strcmp(r->model, p->d.model.name) != 0 || !isfinite(r->total_gib))
         return false;
     engine_knob_id axis = app->axis;
-    run->knobs = r->knobs; /* RUN: the caller's scratch copy of the plan */
-    for (int k = 0; k < KNOB_COUNT; k++)
-        if ((ENGINE_SHAPE_MASK & KNOB_BIT(k)) && k != (int)axis &&
-            !engine_knob_equal(run, &p->d, (engine_knob_id)k))
+    scratch->knobs = r->knobs; /* the knobs are all the comparisons read */
+    for (int k = 0; k < KNOB_COUNT; k++) {
+        if (!(ENGINE_SHAPE_MASK & KNOB_BIT(k)) || k == (int)axis)
+            continue;
+        /* the shape's knobs are counts of at least 1: 0 is the store's unknown */
+        if (!engine_knob_is_auto(scratch, (engine_knob_id)k) && engine_knob_value(scratch, (engine_knob_id)k) == 0)
+            *unknown |= KNOB_BIT(k);
+        else if (!engine_knob_equal(scratch, &p->d, (engine_knob_id)k))
             return false;
-    if (engine_knob_is_auto(run, axis) || !(ENGINE_SHAPE_MASK & KNOB_BIT(axis) || axis == KNOB_MAX_DISPATCH))
+    }
+    if (engine_knob_is_auto(scratch, axis) || !(ENGINE_SHAPE_MASK & KNOB_BIT(axis) || axis == KNOB_MAX_DISPATCH))
         return false;
-    *x = engine_knob_value(run, axis);
-    if (axis == KNOB_MAX_BS && app->concurrency && app->compare) /* instance concurrency: dp x max_bs */
-        *x *= r->knobs.dp;
-    return *x > 0;
+    *value = engine_knob_value(scratch, axis);
+    return *value > 0;
+}
+
+/* The x of a stored run on the plot (dp x max_bs in the concurrency view: the plan's dp where the
+ * run leaves it unknown), or false when it is not on it. */
+static bool run_point(const tui_app *app, const tui_plan *p, const store_run_summary *r, engine_deployment *run,
+                      double *x, uint32_t *unknown)
+{
+    if (!tui_run_on_axis(app, p, r, run, x, unknown))
+        return false;
+    if (app->axis == KNOB_MAX_BS && app->concurrency && app->compare) /* instance concurrency: dp x max_bs */
+        *x *= r->knobs.dp ? r->knobs.dp : p->d.knobs.dp;
+    return true;
 }
 
 static void axis_label(engine_knob_id axis, double v, char *buf, size_t len)
@@ -217,31 +231,26 @@ static void axis_label(engine_knob_id axis, double v, char *buf, size_t len)
         snprintf(buf, len, "%.0f", v);
 }
 
-void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
+/* The legend on the plot's top border, right-aligned where it fits after TITLE; the hollow mark
+ * only when the frame drew one. */
+static void draw_legend(tui_app *app, tui_screen *s, tui_rect r, const char *title, bool cmp)
 {
     const tui_glyphs *g = app->g;
-    if (r.h < TUI_PLOT_MIN_H)
-        return;
-    engine_deployment run = app->plan[0].d; /* each stored run's knobs go in here in turn */
-    bool cmp = app->compare && app->plan[1].loaded;
-    char title[256];
-    const char *xname = app->concurrency && cmp && app->axis == KNOB_MAX_BS ? "dp x max_bs (instance concurrency)"
-                                                                            : engine_knobs[app->axis].name;
-    snprintf(title, sizeof title, "graph memory (GiB) vs %s", xname);
-    tui_draw_box(s, g, r, title, false);
-    /* legend on the top border, right-aligned */
     char legend[256];
     /* %lc depends on the locale; build it by hand instead. */
     {
         char out[256];
         size_t o = 0;
-        wchar_t glyphs[5] = {g->utf8 ? (wchar_t)BRAILLE_LEGEND : L'.', cmp ? g->pred_b : g->observed, g->observed,
+        wchar_t glyphs[6] = {g->utf8 ? (wchar_t)BRAILLE_LEGEND : L'.', cmp ? g->pred_b : g->observed, g->observed,
                              g->heur, g->wall};
-        const char *words[5];
+        const char *words[6];
         int nw;
+        char label[2][ENGINE_TEXT_MAX];
         if (cmp) {
-            words[0] = app->plan[0].name;
-            words[1] = app->plan[1].name;
+            tui_app_plan_label(app, 0, label[0], sizeof label[0]);
+            tui_app_plan_label(app, 1, label[1], sizeof label[1]);
+            words[0] = label[0];
+            words[1] = label[1];
             words[2] = "observed";
             words[3] = "heuristic";
             words[4] = "wall";
@@ -256,6 +265,10 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
             words[3] = "wall";
             nw = 4;
         }
+        if (app->runs_hollow) {
+            glyphs[nw] = g->observed_hollow;
+            words[nw++] = "a knob unknown";
+        }
         out[o++] = ' ';
         for (int i = 0; i < nw && o + 64 < sizeof out; i++) {
             o += (size_t)tui_utf8_encode(glyphs[i], out + o);
@@ -268,7 +281,20 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
     int title_end = r.x + 4 + tui_text_width(title);
     if (r.x + r.w - 2 - lw > title_end)
         tui_print(s, r.x + r.w - 2 - lw, r.y, lw, TUI_ST_DIM, legend);
+}
 
+void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
+{
+    const tui_glyphs *g = app->g;
+    if (r.h < TUI_PLOT_MIN_H)
+        return;
+    engine_deployment run = app->plan[0].d; /* each stored run's knobs go in here in turn */
+    bool cmp = app->compare && app->plan[1].loaded;
+    char title[256];
+    const char *xname = app->concurrency && cmp && app->axis == KNOB_MAX_BS ? "dp x max_bs (instance concurrency)"
+                                                                            : engine_knobs[app->axis].name;
+    snprintf(title, sizeof title, "graph memory (GiB) vs %s", xname);
+    tui_draw_box(s, g, r, title, false);
     plot_frame f;
     int yl = Y_LABEL_W;
     f.cx = r.x + 1 + yl;
@@ -278,8 +304,10 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
     f.x_lo = app->x_lo;
     f.x_hi = app->x_hi;
     f.log = app->x_log;
-    if (f.cw < CHART_MIN_W || f.ch < 1)
+    if (f.cw < CHART_MIN_W || f.ch < 1) {
+        draw_legend(app, s, r, title, cmp);
         return;
+    }
     double ymax = 0;
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < app->curve[k].n; i++) {
@@ -290,8 +318,10 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
         }
     for (size_t i = 0; i < app->n_runs; i++) {
         double x;
+        uint32_t unknown;
         for (int k = 0; k < (cmp ? 2 : 1); k++)
-            if (run_point(app, &app->plan[k], &app->runs[i], &run, &x) && x <= f.x_hi && app->runs[i].total_gib > ymax)
+            if (run_point(app, &app->plan[k], &app->runs[i], &run, &x, &unknown) && x <= f.x_hi &&
+                app->runs[i].total_gib > ymax)
                 ymax = app->runs[i].total_gib;
     }
     f.y_max = nice_ceil(ymax * Y_HEADROOM);
@@ -358,12 +388,19 @@ void tui_draw_plot(tui_app *app, tui_screen *s, tui_rect r)
         if (col + WALL_LABEL_GAP + WALL_LABEL_W < f.cw)
             tui_print(s, f.cx + col + WALL_LABEL_GAP, f.cy + k, WALL_LABEL_W, TUI_ST_WALL, lab);
     }
+    /* a run that leaves a knob of the shape unknown is drawn hollow, and counted for the note */
     for (int k = 0; k < (cmp ? 2 : 1); k++)
         for (size_t i = 0; i < app->n_runs; i++) {
             double x;
-            if (!run_point(app, &app->plan[k], &app->runs[i], &run, &x) || x < f.x_lo || x > f.x_hi)
+            uint32_t unknown;
+            if (!run_point(app, &app->plan[k], &app->runs[i], &run, &x, &unknown) || x < f.x_lo || x > f.x_hi)
                 continue;
-            tui_put(s, f.cx + plot_col(&f, x), f.cy + plot_row(&f, app->runs[i].total_gib),
-                    k ? g->observed_b : g->observed, TUI_ST_OBSERVED);
+            wchar_t mark = unknown ? (k ? g->observed_b_hollow : g->observed_hollow) : k ? g->observed_b : g->observed;
+            tui_put(s, f.cx + plot_col(&f, x), f.cy + plot_row(&f, app->runs[i].total_gib), mark, TUI_ST_OBSERVED);
+            if (unknown) {
+                app->runs_hollow++;
+                app->runs_hollow_unknown |= unknown;
+            }
         }
+    draw_legend(app, s, r, title, cmp);
 }

@@ -23,10 +23,10 @@ static bool overlap(tui_rect a, tui_rect b)
     return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }
 
-static void check_layout(int w, int h)
+static void check_layout(int w, int h, int limits_rows)
 {
     tui_layout l;
-    tui_layout_compute(w, h, &l);
+    tui_layout_compute(w, h, limits_rows, &l);
     if (w < TUI_MIN_W || h < TUI_MIN_H) {
         assert_true(l.too_small);
         return;
@@ -64,16 +64,26 @@ static void test_layout_sizes(void **state)
     static const int named[][2] = {{80, 24}, {160, 48}, {60, 20}, {200, 60}, {120, 40},
                                    {59, 20}, {60, 19},  {30, 10}, {1, 1},    {500, 200}};
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
-        check_layout(named[i][0], named[i][1]);
+        for (int rows = 0; rows <= 30; rows += 3)
+            check_layout(named[i][0], named[i][1], rows);
     for (int w = 1; w <= 260; w += 3)
         for (int h = 1; h <= 90; h += 2)
-            check_layout(w, h);
-    tui_layout a, b;
-    tui_layout_compute(80, 24, &a);
-    tui_layout_compute(160, 48, &b);
+            check_layout(w, h, 2 + w % 5);
+    tui_layout a, b, c, d;
+    tui_layout_compute(80, 24, 2, &a);
+    tui_layout_compute(160, 48, 1, &b);
     assert_true(a.panel[TUI_PANEL_PLOT].h >= 4);                        /* 80x24 has everything */
     assert_true(b.panel[TUI_PANEL_PLOT].h > a.panel[TUI_PANEL_PLOT].h); /* more room, more plot */
     assert_true(b.panel[TUI_PANEL_KNOBS].w > a.panel[TUI_PANEL_KNOBS].w);
+    /* The summary's rows come out of the plot, never out of the status line. */
+    tui_layout_compute(80, 24, 3, &c);
+    assert_int_equal(c.panel[TUI_PANEL_LIMITS].h, 3);
+    assert_int_equal(c.panel[TUI_PANEL_PLOT].h, a.panel[TUI_PANEL_PLOT].h - 1);
+    assert_int_equal(c.panel[TUI_PANEL_STATUS].y, 23);
+    tui_layout_compute(80, 24, 40, &d); /* more than there is: the rows under the bar, less the status */
+    assert_int_equal(d.panel[TUI_PANEL_PLOT].h, 0);
+    assert_int_equal(d.panel[TUI_PANEL_LIMITS].y + d.panel[TUI_PANEL_LIMITS].h, 23);
+    assert_int_equal(d.panel[TUI_PANEL_LIMITS].y, d.panel[TUI_PANEL_BAR].y + 1);
 }
 
 static void test_slider_mapping(void **state)
