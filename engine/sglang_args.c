@@ -560,7 +560,9 @@ static int read_flag(engine_deployment *d, const word_list *wl, int *i, engine_s
                 return engine_fail(err, errlen, "%s: its list is longer than %zu bytes", flag, sizeof joined - 1);
             used += (size_t)snprintf(joined + used, sizeof joined - used, "%s%s", used ? "," : "", x);
         }
-        snprintf(list, sizeof list, "%s", joined);
+        snprintf(list, sizeof list, "%s", joined); /* shown as written: space-separated */
+        for (char *c = strchr(list, ','); c; c = strchr(c + 1, ','))
+            *c = ' ';
         if (engine_knob_set_text(d, k->id, joined, adj, err, errlen) != 0)
             return -1;
         v = NULL;
