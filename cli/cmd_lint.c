@@ -129,9 +129,12 @@ static bool set_names(const cli_opts *o, const char *key)
     return false;
 }
 
-/* Without a GPU or a known model: the line read on SGLang's defaults (the plan-from-a-model
- * path of cli_load_deployment), the --set applied around it; the grid where max_bs is known. */
-static int lint_without_estimate(const cli_opts *o, const preset_catalog *cat, const char *text, lint_result *r)
+/* The plan SGLang runs from the line alone: the plan-from-a-model path of cli_load_deployment
+ * (SGLang's own defaults, the model from the catalog), but with the --set applied before the line
+ * as well as after it, so the reader's rules see the GPU and the release (the tier max_bs starts
+ * from, the speculative pool's window) and every --set still wins. The estimate, where the GPU
+ * and the model are known, gives the grid, the backend and the default fraction. */
+static int lint_resolve(const cli_opts *o, const preset_catalog *cat, const char *text, lint_result *r)
 {
     engine_deployment *d = &r->d;
     engine_deployment_defaults(d);
@@ -140,48 +143,43 @@ static int lint_without_estimate(const cli_opts *o, const preset_catalog *cat, c
     d->knobs.max_dispatch_auto = true;
     engine_deployment_sglang_defaults(d);
     d->gpu.name[0] = '\0';
+    char err[ENGINE_TEXT_MAX * 2];
+    if (r->model_preset) {
+        int rc = preset_load_model(cat, r->model_preset, &d->model, err, sizeof err);
+        if (rc != 0) {
+            cli_error("lint: --model-path %s: %s", r->line.model_path, err);
+            return rc == 1 ? EXIT_WORK : EXIT_USAGE;
+        }
+        d->knobs.context_len = d->model.context_len;
+        snprintf(d->name, sizeof d->name, "%s", d->model.name);
+    }
     engine_warnings adj = {0};
-    for (int i = 0; i < o->n_sets; i++) /* the GPU and the release first: the reader's rules read them */
+    for (int i = 0; i < o->n_sets; i++)
         if (cli_apply_set(cat, d, o->sets[i], &adj) != EXIT_OK)
             return EXIT_USAGE;
-    char err[ENGINE_TEXT_MAX * 2];
     if (engine_sglang_read_line(d, text, &r->line, &adj, err, sizeof err) != 0) {
         cli_error("lint: %s", err);
         return EXIT_USAGE;
     }
-    for (int i = 0; i < o->n_sets; i++) /* and every --set wins over the line, as in estimate */
+    for (int i = 0; i < o->n_sets; i++)
         if (cli_apply_set(cat, d, o->sets[i], &adj) != EXIT_OK)
             return EXIT_USAGE;
     if (r->gpu_known)
         engine_deployment_resolve_release_knobs(d);
-    if (r->gpu_known || d->knob_origin[KNOB_MAX_BS] == ORIGIN_SET || !d->knobs.buckets_auto) {
+    if (r->gpu_known && r->model_preset) {
+        if (engine_deployment_check(d, err, sizeof err) != 0) {
+            cli_error("lint: %s", err);
+            return EXIT_WORK;
+        }
+        engine_estimate_compute(d, NULL, &r->e);
+        r->estimated = true;
+        r->grid_known = true;
+        r->n_buckets = r->e.n_buckets;
+        memcpy(r->buckets, r->e.buckets, r->e.n_buckets * sizeof r->buckets[0]);
+    } else if (r->gpu_known || d->knob_origin[KNOB_MAX_BS] == ORIGIN_SET || !d->knobs.buckets_auto) {
         r->n_buckets = (uint32_t)engine_buckets_resolve(d, r->buckets, ENGINE_MAX_BUCKETS, NULL);
         r->grid_known = true;
     }
-    return EXIT_OK;
-}
-
-static int lint_with_estimate(const cli_opts *o, const preset_catalog *cat, const char *text, lint_result *r)
-{
-    cli_opts lo = *o;
-    lo.sglang_args = text;
-    engine_warnings adj = {0};
-    int rc = cli_load_deployment(&lo, cat, NULL, &r->d, &adj);
-    if (rc != EXIT_OK)
-        return rc;
-    /* The statuses, read again on a copy of the plan (the copy's knobs are thrown away). */
-    static engine_deployment copy;
-    copy = r->d;
-    char err[ENGINE_TEXT_MAX * 2];
-    if (engine_sglang_read_line(&copy, text, &r->line, NULL, err, sizeof err) != 0) {
-        cli_error("lint: %s", err);
-        return EXIT_USAGE;
-    }
-    engine_estimate_compute(&r->d, NULL, &r->e);
-    r->estimated = true;
-    r->grid_known = true;
-    r->n_buckets = r->e.n_buckets;
-    memcpy(r->buckets, r->e.buckets, r->e.n_buckets * sizeof r->buckets[0]);
     return EXIT_OK;
 }
 
@@ -421,7 +419,7 @@ int cmd_lint(int argc, char **argv)
     r->model_known = me != NULL;
     r->model_preset = me ? me->name : NULL;
     r->gpu_known = set_names(&o, "gpu");
-    rc = r->model_known && r->gpu_known ? lint_with_estimate(&o, cat, text, r) : lint_without_estimate(&o, cat, text, r);
+    rc = lint_resolve(&o, cat, text, r);
     if (rc == EXIT_OK) {
         engine_sglang_line_check_release(&r->line, &r->d.knobs.sglang);
         r->n_refusals = engine_launch_release_refusals(&r->d.knobs, r->refusals, ENGINE_LAUNCH_MAX_NOTES);
