@@ -441,15 +441,47 @@ static const char *take_value(const word_list *wl, int *i, const char *eq)
     return NULL;
 }
 
+/* argparse reads every flag before any rule runs, and keeps a repeated flag's last value; the
+ * knob table checks each value against the others as it is set. So the reader holds each knob's
+ * last value (PENDING) and sets them once the line is read, in the order the checks need
+ * (apply_pending): the line reads the same whatever its flags' order. */
 typedef struct {
-    bool dp_attention_given, draft_tokens_given, chunked_given, fraction_given;
+    bool draft_tokens_given, chunked_given, fraction_given;
     long steps;
     int chunked_index; /* its row in the list, fixed at the end; -1: none */
+    const char *pending[KNOB_COUNT];  /* the value text, in ARENA; NULL: not given */
+    const char *pending_flag[KNOB_COUNT]; /* as written, for messages */
+    int pending_row[KNOB_COUNT];      /* its row in the list; -1: past the cap */
+    char arena[ENGINE_SGLANG_LINE_MAX + 8 * ENGINE_SGLANG_WORDS_MAX];
+    size_t arena_used;
 } read_state;
+
+/* Holds VALUE (LEN bytes) as KNOB's; the row it replaces is marked overridden. */
+static int hold(read_state *st, engine_sglang_line *l, engine_knob_id knob, const char *flag, const char *value,
+                size_t len, int row, char *err, size_t errlen)
+{
+    if (st->arena_used + len + 72 > sizeof st->arena)
+        return engine_fail(err, errlen, "the launch line's values pass %zu bytes: shorten it", sizeof st->arena);
+    char *v = st->arena + st->arena_used;
+    memcpy(v, value, len);
+    v[len] = '\0';
+    char *f = v + len + 1;
+    snprintf(f, 64, "%s", flag);
+    st->arena_used += len + 1 + strlen(f) + 1;
+    if (st->pending[knob] && st->pending_row[knob] >= 0) {
+        engine_sglang_flag *was = &l->flags[st->pending_row[knob]];
+        was->status = was->read_status = SGLANG_FLAG_NO_EFFECT;
+        snprintf(was->note, sizeof was->note, "given again later (%s): argparse keeps the last", flag);
+    }
+    st->pending[knob] = v;
+    st->pending_flag[knob] = f;
+    st->pending_row[knob] = row;
+    return 0;
+}
 
 /* One flag at words[*i] (advanced past its values). */
 static int read_flag(engine_deployment *d, const word_list *wl, int *i, engine_sglang_line *l, read_state *st,
-                     engine_warnings *adj, char *err, size_t errlen)
+                     char *err, size_t errlen)
 {
     char flag[64];
     const char *w = wl->words[*i];
@@ -524,11 +556,10 @@ static int read_flag(engine_deployment *d, const word_list *wl, int *i, engine_s
     }
     for (size_t s = 0; s < sizeof legacy_switches / sizeof legacy_switches[0]; s++)
         if (strcmp(flag, legacy_switches[s].flag) == 0) {
-            if (set_knob(d, legacy_switches[s].knob, legacy_switches[s].value, ORIGIN_SET, adj, err, errlen) != 0)
-                return -1;
-            note_flag(l, flag, "", SGLANG_FLAG_MODELLED, "%s %s (the older switch)",
-                      engine_knobs[legacy_switches[s].knob].name, legacy_switches[s].value);
-            return 0;
+            int row = note_flag(l, flag, "", SGLANG_FLAG_MODELLED, "%s %s (the older switch)",
+                                engine_knobs[legacy_switches[s].knob].name, legacy_switches[s].value);
+            return hold(st, l, legacy_switches[s].knob, flag, legacy_switches[s].value,
+                        strlen(legacy_switches[s].value), row, err, errlen);
         }
 
     const engine_knob_info *k = knob_of_flag(flag);
@@ -549,33 +580,34 @@ static int read_flag(engine_deployment *d, const word_list *wl, int *i, engine_s
 
     char list[ENGINE_TEXT_MAX / 2] = "";
     const char *v = eq;
+    size_t v_len = 0;
     if (k->type == KNOB_TYPE_BOOL && !eq) { /* a store_true switch */
         v = "on";
-    } else if (k->field == KNOB_FIELD_LIST && !eq) { /* numbers up to the next flag */
-        char joined[ENGINE_SGLANG_LINE_MAX] = "";
-        size_t used = 0;
+    } else if (k->field == KNOB_FIELD_LIST && !eq) { /* numbers up to the next flag, held joined by ',' */
+        char *joined = st->arena + st->arena_used;
+        size_t room = sizeof st->arena - st->arena_used, used = 0;
+        joined[0] = '\0';
         while (*i + 1 < wl->n && !is_flag(wl->words[*i + 1])) {
             const char *x = wl->words[++*i];
-            if (used + strlen(x) + 2 >= sizeof joined)
-                return engine_fail(err, errlen, "%s: its list is longer than %zu bytes", flag, sizeof joined - 1);
-            used += (size_t)snprintf(joined + used, sizeof joined - used, "%s%s", used ? "," : "", x);
+            if (used + strlen(x) + 2 >= room)
+                return engine_fail(err, errlen, "%s: its list is longer than the line's %zu bytes", flag, room - 1);
+            used += (size_t)snprintf(joined + used, room - used, "%s%s", used ? "," : "", x);
         }
         snprintf(list, sizeof list, "%s", joined); /* shown as written: space-separated */
         for (char *c = strchr(list, ','); c; c = strchr(c + 1, ','))
             *c = ' ';
-        if (engine_knob_set_text(d, k->id, joined, adj, err, errlen) != 0)
-            return -1;
-        v = NULL;
+        v = joined;
     } else if (!v) {
         if (*i + 1 >= wl->n)
             return engine_fail(err, errlen, "%s needs a value", flag);
         v = wl->words[++*i];
     }
-    if (v && engine_knob_set_text(d, k->id, v, adj, err, errlen) != 0)
+    v_len = strlen(v);
+    bool shown_list = k->field == KNOB_FIELD_LIST && !eq;
+    int row = note_flag(l, flag, shown_list ? list : k->type == KNOB_TYPE_BOOL && !eq ? "" : v, SGLANG_FLAG_MODELLED,
+                        "knob %s", k->name);
+    if (hold(st, l, k->id, flag, v, v_len, row, err, errlen) != 0)
         return -1;
-    d->knob_origin[k->id] = ORIGIN_SET;
-    note_flag(l, flag, v ? (k->type == KNOB_TYPE_BOOL && !eq ? "" : v) : list, SGLANG_FLAG_MODELLED, "knob %s",
-              k->name);
     if (k->id == KNOB_MTP)
         st->draft_tokens_given = true;
     if (k->id == KNOB_MAX_BS)
@@ -586,12 +618,41 @@ static int read_flag(engine_deployment *d, const word_list *wl, int *i, engine_s
         l->max_running_given = true;
     if (k->id == KNOB_MEM_FRACTION)
         st->fraction_given = true;
-    /* --dp-size without --enable-dp-attention is dp replicas: the store_true flag defaults to
-     * off (server_args.py ServerArgs.enable_dp_attention), where the knob's auto turns it on;
-     * set at once, so a --dcp-size after it divides the replicas' tp. */
-    if (k->id == KNOB_DP && !st->dp_attention_given && d->knobs.dp > 1 &&
-        set_knob(d, KNOB_DP_ATTENTION, "off", ORIGIN_RELEASE, adj, err, errlen) != 0)
-        return -1;
+    return 0;
+}
+
+/* Sets the held values: the layout first (world, then dp and whether DP attention runs, then
+ * what divides them), so each check sees the line's own sizes, then the rest in table order. */
+static int apply_pending(engine_deployment *d, read_state *st, engine_warnings *adj, char *err, size_t errlen)
+{
+    static const engine_knob_id layout_first[] = {KNOB_WORLD, KNOB_DP, KNOB_DP_ATTENTION, KNOB_DCP, KNOB_EP, KNOB_A2A};
+    engine_knob_id order[KNOB_COUNT];
+    int n = 0;
+    for (size_t i = 0; i < sizeof layout_first / sizeof layout_first[0]; i++)
+        order[n++] = layout_first[i];
+    for (int k = 0; k < KNOB_COUNT; k++) {
+        bool listed = false;
+        for (size_t i = 0; i < sizeof layout_first / sizeof layout_first[0]; i++)
+            listed |= layout_first[i] == (engine_knob_id)k;
+        if (!listed)
+            order[n++] = (engine_knob_id)k;
+    }
+    for (int i = 0; i < n; i++) {
+        engine_knob_id k = order[i];
+        if (!st->pending[k])
+            continue;
+        if (set_knob(d, k, st->pending[k], ORIGIN_SET, adj, err, errlen) != 0) {
+            char why[ENGINE_TEXT_MAX];
+            snprintf(why, sizeof why, "%s", err);
+            return engine_fail(err, errlen, "%s %s: %s", st->pending_flag[k], st->pending[k], why);
+        }
+        /* --dp-size without --enable-dp-attention is dp replicas: the store_true flag defaults to
+         * off (server_args.py ServerArgs.enable_dp_attention), where the knob's auto turns it on;
+         * set before --dcp-size, which then divides the replicas' tp. */
+        if (k == KNOB_DP && !st->pending[KNOB_DP_ATTENTION] && d->knobs.dp > 1 &&
+            set_knob(d, KNOB_DP_ATTENTION, "off", ORIGIN_RELEASE, adj, err, errlen) != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -681,8 +742,23 @@ void engine_sglang_line_check_release(engine_sglang_line *l, const engine_releas
     count_statuses(l);
 }
 
+static int read_line(engine_deployment *d, const char *text, engine_sglang_line *l, engine_warnings *adj, char *err,
+                     size_t errlen);
+
 int engine_sglang_read_line(engine_deployment *d, const char *text, engine_sglang_line *l, engine_warnings *adj,
                             char *err, size_t errlen)
+{
+    if (read_line(d, text, l, adj, err, errlen) == 0)
+        return 0;
+    /* a quoted value may hold newlines, and the knob's message quotes it: one line, always */
+    for (char *c = err; errlen && *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
+    return -1;
+}
+
+static int read_line(engine_deployment *d, const char *text, engine_sglang_line *l, engine_warnings *adj, char *err,
+                     size_t errlen)
 {
     memset(l, 0, sizeof *l);
     size_t len = strlen(text);
@@ -693,8 +769,6 @@ int engine_sglang_read_line(engine_deployment *d, const char *text, engine_sglan
     if (split_words(text, &wl, err, errlen) != 0)
         return -1;
     read_state st = {.chunked_index = -1};
-    for (int i = 0; i < wl.n; i++)
-        st.dp_attention_given |= strcmp(wl.words[i], engine_knobs[KNOB_DP_ATTENTION].sglang_flag) == 0;
 
     /* The words before the first flag: assignments, `export`, the interpreter and the module. */
     int i = 0;
@@ -708,9 +782,9 @@ int engine_sglang_read_line(engine_deployment *d, const char *text, engine_sglan
             snprintf(name, sizeof name, "%.*s", (int)(eq - w), w);
             const engine_knob_info *k = knob_of_env(name);
             if (k) { /* SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=128 */
-                if (set_knob(d, k->id, eq + 1, ORIGIN_SET, adj, err, errlen) != 0)
+                int row = note_flag(l, name, eq + 1, SGLANG_FLAG_MODELLED, "knob %s", k->name);
+                if (hold(&st, l, k->id, name, eq + 1, strlen(eq + 1), row, err, errlen) != 0)
                     return -1;
-                note_flag(l, name, eq + 1, SGLANG_FLAG_MODELLED, "knob %s", k->name);
                 continue;
             }
             size_t e = 0, n_env = sizeof known_env / sizeof known_env[0];
@@ -750,7 +824,7 @@ int engine_sglang_read_line(engine_deployment *d, const char *text, engine_sglan
     for (; i < wl.n; i++) {
         const char *w = wl.words[i];
         if (is_flag(w)) {
-            if (read_flag(d, &wl, &i, l, &st, adj, err, errlen) != 0)
+            if (read_flag(d, &wl, &i, l, &st, err, errlen) != 0)
                 return -1;
             continue;
         }
@@ -760,14 +834,14 @@ int engine_sglang_read_line(engine_deployment *d, const char *text, engine_sglan
             snprintf(name, sizeof name, "%.*s", (int)(eq - w), w);
         const engine_knob_info *k = name[0] ? knob_of_env(name) : NULL;
         if (k) { /* an environment assignment among the flags, as --sglang-args has long taken */
-            if (set_knob(d, k->id, eq + 1, ORIGIN_SET, adj, err, errlen) != 0)
+            int row = note_flag(l, name, eq + 1, SGLANG_FLAG_MODELLED, "knob %s", k->name);
+            if (hold(&st, l, k->id, name, eq + 1, strlen(eq + 1), row, err, errlen) != 0)
                 return -1;
-            note_flag(l, name, eq + 1, SGLANG_FLAG_MODELLED, "knob %s", k->name);
             continue;
         }
         note_flag(l, w, "", SGLANG_FLAG_UNKNOWN, "a word that is no flag's value: SGLang refuses it");
     }
-    if (read_line_finish(d, l, &st, adj, err, errlen) != 0)
+    if (apply_pending(d, &st, adj, err, errlen) != 0 || read_line_finish(d, l, &st, adj, err, errlen) != 0)
         return -1;
     engine_sglang_line_check_release(l, &d->knobs.sglang);
     return 0;
