@@ -423,6 +423,13 @@ int cmd_lint(int argc, char **argv)
     if (rc == EXIT_OK) {
         engine_sglang_line_check_release(&r->line, &r->d.knobs.sglang);
         r->n_refusals = engine_launch_release_refusals(&r->d.knobs, r->refusals, ENGINE_LAUNCH_MAX_NOTES);
+        for (int i = 0; i < r->line.n_flags; i++) { /* the warnings, also where only stderr is read */
+            const engine_sglang_flag *f = &r->line.flags[i];
+            if (f->status == SGLANG_FLAG_UNKNOWN || f->status == SGLANG_FLAG_NOT_MODELLED ||
+                f->status == SGLANG_FLAG_REJECTED)
+                cli_error("lint: %s%s%s: %s: %s", f->flag, f->value[0] ? " " : "", f->value,
+                          engine_sglang_flag_status_names[f->status], f->note);
+        }
         if (o.format == FORMAT_JSON)
             write_json(r);
         else

@@ -60,6 +60,7 @@ contains "$ERR" "longer than" "over-long line"
 # --bogus-flag 3: listed as unknown, exit 0
 expect_exit 0 "$CGPLAN" lint --format json "$PLAIN --bogus-flag 3"
 check_py "{'flag': '--bogus-flag', 'value': '3', 'status': 'unknown'}.items() <= j['sglang_args'][-1].items()" "bogus flag unknown"
+contains "$ERR" "lint: --bogus-flag 3: unknown" "the unknown flag warned on stderr, by name"
 
 # Shell text: env before the command, export, quotes, \-newline continuations, comments
 expect_exit 0 "$CGPLAN" lint --format json "# node 0
