@@ -136,6 +136,7 @@ int cmd_model(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_search(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
 
 /* The closest of N names to WORD (edit distance at most 3 and under half its length), or NULL:
  * for "did you mean" in errors. */

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "jsonw.h"
+#include "sglang_args.h"
 #include "text.h"
 
 double cli_gib(uint64_t bytes) { return (double)bytes / (double)ENGINE_GIB; }
@@ -26,8 +27,58 @@ static void write_warning_list(jsonw *w, const engine_warnings *a, const engine_
     jsonw_array_end(w);
 }
 
+/* --sglang-args: each flag with its status (engine/sglang_args.c), in the JSON as "sglang_args". */
+static void write_flag_list(jsonw *w, const engine_sglang_line *line)
+{
+    jsonw_key(w, "sglang_args");
+    jsonw_array_begin(w);
+    for (int i = 0; i < line->n_flags; i++) {
+        jsonw_object_begin(w);
+        jsonw_kstring(w, "flag", line->flags[i].flag);
+        jsonw_kstring(w, "value", line->flags[i].value);
+        jsonw_kstring(w, "status", engine_sglang_flag_status_names[line->flags[i].status]);
+        jsonw_kstring(w, "note", line->flags[i].note);
+        jsonw_object_end(w);
+    }
+    jsonw_array_end(w);
+}
+
+static void write_flag_table(FILE *out, const engine_sglang_line *line)
+{
+    fprintf(out, "\nsglang args (%d flags)\n", line->n_flags + line->n_dropped);
+    for (int i = 0; i < line->n_flags; i++) {
+        const engine_sglang_flag *f = &line->flags[i];
+        char text[ENGINE_TEXT_MAX * 2];
+        snprintf(text, sizeof text, "%s%s%s", f->flag, f->value[0] ? " " : "", f->value);
+        cli_shown_line("  %-40s %-13s %s", text, engine_sglang_flag_status_names[f->status], f->note);
+    }
+}
+
+/* The flags a reader of the estimate must not miss, on stderr: what SGLang refuses or cgplan
+ * does not follow. */
+static void warn_flags(const engine_sglang_line *line)
+{
+    for (int i = 0; i < line->n_flags; i++) {
+        const engine_sglang_flag *f = &line->flags[i];
+        if (f->status == SGLANG_FLAG_UNKNOWN || f->status == SGLANG_FLAG_NOT_MODELLED ||
+            f->status == SGLANG_FLAG_REJECTED)
+            cli_error("estimate: --sglang-args: %s%s%s: %s: %s", f->flag, f->value[0] ? " " : "", f->value,
+                      engine_sglang_flag_status_names[f->status], f->note);
+    }
+}
+
+static void write_estimate_object_with(jsonw *w, const char *preset, const engine_deployment *d,
+                                       const engine_estimate *e, const engine_warnings *adj,
+                                       const engine_sglang_line *line);
 static void write_estimate_object(jsonw *w, const char *preset, const engine_deployment *d,
                                   const engine_estimate *e, const engine_warnings *adj)
+{
+    write_estimate_object_with(w, preset, d, e, adj, NULL);
+}
+
+static void write_estimate_object_with(jsonw *w, const char *preset, const engine_deployment *d,
+                                       const engine_estimate *e, const engine_warnings *adj,
+                                       const engine_sglang_line *line)
 {
     jsonw_object_begin(w);
     jsonw_kstring(w, "preset", preset);
@@ -313,6 +364,8 @@ static void write_estimate_object(jsonw *w, const char *preset, const engine_dep
     jsonw_object_end(w);
 
     write_warning_list(w, adj, &e->warnings);
+    if (line)
+        write_flag_list(w, line);
     jsonw_object_end(w);
 }
 
@@ -629,12 +682,30 @@ int cmd_estimate(int argc, char **argv)
         static engine_estimate e;
         engine_estimate_compute(&d, calibrated ? &cal : NULL, &e);
         const char *label = preset_label(&o, &d);
-        if (o.format == FORMAT_JSON)
-            cli_write_estimate_json(stdout, label, &d, &e, &adj);
-        else if (o.format == FORMAT_CSV)
+        /* --sglang-args: the statuses, read again on a copy of the plan, checked against its release */
+        static engine_sglang_line line;
+        bool has_line = false;
+        if (o.sglang_args) {
+            static engine_deployment copy;
+            copy = d;
+            char err[ENGINE_TEXT_MAX * 2];
+            has_line = engine_sglang_read_line(&copy, o.sglang_args, &line, NULL, err, sizeof err) == 0;
+            if (has_line) {
+                engine_sglang_line_check_release(&line, &d.knobs.sglang);
+                warn_flags(&line);
+            }
+        }
+        if (o.format == FORMAT_JSON) {
+            jsonw w;
+            jsonw_init(&w, stdout, true);
+            write_estimate_object_with(&w, label, &d, &e, &adj, has_line ? &line : NULL);
+        } else if (o.format == FORMAT_CSV) {
             cli_write_estimate_csv(stdout, label, &e);
-        else
+        } else {
             cli_write_estimate_table(stdout, label, &d, &e, &adj);
+            if (has_line)
+                write_flag_table(stdout, &line);
+        }
         /* --check: 0 fits, 3 does not (a blocking warning), others as usual */
         if (o.check && cli_report_blocking("estimate", &e, &adj))
             rc = EXIT_NO_FIT;

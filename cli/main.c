@@ -410,6 +410,17 @@ static const struct {
      "two estimates side by side, the one knob given twice naming the sides (e.g. sglang=0.5.6, sglang=main)",
      "Each term, the totals, the budget, the wall and the capture grid with B - A. Exit 1: a side could not be\n"
      "estimated (named); 2: not exactly one knob given twice."},
+    {"lint", cmd_lint,
+     "cgplan lint [--set gpu=G] [--set sglang=R] [--format table|json] \"python3 -m sglang.launch_server ...\"\n"
+     "       cgplan lint [--set ...] python3 -m sglang.launch_server --model-path M ...   (several words)\n"
+     "       cgplan lint [--set ...] -   (the line from stdin)",
+     "what SGLang resolves from a launch line (layout, capture grid, max_bs, pool, backend) and each flag's status",
+     "The line is read as a shell would (quotes, \\-newline, NAME=VALUE and export before the command).\n"
+     "Each flag is modelled (it moves a knob), no_effect (no graph or KV memory), not_modelled (an SGLang\n"
+     "flag that can move memory cgplan does not model), unknown (not an SGLang flag) or rejected (the\n"
+     "release, main unless --set sglang=R, lacks it). The grid, max_bs, backend and default fraction need\n"
+     "--set gpu=G and a model the catalog knows (--model-path as --model resolves it); else they say unknown.\n"
+     "Exit 0: the line was read (warnings included); 2: not a launch line, or a flag's value is out of range."},
     {"model", cmd_model, "cgplan model import PATH/config.json [--name NAME] [--hf-id OWNER/NAME]",
      "write a model preset from a Hugging Face config.json into the user presets", NULL},
 };

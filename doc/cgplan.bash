@@ -2,7 +2,7 @@
 _cgplan() {
     local cur prev words cword
     _init_completion -n = 2>/dev/null || { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; }
-    local commands="tui estimate sweep presets launch solve search diff ingest runs calibrate model help"
+    local commands="tui estimate sweep presets launch lint solve search diff ingest runs calibrate model help"
     local opts="--preset --model --set --db --format --vary --compare --ascii --snapshot --keys --label --dry-run --yes --check --gpus --nodes --allow-patched --disaggregation-mode --all --pin-kv --help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands $opts" -- "$cur")); return

@@ -701,6 +701,11 @@ engine_heuristic_variant engine_release_heuristic_variant(const engine_release *
 {
     return (engine_heuristic_variant)fact(r, RF_HEURISTIC);
 }
+uint32_t engine_release_spec_max_running_requests(const engine_release *r)
+{
+    return (uint32_t)fact(r, RF_SPEC_MAX_RUNNING);
+}
+
 engine_grid_kind engine_release_grid(const engine_release *r)
 {
     return (engine_grid_kind)fact(r, RF_GRID);

@@ -159,6 +159,10 @@ typedef enum {
 } engine_release_flag;
 bool engine_release_has_flag(const engine_release *r, engine_release_flag flag);
 engine_heuristic_variant engine_release_heuristic_variant(const engine_release *r);
+/* The --max-running-requests an EAGLE-family --speculative-algorithm sets when none is given
+ * (server_args.py ServerArgs._handle_speculative_decoding; arg_groups/speculative_hook.py on
+ * main): 32 from v0.4.3.post3 (PR #3986), 48 from v0.4.4.post4 (PR #4908); 0 before: no rule. */
+uint32_t engine_release_spec_max_running_requests(const engine_release *r);
 /* ENGINE_HEURISTIC_TP_FRACTION's default --mem-fraction-static for the GPU (nvidia-smi MiB) and
  * tp x pp: 0.88 / 0.87 / 0.85 / 0.83 (0.82 in v0.3.6, 0.81 from v0.4.0) / 0.79 at tp 1 / 2 / 4 / 8 / 16,
  * and from v0.4.5.post3 (G - 13 GiB) / G above 81,920 MiB. 0 for the later variants, whose

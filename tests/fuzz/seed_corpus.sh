@@ -9,7 +9,7 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$src/build-fuzz/seeds}
 rm -rf "$out"
-mkdir -p "$out"/caplog "$out"/preset "$out"/knobs "$out"/tui "$out"/config "$out"/record "$out"/sglang_args "$out"/calibrate
+mkdir -p "$out"/caplog "$out"/preset "$out"/knobs "$out"/tui "$out"/config "$out"/record "$out"/sglang_args "$out"/lint "$out"/calibrate
 cp "$src"/tests/fixtures/sglang-logs/*.log "$out"/caplog/
 cp "$src"/presets/*/*.yaml "$out"/preset/
 cp "$src"/tests/fixtures/configs/*.json "$out"/config/
@@ -55,6 +55,10 @@ lines = ["python3 -m sglang.launch_server --model-path moonshotai/Kimi-K3 --tp-s
 for i, l in enumerate(lines):
     for b in range(2):
         put("sglang_args", "line-%02d-%d" % (i, b), bytes([b]) + l.encode())
+# lint: base and release byte, then a whole line (the same lines, and shell text around one)
+for i, l in enumerate(lines + ["export X=1\nCUDA_VISIBLE_DEVICES=0 python3 -m sglang.launch_server \\\n  --model-path 'a b' --tp=8 # c",
+                               "sglang serve --speculative-algorithm NEXTN --quantization fp8 --bogus-flag 3", "ls -la"]):
+    put("lint", "line-%02d" % i, bytes([i * 5 % 12]) + l.encode())
 # record: [record and mode] then edits of three bytes (op, position low, position high / value)
 put("record", "knobs", b"\x00")
 put("record", "detail", b"\x01")

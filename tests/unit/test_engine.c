@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "sglang_args.h"
 #include "weights.h"
 
 #define GIB ((double)ENGINE_GIB)
@@ -866,6 +867,134 @@ static void test_fit_limit(void **state)
     assert_int_equal(engine_warning_severity("kv_pool_exhausted"), SEVERITY_BLOCKING);
 }
 
+/* The whole-line reader (sglang_args.c): the shell's split, a status per flag, nothing dropped. */
+static const engine_sglang_flag *flag_row(const engine_sglang_line *l, const char *flag)
+{
+    for (int i = 0; i < l->n_flags; i++)
+        if (strcmp(l->flags[i].flag, flag) == 0)
+            return &l->flags[i];
+    return NULL;
+}
+
+static void test_sglang_read_line_shell(void **state)
+{
+    (void)state;
+    static engine_deployment d;
+    static engine_sglang_line l;
+    engine_deployment_defaults(&d);
+    char err[ENGINE_TEXT_MAX] = "";
+    assert_int_equal(engine_sglang_read_line(&d,
+                                             "export SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=96\n"
+                                             "python3 -m sglang.launch_server \\\n"
+                                             "  --model-path \"/models/My Model\" --tp-size=8 \\\n"
+                                             "  --served-model-name 'a b' --port 30000 --bogus-flag 3\n"
+                                             "echo done --dp-size 4",
+                                             &l, NULL, err, sizeof err),
+                     0);
+    assert_true(l.program && !l.other_program && engine_sglang_line_is_launch(&l));
+    assert_string_equal(l.model_path, "/models/My Model");
+    assert_int_equal(d.knobs.world, 8);
+    assert_int_equal(d.knobs.dp, 1); /* the second command is not read */
+    assert_false(d.knobs.max_dispatch_auto);
+    assert_int_equal(d.knobs.max_dispatch, 96);
+    assert_int_equal(l.n_flags, 6);
+    assert_string_equal(flag_row(&l, "--served-model-name")->value, "a b");
+    assert_int_equal(flag_row(&l, "--served-model-name")->status, SGLANG_FLAG_NO_EFFECT);
+    assert_int_equal(flag_row(&l, "--bogus-flag")->status, SGLANG_FLAG_UNKNOWN);
+    assert_string_equal(flag_row(&l, "--bogus-flag")->value, "3");
+    assert_int_equal(flag_row(&l, "--tp-size")->status, SGLANG_FLAG_MODELLED);
+    assert_int_equal(l.n_status[SGLANG_FLAG_MODELLED], 3); /* env, model path, tp */
+    /* not a launch line */
+    engine_deployment_defaults(&d);
+    assert_int_equal(engine_sglang_read_line(&d, "ls -la", &l, NULL, err, sizeof err), 0);
+    assert_false(engine_sglang_line_is_launch(&l));
+    /* an open quote, an over-long line: refused with a reason */
+    assert_int_equal(engine_sglang_read_line(&d, "--tp 'x", &l, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "unterminated"));
+    static char big[ENGINE_SGLANG_LINE_MAX + 8];
+    memset(big, ' ', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    assert_int_equal(engine_sglang_read_line(&d, big, &l, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "longer than"));
+}
+
+static void test_sglang_read_line_rules(void **state)
+{
+    (void)state;
+    static engine_deployment d;
+    static engine_sglang_line l;
+    char err[ENGINE_TEXT_MAX] = "";
+    /* an explicit list with no max_bs: max_bs = max(list) (server_args.py _handle_gpu_memory_settings) */
+    engine_deployment_defaults(&d);
+    assert_int_equal(engine_sglang_read_line(&d, "--cuda-graph-bs 1 2 4 8 16 32", &l, NULL, err, sizeof err), 0);
+    assert_int_equal(d.knobs.max_bs, 32);
+    assert_int_equal(d.knobs.n_buckets, 6);
+    assert_string_equal(l.flags[0].value, "1 2 4 8 16 32");
+    /* EAGLE with no --max-running-requests: the release's 48 (PR #4908); none before v0.4.3.post3 */
+    engine_release r;
+    assert_int_equal(engine_release_parse("0.4.4.post4", &r, err, sizeof err), 0);
+    assert_int_equal(engine_release_spec_max_running_requests(&r), 48);
+    assert_int_equal(engine_release_parse("0.4.3.post3", &r, err, sizeof err), 0);
+    assert_int_equal(engine_release_spec_max_running_requests(&r), 32);
+    assert_int_equal(engine_release_parse("0.4.3.post2", &r, err, sizeof err), 0);
+    assert_int_equal(engine_release_spec_max_running_requests(&r), 0);
+    engine_deployment_defaults(&d);
+    d.knobs.world = 8;
+    assert_int_equal(engine_sglang_read_line(&d, "--speculative-algorithm NEXTN", &l, NULL, err, sizeof err), 0);
+    assert_int_equal(d.knobs.mtp, 4);
+    assert_false(d.knobs.max_running_requests_auto);
+    assert_int_equal(d.knobs.max_running_requests, 48);
+    assert_int_equal(d.knobs.max_bs, 48);
+    /* a release without the flag: rejected, and back once the release has it */
+    engine_deployment_defaults(&d);
+    assert_int_equal(engine_release_parse("0.5.6", &d.knobs.sglang, err, sizeof err), 0);
+    assert_int_equal(engine_sglang_read_line(&d, "--tp 16 --dp-size 2 --enable-dp-attention --dcp-size 8", &l, NULL,
+                                             err, sizeof err),
+                     0);
+    assert_int_equal(flag_row(&l, "--dcp-size")->status, SGLANG_FLAG_REJECTED);
+    assert_int_equal(l.n_status[SGLANG_FLAG_REJECTED], 1);
+    engine_release main_release = engine_release_newest();
+    engine_sglang_line_check_release(&l, &main_release);
+    assert_int_equal(flag_row(&l, "--dcp-size")->status, SGLANG_FLAG_MODELLED);
+    assert_int_equal(l.n_status[SGLANG_FLAG_REJECTED], 0);
+    /* statuses of the flags */
+    engine_deployment_defaults(&d);
+    assert_int_equal(engine_sglang_read_line(&d, "--enable-torch-compile --torch-compile-max-bs 32 --enable-mixed-chunk "
+                                                 "--chunked-prefill-size 8192 --log-level info --quantization awq",
+                                             &l, NULL, err, sizeof err),
+                     0);
+    assert_int_equal(flag_row(&l, "--enable-torch-compile")->status, SGLANG_FLAG_NOT_MODELLED);
+    assert_string_equal(flag_row(&l, "--torch-compile-max-bs")->value, "32");
+    assert_int_equal(flag_row(&l, "--enable-mixed-chunk")->status, SGLANG_FLAG_NOT_MODELLED);
+    assert_int_equal(flag_row(&l, "--chunked-prefill-size")->status, SGLANG_FLAG_NOT_MODELLED);
+    assert_int_equal(flag_row(&l, "--log-level")->status, SGLANG_FLAG_NO_EFFECT);
+    assert_int_equal(flag_row(&l, "--quantization")->status, SGLANG_FLAG_NOT_MODELLED);
+    /* argparse: the last of a repeated flag wins, and the flags' order does not matter (found by
+     * fuzz_lint: --tp-size 16 --dp-size 16 --tp 6 read on a DP16 plan, then refused on re-reading) */
+    engine_deployment_defaults(&d);
+    assert_int_equal(engine_sglang_read_line(&d, "--tp-size 16 --dp-size 16 --tp 6", &l, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--dp-size 16"));
+    engine_deployment_defaults(&d);
+    assert_int_equal(engine_sglang_read_line(&d, "--dcp-size 2 --dp-size 2 --enable-dp-attention --tp 8 --tp 16", &l,
+                                             NULL, err, sizeof err),
+                     0);
+    assert_int_equal(d.knobs.world, 16);
+    assert_int_equal(d.knobs.dp, 2);
+    assert_int_equal(d.knobs.dcp, 2);
+    assert_int_equal(l.flags[3].status, SGLANG_FLAG_NO_EFFECT); /* the first --tp */
+    assert_non_null(strstr(l.flags[3].note, "argparse keeps the last"));
+    /* the wrapper keeps its contract: what moves no knob is counted */
+    engine_deployment_defaults(&d);
+    int skipped = -1;
+    char path[64];
+    assert_int_equal(engine_apply_sglang_args(&d, "--model-path x/y --tp 4 --host h --bogus 1", path, sizeof path,
+                                              &skipped, NULL, err, sizeof err),
+                     0);
+    assert_string_equal(path, "x/y");
+    assert_int_equal(skipped, 2);
+    assert_int_equal(d.knobs.world, 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -886,6 +1015,8 @@ int main(void)
         cmocka_unit_test(test_graph_nodes_llama70b_tp8),
         cmocka_unit_test(test_measured_layout),
         cmocka_unit_test(test_fit_limit),
+        cmocka_unit_test(test_sglang_read_line_shell),
+        cmocka_unit_test(test_sglang_read_line_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
