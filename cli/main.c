@@ -282,6 +282,16 @@ int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char
             snprintf(d->name, sizeof d->name, "%s", d->model.name);
         }
     }
+    /* The reader's rules read the GPU and the release (the speculative pool's window, the max_bs
+     * tier): --set gpu= and sglang= apply before the line too. Every --set applies after it, and
+     * wins. (Only those two: a layout knob may need the line's tp first.) */
+    for (int i = 0; o->sglang_args && i < o->n_sets; i++) {
+        if (strncmp(o->sets[i], "gpu=", 4) != 0 && strncmp(o->sets[i], "sglang=", 7) != 0)
+            continue;
+        rc = cli_apply_set(cat, d, o->sets[i], NULL);
+        if (rc != EXIT_OK)
+            return rc;
+    }
     if (o->sglang_args &&
         engine_apply_sglang_args(d, o->sglang_args, NULL, 0, NULL, adj, err, sizeof err) != 0) {
         cli_error("%s", err);

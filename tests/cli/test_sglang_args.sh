@@ -74,4 +74,11 @@ status_is --enable-deepep-moe modelled
 expect_exit 0 "$CGPLAN" estimate "${L[@]}" --sglang-args "$BASE --served-model-name 'a\"b'" --format json
 check_py "[f['value'] for f in j['sglang_args'] if f['flag'] == '--served-model-name'] == ['a\"b']" "escaped value"
 
+# estimate reads the line with --set's release: v0.4.3.post3's EAGLE pool is 32 (PR #3986), and
+# v0.4.3.post2 has no such rule (SGLang's 160 default tier for the GPU)
+expect_exit 0 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --set sglang=0.4.3.post3 \
+  --sglang-args "--tp 8 --speculative-algorithm EAGLE" --format json
+check_py "j['knobs']['max_running_requests'] == 32 and j['knobs']['max_bs'] == 32" "estimate: --set sglang= reaches the reader"
+expect_exit 0 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --sglang-args "--tp 8" --set dcp=2 --format json
+check_py "j['knobs']['dcp'] == 2 and j['knobs']['world'] == 8" "estimate: a layout --set applies after the line's tp"
 finish
