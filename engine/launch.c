@@ -67,6 +67,11 @@ int engine_launch_release_refusals(const engine_knobs_state *k, char (*why)[ENGI
         REFUSE("SGLang %s has no --dcp-size (decode context parallel is in main from 2026-06-24)", rel);
     if (k->mtp > 1 && !engine_release_has_flag(&k->sglang, ENGINE_FLAG_SPECULATIVE))
         REFUSE("SGLang %s has no --speculative-algorithm (speculative decoding from v0.4.1.post4, PR #2150)", rel);
+    if (!k->buckets_auto && !engine_release_has_flag(&k->sglang, ENGINE_FLAG_CUDA_GRAPH_BS))
+        REFUSE("SGLang %s has no --cuda-graph-bs (an explicit bucket list from v0.4.1.post5, PR #2761): "
+               "use buckets=auto", rel);
+    if (!k->backend_auto && !engine_release_has_flag(&k->sglang, ENGINE_FLAG_ATTENTION_BACKEND))
+        REFUSE("SGLang %s has no --attention-backend (from v0.3.1, PR #1380): use attention_backend=auto", rel);
     /* server_args.py _handle_dcp_validation: CUDA builds reject any speculative algorithm with
      * dcp > 1. */
     if (k->dcp > 1 && k->mtp > 1)
@@ -155,7 +160,8 @@ void engine_launch_build(const engine_deployment *d, const engine_estimate *e, c
         add_arg(l, "%s %s", engine_knobs[KNOB_DEEPEP_MODE].sglang_flag, engine_deepep_mode_names[k->deepep_mode]);
     if (lay->moe && !k->moe_runner_auto)
         add_arg(l, "%s %s", engine_knobs[KNOB_MOE_RUNNER].sglang_flag, engine_moe_runner_names[k->moe_runner]);
-    add_arg(l, "%s %s", engine_knobs[KNOB_ATTENTION_BACKEND].sglang_flag, engine_launch_backend_name(lay->backend));
+    if (engine_release_has_flag(&k->sglang, ENGINE_FLAG_ATTENTION_BACKEND)) /* v0.3.1 on (PR #1380) */
+        add_arg(l, "%s %s", engine_knobs[KNOB_ATTENTION_BACKEND].sglang_flag, engine_launch_backend_name(lay->backend));
     if (k->kv_dtype != KV_DTYPE_AUTO)
         add_arg(l, "%s %s", engine_knobs[KNOB_KV_DTYPE].sglang_flag, engine_kv_dtype_names[k->kv_dtype]);
     if (!k->page_size_auto)
@@ -164,8 +170,12 @@ void engine_launch_build(const engine_deployment *d, const engine_estimate *e, c
         add_arg(l, "%s", engine_knobs[KNOB_TBO].sglang_flag);
 
     char flag[64];
+    /* Before v0.3.5 (PR #1809) there is no --cuda-graph-max-bs: the release's fixed list, cut
+     * by the request pool printed below, is what the plan captured (the capture notes'
+     * no_max_bs_flag), so the flag is left out rather than refused by argparse. */
     graph_flag(d, KNOB_MAX_BS, flag, sizeof flag);
-    add_arg(l, "%s %u", flag, k->max_bs);
+    if (engine_release_has_flag(&k->sglang, ENGINE_FLAG_CUDA_GRAPH_MAX_BS))
+        add_arg(l, "%s %u", flag, k->max_bs);
     if (!k->buckets_auto) { /* SGLang's form: nargs="+", space-separated */
         char list[160];
         size_t used = 0;

@@ -142,7 +142,9 @@ static const struct {
     {"PYTHONUNBUFFERED", SGLANG_FLAG_NO_EFFECT, "logging"},
     {"SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", SGLANG_FLAG_NOT_MODELLED,
      "the estimate reports its pool apart (post-capture KV sizing)"},
-    {"NVSHMEM_QP_DEPTH", SGLANG_FLAG_NOT_MODELLED, "the estimate's qp_depth warning says the value it needs"},
+    /* launch prints it where DeepEP needs it (max_dispatch > 511): the queue pairs' work queues
+     * are kilobytes, no graph or KV term */
+    {"NVSHMEM_QP_DEPTH", SGLANG_FLAG_NO_EFFECT, "DeepEP's RDMA queue depth (the qp_depth warning says the value)"},
     {"SGLANG_", SGLANG_FLAG_NOT_MODELLED, "an SGLang environment variable cgplan does not model"},
     {"NCCL_", SGLANG_FLAG_NOT_MODELLED, "NCCL's buffers"},
     {"NVSHMEM_", SGLANG_FLAG_NOT_MODELLED, "NVSHMEM's buffers"},

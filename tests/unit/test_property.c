@@ -29,6 +29,7 @@
 
 #include "engine.h"
 #include "launch.h"
+#include "sglang_args.h"
 #include "preset.h"
 #include "solve.h"
 
@@ -179,9 +180,13 @@ static int plan_build(const plan *p, const char *args, engine_deployment *d, cha
     d->model = *p->model;
     d->knobs.context_len = d->model.context_len;
     snprintf(d->name, sizeof d->name, "%s", d->model.name);
+    d->gpu = *p->gpu; /* the GPU and the release before the line, as the CLI applies them */
+    for (int i = 0; args && i < p->n_sets; i++)
+        if (strncmp(p->sets[i], "sglang=", 7) == 0 &&
+            engine_knob_set_text(d, KNOB_SGLANG, p->sets[i] + 7, NULL, err, errlen) != 0)
+            return -1;
     if (args && engine_apply_sglang_args(d, args, model_path, path_len, NULL, NULL, err, errlen) != 0)
         return -1;
-    d->gpu = *p->gpu;
     d->knob_origin[KNOB_GPU] = ORIGIN_SET;
     for (int i = 0; i < p->n_sets; i++) {
         char key[48];
@@ -308,7 +313,11 @@ static bool estimate_differs(const engine_deployment *da, const engine_estimate 
     DIFF("running_requests", a->budget.running_requests, b->budget.running_requests);
     DIFF("headroom_bytes", a->budget.headroom_bytes, b->budget.headroom_bytes);
     DIFF("fits", a->budget.fits, b->budget.fits);
-    DIFF("max_bs", da->knobs.max_bs, db->knobs.max_bs);
+    /* Before --cuda-graph-max-bs (v0.3.5) the knob is no launch flag: what the line sets is the
+     * request pool, and the graphs it captures (bs_max, the buckets) are compared instead. */
+    if (engine_release_has_flag(&da->knobs.sglang, ENGINE_FLAG_CUDA_GRAPH_MAX_BS))
+        DIFF("max_bs", da->knobs.max_bs, db->knobs.max_bs);
+    DIFF("bs_max", a->bs_max, b->bs_max);
     DIFF("bs_max", a->bs_max, b->bs_max);
     /* Not the wall: the line pins --max-running-requests at the plan's dp x max_bs, so a larger
      * max_bs probed on it keeps that pool, where the plan's auto one grows with max_bs. */
@@ -381,6 +390,19 @@ static void check_launch(const plan *p, const engine_deployment *d, const engine
         counterexample(2, "%s\n  its launch line does not read back: %s\n  %s", plan_text("launch", p, cmd, sizeof cmd),
                        err, line);
         return;
+    }
+    /* Every flag launch prints is one the reader models or knows to be inert, and one the
+     * release has: lint's statuses, read against the plan's release. */
+    static engine_sglang_line statuses;
+    static engine_deployment scratch;
+    scratch = rd;
+    if (engine_sglang_read_line(&scratch, line, &statuses, NULL, err, sizeof err) != 0)
+        counterexample(2, "%s\n  lint's reader refuses the line: %s", plan_text("launch", p, cmd, sizeof cmd), err);
+    for (int f = 0; f < statuses.n_flags; f++) {
+        engine_sglang_flag_status st = statuses.flags[f].status;
+        if (st != SGLANG_FLAG_MODELLED && st != SGLANG_FLAG_NO_EFFECT)
+            counterexample(2, "%s\n  lint reads %s as %s: %s\n  %s", plan_text("launch", p, cmd, sizeof cmd),
+                           statuses.flags[f].flag, engine_sglang_flag_status_names[st], statuses.flags[f].note, line);
     }
     const char *want = d->model.n_hf_names ? d->model.hf_names[0] : d->model.name;
     if (strcmp(path, want) != 0)
