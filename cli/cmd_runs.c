@@ -572,25 +572,27 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
                    extra.content_hash, extra.path[0] ? " from " : "", extra.path);
     /* where the model came from, as ingest or runs set recorded it: the log's model_path, --model
      * or runs set, the preset, else said unknown */
-    const char *model_from = "";
+    char model_from[ENGINE_NAME_MAX + 64] = "";
     if (!sum->model[0])
-        model_from = " (unknown: cgplan runs set ID model=NAME names it)";
-    else if (r.model_origin == ORIGIN_SET)
-        model_from = " (set)";
-    else if (r.model_origin == ORIGIN_PRESET)
-        model_from = " (from --preset)";
-    else if (r.model_origin == ORIGIN_LOG)
-        model_from = " (log)";
+        snprintf(model_from, sizeof model_from, " (unknown: cgplan runs set ID model=NAME names it)");
+    else if (r.model_origin == ORIGIN_PRESET && r.preset[0])
+        snprintf(model_from, sizeof model_from, " (preset %s)", r.preset);
+    else if (r.model_origin)
+        snprintf(model_from, sizeof model_from, " (%s)", engine_origin_name(r.model_origin));
     if (extra.model_path[0])
         cli_shown_line("model    %s%s (model_path %s)\n", sum->model[0] ? sum->model : "?", model_from, extra.model_path);
     else
         cli_shown_line("model    %s%s\n", sum->model[0] ? sum->model : "?", model_from);
     cli_gpu_text(sum->gpu, sum->gpu_inferred, gpu, sizeof gpu);
+    /* cli_gpu_text already says "(inferred)" */
+    bool gpu_said = r.origin[KNOB_GPU] && !sum->gpu_inferred;
     cli_shown_line("gpu      %s%s%s%s\n", gpu,
-                   r.origin[KNOB_GPU] ? " (" : " (unknown: ingest with --preset or --set gpu=NAME)",
-                   engine_origin_name(r.origin[KNOB_GPU]), r.origin[KNOB_GPU] ? ")" : "");
-    if (r.preset[0])
-        cli_shown_line("preset   %s\n", r.preset);
+                   gpu_said ? " (" : r.origin[KNOB_GPU] ? "" : " (unknown: cgplan runs set ID gpu=NAME names it)",
+                   gpu_said ? engine_origin_name(r.origin[KNOB_GPU]) : "", gpu_said ? ")" : "");
+    if (r.preset[0]) /* the seeded runs' preset came with the seed, not from --preset */
+        cli_shown_line("preset   %s%s\n", r.preset,
+                       sum->reconstructed ? " (the seed's: it gives what the article's log does not state)"
+                                          : " (--preset at ingest)");
     /* The panel's scalar knobs on one line in the engine's order of application (the layout
      * first), the others where the run knows them; then each list knob on its own line. */
     engine_knob_id shown[KNOB_COUNT];

@@ -1266,8 +1266,15 @@ static const store_exclusion exclusions[] = {
     EXCLUSION("model unknown", ": the log names no model a preset knows; import it (cgplan model import config.json), "
                                "then cgplan runs set-model ID MODEL (or cgplan runs rm ID and ingest the log again "
                                "with --model MODEL)"),
-    EXCLUSION("GPU unknown", ": the log does not name it; ingest it with --preset or --set gpu=NAME"),
+    EXCLUSION("GPU unknown", ": the log does not name it; cgplan runs set ID gpu=NAME (or ingest it with --preset or "
+                             "--set gpu=NAME)"),
     EXCLUSION("no measured target layers", " (no target decode/verify group with known memory)"),
+    /* the shape knobs decide every term: a run fitted at a preset's world or max_bs would teach
+     * the pool the wrong deployment */
+    EXCLUSION("world unknown", ": the log states no tp_size and tags no ranks; cgplan runs set ID tp=N (or ingest it "
+                               "with --preset or --set tp=N)"),
+    EXCLUSION("max_bs unknown", ": the log lists no captured sizes; cgplan runs set ID max_bs=B (or ingest it with "
+                                "--set sglang=RELEASE, whose grid turns the capture's bar count into max_bs)"),
 };
 #undef EXCLUSION
 
@@ -1281,6 +1288,10 @@ const store_exclusion *store_run_calibration_excluded(const store_run_summary *r
         return &exclusions[2];
     if (!caplog_known(r->target_total_gib) && !caplog_known(r->largest_gib))
         return &exclusions[3];
+    if (!r->world)
+        return &exclusions[4];
+    if (!r->max_bs)
+        return &exclusions[5];
     return NULL;
 }
 
