@@ -252,8 +252,11 @@ static int node_calibration_for(const work *w, store *st, const char *gpu, const
     return store_load_node_calibration(st, gpu, release, cal, err, errlen);
 }
 
-/* Adds stored run S to its pool (or says why it cannot enter one). ONLY: the pool --preset named. */
-static void add_run(work *w, store *st, const preset_catalog *cat, const store_run_summary *s, const pool *only)
+/* Adds stored run S to its pool (or says why it cannot enter one). ONLY: the model and GPU
+ * --preset or --model named; ONLY_RELEASE: the release --set sglang= named (NULL: each run's own
+ * release decides its pool). */
+static void add_run(work *w, store *st, const preset_catalog *cat, const store_run_summary *s, const pool *only,
+                    const char *only_release)
 {
     static store_run_detail detail;
     static engine_deployment d;
@@ -273,7 +276,7 @@ static void add_run(work *w, store *st, const preset_catalog *cat, const store_r
     }
     char release[ENGINE_RELEASE_TEXT_MAX];
     engine_release_text(&d.knobs.sglang, release, sizeof release);
-    if (only && strcmp(release, only->release) != 0)
+    if (only_release && strcmp(release, only_release) != 0)
         return;
     pool *p = NULL;
     for (int i = 0; i < w->n_pools && !p; i++)
@@ -961,6 +964,10 @@ int cmd_calibrate(int argc, char **argv)
     memset(&w, 0, sizeof w);
     static pool only;
     bool restrict_pool = o.preset || o.model;
+    /* a run's own release decides its pool; --set sglang= picks one pool of them */
+    bool release_given = false;
+    for (int i = 0; i < o.n_sets; i++)
+        release_given |= strncmp(o.sets[i], "sglang=", 7) == 0;
     if (restrict_pool) {
         static engine_deployment d;
         engine_warnings adj = {0};
@@ -1000,7 +1007,8 @@ int cmd_calibrate(int argc, char **argv)
         add_node_run(&w, st, cat, &runs[i], restrict_pool ? only.gpu : NULL);
     fit_node_pools(&w);
     for (size_t i = 0; i < n_runs; i++)
-        add_run(&w, st, cat, &runs[i], restrict_pool ? &only : NULL);
+        add_run(&w, st, cat, &runs[i], restrict_pool ? &only : NULL,
+                restrict_pool && release_given ? only.release : NULL);
     if (restrict_pool && w.n_pools == 0) {
         /* say so as a pool of its own: nothing fitted, and what data would help */
         w.pools[0] = only;

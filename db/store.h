@@ -166,6 +166,12 @@ int store_delete_node_calibrations(store *s, const char *gpu, const char *releas
  * such run, -1 on a database error. */
 int store_set_run_model(store *s, int64_t id, const char *model, char *err, size_t errlen);
 
+/* Replaces run ID's knobs by VALUES where ORIGIN is known (`runs set`: the run's own knobs with
+ * those set, origin "set"), in one transaction. Returns 0, 1 when there is no such run, -1 on a
+ * database error. */
+int store_set_run_knobs(store *s, int64_t id, const engine_deployment *values,
+                        const engine_knob_origin origin[KNOB_COUNT], char *err, size_t errlen);
+
 /* ---- Additions (issue 2): schema version, ingest, the facts of a run, details for `runs show`. */
 
 #define STORE_SCHEMA_VERSION 8 /* PRAGMA user_version of the newest schema this program writes */
