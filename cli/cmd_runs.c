@@ -934,10 +934,34 @@ int cmd_runs(int argc, char **argv)
         } else if (drc != 0) {
             cli_error("%s", err);
             rc = EXIT_WORK;
-        } else if (o.format == FORMAT_JSON) {
-            printf("{\"removed\": %lld}\n", (long long)id);
         } else {
-            printf("removed run %lld\n", (long long)id);
+            /* the calibrations it fed follow it: refitted from the runs left, or dropped */
+            char *said = NULL;
+            size_t said_len = 0;
+            FILE *lines = open_memstream(&said, &said_len);
+            if (!lines || cli_calibrate_after_rm(s, id, lines) != 0)
+                rc = EXIT_WORK;
+            if (lines)
+                fclose(lines);
+            if (o.format == FORMAT_JSON) {
+                jsonw w;
+                jsonw_init(&w, stdout, true);
+                jsonw_object_begin(&w);
+                jsonw_ki64(&w, "removed", id);
+                jsonw_key(&w, "calibrations");
+                jsonw_array_begin(&w);
+                for (char *line = said, *nl; line && *line; line = nl + 1) {
+                    nl = strchr(line, '\n');
+                    *nl = '\0';
+                    jsonw_string(&w, line);
+                }
+                jsonw_array_end(&w);
+                jsonw_object_end(&w);
+                fputc('\n', stdout);
+            } else {
+                printf("removed run %lld\n%s", (long long)id, said ? said : "");
+            }
+            free(said);
         }
     }
     store_close(s);

@@ -61,4 +61,9 @@ const char *cli_run_layout_text(const store_run_summary *r, char *buf, size_t le
 int cli_run_deployment(const preset_catalog *cat, const store_run_detail *r, engine_deployment *d, char *why,
                        size_t whylen);
 
+/* After `runs rm REMOVED` (cmd_calibrate.c): each calibration that run fed is refitted from the
+ * runs left, or dropped when none is left (an older one of its pool is dropped), one line each to
+ * OUT. Returns 0, or -1 having said the error. */
+int cli_calibrate_after_rm(store *st, int64_t removed, FILE *out);
+
 #endif

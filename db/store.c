@@ -1904,3 +1904,27 @@ done:
     store_record_free(&rec);
     return out;
 }
+
+int store_delete_calibration_id(store *s, bool node_bytes, int64_t id, char *err, size_t errlen)
+{
+    if (s->read_only) {
+        store_set_err(err, errlen, "%s is open read-only", s->path);
+        return -1;
+    }
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db,
+                           node_bytes ? "DELETE FROM gpu_calibrations WHERE id = ?1"
+                                      : "DELETE FROM calibrations WHERE id = ?1",
+                           -1, &st, NULL) != SQLITE_OK) {
+        store_db_err(s, err, errlen, "deleting a calibration");
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        store_db_err(s, err, errlen, "deleting a calibration");
+        return -1;
+    }
+    return sqlite3_changes(s->db);
+}

@@ -129,6 +129,10 @@ int store_each_calibration(store *s, void (*fn)(const store_calibration_info *c,
 int store_delete_calibrations(store *s, const char *model, const char *gpu, const char *release, char *err,
                               size_t errlen);
 
+/* Deletes the one calibration ID: of node_bytes (gpu_calibrations) or of a model. Returns how
+ * many were deleted (0 or 1), or -1 with ERR. */
+int store_delete_calibration_id(store *s, bool node_bytes, int64_t id, char *err, size_t errlen);
+
 /* ---- A GPU's node_bytes, fitted over any model's runs on it (schema 8) ---- */
 
 typedef struct {
