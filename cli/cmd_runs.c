@@ -57,6 +57,20 @@ static void gib_cell(char *buf, size_t len, double v)
 
 /* ---- list ---- */
 
+#define LIST_MODEL_WIDTH 20
+
+/* TEXT in a column of WIDTH (ASCII after cleaning): padded, or cut with "…" (the full name is in
+ * runs show). */
+static const char *column_text(const char *text, int width, char *buf, size_t len)
+{
+    int n = (int)strlen(text);
+    if (n <= width)
+        snprintf(buf, len, "%-*s", width, text);
+    else
+        snprintf(buf, len, "%.*s\u2026", width - 1, text);
+    return buf;
+}
+
 typedef struct {
     cli_format format;
     jsonw *w;
@@ -174,8 +188,10 @@ static void list_one(const store_run_summary *r, void *ctx_)
         engine_text_cleaned(name, sizeof name, r->label[0] ? r->label : r->source);
         engine_text_cleaned(model, sizeof model, r->model[0] ? r->model : "?");
         engine_text_cleaned(gpu_shown, sizeof gpu_shown, gpu);
-        printf("%5lld  %-40.40s %-10.10s %-16.16s %-20.20s %6s %8s %7s %8s\n", (long long)r->id, name, model, gpu_shown,
-               layout, max_bs, t, d, tot);
+        char model_cell[sizeof model + 8];
+        printf("%5lld  %-40.40s %s %-16.16s %-20.20s %6s %8s %7s %8s\n", (long long)r->id, name,
+               column_text(model, LIST_MODEL_WIDTH, model_cell, sizeof model_cell), gpu_shown, layout, max_bs, t, d,
+               tot);
     }
 }
 
@@ -193,8 +209,8 @@ static int runs_list(const cli_opts *o, store *s)
         printf("id,label,source,model,gpu,gpu_inferred,reconstructed,world,dp,dcp,max_bs,mtp,max_dispatch,"
                "static_gib,largest_gib,buckets_gib,target_total_gib,draft_gib,total_gib\n");
     } else {
-        printf("%5s  %-40s %-10s %-16s %-20s %6s %8s %7s %8s\n", "id", "label", "model", "gpu", "layout", "max_bs",
-               "target", "draft", "total");
+        printf("%5s  %-40s %-*s %-16s %-20s %6s %8s %7s %8s\n", "id", "label", LIST_MODEL_WIDTH, "model", "gpu",
+               "layout", "max_bs", "target", "draft", "total");
     }
     int rc = store_each_run(s, list_one, &c, err, sizeof err);
     if (o->format == FORMAT_JSON) {
