@@ -988,3 +988,10 @@ done:
     preset_catalog_free(cat);
     return rc;
 }
+
+int cli_ingest_context(const cli_opts *o, const preset_catalog *cat, engine_deployment *given, cli_run_presets *p,
+                       engine_run_context *ctx, char *model_name)
+{
+    store_ingest_opts io;
+    return build_given(o, cat, given, p, ctx, &io, model_name);
+}

@@ -296,36 +296,6 @@ static void knob_text(const store_run_detail *r, int knob, char *buf, size_t len
         snprintf(buf, len, "?");
 }
 
-/* A stored knob as JSON: null when unknown, "auto", a list, a name, or a number. */
-static void knob_json(jsonw *w, const store_run_detail *r, int knob)
-{
-    const engine_knob_info *k = &engine_knobs[knob];
-    const engine_deployment *v = &r->values;
-    if (!r->origin[knob]) {
-        jsonw_null(w);
-    } else if (engine_knob_is_auto(v, k->id)) {
-        jsonw_string(w, "auto");
-    } else if (k->field == KNOB_FIELD_LIST) {
-        const uint32_t *list = (const uint32_t *)((const char *)v + k->offset);
-        uint32_t n = *(const uint32_t *)((const char *)v + k->count_offset);
-        jsonw_array_begin(w);
-        for (uint32_t i = 0; i < n; i++)
-            jsonw_u64(w, list[i]);
-        jsonw_array_end(w);
-    } else if (k->field == KNOB_FIELD_BOOL) {
-        jsonw_bool(w, engine_knob_value(v, k->id) != 0);
-    } else if (k->field == KNOB_FIELD_NAME || k->field == KNOB_FIELD_ENUM || k->field == KNOB_FIELD_RELEASE) {
-        /* a name, a choice or a release is its text ("0.4.6", "deepep"), never its index */
-        char buf[ENGINE_NAME_MAX];
-        engine_knob_text(v, NULL, k->id, KNOB_TEXT_CANONICAL, buf, sizeof buf);
-        jsonw_string(w, buf);
-    } else if (k->field == KNOB_FIELD_DOUBLE) {
-        jsonw_double(w, engine_knob_value(v, k->id), 3);
-    } else {
-        jsonw_u64(w, (uint64_t)engine_knob_value(v, k->id));
-    }
-}
-
 static int runs_show(const cli_opts *o, store *s, int64_t id)
 {
     char err[4096 + 512];
@@ -420,7 +390,7 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
             jsonw_key(&w, engine_knobs[k].name);
             jsonw_object_begin(&w);
             jsonw_key(&w, "value");
-            knob_json(&w, &r, k);
+            cli_run_knob_json(&w, &r.values, r.origin, (engine_knob_id)k);
             jsonw_kstring(&w, "origin", r.origin[k] ? engine_origin_name(r.origin[k]) : NULL);
             jsonw_object_end(&w);
         }

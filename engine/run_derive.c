@@ -241,23 +241,30 @@ static long rank_tag(const char *label, const char *tag)
     return -1;
 }
 
-/* The size of the rank ladder the tags show: the highest TAGn + 1 over the ranks that printed a
- * line (SGLang tags every rank's lines with its global tp_rank and, under DP attention, its
- * dp_rank: python/sglang/srt/managers/scheduler.py Scheduler.__init__, configure_logger's
- * prefix), 0 when no rank carries the tag. A log that kept only some ranks' lines gives a
- * lower bound; the stated value (server_args, --set) wins over it. */
+/* The size of the rank ladder the tags show: N when the ranks that printed a memory line carry
+ * TAG0..TAGn-1, none missing (SGLang tags every rank's lines with its global tp_rank and, under
+ * DP attention, its dp_rank: python/sglang/srt/managers/scheduler.py run_scheduler_process,
+ * configure_logger's prefix). 0 when no such rank carries the tag or a number is missing: an
+ * excerpt that kept TP1's KV line and TP0's capture tells no world. */
 static uint32_t tagged_count(const caplog_run *run, const char *tag)
 {
+    enum { MAX_TAGGED = CAPLOG_MAX_RANKS };
+    bool seen[MAX_TAGGED] = {false};
     long top = -1;
     for (uint32_t i = 0; i < run->n_ranks; i++) {
-        long v = rank_tag(run->ranks[i].label, tag);
+        const caplog_rank *r = &run->ranks[i];
+        if (!r->has_data)
+            continue;
+        long v = rank_tag(r->label, tag);
+        if (v < 0 || v >= MAX_TAGGED)
+            return 0;
+        seen[v] = true;
         top = v > top ? v : top;
     }
-    for (uint32_t i = 0; i < run->n_groups; i++) {
-        long v = rank_tag(run->groups[i].rank_label, tag);
-        top = v > top ? v : top;
-    }
-    return top >= 0 && top < ENGINE_RELEASE_MAX_BS ? (uint32_t)top + 1 : 0;
+    for (long v = 0; v <= top; v++)
+        if (!seen[v])
+            return 0;
+    return top >= 0 && run->dropped_rank_lines == 0 ? (uint32_t)top + 1 : 0;
 }
 
 /* The capture list of N graphs under the run's release: the release's own grid

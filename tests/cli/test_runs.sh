@@ -37,6 +37,13 @@ check_py "j['runs'][0]['calibration_excluded'].startswith('max_bs unknown: the l
 expect_exit 1 "$CGPLAN" calibrate --db "$TEST_TMP/norel.db" --model qwq-32b --set gpu=h100 --dry-run
 contains "$OUT" "skipped run 3: max_bs unknown" "calibrate leaves it out and says why"
 
+# DP attention's "DPn TPn EPn" tags: dp from the DP numbers
+sed 's/ TP\([0-3]\)\]/ DP\1 TP\1 EP\1]/' "$QWQ" > "$TEST_TMP/dp4.log"
+expect_exit 0 "$CGPLAN" ingest --db "$TEST_TMP/dp4.db" --model qwq-32b --set gpu=h100 "$TEST_TMP/dp4.log"
+expect_exit 0 "$CGPLAN" runs show 3 --db "$TEST_TMP/dp4.db" --format json
+check_py "j['knobs']['world'] == {'value': 4, 'origin': 'inferred'} and j['knobs']['dp'] == {'value': 4, 'origin': 'inferred'}" \
+  "DP0..DP3 tags: dp 4"
+
 # --- a TP4 log with its rank tags gone: world and max_bs unknown until runs set ---
 # (TP0's lines and the bars, every tag dropped, TP1's line glued to the bar cut off: one untagged
 # rank, as a TP1 log prints)
@@ -81,7 +88,10 @@ LLAMA="$LOGS/28-2025-10-llama33-70b-tp8-registering-cuda-graph-addresses.log"
 expect_exit 0 "$CGPLAN" ingest --db "$DB" "$LLAMA"
 expect_exit 0 "$CGPLAN" runs set-model 3 llama-3.1-70b --db "$DB"
 contains "$OUT" "run 3: model llama-3.1-70b (set); not pooled until cgplan runs set 3 gpu=NAME" "set-model: the GPU still missing"
+# (an excerpt: TP0's capture and TP1's KV line tell no world; 52 listed sizes give max_bs 512)
 expect_exit 0 "$CGPLAN" runs set 3 gpu=h200 --db "$DB"
+contains "$OUT" "run 3: gpu h200 (set); not pooled until cgplan runs set 3 tp=N" "an excerpt's ranks: world still missing"
+expect_exit 0 "$CGPLAN" runs set 3 tp=8 --db "$DB"
 contains "$OUT" "cgplan calibrate now pools it (llama-3.1-70b on h200" "then pooled"
 
 # --- runs rm: the calibrations a run fed are refitted from the runs left, or dropped ---
@@ -113,10 +123,10 @@ contains "$OUT" "no calibration stored" "nothing left"
 DB="$TEST_TMP/list.db"
 expect_exit 0 "$CGPLAN" ingest --db "$DB" --model deepseek-r1-distill-qwen-32b "$LOGS/03-dp-attn-ep4-dp-tp-ep-prefix-bs32.log"
 expect_exit 0 "$CGPLAN" runs list --db "$DB"
-contains "$OUT" "deepseek-r1-distill… ?                DP4 no MTP               32        -       -        -" \
+contains "$OUT" "deepseek-r1-distill… ?                DP? no MTP               32        -       -        -" \
   "the list row: the model cut with …, the unknowns as ? and -"
 case "$OUT" in *nan*|*"DP0"*) fail "runs list prints nan or DP0: $OUT" ;; *) pass ;; esac
 expect_exit 0 "$CGPLAN" runs list --db "$DB" --format csv
-contains "$OUT" "3,,03-dp-attn-ep4-dp-tp-ep-prefix-bs32.log,deepseek-r1-distill-qwen-32b,,0,0,4,4,,32,1,,0.02,5.69,,,," \
+contains "$OUT" "3,,03-dp-attn-ep4-dp-tp-ep-prefix-bs32.log,deepseek-r1-distill-qwen-32b,,0,0,,,,32,1,,0.02,5.69,,,," \
   "CSV: empty for unknown, never 0"
 finish
