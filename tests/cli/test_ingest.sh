@@ -344,4 +344,13 @@ for mode in dry store; do
 done
 contains "$(cat "$TEST_TMP/cut.err")" "nothing of it was stored: ingest it again" "a cut store ingest: the fix"
 
+# the dry run's line says what its JSON's layers say (bars bound the largest bucket, no end line),
+# and its JSON carries the knobs a stored run would hold, inferred ones marked
+expect_exit 0 "$CGPLAN" ingest --db "$TEST_TMP/dry.db" --dry-run "$LOGS/03-dp-attn-ep4-dp-tp-ep-prefix-bs32.log"
+contains "$OUT" "max_bs 32 · largest bucket 5.69 GiB, total unknown" "the dry run's summary: the largest bucket"
+expect_exit 0 "$CGPLAN" ingest --db "$TEST_TMP/dry.db" --dry-run --format json --set sglang=0.4.6 "$QWQ"
+check_py "j['runs'][0]['derived']['knobs']['world'] == {'value': 4, 'origin': 'inferred'} and j['runs'][0]['derived']['knobs']['max_bs'] == {'value': 80, 'origin': 'inferred'} and j['runs'][0]['derived']['total_gib'] == 0.92" \
+  "the dry run's JSON: the derived knobs and layers"
+[ ! -e "$TEST_TMP/dry.db" ] && pass || fail "a dry run created the store"
+
 finish
