@@ -235,6 +235,22 @@ static void layer_ranges(const engine_estimate *e, const double measured[L_N], l
     }
 }
 
+/* The estimate's term named KEY (engine_terms[].key), or -1 ("unattributed": none). */
+static int term_index(const char *key)
+{
+    for (int t = 0; t < TERM_COUNT; t++)
+        if (strcmp(engine_terms[t].key, key) == 0)
+            return t;
+    return -1;
+}
+
+/* Where MEASURED bytes lie against term T's range: -1 below, +1 above, 0 inside. */
+static int term_outside(const engine_term *t, uint64_t measured)
+{
+    uint64_t slack = (uint64_t)(CHECK_TOLERANCE_GIB * (double)ENGINE_GIB);
+    return measured + slack < t->low_bytes ? -1 : measured > t->high_bytes + slack ? 1 : 0;
+}
+
 static const char *outside_text(int outside)
 {
     return outside < 0 ? "below" : outside > 0 ? "above" : NULL;
@@ -418,6 +434,28 @@ int cmd_check(int argc, char **argv)
                 jsonw_object_end(&w);
             }
             jsonw_array_end(&w);
+            /* the capture hook's terms (hook/cgplan_capture_hook.py), each beside its estimate */
+            jsonw_key(&w, "terms");
+            jsonw_array_begin(&w);
+            for (uint32_t i = 0; i < run->n_hook_terms; i++) {
+                int t = term_index(run->hook_terms[i].term);
+                jsonw_object_begin(&w);
+                jsonw_kstring(&w, "term", run->hook_terms[i].term);
+                jsonw_ku64(&w, "measured_bytes", run->hook_terms[i].bytes);
+                if (t >= 0 && e.terms[t].known) {
+                    jsonw_ku64(&w, "estimate_bytes", e.terms[t].bytes);
+                    jsonw_ku64(&w, "low_bytes", e.terms[t].low_bytes);
+                    jsonw_ku64(&w, "high_bytes", e.terms[t].high_bytes);
+                    jsonw_kstring(&w, "outside", outside_text(term_outside(&e.terms[t], run->hook_terms[i].bytes)));
+                } else {
+                    jsonw_knull(&w, "estimate_bytes");
+                    jsonw_knull(&w, "low_bytes");
+                    jsonw_knull(&w, "high_bytes");
+                    jsonw_knull(&w, "outside");
+                }
+                jsonw_object_end(&w);
+            }
+            jsonw_array_end(&w);
             jsonw_ku64(&w, "outside_count", (uint64_t)n_outside);
             jsonw_kdouble(&w, "recommended_mem_fraction_static", full.budget.recommended_mem_fraction_static, 3);
             jsonw_object_end(&w);
@@ -492,6 +530,26 @@ int cmd_check(int argc, char **argv)
                      (double)lc->high / (double)ENGINE_GIB);
         printf("%-8s %12s %13.3f %19s%s%s\n", layer_keys[l], m, (double)lc->bytes / (double)ENGINE_GIB, range,
                lc->outside ? "   OUTSIDE: measured " : "", lc->outside ? outside_text(lc->outside) : "");
+    }
+    if (run->n_hook_terms) {
+        printf("\n%-18s %12s %13s %19s   (the capture hook's snapshot of the largest bucket)\n", "term",
+               "measured GiB", "estimate GiB", "range GiB");
+        for (uint32_t i = 0; i < run->n_hook_terms; i++) {
+            int t = term_index(run->hook_terms[i].term);
+            double m = (double)run->hook_terms[i].bytes / (double)ENGINE_GIB;
+            if (t < 0 || !e.terms[t].known) {
+                cli_shown_line("%-18s %12.3f %13s %19s\n", run->hook_terms[i].term, m, "-", "-");
+                continue;
+            }
+            char range[48];
+            snprintf(range, sizeof range, "[%.3f, %.3f]", (double)e.terms[t].low_bytes / (double)ENGINE_GIB,
+                     (double)e.terms[t].high_bytes / (double)ENGINE_GIB);
+            int out = term_outside(&e.terms[t], run->hook_terms[i].bytes);
+            cli_shown_line("%-18s %12.3f %13.3f %19s%s%s\n", run->hook_terms[i].term, m,
+                           (double)e.terms[t].bytes / (double)ENGINE_GIB, range, out ? "   OUTSIDE: measured " : "",
+                           out ? outside_text(out) : "");
+        }
+        printf("\n");
     }
     if (n_outside)
         printf("%d layer%s outside %s range: cgplan check --calibrate fits the pool to this log\n", n_outside,

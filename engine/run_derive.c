@@ -267,7 +267,9 @@ static uint32_t tagged_count(const caplog_run *run, const char *tag)
     return top >= 0 && run->dropped_rank_lines == 0 ? (uint32_t)top + 1 : 0;
 }
 
-/* The capture list of N graphs under the run's release: the release's own grid
+/* The capture list of N graphs under the run's release (the bar's "i/N" counts the sizes captured:
+ * python/sglang/srt/model_executor/cuda_graph_runner.py CudaGraphRunner.capture's tqdm over
+ * capture_bs): the release's own grid
  * (engine_release_capture_list) cut at its N-th size, kept only when the release captures
  * exactly those N at that max_bs. 0 when no max_bs gives N graphs. */
 static uint32_t grid_of_count(const engine_deployment *v, uint32_t n, uint32_t *out)

@@ -46,6 +46,18 @@ check_py "j['knobs']['max_bs'] == {'value': 80, 'origin': 'inferred'} and j['kno
   "JSON: the knobs with their origins"
 check_py "[l['outside'] for l in j['estimate']['layers']] == [None, None, None, None, 'above']" "JSON: total above"
 
+# --- the capture hook's terms (its stand-in torch: tests/hook/fake_torch) beside their estimates ---
+: "${CGPLAN_SRC:?CGPLAN_SRC must point to the source tree}"
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$CGPLAN_SRC/hook:$CGPLAN_SRC/tests/hook/fake_torch" CGPLAN_HOOK=1 \
+  CGPLAN_HOOK_SNAPSHOT="$TEST_TMP" python3 "$CGPLAN_SRC/tests/hook/drive_capture.py" 4 2 1 2> "$TEST_TMP/hook.log"
+expect_exit 0 "$CGPLAN" check --db "$DB" --set gpu=h100 "$TEST_TMP/hook.log"
+contains "$OUT" "static.logits             0.062         0.002      [0.002, 0.002]   OUTSIDE: measured above" \
+  "a hook term beside its estimate and range"
+contains "$OUT" "unattributed              0.040             -                   -" "no term of the estimate: no range"
+expect_exit 0 "$CGPLAN" check --db "$DB" --set gpu=h100 --format json "$TEST_TMP/hook.log"
+check_py "[(t['term'], t['measured_bytes'], t['outside']) for t in j['estimate']['terms']][:3] == [('moe.deepep', 268435456, 'above'), ('moe.masked_gemm', 134217728, 'above'), ('static.logits', 67108864, 'above')]" \
+  "JSON: the hook's terms"
+
 # --- --calibrate: stored as ingest stores it, the pool fitted, the estimate then calibrated ---
 expect_exit 0 "$CGPLAN" check --db "$DB" --preset k3-dp2-dcp8 --calibrate --format json "$LOGS/k3-dp2-dcp8-b200-maxbs128.log"
 check_py "j['stored'] is True and j['calibrated_now'] is True and j['estimate']['calibrated'] is True" \
