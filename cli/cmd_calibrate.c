@@ -835,8 +835,7 @@ static void list_one(const store_calibration_info *c, void *ctx_)
     else
         snprintf(held, sizeof held, "%s", before ? "before *" : "before");
     printf("%5lld  %-12s %-8s %-18s %-20s %-3s %-10s %-12s %-24s %s\n", (long long)c->id, c->model, c->gpu,
-           c->release[0] ? c->release : "(any)", c->created_at, c->current ? "yes" : "no", held, runs, releases,
-           vals);
+           c->release[0] ? c->release : "(any)", c->created_at, c->current ? "yes" : "no", held, runs, releases, vals);
 }
 
 static int calibrate_list(const cli_opts *o, store *st)
@@ -1172,7 +1171,8 @@ int cli_calibrate_after_rm(store *st, int64_t removed, FILE *out)
         const char *what = f.fed[i].node ? "node_bytes calibration" : "calibration";
         char name[ENGINE_NAME_MAX * 2 + ENGINE_RELEASE_TEXT_MAX + 16];
         if (f.fed[i].node)
-            snprintf(name, sizeof name, "%s (sglang %s)", f.fed[i].gpu, f.fed[i].release[0] ? f.fed[i].release : "every");
+            snprintf(name, sizeof name, "%s (sglang %s)", f.fed[i].gpu,
+                     f.fed[i].release[0] ? f.fed[i].release : "every");
         else
             snprintf(name, sizeof name, "%s on %s (sglang %s)", f.fed[i].model, f.fed[i].gpu,
                      f.fed[i].release[0] ? f.fed[i].release : "any");
@@ -1182,8 +1182,8 @@ int cli_calibrate_after_rm(store *st, int64_t removed, FILE *out)
             continue;
         }
         if (!f.fed[i].current) { /* an older one of its pool: no estimate used it */
-            fprintf(out, "%s %lld of %s dropped: superseded, and run %lld fed it\n", what, (long long)f.fed[i].id,
-                    name, (long long)removed);
+            fprintf(out, "%s %lld of %s dropped: superseded, and run %lld fed it\n", what, (long long)f.fed[i].id, name,
+                    (long long)removed);
             continue;
         }
         memset(&w, 0, sizeof w);

@@ -257,8 +257,8 @@ static const char *outside_text(int outside)
 }
 
 /* The knobs a check prints: the shape, then the others the run knows. */
-static const engine_knob_id shown_knobs[] = {KNOB_WORLD, KNOB_DP, KNOB_DCP, KNOB_MAX_BS, KNOB_MTP,
-                                             KNOB_MAX_DISPATCH, KNOB_MEM_FRACTION, KNOB_SGLANG};
+static const engine_knob_id shown_knobs[] = {KNOB_WORLD, KNOB_DP,           KNOB_DCP,          KNOB_MAX_BS,
+                                             KNOB_MTP,   KNOB_MAX_DISPATCH, KNOB_MEM_FRACTION, KNOB_SGLANG};
 
 static int usage(const char *why)
 {
@@ -367,8 +367,8 @@ int cmd_check(int argc, char **argv)
     static engine_solution sol;
     bool solved = false;
     if (estimated) {
-        calib_estimate_terms(&d, has_cal ? &cal : NULL, &e);         /* the layers, as runs show compares them */
-        engine_estimate_compute(&d, has_cal ? &cal : NULL, &full);   /* the budget at the logged max_bs */
+        calib_estimate_terms(&d, has_cal ? &cal : NULL, &e);       /* the layers, as runs show compares them */
+        engine_estimate_compute(&d, has_cal ? &cal : NULL, &full); /* the budget at the logged max_bs */
         solved = engine_solve(&d, has_cal ? &cal : NULL, KNOB_MAX_BS, &sol, scratch) == 0;
     }
     double measured[L_N] = {f->static_gib, f->largest_gib, f->buckets_gib, f->draft_gib, f->total_gib};
@@ -532,8 +532,8 @@ int cmd_check(int argc, char **argv)
                lc->outside ? "   OUTSIDE: measured " : "", lc->outside ? outside_text(lc->outside) : "");
     }
     if (run->n_hook_terms) {
-        printf("\n%-18s %12s %13s %19s   (the capture hook's snapshot of the largest bucket)\n", "term",
-               "measured GiB", "estimate GiB", "range GiB");
+        printf("\n%-18s %12s %13s %19s   (the capture hook's snapshot of the largest bucket)\n", "term", "measured GiB",
+               "estimate GiB", "range GiB");
         for (uint32_t i = 0; i < run->n_hook_terms; i++) {
             int t = term_index(run->hook_terms[i].term);
             double m = (double)run->hook_terms[i].bytes / (double)ENGINE_GIB;
@@ -558,7 +558,8 @@ int cmd_check(int argc, char **argv)
         printf("every measured layer within its range\n");
     printf("calibration: %s\n", excluded ? excluded : "usable");
     printf("\n");
-    printf("at the logged max_bs the recommended --mem-fraction-static is %.3f", full.budget.recommended_mem_fraction_static);
+    printf("at the logged max_bs the recommended --mem-fraction-static is %.3f",
+           full.budget.recommended_mem_fraction_static);
     if (r.origin[KNOB_MEM_FRACTION])
         printf(" (the log ran %.3f)", r.values.knobs.mem_fraction_static);
     printf("\n");

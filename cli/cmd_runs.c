@@ -573,7 +573,9 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
     /* cli_gpu_text already says "(inferred)" */
     bool gpu_said = r.origin[KNOB_GPU] && !sum->gpu_inferred;
     cli_shown_line("gpu      %s%s%s%s\n", gpu,
-                   gpu_said ? " (" : r.origin[KNOB_GPU] ? "" : " (unknown: cgplan runs set ID gpu=NAME names it)",
+                   gpu_said             ? " ("
+                   : r.origin[KNOB_GPU] ? ""
+                                        : " (unknown: cgplan runs set ID gpu=NAME names it)",
                    gpu_said ? engine_origin_name(r.origin[KNOB_GPU]) : "", gpu_said ? ")" : "");
     if (r.preset[0]) /* the seeded runs' preset came with the seed, not from --preset */
         cli_shown_line("preset   %s%s\n", r.preset,

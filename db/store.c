@@ -1912,10 +1912,9 @@ int store_delete_calibration_id(store *s, bool node_bytes, int64_t id, char *err
         return -1;
     }
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db,
-                           node_bytes ? "DELETE FROM gpu_calibrations WHERE id = ?1"
-                                      : "DELETE FROM calibrations WHERE id = ?1",
-                           -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(
+            s->db, node_bytes ? "DELETE FROM gpu_calibrations WHERE id = ?1" : "DELETE FROM calibrations WHERE id = ?1",
+            -1, &st, NULL) != SQLITE_OK) {
         store_db_err(s, err, errlen, "deleting a calibration");
         return -1;
     }
