@@ -164,6 +164,12 @@ static void write_rank(jsonw *w, const caplog_rank *r)
 
 void cli_write_caplog_run_json(jsonw *w, const caplog_run *run, const char *source_name, const char *model)
 {
+    cli_write_caplog_run_json_open(w, run, source_name, model);
+    jsonw_object_end(w);
+}
+
+void cli_write_caplog_run_json_open(jsonw *w, const caplog_run *run, const char *source_name, const char *model)
+{
     jsonw_object_begin(w);
     jsonw_kstring(w, "source", source_name);
     jsonw_ku64(w, "first_line", run->first_line);
@@ -201,5 +207,4 @@ void cli_write_caplog_run_json(jsonw *w, const caplog_run *run, const char *sour
     jsonw_ku64(w, "unknown_lines", run->unknown_lines);
     jsonw_ku64(w, "truncated_lines", run->truncated_lines);
     jsonw_ku64(w, "dropped_groups", run->dropped_groups);
-    jsonw_object_end(w);
 }

@@ -8,5 +8,8 @@
 
 /* CLI.md's dry-run run object. MODEL may be NULL (written as null). */
 void cli_write_caplog_run_json(jsonw *w, const caplog_run *run, const char *source_name, const char *model);
+/* The same object left open, for a caller that adds its own keys (ingest --dry-run: the knobs it
+ * derived) and closes it. */
+void cli_write_caplog_run_json_open(jsonw *w, const caplog_run *run, const char *source_name, const char *model);
 
 #endif

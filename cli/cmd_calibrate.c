@@ -252,8 +252,11 @@ static int node_calibration_for(const work *w, store *st, const char *gpu, const
     return store_load_node_calibration(st, gpu, release, cal, err, errlen);
 }
 
-/* Adds stored run S to its pool (or says why it cannot enter one). ONLY: the pool --preset named. */
-static void add_run(work *w, store *st, const preset_catalog *cat, const store_run_summary *s, const pool *only)
+/* Adds stored run S to its pool (or says why it cannot enter one). ONLY: the model and GPU
+ * --preset or --model named; ONLY_RELEASE: the release --set sglang= named (NULL: each run's own
+ * release decides its pool). */
+static void add_run(work *w, store *st, const preset_catalog *cat, const store_run_summary *s, const pool *only,
+                    const char *only_release)
 {
     static store_run_detail detail;
     static engine_deployment d;
@@ -273,7 +276,7 @@ static void add_run(work *w, store *st, const preset_catalog *cat, const store_r
     }
     char release[ENGINE_RELEASE_TEXT_MAX];
     engine_release_text(&d.knobs.sglang, release, sizeof release);
-    if (only && strcmp(release, only->release) != 0)
+    if (only_release && strcmp(release, only_release) != 0)
         return;
     pool *p = NULL;
     for (int i = 0; i < w->n_pools && !p; i++)
@@ -466,7 +469,7 @@ static void write_node_json(jsonw *w, const node_pool *p, bool stored)
 
 /* Fits were made by fit_node_pools; reports and (unless a dry run) stores one GPU's. Returns
  * whether it was fitted. */
-static bool calibrate_node_pool(const cli_opts *o, store *st, node_pool *p, jsonw *w, bool *store_failed)
+static bool calibrate_node_pool(const cli_opts *o, store *st, node_pool *p, jsonw *w, bool *store_failed, bool quiet)
 {
     static char report[32768];
     if (p->r.fitted && !o->dry_run) {
@@ -494,6 +497,8 @@ static bool calibrate_node_pool(const cli_opts *o, store *st, node_pool *p, json
             p->stored = true;
         }
     }
+    if (quiet)
+        return p->r.fitted;
     if (o->format == FORMAT_JSON) {
         write_node_json(w, p, p->stored);
         return p->r.fitted;
@@ -658,7 +663,7 @@ static void write_json(jsonw *w, const pool *p, const calib_result *r, bool stor
 }
 
 /* Fits, reports and (unless a dry run) stores one pool. Returns whether something was fitted. */
-static bool calibrate_pool(const cli_opts *o, store *st, const pool *p, jsonw *w, bool *store_failed)
+static bool calibrate_pool(const cli_opts *o, store *st, const pool *p, jsonw *w, bool *store_failed, bool quiet)
 {
     static calib_result r;
     calib_fit(p->points, p->n, p->current, p->current_known, &r);
@@ -684,6 +689,8 @@ static bool calibrate_pool(const cli_opts *o, store *st, const pool *p, jsonw *w
     }
     if (mem)
         fclose(mem);
+    if (quiet)
+        return stored;
     if (o->format == FORMAT_JSON) {
         write_json(w, p, &r, stored);
     } else {
@@ -706,7 +713,35 @@ typedef struct {
     const cli_opts *o;
     jsonw *w;
     int n, n_before; /* rows, and those fitted before node_bytes was per GPU with a graph_bytes */
+    store *st;       /* for the releases of a calibration's runs */
+    preset_catalog *cat;
 } list_ctx;
+
+/* The releases of RUNS as their deployments run them ("v0.4.6,main@2026-07-20"), each once; a run
+ * removed since is "run N gone". */
+static void runs_releases(list_ctx *l, const int64_t *runs, int n, char *buf, size_t len)
+{
+    static store_run_detail detail;
+    static engine_deployment d;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && i < ENGINE_MAX_CAL_RUNS && used + 40 < len; i++) {
+        char rel[ENGINE_RELEASE_TEXT_MAX + 24], err[ENGINE_TEXT_MAX * 2];
+        int rc = l->st ? store_get_run(l->st, runs[i], &detail, err, sizeof err) : -1;
+        if (rc == 1)
+            snprintf(rel, sizeof rel, "run %lld gone", (long long)runs[i]);
+        else if (rc != 0 || !l->cat || cli_run_deployment(l->cat, &detail, &d, err, sizeof err) != 0)
+            snprintf(rel, sizeof rel, "?");
+        else
+            engine_release_text(&d.knobs.sglang, rel, sizeof rel);
+        char needle[sizeof rel + 2];
+        snprintf(needle, sizeof needle, ",%s,", rel);
+        char hay[1024];
+        snprintf(hay, sizeof hay, ",%s,", buf);
+        if (!strstr(hay, needle))
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "", rel);
+    }
+}
 
 static void list_node(const store_node_calibration *c, void *ctx_)
 {
@@ -751,6 +786,8 @@ static void list_one(const store_calibration_info *c, void *ctx_)
     /* a graph_bytes fitted before node_bytes was per GPU carries the model's node cost */
     bool before = c->held_node_bytes == 0 && c->cal.has[COEF_GRAPH_BYTES];
     l->n_before += before;
+    char releases[ENGINE_TEXT_MAX];
+    runs_releases(l, c->cal.runs, c->cal.n_runs, releases, sizeof releases);
     if (l->o->format == FORMAT_JSON) {
         jsonw *w = l->w;
         jsonw_object_begin(w);
@@ -778,6 +815,7 @@ static void list_one(const store_calibration_info *c, void *ctx_)
         for (int i = 0; i < c->cal.n_runs; i++)
             jsonw_i64(w, c->cal.runs[i]);
         jsonw_array_end(w);
+        jsonw_kstring(w, "run_releases", releases);
         jsonw_object_end(w);
         return;
     }
@@ -796,15 +834,16 @@ static void list_one(const store_calibration_info *c, void *ctx_)
         snprintf(held, sizeof held, "%.1f KiB", c->held_node_bytes / 1024.0);
     else
         snprintf(held, sizeof held, "%s", before ? "before *" : "before");
-    printf("%5lld  %-12s %-8s %-18s %-20s %-3s %-10s %-12s %s\n", (long long)c->id, c->model, c->gpu,
-           c->release[0] ? c->release : "(any)", c->created_at, c->current ? "yes" : "no", held, runs, vals);
+    printf("%5lld  %-12s %-8s %-18s %-20s %-3s %-10s %-12s %-24s %s\n", (long long)c->id, c->model, c->gpu,
+           c->release[0] ? c->release : "(any)", c->created_at, c->current ? "yes" : "no", held, runs, releases, vals);
 }
 
 static int calibrate_list(const cli_opts *o, store *st)
 {
     char err[4096 + 512];
     jsonw w;
-    list_ctx nodes = {o, &w, 0, 0}, models = {o, &w, 0, 0};
+    preset_catalog *cat = preset_catalog_open();
+    list_ctx nodes = {o, &w, 0, 0, st, cat}, models = {o, &w, 0, 0, st, cat};
     if (o->format == FORMAT_JSON) {
         jsonw_init(&w, stdout, true);
         jsonw_object_begin(&w);
@@ -827,8 +866,8 @@ static int calibrate_list(const cli_opts *o, store *st)
                    "models)\n");
         printf("\nper model, GPU and release, fitted after the GPU's node_bytes (the node_bytes column: the one it "
                "held)\n");
-        printf("%5s  %-12s %-8s %-18s %-20s %-3s %-10s %-12s %s\n", "id", "model", "gpu", "sglang", "created", "use",
-               "node_bytes", "runs", "fitted");
+        printf("%5s  %-12s %-8s %-18s %-20s %-3s %-10s %-12s %-24s %s\n", "id", "model", "gpu", "sglang", "created",
+               "use", "node_bytes", "runs", "releases of its runs", "fitted");
     }
     if (rc == 0)
         rc = store_each_calibration(st, list_one, &models, err, sizeof err);
@@ -846,6 +885,7 @@ static int calibrate_list(const cli_opts *o, store *st)
                    "carries\n  the model's kernel-node cost and still overrides the mechanism for that model alone "
                    "(labelled\n  calibrated); cgplan calibrate refits the model after its GPU's node_bytes\n");
     }
+    preset_catalog_free(cat);
     if (rc != 0) {
         cli_error("%s", err);
         return EXIT_WORK;
@@ -961,6 +1001,10 @@ int cmd_calibrate(int argc, char **argv)
     memset(&w, 0, sizeof w);
     static pool only;
     bool restrict_pool = o.preset || o.model;
+    /* a run's own release decides its pool; --set sglang= picks one pool of them */
+    bool release_given = false;
+    for (int i = 0; i < o.n_sets; i++)
+        release_given |= strncmp(o.sets[i], "sglang=", 7) == 0;
     if (restrict_pool) {
         static engine_deployment d;
         engine_warnings adj = {0};
@@ -1000,7 +1044,8 @@ int cmd_calibrate(int argc, char **argv)
         add_node_run(&w, st, cat, &runs[i], restrict_pool ? only.gpu : NULL);
     fit_node_pools(&w);
     for (size_t i = 0; i < n_runs; i++)
-        add_run(&w, st, cat, &runs[i], restrict_pool ? &only : NULL);
+        add_run(&w, st, cat, &runs[i], restrict_pool ? &only : NULL,
+                restrict_pool && release_given ? only.release : NULL);
     if (restrict_pool && w.n_pools == 0) {
         /* say so as a pool of its own: nothing fitted, and what data would help */
         w.pools[0] = only;
@@ -1018,14 +1063,14 @@ int cmd_calibrate(int argc, char **argv)
     int n_fitted = 0;
     bool store_failed = false;
     for (int p = 0; p < w.n_nodes; p++)
-        n_fitted += calibrate_node_pool(&o, st, &w.nodes[p], &jw, &store_failed);
+        n_fitted += calibrate_node_pool(&o, st, &w.nodes[p], &jw, &store_failed, false);
     if (o.format == FORMAT_JSON) {
         jsonw_array_end(&jw);
         jsonw_key(&jw, "calibrations");
         jsonw_array_begin(&jw);
     }
     for (int p = 0; p < w.n_pools; p++)
-        n_fitted += calibrate_pool(&o, st, &w.pools[p], &jw, &store_failed);
+        n_fitted += calibrate_pool(&o, st, &w.pools[p], &jw, &store_failed, false);
     if (o.format == FORMAT_JSON) {
         jsonw_array_end(&jw);
         jsonw_key(&jw, "skipped");
@@ -1050,4 +1095,133 @@ int cmd_calibrate(int argc, char **argv)
     preset_catalog_free(cat);
     /* One pool's failure is reported and does not fail the others. */
     return n_fitted > 0 && !store_failed ? EXIT_OK : EXIT_WORK;
+}
+
+/* ---- After `runs rm`: the calibrations the run fed ---- */
+
+typedef struct {
+    int64_t removed;
+    int n;
+    struct {
+        bool node, current;
+        int64_t id;
+        char model[ENGINE_NAME_MAX], gpu[ENGINE_NAME_MAX], release[ENGINE_RELEASE_TEXT_MAX];
+    } fed[MAX_POOLS];
+} fed_list;
+
+static bool has_run(const int64_t *runs, int n, int64_t id)
+{
+    for (int i = 0; i < n && i < ENGINE_MAX_CAL_RUNS; i++)
+        if (runs[i] == id)
+            return true;
+    return false;
+}
+
+static void note_fed_node(const store_node_calibration *c, void *ctx)
+{
+    fed_list *f = ctx;
+    if (f->n < MAX_POOLS && has_run(c->runs, c->n_runs, f->removed)) {
+        f->fed[f->n].node = true;
+        f->fed[f->n].current = c->current;
+        f->fed[f->n].id = c->id;
+        snprintf(f->fed[f->n].gpu, sizeof f->fed[0].gpu, "%s", c->gpu);
+        snprintf(f->fed[f->n++].release, sizeof f->fed[0].release, "%s", c->release);
+    }
+}
+
+static void note_fed_model(const store_calibration_info *c, void *ctx)
+{
+    fed_list *f = ctx;
+    if (f->n < MAX_POOLS && has_run(c->cal.runs, c->cal.n_runs, f->removed)) {
+        f->fed[f->n].node = false;
+        f->fed[f->n].current = c->current;
+        f->fed[f->n].id = c->id;
+        snprintf(f->fed[f->n].model, sizeof f->fed[0].model, "%s", c->model);
+        snprintf(f->fed[f->n].gpu, sizeof f->fed[0].gpu, "%s", c->gpu);
+        snprintf(f->fed[f->n++].release, sizeof f->fed[0].release, "%s", c->release);
+    }
+}
+
+int cli_calibrate_after_rm(store *st, int64_t removed, FILE *out)
+{
+    static fed_list f;
+    memset(&f, 0, sizeof f);
+    f.removed = removed;
+    char err[4096 + 512];
+    /* node_bytes first: the models' fits hold it */
+    if (store_each_node_calibration(st, note_fed_node, &f, err, sizeof err) != 0 ||
+        store_each_calibration(st, note_fed_model, &f, err, sizeof err) != 0) {
+        cli_error("%s", err);
+        return -1;
+    }
+    if (f.n == 0)
+        return 0;
+    preset_catalog *cat = preset_catalog_open();
+    static store_run_summary runs[MAX_RUNS];
+    size_t n_runs = 0;
+    if (!cat || store_list_runs(st, runs, MAX_RUNS, &n_runs, err, sizeof err) != 0) {
+        cli_error("%s", cat ? err : "out of memory opening the presets");
+        preset_catalog_free(cat);
+        return -1;
+    }
+    static work w;
+    cli_opts o = {.format = FORMAT_TABLE};
+    int failed = 0;
+    for (int i = 0; i < f.n; i++) {
+        const char *what = f.fed[i].node ? "node_bytes calibration" : "calibration";
+        char name[ENGINE_NAME_MAX * 2 + ENGINE_RELEASE_TEXT_MAX + 16];
+        if (f.fed[i].node)
+            snprintf(name, sizeof name, "%s (sglang %s)", f.fed[i].gpu,
+                     f.fed[i].release[0] ? f.fed[i].release : "every");
+        else
+            snprintf(name, sizeof name, "%s on %s (sglang %s)", f.fed[i].model, f.fed[i].gpu,
+                     f.fed[i].release[0] ? f.fed[i].release : "any");
+        if (store_delete_calibration_id(st, f.fed[i].node, f.fed[i].id, err, sizeof err) < 0) {
+            cli_error("%s", err);
+            failed = -1;
+            continue;
+        }
+        if (!f.fed[i].current) { /* an older one of its pool: no estimate used it */
+            fprintf(out, "%s %lld of %s dropped: superseded, and run %lld fed it\n", what, (long long)f.fed[i].id, name,
+                    (long long)removed);
+            continue;
+        }
+        memset(&w, 0, sizeof w);
+        bool store_failed = false, stored = false;
+        int n_used = 0;
+        if (f.fed[i].node) {
+            for (size_t r = 0; r < n_runs; r++)
+                add_node_run(&w, st, cat, &runs[r], f.fed[i].gpu);
+            fit_node_pools(&w);
+            node_pool *p = find_node_pool(&w, f.fed[i].gpu, f.fed[i].release);
+            if (p && p->n > 0) {
+                stored = calibrate_node_pool(&o, st, p, NULL, &store_failed, true) && p->stored;
+                n_used = p->r.n_runs;
+            }
+        } else {
+            static pool only;
+            memset(&only, 0, sizeof only);
+            snprintf(only.model, sizeof only.model, "%s", f.fed[i].model);
+            snprintf(only.gpu, sizeof only.gpu, "%s", f.fed[i].gpu);
+            snprintf(only.release, sizeof only.release, "%s", f.fed[i].release);
+            for (size_t r = 0; r < n_runs; r++)
+                add_run(&w, st, cat, &runs[r], &only, f.fed[i].release[0] ? only.release : NULL);
+            for (int p = 0; p < w.n_pools && !stored; p++) {
+                stored = calibrate_pool(&o, st, &w.pools[p], NULL, &store_failed, true);
+                n_used = w.pools[p].n;
+            }
+        }
+        if (stored)
+            fprintf(out, "%s %lld of %s refitted from %d run%s\n", what, (long long)f.fed[i].id, name, n_used,
+                    n_used == 1 ? "" : "s");
+        else if (n_used == 0)
+            fprintf(out, "%s %lld of %s dropped: no runs left\n", what, (long long)f.fed[i].id, name);
+        else
+            fprintf(out, "%s %lld of %s dropped: the %d run%s left fit nothing (cgplan calibrate says why)\n", what,
+                    (long long)f.fed[i].id, name, n_used, n_used == 1 ? "" : "s");
+        if (store_failed)
+            failed = -1;
+    }
+    preset_catalog_free(cat);
+    return failed;
 }

@@ -210,6 +210,11 @@ static void print_run_line(FILE *out, const char *verb, const store_run_summary 
             snprintf(printed, sizeof printed, "graphs %.2f GiB", r->total_gib);
             put_text(&l, printed);
         }
+    } else if (caplog_known(r->largest_gib) && fixed2(r->largest_gib, t)) {
+        /* the bars bound the largest bucket while the end line is missing: as the JSON's layers */
+        put_text(&l, "largest bucket ");
+        put_text(&l, t);
+        put_text(&l, " GiB, total unknown");
     } else {
         put_text(&l, "graph memory unknown");
     }
@@ -247,6 +252,10 @@ static void summary_of(const engine_run_facts *f, store_run_summary *r)
     engine_copy_text(r->model, sizeof r->model, f->model);
     store_summary_set_knobs(r, &f->values); /* the facts' values are 0 where unknown */
     r->gpu_inferred = f->gpu_inferred;
+    engine_copy_text(r->gpu, sizeof r->gpu, f->values.gpu.name);
+    r->static_gib = f->static_gib;
+    r->largest_gib = f->largest_gib;
+    r->buckets_gib = f->buckets_gib;
     r->target_total_gib = f->target_total_gib;
     r->draft_gib = f->draft_gib;
     r->total_gib = f->total_gib;
@@ -361,7 +370,39 @@ static void on_dry_run(const caplog_run *run, void *ctx_)
     c->n_runs++;
     if (c->w) {
         char model[ENGINE_NAME_MAX];
-        cli_write_caplog_run_json(c->w, run, c->source, engine_run_model_name(run, c->derive, model, sizeof model));
+        cli_write_caplog_run_json_open(c->w, run, c->source,
+                                       engine_run_model_name(run, c->derive, model, sizeof model));
+        /* what a stored run would hold: every knob it knows with its origin (inferred ones too) */
+        engine_run_derive(run, c->derive, &c->facts);
+        const engine_run_facts *f = &c->facts;
+        jsonw_key(c->w, "derived");
+        jsonw_object_begin(c->w);
+        jsonw_kstring(c->w, "gpu", f->values.gpu.name[0] ? f->values.gpu.name : NULL);
+        jsonw_kbool(c->w, "gpu_inferred", f->gpu_inferred);
+        jsonw_key(c->w, "knobs");
+        jsonw_object_begin(c->w);
+        for (int k = 0; k < KNOB_COUNT; k++) {
+            if (!f->origin[k])
+                continue;
+            jsonw_key(c->w, engine_knobs[k].name);
+            jsonw_object_begin(c->w);
+            jsonw_key(c->w, "value");
+            cli_run_knob_json(c->w, &f->values, f->origin, (engine_knob_id)k);
+            jsonw_kstring(c->w, "origin", engine_origin_name(f->origin[k]));
+            jsonw_object_end(c->w);
+        }
+        jsonw_object_end(c->w);
+        jsonw_kdouble(c->w, "static_gib", gib_or_nan(f->static_gib), 2);
+        jsonw_kdouble(c->w, "largest_gib", gib_or_nan(f->largest_gib), 2);
+        jsonw_kdouble(c->w, "buckets_gib", gib_or_nan(f->buckets_gib), 2);
+        jsonw_kdouble(c->w, "target_total_gib", gib_or_nan(f->target_total_gib), 2);
+        jsonw_kdouble(c->w, "draft_gib", gib_or_nan(f->draft_gib), 2);
+        jsonw_kdouble(c->w, "total_gib", gib_or_nan(f->total_gib), 2);
+        store_run_summary r;
+        summary_of(f, &r);
+        jsonw_kstring(c->w, "calibration_excluded", store_run_calibration_exclusion(&r));
+        jsonw_object_end(c->w);
+        jsonw_object_end(c->w);
     } else {
         store_run_summary r;
         engine_run_derive(run, c->derive, &c->facts);
@@ -987,4 +1028,11 @@ done:
     free(given);
     preset_catalog_free(cat);
     return rc;
+}
+
+int cli_ingest_context(const cli_opts *o, const preset_catalog *cat, engine_deployment *given, cli_run_presets *p,
+                       engine_run_context *ctx, char *model_name)
+{
+    store_ingest_opts io;
+    return build_given(o, cat, given, p, ctx, &io, model_name);
 }

@@ -57,6 +57,20 @@ static void gib_cell(char *buf, size_t len, double v)
 
 /* ---- list ---- */
 
+#define LIST_MODEL_WIDTH 20
+
+/* TEXT in a column of WIDTH (ASCII after cleaning): padded, or cut with "…" (the full name is in
+ * runs show). */
+static const char *column_text(const char *text, int width, char *buf, size_t len)
+{
+    int n = (int)strlen(text);
+    if (n <= width)
+        snprintf(buf, len, "%-*s", width, text);
+    else
+        snprintf(buf, len, "%.*s\u2026", width - 1, text);
+    return buf;
+}
+
 typedef struct {
     cli_format format;
     jsonw *w;
@@ -174,8 +188,10 @@ static void list_one(const store_run_summary *r, void *ctx_)
         engine_text_cleaned(name, sizeof name, r->label[0] ? r->label : r->source);
         engine_text_cleaned(model, sizeof model, r->model[0] ? r->model : "?");
         engine_text_cleaned(gpu_shown, sizeof gpu_shown, gpu);
-        printf("%5lld  %-40.40s %-10.10s %-16.16s %-20.20s %6s %8s %7s %8s\n", (long long)r->id, name, model, gpu_shown,
-               layout, max_bs, t, d, tot);
+        char model_cell[sizeof model + 8];
+        printf("%5lld  %-40.40s %s %-16.16s %-20.20s %6s %8s %7s %8s\n", (long long)r->id, name,
+               column_text(model, LIST_MODEL_WIDTH, model_cell, sizeof model_cell), gpu_shown, layout, max_bs, t, d,
+               tot);
     }
 }
 
@@ -193,8 +209,8 @@ static int runs_list(const cli_opts *o, store *s)
         printf("id,label,source,model,gpu,gpu_inferred,reconstructed,world,dp,dcp,max_bs,mtp,max_dispatch,"
                "static_gib,largest_gib,buckets_gib,target_total_gib,draft_gib,total_gib\n");
     } else {
-        printf("%5s  %-40s %-10s %-16s %-20s %6s %8s %7s %8s\n", "id", "label", "model", "gpu", "layout", "max_bs",
-               "target", "draft", "total");
+        printf("%5s  %-40s %-*s %-16s %-20s %6s %8s %7s %8s\n", "id", "label", LIST_MODEL_WIDTH, "model", "gpu",
+               "layout", "max_bs", "target", "draft", "total");
     }
     int rc = store_each_run(s, list_one, &c, err, sizeof err);
     if (o->format == FORMAT_JSON) {
@@ -278,36 +294,6 @@ static void knob_text(const store_run_detail *r, int knob, char *buf, size_t len
         engine_knob_text(&r->values, NULL, (engine_knob_id)knob, KNOB_TEXT_DISPLAY, buf, len);
     else
         snprintf(buf, len, "?");
-}
-
-/* A stored knob as JSON: null when unknown, "auto", a list, a name, or a number. */
-static void knob_json(jsonw *w, const store_run_detail *r, int knob)
-{
-    const engine_knob_info *k = &engine_knobs[knob];
-    const engine_deployment *v = &r->values;
-    if (!r->origin[knob]) {
-        jsonw_null(w);
-    } else if (engine_knob_is_auto(v, k->id)) {
-        jsonw_string(w, "auto");
-    } else if (k->field == KNOB_FIELD_LIST) {
-        const uint32_t *list = (const uint32_t *)((const char *)v + k->offset);
-        uint32_t n = *(const uint32_t *)((const char *)v + k->count_offset);
-        jsonw_array_begin(w);
-        for (uint32_t i = 0; i < n; i++)
-            jsonw_u64(w, list[i]);
-        jsonw_array_end(w);
-    } else if (k->field == KNOB_FIELD_BOOL) {
-        jsonw_bool(w, engine_knob_value(v, k->id) != 0);
-    } else if (k->field == KNOB_FIELD_NAME || k->field == KNOB_FIELD_ENUM || k->field == KNOB_FIELD_RELEASE) {
-        /* a name, a choice or a release is its text ("0.4.6", "deepep"), never its index */
-        char buf[ENGINE_NAME_MAX];
-        engine_knob_text(v, NULL, k->id, KNOB_TEXT_CANONICAL, buf, sizeof buf);
-        jsonw_string(w, buf);
-    } else if (k->field == KNOB_FIELD_DOUBLE) {
-        jsonw_double(w, engine_knob_value(v, k->id), 3);
-    } else {
-        jsonw_u64(w, (uint64_t)engine_knob_value(v, k->id));
-    }
 }
 
 static int runs_show(const cli_opts *o, store *s, int64_t id)
@@ -404,7 +390,7 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
             jsonw_key(&w, engine_knobs[k].name);
             jsonw_object_begin(&w);
             jsonw_key(&w, "value");
-            knob_json(&w, &r, k);
+            cli_run_knob_json(&w, &r.values, r.origin, (engine_knob_id)k);
             jsonw_kstring(&w, "origin", r.origin[k] ? engine_origin_name(r.origin[k]) : NULL);
             jsonw_object_end(&w);
         }
@@ -572,25 +558,29 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
                    extra.content_hash, extra.path[0] ? " from " : "", extra.path);
     /* where the model came from, as ingest or runs set recorded it: the log's model_path, --model
      * or runs set, the preset, else said unknown */
-    const char *model_from = "";
+    char model_from[ENGINE_NAME_MAX + 64] = "";
     if (!sum->model[0])
-        model_from = " (unknown: cgplan runs set ID model=NAME names it)";
-    else if (r.model_origin == ORIGIN_SET)
-        model_from = " (set)";
-    else if (r.model_origin == ORIGIN_PRESET)
-        model_from = " (from --preset)";
-    else if (r.model_origin == ORIGIN_LOG)
-        model_from = " (log)";
+        snprintf(model_from, sizeof model_from, " (unknown: cgplan runs set ID model=NAME names it)");
+    else if (r.model_origin == ORIGIN_PRESET && r.preset[0])
+        snprintf(model_from, sizeof model_from, " (preset %s)", r.preset);
+    else if (r.model_origin)
+        snprintf(model_from, sizeof model_from, " (%s)", engine_origin_name(r.model_origin));
     if (extra.model_path[0])
         cli_shown_line("model    %s%s (model_path %s)\n", sum->model[0] ? sum->model : "?", model_from, extra.model_path);
     else
         cli_shown_line("model    %s%s\n", sum->model[0] ? sum->model : "?", model_from);
     cli_gpu_text(sum->gpu, sum->gpu_inferred, gpu, sizeof gpu);
+    /* cli_gpu_text already says "(inferred)" */
+    bool gpu_said = r.origin[KNOB_GPU] && !sum->gpu_inferred;
     cli_shown_line("gpu      %s%s%s%s\n", gpu,
-                   r.origin[KNOB_GPU] ? " (" : " (unknown: ingest with --preset or --set gpu=NAME)",
-                   engine_origin_name(r.origin[KNOB_GPU]), r.origin[KNOB_GPU] ? ")" : "");
-    if (r.preset[0])
-        cli_shown_line("preset   %s\n", r.preset);
+                   gpu_said             ? " ("
+                   : r.origin[KNOB_GPU] ? ""
+                                        : " (unknown: cgplan runs set ID gpu=NAME names it)",
+                   gpu_said ? engine_origin_name(r.origin[KNOB_GPU]) : "", gpu_said ? ")" : "");
+    if (r.preset[0]) /* the seeded runs' preset came with the seed, not from --preset */
+        cli_shown_line("preset   %s%s\n", r.preset,
+                       sum->reconstructed ? " (the seed's: it gives what the article's log does not state)"
+                                          : " (--preset at ingest)");
     /* The panel's scalar knobs on one line in the engine's order of application (the layout
      * first), the others where the run knows them; then each list knob on its own line. */
     engine_knob_id shown[KNOB_COUNT];
@@ -703,33 +693,135 @@ static int runs_show(const cli_opts *o, store *s, int64_t id)
     return EXIT_OK;
 }
 
-/* ---- set-model (issue 10): a run ingested before its model was known ---- */
+/* ---- set: the knobs a log did not show (set-model is `set ID model=M`) ---- */
 
-static int runs_set_model(store *s, int64_t id, const char *text)
+/* What R still lacks to be pooled, in `runs set` words ("gpu=NAME max_bs=B"), "" when nothing of
+ * that kind. */
+static void missing_shape(const store_run_summary *r, char *buf, size_t len)
 {
-    preset_catalog *cat = preset_catalog_open();
+    buf[0] = '\0';
+    struct {
+        bool missing;
+        const char *what;
+    } need[] = {{!r->model[0], "model=MODEL"}, {!r->gpu[0], "gpu=NAME"}, {!r->world, "tp=N"}, {!r->max_bs, "max_bs=B"}};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        if (need[i].missing) {
+            size_t used = strlen(buf);
+            snprintf(buf + used, len - used, "%s%s", used ? " " : "", need[i].what);
+        }
+}
+
+/* The model preset named TEXT (or listing TEXT in its hf_names) into NAME; EXIT_USAGE said. */
+static int set_model_name(const preset_catalog *cat, const char *cmd, const char *text, char *name, size_t len)
+{
     const preset_entry *e = cat ? preset_catalog_find(cat, text, PRESET_MODEL) : NULL;
     if (cat && !e)
         e = preset_match_hf_name(cat, text);
-    char name[ENGINE_NAME_MAX], err[4096 + 512];
-    snprintf(name, sizeof name, "%s", e ? e->name : "");
-    preset_catalog_free(cat);
-    if (!name[0]) {
-        cli_error("runs set-model: no model preset has the name or Hugging Face id '%s' (cgplan presets lists "
-                  "them; cgplan model import config.json adds one)",
-                  text);
-        return EXIT_USAGE;
+    if (e) {
+        snprintf(name, len, "%s", e->name);
+        return EXIT_OK;
     }
-    int rc = store_set_run_model(s, id, name, err, sizeof err);
+    cli_error("runs %s: no model preset has the name or Hugging Face id '%s' (cgplan presets lists them; cgplan "
+              "model import config.json adds one)",
+              cmd, text);
+    return EXIT_USAGE;
+}
+
+/* `runs set ID KNOB=VALUE...`: each value read as --set reads it (cli_apply_set, the knob
+ * table's rules), over the run's own knobs; the knobs set, and those a set moved, are "set". */
+static int runs_set(store *s, int64_t id, const char *const *assignments, int n, const char *cmd)
+{
+    char err[4096 + 512];
+    static store_run_detail r;
+    bool knobs = false; /* a model alone is set without reading the run: it names a damaged one again */
+    for (int i = 0; i < n; i++)
+        knobs |= strncmp(assignments[i], "model=", 6) != 0;
+    int rc = knobs ? store_get_run(s, id, &r, err, sizeof err) : 0;
     if (rc == 1) {
-        cli_error("runs set-model: no run %lld in %s (cgplan runs list shows the ids)", (long long)id, store_path(s));
+        cli_error("runs %s: no run %lld in %s (cgplan runs list shows the ids)", cmd, (long long)id, store_path(s));
         return EXIT_WORK;
     }
     if (rc != 0) {
         cli_error("%s", err);
         return EXIT_WORK;
     }
-    printf("run %lld: model %s (set); cgplan calibrate now pools it\n", (long long)id, name);
+    preset_catalog *cat = preset_catalog_open();
+    static engine_deployment d; /* the run's knobs over the defaults: the relational rules see them */
+    engine_deployment_defaults(&d);
+    for (int k = 0; k < KNOB_COUNT; k++)
+        if (r.origin[k] && engine_knobs[k].type != KNOB_TYPE_NAME)
+            engine_knob_copy(&d, &r.values, (engine_knob_id)k);
+    char model[ENGINE_NAME_MAX] = "", said[ENGINE_TEXT_MAX] = "";
+    engine_warnings adj = {0};
+    rc = EXIT_OK;
+    for (int i = 0; i < n && rc == EXIT_OK; i++) {
+        const char *eq = strchr(assignments[i], '=');
+        if (!eq || eq == assignments[i]) {
+            cli_error("runs %s: '%s' is not KNOB=VALUE (cgplan runs set ID tp=4 gpu=h100 model=M)", cmd,
+                      assignments[i]);
+            rc = EXIT_USAGE;
+            break;
+        }
+        size_t used = strlen(said);
+        snprintf(said + used, sizeof said - used, "%s%.*s %s", used ? ", " : "", (int)(eq - assignments[i]),
+                 assignments[i], eq + 1);
+        if ((size_t)(eq - assignments[i]) == 5 && strncmp(assignments[i], "model", 5) == 0) {
+            rc = set_model_name(cat, cmd, eq + 1, model, sizeof model);
+            continue;
+        }
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - assignments[i]), assignments[i]);
+        const engine_knob_info *knob = engine_knob_find(key);
+        if ((rc = cli_apply_set(cat, &d, assignments[i], &adj)) != EXIT_OK)
+            break;
+        engine_knob_copy(&r.values, &d, knob->id);
+        r.origin[knob->id] = ORIGIN_SET;
+    }
+    preset_catalog_free(cat);
+    if (rc != EXIT_OK)
+        return rc;
+    /* a knob the run knew and a later value moved (dp when tp shrinks) is the user's doing too */
+    for (int i = 0; i < adj.n; i++)
+        for (int k = 0; k < KNOB_COUNT; k++)
+            if (r.origin[k] && r.origin[k] != ORIGIN_SET &&
+                strstr(adj.items[i].message, engine_knobs[k].name) == adj.items[i].message) {
+                engine_knob_copy(&r.values, &d, (engine_knob_id)k);
+                r.origin[k] = ORIGIN_SET;
+            }
+    rc = knobs ? store_set_run_knobs(s, id, &r.values, r.origin, err, sizeof err) : 0;
+    if (rc == 0 && model[0])
+        rc = store_set_run_model(s, id, model, err, sizeof err);
+    if (rc == 1) {
+        cli_error("runs %s: no run %lld in %s (cgplan runs list shows the ids)", cmd, (long long)id, store_path(s));
+        return EXIT_WORK;
+    }
+    if (rc != 0) {
+        cli_error("%s", err);
+        return EXIT_WORK;
+    }
+    if (store_get_run(s, id, &r, err, sizeof err) != 0) {
+        cli_error("%s", err);
+        return EXIT_WORK;
+    }
+    char missing[128];
+    missing_shape(&r.summary, missing, sizeof missing);
+    const char *excluded = store_run_calibration_exclusion(&r.summary);
+    char release[ENGINE_RELEASE_TEXT_MAX] = "?";
+    if (!excluded) { /* the pool is the run's deployment's: its model, GPU and release */
+        preset_catalog *c2 = preset_catalog_open();
+        char why[ENGINE_TEXT_MAX * 2];
+        if (c2 && cli_run_deployment(c2, &r, &d, why, sizeof why) == 0)
+            engine_release_text(&d.knobs.sglang, release, sizeof release);
+        preset_catalog_free(c2);
+    }
+    if (!excluded)
+        printf("run %lld: %s (set); cgplan calibrate now pools it (%s on %s, sglang %s)\n", (long long)id, said,
+               r.summary.model, r.summary.gpu, release);
+    else if (missing[0])
+        printf("run %lld: %s (set); not pooled until cgplan runs set %lld %s\n", (long long)id, said, (long long)id,
+               missing);
+    else
+        printf("run %lld: %s (set); still not pooled: %s\n", (long long)id, said, excluded);
     return EXIT_OK;
 }
 
@@ -787,9 +879,12 @@ int cmd_runs(int argc, char **argv)
             cli_error("runs show: --format csv is not offered (use table or json)");
             return EXIT_USAGE;
         }
-    } else if (strcmp(sub, "set-model") == 0) {
-        if (o.n_args != 3) {
-            cli_error("runs set-model: expected a run id and a model (cgplan runs set-model ID MODEL)");
+    } else if (strcmp(sub, "set-model") == 0 || strcmp(sub, "set") == 0) {
+        bool alias = strcmp(sub, "set-model") == 0;
+        if (alias ? o.n_args != 3 : o.n_args < 3) {
+            cli_error(alias ? "runs set-model: expected a run id and a model (cgplan runs set-model ID MODEL)"
+                            : "runs set: expected a run id and KNOB=VALUE... (cgplan runs set ID tp=4 dp=1 gpu=h100 "
+                              "[max_bs=B] [model=M])");
             return EXIT_USAGE;
         }
         if ((rc = parse_id(o.args[1], &id)) != EXIT_OK)
@@ -797,11 +892,15 @@ int cmd_runs(int argc, char **argv)
         store *s = cli_open_store(&o, CLI_STORE_READ_WRITE);
         if (!s)
             return EXIT_WORK;
-        rc = runs_set_model(s, id, o.args[2]);
+        char model_set[ENGINE_NAME_MAX + 8];
+        snprintf(model_set, sizeof model_set, "model=%s", alias ? o.args[2] : "");
+        const char *one[1] = {model_set};
+        rc = alias ? runs_set(s, id, one, 1, sub) : runs_set(s, id, o.args + 2, o.n_args - 2, sub);
         store_close(s);
         return rc;
     } else {
-        cli_error("runs: unknown subcommand '%s' (list, show ID, rm ID or set-model ID MODEL)", sub);
+        cli_error("runs: unknown subcommand '%s' (list, show ID, rm ID, set ID KNOB=VALUE... or set-model ID MODEL)",
+                  sub);
         return EXIT_USAGE;
     }
     bool removing = strcmp(sub, "rm") == 0;
@@ -823,10 +922,34 @@ int cmd_runs(int argc, char **argv)
         } else if (drc != 0) {
             cli_error("%s", err);
             rc = EXIT_WORK;
-        } else if (o.format == FORMAT_JSON) {
-            printf("{\"removed\": %lld}\n", (long long)id);
         } else {
-            printf("removed run %lld\n", (long long)id);
+            /* the calibrations it fed follow it: refitted from the runs left, or dropped */
+            char *said = NULL;
+            size_t said_len = 0;
+            FILE *lines = open_memstream(&said, &said_len);
+            if (!lines || cli_calibrate_after_rm(s, id, lines) != 0)
+                rc = EXIT_WORK;
+            if (lines)
+                fclose(lines);
+            if (o.format == FORMAT_JSON) {
+                jsonw w;
+                jsonw_init(&w, stdout, true);
+                jsonw_object_begin(&w);
+                jsonw_ki64(&w, "removed", id);
+                jsonw_key(&w, "calibrations");
+                jsonw_array_begin(&w);
+                for (char *line = said, *nl; line && *line; line = nl + 1) {
+                    nl = strchr(line, '\n');
+                    *nl = '\0';
+                    jsonw_string(&w, line);
+                }
+                jsonw_array_end(&w);
+                jsonw_object_end(&w);
+                fputc('\n', stdout);
+            } else {
+                printf("removed run %lld\n%s", (long long)id, said ? said : "");
+            }
+            free(said);
         }
     }
     store_close(s);

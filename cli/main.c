@@ -354,6 +354,8 @@ static void print_knob_table(FILE *out)
     }
 }
 
+int cmd_check(int argc, char **argv); /* cmd_check.c */
+
 static const struct {
     const char *name;
     int (*run)(int, char **);
@@ -379,8 +381,16 @@ static const struct {
      "...] "
      "LOG...",
      "parse SGLang start-up logs and store each run", NULL},
-    {"runs", cmd_runs, "cgplan runs [list | show ID | rm ID | set-model ID MODEL] [--db PATH] [--format ...] [--yes]",
+    {"runs", cmd_runs,
+     "cgplan runs [list | show ID | rm ID | set ID KNOB=VALUE... | set-model ID MODEL] [--db PATH] [--format ...] "
+     "[--yes]",
      "the stored runs; show puts measured layers beside the estimate", NULL},
+    {"check", cmd_check,
+     "cgplan check [--model M | --preset P] [--set KEY=VALUE]... [--calibrate] [--db PATH] [--format table|json] "
+     "server.log",
+     "one start-up log's measured layers beside the estimate and its range, and the next --cuda-graph-max-bs and "
+     "--mem-fraction-static (exit 1: no capture it can use)",
+     NULL},
     {"calibrate", cmd_calibrate,
      "cgplan calibrate [--preset P | --model M --set gpu=G] [--dry-run] [--db PATH] [--format table|json]\n"
      "       cgplan calibrate list [--db PATH] [--format ...]\n"

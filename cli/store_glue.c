@@ -228,3 +228,31 @@ int cli_run_deployment(const preset_catalog *cat, const store_run_detail *r, eng
         d->a2a = A2A_NONE;
     return 0;
 }
+
+void cli_run_knob_json(jsonw *w, const engine_deployment *v, const engine_knob_origin *origin, engine_knob_id knob)
+{
+    const engine_knob_info *k = &engine_knobs[knob];
+    if (!origin[knob]) {
+        jsonw_null(w);
+    } else if (engine_knob_is_auto(v, k->id)) {
+        jsonw_string(w, "auto");
+    } else if (k->field == KNOB_FIELD_LIST) {
+        const uint32_t *list = (const uint32_t *)((const char *)v + k->offset);
+        uint32_t n = *(const uint32_t *)((const char *)v + k->count_offset);
+        jsonw_array_begin(w);
+        for (uint32_t i = 0; i < n; i++)
+            jsonw_u64(w, list[i]);
+        jsonw_array_end(w);
+    } else if (k->field == KNOB_FIELD_BOOL) {
+        jsonw_bool(w, engine_knob_value(v, k->id) != 0);
+    } else if (k->field == KNOB_FIELD_NAME || k->field == KNOB_FIELD_ENUM || k->field == KNOB_FIELD_RELEASE) {
+        /* a name, a choice or a release is its text ("0.4.6", "deepep"), never its index */
+        char buf[ENGINE_NAME_MAX];
+        engine_knob_text(v, NULL, k->id, KNOB_TEXT_CANONICAL, buf, sizeof buf);
+        jsonw_string(w, buf);
+    } else if (k->field == KNOB_FIELD_DOUBLE) {
+        jsonw_double(w, engine_knob_value(v, k->id), 3);
+    } else {
+        jsonw_u64(w, (uint64_t)engine_knob_value(v, k->id));
+    }
+}

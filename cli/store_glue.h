@@ -61,4 +61,20 @@ const char *cli_run_layout_text(const store_run_summary *r, char *buf, size_t le
 int cli_run_deployment(const preset_catalog *cat, const store_run_detail *r, engine_deployment *d, char *why,
                        size_t whylen);
 
+/* After `runs rm REMOVED` (cmd_calibrate.c): each calibration that run fed is refitted from the
+ * runs left, or dropped when none is left (an older one of its pool is dropped), one line each to
+ * OUT. Returns 0, or -1 having said the error. */
+int cli_calibrate_after_rm(store *st, int64_t removed, FILE *out);
+
+/* What --preset, --model and --set give beside a log, as `ingest` reads them (cmd_ingest.c): GIVEN
+ * and CTX filled, P holding the presets' side, --model's name in MODEL_NAME (ENGINE_NAME_MAX).
+ * Returns EXIT_OK, or EXIT_USAGE / EXIT_WORK having said why. */
+int cli_ingest_context(const cli_opts *o, const preset_catalog *cat, engine_deployment *given, cli_run_presets *p,
+                       engine_run_context *ctx, char *model_name);
+
+/* A run's knob KNOB as JSON: null when ORIGIN says unknown, "auto", a list, a name (a release as
+ * "v0.4.6"), or a number. */
+void cli_run_knob_json(jsonw *w, const engine_deployment *values, const engine_knob_origin *origin,
+                       engine_knob_id knob);
+
 #endif

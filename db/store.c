@@ -1266,8 +1266,15 @@ static const store_exclusion exclusions[] = {
     EXCLUSION("model unknown", ": the log names no model a preset knows; import it (cgplan model import config.json), "
                                "then cgplan runs set-model ID MODEL (or cgplan runs rm ID and ingest the log again "
                                "with --model MODEL)"),
-    EXCLUSION("GPU unknown", ": the log does not name it; ingest it with --preset or --set gpu=NAME"),
+    EXCLUSION("GPU unknown", ": the log does not name it; cgplan runs set ID gpu=NAME (or ingest it with --preset or "
+                             "--set gpu=NAME)"),
     EXCLUSION("no measured target layers", " (no target decode/verify group with known memory)"),
+    /* the shape knobs decide every term: a run fitted at a preset's world or max_bs would teach
+     * the pool the wrong deployment */
+    EXCLUSION("world unknown", ": the log states no tp_size and tags no ranks; cgplan runs set ID tp=N (or ingest it "
+                               "with --preset or --set tp=N)"),
+    EXCLUSION("max_bs unknown", ": the log lists no captured sizes; cgplan runs set ID max_bs=B (or ingest it with "
+                                "--set sglang=RELEASE, whose grid turns the capture's bar count into max_bs)"),
 };
 #undef EXCLUSION
 
@@ -1281,6 +1288,10 @@ const store_exclusion *store_run_calibration_excluded(const store_run_summary *r
         return &exclusions[2];
     if (!caplog_known(r->target_total_gib) && !caplog_known(r->largest_gib))
         return &exclusions[3];
+    if (!r->world)
+        return &exclusions[4];
+    if (!r->max_bs)
+        return &exclusions[5];
     return NULL;
 }
 
@@ -1765,4 +1776,154 @@ int store_set_run_model(store *s, int64_t id, const char *model, char *err, size
         return -1;
     }
     return sqlite3_changes(s->db) > 0 ? 0 : 1;
+}
+
+/* The run_texts id of the LEN bytes at P (a BLOB), added when new; -1 on a database error. */
+static int64_t blob_text_id(store *s, const void *p, size_t len)
+{
+    static const char *const sql[2] = {"SELECT id FROM run_texts WHERE body = ?1",
+                                       "INSERT INTO run_texts (body) VALUES (?1)"};
+    for (int step = 0; step < 2; step++) {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(s->db, sql[step], -1, &st, NULL) != SQLITE_OK)
+            return -1;
+        sqlite3_bind_blob(st, 1, p, (int)len, SQLITE_TRANSIENT);
+        int rc = sqlite3_step(st);
+        int64_t id = step == 0 && rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+        sqlite3_finalize(st);
+        if (step == 0 && rc == SQLITE_ROW)
+            return id;
+        if (rc != SQLITE_DONE)
+            return -1;
+    }
+    return sqlite3_last_insert_rowid(s->db);
+}
+
+int store_set_run_knobs(store *s, int64_t id, const engine_deployment *values,
+                        const engine_knob_origin origin[KNOB_COUNT], char *err, size_t errlen)
+{
+    if (s->read_only) {
+        store_set_err(err, errlen, "%s is open read-only", s->path);
+        return -1;
+    }
+    /* the knobs record as ingest writes it: each row knob the run knows, canonical text, origin */
+    store_record rec = {0};
+    uint64_t n = 0;
+    for (int k = 0; k < KNOB_COUNT; k++)
+        n += engine_knobs[k].store == KNOB_STORE_ROW && origin[k];
+    store_record_begin(&rec);
+    store_record_count(&rec, n);
+    char text[ENGINE_MAX_BUCKETS * 8];
+    for (int k = 0; k < KNOB_COUNT; k++) {
+        if (engine_knobs[k].store != KNOB_STORE_ROW || !origin[k])
+            continue;
+        engine_knob_text(values, NULL, (engine_knob_id)k, KNOB_TEXT_CANONICAL, text, sizeof text);
+        store_knob_row row = {engine_knobs[k].name, text, engine_origin_name(origin[k])};
+        store_record_row(&rec, &store_knob_rows_table, &row);
+    }
+    if (rec.failed) {
+        store_record_free(&rec);
+        store_set_err(err, errlen, "%s: out of memory setting a run's knobs", s->path);
+        return -1;
+    }
+    int out = -1;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+        store_db_err(s, err, errlen, "setting a run's knobs");
+        store_record_free(&rec);
+        return -1;
+    }
+    int64_t old_text = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT knobs_text FROM runs WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+        goto fail;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        out = 1;
+        goto done;
+    }
+    if (rc != SQLITE_ROW)
+        goto fail;
+    old_text = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    st = NULL;
+    int64_t text_id = blob_text_id(s, rec.p, rec.len);
+    if (text_id < 0)
+        goto fail;
+    if (sqlite3_prepare_v2(s->db, "UPDATE runs SET knobs_text = ?2 WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+        goto fail;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, text_id);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        goto fail;
+    sqlite3_finalize(st);
+    st = NULL;
+    /* the column knobs (the GPU): named here, the inference it replaces is gone */
+    for (int k = 0; k < KNOB_COUNT; k++) {
+        if (engine_knobs[k].store != KNOB_STORE_COLUMN)
+            continue;
+        char sql[256];
+        snprintf(sql, sizeof sql, "UPDATE runs SET %s = ?2, %s_origin = ?3%s WHERE id = ?1", engine_knobs[k].name,
+                 engine_knobs[k].name, k == KNOB_GPU && origin[k] != ORIGIN_INFERRED ? ", gpu_inferred = 0" : "");
+        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+            goto fail;
+        engine_knob_text(values, NULL, (engine_knob_id)k, KNOB_TEXT_CANONICAL, text, sizeof text);
+        sqlite3_bind_int64(st, 1, id);
+        if (origin[k]) {
+            sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st, 3, engine_origin_name(origin[k]), -1, SQLITE_STATIC);
+        }
+        if (sqlite3_step(st) != SQLITE_DONE)
+            goto fail;
+        sqlite3_finalize(st);
+        st = NULL;
+    }
+    /* the record it had goes when no run refers to it any more (as the delete trigger does) */
+    if (old_text && old_text != text_id) {
+        if (sqlite3_prepare_v2(s->db,
+                               "DELETE FROM run_texts WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM runs WHERE "
+                               "server_args_text = ?1 OR knobs_text = ?1)",
+                               -1, &st, NULL) != SQLITE_OK)
+            goto fail;
+        sqlite3_bind_int64(st, 1, old_text);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            goto fail;
+        sqlite3_finalize(st);
+        st = NULL;
+    }
+    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        goto fail;
+    store_record_free(&rec);
+    return 0;
+fail:
+    store_db_err(s, err, errlen, "setting a run's knobs");
+    out = -1;
+done:
+    sqlite3_finalize(st);
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    store_record_free(&rec);
+    return out;
+}
+
+int store_delete_calibration_id(store *s, bool node_bytes, int64_t id, char *err, size_t errlen)
+{
+    if (s->read_only) {
+        store_set_err(err, errlen, "%s is open read-only", s->path);
+        return -1;
+    }
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(
+            s->db, node_bytes ? "DELETE FROM gpu_calibrations WHERE id = ?1" : "DELETE FROM calibrations WHERE id = ?1",
+            -1, &st, NULL) != SQLITE_OK) {
+        store_db_err(s, err, errlen, "deleting a calibration");
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        store_db_err(s, err, errlen, "deleting a calibration");
+        return -1;
+    }
+    return sqlite3_changes(s->db);
 }

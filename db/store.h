@@ -129,6 +129,10 @@ int store_each_calibration(store *s, void (*fn)(const store_calibration_info *c,
 int store_delete_calibrations(store *s, const char *model, const char *gpu, const char *release, char *err,
                               size_t errlen);
 
+/* Deletes the one calibration ID: of node_bytes (gpu_calibrations) or of a model. Returns how
+ * many were deleted (0 or 1), or -1 with ERR. */
+int store_delete_calibration_id(store *s, bool node_bytes, int64_t id, char *err, size_t errlen);
+
 /* ---- A GPU's node_bytes, fitted over any model's runs on it (schema 8) ---- */
 
 typedef struct {
@@ -165,6 +169,12 @@ int store_delete_node_calibrations(store *s, const char *gpu, const char *releas
 /* Sets run ID's model (a model preset's name), its origin "set". Returns 0, 1 when there is no
  * such run, -1 on a database error. */
 int store_set_run_model(store *s, int64_t id, const char *model, char *err, size_t errlen);
+
+/* Replaces run ID's knobs by VALUES where ORIGIN is known (`runs set`: the run's own knobs with
+ * those set, origin "set"), in one transaction. Returns 0, 1 when there is no such run, -1 on a
+ * database error. */
+int store_set_run_knobs(store *s, int64_t id, const engine_deployment *values,
+                        const engine_knob_origin origin[KNOB_COUNT], char *err, size_t errlen);
 
 /* ---- Additions (issue 2): schema version, ingest, the facts of a run, details for `runs show`. */
 

@@ -2,8 +2,8 @@
 _cgplan() {
     local cur prev words cword
     _init_completion -n = 2>/dev/null || { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; }
-    local commands="tui estimate sweep presets launch lint solve search diff ingest runs calibrate model help"
-    local opts="--preset --model --set --db --format --vary --compare --ascii --snapshot --keys --label --dry-run --yes --check --gpus --nodes --allow-patched --disaggregation-mode --all --pin-kv --help"
+    local commands="tui estimate sweep presets launch lint solve search diff ingest runs calibrate check model help"
+    local opts="--preset --model --set --db --format --vary --compare --ascii --snapshot --keys --label --dry-run --yes --check --gpus --nodes --allow-patched --disaggregation-mode --all --pin-kv --calibrate --help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands $opts" -- "$cur")); return
     fi
@@ -17,7 +17,7 @@ _cgplan() {
             COMPREPLY=($(compgen -W "$knobs" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
         --db|--snapshot|--keys|--label|--gpus|--nodes) return ;;
         solve) COMPREPLY=($(compgen -W "max_bs max_dispatch context_len mtp mem_fraction_static" -- "$cur")); return ;;
-        runs) COMPREPLY=($(compgen -W "list show rm" -- "$cur")); return ;;
+        runs) COMPREPLY=($(compgen -W "list show rm set set-model" -- "$cur")); return ;;
     esac
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 }

@@ -2,6 +2,8 @@
  * from what the caller gave (--preset, --set) for what the log does not say. */
 #include "run_derive.h"
 
+#include "release.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -223,6 +225,113 @@ static void infer_gpu(const caplog_run *run, const engine_run_context *c, engine
     }
 }
 
+/* N of the word "TAGn" in a rank label ("DP3 TP3 EP3": TP gives 3), or -1 when the label has no
+ * such word. */
+static long rank_tag(const char *label, const char *tag)
+{
+    size_t n = strlen(tag);
+    for (const char *p = label; *p; p++) {
+        if ((p != label && p[-1] != ' ') || strncmp(p, tag, n) != 0 || !isdigit((unsigned char)p[n]))
+            continue;
+        char *end;
+        long v = strtol(p + n, &end, 10);
+        if (*end == '\0' || *end == ' ')
+            return v;
+    }
+    return -1;
+}
+
+/* The size of the rank ladder the tags show: N when the ranks that printed a memory line carry
+ * TAG0..TAGn-1, none missing (SGLang tags every rank's lines with its global tp_rank and, under
+ * DP attention, its dp_rank: python/sglang/srt/managers/scheduler.py run_scheduler_process,
+ * configure_logger's prefix). 0 when no such rank carries the tag or a number is missing: an
+ * excerpt that kept TP1's KV line and TP0's capture tells no world. */
+static uint32_t tagged_count(const caplog_run *run, const char *tag)
+{
+    enum { MAX_TAGGED = CAPLOG_MAX_RANKS };
+    bool seen[MAX_TAGGED] = {false};
+    long top = -1;
+    for (uint32_t i = 0; i < run->n_ranks; i++) {
+        const caplog_rank *r = &run->ranks[i];
+        if (!r->has_data)
+            continue;
+        long v = rank_tag(r->label, tag);
+        if (v < 0 || v >= MAX_TAGGED)
+            return 0;
+        seen[v] = true;
+        top = v > top ? v : top;
+    }
+    for (long v = 0; v <= top; v++)
+        if (!seen[v])
+            return 0;
+    return top >= 0 && run->dropped_rank_lines == 0 ? (uint32_t)top + 1 : 0;
+}
+
+/* The capture list of N graphs under the run's release (the bar's "i/N" counts the sizes captured:
+ * python/sglang/srt/model_executor/cuda_graph_runner.py CudaGraphRunner.capture's tqdm over
+ * capture_bs): the release's own grid
+ * (engine_release_capture_list) cut at its N-th size, kept only when the release captures
+ * exactly those N at that max_bs. 0 when no max_bs gives N graphs. */
+static uint32_t grid_of_count(const engine_deployment *v, uint32_t n, uint32_t *out)
+{
+    const engine_knobs_state *k = &v->knobs;
+    uint32_t mtp = k->mtp ? k->mtp : 1, world = k->world ? k->world : 1, dp = k->dp ? k->dp : 1;
+    engine_capture_params p = {
+        .max_bs = (uint32_t)engine_knobs[KNOB_MAX_BS].max,
+        .speculative = mtp > 1,
+        .width = mtp,
+        .tp_size = world,
+        .dp = dp,
+        .attn_tp = world % dp == 0 ? world / dp : 1,
+        .max_running_requests = ENGINE_RELEASE_MAX_BS, /* the pool does not clamp: it was not logged */
+    };
+    static uint32_t full[ENGINE_MAX_BUCKETS];
+    size_t total = engine_release_capture_list(&k->sglang, &p, full, ENGINE_MAX_BUCKETS, NULL);
+    if (n == 0 || n > total || n > ENGINE_MAX_BUCKETS)
+        return 0;
+    p.max_bs = full[n - 1];
+    size_t got = engine_release_capture_list(&k->sglang, &p, out, ENGINE_MAX_BUCKETS, NULL);
+    return got == n && out[n - 1] == p.max_bs ? n : 0;
+}
+
+/* What the log shows without stating it (origin "inferred"), for the knobs neither the log nor
+ * --preset/--set gave: world and dp from the rank tags, mtp 1 when no line speaks of
+ * speculation, max_bs and the buckets from the target capture's bar count and the release's grid
+ * (only where the release is known: the grids differ between releases). */
+static void infer_shape(const caplog_run *run, engine_run_facts *f)
+{
+    engine_knobs_state *k = &f->values.knobs;
+    uint32_t world = tagged_count(run, "TP"), dp = tagged_count(run, "DP");
+    if (!f->origin[KNOB_WORLD] && world) {
+        k->world = world;
+        f->origin[KNOB_WORLD] = ORIGIN_INFERRED;
+    }
+    if (!f->origin[KNOB_DP] && dp && f->origin[KNOB_WORLD] && k->world % dp == 0) {
+        k->dp = dp;
+        f->origin[KNOB_DP] = ORIGIN_INFERRED;
+    } else if (!f->origin[KNOB_DP] && !dp && !run->args.present && f->origin[KNOB_WORLD] && world) {
+        k->dp = 1; /* tagged ranks without a DP tag: no DP attention */
+        f->origin[KNOB_DP] = ORIGIN_INFERRED;
+    }
+    const caplog_group *t = f->target_group >= 0 ? &run->groups[f->target_group] : NULL;
+    if (!f->origin[KNOB_MTP] && t && f->n_draft_groups == 0 && caplog_group_phase(run, t) != CAPLOG_PHASE_VERIFY &&
+        !run->args.speculative_algorithm.has) {
+        k->mtp = 1;
+        f->origin[KNOB_MTP] = ORIGIN_INFERRED;
+    }
+    uint32_t graphs = t ? (t->n_sizes ? t->n_sizes : t->bar_total) : 0;
+    if (!f->origin[KNOB_MAX_BS] && !f->origin[KNOB_BUCKETS] && f->origin[KNOB_SGLANG] && graphs &&
+        !t->sizes_are_num_tokens) {
+        uint32_t n = grid_of_count(&f->values, graphs, k->buckets);
+        if (n) {
+            k->n_buckets = n;
+            k->buckets_auto = false;
+            k->max_bs = k->buckets[n - 1];
+            f->origin[KNOB_MAX_BS] = f->origin[KNOB_BUCKETS] = ORIGIN_INFERRED;
+        }
+    }
+}
+
 void engine_run_derive(const caplog_run *run, const engine_run_context *c, engine_run_facts *f)
 {
     memset(f, 0, sizeof *f);
@@ -266,6 +375,7 @@ void engine_run_derive(const caplog_run *run, const engine_run_context *c, engin
         f->origin[KNOB_GPU] = ORIGIN_UNKNOWN;
     if (f->origin[KNOB_GPU] == ORIGIN_UNKNOWN)
         infer_gpu(run, c, f);
+    infer_shape(run, f);
 }
 
 /* ---- A stored value back, as stated ---- */

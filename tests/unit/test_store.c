@@ -1007,6 +1007,50 @@ static void test_set_run_model(void **state)
     store_close(s);
 }
 
+/* runs set: the knobs record replaced, the GPU column set, the old record gone when unused; a
+ * run is pooled only once its model, GPU, world and max_bs are known */
+static void test_set_run_knobs(void **state)
+{
+    (void)state;
+    store *s = store_open(tmp_path("setknobs.db"), STORE_READ_WRITE, err, sizeof err);
+    assert_non_null(s);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(tmp_path("setknobs.db"), &db), SQLITE_OK);
+    exec_ok(db, "INSERT INTO runs (source, content_hash, file_run, created_at, model, model_origin, total_gib, "
+                "target_total_gib) VALUES ('x.log', 'xx', 0, '2026', 'qwq-32b', 'set', 0.92, 0.92)");
+    store_run_detail d;
+    assert_int_equal(store_get_run(s, 1, &d, err, sizeof err), 0);
+    assert_non_null(strstr(store_run_calibration_exclusion(&d.summary), "GPU unknown"));
+    snprintf(d.values.gpu.name, sizeof d.values.gpu.name, "h100");
+    d.origin[KNOB_GPU] = ORIGIN_SET;
+    assert_int_equal(store_set_run_knobs(s, 1, &d.values, d.origin, err, sizeof err), 0);
+    assert_int_equal(store_get_run(s, 1, &d, err, sizeof err), 0);
+    assert_string_equal(d.summary.gpu, "h100");
+    assert_non_null(strstr(store_run_calibration_exclusion(&d.summary), "world unknown"));
+    d.values.knobs.world = 4;
+    d.origin[KNOB_WORLD] = ORIGIN_SET;
+    assert_int_equal(store_set_run_knobs(s, 1, &d.values, d.origin, err, sizeof err), 0);
+    assert_int_equal(store_get_run(s, 1, &d, err, sizeof err), 0);
+    assert_int_equal(d.summary.world, 4);
+    assert_non_null(strstr(store_run_calibration_exclusion(&d.summary), "max_bs unknown"));
+    d.values.knobs.max_bs = 80;
+    d.origin[KNOB_MAX_BS] = ORIGIN_SET;
+    assert_int_equal(store_set_run_knobs(s, 1, &d.values, d.origin, err, sizeof err), 0);
+    assert_int_equal(store_get_run(s, 1, &d, err, sizeof err), 0);
+    assert_int_equal(d.summary.max_bs, 80);
+    assert_int_equal(d.origin[KNOB_MAX_BS], ORIGIN_SET);
+    assert_null(store_run_calibration_exclusion(&d.summary));
+    /* the records replaced went with the last run that used them: one left */
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM run_texts", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 1);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    assert_int_equal(store_set_run_knobs(s, 99, &d.values, d.origin, err, sizeof err), 1);
+    store_close(s);
+}
+
 /* ---- refusals: reported, file untouched ---- */
 
 static void assert_refused_untouched(const char *path, const char *needle)
@@ -1771,6 +1815,7 @@ int main(void)
         cmocka_unit_test(test_migrate_v2_calibrations),
         cmocka_unit_test(test_migrate_v7_node_calibrations),
         cmocka_unit_test(test_set_run_model),
+        cmocka_unit_test(test_set_run_knobs),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_ingest_spill_same_rows),
         cmocka_unit_test(test_ingest_kept_values_exact),
