@@ -57,17 +57,18 @@ tm send-keys -t t q
 [ "$(cat "$TEST_TMP/bad.db")" = "not a database" ] && pass || fail "the bad store file was modified"
 cleanup_tmux
 
-# a real log leaves dp, dcp and mtp unknown (0 in the store): the run is drawn where the knobs it
-# knows (model, world, max_bs) match the plan, hollow, and the status line says which knobs
+# a real log leaves dp and dcp unknown (0 in the store; mtp 1 is inferred from no speculation
+# lines): the run is drawn where the knobs it knows (model, world, max_bs, mtp) match the plan,
+# hollow, and the status line says which knobs
 HDB="$TEST_TMP/hollow.db"
 expect_exit 0 "$CGPLAN" ingest --db "$HDB" --model llama-3.1-70b --set gpu=h100 --set world=8 \
   "$LOGS/28-2025-10-llama33-70b-tp8-registering-cuda-graph-addresses.log"
 expect_exit 0 "$CGPLAN" runs list --db "$HDB" --format json
-check_py '[r for r in (j["runs"] if isinstance(j, dict) else j) if r["source"].startswith("28-") and r["world"] == 8 and r["dp"] is None and r["mtp"] is None and r["max_bs"] == 512]' "the ingested run knows world 8 and max_bs 512, not dp or mtp"
+check_py '[r for r in (j["runs"] if isinstance(j, dict) else j) if r["source"].startswith("28-") and r["world"] == 8 and r["dp"] is None and r["mtp"] == 1 and r["max_bs"] == 512]' "the ingested run knows world 8, max_bs 512 and mtp 1, not dp"
 hollow() { capture | python3 -c 'import sys; t=sys.stdin.read(); i=t.find("graph memory (GiB) vs"); print(t[i:].split("\n",1)[1].count(sys.argv[1]) if i>=0 else -1)' "$1"; }
 start_session 120 40 "env TERM=xterm-256color LANG=C.UTF-8 $CGPLAN tui --db $HDB --model llama-3.1-70b --set gpu=h100 --set world=8"
 wait_for 'max_bs' || { finish; exit 1; }
-wait_for 'stored runs \(1 with unknown dp, dcp, mtp drawn hollow\)' && pass
+wait_for 'stored runs \(1 with unknown dp, dcp drawn hollow\)' && pass
 [ "$(hollow ○)" = 1 ] && pass || fail "one hollow mark on the plot, got $(hollow ○)"
 contains "$(capture)" "○ a knob unknown" "the legend names the hollow mark"
 # another world, back on max_bs's axis: the run's world 8 no longer matches, so it is not drawn
@@ -82,7 +83,7 @@ tm send-keys -t t q
 # --ascii: the hollow mark is o
 expect_exit 0 "$CGPLAN" tui --snapshot 120x40 --ascii --db "$HDB" --model llama-3.1-70b --set gpu=h100 --set world=8
 contains "$OUT" "o a knob unknown" "the ASCII legend's hollow mark"
-contains "$OUT" "(1 with unknown dp, dcp, mtp drawn hollow)" "the note in a snapshot"
+contains "$OUT" "(1 with unknown dp, dcp drawn hollow)" "the note in a snapshot"
 expect_exit 0 "$CGPLAN" tui --snapshot 120x40 --db "$HDB" --keys r
-contains "$OUT" "world 8   dp ?   dcp ?  mtp ?  max_bs 512" "the runs browser shows an unknown knob as ?"
+contains "$OUT" "world 8   dp ?   dcp ?  mtp 1  max_bs 512" "the runs browser shows an unknown knob as ?"
 finish
