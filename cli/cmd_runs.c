@@ -296,19 +296,24 @@ static void knob_text(const store_run_detail *r, int knob, char *buf, size_t len
         snprintf(buf, len, "?");
 }
 
+/* A store call's status for run ID, said once: 1 no such run, else the store's error.
+ * Returns the exit status (EXIT_OK for 0). */
+static int run_status(store *s, int rc, int64_t id, const char *cmd, const char *err)
+{
+    if (rc == 1)
+        cli_error("runs %s: no run %lld in %s (cgplan runs list shows the ids)", cmd, (long long)id, store_path(s));
+    else if (rc != 0)
+        cli_error("%s", err);
+    return rc == 0 ? EXIT_OK : EXIT_WORK;
+}
+
 static int runs_show(const cli_opts *o, store *s, int64_t id)
 {
     char err[4096 + 512];
     static store_run_detail r;
     int rc = store_get_run(s, id, &r, err, sizeof err);
-    if (rc == 1) {
-        cli_error("runs show: no run %lld in %s (cgplan runs list shows the ids)", (long long)id, store_path(s));
-        return EXIT_WORK;
-    }
-    if (rc != 0) {
-        cli_error("%s", err);
-        return EXIT_WORK;
-    }
+    if (rc != 0)
+        return run_status(s, rc, id, "show", err);
     static store_group_info groups[SHOW_MAX_GROUPS];
     static store_rank_info ranks[SHOW_MAX_RANKS];
     size_t n_groups = 0, n_ranks = 0;
@@ -737,14 +742,8 @@ static int runs_set(store *s, int64_t id, const char *const *assignments, int n,
     for (int i = 0; i < n; i++)
         knobs |= strncmp(assignments[i], "model=", 6) != 0;
     int rc = knobs ? store_get_run(s, id, &r, err, sizeof err) : 0;
-    if (rc == 1) {
-        cli_error("runs %s: no run %lld in %s (cgplan runs list shows the ids)", cmd, (long long)id, store_path(s));
-        return EXIT_WORK;
-    }
-    if (rc != 0) {
-        cli_error("%s", err);
-        return EXIT_WORK;
-    }
+    if (rc != 0)
+        return run_status(s, rc, id, cmd, err);
     preset_catalog *cat = preset_catalog_open();
     static engine_deployment d; /* the run's knobs over the defaults: the relational rules see them */
     engine_deployment_defaults(&d);
@@ -791,14 +790,8 @@ static int runs_set(store *s, int64_t id, const char *const *assignments, int n,
     rc = knobs ? store_set_run_knobs(s, id, &r.values, r.origin, err, sizeof err) : 0;
     if (rc == 0 && model[0])
         rc = store_set_run_model(s, id, model, err, sizeof err);
-    if (rc == 1) {
-        cli_error("runs %s: no run %lld in %s (cgplan runs list shows the ids)", cmd, (long long)id, store_path(s));
-        return EXIT_WORK;
-    }
-    if (rc != 0) {
-        cli_error("%s", err);
-        return EXIT_WORK;
-    }
+    if (rc != 0)
+        return run_status(s, rc, id, cmd, err);
     if (store_get_run(s, id, &r, err, sizeof err) != 0) {
         cli_error("%s", err);
         return EXIT_WORK;
@@ -916,12 +909,8 @@ int cmd_runs(int argc, char **argv)
     } else {
         char err[4096 + 512];
         int drc = store_delete_run(s, id, err, sizeof err);
-        if (drc == 1) {
-            cli_error("runs rm: no run %lld in %s (cgplan runs list shows the ids)", (long long)id, store_path(s));
-            rc = EXIT_WORK;
-        } else if (drc != 0) {
-            cli_error("%s", err);
-            rc = EXIT_WORK;
+        if (drc != 0) {
+            rc = run_status(s, drc, id, "rm", err);
         } else {
             /* the calibrations it fed follow it: refitted from the runs left, or dropped */
             char *said = NULL;
