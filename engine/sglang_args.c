@@ -734,11 +734,17 @@ void engine_sglang_line_check_release(engine_sglang_line *l, const engine_releas
     for (int i = 0; i < l->n_flags; i++) {
         engine_sglang_flag *f = &l->flags[i];
         if (release_has(r, f->release_flag)) {
+            if (f->status == SGLANG_FLAG_REJECTED) /* back to what it read as, its note too */
+                memcpy(f->note, f->read_note, sizeof f->note);
             f->status = f->read_status;
             continue;
         }
-        if (f->status != SGLANG_FLAG_REJECTED)
-            snprintf(f->note, sizeof f->note, "SGLang %s has no %s: it refuses the line", rel, f->flag);
+        if (f->status != SGLANG_FLAG_REJECTED) {
+            memcpy(f->read_note, f->note, sizeof f->read_note);
+            char flag[sizeof f->flag];
+            memcpy(flag, f->flag, sizeof flag);
+            snprintf(f->note, sizeof f->note, "SGLang %s has no %s: it refuses the line", rel, flag);
+        }
         f->status = SGLANG_FLAG_REJECTED;
     }
     count_statuses(l);

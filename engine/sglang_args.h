@@ -27,6 +27,7 @@ typedef struct {
     engine_sglang_flag_status status;
     engine_sglang_flag_status read_status; /* as read, before the release's check */
     char note[ENGINE_TEXT_MAX];      /* what it moves, or why it is not modelled / refused */
+    char read_note[ENGINE_TEXT_MAX]; /* the note as read, kept while the release rejects the flag */
     int release_flag;                /* the engine_release_flag it needs; -1: none; -2: the -decode graph flags */
 } engine_sglang_flag;
 

@@ -918,6 +918,32 @@ static void test_sglang_read_line_shell(void **state)
     assert_non_null(strstr(err, "longer than"));
 }
 
+/* A flag a release lacks is rejected with a note that says so; back on a release that has it,
+ * the flag reads as it did, its note too. */
+static void test_sglang_line_release_recheck(void **state)
+{
+    (void)state;
+    static engine_deployment d;
+    static engine_sglang_line l;
+    char err[ENGINE_TEXT_MAX] = "";
+    engine_deployment_defaults(&d);
+    assert_int_equal(engine_sglang_read_line(&d, "--tp-size 8 --dcp-size 2", &l, NULL, err, sizeof err), 0);
+    const engine_sglang_flag *dcp = flag_row(&l, "--dcp-size");
+    assert_int_equal(dcp->status, SGLANG_FLAG_MODELLED);
+    char as_read[ENGINE_TEXT_MAX];
+    snprintf(as_read, sizeof as_read, "%s", dcp->note);
+    engine_release old;
+    assert_int_equal(engine_release_parse("0.5.6", &old, err, sizeof err), 0);
+    engine_sglang_line_check_release(&l, &old);
+    assert_int_equal(dcp->status, SGLANG_FLAG_REJECTED);
+    assert_string_equal(dcp->note, "SGLang v0.5.6 has no --dcp-size: it refuses the line");
+    assert_int_equal(l.n_status[SGLANG_FLAG_REJECTED], 1);
+    engine_sglang_line_check_release(&l, &d.knobs.sglang); /* main has it */
+    assert_int_equal(dcp->status, SGLANG_FLAG_MODELLED);
+    assert_string_equal(dcp->note, as_read);
+    assert_int_equal(l.n_status[SGLANG_FLAG_REJECTED], 0);
+}
+
 static void test_sglang_read_line_rules(void **state)
 {
     (void)state;
@@ -1017,6 +1043,7 @@ int main(void)
         cmocka_unit_test(test_fit_limit),
         cmocka_unit_test(test_sglang_read_line_shell),
         cmocka_unit_test(test_sglang_read_line_rules),
+        cmocka_unit_test(test_sglang_line_release_recheck),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
