@@ -646,6 +646,17 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
                 "headroom below the margin",
                 "headroom %.2f GiB is below the margin %.2f GiB at mem_fraction_static %.3f (%.3f leaves it)",
                 (double)b->headroom_bytes / gib, (double)d->margin_bytes / gib, k->mem_fraction_static, safe_fraction);
+    /* With the radix cache SGLang admits at most slots / 3 requests (model_runner_kv_cache_mixin.py
+     * init_memory_pool: max_num_reqs = min(max_num_reqs, max_mamba_cache_size //
+     * MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO), 3; the mamba extra buffer adds 1 or 2 more per
+     * request, so 3 is the most it admits). A plan past that runs fewer requests than it counts. */
+    if (b->state_slots && b->state_slots / 3 < b->running_requests)
+        WARN_AT(&e->warnings, "state_caps_requests", (double)(b->state_slots / 3), (double)b->running_requests,
+                "state pool caps requests",
+                "the state pool holds %llu request states: SGLang admits at most %llu requests at once (3 states "
+                "each with the radix cache), under the plan's %u per DP rank: raise --mamba-full-memory-ratio or "
+                "lower max_bs",
+                (unsigned long long)b->state_slots, (unsigned long long)(b->state_slots / 3), b->running_requests);
     if (!k->buckets_auto) { /* an explicit list still follows MODEL.md's Buckets rule */
         bool same = e->n_buckets == k->n_buckets;
         for (uint32_t i = 0; same && i < e->n_buckets; i++)

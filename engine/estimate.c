@@ -191,6 +191,8 @@ static const struct {
     {"dcp_with_speculation", SEVERITY_WARNING, KNOB_BIT(KNOB_DCP)}, /* the article's patched build */
     {"no_bucket_survives", SEVERITY_WARNING, KNOB_BIT(KNOB_BUCKETS) | KNOB_BIT(KNOB_MAX_BS)},
     {"headroom_below_margin", SEVERITY_WARNING, KNOB_BIT(KNOB_MEM_FRACTION) | KNOB_BIT(KNOB_MARGIN)},
+    /* hybrid models: the state pool admits fewer requests than the plan runs (SGLang caps them) */
+    {"state_caps_requests", SEVERITY_WARNING, KNOB_BIT(KNOB_MEM_FRACTION) | KNOB_BIT(KNOB_MAMBA_RATIO)},
     {"k3_coefficients", SEVERITY_WARNING, 0},
     /* info */
     {"no_moe_model", SEVERITY_INFO, 0},

@@ -125,4 +125,11 @@ check_py "j['budget']['sglang_default_mem_fraction_static'] is None and j['budge
 expect_exit 0 "$CGPLAN" estimate --preset k3-dp16
 contains "$OUT" "SGLang main@2026-07-20 alone: 0.834, no KV pool" "k3-dp16: SGLang alone leaves no pool"
 
+# a hybrid model's state pool caps the requests SGLang admits (slots / 3 with the radix cache)
+expect_exit 0 "$CGPLAN" estimate --preset k3-dp16 --set dp=2 --set dcp=8 --set max_bs=192 --set mtp=5 --set buckets=auto --format json
+check_py "[w for w in j['warnings'] if w['code'] == 'state_caps_requests' and 'admits at most %d requests' % (j['budget']['kv_pools']['state_slots'] // 3) in w['message']]" \
+  "state pool of K3 at DP2 x DCP8: the request cap is said"
+expect_exit 0 "$CGPLAN" estimate --model qwen3-next-80b-a3b --set gpu=h200 --set tp=4 --format json
+check_py "j['budget']['kv_pools']['state_slots'] // 3 >= j['knobs']['max_bs'] and not [w for w in j['warnings'] if w['code'] == 'state_caps_requests']" \
+  "Qwen3-Next at TP4: its state pool admits the plan's requests, no warning"
 finish
