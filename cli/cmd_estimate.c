@@ -528,8 +528,7 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
     else
         snprintf(recommended, sizeof recommended, "none (does not fit: the graphs and margin leave no fraction)");
     fprintf(out, "        KV pool %.2f GiB · headroom %.2f GiB · recommended --mem-fraction-static %s\n",
-            (double)b->kv_pool_bytes / (double)ENGINE_GIB, (double)b->headroom_bytes / (double)ENGINE_GIB,
-            recommended);
+            (double)b->kv_pool_bytes / (double)ENGINE_GIB, (double)b->headroom_bytes / (double)ENGINE_GIB, recommended);
     char sglang_line[ENGINE_TEXT_MAX];
     cli_sglang_default_text(d, b, sglang_line, sizeof sglang_line);
     fprintf(out, "        %s\n", sglang_line);

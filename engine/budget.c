@@ -502,8 +502,8 @@ static bool sglang_default_fraction(const engine_deployment *d, const engine_est
         reserved = 512 + 1.5 * (chunk > 2048 ? chunk : 2048) +
                    (double)engine_heuristic_graph_bytes(k->max_bs, dpa ? k->dp : 1) / (double)ENGINE_MIB +
                    tp / 8 * 1024;
-        if (v == ENGINE_HEURISTIC_RESERVE_METHODS && d->model.attn_kind != ATTN_MLA && !dpa && engine_plan_a2a(d) == A2A_NONE &&
-            k->dcp <= 1) {
+        if (v == ENGINE_HEURISTIC_RESERVE_METHODS && d->model.attn_kind != ATTN_MLA && !dpa &&
+            engine_plan_a2a(d) == A2A_NONE && k->dcp <= 1) {
             uint64_t prefill_max =
                 k->context_len && k->context_len < (uint64_t)chunk ? k->context_len : (uint64_t)chunk;
             reserved += 8.0 * prefill_graph_count((uint32_t)prefill_max);
@@ -581,7 +581,8 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
      * graphs allow it (up to the recommended one), and only where it would be enough. */
     char advice[160] = "", safe_tokens[16];
     if (!e->warnings.quiet && !engine_fraction_settable(safe_fraction)) {
-        snprintf(advice, sizeof advice, "no --mem-fraction-static leaves the graphs room: lower max_bs or use more GPUs");
+        snprintf(advice, sizeof advice,
+                 "no --mem-fraction-static leaves the graphs room: lower max_bs or use more GPUs");
     } else if (!e->warnings.quiet) { /* the advice is text: the quiet estimates of search and the wall skip it */
         engine_fit at_safe;
         fit_at(d, e, safe_fraction, &at_safe);
@@ -662,10 +663,11 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
         for (uint32_t i = 0; same && i < e->n_buckets; i++)
             same = e->buckets[i] == k->buckets[i];
         if (!same)
-            engine_warn(&e->warnings, "adjusted",
-                        "buckets: the explicit list (%u sizes) is captured as %u sizes up to %u: sizes above max_bs "
-                        "drop, max_bs is appended, the divisibility filter applies (as SGLang's get_batch_sizes_to_capture)",
-                        k->n_buckets, e->n_buckets, e->bs_max);
+            engine_warn(
+                &e->warnings, "adjusted",
+                "buckets: the explicit list (%u sizes) is captured as %u sizes up to %u: sizes above max_bs "
+                "drop, max_bs is appended, the divisibility filter applies (as SGLang's get_batch_sizes_to_capture)",
+                k->n_buckets, e->n_buckets, e->bs_max);
     }
     b->fits = engine_warnings_blocking(&e->warnings, NULL) == 0;
 }

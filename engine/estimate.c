@@ -861,8 +861,8 @@ static void resolve_layout(const engine_deployment *d, engine_layout *l)
             l->backend = BACKEND_FLASHINFER_MLA;
         l->page_size = engine_backend_page_size(l->backend, requested_page);
     }
-    l->moe_runner =
-        k->moe_runner_auto ? (engine_plan_a2a(d) == A2A_DEEPEP ? MOE_RUNNER_DEEP_GEMM : MOE_RUNNER_TRITON) : k->moe_runner;
+    l->moe_runner = k->moe_runner_auto ? (engine_plan_a2a(d) == A2A_DEEPEP ? MOE_RUNNER_DEEP_GEMM : MOE_RUNNER_TRITON)
+                                       : k->moe_runner;
     l->deepep = engine_plan_a2a(d) == A2A_DEEPEP;
     l->deepep_ll = l->deepep && k->deepep_mode != DEEPEP_NORMAL;
     l->deepep_normal = l->deepep && k->deepep_mode != DEEPEP_LOW_LATENCY;

@@ -907,7 +907,8 @@ static int set_choice_text(engine_deployment *d, const engine_knob_info *k, cons
     }
     if (k->type == KNOB_TYPE_BOOL) {
         /* the spellings a launch script or Python's str(bool) uses */
-        static const char *const on_words[] = {"on", "true", "yes", "1"}, *const off_words[] = {"off", "false", "no", "0"};
+        static const char *const on_words[] = {"on", "true", "yes", "1"};
+        static const char *const off_words[] = {"off", "false", "no", "0"};
         bool on = false, off = false;
         for (size_t w = 0; w < sizeof on_words / sizeof on_words[0]; w++) {
             on |= strcasecmp(text, on_words[w]) == 0;

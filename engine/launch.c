@@ -69,7 +69,8 @@ int engine_launch_release_refusals(const engine_knobs_state *k, char (*why)[ENGI
         REFUSE("SGLang %s has no --speculative-algorithm (speculative decoding from v0.4.1.post4, PR #2150)", rel);
     if (!k->buckets_auto && !engine_release_has_flag(&k->sglang, ENGINE_FLAG_CUDA_GRAPH_BS))
         REFUSE("SGLang %s has no --cuda-graph-bs (an explicit bucket list from v0.4.1.post5, PR #2761): "
-               "use buckets=auto", rel);
+               "use buckets=auto",
+               rel);
     if (!k->backend_auto && !engine_release_has_flag(&k->sglang, ENGINE_FLAG_ATTENTION_BACKEND))
         REFUSE("SGLang %s has no --attention-backend (from v0.3.1, PR #1380): use attention_backend=auto", rel);
     /* server_args.py _handle_dcp_validation: CUDA builds reject any speculative algorithm with

@@ -466,8 +466,7 @@ static void test_random_plans(void **state)
                   count.launched, count.read_back, seconds);
     for (int i = 0; i < n_known; i++)
         if (strncmp(known[i].why, "search", 6) != 0)
-            print_message("property 2: %u lines not read back: %s\n", known[i].n,
-                          known[i].why);
+            print_message("property 2: %u lines not read back: %s\n", known[i].n, known[i].why);
     assert_int_equal(count.valid, want);
     if (want >= 2000) { /* each property saw a good share of the plans */
         assert_true(count.fits >= want / 5);
@@ -520,8 +519,9 @@ static void check_row(const plan *base, uint32_t gpus, const engine_layout_resul
      * once ranked tp 8 dp 2 max_bs 336 at f 0.458, which the knob (0.50..0.99) refuses: the fit
      * rule now counts such a fraction as no fit (engine_fraction_settable). */
     if (r->mem_fraction_static < engine_knobs[KNOB_MEM_FRACTION].min)
-        counterexample(3, "%s\n  the row's fraction %.3f is below the knob's %.2f", plan_text("search", &p, cmd, sizeof cmd),
-                       r->mem_fraction_static, engine_knobs[KNOB_MEM_FRACTION].min);
+        counterexample(3, "%s\n  the row's fraction %.3f is below the knob's %.2f",
+                       plan_text("search", &p, cmd, sizeof cmd), r->mem_fraction_static,
+                       engine_knobs[KNOB_MEM_FRACTION].min);
     if (plan_build(&p, NULL, &d, NULL, 0, err, sizeof err) != 0) {
         counterexample(3, "%s\n  the row's fraction is refused: %s", plan_text("estimate", &p, cmd, sizeof cmd), err);
         return;
