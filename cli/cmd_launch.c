@@ -95,6 +95,7 @@ static void write_json(const engine_deployment *d, const engine_estimate *e, con
     for (int i = 0; i < l->n_args; i++)
         jsonw_string(&w, l->args[i]);
     jsonw_array_end(&w);
+    jsonw_ku64(&w, "gpus", l->gpus); /* tp, times the dp replicas without DP attention */
     jsonw_key(&w, "nodes");
     jsonw_array_begin(&w);
     for (uint32_t n = 0; n < l->nnodes; n++) {
@@ -151,7 +152,8 @@ int cmd_launch(int argc, char **argv)
         char rel[ENGINE_RELEASE_TEXT_MAX];
         static char cmd[ENGINE_LAUNCH_COMMAND_MAX];
         engine_release_text(&k->sglang, rel, sizeof rel);
-        comment("cgplan launch: %s (%s on %u x %s), SGLang %s flags", d.name, d.model.name, k->world, d.gpu.name, rel);
+        comment("cgplan launch: %s (%s on %u x %s%s), SGLang %s flags", d.name, d.model.name, l.gpus, d.gpu.name,
+                l.gpus != k->world ? ": the dp replicas of tp GPUs each" : "", rel);
         char range[64] = "no upper end: a term is unknown";
         if (e.total_complete)
             snprintf(range, sizeof range, "%.2f .. %.2f, planned on the %s end", cli_gib(e.total_low_bytes),

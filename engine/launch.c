@@ -107,9 +107,11 @@ void engine_launch_build(const engine_deployment *d, const engine_estimate *e, c
         o = &none;
     memset(l, 0, sizeof *l);
     l->mem_fraction_static = k->mem_fraction_static;
-    l->nnodes = k->world > ENGINE_LAUNCH_GPUS_PER_NODE
-                    ? (k->world + ENGINE_LAUNCH_GPUS_PER_NODE - 1) / ENGINE_LAUNCH_GPUS_PER_NODE
-                    : 1;
+    /* dp replicas without DP attention are dp servers of tp GPUs each, one process group: the
+     * data-parallel controller gives each replica its own tp_size GPUs (data_parallel_controller.py
+     * launch_dp_schedulers), so the nodes cover tp x dp. */
+    l->gpus = k->world * (!lay->dp_attention && k->dp > 1 ? k->dp : 1);
+    l->nnodes = (l->gpus + ENGINE_LAUNCH_GPUS_PER_NODE - 1) / ENGINE_LAUNCH_GPUS_PER_NODE;
     l->fits = engine_warnings_blocking(&e->warnings, NULL) == 0;
     for (int i = 0; i < e->warnings.n; i++)
         if (e->warnings.items[i].severity == SEVERITY_BLOCKING)

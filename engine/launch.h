@@ -23,6 +23,7 @@ typedef struct {
 
 typedef struct {
     double mem_fraction_static; /* the fraction the plan was computed at, and the one the command sets */
+    uint32_t gpus;   /* the GPUs the command runs on: tp, times the dp replicas without DP attention */
     uint32_t nnodes;
     bool fits;     /* no blocking warning in the estimate */
     uint64_t max_total_tokens; /* --pin-kv: the --max-total-tokens written; 0: not pinned */

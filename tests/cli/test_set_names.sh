@@ -48,6 +48,11 @@ check_py "j['budget']['recommended_mem_fraction_static'] is None and j['budget']
 # dp replicas: each replica is a server of its own and takes --max-running-requests whole
 expect_exit 0 "$CGPLAN" launch --model qwen3-32b --set gpu=h200 --set tp=4 --set dp=2 --set dp_attention=off --set max_bs=7
 contains "$OUT" "--max-running-requests 7 " "dp replicas: the pool per replica is max_bs"
+# ... and the command spans tp x dp GPUs: two replicas of 8 are 16 GPUs, two nodes
+expect_exit 0 "$CGPLAN" launch --model qwen3-32b --set gpu=h200 --set tp=8 --set dp=2 --set dp_attention=off --format json
+check_py "j['gpus'] == 16 and len(j['nodes']) == 2" "dp replicas: 2 x tp 8 on two nodes"
+expect_exit 0 "$CGPLAN" launch --model qwen3-32b --set gpu=h200 --set tp=8 --set dp=2 --set dp_attention=on --format json
+check_py "j['gpus'] == 8 and len(j['nodes']) == 1" "DP attention: dp ranks inside tp 8, one node"
 # DeepEP: SGLang sets ep_size = tp_size whatever --ep-size says (server_args.py _handle_a2a_moe)
 expect_exit 0 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --set tp=8 --set a2a=deepep --set ep=1 --format json
 check_py "[t['bytes'] for t in j['terms'] if t['id'] == 'moe.deepep_normal'] == [335709824] and \
