@@ -138,9 +138,6 @@ static int lint_resolve(const cli_opts *o, const preset_catalog *cat, const char
 {
     engine_deployment *d = &r->d;
     engine_deployment_defaults(d);
-    d->a2a = A2A_NONE;
-    d->knobs.backend_auto = true;
-    d->knobs.max_dispatch_auto = true;
     engine_deployment_sglang_defaults(d);
     d->gpu.name[0] = '\0';
     char err[ENGINE_TEXT_MAX * 2];

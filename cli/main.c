@@ -265,9 +265,6 @@ int cli_load_deployment(const cli_opts *o, const preset_catalog *cat, const char
         /* A plan from a model alone: SGLang's own defaults (--tp-size 1, no DP attention, no a2a
          * backend, the release's attention backend and max_bs tier), the GPU from --set. */
         engine_deployment_defaults(d);
-        d->a2a = A2A_NONE;
-        d->knobs.backend_auto = true;
-        d->knobs.max_dispatch_auto = true;
         engine_deployment_sglang_defaults(d);
         if (o->base_world) /* still SGLang's default for the knob's origin: search scans it */
             d->knobs.world = o->base_world;

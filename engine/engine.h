@@ -942,8 +942,9 @@ uint32_t engine_plan_max_running_requests(const engine_knobs_state *k);
 
 /* Fills D with MODEL.md's defaults that presets may omit (dcp 1, other_runtime 1 GiB, ...). */
 void engine_deployment_defaults(engine_deployment *d);
-/* A plan from a model alone: SGLang's own launch defaults (tp 1; max_bs from the release's GPU
- * tiers), each marked ORIGIN_RELEASE; resolve after the user's settings are applied. */
+/* A plan from a model alone: SGLang's own launch defaults (tp 1, no a2a backend, the release's
+ * attention backend, max_dispatch auto; max_bs from the release's GPU tiers, tp and max_bs marked
+ * ORIGIN_RELEASE); resolve after the user's settings are applied. */
 void engine_deployment_sglang_defaults(engine_deployment *d);
 void engine_deployment_resolve_release_knobs(engine_deployment *d);
 /* K3's default coefficients (MODEL.md), for models that have none of their own. */

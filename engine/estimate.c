@@ -438,10 +438,14 @@ void engine_deployment_defaults(engine_deployment *d)
 }
 
 /* A plan from a model alone launches as SGLang would with nothing more on its command line:
- * --tp-size 1 (server_args.py ServerArgs.tp_size), and --cuda-graph-max-bs from the release's GPU
+ * --tp-size 1 (server_args.py ServerArgs.tp_size), no --moe-a2a-backend, the release's attention
+ * backend, the dispatch cap following the MoE rows, and --cuda-graph-max-bs from the release's GPU
  * tiers once the GPU, tp and speculation are known (engine_deployment_resolve_release_knobs). */
 void engine_deployment_sglang_defaults(engine_deployment *d)
 {
+    d->a2a = A2A_NONE;
+    d->knobs.backend_auto = true;
+    d->knobs.max_dispatch_auto = true;
     d->knobs.world = 1;
     d->knob_origin[KNOB_WORLD] = ORIGIN_RELEASE;
     d->knob_origin[KNOB_MAX_BS] = ORIGIN_RELEASE;

@@ -27,9 +27,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     char err[1024];
     /* a model alone, SGLang's defaults (cli_load_deployment's path for --model) */
     engine_deployment_defaults(&bases[0]);
-    bases[0].a2a = A2A_NONE;
-    bases[0].knobs.backend_auto = true;
-    bases[0].knobs.max_dispatch_auto = true;
     engine_deployment_sglang_defaults(&bases[0]);
     n_bases = 1;
     for (size_t i = 0; i < preset_catalog_count(cat) && n_bases < BASES; i++) {

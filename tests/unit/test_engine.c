@@ -769,6 +769,8 @@ static void test_sglang_defaults(void **state)
     engine_deployment_sglang_defaults(&d);
     assert_int_equal(d.knobs.world, 1);
     assert_int_equal(d.knob_origin[KNOB_WORLD], ORIGIN_RELEASE);
+    assert_int_equal(d.a2a, A2A_NONE); /* no --moe-a2a-backend, the release's backend, dispatch auto */
+    assert_true(d.knobs.backend_auto && d.knobs.max_dispatch_auto);
     d.gpu.nvidia_smi_mib = 81559; /* H100: the 80-160 GiB tier, 256 below tp 4 */
     engine_deployment_resolve_release_knobs(&d);
     assert_int_equal(d.knobs.max_bs, 256);

@@ -19,9 +19,6 @@ static bool model_plan(const preset_catalog *c, const char *model, const char *g
 {
     char err[512];
     engine_deployment_defaults(d);
-    d->a2a = A2A_NONE;
-    d->knobs.backend_auto = true;
-    d->knobs.max_dispatch_auto = true;
     engine_deployment_sglang_defaults(d);
     assert_int_equal(preset_load_model(c, model, &d->model, err, sizeof err), 0);
     assert_int_equal(preset_load_gpu(c, gpu, &d->gpu, err, sizeof err), 0);

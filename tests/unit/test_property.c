@@ -173,9 +173,6 @@ static int plan_build(const plan *p, const char *args, engine_deployment *d, cha
                       char *err, size_t errlen)
 {
     engine_deployment_defaults(d);
-    d->a2a = A2A_NONE;
-    d->knobs.backend_auto = true;
-    d->knobs.max_dispatch_auto = true;
     engine_deployment_sglang_defaults(d);
     d->model = *p->model;
     d->knobs.context_len = d->model.context_len;
