@@ -293,7 +293,7 @@ static void print_stored(FILE *out, ingest_ctx *c, const store_run_summary *r, u
 typedef struct {
     ingest_ctx *c;
     const store_ingest *in;
-    store_ingest_result res; /* the runs' count, ids and first lines */
+    store_ingest_result res; /* the runs' count and ids */
     pthread_t thread;
     bool started, failed;
     FILE *out;           /* the lines, until they are copied to stdout */
@@ -328,17 +328,39 @@ static int copy_report(FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
+/* Where store_ingest_each_run's runs are printed. */
+typedef struct {
+    FILE *out;
+    ingest_ctx *c;
+} stored_sink;
+
+static int print_stored_run(const store_run_summary *r, uint32_t first_line, void *ctx)
+{
+    const stored_sink *sink = ctx;
+    print_stored(sink->out, sink->c, r, first_line);
+    return 0;
+}
+
+/* Prints every stored run's line(s) into OUT: 0, or -1 with ERR. */
+static int print_stored_runs(const store_ingest *in, FILE *out, ingest_ctx *c, char *err, size_t errlen)
+{
+    store_run_summary *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    stored_sink sink = {out, c};
+    int rc = store_ingest_each_run(in, r, print_stored_run, &sink, err, errlen);
+    free(r);
+    return rc;
+}
+
 static void *report_stored(void *arg)
 {
     stored_report *sr = arg;
-    store_run_summary *r = calloc(1, sizeof *r);
-    sr->failed = !r;
-    for (size_t i = 0; r && i < sr->res.n_runs; i++) {
-        store_ingest_run_report(sr->in, i, r);
-        print_stored(sr->out, sr->c, r, sr->res.first_lines[i]);
-    }
-    free(r);
-    sr->failed = fflush(sr->out) != 0 || ferror(sr->out) || sr->failed; /* a full disk: printed after */
+    char err[4096 + 256];
+    sr->failed = print_stored_runs(sr->in, sr->out, sr->c, err, sizeof err) != 0;
+    sr->failed = fflush(sr->out) != 0 || ferror(sr->out) || sr->failed; /* printed after, from the start */
     return NULL;
 }
 
@@ -942,16 +964,11 @@ static int ingest_file(ingest_ctx *c, store *s, const char *path, char *chunk)
                 rc = EXIT_WORK;
             }
         } else {
-            store_run_summary *r = calloc(1, sizeof *r);
-            if (!r) {
-                cli_error("%s: out of memory", path);
+            char why[4096 + 256];
+            if (print_stored_runs(in, stdout, c, why, sizeof why) != 0) {
+                cli_error("%s: %s: the runs are stored; cgplan runs list shows them", path, why);
                 rc = EXIT_WORK;
             }
-            for (size_t i = 0; r && i < res.n_runs; i++) {
-                store_ingest_run_report(in, i, r);
-                print_stored(stdout, c, r, res.first_lines[i]);
-            }
-            free(r);
         }
     }
     if (report.out)

@@ -194,9 +194,9 @@ typedef struct {
                                        * (engine_run_derive); must outlive the store_ingest */
     size_t buffer_bytes;              /* the parsed rows kept in memory before they spill to a
                                        * file in $TMPDIR; 0: 64 MiB (tests set less) */
-    /* Called with the runs written, just before the commit that stores them (RES: their count,
-     * ids and first lines; store_ingest_run_report reads each): a caller may build its report
-     * while the commit runs, to show it once store_ingest_finish returned 0. NULL: none. */
+    /* Called with the runs written, just before the commit that stores them (RES: their count
+     * and ids; store_ingest_each_run walks them): a caller may build its report on another
+     * thread while the commit runs, to show it once store_ingest_finish returned 0. NULL: none. */
     void (*written)(const store_ingest *in, const store_ingest_result *res, void *ctx);
     void *written_ctx;
 } store_ingest_opts;
@@ -211,8 +211,8 @@ struct store_ingest_result {
     bool recognised;       /* the input held SGLang start-up lines */
     int64_t duplicate_of;  /* > 0: the same bytes are already stored as this run; nothing written */
     size_t n_runs;         /* runs stored by this file */
-    int64_t *run_ids;      /* their ids in file order, ascending (owned by the store_ingest) */
-    uint32_t *first_lines; /* each run's first line in the file */
+    int64_t first_run_id;  /* their ids, in file order: first_run_id .. first_run_id + n_runs - 1
+                            * (one transaction under the write lock: AUTOINCREMENT's next ids) */
     uint64_t bytes, lines;
     char content_hash[STORE_HASH_TEXT_MAX]; /* the file's identity (content_hash.h) */
 };
@@ -232,11 +232,17 @@ int store_ingest_apply(store_ingest *in, const caplog_tokens *t, char *err, size
  * -1 on a database error, a write lock not had in time, or a full disk (nothing written, ERR
  * set). RES stays valid until store_ingest_free. */
 int store_ingest_finish(store_ingest *in, store_ingest_result *res, char *err, size_t errlen);
-/* What `cgplan ingest` reports of the file's run I (0 <= I < RES->n_runs), kept from its
- * derivation as a listing of the stored run would read it: sets OUT's id, model, gpu,
- * gpu_inferred, world, dp, dcp, mtp, max_bs and its target_total, draft, total and largest GiB;
- * leaves every other field as it was. Valid after store_ingest_finish returned 0 with runs. */
-void store_ingest_run_report(const store_ingest *in, size_t i, store_run_summary *out);
+/* Calls FN with what `cgplan ingest` reports of each of the file's runs, in file order, kept from
+ * its derivation as a listing of the stored run would read it, and the run's first line in the
+ * file. SCRATCH is the run FN gets: its id (0 before the runs are written), model, gpu,
+ * gpu_inferred, world, dp, dcp, mtp, max_bs and target_total, draft, total and largest GiB are
+ * set, every other field left as it was. The older runs' reports come back from a temporary file
+ * a chunk at a time, so memory stays bounded in the run count; the walk takes no lock and may run
+ * on another thread during the commit. Returns 0, FN's first non-zero return, or -1 with ERR when
+ * the reports cannot be read back. Valid after store_ingest_finish returned 0. */
+int store_ingest_each_run(const store_ingest *in, store_run_summary *scratch,
+                          int (*fn)(const store_run_summary *run, uint32_t first_line, void *ctx), void *ctx,
+                          char *err, size_t errlen);
 /* Frees (an unfinished ingest has written nothing). */
 void store_ingest_free(store_ingest *in);
 

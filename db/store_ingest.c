@@ -95,11 +95,14 @@ typedef struct {
     uint32_t gpu_inferred;
 } report_deployment;
 
-/* A run's report, ~40 bytes: a 1 GiB log's 179,409 runs keep 7 MB, not a store read back. */
+/* A run's report, 40 bytes, with its first line: the last REPORTS_KEPT stay in memory, the
+ * older ones spill to an unlinked file, so a file of 4M runs keeps 640 KiB of them, not 160 MB. */
 typedef struct {
+    uint32_t first_line; /* the run's first line in the file */
     uint32_t deployment; /* index into the ingest's deployments */
     double target_total_gib, draft_gib, total_gib, largest_gib;
 } run_report;
+#define REPORTS_KEPT 16384
 
 #define LIST_MEMO 4
 
@@ -139,11 +142,14 @@ struct store_ingest {
     seen_value *seen;
     size_t n_seen, cap_seen, seen_bytes;
     uint32_t seen_slot[SEEN_SLOTS]; /* index + 1 into seen; 0: none */
-    /* The file's runs: first lines and reports as parsed, ids as written. */
-    int64_t *ids;
-    uint32_t *first_lines;
+    /* The file's runs as parsed: the older reports in REPORT_SPILL (N_REPORTS_SPILLED of them),
+     * the newer in REPORTS. Written, they take the ids first_run_id .. + n_written - 1. */
     run_report *reports;
-    size_t n_runs, cap_runs, n_written;
+    size_t n_reports_kept, reports_cap; /* reports_cap: REPORTS_KEPT, or fewer for a small buffer */
+    int report_spill; /* an unlinked file's descriptor; -1: none yet */
+    uint64_t n_reports_spilled;
+    size_t n_runs, n_written;
+    int64_t first_run_id;
     report_deployment *deployments;
     size_t n_deployments, cap_deployments;
     uint32_t *deployment_slots; /* open addressing: index + 1, 0 empty; a power of two, at most half full */
@@ -242,19 +248,28 @@ static int spill_error(store_ingest *in, int e)
     return -1;
 }
 
-/* Moves the buffer's records to the spill file (created, already unlinked, on first use: a
- * kill leaves nothing behind). */
+/* A temporary file in $TMPDIR (else /tmp), unlinked at once: a kill leaves nothing behind.
+ * Returns its descriptor, or -1 with the error set. */
+static int unlinked_spill_file(store_ingest *in)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(in->spill_dir, sizeof in->spill_dir, "%s", dir && *dir ? dir : "/tmp");
+    char path[4096 + 32];
+    snprintf(path, sizeof path, "%s/cgplan-ingest-XXXXXX", in->spill_dir);
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return spill_error(in, errno);
+    unlink(path);
+    return fd;
+}
+
+/* Moves the buffer's records to the spill file (created on first use). */
 static int spill(store_ingest *in)
 {
     if (!in->spill) {
-        const char *dir = getenv("TMPDIR");
-        snprintf(in->spill_dir, sizeof in->spill_dir, "%s", dir && *dir ? dir : "/tmp");
-        char path[4096 + 32];
-        snprintf(path, sizeof path, "%s/cgplan-ingest-XXXXXX", in->spill_dir);
-        int fd = mkstemp(path);
+        int fd = unlinked_spill_file(in);
         if (fd < 0)
-            return spill_error(in, errno);
-        unlink(path);
+            return -1;
         if (!(in->spill = fdopen(fd, "w+b"))) {
             int e = errno;
             close(fd);
@@ -571,23 +586,44 @@ static int64_t deployment_index(store_ingest *in, const report_deployment *d)
     return (int64_t)in->n_deployments++;
 }
 
+/* Writes LEN bytes at P to FD whole: 0, or -1 with errno. */
+static int write_whole(int fd, const void *p, size_t len)
+{
+    const char *at = p;
+    while (len > 0) {
+        ssize_t n = write(fd, at, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        at += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Moves the kept reports to the report spill file (created on first use). */
+static int spill_reports(store_ingest *in)
+{
+    if (in->report_spill < 0 && (in->report_spill = unlinked_spill_file(in)) < 0)
+        return -1;
+    if (write_whole(in->report_spill, in->reports, in->n_reports_kept * sizeof *in->reports) != 0)
+        return spill_error(in, errno);
+    in->n_reports_spilled += in->n_reports_kept;
+    in->n_reports_kept = 0;
+    return 0;
+}
+
 /* Keeps RUN's first line and what the report prints of it, as a listing of the stored run would
  * read it (the facts' values are zero where the knob is unknown, as the store leaves them). */
 static int keep_report(store_ingest *in, const caplog_run *run, const engine_run_facts *f)
 {
-    if (in->n_runs == in->cap_runs) {
-        size_t cap = in->cap_runs ? 2 * in->cap_runs : 16;
-        uint32_t *lines = realloc(in->first_lines, cap * sizeof *lines);
-        if (lines)
-            in->first_lines = lines;
-        run_report *reports = lines ? realloc(in->reports, cap * sizeof *reports) : NULL;
-        if (!reports) {
-            store_set_err(in->err, sizeof in->err, "%s: out of memory", in->s->path);
-            return -1;
-        }
-        in->reports = reports;
-        in->cap_runs = cap;
+    if (!in->reports && !(in->reports = malloc(in->reports_cap * sizeof *in->reports))) {
+        store_set_err(in->err, sizeof in->err, "%s: out of memory", in->s->path);
+        return -1;
     }
+    if (in->n_reports_kept == in->reports_cap && spill_reports(in) != 0)
+        return -1;
     report_deployment d;
     memset(&d, 0, sizeof d); /* padding and string tails too: compared as bytes */
     engine_copy_text(d.model, sizeof d.model, f->model);
@@ -604,22 +640,23 @@ static int keep_report(store_ingest *in, const caplog_run *run, const engine_run
         store_set_err(in->err, sizeof in->err, "%s: out of memory", in->s->path);
         return -1;
     }
-    in->reports[in->n_runs] = (run_report){
+    in->reports[in->n_reports_kept++] = (run_report){
+        .first_line = run->first_line,
         .deployment = (uint32_t)index,
         .target_total_gib = as_stored(f->target_total_gib),
         .draft_gib = as_stored(f->draft_gib),
         .total_gib = as_stored(f->total_gib),
         .largest_gib = as_stored(f->largest_gib),
     };
-    in->first_lines[in->n_runs++] = run->first_line;
+    in->n_runs++;
     return 0;
 }
 
-void store_ingest_run_report(const store_ingest *in, size_t i, store_run_summary *out)
+/* Run I's report R into OUT, as store_ingest_each_run documents. */
+static void fill_run_summary(const store_ingest *in, size_t i, const run_report *r, store_run_summary *out)
 {
-    const run_report *r = &in->reports[i];
     const report_deployment *d = &in->deployments[r->deployment];
-    out->id = i < in->n_written ? in->ids[i] : 0;
+    out->id = i < in->n_written ? in->first_run_id + (int64_t)i : 0;
     memcpy(out->model, d->model, sizeof d->model); /* both ENGINE_NAME_MAX, terminated */
     memcpy(out->gpu, d->gpu, sizeof d->gpu);
     out->gpu_inferred = d->gpu_inferred;
@@ -632,6 +669,49 @@ void store_ingest_run_report(const store_ingest *in, size_t i, store_run_summary
     out->draft_gib = r->draft_gib;
     out->total_gib = r->total_gib;
     out->largest_gib = r->largest_gib;
+}
+
+int store_ingest_each_run(const store_ingest *in, store_run_summary *scratch,
+                          int (*fn)(const store_run_summary *run, uint32_t first_line, void *ctx), void *ctx,
+                          char *err, size_t errlen)
+{
+    enum { CHUNK = 1024 };
+    run_report chunk[CHUNK]; /* 40 KiB: the spilled reports come back a chunk at a time */
+    size_t i = 0;
+    for (uint64_t at = 0; at < in->n_reports_spilled;) {
+        size_t want = in->n_reports_spilled - at < CHUNK ? (size_t)(in->n_reports_spilled - at) : CHUNK;
+        size_t bytes = want * sizeof chunk[0], got = 0;
+        while (got < bytes) { /* pread: the file offset is not shared, so a reader thread may walk it */
+            ssize_t n = pread(in->report_spill, (char *)chunk + got, bytes - got,
+                              (off_t)(at * sizeof chunk[0] + got));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                store_set_err(err, errlen, "cannot read the runs' reports back from a temporary file in %s: %s",
+                              in->spill_dir, n < 0 ? strerror(errno) : "it was cut short");
+                return -1;
+            }
+            got += (size_t)n;
+        }
+        for (size_t k = 0; k < want; k++, i++) {
+            if (chunk[k].deployment >= in->n_deployments) {
+                store_set_err(err, errlen, "the runs' reports kept in %s came back damaged", in->spill_dir);
+                return -1;
+            }
+            fill_run_summary(in, i, &chunk[k], scratch);
+            int rc = fn(scratch, chunk[k].first_line, ctx);
+            if (rc != 0)
+                return rc;
+        }
+        at += want;
+    }
+    for (size_t k = 0; k < in->n_reports_kept; k++, i++) {
+        fill_run_summary(in, i, &in->reports[k], scratch);
+        int rc = fn(scratch, in->reports[k].first_line, ctx);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
 }
 
 /* ---- Deriving a run into rows (no lock held) ---- */
@@ -891,6 +971,11 @@ store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err
     in->s = s;
     in->o = *o;
     in->bound = o->buffer_bytes ? o->buffer_bytes : STORE_INGEST_BUFFER_BYTES;
+    in->report_spill = -1;
+    /* a test's small buffer spills the reports early too */
+    in->reports_cap = REPORTS_KEPT;
+    if (o->buffer_bytes && o->buffer_bytes / sizeof(run_report) < REPORTS_KEPT)
+        in->reports_cap = o->buffer_bytes / sizeof(run_report) ? o->buffer_bytes / sizeof(run_report) : 1;
     int late_col[][3] = {
         {ROW_TERM, column_index(&store_measured_terms_table, "run_id"), TAG_RUN_ID},
         {ROW_RUN, column_index(&store_runs_table, "content_hash"), TAG_CONTENT_HASH},
@@ -1134,10 +1219,13 @@ static int write_batch(store_ingest *in, int kind, const char *p, int n)
         /* the write lock is ours and AUTOINCREMENT takes the next id for each row: the N runs
          * have the N ids up to the last one */
         in->run_id = sqlite3_last_insert_rowid(in->s->db);
-        if (sqlite3_changes(in->s->db) != n || in->n_written + (size_t)n > in->n_runs)
-            return damaged(in);
-        for (int r = 0; r < n; r++)
-            in->ids[in->n_written++] = in->run_id - (n - 1 - r);
+        int64_t batch_first = in->run_id - (n - 1);
+        if (in->n_written == 0)
+            in->first_run_id = batch_first;
+        if (sqlite3_changes(in->s->db) != n || in->n_written + (size_t)n > in->n_runs ||
+            batch_first != in->first_run_id + (int64_t)in->n_written)
+            return damaged(in); /* the ids are one range, as the reports' ids are counted from it */
+        in->n_written += (size_t)n;
     }
     return 0;
 }
@@ -1297,16 +1385,12 @@ static int write_file(store_ingest *in, store_ingest_result *res, char *err, siz
         res->duplicate_of = copy;
         rc = 0;
     } else if (copy == 0) {
-        in->ids = malloc((in->n_runs ? in->n_runs : 1) * sizeof *in->ids);
-        if (!in->ids)
-            store_set_err(in->err, sizeof in->err, "%s: out of memory", in->s->path);
-        else if (take_created_at(in) == 0 && write_rows(in) == 0)
+        if (take_created_at(in) == 0 && write_rows(in) == 0)
             rc = 0;
         finalize_inserts(in);
         if (rc == 0) {
             res->n_runs = in->n_runs;
-            res->run_ids = in->ids;
-            res->first_lines = in->first_lines;
+            res->first_run_id = in->n_runs ? in->first_run_id : 0;
             if (in->o.written)
                 in->o.written(in, res, in->o.written_ctx);
         }
@@ -1373,8 +1457,8 @@ void store_ingest_free(store_ingest *in)
     for (int i = 0; i < KNOBS_MEMO_SLOTS; i++)
         free(in->knobs_memo[i].bytes);
     store_record_free(&in->detail);
-    free(in->ids);
-    free(in->first_lines);
+    if (in->report_spill >= 0)
+        close(in->report_spill);
     free(in->reports);
     free(in->deployments);
     free(in->deployment_slots);

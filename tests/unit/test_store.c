@@ -125,6 +125,34 @@ static void sha_init(store_sha256 *c, bool portable)
         c->accelerated = false;
 }
 
+/* The ingest's runs as store_ingest_each_run walks them: ids and first lines, and the reports. */
+typedef struct {
+    int64_t *ids;
+    uint32_t *lines;
+    store_run_summary *runs; /* NULL: not kept */
+    size_t n, cap;
+} walked_runs;
+
+static int walk_run(const store_run_summary *r, uint32_t first_line, void *ctx)
+{
+    walked_runs *w = ctx;
+    assert_true(w->n < w->cap);
+    w->ids[w->n] = r->id;
+    w->lines[w->n] = first_line;
+    if (w->runs)
+        w->runs[w->n] = *r;
+    w->n++;
+    return 0;
+}
+
+static void walk_runs(const store_ingest *in, walked_runs *w)
+{
+    store_run_summary *scratch = calloc(1, sizeof *scratch);
+    w->n = 0;
+    assert_int_equal(store_ingest_each_run(in, scratch, walk_run, w, err, sizeof err), 0);
+    free(scratch);
+}
+
 static void test_sha256_vectors(void **state)
 {
     (void)state;
@@ -367,8 +395,14 @@ static void test_ingest_dedup_delete(void **state)
     assert_int_equal(ingest_text(s, copy, len + (size_t)head, 1, "h200", &res, &in), 0);
     assert_int_equal(res.duplicate_of, 0);
     assert_int_equal(res.n_runs, 1);
-    assert_int_equal(res.run_ids[0], 3);
-    assert_int_equal(res.first_lines[0], 2);
+    assert_int_equal(res.first_run_id, 3);
+    int64_t one_id;
+    uint32_t one_line;
+    walked_runs one = {&one_id, &one_line, NULL, 0, 1};
+    walk_runs(in, &one);
+    assert_int_equal(one.n, 1);
+    assert_int_equal(one_id, 3);
+    assert_int_equal(one_line, 2);
     store_ingest_free(in);
     static store_run_detail d;
     assert_int_equal(store_get_run(s, 3, &d, err, sizeof err), 0);
@@ -398,7 +432,7 @@ static void test_ingest_dedup_delete(void **state)
     assert_int_equal(store_delete_run(s, 3, err, sizeof err), 1);
     assert_int_equal(store_get_run_parts(s, 3, groups, 8, &ng, NULL, 0, NULL, NULL, err, sizeof err), 1);
     assert_int_equal(ingest_text(s, copy, len + (size_t)head, 4096, NULL, &res, &in), 0);
-    assert_int_equal(res.run_ids[0], 4);
+    assert_int_equal(res.first_run_id, 4);
     store_ingest_free(in);
 
     /* nothing recognisable: rolled back, reported */
@@ -440,7 +474,7 @@ static void test_ingest_registered_addresses(void **state)
     store_ingest *in;
     assert_int_equal(ingest_text(s, text, len, 5, "h200", &res, &in), 0);
     assert_int_equal(res.n_runs, 1);
-    int64_t id = res.run_ids[0];
+    int64_t id = res.first_run_id;
     store_ingest_free(in);
     store_group_info groups[4];
     size_t ng;
@@ -563,7 +597,7 @@ static void test_knob_values_kept_as_stated(void **state)
     store_ingest *in;
     assert_int_equal(ingest_text(s, log, strlen(log), 4096, NULL, &res, &in), 0);
     assert_int_equal(res.n_runs, 1);
-    int64_t id = res.run_ids[0];
+    int64_t id = res.first_run_id;
     store_ingest_free(in);
     static store_run_detail d;
     assert_int_equal(store_get_run(s, id, &d, err, sizeof err), 0);
@@ -958,7 +992,7 @@ static void test_ingest_finds_older_runs_by_sha256(void **state)
     store_ingest *in;
     assert_int_equal(ingest_text(s, text, len, 4096, NULL, &res, &in), 0);
     assert_int_equal(res.n_runs, 1);
-    int64_t id = res.run_ids[0];
+    int64_t id = res.first_run_id;
     store_ingest_free(in);
     /* as migrate_6_to_7 leaves a run of version 6 */
     store_sha256 sha;
@@ -1210,14 +1244,22 @@ static void test_ingest_spill_same_rows(void **state)
         ingest_buffer_bytes = 0;
         assert_int_equal(res.duplicate_of, 0);
         assert_true(res.n_runs > 50 && res.n_runs <= 2048);
+        /* a 16-byte buffer keeps one report in memory: every other comes back from its file */
+        int64_t got_ids[2048];
+        uint32_t got_lines[2048];
+        walked_runs w = {got_ids, got_lines, NULL, 0, 2048};
+        walk_runs(in, &w);
+        assert_int_equal(w.n, res.n_runs);
+        for (size_t i = 0; i < w.n; i++)
+            assert_int_equal(got_ids[i], res.first_run_id + (int64_t)i);
         if (b == 0) {
             first = res;
-            memcpy(ids, res.run_ids, res.n_runs * sizeof ids[0]);
-            memcpy(lines, res.first_lines, res.n_runs * sizeof lines[0]);
+            memcpy(ids, got_ids, res.n_runs * sizeof ids[0]);
+            memcpy(lines, got_lines, res.n_runs * sizeof lines[0]);
         } else {
             assert_int_equal(res.n_runs, first.n_runs);
-            assert_memory_equal(res.run_ids, ids, res.n_runs * sizeof ids[0]);
-            assert_memory_equal(res.first_lines, lines, res.n_runs * sizeof lines[0]);
+            assert_memory_equal(got_ids, ids, res.n_runs * sizeof ids[0]);
+            assert_memory_equal(got_lines, lines, res.n_runs * sizeof lines[0]);
             assert_string_equal(res.content_hash, first.content_hash);
         }
         store_ingest_free(in);
@@ -1254,7 +1296,7 @@ static void test_ingest_kept_values_exact(void **state)
         assert_int_equal(ingest_text(s, log, strlen(log), 64, NULL, &res, &in), 0);
         ingest_buffer_bytes = 0;
         assert_int_equal(res.n_runs, 1);
-        int64_t id = res.run_ids[0];
+        int64_t id = res.first_run_id;
         store_ingest_free(in);
         store_close(s);
         sqlite3 *db;
@@ -1348,12 +1390,16 @@ static void test_ingest_batched_ids_and_report(void **state)
     sqlite3_stmt *st;
     assert_int_equal(sqlite3_prepare_v2(db, "SELECT id, first_line FROM runs ORDER BY file_run", -1, &st, NULL),
                      SQLITE_OK);
+    walked_runs w = {calloc(res.n_runs, sizeof(int64_t)), calloc(res.n_runs, sizeof(uint32_t)),
+                     calloc(res.n_runs, sizeof(store_run_summary)), 0, res.n_runs};
+    walk_runs(in, &w);
+    assert_int_equal(w.n, res.n_runs);
     size_t n = 0;
     for (; sqlite3_step(st) == SQLITE_ROW; n++) {
         assert_true(n < res.n_runs);
-        assert_int_equal(sqlite3_column_int64(st, 0), res.run_ids[n]);
-        assert_int_equal(sqlite3_column_int64(st, 1), res.first_lines[n]);
-        assert_int_equal(res.run_ids[n], res.run_ids[0] + (int64_t)n);
+        assert_int_equal(sqlite3_column_int64(st, 0), w.ids[n]);
+        assert_int_equal(sqlite3_column_int64(st, 1), w.lines[n]);
+        assert_int_equal(w.ids[n], res.first_run_id + (int64_t)n);
     }
     sqlite3_finalize(st);
     assert_int_equal(n, res.n_runs);
@@ -1365,13 +1411,12 @@ static void test_ingest_batched_ids_and_report(void **state)
 
     read_back back = {calloc(res.n_runs, sizeof *back.runs), 0, res.n_runs};
     assert_int_equal(
-        store_each_run_range(s, res.run_ids[0], res.run_ids[res.n_runs - 1], collect_run, &back, err, sizeof err), 0);
+        store_each_run_range(s, res.first_run_id, (res.first_run_id + (int64_t)res.n_runs - 1), collect_run, &back, err, sizeof err), 0);
     assert_int_equal(back.n, res.n_runs);
-    store_run_summary *kept = calloc(1, sizeof *kept);
     int with_gpu = 0, with_total = 0;
     for (size_t i = 0; i < res.n_runs; i++) {
         const store_run_summary *r = &back.runs[i];
-        store_ingest_run_report(in, i, kept);
+        const store_run_summary *kept = &w.runs[i];
         assert_int_equal(kept->id, r->id);
         assert_string_equal(kept->model, r->model);
         assert_string_equal(kept->gpu, r->gpu);
@@ -1388,15 +1433,17 @@ static void test_ingest_batched_ids_and_report(void **state)
         with_total += !isnan(r->total_gib);
     }
     assert_true(with_gpu > 0 && with_total > 0);
-    free(kept);
+    free(w.ids);
+    free(w.lines);
+    free(w.runs);
     free(back.runs);
-    int64_t last = res.run_ids[res.n_runs - 1];
+    int64_t last = (res.first_run_id + (int64_t)res.n_runs - 1);
     store_ingest_free(in);
 
     /* the newest run deleted: the next file's first id is still past it */
     assert_int_equal(store_delete_run(s, last, err, sizeof err), 0);
     assert_int_equal(ingest_text(s, part, part_len, 4096, "h200", &res, &in), 0);
-    assert_int_equal(res.run_ids[0], last + 1);
+    assert_int_equal(res.first_run_id, last + 1);
     store_ingest_free(in);
     store_close(s);
     sqlite3_close(db);
@@ -1710,7 +1757,7 @@ static void test_ingest_reading_holds_no_lock(void **state)
     store_ingest_result res;
     assert_int_equal(store_ingest_finish(in, &res, err, sizeof err), 0);
     assert_int_equal(res.n_runs, 1);
-    assert_int_equal(res.run_ids[0], 3);
+    assert_int_equal(res.first_run_id, 3);
     store_ingest_free(in);
     store_close(s);
     free(text);
