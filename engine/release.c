@@ -512,10 +512,14 @@ static const release_fact facts[] = {
     {REL(4, 7, FINAL, 0), RF_SPEC_GRID, SPEC_10_EVEN_80, true,
      "speculative list 1..8 + 10..32/2 + 40, 48, 56 + 80..160/16", "PR #6803"},
     {REL(4, 7, FINAL, 0), RF_POOL_ADD_PREV, 0, true, "pool clamp adds N only", "PR #6803"},
-    /* Not read between PR #6744 and PR #23635 (2026-04, which says the pool then allocated
-     * exactly size rows); placed with PR #6803 so that v0.4.7 on keep their earlier lists. */
-    {REL(4, 7, FINAL, 0), RF_POOL_EXTRA_ROW, 0, false, "req_to_token_pool.size = max_num_reqs (unverified here)",
-     "PR #23635 description (2026-04-24): size rows, slots 1..size-1"},
+    /* Read at a June 2025 model_runner.py (it has PR #7023's SM100 MLA default, so v0.4.7's
+     * tree): init_memory_pool builds ReqToTokenPool(size=max_num_reqs) (DecodeReqToTokenPool
+     * likewise, plus pre_alloc_size), and that pool's free_slots are range(size): N is
+     * max_num_reqs. PR #23635 (2026-04-24) keeps size = max_num_reqs with one more row for
+     * slot 0, so N stays max_num_reqs on main. The value is read; the cut (between PR #6744
+     * and that tree, whose exact commit is not known) is placed with PR #6803. */
+    {REL(4, 7, FINAL, 0), RF_POOL_EXTRA_ROW, 0, false, "req_to_token_pool.size = max_num_reqs",
+     "model_runner.py init_memory_pool after PR #7023 (6716b4178, 2025-06-09); PR #23635 description"},
     {REL(4, 7, FINAL, 0), RF_RUNNER_BIG_MIB, 180000, true, "adds 256..512/16 when gpu_mem > 180000 MiB",
      "PR #6718 (f2bd3515f, 2025-05-29)"},
     {REL(4, 7, FINAL, 0), RF_TBO, TBO_AT_LEAST_2, true, "two-batch overlap drops bs 1",
