@@ -55,7 +55,7 @@ const engine_term_info engine_terms[TERM_COUNT] = {
      ROWS | KNOB_BIT(KNOB_NODE_BYTES) | KNOB_BIT(KNOB_ATTENTION_BACKEND),
      "buckets.nodes + buckets.wrappers + buckets.nccl_work (or a fit's graph_bytes x (n - 1) + out_bytes_per_row x "
      "sum(other bs x mtp))",
-     "CUDA driver graph exec records (per-graph.md); flashinfer wrappers; NCCL enqueue.cc", "the captured graphs",
+     "CUDA driver graph exec records (bench/gpu/node_cost.py); flashinfer wrappers; NCCL enqueue.cc", "the captured graphs",
      false, false, 0, 0, term_buckets},
     {TERM_DRAFT, "draft", "draft graph", "draft graph", "the draft model's graphs (MTP)", LAYER_DRAFT, SOURCE_EMPIRICAL,
      ROWS | KNOB_BIT(KNOB_NODE_BYTES),
@@ -94,7 +94,7 @@ const char *const engine_bound_names[BOUND_COUNT] = {"high", "expected"};
 const engine_part_info engine_parts[PART_COUNT] = {
     {PART_BUCKETS_NODES, TERM_BUCKETS, "buckets.nodes", "kernel nodes", SOURCE_EMPIRICAL,
      "node_bytes x kernel nodes per graph x captured graphs",
-     "CUDA driver cudaGraphExec node records (per-graph.md 1a; NVIDIA CCCL estimates 10240 B per node); node "
+     "CUDA driver cudaGraphExec node records (measured by bench/gpu/node_cost.py; NVIDIA CCCL estimates 10240 B per node); node "
      "counts from the models' forward code (graph_nodes.c)"},
     {PART_BUCKETS_WRAPPERS, TERM_BUCKETS, "buckets.wrappers", "FlashInfer wrappers", SOURCE_EXACT,
      "8 MiB x wrappers per graph (1, 2 with sliding window; x 2 under speculation for flashinfer) x captured graphs",

@@ -733,8 +733,8 @@ static bool move_in_list(int *sel, int key, int n, int page)
     }
 }
 
-/* The keys of a text pop-up (w, ?, l): they scroll it by its first row shown, over the positions
- * that keep the window full; Tab turns the help's page; any other key closes it. */
+/* The keys of a text pop-up (w, ?, l, e): they scroll it by its first row shown, over the
+ * positions that keep the window full; Tab turns the help's page; any other key closes it. */
 static int handle_popup(tui_app *app, const tui_event *ev)
 {
     if (app->mode == TUI_MODE_HELP && (ev->key == TUI_KEY_TAB || ev->key == TUI_KEY_BTAB)) {
@@ -1276,13 +1276,13 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         return handle_setup(app, ev);
     if (app->mode == TUI_MODE_HELP || app->mode == TUI_MODE_WARNINGS || app->mode == TUI_MODE_LAUNCH)
         return handle_popup(app, ev);
-    if (app->mode == TUI_MODE_EXPLAIN) { /* Up/Down choose the term; anything else closes */
+    if (app->mode == TUI_MODE_EXPLAIN) { /* Up/Down choose the term, PgUp/PgDn/Home/End scroll it */
         if (ev->key == TUI_KEY_UP || ev->key == TUI_KEY_DOWN) {
             app->sel = (app->sel + (ev->key == TUI_KEY_UP ? TERM_COUNT - 1 : 1)) % TERM_COUNT;
+            app->scroll = 0;
             return TUI_REDRAW;
         }
-        app->mode = TUI_MODE_MAIN;
-        return ev->key == 'q' ? TUI_QUIT : TUI_REDRAW;
+        return handle_popup(app, ev);
     }
     int prev_focus = app->focus;
     int flags = 0;
@@ -1366,6 +1366,7 @@ int tui_app_handle(tui_app *app, const tui_event *ev)
         return TUI_REDRAW;
     case 'e': /* explain a term: the largest first */
         app->mode = TUI_MODE_EXPLAIN;
+        app->scroll = 0;
         app->sel = 0;
         for (int t = 0; t < TERM_COUNT; t++)
             if (app->plan[0].e.terms[t].bytes > app->plan[0].e.terms[app->sel].bytes)

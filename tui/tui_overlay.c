@@ -165,6 +165,7 @@ static void draw_runs(tui_app *app, tui_screen *s)
 /* Each pop-up's columns before its last one: "%-22s %-8s " (warnings), "%-20s %-6s %-18s "
  * (knobs), "%-12s %-17s " (terms), and the keys' 16. */
 #define HANG_WARNING 32
+#define HANG_EXPLAIN 10 /* under the text after "formula   " */
 #define HANG_KNOB 48
 #define HANG_TERM 31
 #define HANG_KEYS 16
@@ -411,12 +412,46 @@ static void build_launch(tui_app *app, tui_popup *pop)
     }
 }
 
+/* e: one term explained from the term table: formula, origin, the knobs it depends on, each
+ * wrapped under its label (the origins cite files and PRs at length). */
+static void build_explain(tui_app *app, tui_popup *pop)
+{
+    const tui_glyphs *g = app->g;
+    int t = app->sel >= 0 && app->sel < TERM_COUNT ? app->sel : 0;
+    const engine_term_info *info = &engine_terms[t];
+    const engine_term *term = &app->plan[0].e.terms[t];
+    char deps[ENGINE_TEXT_MAX];
+    engine_depends_text(term->depends_on ? term->depends_on : info->depends_on, false, deps, sizeof deps);
+    popup_line(pop, g, TUI_ST_FOCUS, 0, "", "%s (%s) · %s · %s layer", info->label, info->key,
+               engine_source_names[term->source], engine_layer_names[info->layer]);
+    if (term->known)
+        popup_line(pop, g, TUI_ST_NORMAL, HANG_EXPLAIN, "", "now       %.3f GiB per GPU [%.3f, %.3f]",
+                   tui_gib(term->bytes), tui_gib(term->low_bytes), tui_gib(term->high_bytes));
+    else
+        popup_line(pop, g, TUI_ST_WARN, HANG_EXPLAIN, "", "now       unknown (no formula, coefficient or calibration)");
+    popup_line(pop, g, TUI_ST_NORMAL, HANG_EXPLAIN, "", "what      %s", info->legend);
+    popup_line(pop, g, TUI_ST_NORMAL, HANG_EXPLAIN, "", "formula   %s", term->formula ? term->formula : info->formula);
+    popup_line(pop, g, TUI_ST_NORMAL, HANG_EXPLAIN, "", "origin    %s", term->origin ? term->origin : info->origin);
+    popup_line(pop, g, TUI_ST_NORMAL, HANG_EXPLAIN, "", "depends   %s", deps);
+    popup_line(pop, g, TUI_ST_DIM, HANG_EXPLAIN, "", "limits as %s", info->limit_phrase);
+    for (int p = 0; p < PART_COUNT; p++) { /* a mechanism's parts, each with its range and source */
+        const engine_part *part = &app->plan[0].e.parts[p];
+        if (engine_parts[p].term == (engine_term_id)t && part->present)
+            popup_line(pop, g, TUI_ST_NORMAL, HANG_EXPLAIN, "", "part      %-20s %.3f GiB [%.3f, %.3f] %s",
+                       engine_parts[p].key, tui_gib(part->bytes), tui_gib(part->low_bytes), tui_gib(part->high_bytes),
+                       engine_source_names[part->source]);
+    }
+}
+
 /* The window of the mode's text pop-up on a SW x SH screen, its rows built into the app's
  * scratch; *VISIBLE: the rows it shows. */
 static tui_rect popup_window(tui_app *app, int sw, int sh, int *visible)
 {
     tui_popup *pop = &app->scratch.popup;
-    int w = app->mode == TUI_MODE_HELP ? HELP_W : app->mode == TUI_MODE_WARNINGS ? WARN_W : LAUNCH_W;
+    int w = app->mode == TUI_MODE_HELP       ? HELP_W
+            : app->mode == TUI_MODE_WARNINGS ? WARN_W
+            : app->mode == TUI_MODE_EXPLAIN  ? EXPLAIN_W
+                                             : LAUNCH_W;
     if (w > sw - 2)
         w = sw - 2;
     pop->used = 0;
@@ -427,6 +462,8 @@ static tui_rect popup_window(tui_app *app, int sw, int sh, int *visible)
         build_help(app, pop);
     else if (app->mode == TUI_MODE_WARNINGS)
         build_warnings(app, pop);
+    else if (app->mode == TUI_MODE_EXPLAIN)
+        build_explain(app, pop);
     else
         build_launch(app, pop);
     int h = pop->n_rows + POPUP_CHROME_H;
@@ -480,45 +517,6 @@ static void draw_popup(tui_app *app, tui_screen *s, const char *title)
     tui_ascii_fold(g, more, sizeof more);
     int mw = tui_text_width(more);
     tui_print(s, r.x + r.w - 2 - mw, r.y + r.h - 1, mw, TUI_ST_DIM, more);
-}
-
-/* e: one term explained from the term table: formula, origin, the knobs it depends on. */
-static void draw_explain(tui_app *app, tui_screen *s)
-{
-    const tui_glyphs *g = app->g;
-    int t = app->sel >= 0 && app->sel < TERM_COUNT ? app->sel : 0;
-    const engine_term_info *info = &engine_terms[t];
-    const engine_term *term = &app->plan[0].e.terms[t];
-    int n_parts = 0;
-    for (int p = 0; p < PART_COUNT; p++)
-        n_parts += engine_parts[p].term == (engine_term_id)t && app->plan[0].e.parts[p].present;
-    tui_rect r = centered(s, EXPLAIN_W, 10 + n_parts);
-    tui_fill(s, r, L' ', TUI_ST_NORMAL);
-    tui_draw_box(s, g, r, "explain a term: Up/Down the next term · any other key closes", true);
-    char deps[ENGINE_TEXT_MAX];
-    engine_depends_text(term->depends_on ? term->depends_on : info->depends_on, false, deps, sizeof deps);
-    int y = r.y + 1;
-    tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_FOCUS, "%s (%s) · %s · %s layer", info->label, info->key,
-                      engine_source_names[term->source], engine_layer_names[info->layer]);
-    if (term->known)
-        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "now       %.3f GiB per GPU [%.3f, %.3f]",
-                          tui_gib(term->bytes), tui_gib(term->low_bytes), tui_gib(term->high_bytes));
-    else
-        tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_WARN, "now       unknown (no formula, coefficient or calibration)");
-    tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "what      %s", info->legend);
-    tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "formula   %s",
-                      term->formula ? term->formula : info->formula);
-    tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "origin    %s",
-                      term->origin ? term->origin : info->origin);
-    tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "depends   %s", deps);
-    tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_DIM, "limits as %s", info->limit_phrase);
-    for (int p = 0; p < PART_COUNT; p++) { /* a mechanism's parts, each with its range and source */
-        const engine_part *part = &app->plan[0].e.parts[p];
-        if (engine_parts[p].term == (engine_term_id)t && part->present)
-            tui_printf_glyphs(s, g, r.x + 2, y++, r.w - 4, TUI_ST_NORMAL, "part      %-20s %.3f GiB [%.3f, %.3f] %s",
-                              engine_parts[p].key, tui_gib(part->bytes), tui_gib(part->low_bytes),
-                              tui_gib(part->high_bytes), engine_source_names[part->source]);
-    }
 }
 
 #define SETUP_W 100
@@ -583,7 +581,7 @@ void tui_draw_overlay(tui_app *app, tui_screen *s)
         draw_popup(app, s, "launch (node 0; cgplan launch prints every node) · Up/Down scroll · any other key closes");
         break;
     case TUI_MODE_EXPLAIN:
-        draw_explain(app, s);
+        draw_popup(app, s, "explain: Up/Down the next term · PgUp/PgDn scroll · other keys close");
         break;
     case TUI_MODE_SETUP:
         draw_setup(app, s);

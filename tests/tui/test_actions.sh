@@ -24,7 +24,7 @@ contains "$(capture)" "--cuda-graph-max-bs-decode 192" "l: the release's graph f
 tm send-keys -t t Escape
 # e: a term explained (formula, origin, depends on), Down the next one
 tm send-keys -t t e
-wait_for 'explain a term' && pass
+wait_for 'explain: Up/Down the next term' && pass
 contains "$(capture)" "formula" "e shows the formula"
 contains "$(capture)" "origin" "e shows the origin"
 contains "$(capture)" "depends" "e shows what it depends on"

@@ -143,4 +143,12 @@ expect_exit 0 env LANG=C.UTF-8 "$CGPLAN" tui --snapshot 120x40 --db "$DB" --mode
 contains "$OUT" "captured graphs (buckets) · empirical" "explain: the buckets term"
 contains "$OUT" "part      buckets.nodes" "explain: its kernel-nodes part"
 printf '%s\n' "$OUT" | grep -q "part      buckets.nodes  *[0-9.]* GiB \[[0-9.]*, [0-9.]*\] empirical" && pass || fail "explain: the part's range and source"
+# at 64x20 the explanation wraps under its labels, never cut, and End scrolls to its last part
+expect_exit 0 env LANG=C.UTF-8 "$CGPLAN" tui --snapshot 64x20 --db "$DB" --model qwen3-8b --set gpu=h100 --keys "$keys"
+printf '%s\n' "$OUT" | grep -q "│           (bench/gpu/node_cost.py); flashinfer wrappers;" && pass || fail "explain: the origin wraps under its label"
+printf '%s\n' "$OUT" | grep -q "1-16 of 19 · ↓ 3 more" && pass || fail "explain: the rows below are counted on the border"
+not_contains "$OUT" "part      buckets.nccl_work" "explain: the last part is below the window"
+expect_exit 0 env LANG=C.UTF-8 "$CGPLAN" tui --snapshot 64x20 --db "$DB" --model qwen3-8b --set gpu=h100 --keys "$keys End"
+printf '%s\n' "$OUT" | grep -q "part      buckets.nccl_work    0.000 GiB" && pass || fail "explain: End reaches the last part"
+contains "$OUT" "4-19 of 19" "explain: End shows the last rows"
 finish

@@ -1,0 +1,102 @@
+/* test_dsv4.c — DeepSeek-V4's KV pool sum (engine/dsv4.c) against the figure SGLang logs for
+ * DeepSeek-V4-Flash-Base at TP8 on H20 (bench/data/deployments.json, points
+ * dsv4-flash-base-tp8-h20-bs320-f088 and -f060-fp8kv): "DSv4 memory calculation:
+ * bytes_per_full_token=15955.85, available_bytes=45.78 GB, full_token=3080960". Shapes from
+ * deepseek-ai/DeepSeek-V4-Flash config.json: head_dim 512, qk_rope_head_dim 64 (nope 448),
+ * index_head_dim 128, sliding_window 128, compress_ratios of 44 entries (2 x 0, 21 x 4, 20 x 128,
+ * the MTP layer's 0). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+
+#include "dsv4.h"
+
+static const engine_dsv4_shape v4_flash = {
+    .qk_nope_head_dim = 448,
+    .qk_rope_head_dim = 64,
+    .index_head_dim = 128,
+    .window_size = 128,
+    .layers_total = 44,
+    .layers_c4 = 21,
+    .layers_c128 = 20,
+};
+/* SGLang's DSv4 default swa_full_tokens_ratio, no speculation, offline c128 (the env default). */
+static const engine_dsv4_launch plain = {.swa_ratio = 0.1, .speculative = false, .online_c128 = false};
+
+static void test_bytes_per_full_token_matches_the_h20_log(void **state)
+{
+    (void)state;
+    engine_dsv4_bytes b = engine_dsv4_bytes_per_full_token(&v4_flash, &plain);
+    /* The log prints two decimals. The second H20 run (--kv-cache-dtype fp8_e4m3) logs the same
+     * figure: the sum has no kv dtype in it (the DSv4 row is FP8 nope + BF16 rope + scales whatever
+     * the flag says), so engine_dsv4_launch carries none. */
+    assert_true(fabs(b.total - 15955.85) < 0.005);
+    /* The parts, each by hand: kv row 448 + 128 + 8 = 584 B, indexer row 132 B. */
+    assert_true(fabs(b.swa_kv - 0.1 * 584 * 44) < 1e-9);                   /* 2569.6 */
+    assert_true(fabs(b.c4_kv - 584.0 / 4 * 21) < 1e-9);                    /* 3066 */
+    assert_true(fabs(b.c128_kv - 584.0 / 128 * 20) < 1e-9);                /* 91.25 */
+    assert_true(fabs(b.c4_indexer - 132.0 / 4 * 21) < 1e-9);               /* 693 */
+    assert_true(fabs(b.c4_state - 0.1 * 8 / 128 * 8192 * 21) < 1e-9);      /* 1075.2 */
+    assert_true(fabs(b.c128_state - 0.1 * 128 / 128 * 4096 * 20) < 1e-9);  /* 8192: the largest part */
+    assert_true(fabs(b.indexer_state - 0.1 * 8 / 128 * 2048 * 21) < 1e-9); /* 268.8 */
+}
+
+/* Speculation doubles both rings (c4 16, c128 256); online c128 is one 3-slot state. */
+static void test_rings(void **state)
+{
+    (void)state;
+    engine_dsv4_launch spec = plain;
+    spec.speculative = true;
+    assert_int_equal(engine_dsv4_ring_size(4, &plain), 8);
+    assert_int_equal(engine_dsv4_ring_size(128, &plain), 128);
+    assert_int_equal(engine_dsv4_ring_size(4, &spec), 16);
+    assert_int_equal(engine_dsv4_ring_size(128, &spec), 256);
+    engine_dsv4_bytes s = engine_dsv4_bytes_per_full_token(&v4_flash, &spec);
+    /* 15955.85 + 1075.2 + 8192 + 268.8 */
+    assert_true(fabs(s.total - 25491.85) < 0.005);
+    engine_dsv4_launch online = plain;
+    online.online_c128 = true;
+    assert_int_equal(engine_dsv4_ring_size(128, &online), 1);
+    engine_dsv4_bytes o = engine_dsv4_bytes_per_full_token(&v4_flash, &online);
+    /* c128 state: 0.1 x 1/128 x 3 x 512 x 4 x 20 = 96 B instead of 8192. */
+    assert_true(fabs(o.c128_state - 96.0) < 1e-9);
+}
+
+/* The token counts: the log's available_bytes is rounded to 0.01 GiB, so the logged full_token
+ * must lie between the counts of the rounding interval's two ends. */
+static void test_full_tokens_bracket_the_logs(void **state)
+{
+    (void)state;
+    const struct {
+        double gib;
+        uint64_t logged;
+    } runs[] = {{45.78, 3080960}, {19.58, 1317632}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        uint64_t lo = (uint64_t)((runs[i].gib - 0.005) * 1073741824.0);
+        uint64_t hi = (uint64_t)((runs[i].gib + 0.005) * 1073741824.0);
+        engine_dsv4_pools a = engine_dsv4_pool_sizes(&v4_flash, &plain, lo, 256);
+        engine_dsv4_pools b = engine_dsv4_pool_sizes(&v4_flash, &plain, hi, 256);
+        assert_true(a.full_tokens <= runs[i].logged && runs[i].logged <= b.full_tokens);
+        assert_int_equal(a.full_tokens % 256, 0);
+    }
+    engine_dsv4_pools p = engine_dsv4_pool_sizes(&v4_flash, &plain, (uint64_t)(3080960 * 15955.85) + 1, 256);
+    assert_int_equal(p.full_tokens, 3080960);
+    assert_int_equal(p.swa_tokens, 307968); /* 308096 floored to the page */
+    assert_int_equal(p.c4_tokens, 770240);
+    assert_int_equal(p.c128_tokens, 24070);
+    assert_int_equal(p.c4_state_slots, 307968 / 128 * 8);
+    assert_int_equal(p.c128_state_slots, 307968 / 128 * 128);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bytes_per_full_token_matches_the_h20_log),
+        cmocka_unit_test(test_rings),
+        cmocka_unit_test(test_full_tokens_bracket_the_logs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
