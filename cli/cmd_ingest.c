@@ -293,7 +293,6 @@ static void print_stored(FILE *out, ingest_ctx *c, const store_run_summary *r, u
 typedef struct {
     ingest_ctx *c;
     const store_ingest *in;
-    store_ingest_result res; /* the runs' count and ids */
     pthread_t thread;
     bool started, failed;
     FILE *out;           /* the lines, until they are copied to stdout */
@@ -367,11 +366,11 @@ static void *report_stored(void *arg)
 /* store_ingest_opts.written: the table's lines start (JSON is written after the commit). */
 static void on_runs_written(const store_ingest *in, const store_ingest_result *res, void *ctx)
 {
+    (void)res; /* the report thread reads the runs through IN */
     stored_report *sr = ctx;
     if (sr->c->w || !(sr->out = unlinked_temp_file()))
         return;
     sr->in = in;
-    sr->res = *res;
     sr->n_fix_said = sr->c->n_fix_said;
     sr->started = pthread_create(&sr->thread, NULL, report_stored, sr) == 0;
     if (!sr->started) {

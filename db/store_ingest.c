@@ -671,6 +671,24 @@ static void fill_run_summary(const store_ingest *in, size_t i, const run_report 
     out->largest_gib = r->largest_gib;
 }
 
+/* FN over the N reports R, runs *I onwards (advanced); a report naming no deployment is damage. */
+static int each_report(const store_ingest *in, const run_report *r, size_t n, size_t *i, store_run_summary *scratch,
+                       int (*fn)(const store_run_summary *run, uint32_t first_line, void *ctx), void *ctx,
+                       char *err, size_t errlen)
+{
+    for (size_t k = 0; k < n; k++, (*i)++) {
+        if (r[k].deployment >= in->n_deployments) {
+            store_set_err(err, errlen, "the runs' reports kept in %s came back damaged", in->spill_dir);
+            return -1;
+        }
+        fill_run_summary(in, *i, &r[k], scratch);
+        int rc = fn(scratch, r[k].first_line, ctx);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
 int store_ingest_each_run(const store_ingest *in, store_run_summary *scratch,
                           int (*fn)(const store_run_summary *run, uint32_t first_line, void *ctx), void *ctx,
                           char *err, size_t errlen)
@@ -693,25 +711,12 @@ int store_ingest_each_run(const store_ingest *in, store_run_summary *scratch,
             }
             got += (size_t)n;
         }
-        for (size_t k = 0; k < want; k++, i++) {
-            if (chunk[k].deployment >= in->n_deployments) {
-                store_set_err(err, errlen, "the runs' reports kept in %s came back damaged", in->spill_dir);
-                return -1;
-            }
-            fill_run_summary(in, i, &chunk[k], scratch);
-            int rc = fn(scratch, chunk[k].first_line, ctx);
-            if (rc != 0)
-                return rc;
-        }
-        at += want;
-    }
-    for (size_t k = 0; k < in->n_reports_kept; k++, i++) {
-        fill_run_summary(in, i, &in->reports[k], scratch);
-        int rc = fn(scratch, in->reports[k].first_line, ctx);
+        int rc = each_report(in, chunk, want, &i, scratch, fn, ctx, err, errlen);
         if (rc != 0)
             return rc;
+        at += want;
     }
-    return 0;
+    return each_report(in, in->reports, in->n_reports_kept, &i, scratch, fn, ctx, err, errlen);
 }
 
 /* ---- Deriving a run into rows (no lock held) ---- */
@@ -973,9 +978,10 @@ store_ingest *store_ingest_begin(store *s, const store_ingest_opts *o, char *err
     in->bound = o->buffer_bytes ? o->buffer_bytes : STORE_INGEST_BUFFER_BYTES;
     in->report_spill = -1;
     /* a test's small buffer spills the reports early too */
+    size_t reports_fit = o->buffer_bytes / sizeof(run_report);
     in->reports_cap = REPORTS_KEPT;
-    if (o->buffer_bytes && o->buffer_bytes / sizeof(run_report) < REPORTS_KEPT)
-        in->reports_cap = o->buffer_bytes / sizeof(run_report) ? o->buffer_bytes / sizeof(run_report) : 1;
+    if (o->buffer_bytes && reports_fit < REPORTS_KEPT)
+        in->reports_cap = reports_fit ? reports_fit : 1;
     int late_col[][3] = {
         {ROW_TERM, column_index(&store_measured_terms_table, "run_id"), TAG_RUN_ID},
         {ROW_RUN, column_index(&store_runs_table, "content_hash"), TAG_CONTENT_HASH},
