@@ -322,7 +322,7 @@ static void write_estimate_object_with(jsonw *w, const char *preset, const engin
     jsonw_object_begin(w);
     jsonw_ku64(w, "full_cell_bytes", b->kv_cell_full_bytes);
     jsonw_ku64(w, "swa_cell_bytes", b->kv_cell_swa_bytes);
-    jsonw_kdouble(w, "swa_full_tokens_ratio", b->kv_cell_swa_bytes ? d->knobs.swa_full_tokens_ratio : NAN, 3);
+    jsonw_kdouble(w, "swa_full_tokens_ratio", b->kv_cell_swa_bytes ? engine_swa_ratio(d) : NAN, 3);
     jsonw_ki64(w, "full_bytes", b->kv_full_pool_bytes);
     jsonw_ki64(w, "swa_bytes", b->kv_swa_pool_bytes);
     jsonw_ku64(w, "state_bytes", b->state_pool_bytes);
@@ -541,12 +541,13 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
     fprintf(out, "        KV cell %llu B/token · 1 GiB of graph memory = %llu tokens of KV\n",
             (unsigned long long)b->kv_cell_bytes, (unsigned long long)b->kv_tokens_per_gib);
     if (b->kv_cell_swa_bytes)
-        fprintf(out, "        KV pools: full attention %.2f GiB (%llu B/token) + sliding window %.2f GiB (%llu B per "
+        fprintf(out, "        KV pools: %s %.2f GiB (%llu B/token) + sliding window %.2f GiB (%llu B per "
                      "full-attention token at ratio %.2f); tokens count full-attention tokens\n",
+                d->model.attn_kind == ATTN_DSV4 ? "compressed (c4/c128 rows, indexer keys, compressor states)"
+                                                : "full attention",
                 (double)b->kv_full_pool_bytes / (double)ENGINE_GIB, (unsigned long long)b->kv_cell_full_bytes,
                 (double)b->kv_swa_pool_bytes / (double)ENGINE_GIB, (unsigned long long)b->kv_cell_swa_bytes,
-                d->model.attention_chunk ? (double)d->model.attention_chunk / (double)k->context_len
-                                         : k->swa_full_tokens_ratio);
+                engine_swa_ratio(d));
     if (b->state_slots)
         fprintf(out,
                 "        state pool %.2f GiB: %llu request states (SGLang's mamba cache: %.2f of the KV pool's "

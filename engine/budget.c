@@ -419,6 +419,8 @@ static void post_capture(const engine_deployment *d, const engine_estimate *e, e
         b->post_capture_why = "not in this release (main from 2026-07-07, PR #30157)";
     else if (d->model.attn_kind == ATTN_MLA)
         b->post_capture_why = "does not apply: SGLang plans it only off the MLA backend";
+    else if (d->model.attn_kind == ATTN_DSV4) /* its pools are sized by DSv4's own calculator */
+        b->post_capture_why = "not counted for DeepSeek-V4: whether it resizes DSv4's compressed pools is not known";
     else if (k->dcp > 1)
         b->post_capture_why = "does not apply: SGLang plans it only with dcp 1 (the DCP-sharded pool cannot resize)";
     else if (engine_dp_attention(k))
@@ -502,7 +504,9 @@ static bool sglang_default_fraction(const engine_deployment *d, const engine_est
         reserved = 512 + 1.5 * (chunk > 2048 ? chunk : 2048) +
                    (double)engine_heuristic_graph_bytes(k->max_bs, dpa ? k->dp : 1) / (double)ENGINE_MIB +
                    tp / 8 * 1024;
-        if (v == ENGINE_HEURISTIC_RESERVE_METHODS && d->model.attn_kind != ATTN_MLA && !dpa &&
+        /* the prefill graphs' share: not for MLA, nor DeepSeek-V4, whose prefill graphs server_args
+         * turns off (test_server_args: test_disables_only_prefill_cuda_graph_for_dsv4_and_dsa) */
+        if (v == ENGINE_HEURISTIC_RESERVE_METHODS && d->model.attn_kind == ATTN_GQA && !dpa &&
             engine_plan_a2a(d) == A2A_NONE && k->dcp <= 1) {
             uint64_t prefill_max =
                 k->context_len && k->context_len < (uint64_t)chunk ? k->context_len : (uint64_t)chunk;

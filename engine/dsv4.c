@@ -56,3 +56,29 @@ engine_dsv4_pools engine_dsv4_pool_sizes(const engine_dsv4_shape *s, const engin
     p.c128_state_slots = p.swa_tokens / window * engine_dsv4_ring_size(128, l);
     return p;
 }
+
+engine_dsv4_shape engine_dsv4_shape_of(const engine_model *m)
+{
+    engine_dsv4_shape s = {
+        .qk_nope_head_dim = m->head_dim > m->qk_rope_dim ? m->head_dim - m->qk_rope_dim : 0,
+        .qk_rope_head_dim = m->qk_rope_dim,
+        .index_head_dim = m->index_head_dim,
+        .window_size = m->sliding_window,
+        .layers_total = m->dsv4_swa_only_layers + m->dsv4_c4_layers + m->dsv4_c128_layers,
+        .layers_c4 = m->dsv4_c4_layers,
+        .layers_c128 = m->dsv4_c128_layers,
+    };
+    return s;
+}
+
+engine_dsv4_launch engine_dsv4_launch_of(const engine_deployment *d)
+{
+    engine_knob_origin o = d->knob_origin[KNOB_SWA_RATIO];
+    bool given = o != ORIGIN_UNKNOWN && o != ORIGIN_RELEASE;
+    engine_dsv4_launch l = {
+        .swa_ratio = given ? d->knobs.swa_full_tokens_ratio : ENGINE_DSV4_SWA_RATIO_DEFAULT,
+        .speculative = d->knobs.mtp > 1,
+        .online_c128 = false,
+    };
+    return l;
+}

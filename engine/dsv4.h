@@ -2,9 +2,11 @@
  * and calculate_pool_sizes, SGLang's 0.5.10-era mem_cache, the version that logs "DSv4 memory
  * calculation: bytes_per_full_token=..., available_bytes=..., full_token=..."; the same sum later
  * sits in python/sglang/srt/model_executor/pool_configurator.py DSV4PoolConfigurator). Pure: shapes in,
- * bytes out. Not yet wired into estimate/budget (see the branch report). */
+ * bytes out; engine_dsv4_shape_of / engine_dsv4_launch_of read them from a model and a plan. */
 #ifndef CGPLAN_DSV4_H
 #define CGPLAN_DSV4_H
+
+#include "engine.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -57,5 +59,14 @@ typedef struct {
 } engine_dsv4_pools;
 engine_dsv4_pools engine_dsv4_pool_sizes(const engine_dsv4_shape *s, const engine_dsv4_launch *l,
                                          uint64_t available_bytes, uint32_t page_size);
+
+/* A DSV4 model's shapes (ATTN_DSV4; layers_total counts every compress_ratios entry). */
+engine_dsv4_shape engine_dsv4_shape_of(const engine_model *m);
+/* What D's launch decides: swa_full_tokens_ratio as given (log, preset, --set), else 0.1
+ * (server_args.py sets it for DeepseekV4ForCausalLM when the user gave none); speculative at
+ * mtp > 1; the online c128 ring off (SGLANG_OPT_USE_ONLINE_COMPRESS is opt-in). */
+engine_dsv4_launch engine_dsv4_launch_of(const engine_deployment *d);
+/* SGLang's swa_full_tokens_ratio for DeepSeek-V4 when none is given. */
+#define ENGINE_DSV4_SWA_RATIO_DEFAULT 0.1
 
 #endif

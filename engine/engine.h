@@ -180,7 +180,10 @@ extern const char *const engine_origin_names[ORIGIN_COUNT]; /* "", "log", ..., "
 
 /* ---- The model, the GPU and the deployment. ---- */
 
-typedef enum { ATTN_MLA, ATTN_GQA } engine_attn_kind;
+/* MLA (DeepSeek-V2/V3, Kimi), GQA (MHA, MQA and the sliding-window hybrids), and DeepSeek-V4's
+ * compressed sparse attention: one 512-wide MQA head over a sliding window plus 1-in-4 (c4, with
+ * a lightning indexer) or 1-in-128 (c128) compressed KV, per layer (models/deepseek_v4.py MQALayer). */
+typedef enum { ATTN_MLA, ATTN_GQA, ATTN_DSV4 } engine_attn_kind;
 typedef enum { A2A_DEEPEP, A2A_NONE } engine_a2a;
 /* SGLang's --attention-backend choices (server_args.py ATTENTION_BACKEND_CHOICES). "flashinfer"
  * on an MLA model is FlashInfer's MLA backend (flashinfer_mla_backend.py); cgplan's older name
@@ -198,6 +201,7 @@ typedef enum {
     BACKEND_TRTLLM_MHA,
     BACKEND_NSA, /* DeepSeek sparse attention ("dsa" in newer releases) */
     BACKEND_TORCH_NATIVE,
+    BACKEND_DSV4, /* DeepSeek-V4's own (attention_registry.py create_dsv4_backend: DeepseekV4AttnBackend) */
     BACKEND_COUNT
 } engine_backend;
 extern const char *const engine_backend_names[BACKEND_COUNT];
@@ -273,6 +277,13 @@ typedef struct {
     uint32_t sliding_window, swa_layers;                  /* sliding-window layers (gpt-oss) */
     uint32_t attention_chunk;                             /* chunked local attention's chunk (Llama 4); 0: none */
     uint32_t linear_attn_layers;                          /* linear-attention layers (Qwen3-Next, K3) */
+    /* DeepSeek-V4 (ATTN_DSV4; head_dim, qk_rope_dim, q_lora_rank, sliding_window shared): config
+     * compress_ratios counted by value (entries 0, 4 and 128; the list covers the MTP layers too),
+     * the grouped low-rank output projection, the c4 layers' indexer and the hyper-connections. */
+    uint32_t dsv4_swa_only_layers, dsv4_c4_layers, dsv4_c128_layers;
+    uint32_t o_lora_rank, o_groups;
+    uint32_t index_heads, index_head_dim, index_topk;
+    uint32_t hc_mult;
     uint64_t linear_attn_layer_params; /* one linear-attention layer's parameters (KDA, Gated DeltaNet) */
     uint32_t kv_bytes;                 /* bytes per KV element (BF16: 2) */
     uint32_t intermediate;             /* the dense MLP's intermediate size (dense models, dense layers) */
@@ -908,12 +919,16 @@ int engine_warnings_blocking(const engine_warnings *w, const engine_warnings *ad
 uint64_t engine_heuristic_graph_bytes(uint32_t max_bs, uint32_t dp);
 uint64_t engine_heuristic_deepep_bytes(engine_a2a a2a);
 
-/* KV cell per token per GPU (MLA or GQA), including the draft layers under speculation: for a
- * model whose sliding-window layers SGLang pools apart, the bytes per full-attention token with
- * the sliding-window pool's share, F x n_full + r x S x n_swa. FULL and SWA (may be NULL) get
- * the two shares. */
+/* KV cell per token per GPU (MLA, GQA or DeepSeek-V4), including the draft layers under
+ * speculation: for a model whose sliding-window layers SGLang pools apart, the bytes per
+ * full-attention token with the sliding-window pool's share, F x n_full + r x S x n_swa (DeepSeek-V4:
+ * its calculator's bytes per full token, the window of every layer being the SWA share). FULL
+ * and SWA (may be NULL) get the two shares. */
 uint64_t engine_kv_cell_bytes(const engine_deployment *d);
 uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64_t *swa);
+/* r: the sliding-window pool's tokens per full-attention token D's pools are sized with
+ * (--swa-full-tokens-ratio; Llama 4's chunk / context_len; DeepSeek-V4's 0.1 unless given). */
+double engine_swa_ratio(const engine_deployment *d);
 
 /* The bounds every model and deployment keeps so no product the engine forms can wrap
  * (model_check.c says which products): dimensions, counts, byte sizes and coefficients. */

@@ -2,6 +2,7 @@
  * helpers that fill a term and its range, the warning table, the SGLang heuristic and the assembly
  * of an estimate (the budget and the wall: budget.c). */
 #include "engine.h"
+#include "dsv4.h"
 #include "estimate_internal.h"
 #include "terms/terms.h"
 #include "weights.h"
@@ -159,7 +160,8 @@ const char *const engine_coef_names[COEF_COUNT] = {
 };
 const char *const engine_backend_names[BACKEND_COUNT] = {"flashinfer_mla", "trtllm_mla", "flashmla", "cutlass_mla",
                                                          "flashinfer",     "fa3",        "fa4",      "triton",
-                                                         "aiter",          "trtllm_mha", "nsa",      "torch_native"};
+                                                         "aiter",          "trtllm_mha", "nsa",      "torch_native",
+                                                         "dsv4"};
 const char *const engine_moe_runner_names[MOE_RUNNER_COUNT] = {
     "auto",    "triton", "triton_kernel", "deep_gemm", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_mxfp4",
     "cutlass", "aiter"};
@@ -642,13 +644,36 @@ static uint64_t kv_element_bytes(const engine_deployment *d)
  * HybridSWAPoolConfigurator: full = total / (r x n_swa + n_full), swa = r x full); Llama 4's
  * chunked layers take r = attention_chunk / context_len. So a full-attention token costs
  * F x n_full + r x S x n_swa (S = F: the same heads and head_dim). */
+double engine_swa_ratio(const engine_deployment *d)
+{
+    const engine_model *m = &d->model;
+    if (m->attn_kind == ATTN_DSV4)
+        return engine_dsv4_launch_of(d).swa_ratio;
+    if (m->attention_chunk && d->knobs.context_len) {
+        double r = (double)m->attention_chunk / (double)d->knobs.context_len;
+        return r < 1 ? r : 1;
+    }
+    return d->knobs.swa_full_tokens_ratio < 1 ? d->knobs.swa_full_tokens_ratio : 1;
+}
+
 uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64_t *swa)
 {
     const engine_model *m = &d->model;
     uint64_t kv_bytes = kv_element_bytes(d);
     uint64_t draft = d->knobs.mtp > 1 ? m->draft_layers : 0;
     uint64_t f = 0, w = 0;
-    if (m->attn_kind == ATTN_MLA) {
+    if (m->attn_kind == ATTN_DSV4) {
+        /* DSv4MemoryCalculator: its own row layout whatever --kv-cache-dtype says, every layer's
+         * window at swa_full_tokens_ratio (SGLang sets 0.1 for DSv4 unless it is given) plus the
+         * compressed rows, indexer keys and compressor rings per full token. */
+        engine_dsv4_shape shape = engine_dsv4_shape_of(m);
+        engine_dsv4_launch launch = engine_dsv4_launch_of(d);
+        engine_dsv4_bytes b = engine_dsv4_bytes_per_full_token(&shape, &launch);
+        /* SGLang divides by the fractional bytes_per_full_token; the whole bytes rounded up count a
+         * token under 1 B heavier (15955.85 -> 15956 for V4-Flash) */
+        w = (uint64_t)floor(b.swa_kv);
+        f = (uint64_t)ceil(b.total) - w;
+    } else if (m->attn_kind == ATTN_MLA) {
         /* model_runner_kv_cache_mixin: (kv_lora_rank + rope) x layers x dtype, not divided by TP;
          * speculative targets scale by 1 + draft_layers / layers (SGLang PR #23862). */
         f = (uint64_t)(m->kv_lora_rank + m->qk_rope_dim) * (m->full_attn_layers + draft) * kv_bytes;
@@ -657,12 +682,8 @@ uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64
         uint64_t heads = attn_tp && m->kv_heads / attn_tp > 1 ? m->kv_heads / attn_tp : 1;
         uint64_t layer = heads * 2 * m->head_dim * kv_bytes;
         f = layer * ((m->full_attn_layers ? m->full_attn_layers : m->layers) + draft);
-        if (m->swa_layers) {
-            double r = m->attention_chunk && d->knobs.context_len
-                           ? (double)m->attention_chunk / (double)d->knobs.context_len
-                           : d->knobs.swa_full_tokens_ratio;
-            w = (uint64_t)llround((double)layer * (double)m->swa_layers * (r < 1 ? r : 1));
-        }
+        if (m->swa_layers)
+            w = (uint64_t)llround((double)layer * (double)m->swa_layers * engine_swa_ratio(d));
     }
     if (full)
         *full = f;
@@ -1085,12 +1106,21 @@ void estimate_terms_run_nodes(const engine_deployment *d, const engine_calibrati
         bool mla;
     } backend_kind[] = {{BACKEND_TRTLLM_MLA, true}, {BACKEND_FLASHMLA, true},    {BACKEND_CUTLASS_MLA, true},
                         {BACKEND_NSA, true},        {BACKEND_TRTLLM_MHA, false}, {BACKEND_FA4, false}};
+    static const char *const kind_text[] = {[ATTN_MLA] = "MLA", [ATTN_GQA] = "GQA", [ATTN_DSV4] = "DeepSeek-V4"};
     for (size_t i = 0; i < sizeof backend_kind / sizeof backend_kind[0]; i++)
-        if (lay->backend == backend_kind[i].backend && backend_kind[i].mla != (m->attn_kind == ATTN_MLA))
+        if (lay->backend == backend_kind[i].backend && m->attn_kind != ATTN_DSV4 &&
+            backend_kind[i].mla != (m->attn_kind == ATTN_MLA))
             WARN_AT(&e->warnings, "backend_unsupported", 0, 0, "not for this attention",
                     "attention_backend %s is for %s models; %s uses %s attention: SGLang refuses it",
                     engine_backend_names[lay->backend], backend_kind[i].mla ? "MLA" : "MHA/GQA", m->name,
-                    m->attn_kind == ATTN_MLA ? "MLA" : "GQA");
+                    kind_text[m->attn_kind]);
+    /* DeepSeek-V4's compressed KV pools are read by its own backend only, and it by nothing else */
+    if ((lay->backend == BACKEND_DSV4) != (m->attn_kind == ATTN_DSV4))
+        WARN_AT(&e->warnings, "backend_unsupported", 0, 0, "not for this attention",
+                "attention_backend %s %s; %s uses %s attention: SGLang cannot run it",
+                engine_backend_names[lay->backend],
+                lay->backend == BACKEND_DSV4 ? "is DeepSeek-V4's own" : "cannot read DeepSeek-V4's compressed KV",
+                m->name, kind_text[m->attn_kind]);
     if (!e->total_complete) {
         char which[ENGINE_TEXT_MAX] = "";
         for (int i = 0; i < TERM_COUNT && !quiet; i++)

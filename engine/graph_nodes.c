@@ -74,6 +74,8 @@ static span attention_kernel(engine_backend b)
         return (span){2, 3};
     case BACKEND_NSA: /* the indexer's top-k and the sparse kernel (nsa_backend.py) */
         return (span){4, 8};
+    case BACKEND_DSV4: /* FlashMLA's sparse decode over the window and the compressed rows, its combine */
+        return (span){1, 3};
     case BACKEND_TORCH_NATIVE:
     case BACKEND_COUNT:
         break;
@@ -121,6 +123,42 @@ static span mla_block(const engine_model *m, engine_backend b)
         add(&s, (span){3, 3}, 1);
     return s;
 }
+
+/* A DeepSeek-V4 attention block of one decode step (models/deepseek_v4.py MQALayer.forward,
+ * _forward_prepare; layers/attention/dsv4/compressor.py, indexer.py), with each path's range:
+ * wq_a and wkv (one fused wqkv_a GEMM, or two), q_norm, wq_b, the fused q norm + RoPE, the
+ * fused kv norm + RoPE + cache store, attention, the inverse RoPE on the output, the grouped
+ * wo_a einsum (FP8: a per-token quant and the UE8M0 scale before it) and wo_b; FP8 linears add a
+ * per-token-group quant before each GEMM input. The c4 and c128 layers run their compressor
+ * (the wkv/wgate GEMM, the ring update and compress, the norm + RoPE + store), the c4 layers the
+ * lightning indexer too (its compressor, the weights projection, wq_b, the fused RoPE + Hadamard
+ * + quant of q, the paged MQA logits and the top-k transform). */
+static span dsv4_block(const engine_model *m, engine_backend b, uint32_t ratio)
+{
+    span s = {0, 0};
+    add(&s, (span){1, 2}, 1); /* wqkv_a, or wq_a and wkv */
+    add(&s, (span){1, 1}, 1); /* q_norm */
+    add(&s, (span){1, 1}, 1); /* wq_b */
+    add(&s, (span){1, 1}, 1); /* fused q norm + RoPE */
+    add(&s, (span){1, 1}, 1); /* fused kv norm + RoPE + store */
+    add(&s, attention_kernel(b), 1);
+    add(&s, (span){1, 1}, 1); /* inverse RoPE on the output */
+    add(&s, (span){1, 3}, 1); /* wo_a einsum (FP8 path: quant, scale, fp8_einsum) */
+    add(&s, (span){1, 1}, 1); /* wo_b */
+    if (m->dense_dtype == DTYPE_FP8)
+        add(&s, (span){2, 3}, 1); /* the quants before wq_a/wkv, wq_b and wo_b */
+    if (ratio)
+        add(&s, (span){3, 6}, 1); /* the compressor */
+    if (ratio == 4)
+        add(&s, (span){6, 10}, 1); /* the indexer */
+    return s;
+}
+
+/* The hyper-connections around each sublayer (DeepseekV4DecoderLayer.hc_pre / hc_post, each
+ * twice a layer): TileLang's fused mhc_pre (with the norm) and mhc_post are one kernel each;
+ * the torch path takes the prenorm GEMM, the rsqrt, the Sinkhorn split and the weighted sum
+ * (three to five), a separate RMSNorm, and one or two for the post mix. */
+static const span dsv4_hyper_connections = {4, 16};
 
 /* A linear-attention block (Kimi KDA, Gated DeltaNet, Mamba-2 mixers: models/qwen3_next.py
  * Qwen3GatedDeltaNet, kimi_linear.py): fused add-RMSNorm, the input projections (two or three
@@ -220,6 +258,20 @@ void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l
     bool deepep = l->deepep;
     span s = {0, 0};
     span attn = m->attn_kind == ATTN_MLA ? mla_block(m, l->backend) : gqa_block(m, l->backend);
+    if (m->attn_kind == ATTN_DSV4) {
+        /* the layers in config order are taken as the counts say: the c4 and c128 blocks are
+         * costlier than the window-only ones, whatever their order; the MTP layers' entries are
+         * the draft's */
+        uint32_t c4 = m->dsv4_c4_layers, c128 = m->dsv4_c128_layers;
+        c4 = c4 < m->layers ? c4 : m->layers;
+        c128 = c128 < m->layers - c4 ? c128 : m->layers - c4;
+        attn = (span){0, 0};
+        add(&attn, dsv4_block(m, l->backend, 4), c4);
+        add(&attn, dsv4_block(m, l->backend, 128), c128);
+        add(&attn, dsv4_block(m, l->backend, 0), m->layers - c4 - c128);
+        add(&attn, dsv4_hyper_connections, m->layers);
+        softmax = 1; /* ATTN above is every layer's */
+    }
     span mlp = dense_mlp(m);
     if (is_lfm2(m)) {
         add(&attn, (span){1, 1}, 1); /* the residual add after the mixer, unfused */
@@ -257,6 +309,10 @@ void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l
     span draft = {0, 0};
     if (d->knobs.mtp > 1) {
         span layer = attn;
+        if (m->attn_kind == ATTN_DSV4) { /* the MTP layer: a window-only block (its compress_ratios entry is 0) */
+            layer = dsv4_block(m, l->backend, 0);
+            add(&layer, dsv4_hyper_connections, 1);
+        }
         add(&layer, m->num_experts ? moe_block(m, l->moe_runner, deepep) : dense_mlp(m), 1);
         uint32_t layers = m->draft_layers ? m->draft_layers : 1;
         span step = {0, 0};

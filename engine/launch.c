@@ -14,6 +14,7 @@
 static const char *const sglang_backend_names[BACKEND_COUNT] = {
     "flashinfer", "trtllm_mla", "flashmla", "cutlass_mla", "flashinfer",  "fa3",
     "fa4",        "triton",     "aiter",    "trtllm_mha",  "nsa",         "torch_native",
+    "dsv4",
 };
 
 const char *engine_launch_backend_name(engine_backend b)

@@ -66,6 +66,18 @@ int engine_model_check(const engine_model *m, char *err, size_t errlen)
         return engine_fail(err, errlen, "%s: top_k %u is above num_experts %u", m->name, m->top_k, m->num_experts);
     if (m->attn_kind == ATTN_GQA && m->kv_heads > m->heads)
         return engine_fail(err, errlen, "%s: kv_heads %u is above heads %u", m->name, m->kv_heads, m->heads);
+    if (m->attn_kind == ATTN_DSV4) {
+        uint64_t entries = (uint64_t)m->dsv4_swa_only_layers + m->dsv4_c4_layers + m->dsv4_c128_layers;
+        if (entries < m->layers)
+            return engine_fail(err, errlen, "%s: compress_ratios has %llu entries for %u layers", m->name,
+                               (unsigned long long)entries, m->layers);
+        if (!m->o_groups || m->heads % m->o_groups)
+            return engine_fail(err, errlen, "%s: o_groups %u does not divide the %u heads", m->name, m->o_groups,
+                               m->heads);
+        if (m->qk_rope_dim >= m->head_dim)
+            return engine_fail(err, errlen, "%s: qk_rope_dim %u is not below head_dim %u", m->name, m->qk_rope_dim,
+                               m->head_dim);
+    }
     CHECK(m->linear_state_bytes_per_request, ENGINE_SIZE_MAX, "linear_state_bytes_per_request");
     CHECK(m->param_count, ENGINE_SIZE_MAX, "param_count");
     for (int c = 0; c < COEF_COUNT; c++)
@@ -76,7 +88,9 @@ int engine_model_check(const engine_model *m, char *err, size_t errlen)
     double experts = (double)m->num_experts + m->shared_experts;
     double mlp = 3.0 * h * ((double)m->intermediate + experts * m->moe_intermediate);
     double attn = h * ((double)m->heads + 2.0 * m->kv_heads) * (m->head_dim ? m->head_dim : 1) * 2.0 +
-                  h * ((double)m->q_lora_rank + m->kv_lora_rank) * 4.0;
+                  h * ((double)m->q_lora_rank + m->kv_lora_rank) * 4.0 +
+                  (double)m->heads * (m->head_dim ? m->head_dim : 1) * ((double)m->q_lora_rank + m->o_lora_rank) +
+                  (double)m->o_groups * m->o_lora_rank * h + (double)m->q_lora_rank * m->index_heads * m->index_head_dim;
     double params = layers * (mlp + attn) + 2.0 * (double)m->vocab * h + layers * (double)m->linear_attn_layer_params;
     if (params > 4503599627370496.0) /* 2^52 */
         return engine_fail(err, errlen, "%s: value too large: about %.3g parameters (the engine takes up to 2^52)",

@@ -806,6 +806,8 @@ uint32_t engine_backend_page_size(engine_backend backend, uint32_t requested)
         return 128;
     case BACKEND_NSA: /* the DSA models' branch: "Setting page size to 64 for DeepSeek NSA/DSA" */
         return 64;
+    case BACKEND_DSV4: /* DeepseekV4AttnBackend asserts page_size == 256 ("the system hardcodes") */
+        return 256;
     default:
         return requested ? requested : 1; /* _handle_page_size: None -> 1 */
     }
@@ -885,6 +887,8 @@ engine_backend_choice engine_release_default_backend(const engine_release *r, co
     int32_t scratch[RF_COUNT];
     const int32_t *v = facts_of(r, scratch);
     engine_gpu_arch arch = g->arch;
+    if (m->attn_kind == ATTN_DSV4) /* attention_registry.py create_dsv4_backend: the only backend the model runs */
+        return chose(BACKEND_DSV4, 256, "DeepSeek-V4: its own backend, page 256 (dsv4)");
     if (ARCH_IS(m, dsa_archs))
         return chose(BACKEND_NSA, page_size, "DSA model: the sparse-attention backend, page 64 (nsa, later dsa)");
     if (ARCH_IS(m, deepseek_mla_archs) && is_sm100(arch) && v[RF_ATTN_DEEPSEEK_SM100])

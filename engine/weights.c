@@ -27,7 +27,28 @@ bool engine_model_param_parts(const engine_model *m, engine_param_parts *out)
     out->embed = (uint64_t)m->vocab * h;
     out->lm_head = m->tie_embeddings ? 0 : (uint64_t)m->vocab * h;
 
-    if (m->attn_kind == ATTN_MLA) {
+    if (m->attn_kind == ATTN_DSV4) {
+        /* models/deepseek_v4.py MQALayer: wq_a (hidden -> q_lora) and wkv (hidden -> head_dim)
+         * replicated; wq_b (q_lora -> heads x head_dim), wo_a (heads x head_dim / o_groups -> o_groups
+         * x o_lora, one block per group) and wo_b (o_groups x o_lora -> hidden) split over attn_tp.
+         * Compressor: wkv and wgate (hidden -> coff x head_dim; coff 2 for the overlapping c4
+         * windows, 1 for c128); C4Indexer: wq_b (q_lora -> index_heads x index_head_dim),
+         * weights_proj (hidden -> index_heads) and its own c4 compressor, all ReplicatedLinear.
+         * DeepseekV4DecoderLayer: hc_attn_fn and hc_ffn_fn, (2 + hc) hc x hc hidden FP32 each. */
+        if (!m->heads || !m->head_dim || !m->q_lora_rank || !m->o_lora_rank || !m->o_groups)
+            return false;
+        uint64_t c4 = m->dsv4_c4_layers < attn_layers ? m->dsv4_c4_layers : attn_layers;
+        uint64_t c128 = m->dsv4_c128_layers < attn_layers - c4 ? m->dsv4_c128_layers : attn_layers - c4;
+        uint64_t hd = m->head_dim, ihd = m->index_head_dim, hc = m->hc_mult ? m->hc_mult : 1;
+        uint64_t q_b = (uint64_t)m->q_lora_rank * m->heads * hd;
+        uint64_t wo_a = (uint64_t)m->heads * hd * m->o_lora_rank;
+        uint64_t wo_b = (uint64_t)m->o_groups * m->o_lora_rank * h;
+        out->attn_sharded = attn_layers * (q_b + wo_a + wo_b);
+        uint64_t indexer = (uint64_t)m->q_lora_rank * m->index_heads * ihd + h * m->index_heads + 2 * h * 2 * ihd;
+        out->attn_replicated = attn_layers * (h * m->q_lora_rank + h * hd) + c4 * (2 * h * 2 * hd + indexer) +
+                               c128 * 2 * h * hd;
+        out->fp32_replicated = m->hc_mult ? m->layers * 2 * (2 + hc) * hc * hc * h : 0;
+    } else if (m->attn_kind == ATTN_MLA) {
         if (!m->heads || !m->kv_lora_rank || !m->qk_nope_dim || !m->v_head_dim)
             return false;
         uint64_t qk_head = (uint64_t)m->qk_nope_dim + m->qk_rope_dim;
@@ -72,7 +93,7 @@ uint64_t engine_model_param_count(const engine_model *m)
     if (!engine_model_param_parts(m, &p))
         return 0;
     return p.embed + p.lm_head + p.attn_sharded + p.attn_replicated + p.attn_kv + p.linear_attn + p.dense_mlp +
-           p.shared_experts + p.routed_experts + p.router + p.latent;
+           p.shared_experts + p.routed_experts + p.router + p.latent + p.fp32_replicated;
 }
 
 /* PARAMS of dtype T in bytes, scales included. */
@@ -110,6 +131,7 @@ uint64_t engine_weight_bytes_per_gpu(const engine_model *m, uint32_t tp, uint32_
      * sit in the MoE layer). */
     b += bytes_of((p.dense_mlp + p.shared_experts + p.latent) / tp, m->dense_dtype);
     b += bytes_of(p.router, m->dtype);
+    b += bytes_of(p.fp32_replicated, DTYPE_FP32);
     if (m->num_experts) {
         uint64_t experts_per_gpu = ceil_div(m->num_experts, ep);
         b += bytes_of(p.routed_experts / m->num_experts * experts_per_gpu / moe_tp, m->expert_dtype);

@@ -2,7 +2,9 @@
  * under a layout (tp, dp with or without DP attention, ep). Pure: libc only.
  *
  * Counted: the embedding, the LM head (none when tied), attention (MLA: q_a/q_b or q, kv_a,
- * kv_b, o; GQA: q, k, v, o), linear-attention layers (linear_attn_layer_params each), the dense
+ * kv_b, o; GQA: q, k, v, o; DeepSeek-V4: wq_a, wkv, wq_b, wo_a, wo_b, the compressors' wkv and
+ * wgate, the c4 indexers' wq_b, weights_proj and compressor, the FP32 hyper-connection mixers),
+ * linear-attention layers (linear_attn_layer_params each), the dense
  * MLP layers (gate, up, down), routed and shared experts (gate, up, down), the routers and a
  * latent MoE's down/up projections. Not counted, each well under 0.5% of any model here: norms,
  * biases, attention sinks, q/k norms, MLA output gates, DSA indexers, vision towers. The MTP
@@ -27,6 +29,7 @@ typedef struct {
     uint64_t routed_experts;
     uint64_t router; /* the gates: replicated */
     uint64_t latent; /* a latent MoE's projections to and from dispatch_hidden */
+    uint64_t fp32_replicated; /* DeepSeek-V4's hyper-connection mixers (FP32 nn.Parameter): whole everywhere */
 } engine_param_parts;
 
 /* Fills OUT with M's parameters by part. Returns false (OUT zeroed) when M lacks a field the

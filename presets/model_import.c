@@ -48,6 +48,7 @@
 typedef enum {
     FAM_DEEPSEEK,    /* MLA + MoE with first_k_dense_replace (DeepSeek-V3/V3.2, Kimi-K2, GLM-5, GLM-4.7-Flash) */
     FAM_KIMI_LINEAR, /* MLA + KDA layers, latent MoE (Kimi-K3, Kimi-Linear) */
+    FAM_DEEPSEEK_V4, /* compressed sparse MQA (window + c4 / c128), hyper-connections, MoE everywhere */
     FAM_DENSE,       /* GQA, dense MLP (Llama, Mistral, Phi-3, Qwen2, Qwen3, Qwen3-VL) */
     FAM_QWEN_MOE,    /* GQA + MoE on every decoder_sparse_step-th layer (Qwen3-MoE, Qwen3-VL-MoE) */
     FAM_QWEN_NEXT,   /* Qwen3-MoE + Gated DeltaNet layers (Qwen3-Next, Qwen3.5 MoE) */
@@ -71,6 +72,7 @@ static const struct {
 } archs[] = {
     {"DeepseekV3ForCausalLM", FAM_DEEPSEEK, false, false, false},
     {"DeepseekV32ForCausalLM", FAM_DEEPSEEK, false, false, false}, /* V3's shapes + the DSA indexer (not counted) */
+    {"DeepseekV4ForCausalLM", FAM_DEEPSEEK_V4, false, false, false},
     {"KimiK25ForConditionalGeneration", FAM_DEEPSEEK, true, false, false},
     {"GlmMoeDsaForCausalLM", FAM_DEEPSEEK, false, false, false},
     {"Glm4MoeLiteForCausalLM", FAM_DEEPSEEK, false, false, false}, /* MLA with GLM's MoE: DeepSeek's keys */
@@ -556,6 +558,11 @@ static int weight_dtypes(ctx *c, engine_model *m)
         /* Attention, dense MLP and shared experts share dense_dtype: attention decides. */
         m->dense_dtype = attention_excluded(lists, n) ? m->dtype : t;
         m->expert_dtype = excluded(lists, n, "experts", "shared_expert") ? m->dtype : t;
+        /* DeepSeek-V4's config: expert_dtype "fp4" beside an FP8 quantization_config, the routed
+         * experts in the checkpoint's native FP4 (e2m1 with UE8M0 scales per 32: MXFP4) */
+        json_t *experts = field(c, "expert_dtype");
+        if (json_is_string(experts) && strcmp(json_string_value(experts), "fp4") == 0)
+            m->expert_dtype = DTYPE_MXFP4;
     }
     json_decref(owned);
     return rc;
@@ -602,6 +609,54 @@ static int deepseek(ctx *c, engine_model *m)
         return -1;
     if (freq != 1)
         return bad(c, "moe_layer_freq", "1 (every layer after first_k_dense_replace is MoE; cgplan reads no other)");
+    return 0;
+}
+
+/* DeepSeek-V4 (models/deepseek_v4.py, configs/deepseek_v4.py): one MQA head of head_dim, the
+ * per-layer compress_ratios (0, 4 or 128, MQALayer asserts it; the list runs on over the MTP
+ * layers), the grouped output projection, the c4 indexer, hc_mult residual copies; every layer
+ * MoE (weight_dtypes reads expert_dtype). */
+static int deepseek_v4(ctx *c, engine_model *m)
+{
+    m->attn_kind = ATTN_DSV4;
+    m->kv_heads = 1;
+    if (get_u32(c, "num_attention_heads", true, 1, 0, "the query heads", &m->heads) ||
+        get_u32_in(c, "num_key_value_heads", false, 1, 1, 1, "1 (one MQA head)", &m->kv_heads) ||
+        get_u32(c, "head_dim", true, 1, 0, "the MQA head size (512)", &m->head_dim) ||
+        get_u32(c, "qk_rope_head_dim", true, 0, 0, "the rotary part of the head", &m->qk_rope_dim) ||
+        get_u32(c, "q_lora_rank", true, 1, 0, "the query LoRA rank", &m->q_lora_rank) ||
+        get_u32(c, "o_lora_rank", true, 1, 0, "the output LoRA rank", &m->o_lora_rank) ||
+        get_u32_in(c, "o_groups", true, 1, m->heads, 0, "the output groups, dividing the heads", &m->o_groups) ||
+        get_u32(c, "sliding_window", true, 1, 0, "the attention window", &m->sliding_window) ||
+        get_u32(c, "index_n_heads", true, 1, 0, "the indexer's heads", &m->index_heads) ||
+        get_u32(c, "index_head_dim", true, 1, 0, "the indexer's head size", &m->index_head_dim) ||
+        get_u32_in(c, "index_topk", false, 1, 1u << 20, 512, "the indexer's top-k (512)", &m->index_topk) ||
+        get_u32_in(c, "hc_mult", true, 1, 64, 0, "the hyper-connection copies", &m->hc_mult) ||
+        get_u32(c, "n_routed_experts", true, 1, 0, "the routed experts", &m->num_experts) ||
+        get_u32(c, "moe_intermediate_size", true, 1, 0, "an expert's width", &m->moe_intermediate) ||
+        get_u32(c, "num_experts_per_tok", true, 1, 0, "the experts per token", &m->top_k) ||
+        get_u32(c, "n_shared_experts", false, 0, 0, "the shared experts", &m->shared_experts) ||
+        get_u32(c, "num_nextn_predict_layers", false, 0, 0, "the MTP layers", &m->draft_layers))
+        return -1;
+    if (m->heads % m->o_groups)
+        return bad(c, "o_groups", "a divisor of num_attention_heads");
+    if (m->qk_rope_dim >= m->head_dim)
+        return bad(c, "qk_rope_head_dim", "below head_dim");
+    json_t *ratios = field(c, "compress_ratios");
+    if (!ratios)
+        return missing(c, "compress_ratios", "a list of 0, 4 or 128 per layer");
+    if (!json_is_array(ratios) || json_array_size(ratios) < m->layers ||
+        json_array_size(ratios) > (size_t)m->layers + ENGINE_COUNT_MAX)
+        return bad(c, "compress_ratios", "a list of 0, 4 or 128, one per layer (MTP layers after)");
+    size_t i;
+    json_t *r;
+    json_array_foreach(ratios, i, r)
+    {
+        json_int_t v = json_is_integer(r) ? json_integer_value(r) : -1;
+        if (v != 0 && v != 4 && v != 128)
+            return bad(c, "compress_ratios", "entries of 0, 4 or 128 (MQALayer asserts them)");
+        (*(v == 0 ? &m->dsv4_swa_only_layers : v == 4 ? &m->dsv4_c4_layers : &m->dsv4_c128_layers))++;
+    }
     return 0;
 }
 
@@ -1269,6 +1324,9 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     case FAM_KIMI_LINEAR:
         rc = kimi_linear(&c, m);
         break;
+    case FAM_DEEPSEEK_V4:
+        rc = deepseek_v4(&c, m);
+        break;
     case FAM_DENSE:
         rc = gqa(&c, m) || get_u32(&c, "intermediate_size", true, 1, 0, "the MLP's width", &m->intermediate) ? -1 : 0;
         break;
@@ -1374,8 +1432,25 @@ int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source)
             m->trust_remote_code ? "true" : "false");
     fprintf(f, "vocab: %u\nhidden: %u\nlayers: %u\ncontext_len: %llu\ntie_embeddings: %s\n", m->vocab, m->hidden,
             m->layers, (unsigned long long)m->context_len, m->tie_embeddings ? "true" : "false");
-    fprintf(f, "attention:\n  kind: %s\n  heads: %u\n", m->attn_kind == ATTN_MLA ? "mla" : "gqa", m->heads);
-    if (m->attn_kind == ATTN_MLA) {
+    static const char *const kind_names[] = {[ATTN_MLA] = "mla", [ATTN_GQA] = "gqa", [ATTN_DSV4] = "dsv4"};
+    fprintf(f, "attention:\n  kind: %s\n  heads: %u\n", kind_names[m->attn_kind], m->heads);
+    if (m->attn_kind == ATTN_DSV4) {
+        fprintf(f,
+                "  head_dim: %u\n  qk_rope_dim: %u\n  q_lora_rank: %u\n  o_lora_rank: %u\n  o_groups: %u\n"
+                "  sliding_window: %u\n  index_heads: %u\n  index_head_dim: %u\n  index_topk: %u\n  hc_mult: %u\n",
+                m->head_dim, m->qk_rope_dim, m->q_lora_rank, m->o_lora_rank, m->o_groups, m->sliding_window,
+                m->index_heads, m->index_head_dim, m->index_topk, m->hc_mult);
+        /* counted by value: the planner needs no more than how many of each */
+        fprintf(f, "  # compress_ratios by value: %u x 0, %u x 4, %u x 128 (config order not kept)\n  compress_ratios: [",
+                m->dsv4_swa_only_layers, m->dsv4_c4_layers, m->dsv4_c128_layers);
+        const uint32_t counts[] = {m->dsv4_swa_only_layers, m->dsv4_c4_layers, m->dsv4_c128_layers};
+        const unsigned values[] = {0, 4, 128};
+        bool first = true;
+        for (size_t k = 0; k < 3; k++)
+            for (uint32_t n = 0; n < counts[k]; n++, first = false)
+                fprintf(f, "%s%u", first ? "" : ", ", values[k]);
+        fprintf(f, "]\n");
+    } else if (m->attn_kind == ATTN_MLA) {
         fprintf(f, "  kv_lora_rank: %u\n  qk_rope_dim: %u\n  qk_nope_dim: %u\n  v_head_dim: %u\n", m->kv_lora_rank,
                 m->qk_rope_dim, m->qk_nope_dim, m->v_head_dim);
         if (m->q_lora_rank)
@@ -1387,7 +1462,8 @@ int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source)
         if (m->attention_chunk)
             fprintf(f, "  attention_chunk_size: %u\n", m->attention_chunk);
     }
-    fprintf(f, "  full_attn_layers: %u\n", m->full_attn_layers);
+    if (m->attn_kind != ATTN_DSV4)
+        fprintf(f, "  full_attn_layers: %u\n", m->full_attn_layers);
     if (m->linear_attn_layers)
         fprintf(f, "  linear_attn_layers: %u\n  linear_attn_layer_params: %llu\n", m->linear_attn_layers,
                 (unsigned long long)m->linear_attn_layer_params);

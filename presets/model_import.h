@@ -6,6 +6,8 @@
  * - MLA + MoE: DeepseekV3ForCausalLM (DeepSeek-V3/R1, Kimi-K2), DeepseekV32ForCausalLM,
  *   KimiK25ForConditionalGeneration (nested), GlmMoeDsaForCausalLM (GLM-5), Glm4MoeLiteForCausalLM.
  * - MLA + KDA linear attention: KimiK3ForConditionalGeneration (nested), KimiLinearForCausalLM.
+ * - DeepSeek-V4's compressed sparse attention + MoE: DeepseekV4ForCausalLM (compress_ratios by
+ *   value; expert_dtype "fp4" gives MXFP4 experts beside the FP8 quantization_config).
  * - GQA dense: LlamaForCausalLM, MistralForCausalLM, Phi3ForCausalLM, Qwen2ForCausalLM,
  *   Qwen3ForCausalLM, Qwen3VLForConditionalGeneration (nested); Gemma3ForCausalLM and
  *   Gemma3ForConditionalGeneration (nested) with their sliding-window layers.

@@ -21,8 +21,8 @@
 
 const char *const preset_kind_names[PRESET_DEPLOYMENT + 1] = {
     [PRESET_MODEL] = "model", [PRESET_GPU] = "gpu", [PRESET_DEPLOYMENT] = "deployment"};
-static const char *const attn_kind_names[] = {"mla", "gqa"}; /* indexed by engine_attn_kind */
-_Static_assert(COUNT_OF(attn_kind_names) == ATTN_GQA + 1, "attn_kind_names is indexed by engine_attn_kind");
+static const char *const attn_kind_names[] = {"mla", "gqa", "dsv4"}; /* indexed by engine_attn_kind */
+_Static_assert(COUNT_OF(attn_kind_names) == ATTN_DSV4 + 1, "attn_kind_names is indexed by engine_attn_kind");
 
 /* `coefficients:` (models and deployments): any of engine_coef_names, each a size. */
 static int parse_coefficients(preset_yaml_doc *p, yaml_node_t *map, bool set[COEF_COUNT], uint64_t coef[COEF_COUNT])
@@ -97,7 +97,7 @@ static const char *const model_keys[M_COUNT] = {
     "coefficients",
 };
 
-/* attention: the keys both kinds take, then MLA's or GQA's own. */
+/* attention: the keys every kind takes, then each kind's own (one table of names, indexed by A_*). */
 enum {
     A_KIND,
     A_HEADS,
@@ -116,15 +116,33 @@ enum {
     A_SLIDING_WINDOW,
     A_SWA_LAYERS,
     A_ATTENTION_CHUNK,
+    A_COMPRESS_RATIOS,
+    A_O_LORA_RANK,
+    A_O_GROUPS,
+    A_INDEX_HEADS,
+    A_INDEX_HEAD_DIM,
+    A_INDEX_TOPK,
+    A_HC_MULT,
     A_COUNT
 };
-enum { MLA_KEYS = A_SHARED + 5, GQA_KEYS = A_SHARED + 5 };
-static const char *const mla_keys[MLA_KEYS] = {
-    "kind",         "heads",       "kv_bytes",    "full_attn_layers", "linear_attn_layers", "linear_attn_layer_params",
-    "kv_lora_rank", "qk_rope_dim", "q_lora_rank", "qk_nope_dim",      "v_head_dim"};
-static const char *const gqa_keys[GQA_KEYS] = {
-    "kind",     "heads",    "kv_bytes",       "full_attn_layers", "linear_attn_layers",  "linear_attn_layer_params",
-    "kv_heads", "head_dim", "sliding_window", "swa_layers",       "attention_chunk_size"};
+static const char *const attention_key_names[A_COUNT] = {
+    "kind",           "heads",           "kv_bytes",    "full_attn_layers", "linear_attn_layers",
+    "linear_attn_layer_params",          "kv_lora_rank", "qk_rope_dim",     "q_lora_rank",
+    "qk_nope_dim",    "v_head_dim",      "kv_heads",    "head_dim",         "sliding_window",
+    "swa_layers",     "attention_chunk_size", "compress_ratios", "o_lora_rank", "o_groups",
+    "index_heads",    "index_head_dim",  "index_topk",  "hc_mult"};
+/* Each kind's own keys, after the shared ones (indexed by engine_attn_kind). */
+static const struct {
+    unsigned char keys[A_COUNT - A_SHARED];
+    size_t n;
+} attention_kind_keys[] = {
+    [ATTN_MLA] = {{A_KV_LORA_RANK, A_QK_ROPE_DIM, A_Q_LORA_RANK, A_QK_NOPE_DIM, A_V_HEAD_DIM}, 5},
+    [ATTN_GQA] = {{A_KV_HEADS, A_HEAD_DIM, A_SLIDING_WINDOW, A_SWA_LAYERS, A_ATTENTION_CHUNK}, 5},
+    [ATTN_DSV4] = {{A_HEAD_DIM, A_QK_ROPE_DIM, A_Q_LORA_RANK, A_SLIDING_WINDOW, A_COMPRESS_RATIOS, A_O_LORA_RANK,
+                    A_O_GROUPS, A_INDEX_HEADS, A_INDEX_HEAD_DIM, A_INDEX_TOPK, A_HC_MULT},
+                   11},
+};
+_Static_assert(COUNT_OF(attention_kind_keys) == ATTN_DSV4 + 1, "attention_kind_keys is indexed by engine_attn_kind");
 
 enum {
     E_NUM_EXPERTS,
@@ -171,41 +189,90 @@ static int parse_hf_names(preset_yaml_doc *p, yaml_node_t *n, engine_model *m)
     return 0;
 }
 
+/* compress_ratios: config.json's list, one entry per layer (MTP layers included), each 0 (sliding
+ * window only), 4 or 128; kept as the count of each. */
+static int parse_compress_ratios(preset_yaml_doc *p, yaml_node_t *n, engine_model *m)
+{
+    const char *expected = "a list of 0, 4 or 128, one per layer (config compress_ratios)";
+    if (n->type != YAML_SEQUENCE_NODE) {
+        char buf[PRESET_QUOTED_MAX];
+        return preset_yaml_error(p, n->start_mark, "compress_ratios: got %s; expected %s",
+                                 preset_yaml_describe(n, buf, sizeof buf), expected);
+    }
+    uint32_t *count_of[] = {&m->dsv4_swa_only_layers, &m->dsv4_c4_layers, &m->dsv4_c128_layers};
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *item = preset_yaml_node(p, *it);
+        uint32_t ratio;
+        if (preset_yaml_get_u32(p, item, "compress_ratios", 0, 128, &ratio))
+            return -1;
+        if (ratio != 0 && ratio != 4 && ratio != 128)
+            return preset_yaml_error(p, item->start_mark, "compress_ratios: got %u; expected %s", ratio, expected);
+        (*count_of[ratio == 0 ? 0 : ratio == 4 ? 1 : 2])++;
+    }
+    if (m->dsv4_swa_only_layers + m->dsv4_c4_layers + m->dsv4_c128_layers < m->layers)
+        return preset_yaml_error(p, n->start_mark, "compress_ratios: %u entries for %u layers; expected %s",
+                                 m->dsv4_swa_only_layers + m->dsv4_c4_layers + m->dsv4_c128_layers, m->layers,
+                                 expected);
+    return 0;
+}
+
 static int parse_attention(preset_yaml_doc *p, yaml_node_t *map, engine_model *m)
 {
     if (map->type != YAML_MAPPING_NODE) {
         char buf[PRESET_QUOTED_MAX];
-        return preset_yaml_error(p, map->start_mark, "attention: got %s; expected a mapping with kind: mla or gqa",
+        return preset_yaml_error(p, map->start_mark,
+                                 "attention: got %s; expected a mapping with kind: mla, gqa or dsv4",
                                  preset_yaml_describe(map, buf, sizeof buf));
     }
     yaml_node_t *kind_node = preset_yaml_peek(p, map, "kind");
     int kind = ATTN_MLA;
-    if (preset_yaml_need(p, map, "attention", "kind", kind_node, "mla or gqa"))
+    if (preset_yaml_need(p, map, "attention", "kind", kind_node, "mla, gqa or dsv4"))
         return -1;
     if (preset_yaml_get_choice(p, kind_node, "attention kind", attn_kind_names, COUNT_OF(attn_kind_names), &kind))
         return -1;
-    yaml_node_t *got[MLA_KEYS > GQA_KEYS ? MLA_KEYS : GQA_KEYS], *v[A_COUNT] = {0};
-    bool mla = kind == ATTN_MLA;
-    const char *what = mla ? "attention (kind: mla)" : "attention (kind: gqa)";
-    size_t nkeys = mla ? MLA_KEYS : GQA_KEYS;
-    if (preset_yaml_collect(p, map, what, mla ? mla_keys : gqa_keys, nkeys, got))
+    const char *names[A_COUNT];
+    yaml_node_t *got[A_COUNT], *v[A_COUNT] = {0};
+    size_t nkeys = A_SHARED;
+    for (size_t i = 0; i < A_SHARED; i++)
+        names[i] = attention_key_names[i];
+    for (size_t i = 0; i < attention_kind_keys[kind].n; i++)
+        names[nkeys++] = attention_key_names[attention_kind_keys[kind].keys[i]];
+    char what[48];
+    snprintf(what, sizeof what, "attention (kind: %s)", attn_kind_names[kind]);
+    if (preset_yaml_collect(p, map, what, names, nkeys, got))
         return -1;
     for (size_t i = 0; i < A_SHARED; i++)
         v[i] = got[i];
-    for (size_t i = A_SHARED; i < nkeys; i++)
-        v[(mla ? A_KV_LORA_RANK : A_KV_HEADS) + (i - A_SHARED)] = got[i];
+    for (size_t i = 0; i < attention_kind_keys[kind].n; i++)
+        v[attention_kind_keys[kind].keys[i]] = got[A_SHARED + i];
     if (preset_yaml_need(p, map, what, "heads", v[A_HEADS], "the query heads (num_attention_heads)"))
         return -1;
+    bool mla = kind == ATTN_MLA, gqa = kind == ATTN_GQA, dsv4 = kind == ATTN_DSV4;
     if (mla &&
         (preset_yaml_need(p, map, what, "kv_lora_rank", v[A_KV_LORA_RANK], "an integer (config kv_lora_rank)") ||
          preset_yaml_need(p, map, what, "qk_rope_dim", v[A_QK_ROPE_DIM], "an integer (config qk_rope_head_dim)")))
         return -1;
-    if (!mla && (preset_yaml_need(p, map, what, "kv_heads", v[A_KV_HEADS], "an integer (num_key_value_heads)") ||
-                 preset_yaml_need(p, map, what, "head_dim", v[A_HEAD_DIM], "an integer (head_dim)")))
+    if (gqa && (preset_yaml_need(p, map, what, "kv_heads", v[A_KV_HEADS], "an integer (num_key_value_heads)") ||
+                preset_yaml_need(p, map, what, "head_dim", v[A_HEAD_DIM], "an integer (head_dim)")))
+        return -1;
+    if (dsv4 && (preset_yaml_need(p, map, what, "head_dim", v[A_HEAD_DIM], "an integer (head_dim: 512)") ||
+                 preset_yaml_need(p, map, what, "qk_rope_dim", v[A_QK_ROPE_DIM], "an integer (qk_rope_head_dim)") ||
+                 preset_yaml_need(p, map, what, "q_lora_rank", v[A_Q_LORA_RANK], "an integer (q_lora_rank)") ||
+                 preset_yaml_need(p, map, what, "sliding_window", v[A_SLIDING_WINDOW], "an integer (sliding_window)") ||
+                 preset_yaml_need(p, map, what, "compress_ratios", v[A_COMPRESS_RATIOS], "config compress_ratios") ||
+                 preset_yaml_need(p, map, what, "o_lora_rank", v[A_O_LORA_RANK], "an integer (o_lora_rank)") ||
+                 preset_yaml_need(p, map, what, "o_groups", v[A_O_GROUPS], "an integer (o_groups)") ||
+                 preset_yaml_need(p, map, what, "index_heads", v[A_INDEX_HEADS], "an integer (index_n_heads)") ||
+                 preset_yaml_need(p, map, what, "index_head_dim", v[A_INDEX_HEAD_DIM], "an integer (index_head_dim)")))
         return -1;
     m->attn_kind = (engine_attn_kind)kind;
     m->kv_bytes = MODEL_KV_BYTES_DEFAULT;
     m->full_attn_layers = m->layers; /* every layer holds KV unless said otherwise */
+    if (dsv4) {
+        m->kv_heads = 1; /* one MQA head (MQALayer asserts num_key_value_heads == 1) */
+        m->index_topk = 512; /* C4_TOPK, the backend's default when the config has no index_topk */
+        m->hc_mult = 1;
+    }
     if (preset_yaml_get_u32(p, v[A_HEADS], "heads", 1, UINT32_MAX, &m->heads) ||
         preset_yaml_get_u32(p, v[A_KV_BYTES], "kv_bytes", 1, MODEL_KV_BYTES_MAX, &m->kv_bytes) ||
         preset_yaml_get_u32(p, v[A_FULL_ATTN_LAYERS], "full_attn_layers", 0, m->layers, &m->full_attn_layers) ||
@@ -221,8 +288,25 @@ static int parse_attention(preset_yaml_doc *p, yaml_node_t *map, engine_model *m
         preset_yaml_get_u32(p, v[A_ATTENTION_CHUNK], "attention_chunk_size", 1, UINT32_MAX, &m->attention_chunk) ||
         preset_yaml_get_u32(p, v[A_LINEAR_ATTN_LAYERS], "linear_attn_layers", 0, m->layers, &m->linear_attn_layers) ||
         preset_yaml_get_size(p, v[A_LINEAR_ATTN_LAYER_PARAMS], "linear_attn_layer_params",
-                             &m->linear_attn_layer_params))
+                             &m->linear_attn_layer_params) ||
+        preset_yaml_get_u32(p, v[A_O_LORA_RANK], "o_lora_rank", 1, UINT32_MAX, &m->o_lora_rank) ||
+        preset_yaml_get_u32(p, v[A_O_GROUPS], "o_groups", 1, m->heads, &m->o_groups) ||
+        preset_yaml_get_u32(p, v[A_INDEX_HEADS], "index_heads", 1, UINT32_MAX, &m->index_heads) ||
+        preset_yaml_get_u32(p, v[A_INDEX_HEAD_DIM], "index_head_dim", 1, UINT32_MAX, &m->index_head_dim) ||
+        preset_yaml_get_u32(p, v[A_INDEX_TOPK], "index_topk", 1, UINT32_MAX, &m->index_topk) ||
+        preset_yaml_get_u32(p, v[A_HC_MULT], "hc_mult", 1, 64, &m->hc_mult))
         return -1;
+    if (dsv4) {
+        if (m->qk_rope_dim >= m->head_dim)
+            return preset_yaml_error(p, v[A_QK_ROPE_DIM]->start_mark,
+                                     "qk_rope_dim %u is not below head_dim %u; expected the RoPE part of the head",
+                                     m->qk_rope_dim, m->head_dim);
+        if (m->heads % m->o_groups)
+            return preset_yaml_error(p, v[A_O_GROUPS]->start_mark,
+                                     "o_groups %u does not divide the %u heads; expected a divisor (config o_groups)",
+                                     m->o_groups, m->heads);
+        return parse_compress_ratios(p, v[A_COMPRESS_RATIOS], m);
+    }
     /* Every layer is one kind: full attention, sliding-window or linear; without
      * full_attn_layers, the layers that are neither are full. */
     uint64_t other = (uint64_t)m->swa_layers + m->linear_attn_layers;

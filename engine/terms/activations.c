@@ -15,7 +15,20 @@ void widest_layer(const engine_deployment *d, const engine_estimate *e, engine_t
     uint64_t rows = e->attn_rows;
     uint64_t heads_l = e->heads_per_gpu ? e->heads_per_gpu : 1;
     uint64_t attn;
-    if (m->attn_kind == ATTN_MLA) {
+    uint64_t residual_width = m->hidden;
+    if (m->attn_kind == ATTN_DSV4) {
+        /* MQALayer.forward: q_padded holds every head at attn_tp > 1 (its slice is this GPU's q),
+         * the attention output, the grouped wo_a output, q_lora, and the c4 indexer's q; the
+         * residual stream carries hc_mult copies of the hidden state (models/deepseek_v4.py). */
+        uint64_t all_heads = e->attn_tp > 1 ? m->heads : heads_l;
+        uint64_t groups_l = m->o_groups / (e->attn_tp ? e->attn_tp : 1) ? m->o_groups / (e->attn_tp ? e->attn_tp : 1) : 1;
+        attn = rows * ((all_heads + 2 * heads_l) * m->head_dim + groups_l * m->o_lora_rank + m->q_lora_rank +
+                       (uint64_t)m->index_heads * m->index_head_dim) *
+               elem;
+        residual_width = (uint64_t)m->hidden * (m->hc_mult ? m->hc_mult : 1);
+        t->formula = "attn_rows x ((heads + 2 heads/GPU) x head_dim + o_groups/GPU x o_lora + q_lora + index heads x "
+                     "index_head_dim, or max(MLP)) x 2 + 2 attn_rows x hc_mult x hidden x 2";
+    } else if (m->attn_kind == ATTN_MLA) {
         /* q (nope + rope), q_nope absorbed to kv_lora, the attention output in kv_lora, and the
          * output after the v up-projection. */
         uint64_t nope = m->qk_nope_dim ? m->qk_nope_dim : 128, v = m->v_head_dim ? m->v_head_dim : 128;
@@ -37,7 +50,7 @@ void widest_layer(const engine_deployment *d, const engine_estimate *e, engine_t
         inter = shared;
     uint64_t mlp_tp = e->attn_tp ? e->attn_tp : 1;
     uint64_t mlp = rows * 3 * (inter / mlp_tp) * elem;
-    t->bytes = (attn > mlp ? attn : mlp) + 2 * rows * m->hidden * elem;
+    t->bytes = (attn > mlp ? attn : mlp) + 2 * rows * residual_width * elem;
     t->source = SOURCE_DERIVED;
     t->origin = "first principles over the model's shapes (no fitted act_bytes_per_row)";
 }

@@ -131,6 +131,26 @@ static void backend_state(const engine_deployment *d, const engine_estimate *e, 
         t->origin = "nsa_backend.py init_cuda_graph_state, init_forward_metadata_capture_cuda_graph; nsa_indexer.py";
         return;
     }
+    case BACKEND_DSV4: {
+        /* init_cuda_graph_state allocates nothing; each captured size keeps the DSV4Metadata its
+         * init_forward_metadata_decode built at max_seq_len = context_len: per request (row) the
+         * page table (int32, page 256 columns), the c4 layers' top-k page indices and their raw
+         * copy (int32, index_topk each) and the window's indices (int32, sliding_window). The
+         * largest bucket's indexer logits are the graph pool's transient: FP32 per row over the
+         * context's c4 rows (deep_gemm fp8_paged_mqa_logits over ceil(context_len / 4)). */
+        uint64_t per_row = 4 * ((ctx + page - 1) / page) + (m->dsv4_c4_layers ? 2 * 4 * (uint64_t)m->index_topk : 0) +
+                           4 * (uint64_t)m->sliding_window;
+        uint64_t rows_kept = 0, width = spec ? d->knobs.mtp : 1;
+        for (uint32_t i = 0; i < e->n_buckets; i++)
+            rows_kept += (uint64_t)e->buckets[i] * width;
+        uint64_t logits = m->dsv4_c4_layers ? tokens * ((ctx + 3) / 4) * 4 : 0;
+        t->bytes = rows_kept * per_row + logits;
+        t->formula = "sum(bs x rows) x (4 ceil(context_len / page) + 8 index_topk + 4 sliding_window) (per-size "
+                     "metadata) + attn_rows x ceil(context_len / 4) x 4 (indexer logits)";
+        t->origin = "deepseek_v4_backend.py init_cuda_graph_state, init_forward_metadata_capture_cuda_graph, "
+                    "init_forward_metadata_decode; dsv4/indexer.py";
+        return;
+    }
     case BACKEND_TORCH_NATIVE:
     case BACKEND_COUNT:
         t->bytes = 0;

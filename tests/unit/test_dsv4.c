@@ -12,7 +12,13 @@
 #include <cmocka.h>
 #include <math.h>
 
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "dsv4.h"
+#include "preset.h"
+#include "weights.h"
 
 static const engine_dsv4_shape v4_flash = {
     .qk_nope_head_dim = 448,
@@ -91,12 +97,66 @@ static void test_full_tokens_bracket_the_logs(void **state)
     assert_int_equal(p.c128_state_slots, 307968 / 128 * 128);
 }
 
+/* The built-in preset MODEL (the catalog without the tester's own presets). */
+static void load_builtin(const char *name, engine_model *m)
+{
+    char dir[] = "/tmp/cgplan-test-dsv4-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    setenv("CGPLAN_PRESETS", dir, 1);
+    preset_catalog *c = preset_catalog_open();
+    char err[512];
+    int rc = preset_load_model(c, name, m, err, sizeof err);
+    if (rc != 0)
+        fail_msg("%s: %s", name, err);
+    preset_catalog_free(c);
+    rmdir(dir);
+}
+
+/* The V4-Flash preset's shapes give the log's sum, and the parameters the model card publishes
+ * (284B), each part as models/deepseek_v4.py builds it. */
+static void test_v4_flash_preset(void **state)
+{
+    (void)state;
+    engine_model m;
+    load_builtin("deepseek-v4-flash", &m);
+    assert_int_equal(m.attn_kind, ATTN_DSV4);
+    engine_dsv4_shape s = engine_dsv4_shape_of(&m);
+    assert_memory_equal(&s, &v4_flash, sizeof s);
+    engine_param_parts p;
+    assert_true(engine_model_param_parts(&m, &p));
+    const uint64_t L = 43, h = 4096;
+    /* wq_b 1024 -> 64 x 512, wo_a 64 x 512 -> 1024 by 8 groups, wo_b 8 x 1024 -> 4096 */
+    assert_int_equal(p.attn_sharded, L * (1024ull * 64 * 512 + 64ull * 512 * 1024 + 8ull * 1024 * h));
+    /* wq_a, wkv; c4: compressor (2 x 2 x 512 wide) + indexer (wq_b 1024 -> 64 x 128, weights_proj,
+     * its compressor 2 x 2 x 128); c128: compressor 2 x 512 */
+    assert_int_equal(p.attn_replicated, L * (h * 1024 + h * 512) +
+                                            21 * (2 * h * 2 * 512 + 1024ull * 64 * 128 + h * 64 + 2 * h * 2 * 128) +
+                                            20 * (2 * h * 512));
+    assert_int_equal(p.fp32_replicated, L * 2 * (2 + 4) * 4 * 4 * h);
+    assert_int_equal(p.routed_experts, L * 256 * 3 * h * 2048);
+    uint64_t total = engine_model_param_count(&m);
+    assert_true(fabs((double)total / 284e9 - 1) < 0.02);
+    /* Flash (MXFP4 experts) and Base (FP8 experts) on one TP8 GPU differ by the experts alone */
+    engine_model base;
+    load_builtin("deepseek-v4-flash-base", &base);
+    bool known;
+    uint64_t w4 = engine_weight_bytes_per_gpu(&m, 8, 1, false, 1, &known);
+    assert_true(known);
+    uint64_t w8 = engine_weight_bytes_per_gpu(&base, 8, 1, false, 1, &known);
+    assert_true(known);
+    /* the experts' difference: 1/8 of them at 8 + 32/128^2 bits against 4.25 bits */
+    double experts = (double)p.routed_experts / 8;
+    double want = experts * (engine_dtype_bits_x1000(DTYPE_FP8) - engine_dtype_bits_x1000(DTYPE_MXFP4)) / 8000.0;
+    assert_true(fabs((double)(w8 - w4) / want - 1) < 1e-6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bytes_per_full_token_matches_the_h20_log),
         cmocka_unit_test(test_rings),
         cmocka_unit_test(test_full_tokens_bracket_the_logs),
+        cmocka_unit_test(test_v4_flash_preset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
