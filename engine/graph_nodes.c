@@ -331,9 +331,10 @@ void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l
  * each point's k is its measured total less every other term, over its graphs' expected nodes
  * (bench/data/README.md lists them, with the leave-one-out errors). Per point, KiB per node:
  *   Hopper:    Llama-4-Maverick FP8 TP8 H100 15.2, Qwen3-30B-A3B-FP8 TP2 16.8, Grok-2 TP8 H100 17.3,
+ *              DeepSeek-V4-Flash-Base TP8 H20 18.7 (two runs, one capture: counted once),
  *              Llama-3.3-70B TP8 H200 20.0
  *   Blackwell: DeepSeek-R1 TP8 B200 5.6, Qwen3-8B TP1 B200 10.0, Qwen3-30B-A3B TP8 B200 19.0
- *   Ada:       QwQ-32B TP4 L4 (PCIe, NCCL in the graphs) 9.4, Qwen3.5-9B TP2 RTX 4090 15.6
+ *   Ada:       Qwen3.5-9B TP2 RTX 4090 15.6, QwQ-32B TP4 L4 (PCIe, NCCL in the graphs) 17.1
  * An arch's row is the median of its points; its range their spread, widened by the node counts'
  * own tolerance (about 17% either way: graph_nodes' low and high over the expected count). An
  * arch with fewer than two public points takes the median of all points with a wider range;
@@ -345,25 +346,25 @@ static const struct {
     const char *source;
 } node_bytes_fits[] = {
     {GPU_ARCH_SM90,
-     {17408, 12918, 23962},
-     "empirical: median of the 4 public Hopper captures (17.0 KiB; bench/accuracy --fit), driver-dependent"},
+     {17715, 12918, 23962},
+     "empirical: median of the 5 public Hopper captures (17.3 KiB; bench/accuracy --fit), driver-dependent"},
     {GPU_ARCH_SM100,
      {10240, 4760, 22765},
      "empirical: median of the 3 public Blackwell captures (10.0 KiB; bench/accuracy --fit), driver-dependent"},
     {GPU_ARCH_SM89,
-     {12800, 7989, 18690},
-     "empirical: median of the 2 public Ada captures (12.5 KiB; bench/accuracy --fit), driver-dependent"},
+     {16742, 13259, 20488},
+     "empirical: median of the 2 public Ada captures (16.3 KiB; bench/accuracy --fit), driver-dependent"},
     {GPU_ARCH_CDNA3,
-     {15974, 4760, 49152},
+     {17306, 4760, 49152},
      "empirical: no public per-node figure for HIP graphs (ROCm/pytorch#2286: 4 MiB chunks per capture); the "
      "fit of all points, with the widest range"},
     {GPU_ARCH_CDNA4,
-     {15974, 4760, 49152},
+     {17306, 4760, 49152},
      "empirical: no public per-node figure for HIP graphs (ROCm/pytorch#2286: 4 MiB chunks per capture); the "
      "fit of all points, with the widest range"},
 };
-/* every point: median 15.6 KiB, spread 5.6 .. 20.0 widened to 4.6 .. 30 */
-static const engine_range node_bytes_all = {15974, 4760, 30720};
+/* every point: median 16.9 KiB, spread 5.6 .. 20.0 widened to 4.6 .. 30 */
+static const engine_range node_bytes_all = {17306, 4760, 30720};
 
 const char *engine_node_bytes_default(const engine_gpu *g, engine_range *out)
 {

@@ -145,7 +145,7 @@ expect_exit 0 "$CGPLAN" ingest --db "$G" --preset k3-dp2-dcp8 --set gpu=h200 "$L
 expect_exit 0 "$CGPLAN" calibrate --db "$G" --preset k3-dp2-dcp8 --set gpu=h200 --format json --dry-run
 check_py "[n['gpu'] for n in j['node_bytes']] == ['h200'] and j['node_bytes'][0]['fitted'] and sorted(r['run'] for r in j['node_bytes'][0]['runs']) == [3, 4]" "two graph counts: node_bytes fitted from both"
 check_py "j['node_bytes'][0]['node_bytes_low'] <= j['node_bytes'][0]['node_bytes'] <= j['node_bytes'][0]['node_bytes_high'] and j['node_bytes'][0]['node_bytes_low'] < j['node_bytes'][0]['node_bytes_high']" "node_bytes has a range"
-check_py "j['node_bytes'][0]['models'] == ['kimi-k3'] and j['node_bytes'][0]['before_bytes'] == 17408" "its runs' models, and the default it replaces"
+check_py "j['node_bytes'][0]['models'] == ['kimi-k3'] and j['node_bytes'][0]['before_bytes'] == 17715" "its runs' models, and the default it replaces"
 check_py "j['calibrations'][0]['held_node_bytes'] == j['node_bytes'][0]['node_bytes']" "the model's fit comes after it"
 expect_exit 0 "$CGPLAN" calibrate --db "$G" --preset k3-dp2-dcp8 --set gpu=h200
 contains "$OUT" "node_bytes of h200 (every sglang release) from 2 runs of 1 model (kimi-k3)" "the fit, its runs and models"
@@ -184,7 +184,7 @@ contains "$ERR" "not a GPU preset" "reset of a name that is no GPU"
 expect_exit 0 "$CGPLAN" calibrate --reset h200 --db "$G"
 contains "$OUT" "removed 1 node_bytes calibration of h200" "reset removes the GPU's node_bytes"
 expect_exit 0 "$CGPLAN" estimate --db "$G" --model qwen3-8b --set gpu=h200 --format json
-check_py "j['graph_nodes']['node_bytes'] == 17408" "after reset: the default again"
+check_py "j['graph_nodes']['node_bytes'] == 17715" "after reset: the default again"
 # per release where the runs separate them: each release's own runs of two graph counts fit
 # apart, and a plan takes its release's node_bytes before the one over every release
 R="$TEST_TMP/releases.db"

@@ -39,7 +39,7 @@ QWQ="$LOGS/15-tp4-pcie-qwq32b-plain-tqdm-end-avail-before-usage.log"
 expect_exit 0 "$CGPLAN" check --db "$DB" --model qwq-32b --set gpu=h100 --set sglang=0.4.6 "$QWQ"
 contains "$OUT" "world 4 (inferred) dp 1 (inferred) dcp ? max_bs 80 (inferred) mtp 1 (inferred)" "the inferred knobs"
 contains "$OUT" "buckets  13 (inferred): [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80]" "the inferred buckets"
-contains "$OUT" "total            0.92         0.596      [0.542, 0.680]   OUTSIDE: measured above" "total above"
+contains "$OUT" "total            0.92         0.599      [0.542, 0.680]   OUTSIDE: measured above" "total above"
 contains "$OUT" "next     --cuda-graph-max-bs 224 --mem-fraction-static 0.911 (stops at: kv_per_request)" "next"
 expect_exit 0 "$CGPLAN" check --db "$DB" --model qwq-32b --set gpu=h100 --set sglang=0.4.6 --format json "$QWQ"
 check_py "j['knobs']['max_bs'] == {'value': 80, 'origin': 'inferred'} and j['knobs']['sglang']['value'] == 'v0.4.6'" \
