@@ -107,9 +107,11 @@ static uint32_t running_requests(const engine_deployment *d)
  * (model_runner_kv_cache_mixin.py handle_max_mamba_cache): under speculation the running
  * requests' intermediate states (x draft tokens) come off what weights and the reserve leave;
  * then the pool takes r / (1 + r) of the rest, r = --mamba-full-memory-ratio (0.9), in whole
- * request states, and the KV pool the remainder. One state is the model's per-request state,
- * its heads split over the attention group like the KV heads. A preset's figure wins. REST is
- * P - weights - P x (1 - f); SLOTS (may be NULL) gets the states the pool holds. */
+ * request states, and the KV pool the remainder. With --disable-radix-cache no prefix keeps a
+ * state, so the pool is one state per running request (max_mamba_cache_size =
+ * max_running_requests // dp), whatever memory is left. One state is the model's per-request
+ * state, its heads split over the attention group like the KV heads. A preset's figure wins.
+ * REST is P - weights - P x (1 - f); SLOTS (may be NULL) gets the states the pool holds. */
 static uint64_t plan_state(const engine_deployment *d, const engine_estimate *e, int64_t rest, uint64_t *slots)
 {
     const engine_knobs_state *k = &d->knobs;
@@ -123,9 +125,13 @@ static uint64_t plan_state(const engine_deployment *d, const engine_estimate *e,
         return 0;
     uint64_t spec = k->mtp > 1 ? per_req * running_requests(d) * k->mtp : 0;
     double avail = (double)rest - (double)spec, r = k->mamba_full_memory_ratio;
-    if (avail <= 0 || r <= 0)
+    uint64_t n;
+    if (k->disable_radix_cache)
+        n = running_requests(d);
+    else if (avail <= 0 || r <= 0)
         return spec;
-    uint64_t n = (uint64_t)(avail * r / (1 + r) / (double)per_req);
+    else
+        n = (uint64_t)(avail * r / (1 + r) / (double)per_req);
     if (slots)
         *slots = n;
     return n * per_req + spec;
@@ -655,7 +661,7 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
      * init_memory_pool: max_num_reqs = min(max_num_reqs, max_mamba_cache_size //
      * MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO), 3; the mamba extra buffer adds 1 or 2 more per
      * request, so 3 is the most it admits). A plan past that runs fewer requests than it counts. */
-    if (b->state_slots && b->state_slots / 3 < b->running_requests)
+    if (b->state_slots && !k->disable_radix_cache && b->state_slots / 3 < b->running_requests)
         WARN_AT(&e->warnings, "state_caps_requests", (double)(b->state_slots / 3), (double)b->running_requests,
                 "state pool caps requests",
                 "the state pool holds %llu request states: SGLang admits at most %llu requests at once (3 states "

@@ -63,6 +63,7 @@ typedef enum {
     KNOB_BOUND,      /* high (the default) or expected */
     KNOB_SWA_RATIO,  /* --swa-full-tokens-ratio: the sliding-window pool's tokens per full-attention token */
     KNOB_MAMBA_RATIO, /* --mamba-full-memory-ratio: the state pool's memory per byte of KV pool */
+    KNOB_DISABLE_RADIX, /* --disable-radix-cache: a hybrid model's state pool holds one state per request */
     KNOB_COUNT
 } engine_knob_id;
 
@@ -382,7 +383,7 @@ typedef struct {
 } engine_backend_choice;
 engine_backend_choice engine_release_default_backend(const engine_release *r, const engine_model *m,
                                                      const engine_gpu *g, uint32_t tp_size, bool speculative,
-                                                     uint32_t page_size);
+                                                     bool radix_cache, uint32_t page_size);
 /* The page size BACKEND runs with when --page-size is REQUESTED (0: not given): the backends
  * that support only some sizes move any other to theirs (server_args.py
  * _handle_attention_backend_compatibility); the rest take the request, or 1. */
@@ -418,6 +419,7 @@ struct engine_knobs_state {
     engine_bound bound;     /* which end of the ranges the answers plan on */
     double swa_full_tokens_ratio; /* SWA pool tokens per full-attention token (SGLang's default 0.8) */
     double mamba_full_memory_ratio; /* state pool bytes per KV pool byte (SGLang's default 0.9) */
+    bool disable_radix_cache;       /* no prefix cache: the state pool is one state per running request */
 };
 
 /* The layout a deployment's measured figures (weights_bytes, state_pool_bytes) were measured at:

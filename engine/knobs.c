@@ -469,6 +469,21 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .field = KNOB_FIELD_DOUBLE,
      .offset = AT(knobs.mamba_full_memory_ratio),
      .sglang_flag = "--mamba-full-memory-ratio"},
+    /* Only a hybrid model's state pool sees it (model_runner_kv_cache_mixin.py
+     * handle_max_mamba_cache); the prefix cache itself lives inside the KV pool. */
+    {.id = KNOB_DISABLE_RADIX,
+     .name = "disable_radix_cache",
+     .label = "no_radix",
+     .brief = "norad",
+     .type = KNOB_TYPE_BOOL,
+     .range = "on or off",
+     .default_text = "off",
+     .unit = "",
+     .help = "--disable-radix-cache: a hybrid model's state pool holds one state per running request instead of "
+             "its share of the memory",
+     .field = KNOB_FIELD_BOOL,
+     .offset = AT(knobs.disable_radix_cache),
+     .sglang_flag = "--disable-radix-cache"},
 };
 
 /* Whether name is a flag's ServerArgs field: argparse's dest, the flag without "--" and with '-'
@@ -1195,8 +1210,12 @@ void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engi
     }
     double v = raw_value(d, k);
     if (k->field == KNOB_FIELD_DOUBLE) {
+        double used = knob == KNOB_SWA_RATIO ? engine_swa_ratio(d) : v;
         if (style == KNOB_TEXT_CANONICAL)
             exact_real(v, buf, len);
+        else if (fabs(used - v) > 1e-9) /* the ratio the pools are sized with, not the flag's default */
+            snprintf(buf, len, "%.3f (%s)", used,
+                     d->model.attn_kind == ATTN_DSV4 ? "DeepSeek-V4's default" : "attention_chunk / context_len");
         else
             snprintf(buf, len, "%.3f", v);
         return;

@@ -172,6 +172,8 @@ void engine_launch_build(const engine_deployment *d, const engine_estimate *e, c
         add_arg(l, "%s %u", engine_knobs[KNOB_PAGE_SIZE].sglang_flag, k->page_size);
     if (k->tbo)
         add_arg(l, "%s", engine_knobs[KNOB_TBO].sglang_flag);
+    if (k->disable_radix_cache)
+        add_arg(l, "%s", engine_knobs[KNOB_DISABLE_RADIX].sglang_flag);
 
     char flag[64];
     /* Before v0.3.5 (PR #1809) there is no --cuda-graph-max-bs: the release's fixed list, cut

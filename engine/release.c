@@ -882,7 +882,7 @@ static engine_backend_choice generic_default(const int32_t *v, const engine_mode
  * some architectures when none is given; then the generic rule fills the rest. */
 engine_backend_choice engine_release_default_backend(const engine_release *r, const engine_model *m,
                                                      const engine_gpu *g, uint32_t tp_size, bool speculative,
-                                                     uint32_t page_size)
+                                                     bool radix_cache, uint32_t page_size)
 {
     int32_t scratch[RF_COUNT];
     const int32_t *v = facts_of(r, scratch);
@@ -913,12 +913,15 @@ engine_backend_choice engine_release_default_backend(const engine_release *r, co
     }
     if (ARCH_IS(m, qwen3_next_archs) && is_sm100(arch)) {
         /* PR #19030: trtllm_mha where the generic rule picks it, unless the radix cache is on with
-         * neither extra_buffer nor speculation (cgplan runs the radix cache and no extra_buffer:
-         * speculation decides); the page size is set with it, 64 or 1. */
+         * neither extra_buffer nor speculation (cgplan plans no extra_buffer); the page size is
+         * set with it, 64 or 1. */
         engine_backend_choice generic = generic_default(v, m, arch, tp_size, speculative, page_size);
-        engine_backend_choice trtllm = {BACKEND_TRTLLM_MHA, 64, "Qwen3-Next on SM100 with speculation: trtllm_mha"};
+        engine_backend_choice trtllm = {BACKEND_TRTLLM_MHA, 64,
+                                        "Qwen3-Next on SM100 with speculation or no radix cache: trtllm_mha"};
         engine_backend_choice triton = {BACKEND_TRITON, 1, "Qwen3-Next on SM100: triton, page 1"};
-        return v[RF_ATTN_QWEN3NEXT_SM100] && generic.backend == BACKEND_TRTLLM_MHA && speculative ? trtllm : triton;
+        return v[RF_ATTN_QWEN3NEXT_SM100] && generic.backend == BACKEND_TRTLLM_MHA && (speculative || !radix_cache)
+                   ? trtllm
+                   : triton;
     }
     return generic_default(v, m, arch, tp_size, speculative, page_size);
 }

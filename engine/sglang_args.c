@@ -83,7 +83,6 @@ static const known_flag known_flags[] = {
     {"--watchdog-timeout", true, SGLANG_FLAG_NO_EFFECT, "a timeout"},
     {"--dist-timeout", true, SGLANG_FLAG_NO_EFFECT, "a timeout"},
     {"--skip-server-warmup", false, SGLANG_FLAG_NO_EFFECT, "the warm-up request"},
-    {"--disable-radix-cache", false, SGLANG_FLAG_NO_EFFECT, "prefix reuse inside the same KV pool"},
     {"--max-prefill-tokens", true, SGLANG_FLAG_NO_EFFECT, "a prefill batch's budget, not a buffer of the decode graphs"},
     {"--max-queued-requests", true, SGLANG_FLAG_NO_EFFECT, "the waiting queue, on the CPU"},
     {"--load-format", true, SGLANG_FLAG_NO_EFFECT, "how the weights are read; the same weights are resident"},

@@ -115,6 +115,16 @@ check_py "j['budget']['kv_cell_bytes'] == 512 * 27" "swa_full_tokens_ratio moves
 expect_exit 0 "$CGPLAN" estimate --model qwen3-next-80b-a3b --set gpu=h200 --set tp=4 --format json
 check_py "(lambda b, per: b['kv_pools']['state_slots'] == int((b['pre_load_free_bytes'] - b['weights_bytes'] - b['static_budget_bytes']) * 0.9 / 1.9 / per) and b['state_pool_bytes'] == b['kv_pools']['state_slots'] * per)(j['budget'], 77266944 // 4)" "mamba cache: 0.9 / 1.9 of the rest, in whole states"
 check_py "abs(j['budget']['kv_pool_bytes'] + j['budget']['state_pool_bytes'] - (j['budget']['pre_load_free_bytes'] - j['budget']['weights_bytes'] - j['budget']['static_budget_bytes'])) < 2" "state and KV pools share what is left"
+POOLS_WITH_RADIX=$(python3 -c "import json,sys; b=json.loads(sys.argv[1])['budget']; print(b['kv_pool_bytes'] + b['state_pool_bytes'])" "$OUT")
+# --disable-radix-cache: no prefix keeps a state, so the pool is max_running_requests // dp states
+# (one per running request: 96 here), and the KV pool takes the rest; launch passes the flag on.
+expect_exit 0 "$CGPLAN" estimate --model qwen3-next-80b-a3b --set gpu=h200 --set tp=4 --set max_bs=96 --set disable_radix_cache=on --format json
+check_py "j['budget']['kv_pools']['state_slots'] == 96 and j['budget']['state_pool_bytes'] == 96 * (77266944 // 4)" "no radix cache: one state per running request"
+check_py "abs(j['budget']['kv_pool_bytes'] + j['budget']['state_pool_bytes'] - $POOLS_WITH_RADIX) < 2 and j['budget']['kv_pool_bytes'] > 80 * 2**30" "no radix cache: the 38.6 GiB the states left go to the KV pool (44.8 -> 83.5 GiB)"
+expect_exit 0 "$CGPLAN" estimate --model qwen3-next-80b-a3b --set gpu=h200 --sglang-args "--tp 4 --cuda-graph-max-bs 96 --disable-radix-cache"
+contains "$OUT" "state pool 1.73 GiB: 96 request states, one per running request (--disable-radix-cache)" "the flag read from a launch line, the pool printed"
+expect_exit 0 "$CGPLAN" launch --model qwen3-next-80b-a3b --set gpu=h200 --set tp=4 --set max_bs=96 --set disable_radix_cache=on
+contains "$OUT" "--disable-radix-cache" "launch writes the flag the plan assumed"
 
 # A term no formula covers (DeepEP has no default normal-mode config for 6 ranks) leaves no upper end: every
 # answer refuses with exit 3 and names the term, and nothing counts it as zero.

@@ -1039,7 +1039,7 @@ static void check_backend_cases(const backend_case *c, size_t n)
         engine_gpu g;
         memset(&g, 0, sizeof g);
         g.arch = c[i].arch;
-        engine_backend_choice got_c = engine_release_default_backend(&r, c[i].model, &g, c[i].tp, c[i].spec, c[i].page);
+        engine_backend_choice got_c = engine_release_default_backend(&r, c[i].model, &g, c[i].tp, c[i].spec, true, c[i].page);
         if (got_c.backend != c[i].want || got_c.page_size != c[i].want_page)
             fail_msg("case %zu (%s, %s on %s, tp %u%s, page %u): got %s page %u (%s), want %s page %u", i, c[i].release,
                      c[i].model->architecture, engine_gpu_arch_names[c[i].arch], c[i].tp, c[i].spec ? ", spec" : "",
@@ -1143,6 +1143,16 @@ static void test_default_backend_mha(void **state)
         {"main", &next, GPU_ARCH_SM103, 4, true, 0, BACKEND_TRTLLM_MHA, 64},
     };
     check_backend_cases(cases, sizeof cases / sizeof cases[0]);
+    /* --disable-radix-cache lifts PR #19030's condition: trtllm_mha without speculation too,
+     * and not before the PR */
+    engine_gpu b200 = {.arch = GPU_ARCH_SM100};
+    engine_release r = rel("main");
+    engine_backend_choice c = engine_release_default_backend(&r, &next, &b200, 4, false, false, 0);
+    assert_int_equal(c.backend, BACKEND_TRTLLM_MHA);
+    assert_int_equal(c.page_size, 64);
+    r = rel("0.5.9");
+    c = engine_release_default_backend(&r, &next, &b200, 4, false, false, 0);
+    assert_int_equal(c.backend, BACKEND_TRITON);
 }
 
 static void test_default_backend_mla(void **state)
