@@ -549,7 +549,8 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
                 (double)b->kv_swa_pool_bytes / (double)ENGINE_GIB, (unsigned long long)b->kv_cell_swa_bytes,
                 engine_swa_ratio(d));
     if (b->state_slots && k->disable_radix_cache)
-        fprintf(out, "        state pool %.2f GiB: %llu request states, one per running request (--disable-radix-cache)\n",
+        fprintf(out,
+                "        state pool %.2f GiB: %llu request states, one per running request (--disable-radix-cache)\n",
                 cli_gib(b->state_pool_bytes), (unsigned long long)b->state_slots);
     else if (b->state_slots)
         fprintf(out,

@@ -59,10 +59,10 @@ typedef enum {
     KNOB_MARGIN, /* bytes left free at the recommended fraction */
     KNOB_MIN_KV, /* KV tokens each running request must find in the pool */
     /* The per-graph driver cost and which end of the ranges an answer plans on. */
-    KNOB_NODE_BYTES, /* bytes per kernel node of an instantiated graph (auto: the GPU's) */
-    KNOB_BOUND,      /* high (the default) or expected */
-    KNOB_SWA_RATIO,  /* --swa-full-tokens-ratio: the sliding-window pool's tokens per full-attention token */
-    KNOB_MAMBA_RATIO, /* --mamba-full-memory-ratio: the state pool's memory per byte of KV pool */
+    KNOB_NODE_BYTES,    /* bytes per kernel node of an instantiated graph (auto: the GPU's) */
+    KNOB_BOUND,         /* high (the default) or expected */
+    KNOB_SWA_RATIO,     /* --swa-full-tokens-ratio: the sliding-window pool's tokens per full-attention token */
+    KNOB_MAMBA_RATIO,   /* --mamba-full-memory-ratio: the state pool's memory per byte of KV pool */
     KNOB_DISABLE_RADIX, /* --disable-radix-cache: a hybrid model's state pool holds one state per request */
     KNOB_COUNT
 } engine_knob_id;

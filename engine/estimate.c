@@ -876,9 +876,8 @@ static void resolve_layout(const engine_deployment *d, engine_layout *l)
      * The page size: --page-size unless the backend moves it, else the backend's, else 1. */
     uint32_t requested_page = k->page_size_auto ? 0 : k->page_size;
     if (k->backend_auto) {
-        engine_backend_choice c =
-            engine_release_default_backend(&k->sglang, m, &d->gpu, k->world, k->mtp > 1, !k->disable_radix_cache,
-                                           requested_page);
+        engine_backend_choice c = engine_release_default_backend(&k->sglang, m, &d->gpu, k->world, k->mtp > 1,
+                                                                 !k->disable_radix_cache, requested_page);
         l->backend = c.backend;
         l->page_size = c.page_size;
     } else {

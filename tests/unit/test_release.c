@@ -1039,7 +1039,8 @@ static void check_backend_cases(const backend_case *c, size_t n)
         engine_gpu g;
         memset(&g, 0, sizeof g);
         g.arch = c[i].arch;
-        engine_backend_choice got_c = engine_release_default_backend(&r, c[i].model, &g, c[i].tp, c[i].spec, true, c[i].page);
+        engine_backend_choice got_c =
+            engine_release_default_backend(&r, c[i].model, &g, c[i].tp, c[i].spec, true, c[i].page);
         if (got_c.backend != c[i].want || got_c.page_size != c[i].want_page)
             fail_msg("case %zu (%s, %s on %s, tp %u%s, page %u): got %s page %u (%s), want %s page %u", i, c[i].release,
                      c[i].model->architecture, engine_gpu_arch_names[c[i].arch], c[i].tp, c[i].spec ? ", spec" : "",
