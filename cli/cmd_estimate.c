@@ -327,6 +327,10 @@ static void write_estimate_object_with(jsonw *w, const char *preset, const engin
     jsonw_ki64(w, "swa_bytes", b->kv_swa_pool_bytes);
     jsonw_ku64(w, "state_bytes", b->state_pool_bytes);
     jsonw_ku64(w, "state_slots", b->state_slots);
+    jsonw_kstring(w, "state_rule",
+                  !b->state_slots        ? "none"
+                  : b->state_per_request ? "one per running request"
+                                         : "mamba_full_memory_ratio of the rest");
     jsonw_object_end(w);
     jsonw_ku64(w, "kv_tokens_per_gib", b->kv_tokens_per_gib);
     /* wall_max_bs: the largest max_bs that fits at its own recommended fraction; null: none */
@@ -548,10 +552,11 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
                 (double)b->kv_full_pool_bytes / (double)ENGINE_GIB, (unsigned long long)b->kv_cell_full_bytes,
                 (double)b->kv_swa_pool_bytes / (double)ENGINE_GIB, (unsigned long long)b->kv_cell_swa_bytes,
                 engine_swa_ratio(d));
-    if (b->state_slots && k->disable_radix_cache)
-        fprintf(out,
-                "        state pool %.2f GiB: %llu request states, one per running request (--disable-radix-cache)\n",
-                cli_gib(b->state_pool_bytes), (unsigned long long)b->state_slots);
+    if (b->state_per_request)
+        fprintf(out, "        state pool %.2f GiB: %llu request states, one per running request (%s)\n",
+                cli_gib(b->state_pool_bytes), (unsigned long long)b->state_slots,
+                k->disable_radix_cache ? "no radix cache: disable_radix_cache on"
+                                       : "no radix cache for hybrid models before SGLang 0.5.4, PR #11214");
     else if (b->state_slots)
         fprintf(out,
                 "        state pool %.2f GiB: %llu request states (SGLang's mamba cache: %.2f of the KV pool's "

@@ -103,13 +103,20 @@ static uint32_t running_requests(const engine_deployment *d)
     return (k->max_running_requests + dp - 1) / dp;
 }
 
+/* Whether the state pool is one state per running request: no radix cache keeps a prefix's
+ * state, by --disable-radix-cache or because the release forces it off (before PR #11214). */
+static bool state_per_request(const engine_deployment *d)
+{
+    return d->knobs.disable_radix_cache || !engine_release_mamba_radix(&d->knobs.sglang);
+}
+
 /* The linear-attention (KDA, Gated DeltaNet, Mamba) state pool as SGLang sizes it
  * (model_runner_kv_cache_mixin.py handle_max_mamba_cache): under speculation the running
  * requests' intermediate states (x draft tokens) come off what weights and the reserve leave;
  * then the pool takes r / (1 + r) of the rest, r = --mamba-full-memory-ratio (0.9), in whole
- * request states, and the KV pool the remainder. With --disable-radix-cache no prefix keeps a
- * state, so the pool is one state per running request (max_mamba_cache_size =
- * max_running_requests // dp), whatever memory is left. One state is the model's per-request
+ * request states, and the KV pool the remainder. Without the radix cache (state_per_request)
+ * the pool is one state per running request (max_mamba_cache_size = max_running_requests //
+ * dp), whatever memory is left. One state is the model's per-request
  * state, its heads split over the attention group like the KV heads. A preset's figure wins.
  * REST is P - weights - P x (1 - f); SLOTS (may be NULL) gets the states the pool holds. */
 static uint64_t plan_state(const engine_deployment *d, const engine_estimate *e, int64_t rest, uint64_t *slots)
@@ -126,7 +133,7 @@ static uint64_t plan_state(const engine_deployment *d, const engine_estimate *e,
     uint64_t spec = k->mtp > 1 ? per_req * running_requests(d) * k->mtp : 0;
     double avail = (double)rest - (double)spec, r = k->mamba_full_memory_ratio;
     uint64_t n;
-    if (k->disable_radix_cache)
+    if (state_per_request(d))
         n = running_requests(d);
     else if (avail <= 0 || r <= 0)
         return spec;
@@ -547,6 +554,7 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
     b->weights_bytes = plan_weights(d, e, &b->weights_known);
     int64_t reserve = reserve_of(d, k->mem_fraction_static);
     b->state_pool_bytes = plan_state(d, e, rest_after_weights(d, e, reserve), &b->state_slots);
+    b->state_per_request = b->state_slots && state_per_request(d);
     b->other_runtime_bytes = d->other_runtime_bytes;
     b->margin_bytes = d->margin_bytes;
     b->static_budget_bytes = (uint64_t)reserve;
@@ -661,7 +669,7 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
      * init_memory_pool: max_num_reqs = min(max_num_reqs, max_mamba_cache_size //
      * MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO), 3; the mamba extra buffer adds 1 or 2 more per
      * request, so 3 is the most it admits). A plan past that runs fewer requests than it counts. */
-    if (b->state_slots && !k->disable_radix_cache && b->state_slots / 3 < b->running_requests)
+    if (b->state_slots && !b->state_per_request && b->state_slots / 3 < b->running_requests)
         WARN_AT(&e->warnings, "state_caps_requests", (double)(b->state_slots / 3), (double)b->running_requests,
                 "state pool caps requests",
                 "the state pool holds %llu request states: SGLang admits at most %llu requests at once (3 states "

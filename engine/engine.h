@@ -734,6 +734,7 @@ typedef struct {
     uint64_t kv_cell_full_bytes, kv_cell_swa_bytes; /* its two shares (swa 0: one pool) */
     int64_t kv_full_pool_bytes, kv_swa_pool_bytes;  /* the KV pool split as SGLang allocates it */
     uint64_t state_slots;                           /* request states the state pool holds (0: none) */
+    bool state_per_request;     /* no radix cache (the knob, or a release before v0.5.4): one state per request */
     uint64_t kv_tokens_per_gib; /* logical tokens one GiB of graph memory costs */
     uint32_t wall_max_bs;       /* the largest max_bs that fits at its own recommended fraction (0: none) */
     engine_term_id wall_term;   /* the term that grows most from the wall to the next size */

@@ -202,7 +202,7 @@ typedef enum {
     RF_POOL_EXTRA_ROW,   /* req_to_token_pool.size is max_num_reqs + this */
     RF_SHARED_LOGITS,
     RF_DECODE_FLAGS,
-    RF_DCP_FLAG, /* --dcp-size exists */
+    RF_DCP_FLAG,  /* --dcp-size exists */
     RF_HEURISTIC, /* engine_heuristic_variant */
     RF_EAGLE_RESERVE_MIB,
     RF_FA3_STATE, /* ENGINE_FA3_* bits */
@@ -219,6 +219,7 @@ typedef enum {
     RF_ATTN_HIP_MLA,         /* hip_mla_rule */
     RF_ATTN_SM100_MLA,       /* MLA on SM100: flashinfer (else triton) */
     RF_ATTN_LLAMA4_AUTO,     /* Llama 4's own rule: fa3 / trtllm_mha / aiter, triton elsewhere */
+    RF_MAMBA_RADIX,          /* a hybrid linear-attention model may keep the radix cache (its state pool by ratio) */
     RF_COUNT
 } release_field;
 _Static_assert(RF_COUNT <= ENGINE_RELEASE_FACT_FIELDS, "raise ENGINE_RELEASE_FACT_FIELDS");
@@ -399,6 +400,10 @@ static const release_fact facts[] = {
     {REL(3, 0, FINAL, 0), RF_ATTN_LLAMA4_AUTO, 0, true,
      "Llama 4: no rule of its own (server_args asserts fa3 or aiter, later triton too, is given)",
      "server_args.py model_specific_adjustments at v0.5.1 (97a38ee85)"},
+    {REL(3, 0, FINAL, 0), RF_MAMBA_RADIX, 0, false,
+     "hybrid linear-attention models: radix cache forced off, max_mamba_cache_size = max_running_requests (512 "
+     "unset) // dp",
+     "model_runner.py __init__ before PR #11214: 'Hybrid GDN model detected, disable radix cache'"},
 
     {REL(3, 1, FINAL, 0), RF_BACKEND_FLAG, 1, true, "--attention-backend flashinfer | triton",
      "PR #1380 (46094e0c1, 2024-09-10)"},
@@ -562,6 +567,10 @@ static const release_fact facts[] = {
     {REL(5, 3, RC, 2), RF_ATTN_HIP_MLA, HIP_MLA_AITER, true,
      "MLA on ROCm: aiter for 16 or 128 KV heads per GPU, speculation or not",
      "PR #11161 (b00a0c786, 2025-10-03), model_runner.py model_specific_adjustment"},
+    {REL(5, 4, FINAL, 0), RF_MAMBA_RADIX, 1, false,
+     "hybrid GDN models keep the radix cache: the state pool takes mamba_full_memory_ratio of the rest",
+     "PR #11214 (mamba radix cache v0, reviewed 2025-10-05; 0.9 default from PR #11679, 2025-10-15), "
+     "handle_max_mamba_cache; placed by date after v0.5.3rc2 (PR #11161, 10-03)"},
     {REL(5, 4, POST, 1), RF_A10_TIER_TP_LT4, 24, true, "35 GiB-class tp<4 default max_bs 16 -> 24",
      "PR #12124 (4caca1ba0, 2025-10-25)"},
     {REL(5, 4, POST, 1), RF_ATTN_LLAMA4_SM100, 1, false, "Llama 4 on SM100: trtllm_mha",
@@ -713,6 +722,10 @@ uint32_t engine_release_spec_max_running_requests(const engine_release *r)
 engine_grid_kind engine_release_grid(const engine_release *r)
 {
     return (engine_grid_kind)fact(r, RF_GRID);
+}
+bool engine_release_mamba_radix(const engine_release *r)
+{
+    return fact(r, RF_MAMBA_RADIX) != 0;
 }
 uint32_t engine_release_eagle_reserve_mib(const engine_release *r)
 {

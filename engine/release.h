@@ -180,6 +180,10 @@ engine_grid_kind engine_release_grid(const engine_release *r);
  * 2048 (PR #7054), 4096 (PR #19418), 0 once the KV cell size absorbs it (PR #23862);
  * 0 for the tp-fraction variants. */
 uint32_t engine_release_eagle_reserve_mib(const engine_release *r);
+/* Whether a hybrid linear-attention model keeps the radix cache, its state pool then sized by
+ * --mamba-full-memory-ratio (PR #11214, v0.5.4); before it the radix cache is forced off and the
+ * pool holds one state per running request. */
+bool engine_release_mamba_radix(const engine_release *r);
 /* FlashAttentionBackend's (fa3, fa4) CUDA-graph state where it changed between releases: a
  * set of ENGINE_FA3_* bits (layers/attention/flashattention_backend.py). */
 enum {

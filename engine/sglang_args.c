@@ -449,6 +449,7 @@ static const char *take_value(const word_list *wl, int *i, const char *eq)
  * (apply_pending): the line reads the same whatever its flags' order. */
 typedef struct {
     bool draft_tokens_given, chunked_given, fraction_given;
+    bool decode_server; /* --disaggregation-mode decode: SGLang turns the radix cache off */
     long steps;
     int chunked_index; /* its row in the list, fixed at the end; -1: none */
     const char *pending[KNOB_COUNT];  /* the value text, in ARENA; NULL: not given */
@@ -571,8 +572,13 @@ static int read_flag(engine_deployment *d, const word_list *wl, int *i, engine_s
             const char *v = kf->takes_value ? take_value(wl, i, eq) : eq;
             /* --disaggregation-mode decode is the server the plan is (launch writes it) */
             bool decode = !strcmp(flag, "--disaggregation-mode") && v && (!strcmp(v, "decode") || !strcmp(v, "null"));
+            bool decode_server = decode && !strcmp(v, "decode");
+            st->decode_server |= decode_server;
             note_flag(l, flag, v, decode ? SGLANG_FLAG_NO_EFFECT : kf->status, "%s",
-                      decode ? "a decode server, as planned" : kf->note);
+                      decode_server ? "a decode server, as planned; SGLang turns its radix cache off "
+                                      "(disable_radix_cache, which a hybrid model's state pool follows)"
+                      : decode      ? "a decode server, as planned"
+                                    : kf->note);
             return 0;
         }
         const char *v = take_value(wl, i, eq);
@@ -663,6 +669,11 @@ static int read_line_finish(engine_deployment *d, engine_sglang_line *l, const r
                             char *err, size_t errlen)
 {
     char text[32];
+    /* A decode server runs the chunk cache: server_args.py sets disable_radix_cache for
+     * disaggregation_mode "decode" whatever the line says ("KV cache is forced as chunk cache"). */
+    if (st->decode_server && !d->knobs.disable_radix_cache &&
+        set_knob(d, KNOB_DISABLE_RADIX, "on", ORIGIN_RELEASE, adj, err, errlen) != 0)
+        return -1;
     /* With an algorithm but no draft tokens, SGLang picks them: topk 1 gives steps + 1
      * (speculative_hook._auto_choose_speculative_params: 3 steps for DeepSeek-like models). */
     if (l->speculative && !st->draft_tokens_given) {

@@ -122,9 +122,21 @@ expect_exit 0 "$CGPLAN" estimate --model qwen3-next-80b-a3b --set gpu=h200 --set
 check_py "j['budget']['kv_pools']['state_slots'] == 96 and j['budget']['state_pool_bytes'] == 96 * (77266944 // 4)" "no radix cache: one state per running request"
 check_py "abs(j['budget']['kv_pool_bytes'] + j['budget']['state_pool_bytes'] - $POOLS_WITH_RADIX) < 2 and j['budget']['kv_pool_bytes'] > 80 * 2**30" "no radix cache: the 38.6 GiB the states left go to the KV pool (44.8 -> 83.5 GiB)"
 expect_exit 0 "$CGPLAN" estimate --model qwen3-next-80b-a3b --set gpu=h200 --sglang-args "--tp 4 --cuda-graph-max-bs 96 --disable-radix-cache"
-contains "$OUT" "state pool 1.73 GiB: 96 request states, one per running request (--disable-radix-cache)" "the flag read from a launch line, the pool printed"
+contains "$OUT" "state pool 1.73 GiB: 96 request states, one per running request (no radix cache: disable_radix_cache on)" "the flag read from a launch line, the pool printed"
+# a decode server (PD disaggregation) runs no radix cache whatever its line says: server_args.py
+# forces disable_radix_cache for it, so its state pool is the same
+expect_exit 0 "$CGPLAN" estimate --model qwen3-next-80b-a3b --set gpu=h200 --sglang-args "--tp 4 --cuda-graph-max-bs 96 --disaggregation-mode decode" --format json
+check_py "j['budget']['kv_pools']['state_slots'] == 96" "decode server: one state per running request"
+expect_exit 0 "$CGPLAN" launch --model qwen3-next-80b-a3b --set gpu=h200 --set tp=4 --set max_bs=96 --disaggregation-mode decode --format json
+check_py "'--disable-radix-cache' in j['args'] and '--disaggregation-mode decode' in ' '.join(j['args'])" "launch --disaggregation-mode decode plans and writes the decode server's pool"
 expect_exit 0 "$CGPLAN" launch --model qwen3-next-80b-a3b --set gpu=h200 --set tp=4 --set max_bs=96 --set disable_radix_cache=on
 contains "$OUT" "--disable-radix-cache" "launch writes the flag the plan assumed"
+# Before PR #11214 (v0.5.4) SGLang turned the radix cache off for every hybrid GDN model itself:
+# the same one-state-per-request pool without the flag; from v0.5.4 the ratio rule.
+expect_exit 0 "$CGPLAN" estimate --model qwen3-next-80b-a3b --set gpu=h200 --set tp=4 --set max_bs=96 --set sglang=0.5.3 --format json
+check_py "j['budget']['kv_pools']['state_slots'] == 96 and j['budget']['kv_pools']['state_rule'] == 'one per running request'" "v0.5.3: no radix cache for hybrid models, one state per request"
+expect_exit 0 "$CGPLAN" estimate --model qwen3-next-80b-a3b --set gpu=h200 --set tp=4 --set max_bs=96 --set sglang=0.5.4 --format json
+check_py "j['budget']['kv_pools']['state_slots'] > 2000 and j['budget']['kv_pools']['state_rule'] == 'mamba_full_memory_ratio of the rest'" "v0.5.4: the radix cache, the ratio rule"
 
 # A term no formula covers (DeepEP has no default normal-mode config for 6 ranks) leaves no upper end: every
 # answer refuses with exit 3 and names the term, and nothing counts it as zero.
