@@ -132,16 +132,8 @@ int cmd_launch(int argc, char **argv)
     rc = cli_load_plan(&o, &d, &adj, &cal, &calibrated);
     if (rc)
         return rc;
-    /* a decode server runs no radix cache (server_args.py forces disable_radix_cache), which a
-     * hybrid model's state pool follows: planned so before the fraction is */
-    if (o.disaggregation && !d.knobs.disable_radix_cache) {
-        char err[ENGINE_TEXT_MAX];
-        if (engine_knob_set_text(&d, KNOB_DISABLE_RADIX, "on", &adj, err, sizeof err) != 0) {
-            cli_error("launch: %s", err);
-            return EXIT_USAGE;
-        }
-        d.knob_origin[KNOB_DISABLE_RADIX] = ORIGIN_RELEASE;
-    }
+    if (o.disaggregation) /* planned before the fraction is: the state pool follows it */
+        engine_plan_decode_server(&d);
     static engine_estimate e;
     /* The plan is computed at one fraction and the command sets that one: the recommended
      * fraction for these knobs, unless --set mem_fraction_static gave one. */

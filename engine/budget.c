@@ -116,8 +116,8 @@ static bool state_per_request(const engine_deployment *d)
  * then the pool takes r / (1 + r) of the rest, r = --mamba-full-memory-ratio (0.9), in whole
  * request states, and the KV pool the remainder. Without the radix cache (state_per_request)
  * the pool is one state per running request (max_mamba_cache_size = max_running_requests //
- * dp), whatever memory is left. One state is the model's per-request
- * state, its heads split over the attention group like the KV heads. A preset's figure wins.
+ * dp), whatever memory is left. One state is the model's per-request state, its heads split
+ * over the attention group like the KV heads. A preset's figure wins.
  * REST is P - weights - P x (1 - f); SLOTS (may be NULL) gets the states the pool holds. */
 static uint64_t plan_state(const engine_deployment *d, const engine_estimate *e, int64_t rest, uint64_t *slots)
 {

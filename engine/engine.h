@@ -518,6 +518,11 @@ const engine_warning *engine_warning_find(const engine_warnings *w, const char *
 int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *text, engine_warnings *adj, char *err,
                          size_t errlen);
 
+/* Plans D as a disaggregated decode server (--disaggregation-mode decode): SGLang's server_args
+ * forces disable_radix_cache there ("KV cache is forced as chunk cache"), and a hybrid model's
+ * state pool follows it. The knob is marked as the release's choice unless already on. */
+void engine_plan_decode_server(engine_deployment *d);
+
 /* Numeric access for sliders: the knob's current value (an auto knob: its resolved value). */
 double engine_knob_value(const engine_deployment *d, engine_knob_id knob);
 /* Sets a numeric value (already one of engine_knob_steps); same adjustment rules. */

@@ -995,6 +995,14 @@ int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *
     return engine_fail(err, errlen, "%s names a preset and is resolved by the caller", k->name);
 }
 
+void engine_plan_decode_server(engine_deployment *d)
+{
+    if (d->knobs.disable_radix_cache)
+        return;
+    d->knobs.disable_radix_cache = true;
+    d->knob_origin[KNOB_DISABLE_RADIX] = ORIGIN_RELEASE;
+}
+
 /* The value an auto knob resolves to, read from the estimate where the row says. */
 static double resolved_value(const engine_deployment *d, const engine_estimate *e, engine_knob_id knob)
 {

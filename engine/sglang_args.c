@@ -669,11 +669,8 @@ static int read_line_finish(engine_deployment *d, engine_sglang_line *l, const r
                             char *err, size_t errlen)
 {
     char text[32];
-    /* A decode server runs the chunk cache: server_args.py sets disable_radix_cache for
-     * disaggregation_mode "decode" whatever the line says ("KV cache is forced as chunk cache"). */
-    if (st->decode_server && !d->knobs.disable_radix_cache &&
-        set_knob(d, KNOB_DISABLE_RADIX, "on", ORIGIN_RELEASE, adj, err, errlen) != 0)
-        return -1;
+    if (st->decode_server) /* whatever the line says of the radix cache */
+        engine_plan_decode_server(d);
     /* With an algorithm but no draft tokens, SGLang picks them: topk 1 gives steps + 1
      * (speculative_hook._auto_choose_speculative_params: 3 steps for DeepSeek-like models). */
     if (l->speculative && !st->draft_tokens_given) {
