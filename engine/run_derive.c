@@ -181,6 +181,19 @@ static void derive_logged_knobs(const caplog_run *run, engine_run_facts *f)
         FROM(KNOB_CONTEXT_LEN, context_len, (uint64_t)a->context_length.v, ORIGIN_LOG);
     if (a->mem_fraction_static.has && a->mem_fraction_static.v > 0)
         FROM(KNOB_MEM_FRACTION, mem_fraction_static, a->mem_fraction_static.v, ORIGIN_LOG);
+    if (a->swa_full_tokens_ratio.has)
+        FROM(KNOB_SWA_RATIO, swa_full_tokens_ratio, a->swa_full_tokens_ratio.v, ORIGIN_LOG);
+    if (a->mamba_full_memory_ratio.has)
+        FROM(KNOB_MAMBA_RATIO, mamba_full_memory_ratio, a->mamba_full_memory_ratio.v, ORIGIN_LOG);
+    /* server_args is printed after SGLang's rules ran: a decode server's disable_radix_cache is
+     * True there unless --disaggregation-decode-enable-radix-cache kept it; the decode rule is
+     * for a print without the field */
+    if (a->disable_radix_cache.has) {
+        FROM(KNOB_DISABLE_RADIX, disable_radix_cache, a->disable_radix_cache.v, ORIGIN_LOG);
+    } else if (a->disaggregation_mode.has && !strcmp(a->disaggregation_mode.v, "decode")) {
+        engine_plan_decode_server(&f->values);
+        f->origin[KNOB_DISABLE_RADIX] = ORIGIN_LOG;
+    }
 #undef FROM
     if (a->attention_backend.has)
         for (int b = 0; b < BACKEND_COUNT; b++)

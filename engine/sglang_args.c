@@ -128,6 +128,8 @@ static const known_flag known_flags[] = {
     {"--enable-flashinfer-allreduce-fusion", false, SGLANG_FLAG_NOT_MODELLED, "fused all-reduce workspaces"},
     {"--num-continuous-decode-steps", true, SGLANG_FLAG_NOT_MODELLED, "several decode steps per schedule"},
     {"--disaggregation-mode", true, SGLANG_FLAG_NOT_MODELLED, "a prefill server captures no decode graphs"},
+    {"--disaggregation-decode-enable-radix-cache", false, SGLANG_FLAG_NO_EFFECT,
+     "a decode server keeps its radix cache (PR #19746; for hybrid models from PR #40263)"},
 };
 
 /* Environment variables beside the knob table's: cgplan models none of these. */
@@ -450,6 +452,7 @@ static const char *take_value(const word_list *wl, int *i, const char *eq)
 typedef struct {
     bool draft_tokens_given, chunked_given, fraction_given;
     bool decode_server; /* --disaggregation-mode decode: SGLang turns the radix cache off */
+    bool decode_radix;  /* --disaggregation-decode-enable-radix-cache: unless this is given */
     long steps;
     int chunked_index; /* its row in the list, fixed at the end; -1: none */
     const char *pending[KNOB_COUNT];  /* the value text, in ARENA; NULL: not given */
@@ -574,6 +577,7 @@ static int read_flag(engine_deployment *d, const word_list *wl, int *i, engine_s
             bool decode = !strcmp(flag, "--disaggregation-mode") && v && (!strcmp(v, "decode") || !strcmp(v, "null"));
             bool decode_server = decode && !strcmp(v, "decode");
             st->decode_server |= decode_server;
+            st->decode_radix |= !strcmp(flag, "--disaggregation-decode-enable-radix-cache");
             note_flag(l, flag, v, decode ? SGLANG_FLAG_NO_EFFECT : kf->status, "%s",
                       decode_server ? "a decode server, as planned; SGLang turns its radix cache off "
                                       "(disable_radix_cache, which a hybrid model's state pool follows)"
@@ -669,7 +673,7 @@ static int read_line_finish(engine_deployment *d, engine_sglang_line *l, const r
                             char *err, size_t errlen)
 {
     char text[32];
-    if (st->decode_server) /* whatever the line says of the radix cache */
+    if (st->decode_server && !st->decode_radix) /* whatever else the line says of the radix cache */
         engine_plan_decode_server(d);
     /* With an algorithm but no draft tokens, SGLang picks them: topk 1 gives steps + 1
      * (speculative_hook._auto_choose_speculative_params: 3 steps for DeepSeek-like models). */

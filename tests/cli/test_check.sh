@@ -69,6 +69,21 @@ check_py "[(c['model'], c['gpu']) for c in j['calibrations']] == [('kimi-k3', 'b
 expect_exit 0 "$CGPLAN" check --db "$DB" --preset k3-dp2-dcp8 "$LOGS/k3-dp2-dcp8-b200-maxbs128.log"
 contains "$OUT" "calibrated coefficients" "a later check uses the calibration"
 
+# --- the pools' flags from server_args: printed after SGLang's rules, so a printed
+# disable_radix_cache wins; a decode server's print without it gets the decode rule (radix off) ---
+qn_log() {
+  printf "[2026-08-19 21:40:02] server_args=ServerArgs(model_path='Qwen/Qwen3-Next-80B-A3B-Instruct', tp_size=4, disaggregation_mode='decode'%s, cuda_graph_max_bs=96)\n" "$1"
+  printf '[2026-08-19 21:47:38 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=20.09 GB\n'
+  printf '[2026-08-19 21:48:38 TP0] Capture cuda graph end. Time elapsed: 10.0 s. mem usage=0.50 GB. avail mem=19.59 GB.\n'
+}
+qn_log "" > "$TEST_TMP/decode.log"
+expect_exit 0 "$CGPLAN" check --db "$DB" --set gpu=h200 --format json "$TEST_TMP/decode.log"
+check_py "j['knobs']['disable_radix_cache'] == {'value': True, 'origin': 'log'}" "a decode server's log: the radix cache off"
+qn_log ", disable_radix_cache=False, swa_full_tokens_ratio=0.6, mamba_full_memory_ratio=0.5" > "$TEST_TMP/decode-radix.log"
+expect_exit 0 "$CGPLAN" check --db "$DB" --set gpu=h200 --format json "$TEST_TMP/decode-radix.log"
+check_py "[j['knobs'][k] for k in ('disable_radix_cache', 'swa_full_tokens_ratio', 'mamba_full_memory_ratio')] == [{'value': False, 'origin': 'log'}, {'value': 0.6, 'origin': 'log'}, {'value': 0.5, 'origin': 'log'}]" \
+  "the printed disable_radix_cache (a decode radix cache) and both pool ratios, read"
+
 # --- exit 1: nothing to check; exit 2: usage ---
 expect_exit 1 "$CGPLAN" check --db "$DB" "$LOGS/06-mimo-v2-flash-swa-two-kv-pools-capture-begin.log"
 contains "$ERR" "holds no CUDA-graph capture it can use: the capture at line 15 prints no memory after it begins" \

@@ -127,6 +127,9 @@ contains "$OUT" "state pool 1.73 GiB: 96 request states, one per running request
 # forces disable_radix_cache for it, so its state pool is the same
 expect_exit 0 "$CGPLAN" estimate --model qwen3-next-80b-a3b --set gpu=h200 --sglang-args "--tp 4 --cuda-graph-max-bs 96 --disaggregation-mode decode" --format json
 check_py "j['knobs']['disable_radix_cache'] is True and j['budget']['kv_pools']['state_slots'] == 96 and j['budget']['kv_pools']['state_rule'] == 'one per running request'" "decode server: the radix cache off, one state per running request"
+# --disaggregation-decode-enable-radix-cache (PR #19746) keeps the decode server's radix cache
+expect_exit 0 "$CGPLAN" estimate --model qwen3-next-80b-a3b --set gpu=h200 --sglang-args "--tp 4 --cuda-graph-max-bs 96 --disaggregation-mode decode --disaggregation-decode-enable-radix-cache" --format json
+check_py "j['knobs']['disable_radix_cache'] is False and j['budget']['kv_pools']['state_rule'] == 'mamba_full_memory_ratio of the rest'" "a decode radix cache: the ratio rule"
 expect_exit 0 "$CGPLAN" launch --model qwen3-next-80b-a3b --set gpu=h200 --set tp=4 --set max_bs=96 --disaggregation-mode decode --format json
 check_py "'--disable-radix-cache' in j['args'] and '--disaggregation-mode decode' in ' '.join(j['args'])" "launch --disaggregation-mode decode plans and writes the decode server's pool"
 expect_exit 0 "$CGPLAN" launch --model qwen3-next-80b-a3b --set gpu=h200 --set tp=4 --set max_bs=96 --set disable_radix_cache=on
