@@ -2153,10 +2153,10 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
     X("context_length", CAPLOG_ARG_INT, context_length, 1, CAPLOG_NUM_TOKENS_MAX)                                      \
     /* a fraction of the GPU: 0 would leave nothing, above 1 is more than there is */                                  \
     X("mem_fraction_static", CAPLOG_ARG_REAL, mem_fraction_static, 1e-6, 1)                                            \
-    X("max_running_requests", CAPLOG_ARG_INT, max_running_requests, 1, CAPLOG_REQUESTS_MAX)                          \
+    X("max_running_requests", CAPLOG_ARG_INT, max_running_requests, 1, CAPLOG_REQUESTS_MAX)                            \
     X("disable_radix_cache", CAPLOG_ARG_BOOL, disable_radix_cache, 0, 0)                                               \
     X("disaggregation_mode", CAPLOG_ARG_STR, disaggregation_mode, 0, 0)                                                \
-    /* SGLang's help: "between 0 and 1"; the memory ratio has no stated top, the knob's is 16 */                      \
+    /* SGLang's help: "between 0 and 1"; the memory ratio has no stated top, the knob's is 16 */                       \
     X("swa_full_tokens_ratio", CAPLOG_ARG_REAL, swa_full_tokens_ratio, 1e-6, 1)                                        \
     X("mamba_full_memory_ratio", CAPLOG_ARG_REAL, mamba_full_memory_ratio, 1e-6, 16)
 #define SERVER_ARG_INFO(name, type, field, min, max) {name, type, offsetof(caplog_server_args, field), min, max},
