@@ -2156,7 +2156,7 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
     X("max_running_requests", CAPLOG_ARG_INT, max_running_requests, 1, CAPLOG_REQUESTS_MAX)                            \
     X("disable_radix_cache", CAPLOG_ARG_BOOL, disable_radix_cache, 0, 0)                                               \
     X("disaggregation_mode", CAPLOG_ARG_STR, disaggregation_mode, 0, 0)                                                \
-    /* SGLang's help: "between 0 and 1"; the memory ratio has no stated top, the knob's is 16 */                       \
+    /* the knobs' ranges: a window pool at most the full pool's tokens, a state pool to 16x the KV's */                \
     X("swa_full_tokens_ratio", CAPLOG_ARG_REAL, swa_full_tokens_ratio, 1e-6, 1)                                        \
     X("mamba_full_memory_ratio", CAPLOG_ARG_REAL, mamba_full_memory_ratio, 1e-6, 16)
 #define SERVER_ARG_INFO(name, type, field, min, max) {name, type, offsetof(caplog_server_args, field), min, max},
