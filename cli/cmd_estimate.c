@@ -323,6 +323,11 @@ static void write_estimate_object_with(jsonw *w, const char *preset, const engin
     jsonw_ku64(w, "full_cell_bytes", b->kv_cell_full_bytes);
     jsonw_ku64(w, "swa_cell_bytes", b->kv_cell_swa_bytes);
     jsonw_kdouble(w, "swa_full_tokens_ratio", b->kv_cell_swa_bytes ? engine_swa_ratio(d) : NAN, 3);
+    /* a model with sliding-window layers: whether SGLang pools them apart; null without any */
+    if (d->model.swa_layers && d->model.attn_kind != ATTN_DSV4)
+        jsonw_kbool(w, "swa_layers_pooled", engine_swa_pool(d));
+    else
+        jsonw_knull(w, "swa_layers_pooled");
     jsonw_ki64(w, "full_bytes", b->kv_full_pool_bytes);
     jsonw_ki64(w, "swa_bytes", b->kv_swa_pool_bytes);
     jsonw_ku64(w, "state_bytes", b->state_pool_bytes);
@@ -552,6 +557,12 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
                 (double)b->kv_full_pool_bytes / (double)ENGINE_GIB, (unsigned long long)b->kv_cell_full_bytes,
                 (double)b->kv_swa_pool_bytes / (double)ENGINE_GIB, (unsigned long long)b->kv_cell_swa_bytes,
                 engine_swa_ratio(d));
+    else if (d->model.swa_layers)
+        fprintf(out,
+                "        KV pool: one for all %u layers (SGLang pools sliding-window layers apart only for "
+                "is_hybrid_swa_model's architectures, not %s: its %u windowed layers hold every token)\n",
+                d->model.layers, d->model.architecture[0] ? d->model.architecture : "this model",
+                d->model.swa_layers);
     if (b->state_per_request)
         fprintf(out, "        state pool %.2f GiB: %llu request states, one per running request (%s)\n",
                 cli_gib(b->state_pool_bytes), (unsigned long long)b->state_slots,

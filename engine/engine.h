@@ -928,7 +928,7 @@ uint64_t engine_heuristic_graph_bytes(uint32_t max_bs, uint32_t dp);
 uint64_t engine_heuristic_deepep_bytes(engine_a2a a2a);
 
 /* KV cell per token per GPU (MLA, GQA or DeepSeek-V4), including the draft layers under
- * speculation: for a model whose sliding-window layers SGLang pools apart, the bytes per
+ * speculation: for a model whose sliding-window layers SGLang pools apart (engine_swa_pool), the bytes per
  * full-attention token with the sliding-window pool's share, F x n_full + r x S x n_swa (DeepSeek-V4:
  * its calculator's bytes per full token, the window of every layer being the SWA share). FULL
  * and SWA (may be NULL) get the two shares. */
@@ -937,6 +937,10 @@ uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64
 /* r: the sliding-window pool's tokens per full-attention token D's pools are sized with
  * (--swa-full-tokens-ratio; Llama 4's chunk / context_len; DeepSeek-V4's 0.1 unless given). */
 double engine_swa_ratio(const engine_deployment *d);
+/* Whether SGLang pools D's sliding-window layers apart (model_config.py is_hybrid_swa_model's
+ * architecture list). A model with sliding layers outside the list (Gemma 3) gets full-attention
+ * KV in every layer: its window saves compute, not memory. */
+bool engine_swa_pool(const engine_deployment *d);
 
 /* The bounds every model and deployment keeps so no product the engine forms can wrap
  * (model_check.c says which products): dimensions, counts, byte sizes and coefficients. */

@@ -656,6 +656,34 @@ double engine_swa_ratio(const engine_deployment *d)
     return d->knobs.swa_full_tokens_ratio < 1 ? d->knobs.swa_full_tokens_ratio : 1;
 }
 
+/* The architectures configs/model_config.py is_hybrid_swa_model lists (sglang 001adf564; an
+ * older copy lists a subset, and Gemma 2 and 3 are on neither). A config may also opt in with
+ * is_hybrid_swa, which no catalog model sets. */
+static const char *const hybrid_swa_architectures[] = {
+    "Llama4ForConditionalGeneration",
+    "DeepseekV4ForCausalLM",
+    "DeepseekV4ForCausalLMNextN",
+    "GptOssForCausalLM",
+    "MiMoV2ForCausalLM",
+    "MiMoV2FlashForCausalLM",
+    "MiMoV2MTP",
+    "Step3p5ForCausalLM",
+    "Step3p5MTP",
+    "Step3p7ForConditionalGeneration",
+    "Gemma4ForCausalLM",
+    "Gemma4ForConditionalGeneration",
+    "Gemma4UnifiedForConditionalGeneration",
+    "LagunaForCausalLM",
+};
+
+bool engine_swa_pool(const engine_deployment *d)
+{
+    for (size_t i = 0; i < sizeof hybrid_swa_architectures / sizeof hybrid_swa_architectures[0]; i++)
+        if (strcmp(d->model.architecture, hybrid_swa_architectures[i]) == 0)
+            return true;
+    return false;
+}
+
 uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64_t *swa)
 {
     const engine_model *m = &d->model;
@@ -682,8 +710,10 @@ uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64
         uint64_t heads = attn_tp && m->kv_heads / attn_tp > 1 ? m->kv_heads / attn_tp : 1;
         uint64_t layer = heads * 2 * m->head_dim * kv_bytes;
         f = layer * ((m->full_attn_layers ? m->full_attn_layers : m->layers) + draft);
-        if (m->swa_layers)
+        if (m->swa_layers && engine_swa_pool(d))
             w = (uint64_t)llround((double)layer * (double)m->swa_layers * engine_swa_ratio(d));
+        else if (m->swa_layers) /* one pool: a sliding layer holds every token, as a full one does */
+            f += layer * m->swa_layers;
     }
     if (full)
         *full = f;

@@ -579,8 +579,9 @@ static int read_flag(engine_deployment *d, const word_list *wl, int *i, engine_s
             st->decode_server |= decode_server;
             st->decode_radix |= !strcmp(flag, "--disaggregation-decode-enable-radix-cache");
             note_flag(l, flag, v, decode ? SGLANG_FLAG_NO_EFFECT : kf->status, "%s",
-                      decode_server ? "a decode server, as planned; SGLang turns its radix cache off "
-                                      "(disable_radix_cache, which a hybrid model's state pool follows)"
+                      decode_server ? "a decode server, as planned; SGLang turns its radix cache off unless "
+                                      "--disaggregation-decode-enable-radix-cache (a hybrid model's state "
+                                      "pool follows it)"
                       : decode      ? "a decode server, as planned"
                                     : kf->note);
             return 0;

@@ -108,6 +108,14 @@ check_py "j['budget']['kv_cell_bytes'] == round(512 * (18 + 0.8 * 18)) == 16589 
 check_py "j['budget']['kv_pools']['full_cell_bytes'] == 9216 and j['budget']['kv_pools']['swa_cell_bytes'] == 7373 and abs(j['budget']['kv_pools']['swa_bytes'] / j['budget']['kv_pool_bytes'] - 7373 / 16589) < 1e-6" "the two pools, split as SGLang splits them"
 expect_exit 0 "$CGPLAN" estimate --model gpt-oss-120b --set gpu=h100 --set tp=4 --set swa_full_tokens_ratio=0.5 --format json
 check_py "j['budget']['kv_cell_bytes'] == 512 * 27" "swa_full_tokens_ratio moves the sliding-window share"
+check_py "j['budget']['kv_pools']['swa_layers_pooled'] is True" "gpt-oss is on is_hybrid_swa_model's list"
+# Gemma 3 is not on that list: SGLang gives its 52 sliding-window layers full KV beside the 10
+# global ones, one pool of 62 x 16 KV heads x 128 x 2 (K, V) x 2 B per token, whatever the ratio
+expect_exit 0 "$CGPLAN" estimate --model gemma-3-27b --set gpu=h100 --set tp=1 --set swa_full_tokens_ratio=0.5 --format json
+check_py "(j['budget']['kv_cell_bytes'], j['budget']['kv_pools']['swa_cell_bytes'], j['budget']['kv_pools']['swa_layers_pooled'], j['budget']['kv_tokens_per_gib']) == (62 * 16 * 128 * 2 * 2, 0, False, 2**30 // 507904)" \
+  "Gemma 3: one pool, every layer's KV (507,904 B a token, not 422,707 with a window pool)"
+expect_exit 0 "$CGPLAN" estimate --model gemma-3-27b --set gpu=h100 --set tp=1
+contains "$OUT" "KV pool: one for all 62 layers (SGLang pools sliding-window layers apart only for is_hybrid_swa_model's architectures, not Gemma3ForConditionalGeneration: its 52 windowed layers hold every token)" "the text says why"
 
 # Qwen3-Next's Gated DeltaNet state as SGLang sizes its mamba cache (handle_max_mamba_cache): the
 # pool takes r / (1 + r) of what weights and the reserve leave, r = 0.9, in whole request states
