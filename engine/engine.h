@@ -64,6 +64,7 @@ typedef enum {
     KNOB_SWA_RATIO,     /* --swa-full-tokens-ratio: the sliding-window pool's tokens per full-attention token */
     KNOB_MAMBA_RATIO,   /* --mamba-full-memory-ratio: the state pool's memory per byte of KV pool */
     KNOB_DISABLE_RADIX, /* --disable-radix-cache: a hybrid model's state pool holds one state per request */
+    KNOB_DISABLE_HYBRID_SWA, /* --disable-hybrid-swa-memory: sliding-window layers share the full pool */
     KNOB_COUNT
 } engine_knob_id;
 
@@ -420,6 +421,7 @@ struct engine_knobs_state {
     double swa_full_tokens_ratio; /* SWA pool tokens per full-attention token (SGLang's default 0.8) */
     double mamba_full_memory_ratio; /* state pool bytes per KV pool byte (SGLang's default 0.9) */
     bool disable_radix_cache;       /* no prefix cache: the state pool is one state per running request */
+    bool disable_hybrid_swa_memory; /* no sliding-window pool: every layer's KV in the full one */
 };
 
 /* The layout a deployment's measured figures (weights_bytes, state_pool_bytes) were measured at:
@@ -938,7 +940,7 @@ uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64
  * (--swa-full-tokens-ratio; Llama 4's chunk / context_len; DeepSeek-V4's 0.1 unless given). */
 double engine_swa_ratio(const engine_deployment *d);
 /* Whether SGLang pools D's sliding-window layers apart (model_config.py is_hybrid_swa_model's
- * architecture list). A model with sliding layers outside the list (Gemma 3) gets full-attention
+ * architecture list, unless disable_hybrid_swa_memory). A model with sliding layers outside the list (Gemma 3) gets full-attention
  * KV in every layer: its window saves compute, not memory. */
 bool engine_swa_pool(const engine_deployment *d);
 

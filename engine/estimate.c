@@ -678,6 +678,8 @@ static const char *const hybrid_swa_architectures[] = {
 
 bool engine_swa_pool(const engine_deployment *d)
 {
+    if (d->knobs.disable_hybrid_swa_memory)
+        return false;
     for (size_t i = 0; i < sizeof hybrid_swa_architectures / sizeof hybrid_swa_architectures[0]; i++)
         if (strcmp(d->model.architecture, hybrid_swa_architectures[i]) == 0)
             return true;

@@ -484,6 +484,20 @@ const engine_knob_info engine_knobs[KNOB_COUNT] = {
      .field = KNOB_FIELD_BOOL,
      .offset = AT(knobs.disable_radix_cache),
      .sglang_flag = "--disable-radix-cache"},
+    /* model_config.py: is_hybrid_swa = is_hybrid_swa_model(...) and not disable_hybrid_swa_memory */
+    {.id = KNOB_DISABLE_HYBRID_SWA,
+     .name = "disable_hybrid_swa_memory",
+     .label = "no_swa_pool",
+     .brief = "noswa",
+     .type = KNOB_TYPE_BOOL,
+     .range = "on or off",
+     .default_text = "off",
+     .unit = "",
+     .help = "--disable-hybrid-swa-memory: a sliding-window model's windowed layers keep every token in the "
+             "full-attention pool instead of a pool of their own",
+     .field = KNOB_FIELD_BOOL,
+     .offset = AT(knobs.disable_hybrid_swa_memory),
+     .sglang_flag = "--disable-hybrid-swa-memory"},
 };
 
 /* Whether name is a flag's ServerArgs field: argparse's dest, the flag without "--" and with '-'

@@ -174,6 +174,8 @@ void engine_launch_build(const engine_deployment *d, const engine_estimate *e, c
         add_arg(l, "%s", engine_knobs[KNOB_TBO].sglang_flag);
     if (k->disable_radix_cache)
         add_arg(l, "%s", engine_knobs[KNOB_DISABLE_RADIX].sglang_flag);
+    if (k->disable_hybrid_swa_memory)
+        add_arg(l, "%s", engine_knobs[KNOB_DISABLE_HYBRID_SWA].sglang_flag);
 
     char flag[64];
     /* Before v0.3.5 (PR #1809) there is no --cuda-graph-max-bs: the release's fixed list, cut

@@ -109,6 +109,12 @@ check_py "j['budget']['kv_pools']['full_cell_bytes'] == 9216 and j['budget']['kv
 expect_exit 0 "$CGPLAN" estimate --model gpt-oss-120b --set gpu=h100 --set tp=4 --set swa_full_tokens_ratio=0.5 --format json
 check_py "j['budget']['kv_cell_bytes'] == 512 * 27" "swa_full_tokens_ratio moves the sliding-window share"
 check_py "j['budget']['kv_pools']['swa_layers_pooled'] is True" "gpt-oss is on is_hybrid_swa_model's list"
+# --disable-hybrid-swa-memory: no window pool, every layer's KV in the full one; launch writes it
+expect_exit 0 "$CGPLAN" estimate --model gpt-oss-120b --set gpu=h100 --sglang-args "--tp 4 --disable-hybrid-swa-memory" --format json
+check_py "(j['budget']['kv_cell_bytes'], j['budget']['kv_pools']['swa_layers_pooled'], j['knobs']['disable_hybrid_swa_memory']) == (512 * 36, False, True)" \
+  "--disable-hybrid-swa-memory: 18,432 B a token, the 18 sliding layers' KV in full"
+expect_exit 0 "$CGPLAN" launch --model gpt-oss-120b --set gpu=h100 --set tp=4 --set disable_hybrid_swa_memory=on
+contains "$OUT" "--disable-hybrid-swa-memory" "launch writes the flag the plan assumed"
 # Gemma 3 is not on that list: SGLang gives its 52 sliding-window layers full KV beside the 10
 # global ones, one pool of 62 x 16 KV heads x 128 x 2 (K, V) x 2 B per token, whatever the ratio
 expect_exit 0 "$CGPLAN" estimate --model gemma-3-27b --set gpu=h100 --set tp=1 --set swa_full_tokens_ratio=0.5 --format json

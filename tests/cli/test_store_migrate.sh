@@ -48,8 +48,9 @@ def norm(d):  # the store's part of runs show: the estimator's keys are not the 
     if "terms" in d:
         d["terms"] = [t for t in d["terms"] if t.get("measured_bytes") is not None]
     # knobs added since version 4 (node_bytes, bound, swa_full_tokens_ratio, mamba_full_memory_ratio,
-    # disable_radix_cache) are not in its records
-    for k in ("node_bytes", "bound", "swa_full_tokens_ratio", "mamba_full_memory_ratio", "disable_radix_cache"):
+    # disable_radix_cache, disable_hybrid_swa_memory) are not in its records
+    for k in ("node_bytes", "bound", "swa_full_tokens_ratio", "mamba_full_memory_ratio", "disable_radix_cache",
+              "disable_hybrid_swa_memory"):
         if isinstance(d.get("knobs"), dict):
             d["knobs"].pop(k, None)
     return d
