@@ -2155,6 +2155,7 @@ static bool on_memory_line(caplog_parser *p, const line_tags *t, const char *msg
     X("mem_fraction_static", CAPLOG_ARG_REAL, mem_fraction_static, 1e-6, 1)                                            \
     X("max_running_requests", CAPLOG_ARG_INT, max_running_requests, 1, CAPLOG_REQUESTS_MAX)                            \
     X("disable_radix_cache", CAPLOG_ARG_BOOL, disable_radix_cache, 0, 0)                                               \
+    X("disable_hybrid_swa_memory", CAPLOG_ARG_BOOL, disable_hybrid_swa_memory, 0, 0)                                   \
     X("disaggregation_mode", CAPLOG_ARG_STR, disaggregation_mode, 0, 0)                                                \
     /* the knobs' ranges: a window pool at most the full pool's tokens, a state pool to 16x the KV's */                \
     X("swa_full_tokens_ratio", CAPLOG_ARG_REAL, swa_full_tokens_ratio, 1e-6, 1)                                        \

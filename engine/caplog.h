@@ -166,7 +166,7 @@ typedef struct {
     caplog_opt_real mem_fraction_static;
     caplog_opt_int max_running_requests;
     /* the pools' own flags: a hybrid model's state and sliding-window pools follow them */
-    caplog_opt_bool disable_radix_cache;
+    caplog_opt_bool disable_radix_cache, disable_hybrid_swa_memory;
     caplog_opt_str disaggregation_mode;
     caplog_opt_real swa_full_tokens_ratio, mamba_full_memory_ratio;
     char raw[CAPLOG_RAW_ARGS_MAX]; /* the ServerArgs(...) text, truncated */

@@ -185,6 +185,8 @@ static void derive_logged_knobs(const caplog_run *run, engine_run_facts *f)
         FROM(KNOB_SWA_RATIO, swa_full_tokens_ratio, a->swa_full_tokens_ratio.v, ORIGIN_LOG);
     if (a->mamba_full_memory_ratio.has)
         FROM(KNOB_MAMBA_RATIO, mamba_full_memory_ratio, a->mamba_full_memory_ratio.v, ORIGIN_LOG);
+    if (a->disable_hybrid_swa_memory.has)
+        FROM(KNOB_DISABLE_HYBRID_SWA, disable_hybrid_swa_memory, a->disable_hybrid_swa_memory.v, ORIGIN_LOG);
     /* server_args is printed after SGLang's rules ran: a decode server's disable_radix_cache is
      * True there unless --disaggregation-decode-enable-radix-cache kept it; the decode rule is
      * for a print without the field */

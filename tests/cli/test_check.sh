@@ -79,10 +79,10 @@ qn_log() {
 qn_log "" > "$TEST_TMP/decode.log"
 expect_exit 0 "$CGPLAN" check --db "$DB" --set gpu=h200 --format json "$TEST_TMP/decode.log"
 check_py "j['knobs']['disable_radix_cache'] == {'value': True, 'origin': 'log'}" "a decode server's log: the radix cache off"
-qn_log ", disable_radix_cache=False, swa_full_tokens_ratio=0.6, mamba_full_memory_ratio=0.5" > "$TEST_TMP/decode-radix.log"
+qn_log ", disable_radix_cache=False, swa_full_tokens_ratio=0.6, mamba_full_memory_ratio=0.5, disable_hybrid_swa_memory=True" > "$TEST_TMP/decode-radix.log"
 expect_exit 0 "$CGPLAN" check --db "$DB" --set gpu=h200 --format json "$TEST_TMP/decode-radix.log"
-check_py "[j['knobs'][k] for k in ('disable_radix_cache', 'swa_full_tokens_ratio', 'mamba_full_memory_ratio')] == [{'value': False, 'origin': 'log'}, {'value': 0.6, 'origin': 'log'}, {'value': 0.5, 'origin': 'log'}]" \
-  "the printed disable_radix_cache (a decode radix cache) and both pool ratios, read"
+check_py "[j['knobs'][k] for k in ('disable_radix_cache', 'swa_full_tokens_ratio', 'mamba_full_memory_ratio', 'disable_hybrid_swa_memory')] == [{'value': False, 'origin': 'log'}, {'value': 0.6, 'origin': 'log'}, {'value': 0.5, 'origin': 'log'}, {'value': True, 'origin': 'log'}]" \
+  "the printed disable_radix_cache (a decode radix cache), both pool ratios and disable_hybrid_swa_memory, read"
 
 # --- exit 1: nothing to check; exit 2: usage ---
 expect_exit 1 "$CGPLAN" check --db "$DB" "$LOGS/06-mimo-v2-flash-swa-two-kv-pools-capture-begin.log"
