@@ -557,15 +557,9 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
                 (double)b->kv_full_pool_bytes / (double)ENGINE_GIB, (unsigned long long)b->kv_cell_full_bytes,
                 (double)b->kv_swa_pool_bytes / (double)ENGINE_GIB, (unsigned long long)b->kv_cell_swa_bytes,
                 engine_swa_ratio(d));
-    else if (d->model.swa_layers && k->disable_hybrid_swa_memory)
-        fprintf(out, "        KV pool: one for all %u layers (disable_hybrid_swa_memory on: its %u windowed layers "
-                "hold every token)\n", d->model.layers, d->model.swa_layers);
     else if (d->model.swa_layers)
-        fprintf(out,
-                "        KV pool: one for all %u layers (SGLang pools sliding-window layers apart only for "
-                "is_hybrid_swa_model's architectures, not %s: its %u windowed layers hold every token)\n",
-                d->model.layers, d->model.architecture[0] ? d->model.architecture : "this model",
-                d->model.swa_layers);
+        fprintf(out, "        KV pool: one for all %u layers, its %u windowed layers holding every token: %s\n",
+                d->model.layers, d->model.swa_layers, engine_swa_one_pool_why(d));
     if (b->state_per_request)
         fprintf(out, "        state pool %.2f GiB: %llu request states, one per running request (%s)\n",
                 cli_gib(b->state_pool_bytes), (unsigned long long)b->state_slots,

@@ -937,12 +937,16 @@ uint64_t engine_heuristic_deepep_bytes(engine_a2a a2a);
 uint64_t engine_kv_cell_bytes(const engine_deployment *d);
 uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64_t *swa);
 /* r: the sliding-window pool's tokens per full-attention token D's pools are sized with
- * (--swa-full-tokens-ratio; Llama 4's chunk / context_len; DeepSeek-V4's 0.1 unless given). */
+ * (--swa-full-tokens-ratio; DeepSeek-V4's 0.1 unless given). */
 double engine_swa_ratio(const engine_deployment *d);
-/* Whether SGLang pools D's sliding-window layers apart (model_config.py is_hybrid_swa_model's
- * architecture list, unless disable_hybrid_swa_memory). A model with sliding layers outside the list (Gemma 3) gets full-attention
- * KV in every layer: its window saves compute, not memory. */
+/* Whether SGLang pools D's sliding-window layers apart, by architecture and release
+ * (engine_release_swa_pool: model_config.py is_hybrid_swa_model's list, server_args.py's
+ * disable_hybrid_swa_memory writers), unless the disable_hybrid_swa_memory knob. Without a pool
+ * the windowed layers hold every token as full ones do: the window saves compute, not memory. */
 bool engine_swa_pool(const engine_deployment *d);
+/* Why D's sliding-window layers share the full pool (a sentence naming the knob, the release's
+ * rule and its PRs); NULL when they get a pool of their own. */
+const char *engine_swa_one_pool_why(const engine_deployment *d);
 
 /* The bounds every model and deployment keeps so no product the engine forms can wrap
  * (model_check.c says which products): dimensions, counts, byte sizes and coefficients. */

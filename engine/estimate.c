@@ -639,31 +639,44 @@ static uint64_t kv_element_bytes(const engine_deployment *d)
     return d->model.kv_bytes;
 }
 
+/* The attention backend and page size: auto is the release's default for the model, GPU, tp,
+ * speculation and --page-size (engine_release_default_backend); "flashinfer" on an MLA model is
+ * FlashInfer's MLA backend. The page size: --page-size unless the backend moves it, else the
+ * backend's, else 1. */
+static engine_backend_choice plan_backend(const engine_deployment *d)
+{
+    const engine_knobs_state *k = &d->knobs;
+    uint32_t requested_page = k->page_size_auto ? 0 : k->page_size;
+    if (k->backend_auto)
+        return engine_release_default_backend(&k->sglang, &d->model, &d->gpu, k->world, k->mtp > 1,
+                                              !k->disable_radix_cache, requested_page);
+    engine_backend_choice c = {.backend = d->backend};
+    if (c.backend == BACKEND_FLASHINFER && d->model.attn_kind == ATTN_MLA)
+        c.backend = BACKEND_FLASHINFER_MLA;
+    c.page_size = engine_backend_page_size(c.backend, requested_page);
+    return c;
+}
+
 /* A hybrid model's sliding-window layers get a pool of their own, r tokens for every
  * full-attention one (model_runner set_num_token_hybrid / _resolve_hybrid_swa_tokens, later
- * HybridSWAPoolConfigurator: full = total / (r x n_swa + n_full), swa = r x full); Llama 4's
- * chunked layers take r = attention_chunk / context_len. So a full-attention token costs
- * F x n_full + r x S x n_swa (S = F: the same heads and head_dim). */
+ * HybridSWAPoolConfigurator: full = total / (r x n_swa + n_full), swa = r x full). So a
+ * full-attention token costs F x n_full + r x S x n_swa (S = F: the same heads and head_dim).
+ * r is --swa-full-tokens-ratio for every model SGLang pools by default, Llama 4 included (PR
+ * #16399; its chunk / context_len split came only with --hybrid-kvcache-ratio, not modelled). */
 double engine_swa_ratio(const engine_deployment *d)
 {
-    const engine_model *m = &d->model;
-    if (m->attn_kind == ATTN_DSV4)
+    if (d->model.attn_kind == ATTN_DSV4)
         return engine_dsv4_launch_of(d).swa_ratio;
-    if (m->attention_chunk && d->knobs.context_len) {
-        double r = (double)m->attention_chunk / (double)d->knobs.context_len;
-        return r < 1 ? r : 1;
-    }
     return d->knobs.swa_full_tokens_ratio < 1 ? d->knobs.swa_full_tokens_ratio : 1;
 }
 
-/* The architectures configs/model_config.py is_hybrid_swa_model lists (sglang 001adf564; an
- * older copy lists a subset, and Gemma 2 and 3 are on neither). A config may also opt in with
- * is_hybrid_swa, which no catalog model sets. */
+/* The architectures configs/model_config.py is_hybrid_swa_model lists at main (sglang 001adf564),
+ * each pooled from its first SGLang support; Llama 4 and gpt-oss joined the list later and
+ * Gemma 3 is on no list: their windows follow the release (engine_release_swa_pool). A config
+ * may also opt in with is_hybrid_swa, which no catalog model sets. */
 static const char *const hybrid_swa_architectures[] = {
-    "Llama4ForConditionalGeneration",
     "DeepseekV4ForCausalLM",
     "DeepseekV4ForCausalLMNextN",
-    "GptOssForCausalLM",
     "MiMoV2ForCausalLM",
     "MiMoV2FlashForCausalLM",
     "MiMoV2MTP",
@@ -676,14 +689,54 @@ static const char *const hybrid_swa_architectures[] = {
     "LagunaForCausalLM",
 };
 
-bool engine_swa_pool(const engine_deployment *d)
+static engine_swa_family swa_family_of(const char *architecture)
+{
+    if (strncmp(architecture, "Llama4", 6) == 0)
+        return ENGINE_SWA_FAMILY_LLAMA4;
+    if (strcmp(architecture, "GptOssForCausalLM") == 0)
+        return ENGINE_SWA_FAMILY_GPTOSS;
+    if (strcmp(architecture, "Gemma3ForCausalLM") == 0 || strcmp(architecture, "Gemma3ForConditionalGeneration") == 0)
+        return ENGINE_SWA_FAMILY_GEMMA3;
+    for (size_t i = 0; i < sizeof hybrid_swa_architectures / sizeof hybrid_swa_architectures[0]; i++)
+        if (strcmp(architecture, hybrid_swa_architectures[i]) == 0)
+            return ENGINE_SWA_FAMILY_LISTED;
+    return ENGINE_SWA_FAMILY_OTHER;
+}
+
+const char *engine_swa_one_pool_why(const engine_deployment *d)
 {
     if (d->knobs.disable_hybrid_swa_memory)
-        return false;
-    for (size_t i = 0; i < sizeof hybrid_swa_architectures / sizeof hybrid_swa_architectures[0]; i++)
-        if (strcmp(d->model.architecture, hybrid_swa_architectures[i]) == 0)
-            return true;
-    return false;
+        return "disable_hybrid_swa_memory on";
+    engine_swa_family family = swa_family_of(d->model.architecture);
+    switch (engine_release_swa_pool(&d->knobs.sglang, family)) {
+    case ENGINE_SWA_POOLED:
+        return NULL;
+    case ENGINE_SWA_POOLED_UNLESS_TRTLLM_MHA:
+        if (plan_backend(d).backend != BACKEND_TRTLLM_MHA)
+            return NULL;
+        return "this release turns gpt-oss's sliding-window pool off under trtllm_mha (PR #17429; back on from "
+               "PR #19079, v0.5.10)";
+    case ENGINE_SWA_ONE_POOL:
+        break;
+    }
+    switch (family) {
+    case ENGINE_SWA_FAMILY_LLAMA4:
+        return "before PR #16399 (v0.5.8) Llama 4's chunked layers get a pool of their own only with "
+               "--hybrid-kvcache-ratio";
+    case ENGINE_SWA_FAMILY_GPTOSS:
+        return "this release sets disable_hybrid_swa_memory for gpt-oss (PR #8839; pooled from PR #17261, v0.5.8)";
+    case ENGINE_SWA_FAMILY_GEMMA3:
+        return "SGLang pools Gemma 3's windowed layers only from PR #7367 to PR #8895 (v0.4.9.post3 .. "
+               "v0.4.10.post2)";
+    default:
+        return "this release pools sliding-window layers apart only for is_hybrid_swa_model's architectures "
+               "(any windowed model from PR #7367 to PR #15877, v0.4.9.post3 .. v0.5.6)";
+    }
+}
+
+bool engine_swa_pool(const engine_deployment *d)
+{
+    return engine_swa_one_pool_why(d) == NULL;
 }
 
 uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64_t *swa)
@@ -903,21 +956,9 @@ static void resolve_layout(const engine_deployment *d, engine_layout *l)
     l->moe = m->num_experts > 0;
     l->ep = estimate_resolved_ep(d);
     l->moe_tp = k->world / l->ep;
-    /* auto: the release's default for the model, GPU, tp, speculation and --page-size
-     * (engine_release_default_backend); "flashinfer" on an MLA model is FlashInfer's MLA backend.
-     * The page size: --page-size unless the backend moves it, else the backend's, else 1. */
-    uint32_t requested_page = k->page_size_auto ? 0 : k->page_size;
-    if (k->backend_auto) {
-        engine_backend_choice c = engine_release_default_backend(&k->sglang, m, &d->gpu, k->world, k->mtp > 1,
-                                                                 !k->disable_radix_cache, requested_page);
-        l->backend = c.backend;
-        l->page_size = c.page_size;
-    } else {
-        l->backend = d->backend;
-        if (l->backend == BACKEND_FLASHINFER && m->attn_kind == ATTN_MLA)
-            l->backend = BACKEND_FLASHINFER_MLA;
-        l->page_size = engine_backend_page_size(l->backend, requested_page);
-    }
+    engine_backend_choice c = plan_backend(d);
+    l->backend = c.backend;
+    l->page_size = c.page_size;
     l->moe_runner = k->moe_runner_auto ? (engine_plan_a2a(d) == A2A_DEEPEP ? MOE_RUNNER_DEEP_GEMM : MOE_RUNNER_TRITON)
                                        : k->moe_runner;
     l->deepep = engine_plan_a2a(d) == A2A_DEEPEP;

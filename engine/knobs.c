@@ -1236,8 +1236,7 @@ void engine_knob_text(const engine_deployment *d, const engine_estimate *e, engi
         if (style == KNOB_TEXT_CANONICAL)
             exact_real(v, buf, len);
         else if (fabs(used - v) > 1e-9) /* the ratio the pools are sized with, not the flag's default */
-            snprintf(buf, len, "%.3f (%s)", used,
-                     d->model.attn_kind == ATTN_DSV4 ? "DeepSeek-V4's default" : "attention_chunk / context_len");
+            snprintf(buf, len, "%.3f (DeepSeek-V4's default)", used);
         else
             snprintf(buf, len, "%.3f", v);
         return;

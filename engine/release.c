@@ -220,6 +220,11 @@ typedef enum {
     RF_ATTN_SM100_MLA,       /* MLA on SM100: flashinfer (else triton) */
     RF_ATTN_LLAMA4_AUTO,     /* Llama 4's own rule: fa3 / trtllm_mha / aiter, triton elsewhere */
     RF_MAMBA_RADIX,          /* a hybrid linear-attention model may keep the radix cache (its state pool by ratio) */
+    /* Which sliding-window models get a pool of their own (engine_release_swa_pool). */
+    RF_SWA_BY_WINDOW, /* any model with a sliding window, unless its own rule turns it off */
+    RF_SWA_LLAMA4,    /* Llama 4's chunked layers */
+    RF_SWA_GEMMA3,    /* Gemma 3 */
+    RF_SWA_GPTOSS,    /* engine_swa_gptoss_rule */
     RF_COUNT
 } release_field;
 _Static_assert(RF_COUNT <= ENGINE_RELEASE_FACT_FIELDS, "raise ENGINE_RELEASE_FACT_FIELDS");
@@ -274,6 +279,8 @@ enum {
 };
 /* MLA on ROCm: triton, or aiter for 16 or 128 KV heads per GPU (first only without speculation). */
 typedef enum { HIP_MLA_TRITON = 0, HIP_MLA_AITER_NO_SPEC = 1, HIP_MLA_AITER = 2 } hip_mla_rule;
+/* gpt-oss's sliding-window pool: off, on unless the backend is trtllm_mha, on. */
+typedef enum { SWA_GPTOSS_OFF = 0, SWA_GPTOSS_UNLESS_TRTLLM = 1, SWA_GPTOSS_ON = 2 } swa_gptoss_rule;
 
 typedef struct {
     engine_release since; /* first release carrying the change */
@@ -295,7 +302,8 @@ typedef struct {
  * v0.4.5.post1 5b5c7237c, v0.4.5.post2 fbdc94ba5, v0.4.5.post3 b9c87e781, v0.4.6 84022c0e5,
  * v0.4.6.post1 dcae1fb2c, v0.4.6.post2 9858113c3, v0.4.6.post3 678d8cc98, v0.4.6.post4 16267d4fa,
  * v0.4.6.post5 7e257cd66, v0.4.7 4f723edd3, v0.4.7.post1 f9dc9dd28, v0.4.9 ec5f9c626,
- * v0.4.9.post4 2272c2a5b, v0.4.9.post5 45bc170b3, v0.4.10.post2 8cd344586, v0.5.3rc2 0b13cbb7c,
+ * v0.4.9.post3 01c000043, v0.4.9.post4 2272c2a5b, v0.4.9.post5 45bc170b3, v0.4.10.post2 8cd344586,
+ * v0.5.0rc0 9020f7fc3, v0.5.3rc2 0b13cbb7c, v0.5.3.post2 baf277a9b,
  * v0.5.4.post1 55d75e11b, v0.5.4.post2 41c10e67f, v0.5.6.post1 9a327bdfc, v0.5.6.post2 5c8bd8b51;
  * a row's release is the first cut whose history holds the PR's commit (git merge-base
  * --is-ancestor). Branch cuts (merge-base with main): v0.5.13 0f8673851 (06-08), v0.5.14 7e6587c94
@@ -404,6 +412,18 @@ static const release_fact facts[] = {
      "hybrid linear-attention models: radix cache forced off, max_mamba_cache_size = max_running_requests (512 "
      "unset) // dp",
      "model_runner.py __init__ before PR #11214: 'Hybrid GDN model detected, disable radix cache'"},
+    /* Sliding-window pools (SWAKVPool): none before PR #6563; the rows below follow the decision
+     * through model_runner.py (is_hybrid from a sliding window, PR #7367 .. #15877), server_args.py's
+     * disable_hybrid_swa_memory writers and model_config.py is_hybrid_swa_model's list. */
+    {REL(3, 0, FINAL, 0), RF_SWA_BY_WINDOW, 0, true, "no sliding-window pool: every layer holds every token",
+     "model_runner.py before PR #7367 (9379da77d)"},
+    {REL(3, 0, FINAL, 0), RF_SWA_LLAMA4, 0, true,
+     "Llama 4's chunked layers hold every token (a pool of their own only with --hybrid-kvcache-ratio, PR #6563)",
+     "model_config.py is_hybrid_model from PR #6563 (eb6c2c166, 2025-06-27): None unless hybrid_kvcache_ratio"},
+    {REL(3, 0, FINAL, 0), RF_SWA_GEMMA3, 0, true, "Gemma 3: one pool", "model_runner.py before PR #7367"},
+    {REL(3, 0, FINAL, 0), RF_SWA_GPTOSS, SWA_GPTOSS_OFF, true,
+     "gpt-oss: one pool (server_args.py sets disable_hybrid_swa_memory)",
+     "PR #8839 (8128e08d3, 2025-08-06), in gpt-oss's first release v0.5.0rc0"},
 
     {REL(3, 1, FINAL, 0), RF_BACKEND_FLAG, 1, true, "--attention-backend flashinfer | triton",
      "PR #1380 (46094e0c1, 2024-09-10)"},
@@ -543,6 +563,10 @@ static const release_fact facts[] = {
     {REL(4, 7, POST, 1), RF_EAGLE_RESERVE_MIB, 2048, true, "+2048 MiB for EAGLE-family speculation", "PR #7054"},
     {REL(4, 9, FINAL, 0), RF_TBO, TBO_EVEN, true, "two-batch overlap keeps even sizes",
      "PR #7569 (3d7cdb2eb, 2025-06-27)"},
+    {REL(4, 9, POST, 3), RF_SWA_BY_WINDOW, 1, true,
+     "a model with a sliding window (not Llama 4) pools its windowed layers at --swa-full-tokens-ratio",
+     "PR #7367 (9379da77d, 2025-07-13), model_runner.py __init__ / set_num_token_hybrid"},
+    {REL(4, 9, POST, 3), RF_SWA_GEMMA3, 1, true, "Gemma 3 pooled by its window", "PR #7367 (9379da77d)"},
     {REL(4, 9, POST, 4), RF_TBO, TBO_MULBASE, true, "two-batch overlap folded into mul_base (x2)",
      "PR #8280 (c0fb25e94, 2025-07-24)"},
     {REL(4, 9, POST, 4), RF_GATHERED_MULBASE, 1, true, "bs % (2 if tbo) * attn_tp when gathered buffers", "PR #8280"},
@@ -554,6 +578,8 @@ static const release_fact facts[] = {
      "PR #8579 (cb099d209, 2025-08-03)"},
     {REL(4, 10, POST, 2), RF_FA3_STATE, ENGINE_FA3_DRAFT_TABLE | ENGINE_FA3_ENCODER_TABLE, true,
      "fa3: capture binds slices of the page tables instead of indexed copies", "PR #8567 (7a9133014, 2025-08-03)"},
+    {REL(5, 0, RC, 0), RF_SWA_GEMMA3, 0, true, "Gemma 3: disable_hybrid_swa_memory (CUDA illegal memory access)",
+     "PR #8895 (c36a6693f, 2025-08-07), server_args.py _handle_model_specific_adjustments"},
     {REL(5, 1, FINAL, 0), RF_FA3_STATE, ENGINE_FA3_ENCODER_TABLE, true,
      "fa3: page_table_draft_decode only with speculation", "PR #9455 (cded039b5, 2025-08-21)"},
     {REL(5, 3, RC, 2), RF_GRID, ENGINE_GRID_SERVER, true,
@@ -567,10 +593,12 @@ static const release_fact facts[] = {
     {REL(5, 3, RC, 2), RF_ATTN_HIP_MLA, HIP_MLA_AITER, true,
      "MLA on ROCm: aiter for 16 or 128 KV heads per GPU, speculation or not",
      "PR #11161 (b00a0c786, 2025-10-03), model_runner.py model_specific_adjustment"},
-    {REL(5, 4, FINAL, 0), RF_MAMBA_RADIX, 1, false,
+    /* v0.5.3.post2 alone shipped mamba_full_memory_ratio 0.2 (PR #11214's default; 0.9 from PR #11679,
+     * 97d857c09, in v0.5.3.post3): not modelled, the knob's 0.9 is used. */
+    {REL(5, 3, POST, 2), RF_MAMBA_RADIX, 1, true,
      "hybrid GDN models keep the radix cache: the state pool takes mamba_full_memory_ratio of the rest",
-     "PR #11214 (mamba radix cache v0, reviewed 2025-10-05; 0.9 default from PR #11679, 2025-10-15), "
-     "handle_max_mamba_cache; placed by date after v0.5.3rc2 (PR #11161, 10-03)"},
+     "PR #11214 (a55cf5304, 2025-10-13), model_runner.py handle_max_mamba_cache; Mamba2 models keep "
+     "'model detected, disable radix cache'"},
     {REL(5, 4, POST, 1), RF_A10_TIER_TP_LT4, 24, true, "35 GiB-class tp<4 default max_bs 16 -> 24",
      "PR #12124 (4caca1ba0, 2025-10-25)"},
     {REL(5, 4, POST, 1), RF_ATTN_LLAMA4_SM100, 1, false, "Llama 4 on SM100: trtllm_mha",
@@ -592,6 +620,16 @@ static const release_fact facts[] = {
      "SM100 MHA: trtllm_mha (page 64) without speculation or with eagle topk 1 and page size 1",
      "PR #14291 (2025-12-02), _get_default_attn_backend; v0.5.6.post2's bump (5c8bd8b51, 2025-12-11) follows "
      "it, the v0.5.6 and .post1 cuts are not established"},
+    {REL(5, 7, FINAL, 0), RF_SWA_BY_WINDOW, 0, false,
+     "a sliding window alone no longer makes a pool: only model_config.py's hybrid architectures",
+     "PR #15877 (3de23274e, 2025-12-30), model_runner.py"},
+    {REL(5, 8, FINAL, 0), RF_SWA_LLAMA4, 1, false, "Llama 4's chunked layers pooled at --swa-full-tokens-ratio (0.8)",
+     "PR #16399 (3aa11ca72, 2026-01-06): is_hybrid_swa_model lists Llama4ForConditionalGeneration, "
+     "--hybrid-kvcache-ratio removed"},
+    {REL(5, 8, FINAL, 0), RF_SWA_GPTOSS, SWA_GPTOSS_UNLESS_TRTLLM, false,
+     "gpt-oss pooled, except with trtllm_mha (its default on SM100)",
+     "PR #17261 (e499258e9, 2026-01-18) and PR #17429 (ce2d686e9, 2026-01-20); PR #17517 turned it off under "
+     "speculation for three days until PR #17630 (2026-01-25), not modelled"},
     {REL(5, 8, FINAL, 0), RF_FA3_STATE, 0, false, "fa3: encoder page table only for encoder-decoder models",
      "PR #16527 (4c85f9d03, 2026-01-06)"},
     {REL(5, 8, FINAL, 0), RF_WIDTH_FILTER, 1, false, "filter on (bs * tokens per request) % mul_base",
@@ -602,6 +640,8 @@ static const release_fact facts[] = {
      "PR #17213 (8b4c36496, 2026-02-13)"},
     {REL(5, 10, FINAL, 0), RF_EAGLE_RESERVE_MIB, 4096, false, "speculative reserve 2048 -> 4096 MiB",
      "PR #19418 (e55e65535, 2026-02-26)"},
+    {REL(5, 10, FINAL, 0), RF_SWA_GPTOSS, SWA_GPTOSS_ON, false, "gpt-oss pooled with trtllm_mha too",
+     "PR #19079 (35ef38c61, 2026-02-28) after trtllm_mha learnt SWA (PR #18970)"},
     {REL(5, 10, FINAL, 0), RF_POOL_PER_DP, 1, false, "pool = max_running_requests // attention DP size",
      "PR #20063 (ddcecdea4, 2026-03-06)"},
     {REL(5, 10, FINAL, 0), RF_POOL_PAD, 1, false, "N rounded up to mul_base before the clamp",
@@ -726,6 +766,29 @@ engine_grid_kind engine_release_grid(const engine_release *r)
 bool engine_release_mamba_radix(const engine_release *r)
 {
     return fact(r, RF_MAMBA_RADIX) != 0;
+}
+engine_swa_pool_rule engine_release_swa_pool(const engine_release *r, engine_swa_family family)
+{
+    switch (family) {
+    case ENGINE_SWA_FAMILY_LLAMA4:
+        return fact(r, RF_SWA_LLAMA4) ? ENGINE_SWA_POOLED : ENGINE_SWA_ONE_POOL;
+    case ENGINE_SWA_FAMILY_GEMMA3:
+        return fact(r, RF_SWA_GEMMA3) ? ENGINE_SWA_POOLED : ENGINE_SWA_ONE_POOL;
+    case ENGINE_SWA_FAMILY_GPTOSS:
+        switch (fact(r, RF_SWA_GPTOSS)) {
+        case SWA_GPTOSS_UNLESS_TRTLLM:
+            return ENGINE_SWA_POOLED_UNLESS_TRTLLM_MHA;
+        case SWA_GPTOSS_ON:
+            return ENGINE_SWA_POOLED;
+        default:
+            return ENGINE_SWA_ONE_POOL;
+        }
+    case ENGINE_SWA_FAMILY_LISTED:
+        return ENGINE_SWA_POOLED;
+    case ENGINE_SWA_FAMILY_OTHER:
+        break;
+    }
+    return fact(r, RF_SWA_BY_WINDOW) ? ENGINE_SWA_POOLED : ENGINE_SWA_ONE_POOL;
 }
 uint32_t engine_release_eagle_reserve_mib(const engine_release *r)
 {

@@ -181,9 +181,24 @@ engine_grid_kind engine_release_grid(const engine_release *r);
  * 0 for the tp-fraction variants. */
 uint32_t engine_release_eagle_reserve_mib(const engine_release *r);
 /* Whether a hybrid linear-attention model keeps the radix cache, its state pool then sized by
- * --mamba-full-memory-ratio (PR #11214, v0.5.4); before it the radix cache is forced off and the
+ * --mamba-full-memory-ratio (PR #11214, v0.5.3.post2); before it the radix cache is forced off and the
  * pool holds one state per running request. */
 bool engine_release_mamba_radix(const engine_release *r);
+/* Whether SGLang gives a model's sliding-window layers a pool of their own (SWAKVPool, sized at
+ * --swa-full-tokens-ratio) or keeps every layer's KV in one pool, by model family and release. */
+typedef enum {
+    ENGINE_SWA_FAMILY_OTHER,  /* any model with a sliding window: the generic rule of the release */
+    ENGINE_SWA_FAMILY_LLAMA4, /* Llama4ForConditionalGeneration (chunked attention) */
+    ENGINE_SWA_FAMILY_GEMMA3, /* Gemma3ForCausalLM / Gemma3ForConditionalGeneration */
+    ENGINE_SWA_FAMILY_GPTOSS, /* GptOssForCausalLM */
+    ENGINE_SWA_FAMILY_LISTED  /* on is_hybrid_swa_model's list from its first SGLang support (Gemma 4, DSv4, ...) */
+} engine_swa_family;
+typedef enum {
+    ENGINE_SWA_ONE_POOL,                /* windowed layers hold every token in the full pool */
+    ENGINE_SWA_POOLED,                  /* a pool of their own */
+    ENGINE_SWA_POOLED_UNLESS_TRTLLM_MHA /* a pool of their own unless the attention backend is trtllm_mha */
+} engine_swa_pool_rule;
+engine_swa_pool_rule engine_release_swa_pool(const engine_release *r, engine_swa_family family);
 /* FlashAttentionBackend's (fa3, fa4) CUDA-graph state where it changed between releases: a
  * set of ENGINE_FA3_* bits (layers/attention/flashattention_backend.py). */
 enum {

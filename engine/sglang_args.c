@@ -114,6 +114,9 @@ static const known_flag known_flags[] = {
     {"--deepep-config", true, SGLANG_FLAG_NOT_MODELLED, "DeepEP's tuning"},
     {"--disable-overlap-schedule", false, SGLANG_FLAG_NOT_MODELLED, "the overlap scheduler's buffers"},
     {"--enable-hierarchical-cache", false, SGLANG_FLAG_NOT_MODELLED, "a host-memory KV tier"},
+    {"--hybrid-kvcache-ratio", true, SGLANG_FLAG_NOT_MODELLED,
+     "v0.4.9 .. v0.5.7 (PR #6563 to PR #16399): Llama 4's chunked layers in a pool of their own; the plan "
+     "keeps them in the full pool, so its KV tokens are the low side"},
     {"--enable-lora", false, SGLANG_FLAG_NOT_MODELLED, "LoRA adapters' memory"},
     {"--lora-paths", true, SGLANG_FLAG_NOT_MODELLED, "LoRA adapters' memory"},
     {"--max-loras-per-batch", true, SGLANG_FLAG_NOT_MODELLED, "LoRA adapters' memory"},

@@ -109,6 +109,29 @@ check_py "j['budget']['kv_pools']['full_cell_bytes'] == 9216 and j['budget']['kv
 expect_exit 0 "$CGPLAN" estimate --model gpt-oss-120b --set gpu=h100 --set tp=4 --set swa_full_tokens_ratio=0.5 --format json
 check_py "j['budget']['kv_cell_bytes'] == 512 * 27" "swa_full_tokens_ratio moves the sliding-window share"
 check_py "j['budget']['kv_pools']['swa_layers_pooled'] is True" "gpt-oss is on is_hybrid_swa_model's list"
+# The release decides (release.c RF_SWA_GPTOSS): gpt-oss's window pool came with PR #17261 (v0.5.8);
+# until PR #19079 (v0.5.10) trtllm_mha, its default on B200, turned it off (PR #17429).
+swa_case() { # expected kv_cell_bytes and pooled, then the estimate's arguments
+  local want_cell=$1 want_pooled=$2
+  shift 2
+  expect_exit 0 "$CGPLAN" estimate "$@" --format json
+  check_py "(j['budget']['kv_cell_bytes'], j['budget']['kv_pools']['swa_layers_pooled']) == ($want_cell, $want_pooled)" \
+    "$*: $want_cell B a token, window pool $want_pooled"
+}
+swa_case 18432 False --model gpt-oss-120b --set gpu=h100 --set tp=4 --set sglang=0.5.6
+swa_case 16589 True --model gpt-oss-120b --set gpu=h100 --set tp=4 --set sglang=0.5.8
+swa_case 18432 False --model gpt-oss-120b --set gpu=b200 --set tp=4 --set sglang=0.5.9
+swa_case 16589 True --model gpt-oss-120b --set gpu=b200 --set tp=4 --set sglang=0.5.9 --set attention_backend=fa4
+swa_case 16589 True --model gpt-oss-120b --set gpu=b200 --set tp=4 --set sglang=0.5.10
+expect_exit 0 "$CGPLAN" estimate --model gpt-oss-120b --set gpu=b200 --set tp=4 --set sglang=0.5.9
+contains "$OUT" "turns gpt-oss's sliding-window pool off under trtllm_mha (PR #17429" "the text names the rule"
+# Llama 4 Maverick at TP8: 1 KV head x 128 x 2 x 2 B = 512 a layer, 12 global + 36 chunked layers.
+# Until PR #16399 (v0.5.8) the chunked layers kept every token (a pool of their own only with
+# --hybrid-kvcache-ratio): 48 x 512; from it, --swa-full-tokens-ratio 0.8: 512 x (12 + 0.8 x 36).
+swa_case 24576 False --model llama-4-maverick-fp8 --set gpu=h100 --set tp=8 --set sglang=0.4.9.post4
+swa_case 24576 False --model llama-4-maverick-fp8 --set gpu=h100 --set tp=8 --set sglang=0.5.7
+swa_case "round(512 * (12 + 0.8 * 36))" True --model llama-4-maverick-fp8 --set gpu=h100 --set tp=8 --set sglang=0.5.8
+swa_case "round(512 * (12 + 0.8 * 36))" True --model llama-4-maverick-fp8 --set gpu=h100 --set tp=8
 # --disable-hybrid-swa-memory: no window pool, every layer's KV in the full one; launch writes it
 expect_exit 0 "$CGPLAN" estimate --model gpt-oss-120b --set gpu=h100 --sglang-args "--tp 4 --disable-hybrid-swa-memory" --format json
 check_py "(j['budget']['kv_cell_bytes'], j['budget']['kv_pools']['swa_layers_pooled'], j['knobs']['disable_hybrid_swa_memory']) == (512 * 36, False, True)" \
@@ -121,7 +144,10 @@ expect_exit 0 "$CGPLAN" estimate --model gemma-3-27b --set gpu=h100 --set tp=1 -
 check_py "(j['budget']['kv_cell_bytes'], j['budget']['kv_pools']['swa_cell_bytes'], j['budget']['kv_pools']['swa_layers_pooled'], j['budget']['kv_tokens_per_gib']) == (62 * 16 * 128 * 2 * 2, 0, False, 2**30 // 507904)" \
   "Gemma 3: one pool, every layer's KV (507,904 B a token, not 422,707 with a window pool)"
 expect_exit 0 "$CGPLAN" estimate --model gemma-3-27b --set gpu=h100 --set tp=1
-contains "$OUT" "KV pool: one for all 62 layers (SGLang pools sliding-window layers apart only for is_hybrid_swa_model's architectures, not Gemma3ForConditionalGeneration: its 52 windowed layers hold every token)" "the text says why"
+contains "$OUT" "KV pool: one for all 62 layers, its 52 windowed layers holding every token: SGLang pools Gemma 3's windowed layers only from PR #7367 to PR #8895" "the text says why"
+# ... which it did from PR #7367 (v0.4.9.post3) until PR #8895 (v0.5.0rc0): 16 x 128 x 2 x 2 B x (10 + 0.8 x 52)
+swa_case "round(8192 * (10 + 0.8 * 52))" True --model gemma-3-27b --set gpu=h100 --set tp=1 --set sglang=0.4.10.post2
+swa_case 507904 False --model gemma-3-27b --set gpu=h100 --set tp=1 --set sglang=0.5.0rc0
 
 # Qwen3-Next's Gated DeltaNet state as SGLang sizes its mamba cache (handle_max_mamba_cache): the
 # pool takes r / (1 + r) of what weights and the reserve leave, r = 0.9, in whole request states

@@ -21,6 +21,11 @@ status_is --chunked-prefill-size not_modelled
 check_py "[f['value'] for f in j['sglang_args'] if f['flag'] == '--bogus-flag'] == ['3']" "the unknown flag keeps its value"
 contains "$ERR" "--bogus-flag 3: unknown" "unknown flag warned on stderr"
 contains "$ERR" "--enable-torch-compile: not_modelled" "not-modelled flag warned on stderr"
+# --hybrid-kvcache-ratio (v0.4.9 .. v0.5.7) was a real flag: Llama 4's own chunked-layer pool, which
+# the plan does not model (it keeps one pool); not "not an SGLang flag"
+expect_exit 0 "$CGPLAN" estimate "${L[@]}" --set sglang=0.5.6 --sglang-args "--model-path meta-llama/Llama-4-Scout-17B-16E-Instruct --tp 8 --hybrid-kvcache-ratio 1" --format json
+status_is --hybrid-kvcache-ratio not_modelled
+check_py "j['budget']['kv_pools']['swa_layers_pooled'] is False" "the plan keeps Llama 4's one pool at v0.5.6"
 expect_exit 0 "$CGPLAN" estimate "${L[@]}" --sglang-args "$BASE --chunked-prefill-size 8192 --mem-fraction-static 0.85" --format json
 status_is --chunked-prefill-size no_effect
 # the table lists them too

@@ -1002,9 +1002,59 @@ static void test_facts_table(void **state)
     /* The v0.5.8 .. v0.5.10 placements (v0.5.8: two), and the default attention backend's eleven:
      * its baseline rows not read at each cut and the PRs whose first release is placed by date. */
     /* + the pool's extra row from v0.4.7: its value read, its cut placed; + the hybrid models' radix
-     * cache (PR #11214, placed by date) and its baseline */
-    assert_int_equal(unverified, 21);
+     * cache's baseline (PR #11214 itself is in v0.5.3.post2's history); + the sliding-window pools
+     * placed by date: PR #15877 (v0.5.7), #16399 and #17261 (v0.5.8), #19079 (v0.5.10) */
+    assert_int_equal(unverified, 24);
     assert_false(engine_release_fact(count, &since, &what, &source, &verified));
+}
+
+/* Sliding-window pools by family and release, each cut's two sides (release.c RF_SWA_*). */
+static engine_swa_pool_rule swa_rule(const char *release, engine_swa_family family)
+{
+    engine_release r;
+    char err[128];
+    assert_int_equal(engine_release_parse(release, &r, err, sizeof err), 0);
+    return engine_release_swa_pool(&r, family);
+}
+
+static void test_swa_pool_windows(void **state)
+{
+    (void)state;
+    /* PR #7367 (in v0.4.9.post3) pools any windowed model; PR #15877 (placed at v0.5.7) stops that */
+    assert_int_equal(swa_rule("0.4.9.post2", ENGINE_SWA_FAMILY_OTHER), ENGINE_SWA_ONE_POOL);
+    assert_int_equal(swa_rule("0.4.9.post3", ENGINE_SWA_FAMILY_OTHER), ENGINE_SWA_POOLED);
+    assert_int_equal(swa_rule("0.5.6.post2", ENGINE_SWA_FAMILY_OTHER), ENGINE_SWA_POOLED);
+    assert_int_equal(swa_rule("0.5.7", ENGINE_SWA_FAMILY_OTHER), ENGINE_SWA_ONE_POOL);
+    /* Gemma 3: pooled from PR #7367 until PR #8895 (v0.5.0rc0) */
+    assert_int_equal(swa_rule("0.4.9.post2", ENGINE_SWA_FAMILY_GEMMA3), ENGINE_SWA_ONE_POOL);
+    assert_int_equal(swa_rule("0.4.10.post2", ENGINE_SWA_FAMILY_GEMMA3), ENGINE_SWA_POOLED);
+    assert_int_equal(swa_rule("0.5.0rc0", ENGINE_SWA_FAMILY_GEMMA3), ENGINE_SWA_ONE_POOL);
+    assert_int_equal(swa_rule("main", ENGINE_SWA_FAMILY_GEMMA3), ENGINE_SWA_ONE_POOL);
+    /* Llama 4: one pool by default until PR #16399 (v0.5.8), whatever the generic rule says */
+    assert_int_equal(swa_rule("0.5.0", ENGINE_SWA_FAMILY_LLAMA4), ENGINE_SWA_ONE_POOL);
+    assert_int_equal(swa_rule("0.5.7", ENGINE_SWA_FAMILY_LLAMA4), ENGINE_SWA_ONE_POOL);
+    assert_int_equal(swa_rule("0.5.8", ENGINE_SWA_FAMILY_LLAMA4), ENGINE_SWA_POOLED);
+    /* gpt-oss: off (PR #8839), on but not under trtllm_mha (PRs #17261, #17429), on (PR #19079) */
+    assert_int_equal(swa_rule("0.5.1", ENGINE_SWA_FAMILY_GPTOSS), ENGINE_SWA_ONE_POOL);
+    assert_int_equal(swa_rule("0.5.7", ENGINE_SWA_FAMILY_GPTOSS), ENGINE_SWA_ONE_POOL);
+    assert_int_equal(swa_rule("0.5.8", ENGINE_SWA_FAMILY_GPTOSS), ENGINE_SWA_POOLED_UNLESS_TRTLLM_MHA);
+    assert_int_equal(swa_rule("0.5.9", ENGINE_SWA_FAMILY_GPTOSS), ENGINE_SWA_POOLED_UNLESS_TRTLLM_MHA);
+    assert_int_equal(swa_rule("0.5.10", ENGINE_SWA_FAMILY_GPTOSS), ENGINE_SWA_POOLED);
+    assert_int_equal(swa_rule("main", ENGINE_SWA_FAMILY_GPTOSS), ENGINE_SWA_POOLED);
+    /* the listed architectures (Gemma 4, DeepSeek-V4, ...) are pooled from their first support */
+    assert_int_equal(swa_rule("0.5.10", ENGINE_SWA_FAMILY_LISTED), ENGINE_SWA_POOLED);
+}
+
+/* The hybrid GDN models' radix cache: PR #11214 is in v0.5.3.post2's history, not v0.5.3.post1's. */
+static void test_mamba_radix_cut(void **state)
+{
+    (void)state;
+    engine_release r;
+    char err[128];
+    assert_int_equal(engine_release_parse("0.5.3.post1", &r, err, sizeof err), 0);
+    assert_false(engine_release_mamba_radix(&r));
+    assert_int_equal(engine_release_parse("0.5.3.post2", &r, err, sizeof err), 0);
+    assert_true(engine_release_mamba_radix(&r));
 }
 
 /* ---- The default attention backend (server_args.py _get_default_attn_backend and
@@ -1373,6 +1423,8 @@ int main(void)
         cmocka_unit_test(test_deployments),
         cmocka_unit_test(test_queries),
         cmocka_unit_test(test_facts_table),
+        cmocka_unit_test(test_swa_pool_windows),
+        cmocka_unit_test(test_mamba_radix_cut),
         cmocka_unit_test(test_truncation_and_range),
         cmocka_unit_test(test_main_list_against_reference),
         cmocka_unit_test(test_default_backend_mha),
