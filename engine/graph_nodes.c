@@ -32,8 +32,9 @@ static void add(span *s, span row, uint32_t times)
 
 /* Architectures whose attention normalises q and k per head before RoPE (apply_qk_norm:
  * models/qwen3.py, qwen3_moe.py, qwen3_next.py Qwen3Attention; gemma3_causal.py; olmo2.py;
- * glm4_moe.py with use_qk_norm; lfm2.py Lfm2Attention q_layernorm / k_layernorm). */
-static const char *const qk_norm_prefixes[] = {"Qwen3", "Gemma3", "Olmo2", "Glm4Moe", "Qwen3_5", "Lfm2"};
+ * glm4_moe.py with use_qk_norm; lfm2.py Lfm2Attention q_layernorm / k_layernorm; hunyuan.py
+ * query_layernorm / key_layernorm after RoPE, use_qk_norm in the released HunYuan V1 configs). */
+static const char *const qk_norm_prefixes[] = {"Qwen3", "Gemma3", "Olmo2", "Glm4Moe", "Qwen3_5", "Lfm2", "HunYuan"};
 
 /* LFM2 and LFM2-MoE (models/lfm2.py, lfm2_moe.py): Lfm2DecoderLayer normalises and adds the
  * residual as separate kernels (no fused add-RMSNorm), and the short-conv layer's in_proj and

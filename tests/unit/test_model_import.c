@@ -173,6 +173,7 @@ static const struct {
     {"MiniMaxAI--MiniMax-M2.5.json", "minimax-m2.5", SAME_ALL},
     {"MiniMaxAI--MiniMax-M2.7.json", "minimax-m2.7", SAME_ALL},
     {"gpt-oss-120b.json", "gpt-oss-120b", SAME_ALL},
+    {"Hunyuan-A13B.json", "hunyuan-a13b", SAME_ALL}, /* moe_topk etc. as per-layer lists */
 };
 
 static void test_real_configs_match_builtins(void **state)
@@ -312,6 +313,7 @@ static const struct {
     {"glm-4.5", 355e9},           {"glm-4.6", 355e9},        {"glm-5", 744e9},
     {"gpt-oss-20b", 21e9},        {"gpt-oss-120b", 117e9},   {"lfm2-1.2b", 1.17e9},
     {"lfm2-8b-a1b", 8.3e9}, /* LiquidAI's cards */
+    {"hunyuan-a13b", 80e9}, /* Tencent's README: 80 billion in all */
 };
 
 static void test_param_counts_match_published_totals(void **state)
@@ -867,6 +869,65 @@ static void test_model_check_relations(void **state)
     assert_non_null(strstr(err, "kv_heads"));
 }
 
+/* HunYuan V1 (hunyuan.py): the per-layer lists must agree, the head size comes from head_dim or
+ * attention_head_dim, a config without experts is dense, and cross-layer attention (which
+ * SGLang's model file cannot serve) is refused by name. */
+static void test_hunyuan(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cgplan-test-hunyuan-XXXXXX", path[256], err[1024];
+    engine_model m;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    import_ok(CONFIGS "Hunyuan-A13B.json", &m);
+    assert_int_equal(m.head_dim, 128); /* attention_head_dim: the config has no head_dim */
+    assert_int_equal(m.top_k, 8);
+    assert_int_equal(m.shared_intermediate, 3072); /* intermediate_size x num_shared_expert 1 */
+    assert_true(m.trust_remote_code);              /* auto_map to the remote "hunyuan" class */
+
+    static const char base[] = "{\"architectures\": [\"HunYuanMoEV1ForCausalLM\"], \"vocab_size\": 1000,"
+                               " \"hidden_size\": 512, \"num_hidden_layers\": 2, \"max_position_embeddings\": 4096,"
+                               " \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"head_dim\": 128,"
+                               " \"intermediate_size\": 256";
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%s, \"num_experts\": 8, \"moe_topk\": [2, 2], \"moe_intermediate_size\": 64,"
+             " \"use_mixed_mlp_moe\": true, \"num_shared_expert\": [2, 2]}",
+             base);
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_int_equal(m.num_experts, 8);
+    assert_int_equal(m.moe_intermediate, 64);
+    assert_int_equal(m.shared_experts, 1);
+    assert_int_equal(m.shared_intermediate, 512); /* one shared MLP of 256 x 2 */
+
+    snprintf(text, sizeof text, "%s, \"num_experts\": 8, \"moe_topk\": [2, 4]}", base);
+    write_text(path, text);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(
+        err, "moe_topk: not an integer >= 1 (the experts per token), or a list of one such per layer, all equal"));
+
+    snprintf(text, sizeof text, "%s, \"num_experts\": 1}", base); /* hunyuan.py _is_moe: more than one */
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_int_equal(m.num_experts, 0);
+    assert_int_equal(m.intermediate, 256);
+    assert_int_equal(m.param_count, 1000ull * 512 * 2 + 2ull * (2 * 4 * 128 * 512 + 2 * 2 * 128 * 512 + 3 * 512 * 256));
+
+    snprintf(text, sizeof text, "%s, \"use_cla\": true, \"cla_share_factor\": 2}", base);
+    write_text(path, text);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "use_cla: not false (or cla_share_factor 1)"));
+
+    write_text(path, "{\"architectures\": [\"HunYuanDenseV1ForCausalLM\"], \"vocab_size\": 1000, \"hidden_size\": 512,"
+                     " \"num_hidden_layers\": 2, \"max_position_embeddings\": 4096, \"num_attention_heads\": 4,"
+                     " \"intermediate_size\": 256}");
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "head_dim: missing"));
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -883,6 +944,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_dense_yaml_and_written_preset_roundtrip),
         cmocka_unit_test(test_model_check_relations),
+        cmocka_unit_test(test_hunyuan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
