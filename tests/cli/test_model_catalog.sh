@@ -83,7 +83,8 @@ expect_exit 0 "$CGPLAN" estimate --model LiquidAI/LFM2-1.2B --set gpu=h100 --set
 check_py "j['graph_nodes']['target']['allreduce_per_graph'] == 23" "lfm2-1.2b at tp 2: no all-reduce after a conv layer"
 
 # --- published parameter counts (model cards; Grok-2: the tensor count in its Hub discussion #6;
-# Hunyuan-A13B: the README of Tencent's repository, "a total of 80 billion parameters").
+# Hunyuan-A13B: the README of Tencent's repository, "a total of 80 billion parameters"; ERNIE 4.5
+# 21B-A3B: the Hub's 21.8B, which Baidu's card rounds to 21B).
 # cgplan's count is the weights it computes for one GPU of a BF16 preset, 2 bytes a parameter: embeddings,
 # attention, MLPs, experts and routers (norms and biases, a few millionths, are left out). The presets
 # here are BF16 throughout and text-only (a vision encoder would be in the published total, not in the
@@ -131,5 +132,7 @@ grok-2                   269.5
 lfm2-1.2b                1.17
 lfm2-8b-a1b              8.3
 hunyuan-a13b             80
+ernie-4.5-21b-a3b        21.8
+ernie-4.5-300b-a47b      300
 EOF
 finish

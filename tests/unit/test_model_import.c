@@ -265,6 +265,24 @@ static const struct {
      " \"conv\", \"full_attention\", \"conv\", \"conv\"], \"conv_L_cache\": 3,"
      " \"max_position_embeddings\": 128000, \"num_experts\": 32, \"num_experts_per_tok\": 4,"
      " \"moe_intermediate_size\": 1792, \"torch_dtype\": \"bfloat16\"}"},
+    /* ERNIE 4.5 from the numbers ernie-4.5-21b-a3b.yaml and ernie-4.5-300b-a47b.yaml cite (the
+     * quoted keys; head_dim null as the 21B config writes it). */
+    {"ernie-4.5-21b-a3b", "{\"architectures\": [\"Ernie4_5_MoeForCausalLM\"], \"hidden_size\": 2560,"
+                          " \"intermediate_size\": 12288, \"max_position_embeddings\": 131072,"
+                          " \"moe_intermediate_size\": 1536, \"moe_k\": 6, \"moe_layer_end_index\": 27,"
+                          " \"moe_layer_interval\": 1, \"moe_layer_start_index\": 1, \"moe_num_experts\": 64,"
+                          " \"moe_num_shared_experts\": 2, \"num_attention_heads\": 20, \"num_hidden_layers\": 28,"
+                          " \"num_key_value_heads\": 4, \"head_dim\": null, \"rms_norm_eps\": 1e-05,"
+                          " \"rope_theta\": 500000.0, \"vocab_size\": 103424, \"tie_word_embeddings\": true,"
+                          " \"torch_dtype\": \"bfloat16\"}"},
+    {"ernie-4.5-300b-a47b",
+     "{\"architectures\": [\"Ernie4_5_MoeForCausalLM\"], \"hidden_size\": 8192,"
+     " \"intermediate_size\": 28672, \"max_position_embeddings\": 131072, \"num_attention_heads\": 64,"
+     " \"num_key_value_heads\": 8, \"num_hidden_layers\": 54, \"vocab_size\": 103424,"
+     " \"rope_theta\": 500000.0, \"moe_num_experts\": 64, \"moe_num_shared_experts\": 0,"
+     " \"moe_layer_start_index\": 3, \"moe_layer_end_index\": 53, \"moe_intermediate_size\": 3584,"
+     " \"moe_k\": 8, \"moe_layer_interval\": 1, \"tie_word_embeddings\": true,"
+     " \"torch_dtype\": \"bfloat16\"}"},
 };
 
 static void write_text(const char *path, const char *text)
@@ -313,7 +331,6 @@ static const struct {
     {"glm-4.5", 355e9},           {"glm-4.6", 355e9},        {"glm-5", 744e9},
     {"gpt-oss-20b", 21e9},        {"gpt-oss-120b", 117e9},   {"lfm2-1.2b", 1.17e9},
     {"lfm2-8b-a1b", 8.3e9}, /* LiquidAI's cards */
-    {"hunyuan-a13b", 80e9}, /* Tencent's README: 80 billion in all */
 };
 
 static void test_param_counts_match_published_totals(void **state)
@@ -869,6 +886,21 @@ static void test_model_check_relations(void **state)
     assert_non_null(strstr(err, "kv_heads"));
 }
 
+/* The built-in preset NAME counts within 2% of its PUBLISHED total (test_param_counts' rule). */
+static void assert_published_total(const char *name, double published)
+{
+    preset_catalog *c = builtins();
+    engine_model m;
+    load_builtin(c, name, &m);
+    double n = (double)engine_model_param_count(&m);
+    print_message("%-20s %8.2fB counted, %8.2fB published (%+.1f%%)\n", name, n / 1e9, published / 1e9,
+                  100 * (n - published) / published);
+    if (fabs(n - published) / published > 0.02)
+        fail_msg("%s: %.2fB counted vs %.2fB published", name, n / 1e9, published / 1e9);
+    assert_int_equal(m.param_count, (uint64_t)n);
+    preset_catalog_free(c);
+}
+
 /* HunYuan V1 (hunyuan.py): the per-layer lists must agree, the head size comes from head_dim or
  * attention_head_dim, a config without experts is dense, and cross-layer attention (which
  * SGLang's model file cannot serve) is refused by name. */
@@ -884,6 +916,7 @@ static void test_hunyuan(void **state)
     assert_int_equal(m.top_k, 8);
     assert_int_equal(m.shared_intermediate, 3072); /* intermediate_size x num_shared_expert 1 */
     assert_true(m.trust_remote_code);              /* auto_map to the remote "hunyuan" class */
+    assert_published_total("hunyuan-a13b", 80e9);  /* Tencent's README: 80 billion in all */
 
     static const char base[] = "{\"architectures\": [\"HunYuanMoEV1ForCausalLM\"], \"vocab_size\": 1000,"
                                " \"hidden_size\": 512, \"num_hidden_layers\": 2, \"max_position_embeddings\": 4096,"
@@ -928,6 +961,60 @@ static void test_hunyuan(void **state)
     rmdir(dir);
 }
 
+/* ERNIE 4.5 (ernie4.py): MoE where start <= i <= end and (i - start) % interval == 0, the rest
+ * dense; without moe_layer_start_index (Ernie4_5_ForCausalLM's dense configs) no layer is MoE;
+ * the shared experts are one MLP of moe_intermediate_size x their count. */
+static void test_ernie45(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cgplan-test-ernie-XXXXXX", path[256], err[1024];
+    engine_model m;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    assert_published_total("ernie-4.5-21b-a3b", 21.8e9);  /* the Hub's count (Baidu's card rounds it to 21B) */
+    assert_published_total("ernie-4.5-300b-a47b", 300e9); /* Baidu's card */
+    static const char base[] = "{\"architectures\": [\"Ernie4_5_MoeForCausalLM\"], \"vocab_size\": 1000,"
+                               " \"hidden_size\": 512, \"num_hidden_layers\": 10, \"max_position_embeddings\": 4096,"
+                               " \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"intermediate_size\": 256,"
+                               " \"moe_num_experts\": 8, \"moe_k\": 2, \"moe_intermediate_size\": 64";
+    char text[1024];
+    /* layers 2, 5, 8 MoE (start 2, interval 3, end the last layer by default); 3 shared: one MLP of 192 */
+    snprintf(text, sizeof text,
+             "%s, \"moe_layer_start_index\": 2, \"moe_layer_interval\": 3, \"moe_num_shared_experts\": 3,"
+             " \"num_nextn_predict_layers\": 1}",
+             base);
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_int_equal(m.num_experts, 8);
+    assert_int_equal(m.dense_layers, 7);
+    assert_int_equal(m.shared_experts, 1);
+    assert_int_equal(m.shared_intermediate, 192);
+    assert_int_equal(m.draft_layers, 1);
+    assert_int_equal(m.head_dim, 128); /* hidden / heads */
+    /* an end before the last layer: 2 and 5 */
+    snprintf(text, sizeof text,
+             "%s, \"moe_layer_start_index\": 2, \"moe_layer_end_index\": 6, \"moe_layer_interval\": 3}", base);
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_int_equal(m.dense_layers, 8);
+    assert_int_equal(m.shared_experts, 0);
+    /* no moe_layer_start_index: dense, the MoE keys unread */
+    write_text(path, "{\"architectures\": [\"Ernie4_5_ForCausalLM\"], \"vocab_size\": 1000, \"hidden_size\": 512,"
+                     " \"num_hidden_layers\": 2, \"max_position_embeddings\": 4096, \"num_attention_heads\": 4,"
+                     " \"num_key_value_heads\": 2, \"intermediate_size\": 256, \"tie_word_embeddings\": true}");
+    import_ok(path, &m);
+    assert_int_equal(m.num_experts, 0);
+    assert_int_equal(m.param_count, 1000ull * 512 + 2ull * (2 * 4 * 128 * 512 + 2 * 2 * 128 * 512 + 3 * 512 * 256));
+    /* MoE layers without the experts' count */
+    write_text(path, "{\"architectures\": [\"Ernie4_5_MoeForCausalLM\"], \"vocab_size\": 1000, \"hidden_size\": 512,"
+                     " \"num_hidden_layers\": 2, \"max_position_embeddings\": 4096, \"num_attention_heads\": 4,"
+                     " \"intermediate_size\": 256, \"moe_layer_start_index\": 1}");
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "moe_num_experts: missing"));
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -945,6 +1032,7 @@ int main(void)
         cmocka_unit_test(test_dense_yaml_and_written_preset_roundtrip),
         cmocka_unit_test(test_model_check_relations),
         cmocka_unit_test(test_hunyuan),
+        cmocka_unit_test(test_ernie45),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
