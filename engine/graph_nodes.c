@@ -44,6 +44,16 @@ static bool is_lfm2(const engine_model *m)
     return strncmp(m->architecture, "Lfm2", 4) == 0;
 }
 
+/* Granite 4.0-H (models/granitemoehybrid.py): both layer kinds normalise with a plain RMSNorm and
+ * add the residual apart, scaled by residual_multiplier (a multiply and an add after each
+ * sublayer); the attention layers are NoPE in the released configs (position_embedding_type
+ * "nope": no rotary kernel; "rope" adds one); the MLP sublayer runs GraniteMoeMoE on a clone of
+ * its input beside GraniteMoeSharedMLP and adds the two. */
+static bool is_granite_hybrid(const engine_model *m)
+{
+    return strncmp(m->architecture, "GraniteMoeHybrid", 16) == 0;
+}
+
 static bool has_qk_norm(const engine_model *m)
 {
     for (size_t i = 0; i < sizeof qk_norm_prefixes / sizeof qk_norm_prefixes[0]; i++)
@@ -171,6 +181,13 @@ static span linear_block(const engine_model *m)
      * req_pool_indices, causal_conv1d_update, C * conv_out, out_proj, the residual add (chunk
      * is a view); one more where the conv update takes a strided copy. */
     span s = is_lfm2(m) ? (span){8, 9} : (span){8, 16};
+    /* Granite 4.0-H's Mamba2 layer at decode (layers/attention/mamba/mamba.py MambaMixer2.forward,
+     * its decode branch, under granitemoehybrid.py's layer): input_layernorm, in_proj (split-K:
+     * two), causal_conv1d_update, selective_state_update, the gated RMSNorm (Mixer2RMSNormGated:
+     * one to three), out_proj (two with split-K), the copy into the layer's output, the residual
+     * multiply and add. */
+    if (is_granite_hybrid(m))
+        s = (span){9, 14};
     if (m->dense_dtype == DTYPE_FP8)
         add(&s, (span){2, 3}, 1);
     return s;
@@ -280,6 +297,15 @@ void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l
         mlp = (span){7, 7};
         if (m->dense_dtype == DTYPE_FP8)
             add(&mlp, (span){2, 3}, 1);
+    }
+    if (is_granite_hybrid(m)) {
+        /* the attention layer: no rotary (NoPE; RoPE configs keep it), the residual multiply and add */
+        add(&attn, (span){1, 2}, 1);
+        /* every layer's MLP sublayer: the residual multiply and add, and beside routed experts the
+         * clone of their input and the sum with the shared MLP */
+        add(&s, (span){2, 2}, m->layers);
+        if (m->num_experts && m->shared_experts)
+            add(&s, (span){2, 2}, moe);
     }
     add(&s, attn, softmax);
     add(&s, linear_block(m), linear);

@@ -24,6 +24,9 @@
  *   use_cla with cla_share_factor > 1 refused: SGLang's hunyuan.py cannot serve it).
  * - GQA, MoE from moe_layer_start_index to moe_layer_end_index every moe_layer_interval, shared
  *   experts as one MLP: Ernie4_5_MoeForCausalLM, Ernie4_5_ForCausalLM (ERNIE 4.5).
+ * - Mamba2 + NoPE GQA, MoE + a shared MLP (or the shared MLP alone) in every layer:
+ *   GraniteMoeHybridForCausalLM (Granite 4.0-H); the Mamba2 layers keep a BF16 conv state and a
+ *   float32 SSM state.
  * Any other is refused, naming the nearest of these.
  *
  * Linear-attention layers (Gated DeltaNet, KDA, LFM2's short conv) also give linear_state_bytes_per_request, the

@@ -283,6 +283,34 @@ static const struct {
      " \"moe_layer_start_index\": 3, \"moe_layer_end_index\": 53, \"moe_intermediate_size\": 3584,"
      " \"moe_k\": 8, \"moe_layer_interval\": 1, \"tie_word_embeddings\": true,"
      " \"torch_dtype\": \"bfloat16\"}"},
+    /* Granite 4.0-H from the numbers granite-4.0-h-tiny.yaml and granite-4.0-h-small.yaml cite
+     * (Small: the quoted keys, GraniteMoeHybridConfig's defaults written in for the rest). */
+    {"granite-4.0-h-tiny",
+     "{\"architectures\": [\"GraniteMoeHybridForCausalLM\"], \"hidden_size\": 1536,"
+     " \"num_hidden_layers\": 40, \"num_attention_heads\": 12, \"num_key_value_heads\": 4,"
+     " \"intermediate_size\": 512, \"shared_intermediate_size\": 1024, \"num_local_experts\": 64,"
+     " \"num_experts_per_tok\": 6, \"vocab_size\": 100352, \"tie_word_embeddings\": true,"
+     " \"mamba_d_state\": 128, \"mamba_n_groups\": 1, \"mamba_n_heads\": 48, \"mamba_d_head\": 64,"
+     " \"mamba_expand\": 2, \"mamba_d_conv\": 4, \"mamba_chunk_size\": 256,"
+     " \"max_position_embeddings\": 131072, \"layer_types\": [\"mamba\", \"mamba\", \"mamba\","
+     " \"mamba\", \"mamba\", \"attention\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\","
+     " \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"attention\", \"mamba\", \"mamba\", \"mamba\","
+     " \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"attention\", \"mamba\","
+     " \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\","
+     " \"attention\", \"mamba\", \"mamba\", \"mamba\", \"mamba\"], \"torch_dtype\": \"bfloat16\"}"},
+    {"granite-4.0-h-small",
+     "{\"architectures\": [\"GraniteMoeHybridForCausalLM\"], \"hidden_size\": 4096,"
+     " \"num_hidden_layers\": 40, \"num_attention_heads\": 32, \"num_key_value_heads\": 8,"
+     " \"num_local_experts\": 72, \"num_experts_per_tok\": 10, \"shared_intermediate_size\": 1536,"
+     " \"intermediate_size\": 768, \"mamba_d_state\": 128, \"mamba_d_conv\": 4, \"mamba_expand\": 2,"
+     " \"mamba_n_heads\": 128, \"mamba_d_head\": 64, \"tie_word_embeddings\": true,"
+     " \"vocab_size\": 100352, \"layer_types\": [\"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\","
+     " \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\","
+     " \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\","
+     " \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\","
+     " \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"attention\","
+     " \"attention\", \"attention\", \"attention\"], \"torch_dtype\": \"bfloat16\","
+     " \"max_position_embeddings\": 131072}"},
 };
 
 static void write_text(const char *path, const char *text)
@@ -1015,6 +1043,65 @@ static void test_ernie45(void **state)
     rmdir(dir);
 }
 
+/* Granite 4.0-H (granitemoehybrid.py, mamba.py MambaMixer2, mamba_utils.py Mamba2StateShape):
+ * layer_types splits Mamba2 from attention layers (without it every sixth is attention); a
+ * Mamba2 layer's parameters and its BF16 conv + float32 SSM state; no experts leaves the shared
+ * MLP as the dense MLP; heads that do not make mamba_expand x hidden are refused. */
+static void test_granite_hybrid(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cgplan-test-granite-XXXXXX", path[256], err[1024];
+    engine_model m;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    assert_published_total("granite-4.0-h-tiny", 7e9);   /* IBM: 7B total, 1B active */
+    assert_published_total("granite-4.0-h-small", 32e9); /* IBM: 32B total, 9B active */
+    for (size_t i = 0; i < sizeof written_configs / sizeof written_configs[0]; i++)
+        if (strcmp(written_configs[i].preset, "granite-4.0-h-tiny") == 0)
+            write_text(path, written_configs[i].json);
+    import_ok(path, &m);
+    assert_int_equal(m.full_attn_layers, 4);
+    assert_int_equal(m.linear_attn_layers, 36);
+    assert_int_equal(m.head_dim, 128); /* hidden 1536 / 12 heads */
+    assert_true(m.tie_embeddings);
+    /* in_proj 1536 x (3072 + 3328 + 48), conv1d 3328 x 4 + bias, A / D / dt_bias, norm, out_proj */
+    assert_int_equal(m.linear_attn_layer_params,
+                     1536ull * (3072 + 3328 + 48) + 3328 * 4 + 3328 + 3 * 48 + 3072 + 3072ull * 1536);
+    /* conv (3072 + 2 x 128) x 3 x 2 B and SSM 48 x 64 x 128 x 4 B, x 36 */
+    assert_int_equal(m.linear_state_bytes_per_request, 36ull * (3328 * 3 * 2 + 48 * 64 * 128 * 4));
+
+    static const char base[] = "{\"architectures\": [\"GraniteMoeHybridForCausalLM\"], \"vocab_size\": 1000,"
+                               " \"hidden_size\": 512, \"num_hidden_layers\": 12, \"max_position_embeddings\": 4096,"
+                               " \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"mamba_n_heads\": 16,"
+                               " \"mamba_d_head\": 64, \"mamba_d_state\": 64, \"mamba_n_groups\": 2";
+    char text[1024];
+    /* no experts, no layer_types: layers 5 and 11 attention, the shared MLP the dense one */
+    snprintf(text, sizeof text, "%s, \"shared_intermediate_size\": 1024, \"tie_word_embeddings\": false}", base);
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_int_equal(m.num_experts, 0);
+    assert_int_equal(m.intermediate, 1024);
+    assert_int_equal(m.full_attn_layers, 2);
+    assert_int_equal(m.linear_attn_layers, 10);
+    assert_false(m.tie_embeddings);
+    assert_int_equal(m.linear_state_bytes_per_request, 10ull * ((1024 + 2 * 2 * 64) * 3 * 2 + 16 * 64 * 64 * 4));
+
+    snprintf(text, sizeof text, "%s, \"mamba_expand\": 3}", base); /* 16 x 64 is not 3 x 512 */
+    write_text(path, text);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "mamba_n_heads: not heads whose mamba_n_heads x mamba_d_head equals"));
+    snprintf(text, sizeof text, "%s, \"layer_types\": [\"mamba\", \"conv\"]}", base);
+    write_text(path, text);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "layer_types: not a list of \"mamba\" or \"attention\", one per layer"));
+    snprintf(text, sizeof text, "%s, \"shared_intermediate_size\": 0}", base);
+    write_text(path, text);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "shared_intermediate_size: not above 0 when num_local_experts is 0"));
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1033,6 +1120,7 @@ int main(void)
         cmocka_unit_test(test_model_check_relations),
         cmocka_unit_test(test_hunyuan),
         cmocka_unit_test(test_ernie45),
+        cmocka_unit_test(test_granite_hybrid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
