@@ -173,7 +173,8 @@ static const struct {
     {"MiniMaxAI--MiniMax-M2.5.json", "minimax-m2.5", SAME_ALL},
     {"MiniMaxAI--MiniMax-M2.7.json", "minimax-m2.7", SAME_ALL},
     {"gpt-oss-120b.json", "gpt-oss-120b", SAME_ALL},
-    {"Hunyuan-A13B.json", "hunyuan-a13b", SAME_ALL}, /* moe_topk etc. as per-layer lists */
+    {"Hunyuan-A13B.json", "hunyuan-a13b", SAME_ALL},             /* moe_topk etc. as per-layer lists */
+    {"granite-4.0-h-350m.json", "granite-4.0-h-350m", SAME_ALL}, /* no experts: the shared MLP is dense */
 };
 
 static void test_real_configs_match_builtins(void **state)
