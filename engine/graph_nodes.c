@@ -175,7 +175,7 @@ static const span dsv4_hyper_connections = {4, 16};
  * Qwen3GatedDeltaNet, kimi_linear.py): fused add-RMSNorm, the input projections (two or three
  * GEMMs), the short causal convolution's update, the gates and beta, the recurrent state
  * update, the gated RMSNorm and the output projection. */
-static span linear_block(const engine_model *m)
+static span linear_block(const engine_model *m, uint32_t attn_tp)
 {
     /* LFM2's Lfm2ShortConv at decode: operator_norm, in_proj, B * x, the int32 cast of
      * req_pool_indices, causal_conv1d_update, C * conv_out, out_proj, the residual add (chunk
@@ -185,9 +185,13 @@ static span linear_block(const engine_model *m)
      * its decode branch, under granitemoehybrid.py's layer): input_layernorm, in_proj (split-K:
      * two), causal_conv1d_update, selective_state_update, the gated RMSNorm (Mixer2RMSNormGated:
      * one to three), out_proj (two with split-K), the copy into the layer's output, the residual
-     * multiply and add. */
+     * multiply and add. Over more than one GPU the released configs' one B / C group does not
+     * divide among the ranks, so the gated norm takes forward_native (mixer2_rms_norm_gated.py):
+     * the gate's cast and SiLU, the product, the square, the sum (then the all-reduce of the
+     * sums, counted with the collectives), the mean, epsilon, rsqrt, the scaling, the cast back
+     * and the weight: ten to twelve kernels for its one to three. */
     if (is_granite_hybrid(m))
-        s = (span){9, 14};
+        s = attn_tp > 1 ? (span){18, 23} : (span){9, 14};
     if (m->dense_dtype == DTYPE_FP8)
         add(&s, (span){2, 3}, 1);
     return s;
@@ -308,7 +312,7 @@ void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l
             add(&s, (span){2, 2}, moe);
     }
     add(&s, attn, softmax);
-    add(&s, linear_block(m), linear);
+    add(&s, linear_block(m, attn_tp), linear);
     add(&s, mlp, dense);
     add(&s, moe_block(m, l->moe_runner, deepep), moe);
     /* TP collectives, one kernel each: an all-reduce after attention and after the MLP at
@@ -316,6 +320,13 @@ void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l
      * graph addresses", per-graph.md 3a). DP attention gathers before and scatters after the
      * MoE of each layer; DeepEP's dispatch and combine are in the MoE rows. */
     uint32_t ar = attn_tp > 1 ? 2 * m->layers + 1 - (is_lfm2(m) ? linear : 0) : 0;
+    /* Granite 4.0-H: o_proj's after attention; none after a Mamba2 out_proj (reduce_results=False
+     * in MambaMixer2) but the gated norm's sum of squares; then GraniteMoeMoE's experts
+     * (reduce_results=True, granitemoe.py) and GraniteMoeSharedMLP's output_linear (a
+     * RowParallelLinear) each reduce their own output: two a layer beside routed experts. */
+    if (attn_tp > 1 && is_granite_hybrid(m))
+        ar = softmax + linear +
+             m->layers * ((m->num_experts ? 1 : 0) + (m->shared_experts || !m->num_experts ? 1 : 0)) + 1;
     uint32_t gathers = l->dp_attention && d->knobs.dp > 1 && !deepep ? 2 * moe : 0;
     add(&s, (span){1, 1}, ar + gathers);
     /* The model's own: embedding, final norm, lm_head, the vocab all-gather at tp > 1, the copy
