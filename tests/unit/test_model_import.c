@@ -710,6 +710,7 @@ static void test_errors_name_file_and_field(void **state)
         {"Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM"},
         {"Gemma4ForConditionalGeneration", "Gemma3ForConditionalGeneration"},
         {"deepseekv3forcausallm", "DeepseekV3ForCausalLM"}, /* without case */
+        {"GraniteMoeForCausalLM", "GraniteMoeHybridForCausalLM"},
         {"Qwen3_5MoeForConditionalGenerationWithAVeryLongSuffixPastTheDistance", "Qwen3_5MoeForConditionalGeneration"},
     };
     for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
