@@ -32,8 +32,9 @@ static void add(span *s, span row, uint32_t times)
 
 /* Architectures whose attention normalises q and k per head before RoPE (apply_qk_norm:
  * models/qwen3.py, qwen3_moe.py, qwen3_next.py Qwen3Attention; gemma3_causal.py; olmo2.py;
- * glm4_moe.py with use_qk_norm; lfm2.py Lfm2Attention q_layernorm / k_layernorm). */
-static const char *const qk_norm_prefixes[] = {"Qwen3", "Gemma3", "Olmo2", "Glm4Moe", "Qwen3_5", "Lfm2"};
+ * glm4_moe.py with use_qk_norm; lfm2.py Lfm2Attention q_layernorm / k_layernorm; hunyuan.py
+ * query_layernorm / key_layernorm after RoPE, use_qk_norm in the released HunYuan V1 configs). */
+static const char *const qk_norm_prefixes[] = {"Qwen3", "Gemma3", "Olmo2", "Glm4Moe", "Qwen3_5", "Lfm2", "HunYuan"};
 
 /* LFM2 and LFM2-MoE (models/lfm2.py, lfm2_moe.py): Lfm2DecoderLayer normalises and adds the
  * residual as separate kernels (no fused add-RMSNorm), and the short-conv layer's in_proj and
@@ -41,6 +42,16 @@ static const char *const qk_norm_prefixes[] = {"Qwen3", "Gemma3", "Olmo2", "Glm4
 static bool is_lfm2(const engine_model *m)
 {
     return strncmp(m->architecture, "Lfm2", 4) == 0;
+}
+
+/* Granite 4.0-H (models/granitemoehybrid.py): both layer kinds normalise with a plain RMSNorm and
+ * add the residual apart, scaled by residual_multiplier (a multiply and an add after each
+ * sublayer); the attention layers are NoPE in the released configs (position_embedding_type
+ * "nope": no rotary kernel; "rope" adds one); the MLP sublayer runs GraniteMoeMoE on a clone of
+ * its input beside GraniteMoeSharedMLP and adds the two. */
+static bool is_granite_hybrid(const engine_model *m)
+{
+    return strncmp(m->architecture, "GraniteMoeHybrid", 16) == 0;
 }
 
 static bool has_qk_norm(const engine_model *m)
@@ -164,12 +175,23 @@ static const span dsv4_hyper_connections = {4, 16};
  * Qwen3GatedDeltaNet, kimi_linear.py): fused add-RMSNorm, the input projections (two or three
  * GEMMs), the short causal convolution's update, the gates and beta, the recurrent state
  * update, the gated RMSNorm and the output projection. */
-static span linear_block(const engine_model *m)
+static span linear_block(const engine_model *m, uint32_t attn_tp)
 {
     /* LFM2's Lfm2ShortConv at decode: operator_norm, in_proj, B * x, the int32 cast of
      * req_pool_indices, causal_conv1d_update, C * conv_out, out_proj, the residual add (chunk
      * is a view); one more where the conv update takes a strided copy. */
     span s = is_lfm2(m) ? (span){8, 9} : (span){8, 16};
+    /* Granite 4.0-H's Mamba2 layer at decode (layers/attention/mamba/mamba.py MambaMixer2.forward,
+     * its decode branch, under granitemoehybrid.py's layer): input_layernorm, in_proj (split-K:
+     * two), causal_conv1d_update, selective_state_update, the gated RMSNorm (Mixer2RMSNormGated:
+     * one to three), out_proj (two with split-K), the copy into the layer's output, the residual
+     * multiply and add. Over more than one GPU the released configs' one B / C group does not
+     * divide among the ranks, so the gated norm takes forward_native (mixer2_rms_norm_gated.py):
+     * the gate's cast and SiLU, the product, the square, the sum (then the all-reduce of the
+     * sums, counted with the collectives), the mean, epsilon, rsqrt, the scaling, the cast back
+     * and the weight: ten to twelve kernels for its one to three. */
+    if (is_granite_hybrid(m))
+        s = attn_tp > 1 ? (span){18, 23} : (span){9, 14};
     if (m->dense_dtype == DTYPE_FP8)
         add(&s, (span){2, 3}, 1);
     return s;
@@ -280,8 +302,17 @@ void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l
         if (m->dense_dtype == DTYPE_FP8)
             add(&mlp, (span){2, 3}, 1);
     }
+    if (is_granite_hybrid(m)) {
+        /* the attention layer: no rotary (NoPE; RoPE configs keep it), the residual multiply and add */
+        add(&attn, (span){1, 2}, 1);
+        /* every layer's MLP sublayer: the residual multiply and add, and beside routed experts the
+         * clone of their input and the sum with the shared MLP */
+        add(&s, (span){2, 2}, m->layers);
+        if (m->num_experts && m->shared_experts)
+            add(&s, (span){2, 2}, moe);
+    }
     add(&s, attn, softmax);
-    add(&s, linear_block(m), linear);
+    add(&s, linear_block(m, attn_tp), linear);
     add(&s, mlp, dense);
     add(&s, moe_block(m, l->moe_runner, deepep), moe);
     /* TP collectives, one kernel each: an all-reduce after attention and after the MLP at
@@ -289,6 +320,13 @@ void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l
      * graph addresses", per-graph.md 3a). DP attention gathers before and scatters after the
      * MoE of each layer; DeepEP's dispatch and combine are in the MoE rows. */
     uint32_t ar = attn_tp > 1 ? 2 * m->layers + 1 - (is_lfm2(m) ? linear : 0) : 0;
+    /* Granite 4.0-H: o_proj's after attention; none after a Mamba2 out_proj (reduce_results=False
+     * in MambaMixer2) but the gated norm's sum of squares; then GraniteMoeMoE's experts
+     * (reduce_results=True, granitemoe.py) and GraniteMoeSharedMLP's output_linear (a
+     * RowParallelLinear) each reduce their own output: two a layer beside routed experts. */
+    if (attn_tp > 1 && is_granite_hybrid(m))
+        ar = softmax + linear +
+             m->layers * ((m->num_experts ? 1 : 0) + (m->shared_experts || !m->num_experts ? 1 : 0)) + 1;
     uint32_t gathers = l->dp_attention && d->knobs.dp > 1 && !deepep ? 2 * moe : 0;
     add(&s, (span){1, 1}, ar + gathers);
     /* The model's own: embedding, final norm, lm_head, the vocab all-gather at tp > 1, the copy

@@ -61,6 +61,9 @@ typedef enum {
     FAM_GPT_OSS,     /* GQA, alternating sliding-window layers, MoE everywhere */
     FAM_LFM2,        /* GQA layers and short-convolution layers, dense MLP in each (LFM2) */
     FAM_LFM2_MOE,    /* LFM2's layers, MoE after num_dense_layers dense ones (LFM2-MoE) */
+    FAM_HUNYUAN,     /* GQA with q/k norm; MoE in every layer with a shared MLP, or dense (HunYuan V1) */
+    FAM_ERNIE45,     /* GQA; MoE from moe_layer_start_index every moe_layer_interval, shared experts (ERNIE 4.5) */
+    FAM_GRANITE_H,   /* Mamba2 and NoPE GQA layers; MoE + shared MLP, or the shared MLP alone (Granite 4.0-H) */
 } family;
 
 static const struct {
@@ -102,6 +105,12 @@ static const struct {
     {"GptOssForCausalLM", FAM_GPT_OSS, false, false, false},
     {"Lfm2ForCausalLM", FAM_LFM2, false, false, true},
     {"Lfm2MoeForCausalLM", FAM_LFM2_MOE, false, false, true},
+    /* model_type "hunyuan" (the released configs) is remote code; transformers' hunyuan_v1_moe is another */
+    {"HunYuanMoEV1ForCausalLM", FAM_HUNYUAN, false, false, false},
+    {"HunYuanDenseV1ForCausalLM", FAM_HUNYUAN, false, false, false},
+    {"Ernie4_5_MoeForCausalLM", FAM_ERNIE45, false, false, true},
+    {"Ernie4_5_ForCausalLM", FAM_ERNIE45, false, false, true},
+    {"GraniteMoeHybridForCausalLM", FAM_GRANITE_H, false, false, true},
 };
 #define N_ARCHS (sizeof archs / sizeof archs[0])
 
@@ -856,6 +865,196 @@ static int lfm2(ctx *c, engine_model *m, bool moe)
                        &m->linear_state_bytes_per_request);
 }
 
+/* A key HunYuan writes as one integer or as a list with an entry per layer (moe_topk,
+ * moe_intermediate_size, num_shared_expert; hunyuan.py takes config.X[layer_id] from a list):
+ * cgplan keeps one value per model, so a list must hold at least one entry per layer, all equal. */
+static int per_layer_u32(ctx *c, uint32_t layers, const char *key, bool required, uint32_t min, uint32_t dflt,
+                         const char *what, uint32_t *out)
+{
+    json_t *v = field(c, key);
+    if (!json_is_array(v))
+        return get_u32(c, key, required, min, dflt, what, out);
+    char expected[PHRASE_MAX];
+    snprintf(expected, sizeof expected, "an integer >= %u (%s), or a list of one such per layer, all equal", min, what);
+    size_t i;
+    json_t *e;
+    if (json_array_size(v) < layers || json_array_size(v) > (size_t)layers + ENGINE_COUNT_MAX)
+        return bad(c, key, expected);
+    json_array_foreach(v, i, e)
+    {
+        if (!json_is_integer(e) || json_integer_value(e) < (json_int_t)min || json_integer_value(e) > UINT32_MAX ||
+            json_integer_value(e) != json_integer_value(json_array_get(v, 0)))
+            return bad(c, key, expected);
+    }
+    *out = (uint32_t)json_integer_value(json_array_get(v, 0));
+    return 0;
+}
+
+/* HunYuan V1 (SGLang models/hunyuan.py): GQA whose head size is head_dim, else attention_head_dim
+ * (get_head_dim: neither is an error), q and k normalised after RoPE (use_qk_norm). With
+ * num_experts > 1 (_is_moe) every layer is HunYuanSparseMoeBlock: num_experts of
+ * moe_intermediate_size (else intermediate_size), top moe_topk, and with use_mixed_mlp_moe one
+ * shared MLP of intermediate_size x num_shared_expert; else every layer a dense MLP of
+ * intermediate_size. Cross-layer attention (use_cla with cla_share_factor > 1) is refused:
+ * HunYuanModel never hands a "cross" layer the KV it would share (prev_kv_states stays None, and
+ * HunYuanAttention asserts it), so SGLang cannot serve such a model; Hunyuan-A13B has use_cla false. */
+static int hunyuan(ctx *c, engine_model *m)
+{
+    uint32_t attention_head_dim = 0, experts = 0, cla_factor = 1, mixed = 0, shared = 0;
+    bool cla = false;
+    m->attn_kind = ATTN_GQA;
+    if (get_u32(c, "num_attention_heads", true, 1, 0, "the query heads", &m->heads) ||
+        get_u32(c, "num_key_value_heads", false, 1, m->heads, "the KV heads", &m->kv_heads) ||
+        get_u32(c, "attention_head_dim", false, 1, 0, "the head size", &attention_head_dim) ||
+        get_u32(c, "head_dim", false, 1, attention_head_dim, "the head size", &m->head_dim) ||
+        get_u32(c, "intermediate_size", true, 1, 0, "the MLP's (and the shared MLP's unit) width", &m->intermediate) ||
+        get_u32(c, "num_experts", false, 0, 0, "the routed experts; 0 or 1: a dense model", &experts) ||
+        get_bool(c, "use_cla", false, &cla) ||
+        get_u32(c, "cla_share_factor", false, 1, 1, "the layers sharing one KV", &cla_factor))
+        return -1;
+    if (!m->head_dim)
+        return missing(c, "head_dim", "the head size (hunyuan.py reads head_dim, else attention_head_dim)");
+    if (cla && cla_factor > 1)
+        return bad(c, "use_cla",
+                   "false (or cla_share_factor 1): SGLang's hunyuan.py never passes a cross-attention layer the KV "
+                   "it shares, so it cannot serve cross-layer attention");
+    if (experts <= 1)
+        return 0;
+    m->num_experts = experts;
+    json_t *flag = field(c, "use_mixed_mlp_moe");
+    if (flag && !json_is_boolean(flag) && !json_is_integer(flag))
+        return bad(c, "use_mixed_mlp_moe", "true, false or an integer (a shared MLP beside the experts when > 0)");
+    mixed = json_is_true(flag) || (json_is_integer(flag) && json_integer_value(flag) > 0);
+    if (per_layer_u32(c, m->layers, "moe_topk", true, 1, 0, "the experts per token", &m->top_k) ||
+        per_layer_u32(c, m->layers, "moe_intermediate_size", false, 1, m->intermediate, "an expert's width",
+                      &m->moe_intermediate) ||
+        (mixed && per_layer_u32(c, m->layers, "num_shared_expert", false, 0, 1,
+                                "the shared MLP's width in intermediate_size units", &shared)))
+        return -1;
+    if (shared) { /* one HunYuanMLP of intermediate_size x num_shared_expert */
+        m->shared_experts = 1;
+        m->shared_intermediate = m->intermediate * shared;
+    }
+    return 0;
+}
+
+/* ERNIE 4.5 (SGLang models/ernie4.py, which serves Ernie4_5_ForCausalLM and
+ * Ernie4_5_MoeForCausalLM): Llama's attention (head_dim, else hidden / heads); layer i is MoE when
+ * moe_layer_start_index <= i <= moe_layer_end_index and (i - start) % moe_layer_interval == 0
+ * (start defaults to num_hidden_layers: no MoE; end to the last layer), the others a dense MLP of
+ * intermediate_size. A MoE layer has moe_num_experts of moe_intermediate_size, top moe_k, and with
+ * moe_num_shared_experts one shared MLP of moe_intermediate_size x that count. The MTP layers
+ * (num_nextn_predict_layers) are the draft's: the target skips model.mtp_* weights. */
+static int ernie45(ctx *c, engine_model *m)
+{
+    uint32_t start, end, interval, experts = 0, shared = 0;
+    if (gqa(c, m) || get_u32(c, "intermediate_size", true, 1, 0, "the dense MLP's width", &m->intermediate) ||
+        get_u32(c, "moe_layer_start_index", false, 0, m->layers, "the first MoE layer", &start) ||
+        get_u32(c, "moe_layer_end_index", false, 0, m->layers - 1, "the last MoE layer", &end) ||
+        get_u32(c, "moe_layer_interval", false, 1, 1, "the MoE layer interval", &interval) ||
+        get_u32(c, "num_nextn_predict_layers", false, 0, 0, "the MTP layers", &m->draft_layers))
+        return -1;
+    uint32_t moe = 0;
+    for (uint64_t i = start; i <= end && i < m->layers; i += interval) /* (i - start) % interval == 0 */
+        moe++;
+    if (!moe)
+        return 0;
+    if (get_u32(c, "moe_num_experts", true, 1, 0, "the routed experts", &experts) ||
+        get_u32(c, "moe_k", true, 1, 0, "the experts per token", &m->top_k) ||
+        get_u32(c, "moe_intermediate_size", true, 1, 0, "an expert's width", &m->moe_intermediate) ||
+        get_u32(c, "moe_num_shared_experts", false, 0, 0, "the shared experts", &shared))
+        return -1;
+    m->num_experts = experts;
+    m->dense_layers = m->layers - moe; /* placement does not matter for the weights or the KV */
+    if (shared) {                      /* one Ernie4MLP of moe_intermediate_size x moe_num_shared_experts */
+        m->shared_experts = 1;
+        m->shared_intermediate = m->moe_intermediate * shared;
+    }
+    return 0;
+}
+
+/* Granite 4.0-H (SGLang models/granitemoehybrid.py, configs/granitemoehybrid.py): layer_types
+ * names each layer "mamba" or "attention" (without it, GraniteMoeHybridConfig makes every sixth
+ * attention); the attention's head size is hidden / heads (the model reads no head_dim). Every
+ * layer has GraniteMoeMoE (num_local_experts of intermediate_size, top num_experts_per_tok) when
+ * num_local_experts > 0, and GraniteMoeSharedMLP of shared_intermediate_size when that is > 0:
+ * with no experts the shared MLP is the dense MLP. A Mamba2 layer (layers/attention/mamba/mamba.py
+ * MambaMixer2): in_proj hidden -> intermediate (gate) + conv_dim + heads (dt), the depthwise conv1d
+ * over conv_dim = intermediate + 2 x n_groups x d_state (bias with mamba_conv_bias), A, D and
+ * dt_bias per head, the gated RMSNorm over intermediate, out_proj intermediate -> hidden;
+ * intermediate = mamba_expand x hidden = mamba_n_heads x mamba_d_head, which the config class
+ * enforces. The state per request (Mamba2StateShape.create at attention TP 1, mamba_cache_per_req):
+ * the conv state conv_dim x (d_conv - 1) in BF16 and the SSM state heads x d_head x d_state; the
+ * config passes no dtype to Mamba2CacheParams, so it is mamba2_state_dtype's default, float32
+ * (mamba_ssm_dtype is not read). */
+static int granite_hybrid(ctx *c, engine_model *m)
+{
+    uint32_t experts, shared, d_state, d_conv, expand, d_head, n_heads, groups, inter, attn = 0, mamba = 0;
+    bool conv_bias, proj_bias;
+    m->attn_kind = ATTN_GQA;
+    if (get_u32(c, "num_attention_heads", true, 1, 0, "the query heads", &m->heads) ||
+        get_u32(c, "num_key_value_heads", false, 1, m->heads, "the KV heads", &m->kv_heads) ||
+        get_u32(c, "num_local_experts", false, 0, 0, "the routed experts; 0: the shared MLP alone", &experts) ||
+        get_u32(c, "intermediate_size", false, 1, 8192, "an expert's width", &inter) ||
+        get_u32(c, "shared_intermediate_size", false, 0, 8192, "the shared MLP's width", &shared) ||
+        get_u32(c, "mamba_d_state", false, 1, 128, "the SSM state size", &d_state) ||
+        get_u32(c, "mamba_d_conv", false, 2, 4, "the convolution kernel", &d_conv) ||
+        get_u32(c, "mamba_expand", false, 1, 2, "the Mamba intermediate size over hidden_size", &expand) ||
+        get_u32(c, "mamba_d_head", false, 1, 64, "the Mamba head size", &d_head) ||
+        get_u32(c, "mamba_n_heads", false, 1, 64, "the Mamba heads", &n_heads) ||
+        get_u32(c, "mamba_n_groups", false, 1, 1, "the B / C groups", &groups) ||
+        get_bool(c, "mamba_conv_bias", true, &conv_bias) || get_bool(c, "mamba_proj_bias", false, &proj_bias))
+        return -1;
+    m->head_dim = m->hidden / m->heads;
+    if (!m->head_dim)
+        return bad(c, "num_attention_heads", "at most hidden_size (the head size is hidden_size / heads)");
+    if ((uint64_t)expand * m->hidden != (uint64_t)n_heads * d_head)
+        return bad(c, "mamba_n_heads",
+                   "heads whose mamba_n_heads x mamba_d_head equals mamba_expand x hidden_size (the config class "
+                   "refuses any other)");
+    json_t *types = field(c, "layer_types");
+    if (types) {
+        if (!json_is_array(types) || json_array_size(types) != m->layers)
+            return bad(c, "layer_types", "a list of \"mamba\" or \"attention\", one per layer");
+        size_t i;
+        json_t *t;
+        json_array_foreach(types, i, t)
+        {
+            const char *s = json_is_string(t) ? json_string_value(t) : "";
+            if (strcmp(s, "attention") == 0)
+                attn++;
+            else if (strcmp(s, "mamba") == 0)
+                mamba++;
+            else
+                return bad(c, "layer_types", "a list of \"mamba\" or \"attention\", one per layer");
+        }
+    } else {
+        attn = m->layers / 6; /* GraniteMoeHybridConfig: attention where (i + 1) % 6 == 0 */
+        mamba = m->layers - attn;
+    }
+    m->full_attn_layers = attn;
+    m->linear_attn_layers = mamba;
+    if (experts) {
+        m->num_experts = experts;
+        m->moe_intermediate = inter;
+        if (get_u32(c, "num_experts_per_tok", true, 1, 0, "the experts per token", &m->top_k))
+            return -1;
+        m->shared_experts = shared ? 1 : 0;
+        m->shared_intermediate = shared;
+    } else if (!shared)
+        return bad(c, "shared_intermediate_size",
+                   "above 0 when num_local_experts is 0 (the shared MLP is then the layer's only MLP)");
+    else
+        m->intermediate = shared;
+    uint64_t h = m->hidden, in = (uint64_t)expand * h, conv_dim = in + 2ull * groups * d_state;
+    uint64_t proj_out = in + conv_dim + n_heads;
+    m->linear_attn_layer_params = h * proj_out + (proj_bias ? proj_out : 0) + conv_dim * d_conv +
+                                  (conv_bias ? conv_dim : 0) + 3ull * n_heads + in + in * h + (proj_bias ? h : 0);
+    double conv = (double)conv_dim * (d_conv - 1) * MAMBA_CONV_BYTES;
+    double ssm = (double)n_heads * d_head * d_state * MAMBA_SSM_BYTES_DEFAULT;
+    return state_bytes(c, "mamba_d_state", (conv + ssm) * mamba, &m->linear_state_bytes_per_request);
+}
+
 static int qwen_next(ctx *c, engine_model *m)
 {
     return qwen_moe(c, m) || gated_deltanet(c, m) ? -1 : 0;
@@ -1372,6 +1571,15 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
                      get_u32(&c, "num_experts_per_tok", true, 1, 0, "the experts per token", &m->top_k)
                  ? -1
                  : 0;
+        break;
+    case FAM_HUNYUAN:
+        rc = hunyuan(&c, m);
+        break;
+    case FAM_ERNIE45:
+        rc = ernie45(&c, m);
+        break;
+    case FAM_GRANITE_H: /* GraniteMoeHybridConfig ties by default */
+        rc = get_bool(&c, "tie_word_embeddings", true, &m->tie_embeddings) || granite_hybrid(&c, m) ? -1 : 0;
         break;
     }
     if (rc != 0)

@@ -19,6 +19,14 @@
  *   (nested), Qwen3_5MoeForCausalLM, Qwen3_5ForConditionalGeneration (nested), Qwen3_5ForCausalLM.
  * - Short convolution + GQA: Lfm2ForCausalLM (LFM2), Lfm2MoeForCausalLM (LFM2-MoE); the conv
  *   layers keep a conv state, no SSM state.
+ * - GQA with q/k norm, MoE + a shared MLP in every layer or dense: HunYuanMoEV1ForCausalLM,
+ *   HunYuanDenseV1ForCausalLM (moe_topk and the like as one value or an equal per-layer list;
+ *   use_cla with cla_share_factor > 1 refused: SGLang's hunyuan.py cannot serve it).
+ * - GQA, MoE from moe_layer_start_index to moe_layer_end_index every moe_layer_interval, shared
+ *   experts as one MLP: Ernie4_5_MoeForCausalLM, Ernie4_5_ForCausalLM (ERNIE 4.5).
+ * - Mamba2 + NoPE GQA, MoE + a shared MLP (or the shared MLP alone) in every layer:
+ *   GraniteMoeHybridForCausalLM (Granite 4.0-H); the Mamba2 layers keep a BF16 conv state and a
+ *   float32 SSM state.
  * Any other is refused, naming the nearest of these.
  *
  * Linear-attention layers (Gated DeltaNet, KDA, LFM2's short conv) also give linear_state_bytes_per_request, the

@@ -82,7 +82,25 @@ check_py "j['budget']['kv_pools']['state_slots'] > 0 and j['budget']['state_pool
 expect_exit 0 "$CGPLAN" estimate --model LiquidAI/LFM2-1.2B --set gpu=h100 --set tp=2 --format json
 check_py "j['graph_nodes']['target']['allreduce_per_graph'] == 23" "lfm2-1.2b at tp 2: no all-reduce after a conv layer"
 
-# --- published parameter counts (model cards; Grok-2: the tensor count in its Hub discussion #6).
+# --- a Granite 4.0-H plan: SGLang's mamba cache of Mamba2 states (configs/granitemoehybrid.py
+# mamba_cache_params, Mamba2StateShape): per request 36 layers x ((3072 + 2 x 128) x 3 x 2 B of BF16
+# conv + 48 x 64 x 128 x 4 B of float32 SSM) = 57,341,952 B, halved over TP 2 like the heads; the KV
+# cell of its 4 attention layers, 4 x 4 KV heads x 128 x 2 x 2 B / 2; and the kernel nodes of
+# 36 Mamba2 layers, 4 NoPE attention layers and 40 MoE + shared MLP sublayers (H100, FA3, Triton
+# MoE): 957 .. 1365 on one GPU; on two the gated norm's native path (18 .. 23 a Mamba2 layer) and
+# 121 all-reduces (4 o_proj, 36 gated-norm sums, 40 experts', 40 shared MLPs', the embedding's)
+expect_exit 0 "$CGPLAN" estimate --model ibm-granite/granite-4.0-h-tiny --set gpu=h100 --set tp=2 --format json
+check_py "j['budget']['kv_pools']['state_slots'] > 0 and j['budget']['state_pool_bytes'] == j['budget']['kv_pools']['state_slots'] * 28670976 and j['budget']['kv_pools']['full_cell_bytes'] == 4096" \
+  "granite-4.0-h-tiny at tp 2: whole 28,670,976 B Mamba2 states beside a 4,096 B KV cell"
+check_py "j['graph_nodes']['target']['per_graph_low'] == 1403 and j['graph_nodes']['target']['per_graph_high'] == 1811 and j['graph_nodes']['target']['allreduce_per_graph'] == 121" \
+  "granite-4.0-h-tiny at tp 2: 1403 .. 1811 kernel nodes a graph, 121 all-reduces"
+expect_exit 0 "$CGPLAN" estimate --model ibm-granite/granite-4.0-h-tiny --set gpu=h100 --set tp=1 --format json
+check_py "j['graph_nodes']['target']['per_graph_low'] == 957 and j['graph_nodes']['target']['per_graph_high'] == 1365 and j['graph_nodes']['target']['allreduce_per_graph'] == 0" \
+  "granite-4.0-h-tiny at tp 1: 957 .. 1365 kernel nodes a graph"
+
+# --- published parameter counts (model cards; Grok-2: the tensor count in its Hub discussion #6;
+# Hunyuan-A13B: the README of Tencent's repository, "a total of 80 billion parameters"; ERNIE 4.5
+# 21B-A3B: the Hub's 21.8B, which Baidu's card rounds to 21B; Granite 4.0-H: IBM's 7B and 32B totals).
 # cgplan's count is the weights it computes for one GPU of a BF16 preset, 2 bytes a parameter: embeddings,
 # attention, MLPs, experts and routers (norms and biases, a few millionths, are left out). The presets
 # here are BF16 throughout and text-only (a vision encoder would be in the published total, not in the
@@ -129,5 +147,10 @@ glm-4.7                  355
 grok-2                   269.5
 lfm2-1.2b                1.17
 lfm2-8b-a1b              8.3
+hunyuan-a13b             80
+ernie-4.5-21b-a3b        21.8
+ernie-4.5-300b-a47b      300
+granite-4.0-h-tiny       7
+granite-4.0-h-small      32
 EOF
 finish

@@ -173,6 +173,8 @@ static const struct {
     {"MiniMaxAI--MiniMax-M2.5.json", "minimax-m2.5", SAME_ALL},
     {"MiniMaxAI--MiniMax-M2.7.json", "minimax-m2.7", SAME_ALL},
     {"gpt-oss-120b.json", "gpt-oss-120b", SAME_ALL},
+    {"Hunyuan-A13B.json", "hunyuan-a13b", SAME_ALL},             /* moe_topk etc. as per-layer lists */
+    {"granite-4.0-h-350m.json", "granite-4.0-h-350m", SAME_ALL}, /* no experts: the shared MLP is dense */
 };
 
 static void test_real_configs_match_builtins(void **state)
@@ -264,6 +266,52 @@ static const struct {
      " \"conv\", \"full_attention\", \"conv\", \"conv\"], \"conv_L_cache\": 3,"
      " \"max_position_embeddings\": 128000, \"num_experts\": 32, \"num_experts_per_tok\": 4,"
      " \"moe_intermediate_size\": 1792, \"torch_dtype\": \"bfloat16\"}"},
+    /* ERNIE 4.5 from the numbers ernie-4.5-21b-a3b.yaml and ernie-4.5-300b-a47b.yaml cite (the
+     * quoted keys; head_dim null as the 21B config writes it). */
+    {"ernie-4.5-21b-a3b", "{\"architectures\": [\"Ernie4_5_MoeForCausalLM\"], \"hidden_size\": 2560,"
+                          " \"intermediate_size\": 12288, \"max_position_embeddings\": 131072,"
+                          " \"moe_intermediate_size\": 1536, \"moe_k\": 6, \"moe_layer_end_index\": 27,"
+                          " \"moe_layer_interval\": 1, \"moe_layer_start_index\": 1, \"moe_num_experts\": 64,"
+                          " \"moe_num_shared_experts\": 2, \"num_attention_heads\": 20, \"num_hidden_layers\": 28,"
+                          " \"num_key_value_heads\": 4, \"head_dim\": null, \"rms_norm_eps\": 1e-05,"
+                          " \"rope_theta\": 500000.0, \"vocab_size\": 103424, \"tie_word_embeddings\": true,"
+                          " \"torch_dtype\": \"bfloat16\"}"},
+    {"ernie-4.5-300b-a47b",
+     "{\"architectures\": [\"Ernie4_5_MoeForCausalLM\"], \"hidden_size\": 8192,"
+     " \"intermediate_size\": 28672, \"max_position_embeddings\": 131072, \"num_attention_heads\": 64,"
+     " \"num_key_value_heads\": 8, \"num_hidden_layers\": 54, \"vocab_size\": 103424,"
+     " \"rope_theta\": 500000.0, \"moe_num_experts\": 64, \"moe_num_shared_experts\": 0,"
+     " \"moe_layer_start_index\": 3, \"moe_layer_end_index\": 53, \"moe_intermediate_size\": 3584,"
+     " \"moe_k\": 8, \"moe_layer_interval\": 1, \"tie_word_embeddings\": true,"
+     " \"torch_dtype\": \"bfloat16\"}"},
+    /* Granite 4.0-H from the numbers granite-4.0-h-tiny.yaml and granite-4.0-h-small.yaml cite
+     * (Small: the quoted keys, GraniteMoeHybridConfig's defaults written in for the rest). */
+    {"granite-4.0-h-tiny",
+     "{\"architectures\": [\"GraniteMoeHybridForCausalLM\"], \"hidden_size\": 1536,"
+     " \"num_hidden_layers\": 40, \"num_attention_heads\": 12, \"num_key_value_heads\": 4,"
+     " \"intermediate_size\": 512, \"shared_intermediate_size\": 1024, \"num_local_experts\": 64,"
+     " \"num_experts_per_tok\": 6, \"vocab_size\": 100352, \"tie_word_embeddings\": true,"
+     " \"mamba_d_state\": 128, \"mamba_n_groups\": 1, \"mamba_n_heads\": 48, \"mamba_d_head\": 64,"
+     " \"mamba_expand\": 2, \"mamba_d_conv\": 4, \"mamba_chunk_size\": 256,"
+     " \"max_position_embeddings\": 131072, \"layer_types\": [\"mamba\", \"mamba\", \"mamba\","
+     " \"mamba\", \"mamba\", \"attention\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\","
+     " \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"attention\", \"mamba\", \"mamba\", \"mamba\","
+     " \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"attention\", \"mamba\","
+     " \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\","
+     " \"attention\", \"mamba\", \"mamba\", \"mamba\", \"mamba\"], \"torch_dtype\": \"bfloat16\"}"},
+    {"granite-4.0-h-small",
+     "{\"architectures\": [\"GraniteMoeHybridForCausalLM\"], \"hidden_size\": 4096,"
+     " \"num_hidden_layers\": 40, \"num_attention_heads\": 32, \"num_key_value_heads\": 8,"
+     " \"num_local_experts\": 72, \"num_experts_per_tok\": 10, \"shared_intermediate_size\": 1536,"
+     " \"intermediate_size\": 768, \"mamba_d_state\": 128, \"mamba_d_conv\": 4, \"mamba_expand\": 2,"
+     " \"mamba_n_heads\": 128, \"mamba_d_head\": 64, \"tie_word_embeddings\": true,"
+     " \"vocab_size\": 100352, \"layer_types\": [\"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\","
+     " \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\","
+     " \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\","
+     " \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\","
+     " \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"mamba\", \"attention\","
+     " \"attention\", \"attention\", \"attention\"], \"torch_dtype\": \"bfloat16\","
+     " \"max_position_embeddings\": 131072}"},
 };
 
 static void write_text(const char *path, const char *text)
@@ -662,6 +710,7 @@ static void test_errors_name_file_and_field(void **state)
         {"Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM"},
         {"Gemma4ForConditionalGeneration", "Gemma3ForConditionalGeneration"},
         {"deepseekv3forcausallm", "DeepseekV3ForCausalLM"}, /* without case */
+        {"GraniteMoeForCausalLM", "GraniteMoeHybridForCausalLM"},
         {"Qwen3_5MoeForConditionalGenerationWithAVeryLongSuffixPastTheDistance", "Qwen3_5MoeForConditionalGeneration"},
     };
     for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
@@ -867,6 +916,194 @@ static void test_model_check_relations(void **state)
     assert_non_null(strstr(err, "kv_heads"));
 }
 
+/* The built-in preset NAME counts within 2% of its PUBLISHED total (test_param_counts' rule). */
+static void assert_published_total(const char *name, double published)
+{
+    preset_catalog *c = builtins();
+    engine_model m;
+    load_builtin(c, name, &m);
+    double n = (double)engine_model_param_count(&m);
+    print_message("%-20s %8.2fB counted, %8.2fB published (%+.1f%%)\n", name, n / 1e9, published / 1e9,
+                  100 * (n - published) / published);
+    if (fabs(n - published) / published > 0.02)
+        fail_msg("%s: %.2fB counted vs %.2fB published", name, n / 1e9, published / 1e9);
+    assert_int_equal(m.param_count, (uint64_t)n);
+    preset_catalog_free(c);
+}
+
+/* HunYuan V1 (hunyuan.py): the per-layer lists must agree, the head size comes from head_dim or
+ * attention_head_dim, a config without experts is dense, and cross-layer attention (which
+ * SGLang's model file cannot serve) is refused by name. */
+static void test_hunyuan(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cgplan-test-hunyuan-XXXXXX", path[256], err[1024];
+    engine_model m;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    import_ok(CONFIGS "Hunyuan-A13B.json", &m);
+    assert_int_equal(m.head_dim, 128); /* attention_head_dim: the config has no head_dim */
+    assert_int_equal(m.top_k, 8);
+    assert_int_equal(m.shared_intermediate, 3072); /* intermediate_size x num_shared_expert 1 */
+    assert_true(m.trust_remote_code);              /* auto_map to the remote "hunyuan" class */
+    assert_published_total("hunyuan-a13b", 80e9);  /* Tencent's README: 80 billion in all */
+
+    static const char base[] = "{\"architectures\": [\"HunYuanMoEV1ForCausalLM\"], \"vocab_size\": 1000,"
+                               " \"hidden_size\": 512, \"num_hidden_layers\": 2, \"max_position_embeddings\": 4096,"
+                               " \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"head_dim\": 128,"
+                               " \"intermediate_size\": 256";
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%s, \"num_experts\": 8, \"moe_topk\": [2, 2], \"moe_intermediate_size\": 64,"
+             " \"use_mixed_mlp_moe\": true, \"num_shared_expert\": [2, 2]}",
+             base);
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_int_equal(m.num_experts, 8);
+    assert_int_equal(m.moe_intermediate, 64);
+    assert_int_equal(m.shared_experts, 1);
+    assert_int_equal(m.shared_intermediate, 512); /* one shared MLP of 256 x 2 */
+
+    snprintf(text, sizeof text, "%s, \"num_experts\": 8, \"moe_topk\": [2, 4]}", base);
+    write_text(path, text);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(
+        err, "moe_topk: not an integer >= 1 (the experts per token), or a list of one such per layer, all equal"));
+
+    snprintf(text, sizeof text, "%s, \"num_experts\": 1}", base); /* hunyuan.py _is_moe: more than one */
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_int_equal(m.num_experts, 0);
+    assert_int_equal(m.intermediate, 256);
+    assert_int_equal(m.param_count, 1000ull * 512 * 2 + 2ull * (2 * 4 * 128 * 512 + 2 * 2 * 128 * 512 + 3 * 512 * 256));
+
+    snprintf(text, sizeof text, "%s, \"use_cla\": true, \"cla_share_factor\": 2}", base);
+    write_text(path, text);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "use_cla: not false (or cla_share_factor 1)"));
+
+    write_text(path, "{\"architectures\": [\"HunYuanDenseV1ForCausalLM\"], \"vocab_size\": 1000, \"hidden_size\": 512,"
+                     " \"num_hidden_layers\": 2, \"max_position_embeddings\": 4096, \"num_attention_heads\": 4,"
+                     " \"intermediate_size\": 256}");
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "head_dim: missing"));
+    unlink(path);
+    rmdir(dir);
+}
+
+/* ERNIE 4.5 (ernie4.py): MoE where start <= i <= end and (i - start) % interval == 0, the rest
+ * dense; without moe_layer_start_index (Ernie4_5_ForCausalLM's dense configs) no layer is MoE;
+ * the shared experts are one MLP of moe_intermediate_size x their count. */
+static void test_ernie45(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cgplan-test-ernie-XXXXXX", path[256], err[1024];
+    engine_model m;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    assert_published_total("ernie-4.5-21b-a3b", 21.8e9);  /* the Hub's count (Baidu's card rounds it to 21B) */
+    assert_published_total("ernie-4.5-300b-a47b", 300e9); /* Baidu's card */
+    static const char base[] = "{\"architectures\": [\"Ernie4_5_MoeForCausalLM\"], \"vocab_size\": 1000,"
+                               " \"hidden_size\": 512, \"num_hidden_layers\": 10, \"max_position_embeddings\": 4096,"
+                               " \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"intermediate_size\": 256,"
+                               " \"moe_num_experts\": 8, \"moe_k\": 2, \"moe_intermediate_size\": 64";
+    char text[1024];
+    /* layers 2, 5, 8 MoE (start 2, interval 3, end the last layer by default); 3 shared: one MLP of 192 */
+    snprintf(text, sizeof text,
+             "%s, \"moe_layer_start_index\": 2, \"moe_layer_interval\": 3, \"moe_num_shared_experts\": 3,"
+             " \"num_nextn_predict_layers\": 1}",
+             base);
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_int_equal(m.num_experts, 8);
+    assert_int_equal(m.dense_layers, 7);
+    assert_int_equal(m.shared_experts, 1);
+    assert_int_equal(m.shared_intermediate, 192);
+    assert_int_equal(m.draft_layers, 1);
+    assert_int_equal(m.head_dim, 128); /* hidden / heads */
+    /* an end before the last layer: 2 and 5 */
+    snprintf(text, sizeof text,
+             "%s, \"moe_layer_start_index\": 2, \"moe_layer_end_index\": 6, \"moe_layer_interval\": 3}", base);
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_int_equal(m.dense_layers, 8);
+    assert_int_equal(m.shared_experts, 0);
+    /* no moe_layer_start_index: dense, the MoE keys unread */
+    write_text(path, "{\"architectures\": [\"Ernie4_5_ForCausalLM\"], \"vocab_size\": 1000, \"hidden_size\": 512,"
+                     " \"num_hidden_layers\": 2, \"max_position_embeddings\": 4096, \"num_attention_heads\": 4,"
+                     " \"num_key_value_heads\": 2, \"intermediate_size\": 256, \"tie_word_embeddings\": true}");
+    import_ok(path, &m);
+    assert_int_equal(m.num_experts, 0);
+    assert_int_equal(m.param_count, 1000ull * 512 + 2ull * (2 * 4 * 128 * 512 + 2 * 2 * 128 * 512 + 3 * 512 * 256));
+    /* MoE layers without the experts' count */
+    write_text(path, "{\"architectures\": [\"Ernie4_5_MoeForCausalLM\"], \"vocab_size\": 1000, \"hidden_size\": 512,"
+                     " \"num_hidden_layers\": 2, \"max_position_embeddings\": 4096, \"num_attention_heads\": 4,"
+                     " \"intermediate_size\": 256, \"moe_layer_start_index\": 1}");
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "moe_num_experts: missing"));
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Granite 4.0-H (granitemoehybrid.py, mamba.py MambaMixer2, mamba_utils.py Mamba2StateShape):
+ * layer_types splits Mamba2 from attention layers (without it every sixth is attention); a
+ * Mamba2 layer's parameters and its BF16 conv + float32 SSM state; no experts leaves the shared
+ * MLP as the dense MLP; heads that do not make mamba_expand x hidden are refused. */
+static void test_granite_hybrid(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cgplan-test-granite-XXXXXX", path[256], err[1024];
+    engine_model m;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    assert_published_total("granite-4.0-h-tiny", 7e9);   /* IBM: 7B total, 1B active */
+    assert_published_total("granite-4.0-h-small", 32e9); /* IBM: 32B total, 9B active */
+    for (size_t i = 0; i < sizeof written_configs / sizeof written_configs[0]; i++)
+        if (strcmp(written_configs[i].preset, "granite-4.0-h-tiny") == 0)
+            write_text(path, written_configs[i].json);
+    import_ok(path, &m);
+    assert_int_equal(m.full_attn_layers, 4);
+    assert_int_equal(m.linear_attn_layers, 36);
+    assert_int_equal(m.head_dim, 128); /* hidden 1536 / 12 heads */
+    assert_true(m.tie_embeddings);
+    /* in_proj 1536 x (3072 + 3328 + 48), conv1d 3328 x 4 + bias, A / D / dt_bias, norm, out_proj */
+    assert_int_equal(m.linear_attn_layer_params,
+                     1536ull * (3072 + 3328 + 48) + 3328 * 4 + 3328 + 3 * 48 + 3072 + 3072ull * 1536);
+    /* conv (3072 + 2 x 128) x 3 x 2 B and SSM 48 x 64 x 128 x 4 B, x 36 */
+    assert_int_equal(m.linear_state_bytes_per_request, 36ull * (3328 * 3 * 2 + 48 * 64 * 128 * 4));
+
+    static const char base[] = "{\"architectures\": [\"GraniteMoeHybridForCausalLM\"], \"vocab_size\": 1000,"
+                               " \"hidden_size\": 512, \"num_hidden_layers\": 12, \"max_position_embeddings\": 4096,"
+                               " \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"mamba_n_heads\": 16,"
+                               " \"mamba_d_head\": 64, \"mamba_d_state\": 64, \"mamba_n_groups\": 2";
+    char text[1024];
+    /* no experts, no layer_types: layers 5 and 11 attention, the shared MLP the dense one */
+    snprintf(text, sizeof text, "%s, \"shared_intermediate_size\": 1024, \"tie_word_embeddings\": false}", base);
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_int_equal(m.num_experts, 0);
+    assert_int_equal(m.intermediate, 1024);
+    assert_int_equal(m.full_attn_layers, 2);
+    assert_int_equal(m.linear_attn_layers, 10);
+    assert_false(m.tie_embeddings);
+    assert_int_equal(m.linear_state_bytes_per_request, 10ull * ((1024 + 2 * 2 * 64) * 3 * 2 + 16 * 64 * 64 * 4));
+
+    snprintf(text, sizeof text, "%s, \"mamba_expand\": 3}", base); /* 16 x 64 is not 3 x 512 */
+    write_text(path, text);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "mamba_n_heads: not heads whose mamba_n_heads x mamba_d_head equals"));
+    snprintf(text, sizeof text, "%s, \"layer_types\": [\"mamba\", \"conv\"]}", base);
+    write_text(path, text);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "layer_types: not a list of \"mamba\" or \"attention\", one per layer"));
+    snprintf(text, sizeof text, "%s, \"shared_intermediate_size\": 0}", base);
+    write_text(path, text);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "shared_intermediate_size: not above 0 when num_local_experts is 0"));
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -883,6 +1120,9 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_dense_yaml_and_written_preset_roundtrip),
         cmocka_unit_test(test_model_check_relations),
+        cmocka_unit_test(test_hunyuan),
+        cmocka_unit_test(test_ernie45),
+        cmocka_unit_test(test_granite_hybrid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
