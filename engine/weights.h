@@ -23,6 +23,8 @@ typedef struct {
     uint64_t attn_sharded;    /* q_b (or q), kv_b, o; GQA q and o: split over attn_tp */
     uint64_t attn_replicated; /* MLA q_a and kv_a (ReplicatedLinear in SGLang's deepseek_v2.py) */
     uint64_t attn_kv;         /* GQA k and v: split over attn_tp by KV head, replicated past kv_heads */
+    uint64_t attn_kv_full;    /* the full-attention layers' k and v where they have their own KV heads
+                               * and head size (Gemma 4's global ones; 0 otherwise, all in attn_kv) */
     uint64_t linear_attn;     /* linear-attention layers */
     uint64_t dense_mlp;       /* the dense layers' MLP */
     uint64_t shared_experts;
