@@ -13,6 +13,14 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
     return b ? (a + b - 1) / b : 0;
 }
 
+/* Gemma 3 and 4 embed with a plain nn.Embedding (gemma3_causal.py Gemma3TextScaledWordEmbedding, which
+ * gemma4_causal.py reuses; their _shard_weight: "Gemma3 uses nn.Embedding (unsharded)"): the whole
+ * vocabulary on every TP rank, and the tied LM head is that same matrix. */
+static bool whole_embedding(const engine_model *m)
+{
+    return strncmp(m->architecture, "Gemma3", 6) == 0 || strncmp(m->architecture, "Gemma4", 6) == 0;
+}
+
 bool engine_model_param_parts(const engine_model *m, engine_param_parts *out)
 {
     memset(out, 0, sizeof *out);
@@ -124,8 +132,8 @@ uint64_t engine_weight_bytes_per_gpu(const engine_model *m, uint32_t tp, uint32_
     uint64_t moe_tp = tp / ep;
 
     uint64_t b = 0;
-    /* Vocab-parallel: each GPU holds ceil(vocab / tp) rows. */
-    uint64_t rows = ceil_div(m->vocab, tp);
+    /* Vocab-parallel: each GPU holds ceil(vocab / tp) rows (Gemma's nn.Embedding: all of them). */
+    uint64_t rows = whole_embedding(m) ? m->vocab : ceil_div(m->vocab, tp);
     b += bytes_of(rows * m->hidden, m->dtype) * (p.lm_head ? 2 : 1);
 
     engine_dtype attn_dtype = engine_attn_dtype(m);

@@ -694,6 +694,13 @@ static void test_gemma4(void **state)
                     30 * 3 * h * 2112 + 30 * 128 * 3 * h * 704 + 30 * 128 * h;
     assert_int_equal(m.param_count, want); /* 25,246,859,264 */
     assert_int_equal(engine_weight_bytes_per_gpu(&m, 1, 1, false, 1, NULL), 2 * want);
+    /* Gemma's nn.Embedding is whole on every TP rank (the tied head is the same matrix): at TP 8 a
+     * GPU holds all 262,144 rows, 1,291,845,632 B more than a vocab-parallel one would */
+    engine_model vocab_parallel = m;
+    snprintf(vocab_parallel.architecture, sizeof vocab_parallel.architecture, "VocabParallelForCausalLM");
+    assert_int_equal(engine_weight_bytes_per_gpu(&m, 8, 1, false, 1, NULL) -
+                         engine_weight_bytes_per_gpu(&vocab_parallel, 8, 1, false, 1, NULL),
+                     (v - v / 8) * h * 2);
 
     import_ok(CONFIGS "nvidia--Gemma-4-26B-A4B-NVFP4.json", &m);
     assert_int_equal(m.expert_dtype, DTYPE_NVFP4);
