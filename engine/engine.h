@@ -276,6 +276,11 @@ typedef struct {
     uint32_t kv_lora_rank, qk_rope_dim, full_attn_layers; /* MLA (full_attn_layers: also GQA hybrids) */
     uint32_t q_lora_rank, qk_nope_dim, v_head_dim;        /* MLA projections (0: no q LoRA) */
     uint32_t kv_heads, head_dim;                          /* GQA */
+    /* GQA: the full-attention layers' own KV heads and head size where they differ from the
+     * sliding ones (Gemma 4: num_global_key_value_heads, global_head_dim; SGLang's config parser
+     * swaps them in as its head_dim / num_key_value_heads and keeps the sliding ones as swa_*).
+     * 0: kv_heads, head_dim. Read through engine_full_kv_heads / engine_full_head_dim. */
+    uint32_t full_kv_heads, full_head_dim;
     uint32_t sliding_window, swa_layers;                  /* sliding-window layers (gpt-oss) */
     uint32_t attention_chunk;                             /* chunked local attention's chunk (Llama 4); 0: none */
     uint32_t linear_attn_layers;                          /* linear-attention layers (Qwen3-Next, K3) */
@@ -295,6 +300,10 @@ typedef struct {
     uint32_t shared_intermediate;                                   /* their intermediate size (0: moe_intermediate) */
     engine_dtype dtype;        /* activations and unquantised weights (torch_dtype) */
     engine_dtype dense_dtype;  /* attention, dense MLP, shared experts */
+    /* Attention alone, where a checkpoint quantises it apart from the MLP (nvidia's Gemma 4 31B
+     * NVFP4 keeps attention BF16, its MLP NVFP4); unset: dense_dtype (engine_attn_dtype). */
+    engine_dtype attn_dtype;
+    bool attn_dtype_set;
     engine_dtype expert_dtype; /* routed experts */
     uint64_t param_count;      /* parameters as counted from the config (0: not known) */
     uint64_t linear_state_bytes_per_request;
@@ -305,6 +314,22 @@ typedef struct {
     bool coef_missing[COEF_COUNT]; /* the preset has no value: the term is unknown unless calibrated */
     bool coef_borrowed;            /* some coefficients are missing (older name, kept for the loader's callers) */
 } engine_model;
+
+/* The full-attention layers' KV heads and head size (GQA): their own where the model gives them,
+ * else the sliding layers' (one shape for every layer). */
+static inline uint32_t engine_full_kv_heads(const engine_model *m)
+{
+    return m->full_kv_heads ? m->full_kv_heads : m->kv_heads;
+}
+static inline uint32_t engine_full_head_dim(const engine_model *m)
+{
+    return m->full_head_dim ? m->full_head_dim : m->head_dim;
+}
+/* The dtype of attention's weights: its own where the preset gives one, else dense_dtype. */
+static inline engine_dtype engine_attn_dtype(const engine_model *m)
+{
+    return m->attn_dtype_set ? m->attn_dtype : m->dense_dtype;
+}
 
 /* The GPU's architecture as SGLang's platform checks tell it apart when it picks a default
  * attention backend (utils/common.py is_hopper_with_cuda_12_3: major 9, is_sm100_supported: major

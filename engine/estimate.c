@@ -660,9 +660,10 @@ static engine_backend_choice plan_backend(const engine_deployment *d)
 /* A hybrid model's sliding-window layers get a pool of their own, r tokens for every
  * full-attention one (model_runner set_num_token_hybrid / _resolve_hybrid_swa_tokens, later
  * HybridSWAPoolConfigurator: full = total / (r x n_swa + n_full), swa = r x full). So a
- * full-attention token costs F x n_full + r x S x n_swa (S = F: the same heads and head_dim).
- * r is --swa-full-tokens-ratio for every model SGLang pools by default, Llama 4 included (PR
- * #16399; its chunk / context_len split came only with --hybrid-kvcache-ratio, not modelled). */
+ * full-attention token costs F x n_full + r x S x n_swa (S = F where every layer has the same
+ * heads and head_dim; Gemma 4's full layers have their own, so F and S differ). r is
+ * --swa-full-tokens-ratio for every model SGLang pools by default, Llama 4 included (PR #16399;
+ * its chunk / context_len split came only with --hybrid-kvcache-ratio, not modelled). */
 double engine_swa_ratio(const engine_deployment *d)
 {
     if (d->model.attn_kind == ATTN_DSV4)
@@ -761,10 +762,18 @@ uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64
          * speculative targets scale by 1 + draft_layers / layers (SGLang PR #23862). */
         f = (uint64_t)(m->kv_lora_rank + m->qk_rope_dim) * (m->full_attn_layers + draft) * kv_bytes;
     } else {
+        /* A layer's K and V per token: max(1, kv_heads / attn_tp) x (head_dim + v_head_dim) x
+         * bytes (get_num_kv_heads, HybridSWAPoolConfigurator's _full_per_token and
+         * _swa_per_token). The full-attention layers take their own heads and head size where
+         * the model has them (Gemma 4's global ones); V keeps its own buffer even where the
+         * checkpoint ties V to K (attention_k_eq_v: v_head_dim = head_dim, the pool stores both). */
         uint32_t attn_tp = engine_attn_tp(&d->knobs);
+        uint32_t full_kv = engine_full_kv_heads(m);
         uint64_t heads = attn_tp && m->kv_heads / attn_tp > 1 ? m->kv_heads / attn_tp : 1;
+        uint64_t full_heads = attn_tp && full_kv / attn_tp > 1 ? full_kv / attn_tp : 1;
         uint64_t layer = heads * 2 * m->head_dim * kv_bytes;
-        f = layer * ((m->full_attn_layers ? m->full_attn_layers : m->layers) + draft);
+        uint64_t full_layer = full_heads * 2 * engine_full_head_dim(m) * kv_bytes;
+        f = full_layer * ((m->full_attn_layers ? m->full_attn_layers : m->layers) + draft);
         if (m->swa_layers && engine_swa_pool(d))
             w = (uint64_t)llround((double)layer * (double)m->swa_layers * engine_swa_ratio(d));
         else if (m->swa_layers) /* one pool: a sliding layer holds every token, as a full one does */

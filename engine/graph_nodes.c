@@ -53,6 +53,22 @@ static bool is_granite_hybrid(const engine_model *m)
 {
     return strncmp(m->architecture, "GraniteMoeHybrid", 16) == 0;
 }
+/* Gemma 4 (models/gemma4_causal.py Gemma4DecoderLayer.forward, the CUDA path without per-layer
+ * inputs): q, k and v normalised by one fused kernel (gemma_qkv_rmsnorm), a post-attention norm
+ * of its own, and the MLP's output normed into the residual and scaled by layer_scalar in one
+ * kernel (gemma_rmsnorm_residual_scalar). With enable_moe_block the dense MLP runs beside the
+ * experts (held as a shared expert): Gemma4Router normalises its input (a norm without weight,
+ * the fused scale) before its GEMM, the experts' input has its own norm (pre_feedforward_
+ * layernorm_2), the top-k is a Triton kernel of its own, and one kernel norms both branches into
+ * the residual (gemma_dual_rmsnorm_residual_scalar). The dense MLP's down_proj (Gemma3MLP,
+ * RowParallelLinear) and the experts (reduce_results=True) each all-reduce: three a layer. */
+static bool is_gemma4(const engine_model *m)
+{
+    return strncmp(m->architecture, "Gemma4", 6) == 0;
+}
+static const span gemma4_attention_extra = {2, 2}; /* the fused q/k/v norm, the post-attention norm */
+static const span gemma4_mlp_extra = {1, 1};       /* the norm + residual + layer_scalar kernel */
+static const span gemma4_moe_extra = {4, 4};       /* router norm and scale, pre_feedforward_layernorm_2, dual norm */
 
 static bool has_qk_norm(const engine_model *m)
 {
@@ -109,7 +125,7 @@ static span gqa_block(const engine_model *m, engine_backend b)
     add(&s, (span){1, 2}, 1);     /* KV store */
     add(&s, attention_kernel(b), 1);
     add(&s, (span){1, 2}, 1); /* o_proj */
-    if (m->dense_dtype == DTYPE_FP8)
+    if (engine_attn_dtype(m) == DTYPE_FP8)
         add(&s, (span){2, 2}, 1); /* per-token-group quant of the two GEMM inputs */
     return s;
 }
@@ -295,6 +311,12 @@ void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l
         softmax = 1; /* ATTN above is every layer's */
     }
     span mlp = dense_mlp(m);
+    span moe_layer = moe_block(m, l->moe_runner, deepep);
+    if (is_gemma4(m)) {
+        add(&attn, gemma4_attention_extra, 1);
+        add(&mlp, gemma4_mlp_extra, 1);
+        add(&moe_layer, gemma4_moe_extra, 1);
+    }
     if (is_lfm2(m)) {
         add(&attn, (span){1, 1}, 1); /* the residual add after the mixer, unfused */
         /* Lfm2MLP: ffn_norm, w1 and w3 as two GEMMs, silu, the product, w2, the residual add */
@@ -314,12 +336,13 @@ void engine_graph_nodes_count(const engine_deployment *d, const engine_layout *l
     add(&s, attn, softmax);
     add(&s, linear_block(m, attn_tp), linear);
     add(&s, mlp, dense);
-    add(&s, moe_block(m, l->moe_runner, deepep), moe);
+    add(&s, moe_layer, moe);
     /* TP collectives, one kernel each: an all-reduce after attention and after the MLP at
      * attn_tp > 1, and the embedding's (the "+1" of SGLang's "Registering (2L + 1) x graphs cuda
-     * graph addresses", per-graph.md 3a). DP attention gathers before and scatters after the
-     * MoE of each layer; DeepEP's dispatch and combine are in the MoE rows. */
-    uint32_t ar = attn_tp > 1 ? 2 * m->layers + 1 - (is_lfm2(m) ? linear : 0) : 0;
+     * graph addresses", per-graph.md 3a); a Gemma 4 MoE layer a third (its dense MLP's). DP
+     * attention gathers before and scatters after the MoE of each layer; DeepEP's dispatch and
+     * combine are in the MoE rows. */
+    uint32_t ar = attn_tp > 1 ? 2 * m->layers + 1 - (is_lfm2(m) ? linear : 0) + (is_gemma4(m) ? moe : 0) : 0;
     /* Granite 4.0-H: o_proj's after attention; none after a Mamba2 out_proj (reduce_results=False
      * in MambaMixer2) but the gated norm's sum of squares; then GraniteMoeMoE's experts
      * (reduce_results=True, granitemoe.py) and GraniteMoeSharedMLP's output_linear (a

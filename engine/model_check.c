@@ -28,6 +28,7 @@ int engine_model_check(const engine_model *m, char *err, size_t errlen)
         const char *name;
     } dims[] = {{m->hidden, "hidden"},
                 {m->head_dim, "head_dim"},
+                {m->full_head_dim, "full_head_dim"},
                 {m->kv_lora_rank, "kv_lora_rank"},
                 {m->qk_rope_dim, "qk_rope_dim"},
                 {m->q_lora_rank, "q_lora_rank"},
@@ -47,6 +48,7 @@ int engine_model_check(const engine_model *m, char *err, size_t errlen)
                   {m->num_experts, "num_experts"}, {m->shared_experts, "shared_experts"}, {m->top_k, "top_k"}};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
         CHECK(counts[i].v, ENGINE_COUNT_MAX, counts[i].name);
+    CHECK(m->full_kv_heads, ENGINE_COUNT_MAX, "full_kv_heads");
     /* The relations the preset loader checks where it reads each key, kept here as well so a
      * config.json (`model import`, `--model CONFIG`) meets the same ones and what import writes
      * loads (issue 21): a wrapped full_attn_layers was a KV cell of terabytes. */
@@ -66,6 +68,8 @@ int engine_model_check(const engine_model *m, char *err, size_t errlen)
         return engine_fail(err, errlen, "%s: top_k %u is above num_experts %u", m->name, m->top_k, m->num_experts);
     if (m->attn_kind == ATTN_GQA && m->kv_heads > m->heads)
         return engine_fail(err, errlen, "%s: kv_heads %u is above heads %u", m->name, m->kv_heads, m->heads);
+    if (m->attn_kind == ATTN_GQA && m->full_kv_heads > m->heads)
+        return engine_fail(err, errlen, "%s: full_kv_heads %u is above heads %u", m->name, m->full_kv_heads, m->heads);
     if (m->attn_kind == ATTN_DSV4) {
         uint64_t entries = (uint64_t)m->dsv4_swa_only_layers + m->dsv4_c4_layers + m->dsv4_c128_layers;
         if (entries < m->layers)
@@ -85,12 +89,15 @@ int engine_model_check(const engine_model *m, char *err, size_t errlen)
     /* The parameters as a whole, in floating point so the check itself cannot wrap: a model of
      * more than 2^52 parameters (4.5 quadrillion) would not fit any set of GPUs. */
     double h = m->hidden, layers = m->layers;
+    double head_dim = m->full_head_dim > m->head_dim ? m->full_head_dim : m->head_dim;
+    double kv_heads = m->full_kv_heads > m->kv_heads ? m->full_kv_heads : m->kv_heads;
     double experts = (double)m->num_experts + m->shared_experts;
     double mlp = 3.0 * h * ((double)m->intermediate + experts * m->moe_intermediate);
-    double attn = h * ((double)m->heads + 2.0 * m->kv_heads) * (m->head_dim ? m->head_dim : 1) * 2.0 +
+    double attn = h * ((double)m->heads + 2.0 * kv_heads) * (head_dim ? head_dim : 1) * 2.0 +
                   h * ((double)m->q_lora_rank + m->kv_lora_rank) * 4.0 +
-                  (double)m->heads * (m->head_dim ? m->head_dim : 1) * ((double)m->q_lora_rank + m->o_lora_rank) +
-                  (double)m->o_groups * m->o_lora_rank * h + (double)m->q_lora_rank * m->index_heads * m->index_head_dim;
+                  (double)m->heads * (head_dim ? head_dim : 1) * ((double)m->q_lora_rank + m->o_lora_rank) +
+                  (double)m->o_groups * m->o_lora_rank * h +
+                  (double)m->q_lora_rank * m->index_heads * m->index_head_dim;
     double params = layers * (mlp + attn) + 2.0 * (double)m->vocab * h + layers * (double)m->linear_attn_layer_params;
     if (params > 4503599627370496.0) /* 2^52 */
         return engine_fail(err, errlen, "%s: value too large: about %.3g parameters (the engine takes up to 2^52)",

@@ -220,6 +220,7 @@ typedef enum {
     RF_ATTN_SM100_MLA,       /* MLA on SM100: flashinfer (else triton) */
     RF_ATTN_LLAMA4_AUTO,     /* Llama 4's own rule: fa3 / trtllm_mha / aiter, triton elsewhere */
     RF_MAMBA_RADIX,          /* a hybrid linear-attention model may keep the radix cache (its state pool by ratio) */
+    RF_ATTN_GEMMA4_SM100,    /* Gemma 4 takes trtllm_mha on SM100 (else triton, as everywhere else) */
     /* Which sliding-window models get a pool of their own (engine_release_swa_pool). */
     RF_SWA_BY_WINDOW, /* any model with a sliding window, unless its own rule turns it off */
     RF_SWA_LLAMA4,    /* Llama 4's chunked layers */
@@ -424,6 +425,10 @@ static const release_fact facts[] = {
     {REL(3, 0, FINAL, 0), RF_SWA_GPTOSS, SWA_GPTOSS_OFF, true,
      "gpt-oss: one pool (server_args.py sets disable_hybrid_swa_memory)",
      "PR #8839 (8128e08d3, 2025-08-06), in gpt-oss's first release v0.5.0rc0"},
+
+    {REL(3, 0, FINAL, 0), RF_ATTN_GEMMA4_SM100, 0, false,
+     "Gemma 4: triton on every GPU (its 512-wide global heads are past fa3's and flashinfer's 256)",
+     "PR #25006's description: 'keeps the existing non-SM100 behavior' (triton) as it adds trtllm_mha on SM100"},
 
     {REL(3, 1, FINAL, 0), RF_BACKEND_FLAG, 1, true, "--attention-backend flashinfer | triton",
      "PR #1380 (46094e0c1, 2024-09-10)"},
@@ -653,6 +658,9 @@ static const release_fact facts[] = {
      "extra_buffer, or no radix cache) allows, else triton (page 1)",
      "PR #19030 (opened 2026-02-19, approved 03-02), _handle_model_specific_adjustments; main: "
      "arg_groups/model_overrides/qwen3_5.py"},
+    {REL(5, 12, FINAL, 0), RF_ATTN_GEMMA4_SM100, 1, false, "Gemma 4 on SM100: trtllm_mha (triton elsewhere)",
+     "PR #25006 (merged 2026-05-11; placed by date after v0.5.11, out on 05-06); main: "
+     "arg_groups/model_overrides/gemma4.py _gemma4_overrides (18d17a78a)"},
     {REL(5, 14, FINAL, 0), RF_DECODE_FLAGS, 1, true, "--cuda-graph-max-bs-decode / --cuda-graph-bs-decode",
      "PR #23906 (2495c02c2, 2026-06-09)"},
     {REL(5, 14, FINAL, 0), RF_EAGLE_RESERVE_MIB, 0, true, "speculative reserve removed (KV cell size scaled)",
@@ -868,6 +876,8 @@ static const char *const dsa_archs[] = {"DeepseekV32ForCausalLM", "GlmMoeDsaForC
 static const char *const llama4_archs[] = {"Llama4ForConditionalGeneration", "Llama4ForCausalLM"};
 static const char *const gpt_oss_archs[] = {"GptOssForCausalLM"};
 static const char *const qwen3_next_archs[] = {"Qwen3NextForCausalLM"};
+static const char *const gemma4_archs[] = {"Gemma4ForConditionalGeneration", "Gemma4ForCausalLM",
+                                           "Gemma4UnifiedForConditionalGeneration"};
 
 uint32_t engine_backend_page_size(engine_backend backend, uint32_t requested)
 {
@@ -978,6 +988,10 @@ engine_backend_choice engine_release_default_backend(const engine_release *r, co
             return chose(BACKEND_AITER, page_size, "gpt-oss on ROCm: aiter");
         return chose(BACKEND_TRITON, page_size, "gpt-oss: triton");
     }
+    if (ARCH_IS(m, gemma4_archs)) /* _gemma4_overrides: whenever --attention-backend is not given */
+        return is_sm100(arch) && v[RF_ATTN_GEMMA4_SM100]
+                   ? chose(BACKEND_TRTLLM_MHA, page_size, "Gemma 4 on SM100: trtllm_mha (PR #25006)")
+                   : chose(BACKEND_TRITON, page_size, "Gemma 4: triton (_gemma4_overrides)");
     if (ARCH_IS(m, llama4_archs) && is_sm100(arch) && v[RF_ATTN_LLAMA4_SM100])
         return chose(BACKEND_TRTLLM_MHA, page_size, "Llama 4 on SM100: trtllm_mha (PR #12003)");
     if (ARCH_IS(m, llama4_archs) && v[RF_ATTN_LLAMA4_AUTO]) { /* PR #13421: whatever the speculation */

@@ -1,7 +1,7 @@
 /* weights.c — parameters from the config and weight bytes per GPU (see weights.h). The shapes
  * are those of the Hugging Face checkpoints, as SGLang's model files load them
  * (deepseek_v2.py, qwen3.py, qwen3_moe.py, qwen3_next.py, llama.py, llama4.py, glm4_moe.py,
- * gpt_oss.py, kimi_k3.py). */
+ * gpt_oss.py, kimi_k3.py, gemma4_causal.py). */
 #include "weights.h"
 
 #include <string.h>
@@ -11,6 +11,14 @@
 static uint64_t ceil_div(uint64_t a, uint64_t b)
 {
     return b ? (a + b - 1) / b : 0;
+}
+
+/* Gemma 3 and 4 embed with a plain nn.Embedding (gemma3_causal.py Gemma3TextScaledWordEmbedding, which
+ * gemma4_causal.py reuses; their _shard_weight: "Gemma3 uses nn.Embedding (unsharded)"): the whole
+ * vocabulary on every TP rank, and the tied LM head is that same matrix. */
+static bool whole_embedding(const engine_model *m)
+{
+    return strncmp(m->architecture, "Gemma3", 6) == 0 || strncmp(m->architecture, "Gemma4", 6) == 0;
 }
 
 bool engine_model_param_parts(const engine_model *m, engine_param_parts *out)
@@ -65,6 +73,16 @@ bool engine_model_param_parts(const engine_model *m, engine_param_parts *out)
         uint64_t q_o = 2 * (uint64_t)m->heads * m->head_dim * h;
         out->attn_sharded = attn_layers * q_o;
         out->attn_kv = attn_layers * 2 * (uint64_t)m->kv_heads * m->head_dim * h;
+        if (m->full_kv_heads || m->full_head_dim) {
+            /* Gemma 4 (gemma4_causal.py Gemma4Attention): a full-attention layer's q, k, v and o
+             * take the global head size, its k and v the global KV heads; SGLang's
+             * QKVParallelLinear holds v there too, loaded from k_proj (attention_k_eq_v) */
+            uint64_t swa = m->swa_layers < attn_layers ? m->swa_layers : attn_layers, full = attn_layers - swa;
+            uint64_t fhd = engine_full_head_dim(m);
+            out->attn_sharded = swa * q_o + full * 2 * (uint64_t)m->heads * fhd * h;
+            out->attn_kv = swa * 2 * (uint64_t)m->kv_heads * m->head_dim * h;
+            out->attn_kv_full = full * 2 * (uint64_t)engine_full_kv_heads(m) * fhd * h;
+        }
     }
     out->linear_attn = (uint64_t)m->linear_attn_layers * m->linear_attn_layer_params;
 
@@ -92,8 +110,8 @@ uint64_t engine_model_param_count(const engine_model *m)
     engine_param_parts p;
     if (!engine_model_param_parts(m, &p))
         return 0;
-    return p.embed + p.lm_head + p.attn_sharded + p.attn_replicated + p.attn_kv + p.linear_attn + p.dense_mlp +
-           p.shared_experts + p.routed_experts + p.router + p.latent + p.fp32_replicated;
+    return p.embed + p.lm_head + p.attn_sharded + p.attn_replicated + p.attn_kv + p.attn_kv_full + p.linear_attn +
+           p.dense_mlp + p.shared_experts + p.routed_experts + p.router + p.latent + p.fp32_replicated;
 }
 
 /* PARAMS of dtype T in bytes, scales included. */
@@ -114,16 +132,21 @@ uint64_t engine_weight_bytes_per_gpu(const engine_model *m, uint32_t tp, uint32_
     uint64_t moe_tp = tp / ep;
 
     uint64_t b = 0;
-    /* Vocab-parallel: each GPU holds ceil(vocab / tp) rows. */
-    uint64_t rows = ceil_div(m->vocab, tp);
+    /* Vocab-parallel: each GPU holds ceil(vocab / tp) rows (Gemma's nn.Embedding: all of them). */
+    uint64_t rows = whole_embedding(m) ? m->vocab : ceil_div(m->vocab, tp);
     b += bytes_of(rows * m->hidden, m->dtype) * (p.lm_head ? 2 : 1);
 
-    b += bytes_of(p.attn_sharded / attn_tp, m->dense_dtype);
-    b += bytes_of(p.attn_replicated, m->dense_dtype);
+    engine_dtype attn_dtype = engine_attn_dtype(m);
+    b += bytes_of(p.attn_sharded / attn_tp, attn_dtype);
+    b += bytes_of(p.attn_replicated, attn_dtype);
     if (p.attn_kv) {
         /* KV heads split over attn_tp; past kv_heads each GPU keeps a whole head (replicated). */
         uint64_t kv_per_gpu = m->kv_heads >= attn_tp ? ceil_div(m->kv_heads, attn_tp) : 1;
-        b += bytes_of(p.attn_kv / m->kv_heads * kv_per_gpu, m->dense_dtype);
+        b += bytes_of(p.attn_kv / m->kv_heads * kv_per_gpu, attn_dtype);
+    }
+    if (p.attn_kv_full) { /* the same rule over the full-attention layers' own KV heads */
+        uint64_t kv = engine_full_kv_heads(m), kv_per_gpu = kv >= attn_tp ? ceil_div(kv, attn_tp) : 1;
+        b += bytes_of(p.attn_kv_full / kv * kv_per_gpu, attn_dtype);
     }
     b += bytes_of(p.linear_attn / attn_tp, m->dense_dtype);
     /* The MLPs run on the tokens gathered from every DP rank, split over the whole tp group

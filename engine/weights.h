@@ -23,6 +23,8 @@ typedef struct {
     uint64_t attn_sharded;    /* q_b (or q), kv_b, o; GQA q and o: split over attn_tp */
     uint64_t attn_replicated; /* MLA q_a and kv_a (ReplicatedLinear in SGLang's deepseek_v2.py) */
     uint64_t attn_kv;         /* GQA k and v: split over attn_tp by KV head, replicated past kv_heads */
+    uint64_t attn_kv_full;    /* the full-attention layers' k and v where they have their own KV heads
+                               * and head size (Gemma 4's global ones; 0 otherwise, all in attn_kv) */
     uint64_t linear_attn;     /* linear-attention layers */
     uint64_t dense_mlp;       /* the dense layers' MLP */
     uint64_t shared_experts;
@@ -45,7 +47,8 @@ uint64_t engine_model_param_count(const engine_model *m);
  * attn_tp (tp / dp with DP attention, else tp); the dense MLP, the shared experts and a latent
  * MoE's projections over tp (SGLang gathers the DP ranks' tokens for the MLPs; its default
  * --moe-dense-tp-size is tp); routed experts over ep (ceil(num_experts / ep) per GPU) and each
- * expert's matrices over tp / ep; the embedding and the LM head are vocab-parallel over tp;
+ * expert's matrices over tp / ep; the embedding and the LM head are vocab-parallel over tp (Gemma 3
+ * and 4: whole on every GPU, a plain nn.Embedding);
  * routers and MLA's q_a / kv_a are whole on every GPU. K3 on DP16 gives the 150 GiB the k3-dp16
  * preset estimates from the checkpoint's composition.
  * *KNOWN (may be NULL) is false, and the result 0, when the layout is impossible (tp, ep 0; ep

@@ -2,7 +2,7 @@
  * and their meaning are those of each architecture's transformers configuration class and
  * SGLang's model file (deepseek_v2.py, kimi_k3.py, glm4_moe.py, glm4_moe_lite.py, qwen2.py,
  * qwen3.py, qwen3_moe.py, qwen3_next.py, qwen3_vl.py, qwen3_5.py, llama.py, llama4.py, mixtral.py,
- * minimax_m2.py, gemma3_causal.py, grok.py, gpt_oss.py). */
+ * minimax_m2.py, gemma3_causal.py, gemma4_causal.py, grok.py, gpt_oss.py). */
 #include "model_import.h"
 
 #include <ctype.h>
@@ -64,6 +64,7 @@ typedef enum {
     FAM_HUNYUAN,     /* GQA with q/k norm; MoE in every layer with a shared MLP, or dense (HunYuan V1) */
     FAM_ERNIE45,     /* GQA; MoE from moe_layer_start_index every moe_layer_interval, shared experts (ERNIE 4.5) */
     FAM_GRANITE_H,   /* Mamba2 and NoPE GQA layers; MoE + shared MLP, or the shared MLP alone (Granite 4.0-H) */
+    FAM_GEMMA4,      /* GQA, sliding layers and global ones of their own shape; a dense MLP, experts beside it */
 } family;
 
 static const struct {
@@ -111,6 +112,8 @@ static const struct {
     {"Ernie4_5_MoeForCausalLM", FAM_ERNIE45, false, false, true},
     {"Ernie4_5_ForCausalLM", FAM_ERNIE45, false, false, true},
     {"GraniteMoeHybridForCausalLM", FAM_GRANITE_H, false, false, true},
+    {"Gemma4ForConditionalGeneration", FAM_GEMMA4, true, false, false},
+    {"Gemma4ForCausalLM", FAM_GEMMA4, false, false, false},
 };
 #define N_ARCHS (sizeof archs / sizeof archs[0])
 
@@ -120,6 +123,7 @@ typedef struct {
     const char *prefix; /* "" or "text_config." in messages */
     char *err;
     size_t errlen;
+    bool attn_own_dtype; /* the family keeps attention's dtype apart when a checkpoint excludes it alone */
 } ctx;
 
 /* ---- Reading fields. ---- */
@@ -566,6 +570,12 @@ static int weight_dtypes(ctx *c, engine_model *m)
         size_t n = sizeof lists / sizeof lists[0];
         /* Attention, dense MLP and shared experts share dense_dtype: attention decides. */
         m->dense_dtype = attention_excluded(lists, n) ? m->dtype : t;
+        if (c->attn_own_dtype && attention_excluded(lists, n) && !excluded(lists, n, ".mlp", NULL)) {
+            /* attention excluded, the MLP quantised (nvidia's Gemma-4-31B-IT-NVFP4): each its own */
+            m->attn_dtype = m->dtype;
+            m->attn_dtype_set = true;
+            m->dense_dtype = t;
+        }
         m->expert_dtype = excluded(lists, n, "experts", "shared_expert") ? m->dtype : t;
         /* DeepSeek-V4's config: expert_dtype "fp4" beside an FP8 quantization_config, the routed
          * experts in the checkpoint's native FP4 (e2m1 with UE8M0 scales per 32: MXFP4) */
@@ -1188,6 +1198,70 @@ static int gemma3(ctx *c, engine_model *m)
     return 0;
 }
 
+/* Gemma 4 (gemma4_causal.py; SGLang's config parser, utils/hf_transformers/config.py, swaps
+ * the global keys in as head_dim / num_key_value_heads and keeps the sliding ones as swa_*):
+ * layer_types names each layer's kind; the sliding layers take num_key_value_heads x head_dim,
+ * the full ones num_global_key_value_heads (null: num_key_value_heads) x global_head_dim. With
+ * enable_moe_block every layer runs its dense MLP of intermediate_size beside num_experts of
+ * moe_intermediate_size (top_k_experts), held as a shared expert as Grok's residual MLP is.
+ * KV-shared layers (num_kv_shared_layers) keep their slot: get_hybrid_layer_ids counts every
+ * entry of layer_types and the pool sizes each. The E-series' per-layer embeddings
+ * (hidden_size_per_layer_input) and double-wide shared-layer MLPs are refused: their weights
+ * have no key here. GeGLU: three matrices, as SwiGLU. */
+static int gemma4(ctx *c, engine_model *m)
+{
+    uint32_t window = 0, full = 0, swa = 0, ple = 0, shared_kv = 0;
+    bool moe = false, double_wide = false;
+    m->attn_kind = ATTN_GQA;
+    if (get_u32(c, "num_attention_heads", true, 1, 0, "the query heads", &m->heads) ||
+        get_u32(c, "num_key_value_heads", true, 1, 0, "the sliding layers' KV heads", &m->kv_heads) ||
+        get_u32(c, "head_dim", true, 1, 0, "the sliding layers' head size", &m->head_dim) ||
+        get_u32(c, "num_global_key_value_heads", false, 1, m->kv_heads, "the full layers' KV heads",
+                &m->full_kv_heads) ||
+        get_u32(c, "global_head_dim", false, 1, m->head_dim, "the full layers' head size", &m->full_head_dim) ||
+        get_u32(c, "intermediate_size", true, 1, 0, "the dense MLP's width", &m->intermediate) ||
+        get_u32(c, "sliding_window", true, 1, 0, "the sliding window", &window) ||
+        get_u32(c, "hidden_size_per_layer_input", false, 0, 0, "the per-layer input width", &ple) ||
+        get_u32(c, "num_kv_shared_layers", false, 0, 0, "the KV-shared layers", &shared_kv) ||
+        get_bool(c, "use_double_wide_mlp", false, &double_wide) || get_bool(c, "enable_moe_block", false, &moe))
+        return -1;
+    if (ple)
+        return bad(c, "hidden_size_per_layer_input",
+                   "0 (the E-series' per-layer embeddings are not modelled; write its preset by hand or plan a "
+                   "Gemma 4 without them)");
+    if (double_wide && shared_kv)
+        return bad(c, "use_double_wide_mlp", "false (KV-shared layers with a doubled MLP are not modelled)");
+    json_t *types = field(c, "layer_types");
+    if (!types || !json_is_array(types))
+        return missing(c, "layer_types", "a list of sliding_attention or full_attention, one per layer");
+    if (count_layer_type(c, types, m->layers, "full_attention", &full) ||
+        count_layer_type(c, types, m->layers, "sliding_attention", &swa))
+        return -1;
+    if (full + swa != m->layers) {
+        char expected[PHRASE_MAX];
+        snprintf(expected, sizeof expected,
+                 "sliding_attention or full_attention for each of the %u layers (%u and %u counted)", m->layers, swa,
+                 full);
+        return bad(c, "layer_types", expected);
+    }
+    m->sliding_window = window;
+    m->swa_layers = swa;
+    m->full_attn_layers = full;
+    if (!full || !swa || (m->full_kv_heads == m->kv_heads && m->full_head_dim == m->head_dim))
+        m->full_kv_heads = m->full_head_dim = 0; /* one shape for every layer */
+    if (moe) {
+        if (get_u32(c, "num_experts", true, 1, 0, "the routed experts", &m->num_experts) ||
+            get_u32(c, "top_k_experts", true, 1, 0, "the experts per token", &m->top_k) ||
+            get_u32(c, "moe_intermediate_size", true, 1, 0, "an expert's width", &m->moe_intermediate))
+            return -1;
+        m->shared_experts = 1;
+        m->shared_intermediate = m->intermediate;
+        m->intermediate = 0;
+    }
+    c->attn_own_dtype = true;
+    return 0;
+}
+
 /* The Qwen3-VL vision tower (Qwen3.5 has the same; transformers Qwen3VLVisionModel), counted
  * as weights.h counts the decoder, matrices and embeddings: the patch embedding (a Conv3d over
  * in_channels x temporal_patch_size x patch_size^2), the position embedding, depth blocks of
@@ -1502,7 +1576,8 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     m->trust_remote_code = json_object_get(root, "auto_map") != NULL && !archs[k].native_config;
     uint32_t ctx_len = 0;
     bool gemma = fam == FAM_GEMMA3;
-    bool ties_by_default = gemma || fam == FAM_LFM2 || fam == FAM_LFM2_MOE; /* their config classes tie by default */
+    /* their config classes tie by default */
+    bool ties_by_default = gemma || fam == FAM_LFM2 || fam == FAM_LFM2_MOE || fam == FAM_GEMMA4;
     /* Every loop over the layers comes after this bound; the context is the context_len knob's
      * range, refused rather than clamped (the preset loader takes no other). */
     const engine_knob_info *ctx_knob = &engine_knobs[KNOB_CONTEXT_LEN];
@@ -1552,6 +1627,9 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
         break;
     case FAM_GEMMA3:
         rc = gemma3(&c, m);
+        break;
+    case FAM_GEMMA4:
+        rc = gemma4(&c, m);
         break;
     case FAM_GPT_OSS:
         rc = gpt_oss(&c, m);
@@ -1667,6 +1745,10 @@ int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source)
         fprintf(f, "  kv_heads: %u\n  head_dim: %u\n", m->kv_heads, m->head_dim);
         if (m->swa_layers)
             fprintf(f, "  sliding_window: %u\n  swa_layers: %u\n", m->sliding_window, m->swa_layers);
+        if (m->full_kv_heads)
+            fprintf(f, "  full_kv_heads: %u\n", m->full_kv_heads);
+        if (m->full_head_dim)
+            fprintf(f, "  full_head_dim: %u\n", m->full_head_dim);
         if (m->attention_chunk)
             fprintf(f, "  attention_chunk_size: %u\n", m->attention_chunk);
     }
@@ -1691,6 +1773,8 @@ int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source)
     fprintf(f, "dtype: %s\ndense_dtype: %s\n", engine_dtype_names[m->dtype], engine_dtype_names[m->dense_dtype]);
     if (m->num_experts)
         fprintf(f, "expert_dtype: %s\n", engine_dtype_names[m->expert_dtype]);
+    if (m->attn_dtype_set)
+        fprintf(f, "attention_dtype: %s\n", engine_dtype_names[m->attn_dtype]);
     fprintf(f, "param_count: %llu\ndraft_layers: %u\n", (unsigned long long)m->param_count, m->draft_layers);
     if (m->linear_state_bytes_per_request)
         fprintf(f, "linear_state_bytes_per_request: %llu\n", (unsigned long long)m->linear_state_bytes_per_request);

@@ -10,7 +10,10 @@
  *   value; expert_dtype "fp4" gives MXFP4 experts beside the FP8 quantization_config).
  * - GQA dense: LlamaForCausalLM, MistralForCausalLM, Phi3ForCausalLM, Qwen2ForCausalLM,
  *   Qwen3ForCausalLM, Qwen3VLForConditionalGeneration (nested); Gemma3ForCausalLM and
- *   Gemma3ForConditionalGeneration (nested) with their sliding-window layers.
+ *   Gemma3ForConditionalGeneration (nested) with their sliding-window layers; Gemma4ForCausalLM
+ *   and Gemma4ForConditionalGeneration (nested): sliding layers and full ones of their own KV heads
+ *   and head size (global_*), the MoE block (enable_moe_block) beside the dense MLP as a shared
+ *   expert; the E-series' per-layer embeddings are refused.
  * - GQA + MoE: Qwen3MoeForCausalLM, Qwen3VLMoeForConditionalGeneration (nested),
  *   Llama4ForConditionalGeneration (nested), Glm4MoeForCausalLM, MixtralForCausalLM,
  *   MiniMaxM2ForCausalLM, Grok1ForCausalLM (the residual MLP as a shared expert),
@@ -41,7 +44,8 @@
  * nvfp4, FP8 -> fp8, MIXED_PRECISION -> each module's. Its exclusion list (modules_to_not_convert,
  * ignore, exclude_modules) decides what stays unquantised: an entry naming the attention module
  * or one of its projections (not a norm or an indexer inside it) keeps attention, dense MLP and
- * shared experts (one dtype in engine_model) unquantised; one naming the routed experts keeps
+ * shared experts (one dtype in engine_model) unquantised (Gemma 4: attention alone, as
+ * attention_dtype, where the MLP is not excluded too); one naming the routed experts keeps
  * them so; the rest (lm_head, embeddings, routers, norms, vision) are unquantised anyway. A
  * NAME.json outside its checkpoint may have its modelopt block in NAME.hf_quant_config.json.
  *

@@ -62,6 +62,7 @@ enum {
     M_DTYPE,
     M_DENSE_DTYPE,
     M_EXPERT_DTYPE,
+    M_ATTENTION_DTYPE,
     M_PARAM_COUNT,
     M_LINEAR_STATE,
     M_DRAFT_LAYERS,
@@ -89,6 +90,7 @@ static const char *const model_keys[M_COUNT] = {
     "dtype",
     "dense_dtype",
     "expert_dtype",
+    "attention_dtype",
     "param_count",
     "linear_state_bytes_per_request",
     "draft_layers",
@@ -123,6 +125,8 @@ enum {
     A_INDEX_HEAD_DIM,
     A_INDEX_TOPK,
     A_HC_MULT,
+    A_FULL_KV_HEADS,
+    A_FULL_HEAD_DIM,
     A_COUNT
 };
 static const char *const attention_key_names[A_COUNT] = {
@@ -130,14 +134,17 @@ static const char *const attention_key_names[A_COUNT] = {
     "linear_attn_layer_params",          "kv_lora_rank", "qk_rope_dim",     "q_lora_rank",
     "qk_nope_dim",    "v_head_dim",      "kv_heads",    "head_dim",         "sliding_window",
     "swa_layers",     "attention_chunk_size", "compress_ratios", "o_lora_rank", "o_groups",
-    "index_heads",    "index_head_dim",  "index_topk",  "hc_mult"};
+    "index_heads",    "index_head_dim",  "index_topk",  "hc_mult",          "full_kv_heads",
+    "full_head_dim"};
 /* Each kind's own keys, after the shared ones (indexed by engine_attn_kind). */
 static const struct {
     unsigned char keys[A_COUNT - A_SHARED];
     size_t n;
 } attention_kind_keys[] = {
     [ATTN_MLA] = {{A_KV_LORA_RANK, A_QK_ROPE_DIM, A_Q_LORA_RANK, A_QK_NOPE_DIM, A_V_HEAD_DIM}, 5},
-    [ATTN_GQA] = {{A_KV_HEADS, A_HEAD_DIM, A_SLIDING_WINDOW, A_SWA_LAYERS, A_ATTENTION_CHUNK}, 5},
+    [ATTN_GQA] = {{A_KV_HEADS, A_HEAD_DIM, A_SLIDING_WINDOW, A_SWA_LAYERS, A_ATTENTION_CHUNK, A_FULL_KV_HEADS,
+                   A_FULL_HEAD_DIM},
+                  7},
     [ATTN_DSV4] = {{A_HEAD_DIM, A_QK_ROPE_DIM, A_Q_LORA_RANK, A_SLIDING_WINDOW, A_COMPRESS_RATIOS, A_O_LORA_RANK,
                     A_O_GROUPS, A_INDEX_HEADS, A_INDEX_HEAD_DIM, A_INDEX_TOPK, A_HC_MULT},
                    11},
@@ -294,7 +301,9 @@ static int parse_attention(preset_yaml_doc *p, yaml_node_t *map, engine_model *m
         preset_yaml_get_u32(p, v[A_INDEX_HEADS], "index_heads", 1, UINT32_MAX, &m->index_heads) ||
         preset_yaml_get_u32(p, v[A_INDEX_HEAD_DIM], "index_head_dim", 1, UINT32_MAX, &m->index_head_dim) ||
         preset_yaml_get_u32(p, v[A_INDEX_TOPK], "index_topk", 1, UINT32_MAX, &m->index_topk) ||
-        preset_yaml_get_u32(p, v[A_HC_MULT], "hc_mult", 1, 64, &m->hc_mult))
+        preset_yaml_get_u32(p, v[A_HC_MULT], "hc_mult", 1, 64, &m->hc_mult) ||
+        preset_yaml_get_u32(p, v[A_FULL_KV_HEADS], "full_kv_heads", 1, m->heads, &m->full_kv_heads) ||
+        preset_yaml_get_u32(p, v[A_FULL_HEAD_DIM], "full_head_dim", 1, UINT32_MAX, &m->full_head_dim))
         return -1;
     if (dsv4) {
         if (m->qk_rope_dim >= m->head_dim)
@@ -324,6 +333,15 @@ static int parse_attention(preset_yaml_doc *p, yaml_node_t *map, engine_model *m
     if (m->swa_layers && !m->sliding_window)
         return preset_yaml_error(p, v[A_SWA_LAYERS]->start_mark,
                                  "swa_layers without sliding_window; expected sliding_window: the window in tokens");
+    /* full_kv_heads / full_head_dim: the full-attention layers' own shape (Gemma 4's global KV
+     * heads and head size), beside the sliding layers' kv_heads and head_dim */
+    yaml_node_t *full_shape = v[A_FULL_KV_HEADS] ? v[A_FULL_KV_HEADS] : v[A_FULL_HEAD_DIM];
+    if (full_shape && (!m->full_attn_layers || !m->swa_layers))
+        return preset_yaml_error(
+            p, full_shape->start_mark,
+            "%s on a model without both full-attention and sliding-window layers; expected it only where the full "
+            "layers' shape differs from the sliding ones' (kv_heads, head_dim)",
+            v[A_FULL_KV_HEADS] ? "full_kv_heads" : "full_head_dim");
     return 0;
 }
 
@@ -406,6 +424,12 @@ static int parse_model(preset_yaml_doc *p, yaml_node_t *root, preset_item *it)
         return -1;
     m->expert_dtype = m->dense_dtype;
     if (get_dtype(p, v[M_EXPERT_DTYPE], "expert_dtype", &m->expert_dtype))
+        return -1;
+    /* attention_dtype: attention's weights where the checkpoint quantises them apart from the
+     * dense MLP (nvidia's Gemma 4 31B NVFP4: attention excluded, BF16); else dense_dtype */
+    m->attn_dtype = m->dense_dtype;
+    m->attn_dtype_set = v[M_ATTENTION_DTYPE] != NULL;
+    if (get_dtype(p, v[M_ATTENTION_DTYPE], "attention_dtype", &m->attn_dtype))
         return -1;
     if (v[M_DENSE_LAYERS] && !m->num_experts)
         return preset_yaml_error(p, v[M_DENSE_LAYERS]->start_mark,

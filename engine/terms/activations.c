@@ -39,6 +39,12 @@ void widest_layer(const engine_deployment *d, const engine_estimate *e, engine_t
         uint32_t attn_tp = e->attn_tp ? e->attn_tp : 1;
         uint64_t kv_l = m->kv_heads / attn_tp ? m->kv_heads / attn_tp : 1;
         attn = rows * ((heads_l + 2 * kv_l) * m->head_dim + heads_l * m->head_dim) * elem;
+        /* full-attention layers with their own heads and head size (Gemma 4): the wider of the two */
+        uint64_t fkv_l = engine_full_kv_heads(m) / attn_tp ? engine_full_kv_heads(m) / attn_tp : 1;
+        uint64_t fhd = engine_full_head_dim(m);
+        uint64_t full = rows * ((heads_l + 2 * fkv_l) * fhd + heads_l * fhd) * elem;
+        if (m->full_attn_layers && full > attn)
+            attn = full;
         t->formula = "attn_rows x ((q + 2 kv heads/GPU) x head_dim + q heads/GPU x head_dim + max(MLP) + 2 hidden) x 2";
     }
     /* The dense MLP (a dense model, the leading dense layers, shared experts): gate_up (2 I) and

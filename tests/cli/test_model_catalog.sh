@@ -67,7 +67,8 @@ for f in "$CGPLAN_FIXTURES"/configs/*--*.json; do
   arch=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['architectures'][0])" "$f")
   case $arch in
   DeepseekV3ForCausalLM | KimiK25ForConditionalGeneration | GlmMoeDsaForCausalLM | Qwen2ForCausalLM | Qwen3ForCausalLM | \
-    LlamaForCausalLM | Qwen3MoeForCausalLM | Qwen3NextForCausalLM | Glm4MoeForCausalLM | GptOssForCausalLM)
+    LlamaForCausalLM | Qwen3MoeForCausalLM | Qwen3NextForCausalLM | Glm4MoeForCausalLM | GptOssForCausalLM | \
+    Gemma4ForConditionalGeneration)
     expect_exit 0 "$CGPLAN" model import "$f" --name catalog-import-check ;;
   esac
 done
@@ -152,5 +153,9 @@ ernie-4.5-21b-a3b        21.8
 ernie-4.5-300b-a47b      300
 granite-4.0-h-tiny       7
 granite-4.0-h-small      32
+# Gemma 4: the model card's 25.2B (26B-A4B) and NVIDIA's model reference's 30.7B (31B); cgplan holds the
+# full layers' v (k_eq_v) as SGLang does and leaves the ~0.55B vision encoder out
+gemma-4-26b-a4b          25.2
+gemma-4-31b              30.7
 EOF
 finish

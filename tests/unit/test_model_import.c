@@ -90,10 +90,14 @@ static void assert_same_model(const engine_model *a, const engine_model *b, int 
     assert_int_equal(a->top_k, b->top_k);
     assert_int_equal(a->shared_experts, b->shared_experts);
     assert_int_equal(a->shared_intermediate, b->shared_intermediate);
+    assert_int_equal(a->full_kv_heads, b->full_kv_heads);
+    assert_int_equal(a->full_head_dim, b->full_head_dim);
     if (!(skip & SKIP_DTYPES)) {
         assert_int_equal(a->dtype, b->dtype);
         assert_int_equal(a->dense_dtype, b->dense_dtype);
         assert_int_equal(a->expert_dtype, b->expert_dtype);
+        assert_int_equal(a->attn_dtype_set, b->attn_dtype_set);
+        assert_int_equal(engine_attn_dtype(a), engine_attn_dtype(b));
     }
     if (skip & VISION) {
         assert_int_equal(engine_model_param_count(a), b->param_count);
@@ -175,6 +179,9 @@ static const struct {
     {"gpt-oss-120b.json", "gpt-oss-120b", SAME_ALL},
     {"Hunyuan-A13B.json", "hunyuan-a13b", SAME_ALL},             /* moe_topk etc. as per-layer lists */
     {"granite-4.0-h-350m.json", "granite-4.0-h-350m", SAME_ALL}, /* no experts: the shared MLP is dense */
+    {"google--gemma-4-26B-A4B.json", "gemma-4-26b-a4b", SAME_ALL},
+    {"nvidia--Gemma-4-26B-A4B-NVFP4.json", "gemma-4-26b-a4b-nvfp4", SAME_ALL}, /* NVFP4 experts only */
+    {"nvidia--Gemma-4-31B-IT-NVFP4.json", "gemma-4-31b-nvfp4", SAME_ALL},      /* BF16 attention, NVFP4 MLP */
 };
 
 static void test_real_configs_match_builtins(void **state)
@@ -691,6 +698,116 @@ static void test_gemma3_layer_types(void **state)
     rmdir(dir);
 }
 
+/* Gemma 4 (google/gemma-4-26B-A4B's config.json, byte for byte): the sliding layers' shape from
+ * num_key_value_heads x head_dim, the full layers' from num_global_key_value_heads x
+ * global_head_dim (SGLang's config parser swaps them in as head_dim / num_key_value_heads), the
+ * count of each from layer_types; enable_moe_block's dense MLP beside the experts as a shared
+ * expert. The parameters as gemma4_causal.py holds them: v in the full layers too (k_eq_v loads
+ * k_proj into it). The NVFP4 exports keep their BF16 modules so: the 26B its attention and dense
+ * MLP (experts FP4), the 31B its attention alone (attention_dtype). The E-series' per-layer
+ * embeddings are refused, naming the key; so is a layer_types list that does not name every layer. */
+static void test_gemma4(void **state)
+{
+    (void)state;
+    engine_model m;
+    import_ok(CONFIGS "google--gemma-4-26B-A4B.json", &m);
+    assert_string_equal(m.name, "gemma-4-26b-a4b");
+    assert_string_equal(m.hf_names[0], "google/gemma-4-26B-A4B");
+    assert_int_equal(m.attn_kind, ATTN_GQA);
+    assert_int_equal(m.vocab, 262144);
+    assert_int_equal(m.hidden, 2816);
+    assert_int_equal(m.layers, 30);
+    assert_int_equal(m.context_len, 262144);
+    assert_true(m.tie_embeddings);
+    assert_int_equal(m.heads, 16);
+    assert_int_equal(m.kv_heads, 8);
+    assert_int_equal(m.head_dim, 256);
+    assert_int_equal(m.full_kv_heads, 2);
+    assert_int_equal(m.full_head_dim, 512);
+    assert_int_equal(engine_full_kv_heads(&m), 2);
+    assert_int_equal(engine_full_head_dim(&m), 512);
+    assert_int_equal(m.swa_layers, 25);
+    assert_int_equal(m.full_attn_layers, 5);
+    assert_int_equal(m.sliding_window, 1024);
+    assert_int_equal(m.num_experts, 128);
+    assert_int_equal(m.top_k, 8);
+    assert_int_equal(m.moe_intermediate, 704);
+    assert_int_equal(m.shared_experts, 1);
+    assert_int_equal(m.shared_intermediate, 2112);
+    assert_int_equal(m.dense_layers, 0);
+    assert_int_equal(m.dtype, DTYPE_BF16);
+    assert_false(m.attn_dtype_set);
+    uint64_t h = 2816, v = 262144;
+    uint64_t want = v * h + 25 * (2 * 16 * 256 * h + 2 * 8 * 256 * h) + 5 * (2 * 16 * 512 * h + 2 * 2 * 512 * h) +
+                    30 * 3 * h * 2112 + 30 * 128 * 3 * h * 704 + 30 * 128 * h;
+    assert_int_equal(m.param_count, want); /* 25,246,859,264 */
+    assert_int_equal(engine_weight_bytes_per_gpu(&m, 1, 1, false, 1, NULL), 2 * want);
+    /* Gemma's nn.Embedding is whole on every TP rank (the tied head is the same matrix): at TP 8 a
+     * GPU holds all 262,144 rows, 1,291,845,632 B more than a vocab-parallel one would */
+    engine_model vocab_parallel = m;
+    snprintf(vocab_parallel.architecture, sizeof vocab_parallel.architecture, "VocabParallelForCausalLM");
+    assert_int_equal(engine_weight_bytes_per_gpu(&m, 8, 1, false, 1, NULL) -
+                         engine_weight_bytes_per_gpu(&vocab_parallel, 8, 1, false, 1, NULL),
+                     (v - v / 8) * h * 2);
+
+    import_ok(CONFIGS "nvidia--Gemma-4-26B-A4B-NVFP4.json", &m);
+    assert_int_equal(m.expert_dtype, DTYPE_NVFP4);
+    assert_int_equal(m.dense_dtype, DTYPE_BF16); /* self_attn, mlp and router excluded per layer */
+    assert_false(m.attn_dtype_set);
+    import_ok(CONFIGS "nvidia--Gemma-4-31B-IT-NVFP4.json", &m);
+    assert_int_equal(m.num_experts, 0);
+    assert_int_equal(m.intermediate, 21504);
+    assert_int_equal(m.kv_heads, 16);
+    assert_int_equal(m.full_kv_heads, 4);
+    assert_int_equal(m.full_head_dim, 512);
+    assert_int_equal(m.swa_layers, 50);
+    assert_int_equal(m.full_attn_layers, 10);
+    assert_int_equal(m.dense_dtype, DTYPE_NVFP4); /* the MLP */
+    assert_true(m.attn_dtype_set);
+    assert_int_equal(engine_attn_dtype(&m), DTYPE_BF16); /* self_attn excluded alone */
+    /* 30,806,114,304 parameters: 8.58B of attention at 2 B, 20.81B of MLP at NVFP4's 4.5 bits,
+     * the tied embedding at 2 B */
+    h = 5376;
+    uint64_t attn = 50 * (2 * 32 * 256 * h + 2 * 16 * 256 * h) + 10 * (2 * 32 * 512 * h + 2 * 4 * 512 * h);
+    uint64_t mlp = 60 * 3 * h * 21504;
+    assert_int_equal(m.param_count, v * h + attn + mlp);
+    assert_int_equal(engine_weight_bytes_per_gpu(&m, 1, 1, false, 1, NULL),
+                     2 * v * h + 2 * attn + mlp * engine_dtype_bits_x1000(DTYPE_NVFP4) / 8000);
+
+    char dir[] = "/tmp/cgplan-test-gemma4-XXXXXX", path[256], text[4096], err[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    const char *head = "{\"architectures\": [\"Gemma4ForCausalLM\"], \"vocab_size\": 262144, \"hidden_size\": 1536,"
+                       " \"num_hidden_layers\": 5, \"max_position_embeddings\": 131072, \"num_attention_heads\": 8,"
+                       " \"num_key_value_heads\": 1, \"head_dim\": 256, \"global_head_dim\": 512,"
+                       " \"intermediate_size\": 6144, \"sliding_window\": 512";
+    const char *types = ", \"layer_types\": [\"sliding_attention\", \"sliding_attention\", \"sliding_attention\","
+                        " \"sliding_attention\", \"full_attention\"]";
+    /* num_global_key_value_heads absent: the full layers keep num_key_value_heads */
+    snprintf(text, sizeof text, "%s%s}", head, types);
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_int_equal(m.full_kv_heads, 1);
+    assert_int_equal(m.full_head_dim, 512);
+    assert_true(m.tie_embeddings); /* Gemma4TextConfig's default */
+    snprintf(text, sizeof text, "%s%s, \"hidden_size_per_layer_input\": 256, \"num_kv_shared_layers\": 2}", head,
+             types);
+    write_text(path, text);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err, "hidden_size_per_layer_input: not 0"));
+    snprintf(text, sizeof text, "%s, \"layer_types\": [\"sliding_attention\", \"full_attention\"]}", head);
+    write_text(path, text);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "layer_types: not"));
+    snprintf(text, sizeof text, "%s}", head);
+    write_text(path, text);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "layer_types: missing"));
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_errors_name_file_and_field(void **state)
 {
     (void)state;
@@ -708,7 +825,7 @@ static void test_errors_name_file_and_field(void **state)
      * distance's reach, by its shared prefix. */
     static const char *const near[][2] = {
         {"Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM"},
-        {"Gemma4ForConditionalGeneration", "Gemma3ForConditionalGeneration"},
+        {"Gemma2ForConditionalGeneration", "Gemma3ForConditionalGeneration"},
         {"deepseekv3forcausallm", "DeepseekV3ForCausalLM"}, /* without case */
         {"GraniteMoeForCausalLM", "GraniteMoeHybridForCausalLM"},
         {"Qwen3_5MoeForConditionalGenerationWithAVeryLongSuffixPastTheDistance", "Qwen3_5MoeForConditionalGeneration"},
@@ -1116,6 +1233,7 @@ int main(void)
         cmocka_unit_test(test_nonfinite_floats),
         cmocka_unit_test(test_vision_tower_in_param_count),
         cmocka_unit_test(test_gemma3_layer_types),
+        cmocka_unit_test(test_gemma4),
         cmocka_unit_test(test_errors_name_file_and_field),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_dense_yaml_and_written_preset_roundtrip),

@@ -1003,8 +1003,9 @@ static void test_facts_table(void **state)
      * its baseline rows not read at each cut and the PRs whose first release is placed by date. */
     /* + the pool's extra row from v0.4.7: its value read, its cut placed; + the hybrid models' radix
      * cache's baseline (PR #11214 itself is in v0.5.3.post2's history); + the sliding-window pools
-     * placed by date: PR #15877 (v0.5.7), #16399 and #17261 (v0.5.8), #19079 (v0.5.10) */
-    assert_int_equal(unverified, 24);
+     * placed by date: PR #15877 (v0.5.7), #16399 and #17261 (v0.5.8), #19079 (v0.5.10); + Gemma 4's
+     * SM100 rule (PR #25006, placed by date) and its baseline */
+    assert_int_equal(unverified, 26);
     assert_false(engine_release_fact(count, &since, &what, &source, &verified));
 }
 
@@ -1100,6 +1101,26 @@ static void check_backend_cases(const backend_case *c, size_t n)
                      engine_backend_names[c[i].want], c[i].want_page);
         assert_non_null(got_c.rule);
     }
+}
+
+/* Gemma 4 (arg_groups/model_overrides/gemma4.py _gemma4_overrides): triton unless --attention-backend is
+ * given, trtllm_mha on SM100 from PR #25006 (placed at v0.5.12); its 512-wide global heads are past what
+ * fa3 and flashinfer serve, so the generic Hopper rule (fa3) never applies. */
+static void test_default_backend_gemma4(void **state)
+{
+    (void)state;
+    engine_model gemma4 = attn_model("Gemma4ForConditionalGeneration", ATTN_GQA, 16, 8);
+    engine_model gemma4_text = attn_model("Gemma4ForCausalLM", ATTN_GQA, 32, 16);
+    const backend_case cases[] = {
+        {"main", &gemma4, GPU_ARCH_SM90, 1, false, 0, BACKEND_TRITON, 1},
+        {"main", &gemma4_text, GPU_ARCH_SM90, 8, true, 0, BACKEND_TRITON, 1},
+        {"main", &gemma4, GPU_ARCH_SM89, 2, false, 0, BACKEND_TRITON, 1},
+        {"main", &gemma4, GPU_ARCH_SM100, 1, false, 0, BACKEND_TRTLLM_MHA, 64},
+        {"main", &gemma4, GPU_ARCH_SM103, 4, false, 0, BACKEND_TRTLLM_MHA, 64},
+        {"0.5.12", &gemma4, GPU_ARCH_SM100, 1, false, 0, BACKEND_TRTLLM_MHA, 64},
+        {"0.5.11", &gemma4, GPU_ARCH_SM100, 1, false, 0, BACKEND_TRITON, 1},
+    };
+    check_backend_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
 static void test_default_backend_mha(void **state)
@@ -1428,6 +1449,7 @@ int main(void)
         cmocka_unit_test(test_truncation_and_range),
         cmocka_unit_test(test_main_list_against_reference),
         cmocka_unit_test(test_default_backend_mha),
+        cmocka_unit_test(test_default_backend_gemma4),
         cmocka_unit_test(test_default_backend_mla),
         cmocka_unit_test(test_backend_page_size),
         cmocka_unit_test(test_family_v030),
