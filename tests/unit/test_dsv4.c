@@ -125,13 +125,13 @@ static void test_v4_flash_preset(void **state)
     engine_param_parts p;
     assert_true(engine_model_param_parts(&m, &p));
     const uint64_t L = 43, h = 4096;
-    /* wq_b 1024 -> 64 x 512, wo_a 64 x 512 -> 1024 by 8 groups, wo_b 8 x 1024 -> 4096 */
-    assert_int_equal(p.attn_sharded, L * (1024ull * 64 * 512 + 64ull * 512 * 1024 + 8ull * 1024 * h));
-    /* wq_a, wkv; c4: compressor (2 x 2 x 512 wide) + indexer (wq_b 1024 -> 64 x 128, weights_proj,
-     * its compressor 2 x 2 x 128); c128: compressor 2 x 512 */
-    assert_int_equal(p.attn_replicated, L * (h * 1024 + h * 512) +
-                                            21 * (2 * h * 2 * 512 + 1024ull * 64 * 128 + h * 64 + 2 * h * 2 * 128) +
-                                            20 * (2 * h * 512));
+    /* wq_b 1024 -> 64 x 512 and wo_b 8 x 1024 -> 4096 (FP8); wo_a 64 x 512 -> 1024 by 8 groups (BF16) */
+    assert_int_equal(p.attn_sharded, L * (1024ull * 64 * 512 + 8ull * 1024 * h));
+    assert_int_equal(p.bf16_sharded, L * 64ull * 512 * 1024);
+    /* wq_a, wkv and the c4 indexer's wq_b 1024 -> 64 x 128 (FP8); BF16: the c4 compressor (2 x 2 x
+     * 512 wide), the indexer's weights_proj and compressor (2 x 2 x 128), the c128 compressor 2 x 512 */
+    assert_int_equal(p.attn_replicated, L * (h * 1024 + h * 512) + 21 * 1024ull * 64 * 128);
+    assert_int_equal(p.bf16_replicated, 21 * (2 * h * 2 * 512 + h * 64 + 2 * h * 2 * 128) + 20 * (2 * h * 512));
     assert_int_equal(p.fp32_replicated, L * 2 * (2 + 4) * 4 * 4 * h);
     assert_int_equal(p.routed_experts, L * 256 * 3 * h * 2048);
     uint64_t total = engine_model_param_count(&m);
@@ -148,6 +148,28 @@ static void test_v4_flash_preset(void **state)
     double experts = (double)p.routed_experts / 8;
     double want = experts * (engine_dtype_bits_x1000(DTYPE_FP8) - engine_dtype_bits_x1000(DTYPE_MXFP4)) / 8000.0;
     assert_true(fabs((double)(w8 - w4) / want - 1) < 1e-6);
+    /* the RoPE tables: window-only layers at rope_theta and compressed ones at compress_rope_theta,
+     * two tables each (freqs_cis complex64 and the FP32 cos_sin_cache) of 1M positions x 64 x 4 B */
+    assert_int_equal(engine_model_buffer_bytes(&m), 2ull * 2 * 1048576 * 64 * 4);
+}
+
+/* The H20 TP8 log of V4-Flash-Base: "Load weight begin. avail mem=93.61 GB", then "Memory
+ * profiling: available_gpu_memory=57.01 GB": 36.60 GiB taken by the load. The FP8 count alone
+ * gave 34.04; SGLang's BF16 wo_a / compressors / weights_proj add 0.46 and its RoPE tables 1.00. */
+static void test_v4_flash_base_h20_load(void **state)
+{
+    (void)state;
+    engine_model base;
+    load_builtin("deepseek-v4-flash-base", &base);
+    bool known;
+    double gib = (double)engine_weight_bytes_per_gpu(&base, 8, 1, false, 1, &known) / 1073741824.0;
+    assert_true(known);
+    assert_true(fabs(gib - 35.50) < 0.01);
+    engine_param_parts p;
+    assert_true(engine_model_param_parts(&base, &p));
+    /* BF16 rather than FP8: one more byte a parameter, wo_a over 8 GPUs, the compressors whole */
+    double bf16 = ((double)p.bf16_sharded / 8 + (double)p.bf16_replicated) / 1073741824.0;
+    assert_true(fabs(bf16 - 0.45) < 0.01);
 }
 
 int main(void)
@@ -157,6 +179,7 @@ int main(void)
         cmocka_unit_test(test_rings),
         cmocka_unit_test(test_full_tokens_bracket_the_logs),
         cmocka_unit_test(test_v4_flash_preset),
+        cmocka_unit_test(test_v4_flash_base_h20_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
