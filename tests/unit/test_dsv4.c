@@ -172,6 +172,42 @@ static void test_v4_flash_base_h20_load(void **state)
     assert_true(fabs(bf16 - 0.45) < 0.01);
 }
 
+/* V4-Pro (deepseek-ai's config.json): 61 layers, all compressed (c128 twice, then 30 c4 and 29
+ * c128 alternating; the MTP layer's entry 0), the 1.6T the model card publishes, and its three
+ * checkpoints' weights apart in the routed experts only. */
+static void test_v4_pro_presets(void **state)
+{
+    (void)state;
+    engine_model m;
+    load_builtin("deepseek-v4-pro", &m);
+    engine_dsv4_shape s = engine_dsv4_shape_of(&m);
+    assert_int_equal(s.layers_total, 62);
+    assert_int_equal(s.layers_c4, 30);
+    assert_int_equal(s.layers_c128, 31);
+    /* 0.5.10's sum over the 62 entries: 0.1 x 584 x 62 + 584 / 4 x 30 + 584 / 128 x 31 + 132 / 4 x 30
+     * + 0.1 x 8 / 128 x (8192 + 2048) x 30 + 0.1 x 4096 x 31 */
+    engine_dsv4_bytes b = engine_dsv4_bytes_per_full_token(&s, &plain);
+    assert_true(fabs(b.total - 23749.84) < 0.005);
+    double count = (double)engine_model_param_count(&m);
+    assert_true(fabs(count / 1.6e12 - 1) < 0.02); /* 1573.0B: -1.7% */
+    /* one rotary base (no window-only layer): one freqs_cis and one cos_sin_cache */
+    assert_int_equal(engine_model_buffer_bytes(&m), 2ull * 1048576 * 64 * 4);
+    engine_param_parts p;
+    assert_true(engine_model_param_parts(&m, &p));
+    const char *names[] = {"deepseek-v4-pro-fp8", "deepseek-v4-pro-nvfp4"};
+    const engine_dtype experts[] = {DTYPE_FP8, DTYPE_NVFP4};
+    uint64_t w = engine_weight_bytes_per_gpu(&m, 8, 1, false, 1, NULL);
+    for (size_t i = 0; i < 2; i++) {
+        engine_model v;
+        load_builtin(names[i], &v);
+        assert_int_equal(engine_model_param_count(&v), engine_model_param_count(&m));
+        uint64_t wv = engine_weight_bytes_per_gpu(&v, 8, 1, false, 1, NULL);
+        double want = (double)p.routed_experts / 8 *
+                      (engine_dtype_bits_x1000(experts[i]) - engine_dtype_bits_x1000(DTYPE_MXFP4)) / 8000.0;
+        assert_true(fabs(((double)wv - (double)w) / want - 1) < 1e-6);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -180,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_full_tokens_bracket_the_logs),
         cmocka_unit_test(test_v4_flash_preset),
         cmocka_unit_test(test_v4_flash_base_h20_load),
+        cmocka_unit_test(test_v4_pro_presets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

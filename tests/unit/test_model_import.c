@@ -128,6 +128,13 @@ static const struct {
     {"nvidia--DeepSeek-V3.2-NVFP4.json", "deepseek-v3.2-nvfp4", SAME_ALL},
     /* deepseek-ai's own: FP8 blocks with expert_dtype fp4 (MXFP4 routed experts) */
     {"deepseek-ai--DeepSeek-V4-Flash.json", "deepseek-v4-flash", SAME_ALL},
+    {"deepseek-ai--DeepSeek-V4-Pro.json", "deepseek-v4-pro", SAME_ALL},
+    /* sgl-project's conversions: no expert_dtype, the experts FP8 with the rest */
+    {"sgl-project--DeepSeek-V4-Flash-FP8.json", "deepseek-v4-flash-fp8", SAME_ALL},
+    {"sgl-project--DeepSeek-V4-Pro-FP8.json", "deepseek-v4-pro-fp8", SAME_ALL},
+    /* nvidia's: expert_dtype fp4 under moe_quant_algo NVFP4 gives NVFP4 experts, not MXFP4 */
+    {"nvidia--DeepSeek-V4-Flash-NVFP4.json", "deepseek-v4-flash-nvfp4", SAME_ALL},
+    {"nvidia--DeepSeek-V4-Pro-NVFP4.json", "deepseek-v4-pro-nvfp4", SAME_ALL},
     {"Kimi-K2-Instruct.json", "kimi-k2", SAME_ALL},
     {"Kimi-K2.5.json", "kimi-k2.5", SAME_ALL},
     {"nvidia--Kimi-K2.5-NVFP4.json", "kimi-k2.5-nvfp4", SAME_ALL},
