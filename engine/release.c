@@ -220,6 +220,7 @@ typedef enum {
     RF_ATTN_SM100_MLA,       /* MLA on SM100: flashinfer (else triton) */
     RF_ATTN_LLAMA4_AUTO,     /* Llama 4's own rule: fa3 / trtllm_mha / aiter, triton elsewhere */
     RF_MAMBA_RADIX,          /* a hybrid linear-attention model may keep the radix cache (its state pool by ratio) */
+    RF_DSV4_SUM,             /* engine_dsv4_sum: DeepSeek-V4's KV sum */
     RF_COUNT
 } release_field;
 _Static_assert(RF_COUNT <= ENGINE_RELEASE_FACT_FIELDS, "raise ENGINE_RELEASE_FACT_FIELDS");
@@ -404,6 +405,11 @@ static const release_fact facts[] = {
      "hybrid linear-attention models: radix cache forced off, max_mamba_cache_size = max_running_requests (512 "
      "unset) // dp",
      "model_runner.py __init__ before PR #11214: 'Hybrid GDN model detected, disable radix cache'"},
+    {REL(3, 0, FINAL, 0), RF_DSV4_SUM, ENGINE_DSV4_SUM_ALL_ENTRIES, false,
+     "DeepSeek-V4 KV sum over every compress_ratios entry (the MTP layer's too), the c128 compressor ring per "
+     "SWA token",
+     "DSv4MemoryCalculator.get_bytes_per_full_token of the 0.5.10-era DSv4 code (the H20 log's 15955.85 for "
+     "V4-Flash: bench/data/deployments.json dsv4-flash-base-tp8-h20-*)"},
 
     {REL(3, 1, FINAL, 0), RF_BACKEND_FLAG, 1, true, "--attention-backend flashinfer | triton",
      "PR #1380 (46094e0c1, 2024-09-10)"},
@@ -613,10 +619,20 @@ static const release_fact facts[] = {
      "extra_buffer, or no radix cache) allows, else triton (page 1)",
      "PR #19030 (opened 2026-02-19, approved 03-02), _handle_model_specific_adjustments; main: "
      "arg_groups/model_overrides/qwen3_5.py"},
+    {REL(5, 13, FINAL, 0), RF_DSV4_SUM, ENGINE_DSV4_SUM_MODEL_LAYERS, false,
+     "DeepSeek-V4 KV sum over the model's own layers: compress_ratios[start_layer:end_layer] (the MTP entry out)",
+     "PR #25750 (merged 2026-05-19), pool_configurator.py DSV4PoolConfigurator; placed at the first cut known "
+     "to follow it (v0.5.13, 06-08): v0.5.12's date is not known"},
     {REL(5, 14, FINAL, 0), RF_DECODE_FLAGS, 1, true, "--cuda-graph-max-bs-decode / --cuda-graph-bs-decode",
      "PR #23906 (2495c02c2, 2026-06-09)"},
     {REL(5, 14, FINAL, 0), RF_EAGLE_RESERVE_MIB, 0, true, "speculative reserve removed (KV cell size scaled)",
      "PR #23862 (75998d042, 2026-06-12)"},
+    {REL(5, 15, FINAL, 0), RF_DSV4_SUM, ENGINE_DSV4_SUM_C128_PER_REQUEST, false,
+     "DeepSeek-V4: the c128 compressor state per request slot, a fixed pool off the per-token sum "
+     "(c128_state_fixed)",
+     "PR #28612 (opened 2026-06-18; PR #30313 of 07-07 finds it merged), pool_configurator.py "
+     "_get_c128_state_fixed_bytes; placed at v0.5.15 (cut 07-07): whether it beat the v0.5.14 cut (06-23) is not "
+     "known. Check: V4-Pro at ratio 0.15 logs 13735.04 B a full token and c128_state_fixed=1.01 GB (v0.5.15.post1)"},
     {REL(5, 15, ENGINE_RELEASE_MAIN, 0), RF_DCP_FLAG, 1, true, "--dcp-size (decode context parallel)",
      "server_args.py dcp_size on main from 2026-06-24 (after the v0.5.15 cut); docs: PR #34654"},
     {REL(5, 15, ENGINE_RELEASE_MAIN, 0), RF_HEURISTIC, ENGINE_HEURISTIC_RESERVE_METHODS, true,
@@ -726,6 +742,10 @@ engine_grid_kind engine_release_grid(const engine_release *r)
 bool engine_release_mamba_radix(const engine_release *r)
 {
     return fact(r, RF_MAMBA_RADIX) != 0;
+}
+engine_dsv4_sum engine_release_dsv4_sum(const engine_release *r)
+{
+    return (engine_dsv4_sum)fact(r, RF_DSV4_SUM);
 }
 uint32_t engine_release_eagle_reserve_mib(const engine_release *r)
 {

@@ -184,6 +184,14 @@ uint32_t engine_release_eagle_reserve_mib(const engine_release *r);
  * --mamba-full-memory-ratio (PR #11214, v0.5.4); before it the radix cache is forced off and the
  * pool holds one state per running request. */
 bool engine_release_mamba_radix(const engine_release *r);
+/* How DeepSeek-V4's KV pools are summed (DSV4PoolConfigurator in model_executor/pool_configurator.py,
+ * earlier DSv4MemoryCalculator): engine/dsv4.c follows the release's rule. */
+typedef enum {
+    ENGINE_DSV4_SUM_ALL_ENTRIES = 0,     /* every compress_ratios entry, MTP layers' too; the c128 ring per token */
+    ENGINE_DSV4_SUM_MODEL_LAYERS = 1,    /* PR #25750: compress_ratios[start_layer:end_layer], the model's own */
+    ENGINE_DSV4_SUM_C128_PER_REQUEST = 2 /* + PR #28612: the c128 state a fixed pool per request slot */
+} engine_dsv4_sum;
+engine_dsv4_sum engine_release_dsv4_sum(const engine_release *r);
 /* FlashAttentionBackend's (fa3, fa4) CUDA-graph state where it changed between releases: a
  * set of ENGINE_FA3_* bits (layers/attention/flashattention_backend.py). */
 enum {

@@ -52,6 +52,20 @@ expect_exit 0 "$CGPLAN" estimate "${args[@]}"
 contains "$OUT" "KV pools: compressed (c4/c128 rows, indexer keys, compressor states)" "the pools by name"
 contains "$OUT" "full-attention token at ratio 0.10" "the ratio used"
 
+# --- the sum follows the release: the MTP entry's window out from PR #25750 (placed at v0.5.13), the
+# c128 state a fixed pool of max_running_requests + 1 slots from PR #28612 (placed at v0.5.15)
+rel() { # RELEASE: kv cell, state bytes, state slots
+  expect_exit 0 "$CGPLAN" estimate "${args[@]/--set sglang=0.5.10/}" --set sglang="$1" --format json
+  printf '%s' "$OUT" | python3 -c "import json,sys; b=json.load(sys.stdin)['budget']; print(b['kv_cell_bytes'], b['kv_pools']['state_bytes'], b['kv_pools']['state_slots'])"
+}
+[ "$(rel 0.5.12)" = "15956 0 0" ] && pass || fail "v0.5.12: every compress_ratios entry, no fixed pool: $(rel 0.5.12)"
+[ "$(rel 0.5.13)" = "15898 0 0" ] && pass || fail "v0.5.13: 15897.45 over the 43 layers: $(rel 0.5.13)"
+[ "$(rel 0.5.14)" = "15898 0 0" ] && pass || fail "v0.5.14: as v0.5.13: $(rel 0.5.14)"
+# 257 slots: ceil128(257 x 128 + 129) = 33152 rows of 2 x 512 x 4 B in 20 c128 layers
+[ "$(rel 0.5.15)" = "7706 $((33152 * 4096 * 20)) 257" ] && pass || fail "v0.5.15: 7705.45 + a 2.52 GiB c128 state pool: $(rel 0.5.15)"
+expect_exit 0 "$CGPLAN" estimate "${args[@]/--set sglang=0.5.10/}" --set sglang=0.5.15
+contains "$OUT" "c128 compressor states, 257 request slots" "the c128 state pool named"
+
 # --- a backend that cannot read its pools, and its backend on another model, are refused
 expect_exit 0 "$CGPLAN" estimate --model deepseek-v4-flash --set gpu=h200 --set tp=8 --set attention_backend=fa3 --format json
 check_py "('backend_unsupported', 'blocking') in [(w['code'], w['severity']) for w in j['warnings']]" "fa3 on DeepSeek-V4"

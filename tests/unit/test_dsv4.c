@@ -18,6 +18,7 @@
 
 #include "dsv4.h"
 #include "preset.h"
+#include "release.h"
 #include "weights.h"
 
 static const engine_dsv4_shape v4_flash = {
@@ -28,6 +29,9 @@ static const engine_dsv4_shape v4_flash = {
     .layers_total = 44,
     .layers_c4 = 21,
     .layers_c128 = 20,
+    .model_layers = 43,
+    .model_c4 = 21,
+    .model_c128 = 20,
 };
 /* SGLang's DSv4 default swa_full_tokens_ratio, no speculation, offline c128 (the env default). */
 static const engine_dsv4_launch plain = {.swa_ratio = 0.1, .speculative = false, .online_c128 = false};
@@ -208,6 +212,72 @@ static void test_v4_pro_presets(void **state)
     }
 }
 
+/* The sum by release (engine_release_dsv4_sum): every compress_ratios entry up to v0.5.12; the
+ * model's own layers from PR #25750 (v0.5.13: the MTP entry's window out); from PR #28612
+ * (v0.5.15) the c128 state a fixed pool of request slots, off the per-token sum. */
+static void test_sum_by_release(void **state)
+{
+    (void)state;
+    struct {
+        const char *release;
+        double flash;
+    } cases[] = {
+        {"0.5.10", 15955.85},
+        {"0.5.12", 15955.85},
+        {"0.5.13", 15955.85 - 0.1 * 584}, /* 15897.45 */
+        {"0.5.14", 15955.85 - 0.1 * 584},
+        {"0.5.15", 15955.85 - 0.1 * 584 - 8192.0}, /* 7705.45 */
+        {"main", 15955.85 - 0.1 * 584 - 8192.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        engine_deployment d;
+        memset(&d, 0, sizeof d);
+        char err[128];
+        assert_int_equal(engine_release_parse(cases[i].release, &d.knobs.sglang, err, sizeof err), 0);
+        engine_dsv4_launch l = engine_dsv4_launch_of(&d);
+        assert_true(fabs(l.swa_ratio - 0.1) < 1e-12);
+        engine_dsv4_bytes b = engine_dsv4_bytes_per_full_token(&v4_flash, &l);
+        print_message("%s %.2f\n", cases[i].release, b.total);
+        assert_true(fabs(b.total - cases[i].flash) < 0.005);
+        /* before PR #28612 no fixed pool */
+        if (!l.c128_per_request)
+            assert_int_equal(engine_dsv4_c128_state_bytes(&v4_flash, &l, 257), 0);
+    }
+}
+
+/* V4-Pro on 8 MI355X, SGLang v0.5.15.post1, --swa-full-tokens-ratio 0.15 (a public run's notes:
+ * "DSV4 memory calculation: bytes_per_full_token=13735.04, available_bytes=118.93 GB,
+ * c128_state_fixed=1.01 GB, full_token=9217792"): 61 layers (the MTP entry out), 30 c4 and 31
+ * c128, the c128 state per request; 65 slots (64 running requests + 1) give the logged 1.01. */
+static void test_v4_pro_v0515_log(void **state)
+{
+    (void)state;
+    engine_model m;
+    load_builtin("deepseek-v4-pro", &m);
+    engine_dsv4_shape s = engine_dsv4_shape_of(&m);
+    assert_int_equal(s.model_layers, 61);
+    assert_int_equal(s.model_c4, 30);
+    assert_int_equal(s.model_c128, 31);
+    engine_dsv4_launch l = {.swa_ratio = 0.15, .model_layers_only = true, .c128_per_request = true};
+    engine_dsv4_bytes b = engine_dsv4_bytes_per_full_token(&s, &l);
+    assert_true(fabs(b.total - 13735.04) < 0.005);
+    assert_true(b.c128_state == 0);
+    /* ceil128(65 x 128 + 129) = 8576 rows of 2 x 512 FP32 in 31 layers */
+    uint64_t fixed = engine_dsv4_c128_state_bytes(&s, &l, 65);
+    assert_int_equal(fixed, 8576ull * 4096 * 31);
+    assert_true(fabs((double)fixed / 1073741824.0 - 1.01) < 0.005);
+    /* the logged full_token lies inside the counts of the rounded available_bytes, less the pool */
+    uint64_t lo = (uint64_t)((118.93 - 0.005) * 1073741824.0) - fixed;
+    uint64_t hi = (uint64_t)((118.93 + 0.005) * 1073741824.0) - fixed;
+    engine_dsv4_pools a = engine_dsv4_pool_sizes(&s, &l, lo, 256), z = engine_dsv4_pool_sizes(&s, &l, hi, 256);
+    assert_true(a.full_tokens <= 9217792 && 9217792 <= z.full_tokens);
+    assert_int_equal(z.c128_state_slots, 0);
+    /* the same run's sum before the cut: 62 entries, the c128 ring per token */
+    engine_dsv4_launch old = {.swa_ratio = 0.15};
+    assert_true(fabs(engine_dsv4_bytes_per_full_token(&s, &old).total - (13735.04 + 0.15 * 584 + 0.15 * 4096 * 31)) <
+                0.005);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +287,8 @@ int main(void)
         cmocka_unit_test(test_v4_flash_preset),
         cmocka_unit_test(test_v4_flash_base_h20_load),
         cmocka_unit_test(test_v4_pro_presets),
+        cmocka_unit_test(test_sum_by_release),
+        cmocka_unit_test(test_v4_pro_v0515_log),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
