@@ -90,7 +90,12 @@ static uint64_t plan_weights(const engine_deployment *d, const engine_estimate *
         return d->weights_bytes;
     }
     const engine_knobs_state *k = &d->knobs;
-    return engine_weight_bytes_per_gpu(&d->model, k->world, k->dp, e->layout.dp_attention, e->layout.ep, known);
+    /* DeepSeek-V4's wo_a: FP8 where the release defaults SGLANG_OPT_FP8_WO_A_GEMM on and the GPU
+     * is SM100 / SM103 (server_args.py turns it off below SM100; SM120 and ROCm force it off) */
+    bool fp8_wo_a = d->model.attn_kind == ATTN_DSV4 && engine_release_dsv4_fp8_wo_a(&k->sglang) &&
+                    (d->gpu.arch == GPU_ARCH_SM100 || d->gpu.arch == GPU_ARCH_SM103);
+    return engine_weight_bytes_per_gpu_wo_a(&d->model, k->world, k->dp, e->layout.dp_attention, e->layout.ep, fp8_wo_a,
+                                            known);
 }
 
 /* The requests one GPU's pool serves: a DP rank's share of the request pool (launch prints

@@ -221,6 +221,7 @@ typedef enum {
     RF_ATTN_LLAMA4_AUTO,     /* Llama 4's own rule: fa3 / trtllm_mha / aiter, triton elsewhere */
     RF_MAMBA_RADIX,          /* a hybrid linear-attention model may keep the radix cache (its state pool by ratio) */
     RF_DSV4_SUM,             /* engine_dsv4_sum: DeepSeek-V4's KV sum */
+    RF_DSV4_FP8_WO_A,        /* SGLANG_OPT_FP8_WO_A_GEMM on by default (where the GPU runs it) */
     RF_COUNT
 } release_field;
 _Static_assert(RF_COUNT <= ENGINE_RELEASE_FACT_FIELDS, "raise ENGINE_RELEASE_FACT_FIELDS");
@@ -410,6 +411,9 @@ static const release_fact facts[] = {
      "SWA token",
      "DSv4MemoryCalculator.get_bytes_per_full_token of the 0.5.10-era DSv4 code (the H20 log's 15955.85 for "
      "V4-Flash: bench/data/deployments.json dsv4-flash-base-tp8-h20-*)"},
+    {REL(3, 0, FINAL, 0), RF_DSV4_FP8_WO_A, 0, false,
+     "DeepSeek-V4's wo_a dequantised to BF16 at load (SGLANG_OPT_FP8_WO_A_GEMM off by default)",
+     "environ.py EnvBool(False) and models/deepseek_v4.py load_weights _dequant_fp8_wo_a before PR #25181"},
 
     {REL(3, 1, FINAL, 0), RF_BACKEND_FLAG, 1, true, "--attention-backend flashinfer | triton",
      "PR #1380 (46094e0c1, 2024-09-10)"},
@@ -619,6 +623,11 @@ static const release_fact facts[] = {
      "extra_buffer, or no radix cache) allows, else triton (page 1)",
      "PR #19030 (opened 2026-02-19, approved 03-02), _handle_model_specific_adjustments; main: "
      "arg_groups/model_overrides/qwen3_5.py"},
+    {REL(5, 13, FINAL, 0), RF_DSV4_FP8_WO_A, 1, false,
+     "DeepSeek-V4's wo_a stays FP8 on SM100 / SM103 (SGLANG_OPT_FP8_WO_A_GEMM on by default; server_args turns "
+     "it off below SM100, PR #28983 of 2026-06-23 keeps SM90 opt-in; SM120 and ROCm forced off)",
+     "PR #25181 (merged 2026-05-14); placed at the first cut known to follow it (v0.5.13, 06-08): v0.5.12's "
+     "date is not known"},
     {REL(5, 13, FINAL, 0), RF_DSV4_SUM, ENGINE_DSV4_SUM_MODEL_LAYERS, false,
      "DeepSeek-V4 KV sum over the model's own layers: compress_ratios[start_layer:end_layer] (the MTP entry out)",
      "PR #25750 (merged 2026-05-19), pool_configurator.py DSV4PoolConfigurator; placed at the first cut known "
@@ -746,6 +755,10 @@ bool engine_release_mamba_radix(const engine_release *r)
 engine_dsv4_sum engine_release_dsv4_sum(const engine_release *r)
 {
     return (engine_dsv4_sum)fact(r, RF_DSV4_SUM);
+}
+bool engine_release_dsv4_fp8_wo_a(const engine_release *r)
+{
+    return fact(r, RF_DSV4_FP8_WO_A) != 0;
 }
 uint32_t engine_release_eagle_reserve_mib(const engine_release *r)
 {

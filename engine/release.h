@@ -192,6 +192,9 @@ typedef enum {
     ENGINE_DSV4_SUM_C128_PER_REQUEST = 2 /* + PR #28612: the c128 state a fixed pool per request slot */
 } engine_dsv4_sum;
 engine_dsv4_sum engine_release_dsv4_sum(const engine_release *r);
+/* Whether SGLANG_OPT_FP8_WO_A_GEMM defaults on (PR #25181): DeepSeek-V4's wo_a then stays FP8 on
+ * the GPUs that run it (SM100 / SM103); before it, and elsewhere, it is dequantised to BF16. */
+bool engine_release_dsv4_fp8_wo_a(const engine_release *r);
 /* FlashAttentionBackend's (fa3, fa4) CUDA-graph state where it changed between releases: a
  * set of ENGINE_FA3_* bits (layers/attention/flashattention_backend.py). */
 enum {

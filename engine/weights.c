@@ -38,8 +38,9 @@ bool engine_model_param_parts(const engine_model *m, engine_param_parts *out)
          * Kept in BF16 whatever the checkpoint (sgl-project/sglang deepseek_v4.py @ f8101ac7 and
          * 000328a8, compressor.py @ 00bc152d, indexer.py @ 00509fc3): wo_a (quant_config None,
          * params_dtype bfloat16 unless SGLANG_OPT_FP8_WO_A_GEMM; load_weights dequantises the
-         * checkpoint's FP8 wo_a), the compressors' fused wkv_gate (quant_config None, bfloat16)
-         * and the indexer's weights_proj (bfloat16). */
+         * checkpoint's FP8 wo_a; engine_weight_bytes_per_gpu_wo_a prices it FP8 where the flag is
+         * on), the compressors' fused wkv_gate (quant_config None, bfloat16) and the indexer's
+         * weights_proj (bfloat16). */
         if (!m->heads || !m->head_dim || !m->q_lora_rank || !m->o_lora_rank || !m->o_groups)
             return false;
         uint64_t c4 = m->dsv4_c4_layers < attn_layers ? m->dsv4_c4_layers : attn_layers;
@@ -134,6 +135,12 @@ static uint64_t bytes_of(uint64_t params, engine_dtype t)
 uint64_t engine_weight_bytes_per_gpu(const engine_model *m, uint32_t tp, uint32_t dp, bool dp_attention, uint32_t ep,
                                      bool *known)
 {
+    return engine_weight_bytes_per_gpu_wo_a(m, tp, dp, dp_attention, ep, false, known);
+}
+
+uint64_t engine_weight_bytes_per_gpu_wo_a(const engine_model *m, uint32_t tp, uint32_t dp, bool dp_attention,
+                                          uint32_t ep, bool fp8_wo_a, bool *known)
+{
     engine_param_parts p;
     if (known)
         *known = false;
@@ -161,7 +168,8 @@ uint64_t engine_weight_bytes_per_gpu(const engine_model *m, uint32_t tp, uint32_
     b += bytes_of((p.dense_mlp + p.shared_experts + p.latent) / tp, m->dense_dtype);
     b += bytes_of(p.router, m->dtype);
     b += bytes_of(p.fp32_replicated, DTYPE_FP32);
-    b += bytes_of(p.bf16_sharded / attn_tp, DTYPE_BF16) + bytes_of(p.bf16_replicated, DTYPE_BF16);
+    b += bytes_of(p.bf16_sharded / attn_tp, fp8_wo_a ? DTYPE_FP8 : DTYPE_BF16);
+    b += bytes_of(p.bf16_replicated, DTYPE_BF16);
     b += engine_model_buffer_bytes(m);
     if (m->num_experts) {
         uint64_t experts_per_gpu = ceil_div(m->num_experts, ep);

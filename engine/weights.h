@@ -60,5 +60,9 @@ uint64_t engine_model_buffer_bytes(const engine_model *m);
  * not dividing tp; dp not dividing tp under DP attention) or the model cannot be counted. */
 uint64_t engine_weight_bytes_per_gpu(const engine_model *m, uint32_t tp, uint32_t dp, bool dp_attention, uint32_t ep,
                                      bool *known);
+/* The same with DeepSeek-V4's wo_a kept in the checkpoint's FP8 (FP8_WO_A: SGLANG_OPT_FP8_WO_A_GEMM
+ * on, the release and the GPU decide: engine_dsv4_fp8_wo_a) instead of dequantised to BF16. */
+uint64_t engine_weight_bytes_per_gpu_wo_a(const engine_model *m, uint32_t tp, uint32_t dp, bool dp_attention,
+                                          uint32_t ep, bool fp8_wo_a, bool *known);
 
 #endif

@@ -66,6 +66,19 @@ rel() { # RELEASE: kv cell, state bytes, state slots
 expect_exit 0 "$CGPLAN" estimate "${args[@]/--set sglang=0.5.10/}" --set sglang=0.5.15
 contains "$OUT" "c128 compressor states, 257 request slots" "the c128 state pool named"
 
+# --- wo_a: dequantised to BF16 until PR #25181 (placed at v0.5.13) turns SGLANG_OPT_FP8_WO_A_GEMM on, and
+# then kept FP8 on SM100 / SM103 only: V4-Pro at TP8 holds 61 x 128 x 512 x 1024 / 8 of it, one byte
+# a parameter less (0.477 GiB) on B200 from v0.5.13, none on H20
+wgt() { # GPU RELEASE
+  expect_exit 0 "$CGPLAN" estimate --model deepseek-v4-pro --set gpu="$1" --set tp=8 --set sglang="$2" --format json
+  printf '%s' "$OUT" | python3 -c "import json,sys; print(json.load(sys.stdin)['budget']['weights_bytes'])"
+}
+wo_a=$((61 * 128 * 512 * 1024 / 8))
+b12=$(wgt b200 0.5.12) b13=$(wgt b200 0.5.13) h12=$(wgt h20 0.5.12) h13=$(wgt h20 main)
+python3 -c "import sys; sys.exit(0 if abs(($b12 - $b13) / $wo_a - 1) < 0.001 else 1)" &&
+  pass || fail "B200: wo_a FP8 from v0.5.13 ($b12 -> $b13, want $wo_a B less)"
+[ "$h12" = "$h13" ] && [ "$h12" = "$b12" ] && pass || fail "H20: wo_a BF16 in every release ($h12, $h13; B200 0.5.12 $b12)"
+
 # --- a backend that cannot read its pools, and its backend on another model, are refused
 expect_exit 0 "$CGPLAN" estimate --model deepseek-v4-flash --set gpu=h200 --set tp=8 --set attention_backend=fa3 --format json
 check_py "('backend_unsupported', 'blocking') in [(w['code'], w['severity']) for w in j['warnings']]" "fa3 on DeepSeek-V4"
