@@ -42,6 +42,12 @@ engine_dsv4_bytes engine_dsv4_bytes_per_full_token(const engine_dsv4_shape *s, c
     /* from PR #28612 the c128 state is request-scoped: engine_dsv4_c128_state_bytes */
     b.c128_state = l->c128_per_request ? 0 : l->swa_ratio * c128_ring_per_token * c128_state_slot * c128;
     b.indexer_state = l->swa_ratio * c4_ring_per_token * indexer_state_slot * c4;
+    if (l->speculative && l->draft_scaled && total > 0) {
+        /* the draft worker's pool: SGLang inflates bytes_per_full_token by (T + 1) / T, each part alike */
+        double f = (total + 1) / total;
+        b.swa_kv *= f, b.c4_kv *= f, b.c128_kv *= f, b.c4_indexer *= f;
+        b.c4_state *= f, b.c128_state *= f, b.indexer_state *= f;
+    }
     b.total = b.swa_kv + b.c4_kv + b.c128_kv + b.c4_indexer + b.c4_state + b.c128_state + b.indexer_state;
     return b;
 }
@@ -110,6 +116,7 @@ engine_dsv4_launch engine_dsv4_launch_of(const engine_deployment *d)
     };
     engine_dsv4_sum sum = engine_release_dsv4_sum(&d->knobs.sglang);
     l.model_layers_only = sum >= ENGINE_DSV4_SUM_MODEL_LAYERS;
+    l.draft_scaled = sum >= ENGINE_DSV4_SUM_DRAFT_SCALED;
     l.c128_per_request = sum >= ENGINE_DSV4_SUM_C128_PER_REQUEST;
     return l;
 }

@@ -2,8 +2,9 @@
  * and calculate_pool_sizes, SGLang's 0.5.10-era mem_cache, the version that logs "DSv4 memory
  * calculation: bytes_per_full_token=..., available_bytes=..., full_token=..."; the same sum later
  * sits in python/sglang/srt/model_executor/pool_configurator.py DSV4PoolConfigurator, which from PR
- * #25750 sums the model's own layers and from PR #28612 keeps the c128 state per request slot:
- * engine_dsv4_launch carries the release's rules, engine_release_dsv4_sum). Pure: shapes in,
+ * #25750 sums the model's own layers, from PR #23862 scales the sum by (T + 1) / T under
+ * speculation and from PR #28612 keeps the c128 state per request slot: engine_dsv4_launch
+ * carries the release's rules, engine_release_dsv4_sum). Pure: shapes in,
  * bytes out; engine_dsv4_shape_of / engine_dsv4_launch_of read them from a model and a plan. */
 #ifndef CGPLAN_DSV4_H
 #define CGPLAN_DSV4_H
@@ -34,6 +35,7 @@ typedef struct {
     bool speculative; /* any speculative algorithm: the compress-state rings double */
     bool online_c128; /* SGLANG_OPT_USE_ONLINE_COMPRESS: the c128 ring is one (max, sum, kv) slot */
     bool model_layers_only; /* the release sums the model's own layers, not every entry (PR #25750) */
+    bool draft_scaled;      /* speculative: x (layers + 1) / layers for the draft's pool (PR #23862) */
     bool c128_per_request;  /* the c128 state is a fixed pool per request slot, not per token (PR #28612) */
 } engine_dsv4_launch;
 

@@ -634,6 +634,10 @@ static const release_fact facts[] = {
      "to follow it (v0.5.13, 06-08): v0.5.12's date is not known"},
     {REL(5, 14, FINAL, 0), RF_DECODE_FLAGS, 1, true, "--cuda-graph-max-bs-decode / --cuda-graph-bs-decode",
      "PR #23906 (2495c02c2, 2026-06-09)"},
+    {REL(5, 14, FINAL, 0), RF_DSV4_SUM, ENGINE_DSV4_SUM_DRAFT_SCALED, true,
+     "DeepSeek-V4 under speculation: bytes_per_full_token x (target layers + 1) / target layers for the draft "
+     "worker's pool (DSV4PoolConfigurator; PR #28219 of 06-15 names it among the paths #23862 scaled)",
+     "PR #23862 (75998d042, 2026-06-12)"},
     {REL(5, 14, FINAL, 0), RF_EAGLE_RESERVE_MIB, 0, true, "speculative reserve removed (KV cell size scaled)",
      "PR #23862 (75998d042, 2026-06-12)"},
     {REL(5, 15, FINAL, 0), RF_DSV4_SUM, ENGINE_DSV4_SUM_C128_PER_REQUEST, false,

@@ -189,7 +189,8 @@ bool engine_release_mamba_radix(const engine_release *r);
 typedef enum {
     ENGINE_DSV4_SUM_ALL_ENTRIES = 0,     /* every compress_ratios entry, MTP layers' too; the c128 ring per token */
     ENGINE_DSV4_SUM_MODEL_LAYERS = 1,    /* PR #25750: compress_ratios[start_layer:end_layer], the model's own */
-    ENGINE_DSV4_SUM_C128_PER_REQUEST = 2 /* + PR #28612: the c128 state a fixed pool per request slot */
+    ENGINE_DSV4_SUM_DRAFT_SCALED = 2,    /* + PR #23862: x (T + 1) / T under speculation, the draft's pool */
+    ENGINE_DSV4_SUM_C128_PER_REQUEST = 3 /* + PR #28612: the c128 state a fixed pool per request slot */
 } engine_dsv4_sum;
 engine_dsv4_sum engine_release_dsv4_sum(const engine_release *r);
 /* Whether SGLANG_OPT_FP8_WO_A_GEMM defaults on (PR #25181): DeepSeek-V4's wo_a then stays FP8 on

@@ -245,6 +245,33 @@ static void test_sum_by_release(void **state)
     }
 }
 
+/* Under speculation (both rings doubled): from PR #23862 (v0.5.14) SGLang reserves the draft
+ * worker's pool by inflating the sum by (T + 1) / T, T the layers it sums (43 for V4-Flash). */
+static void test_speculative_by_release(void **state)
+{
+    (void)state;
+    const struct {
+        const char *release;
+        double flash;
+    } cases[] = {
+        {"0.5.12", 25491.85},
+        {"0.5.13", 25491.85 - 0.1 * 584},                          /* 25433.45 */
+        {"0.5.14", (25491.85 - 0.1 * 584) * 44 / 43},              /* 26024.93 */
+        {"0.5.15", (25491.85 - 0.1 * 584 - 2 * 8192.0) * 44 / 43}, /* 9259.91 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        engine_deployment d;
+        memset(&d, 0, sizeof d);
+        char err[128];
+        assert_int_equal(engine_release_parse(cases[i].release, &d.knobs.sglang, err, sizeof err), 0);
+        d.knobs.mtp = 2;
+        engine_dsv4_launch l = engine_dsv4_launch_of(&d);
+        assert_true(l.speculative);
+        engine_dsv4_bytes b = engine_dsv4_bytes_per_full_token(&v4_flash, &l);
+        assert_true(fabs(b.total - cases[i].flash) < 0.005);
+    }
+}
+
 /* V4-Pro on 8 MI355X, SGLang v0.5.15.post1, --swa-full-tokens-ratio 0.15 (a public run's notes:
  * "DSV4 memory calculation: bytes_per_full_token=13735.04, available_bytes=118.93 GB,
  * c128_state_fixed=1.01 GB, full_token=9217792"): 61 layers (the MTP entry out), 30 c4 and 31
@@ -288,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_v4_flash_base_h20_load),
         cmocka_unit_test(test_v4_pro_presets),
         cmocka_unit_test(test_sum_by_release),
+        cmocka_unit_test(test_speculative_by_release),
         cmocka_unit_test(test_v4_pro_v0515_log),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
