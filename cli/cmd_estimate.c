@@ -333,9 +333,10 @@ static void write_estimate_object_with(jsonw *w, const char *preset, const engin
     jsonw_ku64(w, "state_bytes", b->state_pool_bytes);
     jsonw_ku64(w, "state_slots", b->state_slots);
     jsonw_kstring(w, "state_rule",
-                  !b->state_slots        ? "none"
-                  : b->state_per_request ? "one per running request"
-                                         : "mamba_full_memory_ratio of the rest");
+                  !b->state_slots                   ? "none"
+                  : d->model.attn_kind == ATTN_DSV4 ? "c128 compressor state per request slot"
+                  : b->state_per_request            ? "one per running request"
+                                                    : "mamba_full_memory_ratio of the rest");
     jsonw_object_end(w);
     jsonw_ku64(w, "kv_tokens_per_gib", b->kv_tokens_per_gib);
     /* wall_max_bs: the largest max_bs that fits at its own recommended fraction; null: none */
@@ -560,7 +561,12 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
     else if (d->model.swa_layers)
         fprintf(out, "        KV pool: one for all %u layers, its %u windowed layers holding every token: %s\n",
                 d->model.layers, d->model.swa_layers, engine_swa_one_pool_why(d));
-    if (b->state_per_request)
+    if (d->model.attn_kind == ATTN_DSV4 && b->state_slots)
+        fprintf(out,
+                "        state pool %.2f GiB: DeepSeek-V4's c128 compressor states, %llu request slots "
+                "(max_running_requests + 1, SGLang PR #28612), taken before the KV pools\n",
+                cli_gib(b->state_pool_bytes), (unsigned long long)b->state_slots);
+    else if (b->state_per_request)
         fprintf(out, "        state pool %.2f GiB: %llu request states, one per running request (%s)\n",
                 cli_gib(b->state_pool_bytes), (unsigned long long)b->state_slots,
                 k->disable_radix_cache ? "no radix cache: disable_radix_cache on"

@@ -3,6 +3,7 @@
  * stops it, and post-capture KV sizing. The terms come from estimate.c. */
 #include "engine.h"
 #include "estimate_internal.h"
+#include "dsv4.h"
 #include "weights.h"
 
 #include <math.h>
@@ -89,7 +90,12 @@ static uint64_t plan_weights(const engine_deployment *d, const engine_estimate *
         return d->weights_bytes;
     }
     const engine_knobs_state *k = &d->knobs;
-    return engine_weight_bytes_per_gpu(&d->model, k->world, k->dp, e->layout.dp_attention, e->layout.ep, known);
+    /* DeepSeek-V4's wo_a: FP8 where the release defaults SGLANG_OPT_FP8_WO_A_GEMM on and the GPU
+     * is SM100 / SM103 (server_args.py turns it off below SM100; SM120 and ROCm force it off) */
+    bool fp8_wo_a = d->model.attn_kind == ATTN_DSV4 && engine_release_dsv4_fp8_wo_a(&k->sglang) &&
+                    (d->gpu.arch == GPU_ARCH_SM100 || d->gpu.arch == GPU_ARCH_SM103);
+    return engine_weight_bytes_per_gpu_wo_a(&d->model, k->world, k->dp, e->layout.dp_attention, e->layout.ep, fp8_wo_a,
+                                            known);
 }
 
 /* The requests one GPU's pool serves: a DP rank's share of the request pool (launch prints
@@ -110,6 +116,24 @@ static bool state_per_request(const engine_deployment *d)
     return d->knobs.disable_radix_cache || !engine_release_mamba_radix(&d->knobs.sglang);
 }
 
+/* DeepSeek-V4 from PR #28612 (engine_release_dsv4_sum): the c128 compressor states a fixed pool
+ * of request slots, taken off the available bytes before the per-token pools
+ * (DSV4PoolConfigurator.calculate_pool_sizes): --max-running-requests per DP worker + 1, the flag
+ * the plan launches with (engine_plan_max_running_requests). 0 for earlier releases. */
+static uint64_t plan_dsv4_c128_state(const engine_deployment *d, uint64_t *slots)
+{
+    const engine_knobs_state *k = &d->knobs;
+    engine_dsv4_shape shape = engine_dsv4_shape_of(&d->model);
+    engine_dsv4_launch launch = engine_dsv4_launch_of(d);
+    if (!launch.c128_per_request)
+        return 0;
+    uint32_t dp = engine_dp_attention(k) && k->dp ? k->dp : 1;
+    uint64_t req_slots = engine_plan_max_running_requests(k) / dp + 1;
+    if (slots)
+        *slots = req_slots;
+    return engine_dsv4_c128_state_bytes(&shape, &launch, req_slots);
+}
+
 /* The linear-attention (KDA, Gated DeltaNet, Mamba) state pool as SGLang sizes it
  * (model_runner_kv_cache_mixin.py handle_max_mamba_cache): under speculation the running
  * requests' intermediate states (x draft tokens) come off what weights and the reserve leave;
@@ -125,6 +149,8 @@ static uint64_t plan_state(const engine_deployment *d, const engine_estimate *e,
     if (slots)
         *slots = 0;
     bool held = engine_measured_layout_holds(d);
+    if (d->model.attn_kind == ATTN_DSV4 && !(d->state_pool_bytes && held))
+        return plan_dsv4_c128_state(d, slots);
     if ((d->state_pool_bytes && held) || !d->model.linear_state_bytes_per_request)
         return held ? d->state_pool_bytes : 0;
     uint64_t per_req = d->model.linear_state_bytes_per_request / (e->attn_tp ? e->attn_tp : 1);
@@ -554,7 +580,7 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
     b->weights_bytes = plan_weights(d, e, &b->weights_known);
     int64_t reserve = reserve_of(d, k->mem_fraction_static);
     b->state_pool_bytes = plan_state(d, e, rest_after_weights(d, e, reserve), &b->state_slots);
-    b->state_per_request = b->state_slots && state_per_request(d);
+    b->state_per_request = b->state_slots && (state_per_request(d) || d->model.attn_kind == ATTN_DSV4);
     b->other_runtime_bytes = d->other_runtime_bytes;
     b->margin_bytes = d->margin_bytes;
     b->static_budget_bytes = (uint64_t)reserve;

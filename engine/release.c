@@ -226,6 +226,8 @@ typedef enum {
     RF_SWA_LLAMA4,    /* Llama 4's chunked layers */
     RF_SWA_GEMMA3,    /* Gemma 3 */
     RF_SWA_GPTOSS,    /* engine_swa_gptoss_rule */
+    RF_DSV4_SUM,             /* engine_dsv4_sum: DeepSeek-V4's KV sum */
+    RF_DSV4_FP8_WO_A,        /* SGLANG_OPT_FP8_WO_A_GEMM on by default (where the GPU runs it) */
     RF_COUNT
 } release_field;
 _Static_assert(RF_COUNT <= ENGINE_RELEASE_FACT_FIELDS, "raise ENGINE_RELEASE_FACT_FIELDS");
@@ -429,6 +431,15 @@ static const release_fact facts[] = {
     {REL(3, 0, FINAL, 0), RF_ATTN_GEMMA4_SM100, 0, false,
      "Gemma 4: triton on every GPU (its 512-wide global heads are past fa3's and flashinfer's 256)",
      "PR #25006's description: 'keeps the existing non-SM100 behavior' (triton) as it adds trtllm_mha on SM100"},
+
+    {REL(3, 0, FINAL, 0), RF_DSV4_SUM, ENGINE_DSV4_SUM_ALL_ENTRIES, false,
+     "DeepSeek-V4 KV sum over every compress_ratios entry (the MTP layer's too), the c128 compressor ring per "
+     "SWA token",
+     "DSv4MemoryCalculator.get_bytes_per_full_token of the 0.5.10-era DSv4 code (the H20 log's 15955.85 for "
+     "V4-Flash: bench/data/deployments.json dsv4-flash-base-tp8-h20-*)"},
+    {REL(3, 0, FINAL, 0), RF_DSV4_FP8_WO_A, 0, false,
+     "DeepSeek-V4's wo_a dequantised to BF16 at load (SGLANG_OPT_FP8_WO_A_GEMM off by default)",
+     "environ.py EnvBool(False) and models/deepseek_v4.py load_weights _dequant_fp8_wo_a before PR #25181"},
 
     {REL(3, 1, FINAL, 0), RF_BACKEND_FLAG, 1, true, "--attention-backend flashinfer | triton",
      "PR #1380 (46094e0c1, 2024-09-10)"},
@@ -661,10 +672,29 @@ static const release_fact facts[] = {
     {REL(5, 12, FINAL, 0), RF_ATTN_GEMMA4_SM100, 1, false, "Gemma 4 on SM100: trtllm_mha (triton elsewhere)",
      "PR #25006 (merged 2026-05-11; placed by date after v0.5.11, out on 05-06); main: "
      "arg_groups/model_overrides/gemma4.py _gemma4_overrides (18d17a78a)"},
+    {REL(5, 13, FINAL, 0), RF_DSV4_FP8_WO_A, 1, false,
+     "DeepSeek-V4's wo_a stays FP8 on SM100 / SM103 (SGLANG_OPT_FP8_WO_A_GEMM on by default; server_args turns "
+     "it off below SM100, PR #28983 of 2026-06-23 keeps SM90 opt-in; SM120 and ROCm forced off)",
+     "PR #25181 (merged 2026-05-14); placed at the first cut known to follow it (v0.5.13, 06-08): v0.5.12's "
+     "date is not known"},
+    {REL(5, 13, FINAL, 0), RF_DSV4_SUM, ENGINE_DSV4_SUM_MODEL_LAYERS, false,
+     "DeepSeek-V4 KV sum over the model's own layers: compress_ratios[start_layer:end_layer] (the MTP entry out)",
+     "PR #25750 (merged 2026-05-19), pool_configurator.py DSV4PoolConfigurator; placed at the first cut known "
+     "to follow it (v0.5.13, 06-08): v0.5.12's date is not known"},
     {REL(5, 14, FINAL, 0), RF_DECODE_FLAGS, 1, true, "--cuda-graph-max-bs-decode / --cuda-graph-bs-decode",
      "PR #23906 (2495c02c2, 2026-06-09)"},
+    {REL(5, 14, FINAL, 0), RF_DSV4_SUM, ENGINE_DSV4_SUM_DRAFT_SCALED, true,
+     "DeepSeek-V4 under speculation: bytes_per_full_token x (target layers + 1) / target layers for the draft "
+     "worker's pool (DSV4PoolConfigurator; PR #28219 of 06-15 names it among the paths #23862 scaled)",
+     "PR #23862 (75998d042, 2026-06-12)"},
     {REL(5, 14, FINAL, 0), RF_EAGLE_RESERVE_MIB, 0, true, "speculative reserve removed (KV cell size scaled)",
      "PR #23862 (75998d042, 2026-06-12)"},
+    {REL(5, 15, FINAL, 0), RF_DSV4_SUM, ENGINE_DSV4_SUM_C128_PER_REQUEST, false,
+     "DeepSeek-V4: the c128 compressor state per request slot, a fixed pool off the per-token sum "
+     "(c128_state_fixed)",
+     "PR #28612 (opened 2026-06-18; PR #30313 of 07-07 finds it merged), pool_configurator.py "
+     "_get_c128_state_fixed_bytes; placed at v0.5.15 (cut 07-07): whether it beat the v0.5.14 cut (06-23) is not "
+     "known. Check: V4-Pro at ratio 0.15 logs 13735.04 B a full token and c128_state_fixed=1.01 GB (v0.5.15.post1)"},
     {REL(5, 15, ENGINE_RELEASE_MAIN, 0), RF_DCP_FLAG, 1, true, "--dcp-size (decode context parallel)",
      "server_args.py dcp_size on main from 2026-06-24 (after the v0.5.15 cut); docs: PR #34654"},
     {REL(5, 15, ENGINE_RELEASE_MAIN, 0), RF_HEURISTIC, ENGINE_HEURISTIC_RESERVE_METHODS, true,
@@ -797,6 +827,14 @@ engine_swa_pool_rule engine_release_swa_pool(const engine_release *r, engine_swa
         break;
     }
     return fact(r, RF_SWA_BY_WINDOW) ? ENGINE_SWA_POOLED : ENGINE_SWA_ONE_POOL;
+}
+engine_dsv4_sum engine_release_dsv4_sum(const engine_release *r)
+{
+    return (engine_dsv4_sum)fact(r, RF_DSV4_SUM);
+}
+bool engine_release_dsv4_fp8_wo_a(const engine_release *r)
+{
+    return fact(r, RF_DSV4_FP8_WO_A) != 0;
 }
 uint32_t engine_release_eagle_reserve_mib(const engine_release *r)
 {

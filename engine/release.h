@@ -199,6 +199,18 @@ typedef enum {
     ENGINE_SWA_POOLED_UNLESS_TRTLLM_MHA /* a pool of their own unless the attention backend is trtllm_mha */
 } engine_swa_pool_rule;
 engine_swa_pool_rule engine_release_swa_pool(const engine_release *r, engine_swa_family family);
+/* How DeepSeek-V4's KV pools are summed (DSV4PoolConfigurator in model_executor/pool_configurator.py,
+ * earlier DSv4MemoryCalculator): engine/dsv4.c follows the release's rule. */
+typedef enum {
+    ENGINE_DSV4_SUM_ALL_ENTRIES = 0,     /* every compress_ratios entry, MTP layers' too; the c128 ring per token */
+    ENGINE_DSV4_SUM_MODEL_LAYERS = 1,    /* PR #25750: compress_ratios[start_layer:end_layer], the model's own */
+    ENGINE_DSV4_SUM_DRAFT_SCALED = 2,    /* + PR #23862: x (T + 1) / T under speculation, the draft's pool */
+    ENGINE_DSV4_SUM_C128_PER_REQUEST = 3 /* + PR #28612: the c128 state a fixed pool per request slot */
+} engine_dsv4_sum;
+engine_dsv4_sum engine_release_dsv4_sum(const engine_release *r);
+/* Whether SGLANG_OPT_FP8_WO_A_GEMM defaults on (PR #25181): DeepSeek-V4's wo_a then stays FP8 on
+ * the GPUs that run it (SM100 / SM103); before it, and elsewhere, it is dequantised to BF16. */
+bool engine_release_dsv4_fp8_wo_a(const engine_release *r);
 /* FlashAttentionBackend's (fa3, fa4) CUDA-graph state where it changed between releases: a
  * set of ENGINE_FA3_* bits (layers/attention/flashattention_backend.py). */
 enum {

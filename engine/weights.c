@@ -42,7 +42,13 @@ bool engine_model_param_parts(const engine_model *m, engine_param_parts *out)
          * Compressor: wkv and wgate (hidden -> coff x head_dim; coff 2 for the overlapping c4
          * windows, 1 for c128); C4Indexer: wq_b (q_lora -> index_heads x index_head_dim),
          * weights_proj (hidden -> index_heads) and its own c4 compressor, all ReplicatedLinear.
-         * DeepseekV4DecoderLayer: hc_attn_fn and hc_ffn_fn, (2 + hc) hc x hc hidden FP32 each. */
+         * DeepseekV4DecoderLayer: hc_attn_fn and hc_ffn_fn, (2 + hc) hc x hc hidden FP32 each.
+         * Kept in BF16 whatever the checkpoint (sgl-project/sglang deepseek_v4.py @ f8101ac7 and
+         * 000328a8, compressor.py @ 00bc152d, indexer.py @ 00509fc3): wo_a (quant_config None,
+         * params_dtype bfloat16 unless SGLANG_OPT_FP8_WO_A_GEMM; load_weights dequantises the
+         * checkpoint's FP8 wo_a; engine_weight_bytes_per_gpu_wo_a prices it FP8 where the flag is
+         * on), the compressors' fused wkv_gate (quant_config None, bfloat16) and the indexer's
+         * weights_proj (bfloat16). */
         if (!m->heads || !m->head_dim || !m->q_lora_rank || !m->o_lora_rank || !m->o_groups)
             return false;
         uint64_t c4 = m->dsv4_c4_layers < attn_layers ? m->dsv4_c4_layers : attn_layers;
@@ -51,10 +57,10 @@ bool engine_model_param_parts(const engine_model *m, engine_param_parts *out)
         uint64_t q_b = (uint64_t)m->q_lora_rank * m->heads * hd;
         uint64_t wo_a = (uint64_t)m->heads * hd * m->o_lora_rank;
         uint64_t wo_b = (uint64_t)m->o_groups * m->o_lora_rank * h;
-        out->attn_sharded = attn_layers * (q_b + wo_a + wo_b);
-        uint64_t indexer = (uint64_t)m->q_lora_rank * m->index_heads * ihd + h * m->index_heads + 2 * h * 2 * ihd;
-        out->attn_replicated = attn_layers * (h * m->q_lora_rank + h * hd) + c4 * (2 * h * 2 * hd + indexer) +
-                               c128 * 2 * h * hd;
+        out->attn_sharded = attn_layers * (q_b + wo_b);
+        out->bf16_sharded = attn_layers * wo_a;
+        out->attn_replicated = attn_layers * (h * m->q_lora_rank + h * hd) + c4 * m->q_lora_rank * m->index_heads * ihd;
+        out->bf16_replicated = c4 * (2 * h * 2 * hd + h * m->index_heads + 2 * h * 2 * ihd) + c128 * 2 * h * hd;
         out->fp32_replicated = m->hc_mult ? m->layers * 2 * (2 + hc) * hc * hc * h : 0;
     } else if (m->attn_kind == ATTN_MLA) {
         if (!m->heads || !m->kv_lora_rank || !m->qk_nope_dim || !m->v_head_dim)
@@ -111,7 +117,31 @@ uint64_t engine_model_param_count(const engine_model *m)
     if (!engine_model_param_parts(m, &p))
         return 0;
     return p.embed + p.lm_head + p.attn_sharded + p.attn_replicated + p.attn_kv + p.attn_kv_full + p.linear_attn +
-           p.dense_mlp + p.shared_experts + p.routed_experts + p.router + p.latent + p.fp32_replicated;
+           p.dense_mlp + p.shared_experts + p.routed_experts + p.router + p.latent + p.fp32_replicated +
+           p.bf16_sharded + p.bf16_replicated;
+}
+
+/* DeepSeek-V4's RoPE tables, two per rotary base, built at load on the GPU and kept whole on
+ * every rank (sgl-project/sglang deepseek_v4.py MQALayer @ f8101ac7 / 000328a8): the freqs_cis
+ * buffer, precompute_freqs_cis(qk_rope_head_dim, max_position_embeddings, ...), complex64
+ * [positions, rope / 2], shared by the layers of one base (layers/deepseek_v4_rope.py
+ * lru_cache(2)), and the rotary_emb get_rope_wrapper makes, a DeepseekScalingRotaryEmbedding whose
+ * FP32 cos_sin_cache is [original_max_position_embeddings x factor, rope] (rotary_embedding.py keeps
+ * it FP32 on CUDA; get_rope caches one per base). Both come to positions x rope x 4 bytes: the
+ * published configs have 65536 x 16 = max_position_embeddings. The window-only layers take
+ * rope_theta, the compressed ones compress_rope_theta: V4-Flash has both (1 GiB), V4-Pro's 61
+ * layers are all compressed (0.5 GiB). */
+uint64_t engine_model_buffer_bytes(const engine_model *m)
+{
+    if (m->attn_kind != ATTN_DSV4 || !m->qk_rope_dim)
+        return 0;
+    uint64_t layers = m->layers - (m->linear_attn_layers < m->layers ? m->linear_attn_layers : m->layers);
+    uint64_t compressed = (uint64_t)m->dsv4_c4_layers + m->dsv4_c128_layers;
+    if (compressed > layers)
+        compressed = layers;
+    uint64_t bases = (compressed > 0) + (compressed < layers);
+    const uint64_t tables = 2, fp32 = 4;
+    return bases * tables * m->context_len * m->qk_rope_dim * fp32;
 }
 
 /* PARAMS of dtype T in bytes, scales included. */
@@ -122,6 +152,12 @@ static uint64_t bytes_of(uint64_t params, engine_dtype t)
 
 uint64_t engine_weight_bytes_per_gpu(const engine_model *m, uint32_t tp, uint32_t dp, bool dp_attention, uint32_t ep,
                                      bool *known)
+{
+    return engine_weight_bytes_per_gpu_wo_a(m, tp, dp, dp_attention, ep, false, known);
+}
+
+uint64_t engine_weight_bytes_per_gpu_wo_a(const engine_model *m, uint32_t tp, uint32_t dp, bool dp_attention,
+                                          uint32_t ep, bool fp8_wo_a, bool *known)
 {
     engine_param_parts p;
     if (known)
@@ -155,6 +191,9 @@ uint64_t engine_weight_bytes_per_gpu(const engine_model *m, uint32_t tp, uint32_
     b += bytes_of((p.dense_mlp + p.shared_experts + p.latent) / tp, m->dense_dtype);
     b += bytes_of(p.router, m->dtype);
     b += bytes_of(p.fp32_replicated, DTYPE_FP32);
+    b += bytes_of(p.bf16_sharded / attn_tp, fp8_wo_a ? DTYPE_FP8 : DTYPE_BF16);
+    b += bytes_of(p.bf16_replicated, DTYPE_BF16);
+    b += engine_model_buffer_bytes(m);
     if (m->num_experts) {
         uint64_t experts_per_gpu = ceil_div(m->num_experts, ep);
         b += bytes_of(p.routed_experts / m->num_experts * experts_per_gpu / moe_tp, m->expert_dtype);

@@ -32,6 +32,9 @@ typedef struct {
     uint64_t router; /* the gates: replicated */
     uint64_t latent; /* a latent MoE's projections to and from dispatch_hidden */
     uint64_t fp32_replicated; /* DeepSeek-V4's hyper-connection mixers (FP32 nn.Parameter): whole everywhere */
+    /* DeepSeek-V4's projections SGLang builds in BF16 whatever the checkpoint's quantisation:
+     * wo_a split over attn_tp, the compressors' wkv_gate and the indexers' weights_proj whole */
+    uint64_t bf16_sharded, bf16_replicated;
 } engine_param_parts;
 
 /* Fills OUT with M's parameters by part. Returns false (OUT zeroed) when M lacks a field the
@@ -42,6 +45,10 @@ bool engine_model_param_parts(const engine_model *m, engine_param_parts *out);
 /* Every parameter of the target model (0: the model lacks a field to count it). */
 uint64_t engine_model_param_count(const engine_model *m);
 
+/* Tensors the model builds beside its parameters and keeps on every GPU whatever the layout:
+ * DeepSeek-V4's RoPE tables (0 for other models). See weights.c. */
+uint64_t engine_model_buffer_bytes(const engine_model *m);
+
 /* The weight bytes one GPU holds: parameters x the bits of their dtype (engine_dtype_bits_x1000,
  * scales included). Attention and linear attention are replicated per DP rank and split over
  * attn_tp (tp / dp with DP attention, else tp); the dense MLP, the shared experts and a latent
@@ -50,10 +57,15 @@ uint64_t engine_model_param_count(const engine_model *m);
  * expert's matrices over tp / ep; the embedding and the LM head are vocab-parallel over tp (Gemma 3
  * and 4: whole on every GPU, a plain nn.Embedding);
  * routers and MLA's q_a / kv_a are whole on every GPU. K3 on DP16 gives the 150 GiB the k3-dp16
- * preset estimates from the checkpoint's composition.
+ * preset estimates from the checkpoint's composition. DeepSeek-V4 adds its BF16 projections at
+ * 2 bytes and engine_model_buffer_bytes.
  * *KNOWN (may be NULL) is false, and the result 0, when the layout is impossible (tp, ep 0; ep
  * not dividing tp; dp not dividing tp under DP attention) or the model cannot be counted. */
 uint64_t engine_weight_bytes_per_gpu(const engine_model *m, uint32_t tp, uint32_t dp, bool dp_attention, uint32_t ep,
                                      bool *known);
+/* The same with DeepSeek-V4's wo_a kept in the checkpoint's FP8 (FP8_WO_A: SGLANG_OPT_FP8_WO_A_GEMM
+ * on, the release and the GPU decide: engine_dsv4_fp8_wo_a) instead of dequantised to BF16. */
+uint64_t engine_weight_bytes_per_gpu_wo_a(const engine_model *m, uint32_t tp, uint32_t dp, bool dp_attention,
+                                          uint32_t ep, bool fp8_wo_a, bool *known);
 
 #endif

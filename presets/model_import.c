@@ -582,6 +582,11 @@ static int weight_dtypes(ctx *c, engine_model *m)
         json_t *experts = field(c, "expert_dtype");
         if (json_is_string(experts) && strcmp(json_string_value(experts), "fp4") == 0)
             m->expert_dtype = DTYPE_MXFP4;
+        /* nvidia's DeepSeek-V4 NVFP4 exports keep that FP8 block beside modelopt's fields: the
+         * routed experts requantised to NVFP4 (moe_quant_algo, group 16), the rest as shipped */
+        json_t *moe_algo = json_object_get(q, "moe_quant_algo");
+        if (json_is_string(moe_algo) && strcmp(json_string_value(moe_algo), "NVFP4") == 0)
+            m->expert_dtype = DTYPE_NVFP4;
     }
     json_decref(owned);
     return rc;

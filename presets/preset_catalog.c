@@ -378,15 +378,24 @@ const preset_entry *preset_catalog_find(const preset_catalog *c, const char *nam
 /* "a, b, c": the names of every preset of KIND. */
 static void list_kind(const preset_catalog *c, preset_kind kind, char *buf, size_t len)
 {
-    size_t used = 0;
+    /* whole names only: past the room, how many more and where to see them (90 models overflow a
+     * message line) */
+    static const char more_fmt[] = ", and %zu more (cgplan presets lists them)";
+    size_t used = 0, more = 0, keep = len > sizeof more_fmt + 8 ? len - sizeof more_fmt - 8 : 0;
     buf[0] = '\0';
-    for (size_t i = 0; c && i < c->n_items && used < len; i++)
+    for (size_t i = 0; c && i < c->n_items; i++)
         if (c->items[i].entry.kind == kind) {
-            int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", c->items[i].entry.name);
-            if (w < 0)
-                break;
-            used += (size_t)w;
+            const char *name = c->items[i].entry.name;
+            size_t need = strlen(name) + (used ? 2 : 0);
+            if (more || used + need >= keep) {
+                more++;
+                continue;
+            }
+            snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
+            used += need;
         }
+    if (more && used < len)
+        snprintf(buf + used, len - used, more_fmt, more);
     if (!buf[0])
         snprintf(buf, len, "(none)");
 }

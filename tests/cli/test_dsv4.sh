@@ -52,6 +52,40 @@ expect_exit 0 "$CGPLAN" estimate "${args[@]}"
 contains "$OUT" "KV pools: compressed (c4/c128 rows, indexer keys, compressor states)" "the pools by name"
 contains "$OUT" "full-attention token at ratio 0.10" "the ratio used"
 
+# --- the sum follows the release: the MTP entry's window out from PR #25750 (placed at v0.5.13), the
+# c128 state a fixed pool of max_running_requests + 1 slots from PR #28612 (placed at v0.5.15)
+rel() { # RELEASE [--set ...]: kv cell, state bytes, state slots
+  local r=$1
+  shift
+  expect_exit 0 "$CGPLAN" estimate "${args[@]/--set sglang=0.5.10/}" --set sglang="$r" "$@" --format json
+  printf '%s' "$OUT" | python3 -c "import json,sys; b=json.load(sys.stdin)['budget']; print(b['kv_cell_bytes'], b['kv_pools']['state_bytes'], b['kv_pools']['state_slots'])"
+}
+[ "$(rel 0.5.12)" = "15956 0 0" ] && pass || fail "v0.5.12: every compress_ratios entry, no fixed pool: $(rel 0.5.12)"
+[ "$(rel 0.5.13)" = "15898 0 0" ] && pass || fail "v0.5.13: 15897.45 over the 43 layers: $(rel 0.5.13)"
+[ "$(rel 0.5.14)" = "15898 0 0" ] && pass || fail "v0.5.14: as v0.5.13: $(rel 0.5.14)"
+# 257 slots: ceil128(257 x 128 + 129) = 33152 rows of 2 x 512 x 4 B in 20 c128 layers
+[ "$(rel 0.5.15)" = "7706 $((33152 * 4096 * 20)) 257" ] && pass || fail "v0.5.15: 7705.45 + a 2.52 GiB c128 state pool: $(rel 0.5.15)"
+expect_exit 0 "$CGPLAN" estimate "${args[@]/--set sglang=0.5.10/}" --set sglang=0.5.15
+contains "$OUT" "c128 compressor states, 257 request slots" "the c128 state pool named"
+# speculation from PR #23862 (v0.5.14): the draft's pool as (43 + 1) / 43 of the sum; the c128 ring 256
+[ "$(rel 0.5.13 --set mtp=2)" = "25434 0 0" ] && pass || fail "v0.5.13 speculative: $(rel 0.5.13 --set mtp=2)"
+[ "$(rel 0.5.14 --set mtp=2)" = "26025 0 0" ] && pass || fail "v0.5.14 speculative x 44/43: $(rel 0.5.14 --set mtp=2)"
+[ "$(rel 0.5.15 --set mtp=2)" = "9260 $((66176 * 4096 * 20)) 257" ] && pass ||
+  fail "v0.5.15 speculative: 9259.91 + ceil128(257 x 256 + 257) rows: $(rel 0.5.15 --set mtp=2)"
+
+# --- wo_a: dequantised to BF16 until PR #25181 (placed at v0.5.13) turns SGLANG_OPT_FP8_WO_A_GEMM on, and
+# then kept FP8 on SM100 / SM103 only: V4-Pro at TP8 holds 61 x 128 x 512 x 1024 / 8 of it, one byte
+# a parameter less (0.477 GiB) on B200 from v0.5.13, none on H20
+wgt() { # GPU RELEASE
+  expect_exit 0 "$CGPLAN" estimate --model deepseek-v4-pro --set gpu="$1" --set tp=8 --set sglang="$2" --format json
+  printf '%s' "$OUT" | python3 -c "import json,sys; print(json.load(sys.stdin)['budget']['weights_bytes'])"
+}
+wo_a=$((61 * 128 * 512 * 1024 / 8))
+b12=$(wgt b200 0.5.12) b13=$(wgt b200 0.5.13) h12=$(wgt h20 0.5.12) h13=$(wgt h20 main)
+python3 -c "import sys; sys.exit(0 if abs(($b12 - $b13) / $wo_a - 1) < 0.001 else 1)" &&
+  pass || fail "B200: wo_a FP8 from v0.5.13 ($b12 -> $b13, want $wo_a B less)"
+[ "$h12" = "$h13" ] && [ "$h12" = "$b12" ] && pass || fail "H20: wo_a BF16 in every release ($h12, $h13; B200 0.5.12 $b12)"
+
 # --- a backend that cannot read its pools, and its backend on another model, are refused
 expect_exit 0 "$CGPLAN" estimate --model deepseek-v4-flash --set gpu=h200 --set tp=8 --set attention_backend=fa3 --format json
 check_py "('backend_unsupported', 'blocking') in [(w['code'], w['severity']) for w in j['warnings']]" "fa3 on DeepSeek-V4"

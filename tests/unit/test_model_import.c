@@ -92,6 +92,16 @@ static void assert_same_model(const engine_model *a, const engine_model *b, int 
     assert_int_equal(a->shared_intermediate, b->shared_intermediate);
     assert_int_equal(a->full_kv_heads, b->full_kv_heads);
     assert_int_equal(a->full_head_dim, b->full_head_dim);
+    /* DeepSeek-V4's own (0 elsewhere) */
+    assert_int_equal(a->o_lora_rank, b->o_lora_rank);
+    assert_int_equal(a->o_groups, b->o_groups);
+    assert_int_equal(a->index_heads, b->index_heads);
+    assert_int_equal(a->index_head_dim, b->index_head_dim);
+    assert_int_equal(a->index_topk, b->index_topk);
+    assert_int_equal(a->hc_mult, b->hc_mult);
+    assert_int_equal(a->dsv4_swa_only_layers, b->dsv4_swa_only_layers);
+    assert_int_equal(a->dsv4_c4_layers, b->dsv4_c4_layers);
+    assert_int_equal(a->dsv4_c128_layers, b->dsv4_c128_layers);
     if (!(skip & SKIP_DTYPES)) {
         assert_int_equal(a->dtype, b->dtype);
         assert_int_equal(a->dense_dtype, b->dense_dtype);
@@ -120,6 +130,15 @@ static const struct {
     {"nvidia--DeepSeek-V3.1-NVFP4.json", "deepseek-v3.1-nvfp4", SAME_ALL}, /* with its hf_quant_config.json */
     {"deepseek-ai--DeepSeek-V3.2.json", "deepseek-v3.2", SAME_ALL},
     {"nvidia--DeepSeek-V3.2-NVFP4.json", "deepseek-v3.2-nvfp4", SAME_ALL},
+    /* deepseek-ai's own: FP8 blocks with expert_dtype fp4 (MXFP4 routed experts) */
+    {"deepseek-ai--DeepSeek-V4-Flash.json", "deepseek-v4-flash", SAME_ALL},
+    {"deepseek-ai--DeepSeek-V4-Pro.json", "deepseek-v4-pro", SAME_ALL},
+    /* sgl-project's conversions: no expert_dtype, the experts FP8 with the rest */
+    {"sgl-project--DeepSeek-V4-Flash-FP8.json", "deepseek-v4-flash-fp8", SAME_ALL},
+    {"sgl-project--DeepSeek-V4-Pro-FP8.json", "deepseek-v4-pro-fp8", SAME_ALL},
+    /* nvidia's: expert_dtype fp4 under moe_quant_algo NVFP4 gives NVFP4 experts, not MXFP4 */
+    {"nvidia--DeepSeek-V4-Flash-NVFP4.json", "deepseek-v4-flash-nvfp4", SAME_ALL},
+    {"nvidia--DeepSeek-V4-Pro-NVFP4.json", "deepseek-v4-pro-nvfp4", SAME_ALL},
     {"Kimi-K2-Instruct.json", "kimi-k2", SAME_ALL},
     {"Kimi-K2.5.json", "kimi-k2.5", SAME_ALL},
     {"nvidia--Kimi-K2.5-NVFP4.json", "kimi-k2.5-nvfp4", SAME_ALL},

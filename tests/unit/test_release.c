@@ -1004,8 +1004,10 @@ static void test_facts_table(void **state)
     /* + the pool's extra row from v0.4.7: its value read, its cut placed; + the hybrid models' radix
      * cache's baseline (PR #11214 itself is in v0.5.3.post2's history); + the sliding-window pools
      * placed by date: PR #15877 (v0.5.7), #16399 and #17261 (v0.5.8), #19079 (v0.5.10); + Gemma 4's
-     * SM100 rule (PR #25006, placed by date) and its baseline */
-    assert_int_equal(unverified, 26);
+     * SM100 rule (PR #25006, placed by date) and its baseline;
+     * + DeepSeek-V4's KV sum: its baseline and PRs #25750 and #28612, placed by date; its wo_a default
+     * (PR #25181, by date) and baseline */
+    assert_int_equal(unverified, 31);
     assert_false(engine_release_fact(count, &since, &what, &source, &verified));
 }
 
