@@ -1,7 +1,7 @@
 /* weights.c — parameters from the config and weight bytes per GPU (see weights.h). The shapes
  * are those of the Hugging Face checkpoints, as SGLang's model files load them
  * (deepseek_v2.py, qwen3.py, qwen3_moe.py, qwen3_next.py, llama.py, llama4.py, glm4_moe.py,
- * gpt_oss.py, kimi_k3.py). */
+ * gpt_oss.py, kimi_k3.py; the vision towers of qwen2_5_vl.py, qwen3_vl.py, siglip.py, kimi_k25.py). */
 #include "weights.h"
 
 #include <string.h>
@@ -84,6 +84,7 @@ bool engine_model_param_parts(const engine_model *m, engine_param_parts *out)
         /* K3's latent MoE: down to dispatch_hidden before the dispatch, up after the combine. */
         out->latent = dispatch != h ? moe_layers * 2 * h * dispatch : 0;
     }
+    out->vision = m->vision_params;
     return true;
 }
 
@@ -93,7 +94,7 @@ uint64_t engine_model_param_count(const engine_model *m)
     if (!engine_model_param_parts(m, &p))
         return 0;
     return p.embed + p.lm_head + p.attn_sharded + p.attn_replicated + p.attn_kv + p.linear_attn + p.dense_mlp +
-           p.shared_experts + p.routed_experts + p.router + p.latent + p.fp32_replicated;
+           p.shared_experts + p.routed_experts + p.router + p.latent + p.fp32_replicated + p.vision;
 }
 
 /* PARAMS of dtype T in bytes, scales included. */
@@ -132,6 +133,15 @@ uint64_t engine_weight_bytes_per_gpu(const engine_model *m, uint32_t tp, uint32_
     b += bytes_of((p.dense_mlp + p.shared_experts + p.latent) / tp, m->dense_dtype);
     b += bytes_of(p.router, m->dtype);
     b += bytes_of(p.fp32_replicated, DTYPE_FP32);
+    if (p.vision) {
+        /* The vision tower (qwen2_5_vl.py, qwen3_vl.py, siglip.py, kimi_k25.py): VisionAttention
+         * splits over the attention TP group, the MLPs and mergers over what their model file
+         * gives, the rest whole on every GPU (--mm-enable-dp-encoder, not modelled, makes it all
+         * whole). */
+        uint64_t split = m->vision_attn_tp_params + m->vision_tp_params;
+        uint64_t whole = split < p.vision ? p.vision - split : 0; /* engine_model_check refuses more */
+        b += bytes_of(m->vision_attn_tp_params / attn_tp + m->vision_tp_params / tp + whole, m->dtype);
+    }
     if (m->num_experts) {
         uint64_t experts_per_gpu = ceil_div(m->num_experts, ep);
         b += bytes_of(p.routed_experts / m->num_experts * experts_per_gpu / moe_tp, m->expert_dtype);

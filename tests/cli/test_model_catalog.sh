@@ -84,9 +84,9 @@ check_py "j['graph_nodes']['target']['allreduce_per_graph'] == 23" "lfm2-1.2b at
 
 # --- published parameter counts (model cards; Grok-2: the tensor count in its Hub discussion #6).
 # cgplan's count is the weights it computes for one GPU of a BF16 preset, 2 bytes a parameter: embeddings,
-# attention, MLPs, experts and routers (norms and biases, a few millionths, are left out). The presets
-# here are BF16 throughout and text-only (a vision encoder would be in the published total, not in the
-# weights).
+# attention, MLPs, experts and routers (norms and biases, a few millionths, are left out), and a VL
+# preset's vision tower (vision:), which the published totals of the VL rows include. The presets here
+# are BF16 throughout.
 while read -r m published; do
   case $m in '' | '#'*) continue ;; esac
   f="$PRESETS/$m.yaml"
@@ -129,5 +129,11 @@ glm-4.7                  355
 grok-2                   269.5
 lfm2-1.2b                1.17
 lfm2-8b-a1b              8.3
+# with the vision tower: Gemma 3 model cards (cited in the presets); Qwen3-VL as test_model_import.c cites
+gemma-3-4b               4.3
+gemma-3-12b              12.2
+gemma-3-27b              27.4
+qwen3-vl-8b              8.77
+qwen3-vl-30b-a3b         31.07
 EOF
 finish
