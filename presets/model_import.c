@@ -73,6 +73,7 @@ typedef enum {
     TOWER_QWEN25_VL,    /* qwen2_5_vl.py Qwen2_5_VisionTransformer */
     TOWER_SIGLIP,       /* gemma3_mm.py: siglip.py SiglipVisionModel + Gemma3MultiModalProjector */
     TOWER_MOONVIT,      /* kimi_k25.py MoonViT3dPretrainedModel + K2VLMultiModalProjector */
+    TOWER_PIXTRAL,      /* mistral.py Mistral3ForConditionalGeneration: pixtral.py PixtralHFVisionModel */
 } tower;
 
 static const struct {
@@ -95,6 +96,11 @@ static const struct {
     {"LlamaForCausalLM", FAM_DENSE, false, false, false},
     /* llama.py's layer: SGLang applies no sliding window to either, whatever sliding_window says */
     {"MistralForCausalLM", FAM_DENSE, false, false, false},
+    /* ministral3.py: LlamaForCausalLM's shapes (Devstral 2, Ministral 3); Mistral3ForConditionalGeneration
+     * (Mistral Small 3.x, Devstral Small 2, Ministral 3): a Mistral or Ministral3 text_config and a Pixtral
+     * tower (a MoE or MLA text_config, Mistral Small 4's, is refused) */
+    {"Ministral3ForCausalLM", FAM_DENSE, false, false, false},
+    {"Mistral3ForConditionalGeneration", FAM_DENSE, true, TOWER_PIXTRAL, false},
     {"Phi3ForCausalLM", FAM_DENSE, false, false, true}, /* fused qkv / gate_up: the same shapes */
     {"Qwen3VLForConditionalGeneration", FAM_DENSE, true, true, false},
     /* qwen2_5_vl.py: Qwen2Model beside the tower; the text keys at the top level or (configs
@@ -1125,6 +1131,33 @@ static int moonvit_tower(ctx *sub, json_t *vc, uint32_t text_hidden, tower_parts
     return 0;
 }
 
+/* Mistral 3's Pixtral tower (pixtral.py PixtralHFVisionModel, PixtralVisionConfig's defaults for
+ * the keys a vision_config omits) and transformers' Mistral3MultiModalProjector, which mistral.py
+ * builds: the Conv2d patch embedding (whole on every GPU); num_hidden_layers of VisionAttention
+ * q, k, v, o (attn_tp) and a gated MLP, gate_up and down over intermediate_size (PixtralHFMLP, over
+ * tp); the projector's nn.Linear patch merger (hidden x spatial_merge_size^2 to hidden), linear_1
+ * (to the text width) and linear_2 (text width to itself), whole. */
+static int pixtral_tower(ctx *sub, uint32_t text_hidden, tower_parts *out)
+{
+    uint32_t h, layers, inter, patch, channels, merge;
+    if (get_u32(sub, "hidden_size", false, 1, 1024, "the vision tower's width", &h) ||
+        get_u32_in(sub, "num_hidden_layers", false, 1, (uint32_t)ENGINE_COUNT_MAX, 24, "the vision layers", &layers) ||
+        get_u32(sub, "intermediate_size", false, 1, 4096, "the vision MLP's width", &inter) ||
+        get_u32(sub, "patch_size", false, 1, 16, "the patch size", &patch) ||
+        get_u32(sub, "num_channels", false, 1, 3, "the image channels", &channels))
+        return -1;
+    ctx top = *sub; /* Mistral3Config keeps spatial_merge_size beside vision_config */
+    top.cfg = sub->root;
+    top.prefix = "";
+    if (get_u32_in(&top, "spatial_merge_size", false, 1, 64, 2, "the patches merged per side", &merge))
+        return -1;
+    double w = h, t = text_hidden, merged = w * merge * merge;
+    out->attn_tp = layers * 4 * w * w;
+    out->tp = layers * 3 * w * inter;
+    out->total = (double)channels * patch * patch * w + merged * w + w * t + t * t + out->attn_tp + out->tp;
+    return 0;
+}
+
 /* The vision tower of KIND from the config's vision_config into M's vision_params and its
  * split; none without a vision_config. */
 static int vision_tower(ctx *c, tower kind, engine_model *m)
@@ -1139,6 +1172,7 @@ static int vision_tower(ctx *c, tower kind, engine_model *m)
     int rc = kind == TOWER_QWEN3_VL    ? qwen3_vl_tower(&sub, vc, &t)
              : kind == TOWER_QWEN25_VL ? qwen25_vl_tower(&sub, &t)
              : kind == TOWER_SIGLIP    ? siglip_tower(&sub, m->hidden, &t)
+             : kind == TOWER_PIXTRAL   ? pixtral_tower(&sub, m->hidden, &t)
                                        : moonvit_tower(&sub, vc, m->hidden, &t);
     if (rc)
         return -1;
@@ -1448,6 +1482,14 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
         rc = deepseek_v4(&c, m);
         break;
     case FAM_DENSE:
+        static const char *const not_dense[] = {"kv_lora_rank", "n_routed_experts", "num_local_experts"};
+        for (size_t i = 0; i < sizeof not_dense / sizeof not_dense[0]; i++)
+            if (field(&c, not_dense[i])) {
+                bad(&c, not_dense[i],
+                    "a key of a dense GQA model (cgplan reads this architecture as one; an MLA or "
+                    "MoE text model, as Mistral Small 4's, it does not read)");
+                goto done;
+            }
         rc = gqa(&c, m) || get_u32(&c, "intermediate_size", true, 1, 0, "the MLP's width", &m->intermediate) ? -1 : 0;
         break;
     case FAM_QWEN_MOE:

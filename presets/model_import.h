@@ -8,7 +8,8 @@
  * - MLA + KDA linear attention: KimiK3ForConditionalGeneration (nested), KimiLinearForCausalLM.
  * - DeepSeek-V4's compressed sparse attention + MoE: DeepseekV4ForCausalLM (compress_ratios by
  *   value; expert_dtype "fp4" gives MXFP4 experts beside the FP8 quantization_config).
- * - GQA dense: LlamaForCausalLM, MistralForCausalLM, Phi3ForCausalLM, Qwen2ForCausalLM,
+ * - GQA dense: LlamaForCausalLM, MistralForCausalLM, Ministral3ForCausalLM,
+ *   Mistral3ForConditionalGeneration (nested; a dense text model only), Phi3ForCausalLM, Qwen2ForCausalLM,
  *   Qwen2_5_VLForConditionalGeneration (the text keys at the top level or under text_config),
  *   Qwen3ForCausalLM, Qwen3VLForConditionalGeneration (nested); Gemma3ForCausalLM and
  *   Gemma3ForConditionalGeneration (nested) with their sliding-window layers.
@@ -25,7 +26,7 @@
  * Linear-attention layers (Gated DeltaNet, KDA, LFM2's short conv) also give linear_state_bytes_per_request, the
  * conv and recurrent state SGLang's mamba cache keeps per request; mtp_num_hidden_layers and
  * num_nextn_predict_layers give draft_layers. The vision_config of Qwen2.5-VL, Qwen3-VL / Qwen3.5,
- * Gemma 3 (SigLIP) and Kimi K2.5 (MoonViT) gives vision_params and the parts SGLang splits over
+ * Gemma 3 (SigLIP), Kimi K2.5 (MoonViT) and Mistral 3 (Pixtral) gives vision_params and the parts SGLang splits over
  * the attention TP group and over tp (engine.h), in param_count and in the weights per GPU.
  *
  * Weight dtypes: torch_dtype (or dtype), else BF16, for what is not quantised; the

@@ -242,6 +242,27 @@ static const struct {
                    " \"vision_config\": {\"hidden_size\": 1152, \"image_size\": 896, \"intermediate_size\": 4304,"
                    " \"model_type\": \"siglip_vision_model\", \"num_attention_heads\": 16, \"num_hidden_layers\": 27,"
                    " \"patch_size\": 14, \"vision_use_head\": false}}"},
+    /* Qwen2.5-VL-7B from the numbers qwen2.5-vl-7b.yaml cites (TensorRT-LLM's test copy of its config, at the
+     * full model's 28 layers and 32 vision blocks): the text keys at the top level, as the Hub's file has them */
+    {"qwen2.5-vl-7b",
+     "{\"architectures\": [\"Qwen2_5_VLForConditionalGeneration\"], \"hidden_size\": 3584,"
+     " \"intermediate_size\": 18944, \"max_position_embeddings\": 128000, \"max_window_layers\": 28,"
+     " \"num_attention_heads\": 28, \"num_hidden_layers\": 28, \"num_key_value_heads\": 4,"
+     " \"sliding_window\": 32768, \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\","
+     " \"use_sliding_window\": false, \"vision_config\": {\"depth\": 32, \"hidden_act\": \"silu\","
+     " \"hidden_size\": 1280, \"intermediate_size\": 3420, \"num_heads\": 16, \"in_chans\": 3,"
+     " \"out_hidden_size\": 3584, \"patch_size\": 14, \"spatial_merge_size\": 2, \"spatial_patch_size\": 14,"
+     " \"window_size\": 112, \"fullatt_block_indexes\": [7, 15, 23, 31], \"tokens_per_second\": 2,"
+     " \"temporal_patch_size\": 2}, \"vocab_size\": 152064}"},
+    /* Devstral 2 from its params.json (devstral-2-123b.yaml) as transformers' converter writes it: a
+     * Ministral3Config, FP8 with only lm_head left out */
+    {"devstral-2-123b",
+     "{\"architectures\": [\"Ministral3ForCausalLM\"], \"model_type\": \"ministral3\", \"head_dim\": 128,"
+     " \"hidden_size\": 12288, \"intermediate_size\": 28672, \"max_position_embeddings\": 262144,"
+     " \"num_attention_heads\": 96, \"num_hidden_layers\": 88, \"num_key_value_heads\": 8,"
+     " \"vocab_size\": 131072, \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\","
+     " \"quantization_config\": {\"quant_method\": \"fp8\", \"activation_scheme\": \"static\","
+     " \"modules_to_not_convert\": [\"lm_head\"]}}"},
     /* Grok-2 from the numbers grok-2.yaml cites; grok.py's residual_moe MLP of intermediate_size
      * beside experts of moe_intermediate_size. */
     {"grok-2", "{\"architectures\": [\"Grok1ForCausalLM\"], \"vocab_size\": 131072, \"hidden_size\": 8192,"
@@ -693,6 +714,50 @@ static void test_vision_tower_kinds(void **state)
     assert_int_equal(m.vision_tp_params, 0);
     assert_int_equal(m.vision_params, 3ull * 14 * 14 * 1152 + 64ull * 64 * 1152 + 27ull * 2 * 1152 * 4304 +
                                           27ull * 4 * 1152 * 1152 + 4608ull * 4608 + 4608ull * 7168);
+
+    /* Mistral 3's Pixtral tower: Ministral-3-3B-Instruct-2512's config as mlc-ai/mlc-llm @ 79d603f0
+     * python/mlc_llm/model/model_preset.py holds it (ministral3_3b_2512). Attention 24 x 4 x 1024^2 over
+     * attn_tp, the gated MLPs 24 x 3 x 1024 x 4096 over tp; the Conv2d, the patch merger (4096 -> 1024) and
+     * linear_1 / linear_2 (1024 -> 3072 -> 3072) whole. 420.0M: a published count of Mistral Small 3.2's
+     * tower, the same one with linear_1 / linear_2 at 5120, is 438,958,080 with norms (the rows' 51,200). */
+    char dir2[] = "/tmp/cgplan-test-pixtral-XXXXXX";
+    assert_non_null(mkdtemp(dir2));
+    snprintf(path, sizeof path, "%s/config.json", dir2);
+    write_text(path,
+               "{\"architectures\": [\"Mistral3ForConditionalGeneration\"], \"dtype\": \"bfloat16\","
+               " \"image_token_index\": 10, \"model_type\": \"ministral3\", \"multimodal_projector_bias\": false,"
+               " \"projector_hidden_act\": \"gelu\", \"spatial_merge_size\": 2, \"text_config\": {"
+               "\"attention_dropout\": 0.0, \"head_dim\": 128, \"hidden_act\": \"silu\", \"hidden_size\": 3072,"
+               " \"initializer_range\": 0.02, \"intermediate_size\": 9216, \"max_position_embeddings\": 262144,"
+               " \"model_type\": \"ministral3\", \"num_attention_heads\": 32, \"num_hidden_layers\": 26,"
+               " \"num_key_value_heads\": 8, \"rms_norm_eps\": 1e-05, \"sliding_window\": null,"
+               " \"tie_word_embeddings\": true, \"use_cache\": true, \"vocab_size\": 131072},"
+               " \"transformers_version\": \"5.0.0.dev0\", \"vision_config\": {\"attention_dropout\": 0.0,"
+               " \"head_dim\": 64, \"hidden_act\": \"silu\", \"hidden_size\": 1024, \"image_size\": 1540,"
+               " \"initializer_range\": 0.02, \"intermediate_size\": 4096, \"model_type\": \"pixtral\","
+               " \"num_attention_heads\": 16, \"num_channels\": 3, \"num_hidden_layers\": 24, \"patch_size\": 14},"
+               " \"vision_feature_layer\": -1}");
+    import_ok(path, &m);
+    assert_string_equal(m.architecture, "Mistral3ForConditionalGeneration");
+    assert_int_equal(m.layers, 26);
+    assert_int_equal(m.hidden, 3072);
+    assert_int_equal(m.head_dim, 128);
+    assert_true(m.tie_embeddings);
+    assert_int_equal(m.vision_attn_tp_params, 24ull * 4 * 1024 * 1024);
+    assert_int_equal(m.vision_tp_params, 24ull * 3 * 1024 * 4096);
+    assert_int_equal(m.vision_params - m.vision_attn_tp_params - m.vision_tp_params,
+                     3ull * 14 * 14 * 1024 + 4096ull * 1024 + 1024ull * 3072 + 3072ull * 3072);
+    /* Mistral Small 4's text model (MLA + MoE) under the same class is refused, named */
+    char err[1024] = "";
+    write_text(path,
+               "{\"architectures\": [\"Mistral3ForConditionalGeneration\"], \"text_config\": {\"hidden_size\": 4096,"
+               " \"num_hidden_layers\": 36, \"vocab_size\": 131072, \"max_position_embeddings\": 262144,"
+               " \"num_attention_heads\": 32, \"kv_lora_rank\": 256, \"n_routed_experts\": 128,"
+               " \"intermediate_size\": 12288}}");
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "text_config.kv_lora_rank: not a key of a dense GQA model"));
+    unlink(path);
+    rmdir(dir2);
 }
 
 /* Gemma 3 with layer_types (newer transformers write it): the full_attention entries are the
