@@ -254,6 +254,29 @@ static const struct {
      " \"out_hidden_size\": 3584, \"patch_size\": 14, \"spatial_merge_size\": 2, \"spatial_patch_size\": 14,"
      " \"window_size\": 112, \"fullatt_block_indexes\": [7, 15, 23, 31], \"tokens_per_second\": 2,"
      " \"temporal_patch_size\": 2}, \"vocab_size\": 152064}"},
+    /* Qwen2.5-VL 3B, 32B and 72B from the numbers their presets cite (Pai-Megatron-Patch's run script and
+     * vision config: the tower's MLP 3420 beside the 36-layer model, 3456 beside the others) */
+    {"qwen2.5-vl-3b",
+     "{\"architectures\": [\"Qwen2_5_VLForConditionalGeneration\"], \"hidden_size\": 2048,"
+     " \"intermediate_size\": 11008, \"max_position_embeddings\": 128000, \"num_attention_heads\": 16,"
+     " \"num_hidden_layers\": 36, \"num_key_value_heads\": 2, \"tie_word_embeddings\": true,"
+     " \"torch_dtype\": \"bfloat16\", \"vision_config\": {\"depth\": 32, \"hidden_size\": 1280,"
+     " \"intermediate_size\": 3420, \"num_heads\": 16, \"in_chans\": 3, \"out_hidden_size\": 2048,"
+     " \"patch_size\": 14, \"spatial_merge_size\": 2, \"temporal_patch_size\": 2}, \"vocab_size\": 151936}"},
+    {"qwen2.5-vl-32b",
+     "{\"architectures\": [\"Qwen2_5_VLForConditionalGeneration\"], \"hidden_size\": 5120,"
+     " \"intermediate_size\": 27648, \"max_position_embeddings\": 128000, \"num_attention_heads\": 40,"
+     " \"num_hidden_layers\": 64, \"num_key_value_heads\": 8, \"tie_word_embeddings\": false,"
+     " \"torch_dtype\": \"bfloat16\", \"vision_config\": {\"depth\": 32, \"hidden_size\": 1280,"
+     " \"intermediate_size\": 3456, \"num_heads\": 16, \"in_chans\": 3, \"out_hidden_size\": 5120,"
+     " \"patch_size\": 14, \"spatial_merge_size\": 2, \"temporal_patch_size\": 2}, \"vocab_size\": 152064}"},
+    {"qwen2.5-vl-72b",
+     "{\"architectures\": [\"Qwen2_5_VLForConditionalGeneration\"], \"hidden_size\": 8192,"
+     " \"intermediate_size\": 29568, \"max_position_embeddings\": 128000, \"num_attention_heads\": 64,"
+     " \"num_hidden_layers\": 80, \"num_key_value_heads\": 8, \"tie_word_embeddings\": false,"
+     " \"torch_dtype\": \"bfloat16\", \"vision_config\": {\"depth\": 32, \"hidden_size\": 1280,"
+     " \"intermediate_size\": 3456, \"num_heads\": 16, \"in_chans\": 3, \"out_hidden_size\": 8192,"
+     " \"patch_size\": 14, \"spatial_merge_size\": 2, \"temporal_patch_size\": 2}, \"vocab_size\": 152064}"},
     /* Devstral 2 from its params.json (devstral-2-123b.yaml) as transformers' converter writes it: a
      * Ministral3Config, FP8 with only lm_head left out */
     {"devstral-2-123b",
