@@ -1053,21 +1053,22 @@ static int qwen3_vl_tower(ctx *sub, json_t *vc, tower_parts *out)
 /* The Qwen2.5-VL vision tower (qwen2_5_vl.py Qwen2_5_VisionTransformer): the Conv3d patch
  * embedding (whole on every GPU); depth blocks of VisionAttention qkv and proj (attn_tp) and a
  * gated MLP, gate, up and down over intermediate_size (Qwen2_5_VLMLP, over tp); the merger
- * (Qwen2_5_VisionPatchMerger, over tp): hidden x merge^2 to itself, then to out_hidden_size. */
+ * (Qwen2_5_VisionPatchMerger, over tp): hidden x merge^2 to itself, then to out_hidden_size. A key
+ * the vision_config omits takes Qwen2_5_VLVisionConfig's default (depth 32, width 3584, MLP 3420,
+ * patch 14, 2 frames, 2 x 2 merge, out 3584): transformers writes only the keys that differ when it
+ * saves a config again (Qwen's own AWQ release keeps 4 of them); in_chans, which the released
+ * configs also write, is not a key of that class and is ignored as it ignores it. */
 static int qwen25_vl_tower(ctx *sub, tower_parts *out)
 {
     uint32_t h, depth, inter, patch, temporal, channels, out_hidden, merge;
-    if (get_u32(sub, "hidden_size", true, 1, 0, "the vision tower's width", &h) ||
-        get_u32_in(sub, "depth", true, 1, (uint32_t)ENGINE_COUNT_MAX, 0, "the vision blocks", &depth) ||
-        get_u32(sub, "intermediate_size", true, 1, 0, "the vision MLP's width", &inter) ||
-        get_u32(sub, "patch_size", true, 1, 0, "the patch size", &patch) ||
+    if (get_u32(sub, "hidden_size", false, 1, 3584, "the vision tower's width", &h) ||
+        get_u32_in(sub, "depth", false, 1, (uint32_t)ENGINE_COUNT_MAX, 32, "the vision blocks", &depth) ||
+        get_u32(sub, "intermediate_size", false, 1, 3420, "the vision MLP's width", &inter) ||
+        get_u32(sub, "patch_size", false, 1, 14, "the patch size", &patch) ||
         get_u32(sub, "temporal_patch_size", false, 1, 2, "the temporal patch size", &temporal) ||
-        get_u32(sub, "out_hidden_size", true, 1, 0, "the width the merger projects to", &out_hidden) ||
+        get_u32(sub, "in_channels", false, 1, 3, "the image channels", &channels) ||
+        get_u32(sub, "out_hidden_size", false, 1, 3584, "the width the merger projects to", &out_hidden) ||
         get_u32(sub, "spatial_merge_size", false, 1, 2, "the patches merged per side", &merge))
-        return -1;
-    /* the released configs write in_chans; Qwen2_5_VLVisionConfig names it in_channels */
-    if (field(sub, "in_channels") ? get_u32(sub, "in_channels", true, 1, 3, "the image channels", &channels)
-                                  : get_u32(sub, "in_chans", false, 1, 3, "the image channels", &channels))
         return -1;
     double w = h, merged = w * merge * merge;
     out->attn_tp = depth * 4 * w * w;

@@ -67,7 +67,8 @@ for f in "$CGPLAN_FIXTURES"/configs/*--*.json; do
   arch=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['architectures'][0])" "$f")
   case $arch in
   DeepseekV3ForCausalLM | KimiK25ForConditionalGeneration | GlmMoeDsaForCausalLM | Qwen2ForCausalLM | Qwen3ForCausalLM | \
-    LlamaForCausalLM | Qwen3MoeForCausalLM | Qwen3NextForCausalLM | Glm4MoeForCausalLM | GptOssForCausalLM)
+    LlamaForCausalLM | Qwen3MoeForCausalLM | Qwen3NextForCausalLM | Glm4MoeForCausalLM | GptOssForCausalLM | \
+    Qwen2_5_VLForConditionalGeneration)
     expect_exit 0 "$CGPLAN" model import "$f" --name catalog-import-check ;;
   esac
 done
@@ -120,6 +121,7 @@ llama-3.1-8b             8.03
 llama-3.1-70b            70.6
 llama-3.1-405b           405
 mistral-7b-v0.3          7.25
+mistral-large-2          123
 mixtral-8x7b             46.7
 mixtral-8x22b            141
 phi-4-mini               3.8

@@ -165,6 +165,7 @@ static const struct {
     {"nvidia--Llama-3.1-70B-Instruct-FP8.json", "llama-3.1-70b-instruct-fp8", SAME_ALL},
     {"Llama-4-Scout-17B-16E-Instruct.json", "llama-4-scout", SAME_ALL},
     {"mistralai--Mistral-7B-v0.3.json", "mistral-7b-v0.3", SAME_ALL},
+    {"Qwen--Qwen2.5-VL-7B-Instruct.json", "qwen2.5-vl-7b", SAME_ALL}, /* the tower counted from vision_config */
     {"mistralai--Mixtral-8x7B-v0.1.json", "mixtral-8x7b", SAME_ALL},
     {"mistralai--Mixtral-8x22B-v0.1.json", "mixtral-8x22b", SAME_ALL},
     {"microsoft--Phi-4-mini-instruct.json", "phi-4-mini", SAME_ALL}, /* auto_map, yet no remote code */
@@ -242,18 +243,6 @@ static const struct {
                    " \"vision_config\": {\"hidden_size\": 1152, \"image_size\": 896, \"intermediate_size\": 4304,"
                    " \"model_type\": \"siglip_vision_model\", \"num_attention_heads\": 16, \"num_hidden_layers\": 27,"
                    " \"patch_size\": 14, \"vision_use_head\": false}}"},
-    /* Qwen2.5-VL-7B from the numbers qwen2.5-vl-7b.yaml cites (TensorRT-LLM's test copy of its config, at the
-     * full model's 28 layers and 32 vision blocks): the text keys at the top level, as the Hub's file has them */
-    {"qwen2.5-vl-7b",
-     "{\"architectures\": [\"Qwen2_5_VLForConditionalGeneration\"], \"hidden_size\": 3584,"
-     " \"intermediate_size\": 18944, \"max_position_embeddings\": 128000, \"max_window_layers\": 28,"
-     " \"num_attention_heads\": 28, \"num_hidden_layers\": 28, \"num_key_value_heads\": 4,"
-     " \"sliding_window\": 32768, \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\","
-     " \"use_sliding_window\": false, \"vision_config\": {\"depth\": 32, \"hidden_act\": \"silu\","
-     " \"hidden_size\": 1280, \"intermediate_size\": 3420, \"num_heads\": 16, \"in_chans\": 3,"
-     " \"out_hidden_size\": 3584, \"patch_size\": 14, \"spatial_merge_size\": 2, \"spatial_patch_size\": 14,"
-     " \"window_size\": 112, \"fullatt_block_indexes\": [7, 15, 23, 31], \"tokens_per_second\": 2,"
-     " \"temporal_patch_size\": 2}, \"vocab_size\": 152064}"},
     /* Qwen2.5-VL 3B, 32B and 72B from the numbers their presets cite (Pai-Megatron-Patch's run script and
      * vision config: the tower's MLP 3420 beside the 36-layer model, 3456 beside the others) */
     {"qwen2.5-vl-3b",
@@ -277,6 +266,17 @@ static const struct {
      " \"torch_dtype\": \"bfloat16\", \"vision_config\": {\"depth\": 32, \"hidden_size\": 1280,"
      " \"intermediate_size\": 3456, \"num_heads\": 16, \"in_chans\": 3, \"out_hidden_size\": 8192,"
      " \"patch_size\": 14, \"spatial_merge_size\": 2, \"temporal_patch_size\": 2}, \"vocab_size\": 152064}"},
+    /* Mistral Large 2 as NarrativAI/Cakrawala-123B's config.json (a fine-tune of Mistral-Large-Instruct-2411)
+     * has its keys (mistral-large-2.yaml) */
+    {"mistral-large-2",
+     "{\"_name_or_path\": \"mistralai/Mistral-Large-Instruct-2411\", \"architectures\": [\"MistralForCausalLM\"],"
+     " \"attention_dropout\": 0.0, \"bos_token_id\": 1, \"eos_token_id\": 2, \"head_dim\": 128, \"hidden_act\": "
+     "\"silu\","
+     " \"hidden_size\": 12288, \"initializer_range\": 0.02, \"intermediate_size\": 28672,"
+     " \"max_position_embeddings\": 131072, \"model_type\": \"mistral\", \"num_attention_heads\": 96,"
+     " \"num_hidden_layers\": 88, \"num_key_value_heads\": 8, \"rms_norm_eps\": 1e-05, \"rope_theta\": 1000000.0,"
+     " \"sliding_window\": null, \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\","
+     " \"transformers_version\": \"4.46.3\", \"use_cache\": false, \"vocab_size\": 32768}"},
     /* Devstral 2 from its params.json (devstral-2-123b.yaml) as transformers' converter writes it: a
      * Ministral3Config, FP8 with only lm_head left out */
     {"devstral-2-123b",
@@ -715,7 +715,7 @@ static void test_vision_tower_kinds(void **state)
     assert_int_equal(engine_weight_bytes_per_gpu(&m, 4, 2, true, 1, NULL),
                      engine_weight_bytes_per_gpu(&text, 4, 2, true, 1, NULL) +
                          2 * (m.vision_attn_tp_params / 2 + m.vision_tp_params / 4 + 1505280));
-    /* in_channels, as Qwen2_5_VLVisionConfig names it, wins over in_chans */
+    /* in_channels, as Qwen2_5_VLVisionConfig names it, is read; in_chans is not one of its keys */
     write_text(path,
                "{\"architectures\": [\"Qwen2_5_VLForConditionalGeneration\"], \"text_config\": {\"hidden_size\": 2048,"
                " \"intermediate_size\": 11008, \"max_position_embeddings\": 128000, \"num_attention_heads\": 16,"
@@ -727,6 +727,18 @@ static void test_vision_tower_kinds(void **state)
     assert_int_equal(m.layers, 36); /* transformers' re-saved layout: the text keys under text_config */
     assert_true(m.tie_embeddings);
     assert_int_equal(m.vision_params - m.vision_attn_tp_params - m.vision_tp_params, 2 * 14 * 14 * 1280);
+    /* a config transformers saved again keeps only the vision keys that differ from
+     * Qwen2_5_VLVisionConfig's defaults (Qwen/Qwen2.5-VL-7B-Instruct-AWQ's: hidden_size, in_chans,
+     * model_type, spatial_patch_size, tokens_per_second, torch_dtype): depth 32, MLP 3420, patch 14
+     * and out 3584 come from the class, the 7B's tower again */
+    write_text(path,
+               "{\"architectures\": [\"Qwen2_5_VLForConditionalGeneration\"], \"hidden_size\": 3584,"
+               " \"intermediate_size\": 18944, \"max_position_embeddings\": 128000, \"num_attention_heads\": 28,"
+               " \"num_hidden_layers\": 28, \"num_key_value_heads\": 4, \"vision_config\": {\"hidden_size\": 1280,"
+               " \"in_chans\": 3, \"model_type\": \"qwen2_5_vl\", \"spatial_patch_size\": 14, \"tokens_per_second\": 2,"
+               " \"torch_dtype\": \"float32\"}, \"vocab_size\": 152064}");
+    import_ok(path, &m);
+    assert_int_equal(m.vision_params, 1505280ull + 32ull * 19686400 + 5120ull * 5120 + 5120ull * 3584);
     unlink(path);
     rmdir(dir);
 
