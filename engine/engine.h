@@ -307,6 +307,12 @@ typedef struct {
     engine_dtype expert_dtype; /* routed experts */
     uint64_t param_count;      /* parameters as counted from the config (0: not known) */
     uint64_t linear_state_bytes_per_request;
+    /* The vision encoder and its projector (a VL model's tower, which SGLang loads beside the
+     * language model): every parameter, and the parts its model file splits over the attention
+     * TP group (VisionAttention; Qwen3-VL's MLPs and mergers) and over tp (Qwen2.5-VL's and
+     * SigLIP's MLPs); the rest (patch and position embeddings, Kimi's MLPs and projector) is whole
+     * on every GPU. 0: a text-only model, or a tower the preset does not give. */
+    uint64_t vision_params, vision_attn_tp_params, vision_tp_params;
     uint32_t draft_layers;
     bool draft_separate; /* the MTP layer is a separate checkpoint (--speculative-draft-model-path) */
     char draft_model_path[ENGINE_TEXT_MAX / 2];

@@ -84,6 +84,12 @@ int engine_model_check(const engine_model *m, char *err, size_t errlen)
     }
     CHECK(m->linear_state_bytes_per_request, ENGINE_SIZE_MAX, "linear_state_bytes_per_request");
     CHECK(m->param_count, ENGINE_SIZE_MAX, "param_count");
+    CHECK(m->vision_params, ENGINE_SIZE_MAX, "vision params");
+    if (m->vision_attn_tp_params > m->vision_params ||
+        m->vision_tp_params > m->vision_params - m->vision_attn_tp_params)
+        return engine_fail(err, errlen, "%s: vision attn_tp_params %llu + tp_params %llu exceed its %llu params",
+                           m->name, (unsigned long long)m->vision_attn_tp_params,
+                           (unsigned long long)m->vision_tp_params, (unsigned long long)m->vision_params);
     for (int c = 0; c < COEF_COUNT; c++)
         CHECK(m->coef[c], ENGINE_COEF_MAX, engine_coef_names[c]);
     /* The parameters as a whole, in floating point so the check itself cannot wrap: a model of

@@ -1,7 +1,8 @@
 /* weights.c — parameters from the config and weight bytes per GPU (see weights.h). The shapes
  * are those of the Hugging Face checkpoints, as SGLang's model files load them
  * (deepseek_v2.py, qwen3.py, qwen3_moe.py, qwen3_next.py, llama.py, llama4.py, glm4_moe.py,
- * gpt_oss.py, kimi_k3.py, gemma4_causal.py). */
+ * gpt_oss.py, kimi_k3.py, gemma4_causal.py; the vision towers of qwen2_5_vl.py, qwen3_vl.py, siglip.py,
+ * kimi_k25.py). */
 #include "weights.h"
 
 #include <string.h>
@@ -108,6 +109,7 @@ bool engine_model_param_parts(const engine_model *m, engine_param_parts *out)
         /* K3's latent MoE: down to dispatch_hidden before the dispatch, up after the combine. */
         out->latent = dispatch != h ? moe_layers * 2 * h * dispatch : 0;
     }
+    out->vision = m->vision_params;
     return true;
 }
 
@@ -118,7 +120,7 @@ uint64_t engine_model_param_count(const engine_model *m)
         return 0;
     return p.embed + p.lm_head + p.attn_sharded + p.attn_replicated + p.attn_kv + p.attn_kv_full + p.linear_attn +
            p.dense_mlp + p.shared_experts + p.routed_experts + p.router + p.latent + p.fp32_replicated +
-           p.bf16_sharded + p.bf16_replicated;
+           p.bf16_sharded + p.bf16_replicated + p.vision;
 }
 
 /* DeepSeek-V4's RoPE tables, two per rotary base, built at load on the GPU and kept whole on
@@ -194,6 +196,15 @@ uint64_t engine_weight_bytes_per_gpu_wo_a(const engine_model *m, uint32_t tp, ui
     b += bytes_of(p.bf16_sharded / attn_tp, fp8_wo_a ? DTYPE_FP8 : DTYPE_BF16);
     b += bytes_of(p.bf16_replicated, DTYPE_BF16);
     b += engine_model_buffer_bytes(m);
+    if (p.vision) {
+        /* The vision tower (qwen2_5_vl.py, qwen3_vl.py, siglip.py, kimi_k25.py): VisionAttention
+         * splits over the attention TP group, the MLPs and mergers over what their model file
+         * gives, the rest whole on every GPU (--mm-enable-dp-encoder, not modelled, makes it all
+         * whole). */
+        uint64_t split = m->vision_attn_tp_params + m->vision_tp_params;
+        uint64_t whole = split < p.vision ? p.vision - split : 0; /* engine_model_check refuses more */
+        b += bytes_of(m->vision_attn_tp_params / attn_tp + m->vision_tp_params / tp + whole, m->dtype);
+    }
     if (m->num_experts) {
         uint64_t experts_per_gpu = ceil_div(m->num_experts, ep);
         b += bytes_of(p.routed_experts / m->num_experts * experts_per_gpu / moe_tp, m->expert_dtype);

@@ -6,9 +6,10 @@
  * wgate, the c4 indexers' wq_b, weights_proj and compressor, the FP32 hyper-connection mixers),
  * linear-attention layers (linear_attn_layer_params each), the dense
  * MLP layers (gate, up, down), routed and shared experts (gate, up, down), the routers and a
- * latent MoE's down/up projections. Not counted, each well under 0.5% of any model here: norms,
- * biases, attention sinks, q/k norms, MLA output gates, DSA indexers, vision towers. The MTP
- * draft layers are not part of the target's count (the draft worker loads them). */
+ * latent MoE's down/up projections, and a VL model's vision tower as the preset gives it
+ * (vision_params). Not counted, each well under 0.5% of any model here: norms, biases,
+ * attention sinks, q/k norms, MLA output gates, DSA indexers. The MTP draft layers are not part
+ * of the target's count (the draft worker loads them). */
 #ifndef CGPLAN_WEIGHTS_H
 #define CGPLAN_WEIGHTS_H
 
@@ -35,6 +36,7 @@ typedef struct {
     /* DeepSeek-V4's projections SGLang builds in BF16 whatever the checkpoint's quantisation:
      * wo_a split over attn_tp, the compressors' wkv_gate and the indexers' weights_proj whole */
     uint64_t bf16_sharded, bf16_replicated;
+    uint64_t vision;          /* the vision tower and projector (vision_params), in the model's dtype */
 } engine_param_parts;
 
 /* Fills OUT with M's parameters by part. Returns false (OUT zeroed) when M lacks a field the
@@ -56,9 +58,11 @@ uint64_t engine_model_buffer_bytes(const engine_model *m);
  * --moe-dense-tp-size is tp); routed experts over ep (ceil(num_experts / ep) per GPU) and each
  * expert's matrices over tp / ep; the embedding and the LM head are vocab-parallel over tp (Gemma 3
  * and 4: whole on every GPU, a plain nn.Embedding);
- * routers and MLA's q_a / kv_a are whole on every GPU. K3 on DP16 gives the 150 GiB the k3-dp16
- * preset estimates from the checkpoint's composition. DeepSeek-V4 adds its BF16 projections at
- * 2 bytes and engine_model_buffer_bytes.
+ * routers and MLA's q_a / kv_a are whole on every GPU; the vision tower's attention part over
+ * attn_tp, its tp part over tp, the rest whole, in the model's dtype (the VL model files build the
+ * tower unquantised or leave it out of the checkpoint's quantisation). K3 on DP16 gives the
+ * 150 GiB the k3-dp16 preset estimates from the checkpoint's composition. DeepSeek-V4 adds its
+ * BF16 projections at 2 bytes and engine_model_buffer_bytes.
  * *KNOWN (may be NULL) is false, and the result 0, when the layout is impossible (tp, ep 0; ep
  * not dividing tp; dp not dividing tp under DP attention) or the model cannot be counted. */
 uint64_t engine_weight_bytes_per_gpu(const engine_model *m, uint32_t tp, uint32_t dp, bool dp_attention, uint32_t ep,

@@ -1,8 +1,9 @@
 /* model_import.c — engine_model from a Hugging Face config.json (see model_import.h). The keys
  * and their meaning are those of each architecture's transformers configuration class and
  * SGLang's model file (deepseek_v2.py, kimi_k3.py, glm4_moe.py, glm4_moe_lite.py, qwen2.py,
- * qwen3.py, qwen3_moe.py, qwen3_next.py, qwen3_vl.py, qwen3_5.py, llama.py, llama4.py, mixtral.py,
- * minimax_m2.py, gemma3_causal.py, gemma4_causal.py, grok.py, gpt_oss.py). */
+ * qwen3.py, qwen3_moe.py, qwen3_next.py, qwen3_vl.py, qwen3_5.py, qwen2_5_vl.py, llama.py, llama4.py,
+ * mixtral.py, minimax_m2.py, gemma3_causal.py, gemma3_mm.py, gemma4_causal.py, siglip.py, kimi_k25.py,
+ * grok.py, gpt_oss.py). */
 #include "model_import.h"
 
 #include <ctype.h>
@@ -67,17 +68,29 @@ typedef enum {
     FAM_GEMMA4,      /* GQA, sliding layers and global ones of their own shape; a dense MLP, experts beside it */
 } family;
 
+/* The vision tower an architecture's vision_config describes (0 and 1 are the false and true
+ * an arch row may still write): counted into vision_params with the split its SGLang model
+ * file loads it with. */
+typedef enum {
+    TOWER_NONE = 0,
+    TOWER_QWEN3_VL = 1, /* qwen3_vl.py Qwen3VLMoeVisionModel (Qwen3-VL, Qwen3.5) */
+    TOWER_QWEN25_VL,    /* qwen2_5_vl.py Qwen2_5_VisionTransformer */
+    TOWER_SIGLIP,       /* gemma3_mm.py: siglip.py SiglipVisionModel + Gemma3MultiModalProjector */
+    TOWER_MOONVIT,      /* kimi_k25.py MoonViT3dPretrainedModel + K2VLMultiModalProjector */
+    TOWER_PIXTRAL,      /* mistral.py Mistral3ForConditionalGeneration: pixtral.py PixtralHFVisionModel */
+} tower;
+
 static const struct {
     const char *arch;
     family fam;
     bool nested;         /* the text model's keys are under text_config */
-    bool qwen3_vl_tower; /* a Qwen3-VL vision tower (vision_config), counted in param_count */
+    tower tower;         /* the vision tower vision_config describes, counted in vision_params */
     bool native_config;  /* transformers ships the config class: an auto_map does not need remote code */
 } archs[] = {
     {"DeepseekV3ForCausalLM", FAM_DEEPSEEK, false, false, false},
     {"DeepseekV32ForCausalLM", FAM_DEEPSEEK, false, false, false}, /* V3's shapes + the DSA indexer (not counted) */
     {"DeepseekV4ForCausalLM", FAM_DEEPSEEK_V4, false, false, false},
-    {"KimiK25ForConditionalGeneration", FAM_DEEPSEEK, true, false, false},
+    {"KimiK25ForConditionalGeneration", FAM_DEEPSEEK, true, TOWER_MOONVIT, false},
     {"GlmMoeDsaForCausalLM", FAM_DEEPSEEK, false, false, false},
     {"Glm4MoeLiteForCausalLM", FAM_DEEPSEEK, false, false, false}, /* MLA with GLM's MoE: DeepSeek's keys */
     {"KimiK3ForConditionalGeneration", FAM_KIMI_LINEAR, true, false, false},
@@ -87,8 +100,16 @@ static const struct {
     {"LlamaForCausalLM", FAM_DENSE, false, false, false},
     /* llama.py's layer: SGLang applies no sliding window to either, whatever sliding_window says */
     {"MistralForCausalLM", FAM_DENSE, false, false, false},
+    /* ministral3.py: LlamaForCausalLM's shapes (Devstral 2, Ministral 3); Mistral3ForConditionalGeneration
+     * (Mistral Small 3.x, Devstral Small 2, Ministral 3): a Mistral or Ministral3 text_config and a Pixtral
+     * tower (a MoE or MLA text_config, Mistral Small 4's, is refused) */
+    {"Ministral3ForCausalLM", FAM_DENSE, false, false, false},
+    {"Mistral3ForConditionalGeneration", FAM_DENSE, true, TOWER_PIXTRAL, false},
     {"Phi3ForCausalLM", FAM_DENSE, false, false, true}, /* fused qkv / gate_up: the same shapes */
     {"Qwen3VLForConditionalGeneration", FAM_DENSE, true, true, false},
+    /* qwen2_5_vl.py: Qwen2Model beside the tower; the text keys at the top level or (configs
+     * transformers re-saved) under text_config */
+    {"Qwen2_5_VLForConditionalGeneration", FAM_DENSE, false, TOWER_QWEN25_VL, false},
     {"Qwen3MoeForCausalLM", FAM_QWEN_MOE, false, false, false},
     {"Qwen3VLMoeForConditionalGeneration", FAM_QWEN_MOE, true, true, false},
     {"Qwen3NextForCausalLM", FAM_QWEN_NEXT, false, false, false},
@@ -101,7 +122,7 @@ static const struct {
     {"MixtralForCausalLM", FAM_LOCAL_MOE, false, false, false},
     {"MiniMaxM2ForCausalLM", FAM_LOCAL_MOE, false, false, false},
     {"Grok1ForCausalLM", FAM_GROK, false, false, false},
-    {"Gemma3ForConditionalGeneration", FAM_GEMMA3, true, false, false},
+    {"Gemma3ForConditionalGeneration", FAM_GEMMA3, true, TOWER_SIGLIP, false},
     {"Gemma3ForCausalLM", FAM_GEMMA3, false, false, false},
     {"GptOssForCausalLM", FAM_GPT_OSS, false, false, false},
     {"Lfm2ForCausalLM", FAM_LFM2, false, false, true},
@@ -1267,44 +1288,178 @@ static int gemma4(ctx *c, engine_model *m)
     return 0;
 }
 
-/* The Qwen3-VL vision tower (Qwen3.5 has the same; transformers Qwen3VLVisionModel), counted
- * as weights.h counts the decoder, matrices and embeddings: the patch embedding (a Conv3d over
- * in_channels x temporal_patch_size x patch_size^2), the position embedding, depth blocks of
- * qkv, proj and a two-matrix MLP, the merger and one more per deepstack_visual_indexes entry,
- * each fc1 over the 2x2 merged patches and fc2 to out_hidden_size. 0 without a vision_config. */
-static int qwen3_vl_tower_params(ctx *c, uint64_t *out)
+/* A vision tower's parameters (matrices and embeddings, as weights.h counts the decoder) and
+ * the parts SGLang splits over the attention TP group and over tp; the rest is whole on every
+ * GPU. Formed in floating point so that no product can wrap (exact below 2^53, as every real
+ * tower is). */
+typedef struct {
+    double total, attn_tp, tp;
+} tower_parts;
+
+/* The Qwen3-VL vision tower (Qwen3.5 has the same; qwen3_vl.py Qwen3VLMoeVisionModel): the
+ * patch embedding (a Conv3d over in_channels x temporal_patch_size x patch_size^2, whole on every
+ * GPU), the position embedding, depth blocks of qkv, proj and a two-matrix MLP, the merger and
+ * one more per deepstack_visual_indexes entry, each fc1 over the 2x2 merged patches and fc2 to
+ * out_hidden_size; all but the patch embedding over the attention TP group (VisionAttention,
+ * Qwen3_VisionMLP, the mergers and the vocab-parallel pos_embed take attn_tp_size). */
+static int qwen3_vl_tower(ctx *sub, json_t *vc, tower_parts *out)
+{
+    uint32_t h, depth, inter, patch, temporal, channels, positions, out_hidden, merge;
+    size_t deepstack = 0;
+    if (get_u32(sub, "hidden_size", true, 1, 0, "the vision tower's width", &h) ||
+        get_u32_in(sub, "depth", true, 1, (uint32_t)ENGINE_COUNT_MAX, 0, "the vision blocks", &depth) ||
+        get_u32(sub, "intermediate_size", true, 1, 0, "the vision MLP's width", &inter) ||
+        get_u32(sub, "patch_size", true, 1, 0, "the patch size", &patch) ||
+        get_u32(sub, "temporal_patch_size", false, 1, 2, "the temporal patch size", &temporal) ||
+        get_u32(sub, "in_channels", false, 1, 3, "the image channels", &channels) ||
+        get_u32(sub, "num_position_embeddings", false, 0, 0, "the position embeddings", &positions) ||
+        get_u32(sub, "out_hidden_size", true, 1, 0, "the width the merger projects to", &out_hidden) ||
+        get_u32(sub, "spatial_merge_size", false, 1, 2, "the patches merged per side", &merge) ||
+        array_len(sub, vc, "deepstack_visual_indexes", "a list of block indices", &deepstack))
+        return -1;
+    if (deepstack > depth)
+        return bad(sub, "deepstack_visual_indexes", "a list of at most depth block indices");
+    double w = h, merged = w * merge * merge;
+    double block = w * 3 * w + w * w + 2 * w * inter;
+    double merger = merged * merged + merged * out_hidden;
+    double patch_embed = (double)channels * temporal * patch * patch * w;
+    out->attn_tp = (double)positions * w + depth * block + (1.0 + (double)deepstack) * merger;
+    out->total = patch_embed + out->attn_tp;
+    return 0;
+}
+
+/* The Qwen2.5-VL vision tower (qwen2_5_vl.py Qwen2_5_VisionTransformer): the Conv3d patch
+ * embedding (whole on every GPU); depth blocks of VisionAttention qkv and proj (attn_tp) and a
+ * gated MLP, gate, up and down over intermediate_size (Qwen2_5_VLMLP, over tp); the merger
+ * (Qwen2_5_VisionPatchMerger, over tp): hidden x merge^2 to itself, then to out_hidden_size. A key
+ * the vision_config omits takes Qwen2_5_VLVisionConfig's default (depth 32, width 3584, MLP 3420,
+ * patch 14, 2 frames, 2 x 2 merge, out 3584): transformers writes only the keys that differ when it
+ * saves a config again (Qwen's own AWQ release keeps 4 of them); in_chans, which the released
+ * configs also write, is not a key of that class and is ignored as it ignores it. */
+static int qwen25_vl_tower(ctx *sub, tower_parts *out)
+{
+    uint32_t h, depth, inter, patch, temporal, channels, out_hidden, merge;
+    if (get_u32(sub, "hidden_size", false, 1, 3584, "the vision tower's width", &h) ||
+        get_u32_in(sub, "depth", false, 1, (uint32_t)ENGINE_COUNT_MAX, 32, "the vision blocks", &depth) ||
+        get_u32(sub, "intermediate_size", false, 1, 3420, "the vision MLP's width", &inter) ||
+        get_u32(sub, "patch_size", false, 1, 14, "the patch size", &patch) ||
+        get_u32(sub, "temporal_patch_size", false, 1, 2, "the temporal patch size", &temporal) ||
+        get_u32(sub, "in_channels", false, 1, 3, "the image channels", &channels) ||
+        get_u32(sub, "out_hidden_size", false, 1, 3584, "the width the merger projects to", &out_hidden) ||
+        get_u32(sub, "spatial_merge_size", false, 1, 2, "the patches merged per side", &merge))
+        return -1;
+    double w = h, merged = w * merge * merge;
+    out->attn_tp = depth * 4 * w * w;
+    out->tp = depth * 3 * w * inter + merged * merged + merged * out_hidden;
+    out->total = (double)channels * temporal * patch * patch * w + out->attn_tp + out->tp;
+    return 0;
+}
+
+/* Gemma 3's SigLIP tower (siglip.py SiglipVisionModel, SiglipVisionConfig's defaults for the
+ * keys a vision_config omits) and gemma3_mm.py's projector: the Conv2d patch embedding and the
+ * projector's mm_input_projection_weight (hidden x the text width, an nn.Parameter) whole on
+ * every GPU; the position embedding ((image_size / patch_size)^2 rows, vocab-parallel) and each
+ * layer's fc1 / fc2 over tp; each layer's VisionAttention qkv and out over attn_tp. */
+static int siglip_tower(ctx *sub, uint32_t text_hidden, tower_parts *out)
+{
+    uint32_t h, layers, inter, patch, image, channels;
+    if (get_u32(sub, "hidden_size", false, 1, 768, "the vision tower's width", &h) ||
+        get_u32_in(sub, "num_hidden_layers", false, 1, (uint32_t)ENGINE_COUNT_MAX, 12, "the vision layers", &layers) ||
+        get_u32(sub, "intermediate_size", false, 1, 3072, "the vision MLP's width", &inter) ||
+        get_u32(sub, "patch_size", false, 1, 16, "the patch size", &patch) ||
+        get_u32(sub, "image_size", false, 1, 224, "the image size", &image) ||
+        get_u32(sub, "num_channels", false, 1, 3, "the image channels", &channels))
+        return -1;
+    double w = h, side = (double)(image / patch);
+    out->attn_tp = layers * 4 * w * w;
+    out->tp = side * side * w + layers * 2 * w * inter;
+    out->total = (double)channels * patch * patch * w + w * text_hidden + out->attn_tp + out->tp;
+    return 0;
+}
+
+/* Kimi K2.5's MoonViT (kimi_k25.py): the Conv2d patch embedding over 3 channels, the learnt
+ * init_pos_emb_height x init_pos_emb_width position embedding, vt_num_hidden_layers layers of
+ * VisionAttention (attn_tp) and an MLP2 fc0 / fc1 (built without tensor parallelism: whole), and
+ * K2VLMultiModalProjector's ReplicatedLinear linear_1 (merged width to itself) and linear_2 (to
+ * text_hidden_size), the merged width vt_hidden_size x merge_kernel_size's product. */
+static int moonvit_tower(ctx *sub, json_t *vc, uint32_t text_hidden, tower_parts *out)
+{
+    uint32_t h, layers, inter, patch, pos_h, pos_w, text;
+    if (get_u32(sub, "vt_hidden_size", true, 1, 0, "the vision tower's width", &h) ||
+        get_u32_in(sub, "vt_num_hidden_layers", true, 1, (uint32_t)ENGINE_COUNT_MAX, 0, "the vision layers", &layers) ||
+        get_u32(sub, "vt_intermediate_size", true, 1, 0, "the vision MLP's width", &inter) ||
+        get_u32(sub, "patch_size", false, 1, 14, "the patch size", &patch) ||
+        get_u32(sub, "init_pos_emb_height", false, 1, 14, "the position embedding's rows", &pos_h) ||
+        get_u32(sub, "init_pos_emb_width", false, 1, 14, "the position embedding's columns", &pos_w) ||
+        get_u32(sub, "text_hidden_size", false, 1, text_hidden, "the language model's width", &text))
+        return -1;
+    json_t *kernel = json_object_get(vc, "merge_kernel_size");
+    double merge = 4; /* [2, 2] */
+    if (kernel && !json_is_null(kernel)) {
+        json_t *kh = json_array_get(kernel, 0), *kw = json_array_get(kernel, 1);
+        if (!json_is_array(kernel) || json_array_size(kernel) != 2 || !json_is_integer(kh) || !json_is_integer(kw) ||
+            json_integer_value(kh) < 1 || json_integer_value(kw) < 1 || json_integer_value(kh) > 64 ||
+            json_integer_value(kw) > 64)
+            return bad(sub, "merge_kernel_size", "a pair of integers in 1..64 (the patches merged per side)");
+        merge = (double)json_integer_value(kh) * (double)json_integer_value(kw);
+    }
+    double w = h, merged = w * merge;
+    out->attn_tp = layers * 4 * w * w;
+    out->total = 3.0 * patch * patch * w + (double)pos_h * pos_w * w + layers * 2 * w * inter + out->attn_tp +
+                 merged * merged + merged * text;
+    return 0;
+}
+
+/* Mistral 3's Pixtral tower (pixtral.py PixtralHFVisionModel, PixtralVisionConfig's defaults for
+ * the keys a vision_config omits) and transformers' Mistral3MultiModalProjector, which mistral.py
+ * builds: the Conv2d patch embedding (whole on every GPU); num_hidden_layers of VisionAttention
+ * q, k, v, o (attn_tp) and a gated MLP, gate_up and down over intermediate_size (PixtralHFMLP, over
+ * tp); the projector's nn.Linear patch merger (hidden x spatial_merge_size^2 to hidden), linear_1
+ * (to the text width) and linear_2 (text width to itself), whole. */
+static int pixtral_tower(ctx *sub, uint32_t text_hidden, tower_parts *out)
+{
+    uint32_t h, layers, inter, patch, channels, merge;
+    if (get_u32(sub, "hidden_size", false, 1, 1024, "the vision tower's width", &h) ||
+        get_u32_in(sub, "num_hidden_layers", false, 1, (uint32_t)ENGINE_COUNT_MAX, 24, "the vision layers", &layers) ||
+        get_u32(sub, "intermediate_size", false, 1, 4096, "the vision MLP's width", &inter) ||
+        get_u32(sub, "patch_size", false, 1, 16, "the patch size", &patch) ||
+        get_u32(sub, "num_channels", false, 1, 3, "the image channels", &channels))
+        return -1;
+    ctx top = *sub; /* Mistral3Config keeps spatial_merge_size beside vision_config */
+    top.cfg = sub->root;
+    top.prefix = "";
+    if (get_u32_in(&top, "spatial_merge_size", false, 1, 64, 2, "the patches merged per side", &merge))
+        return -1;
+    double w = h, t = text_hidden, merged = w * merge * merge;
+    out->attn_tp = layers * 4 * w * w;
+    out->tp = layers * 3 * w * inter;
+    out->total = (double)channels * patch * patch * w + merged * w + w * t + t * t + out->attn_tp + out->tp;
+    return 0;
+}
+
+/* The vision tower of KIND from the config's vision_config into M's vision_params and its
+ * split; none without a vision_config. */
+static int vision_tower(ctx *c, tower kind, engine_model *m)
 {
     json_t *vc = json_object_get(c->root, "vision_config");
-    *out = 0;
-    if (!json_is_object(vc))
+    if (kind == TOWER_NONE || !json_is_object(vc))
         return 0;
     ctx sub = *c;
     sub.cfg = vc;
     sub.prefix = "vision_config.";
-    uint32_t h, depth, inter, patch, temporal, channels, positions, out_hidden, merge;
-    size_t deepstack = 0;
-    if (get_u32(&sub, "hidden_size", true, 1, 0, "the vision tower's width", &h) ||
-        get_u32_in(&sub, "depth", true, 1, (uint32_t)ENGINE_COUNT_MAX, 0, "the vision blocks", &depth) ||
-        get_u32(&sub, "intermediate_size", true, 1, 0, "the vision MLP's width", &inter) ||
-        get_u32(&sub, "patch_size", true, 1, 0, "the patch size", &patch) ||
-        get_u32(&sub, "temporal_patch_size", false, 1, 2, "the temporal patch size", &temporal) ||
-        get_u32(&sub, "in_channels", false, 1, 3, "the image channels", &channels) ||
-        get_u32(&sub, "num_position_embeddings", false, 0, 0, "the position embeddings", &positions) ||
-        get_u32(&sub, "out_hidden_size", true, 1, 0, "the width the merger projects to", &out_hidden) ||
-        get_u32(&sub, "spatial_merge_size", false, 1, 2, "the patches merged per side", &merge) ||
-        array_len(&sub, vc, "deepstack_visual_indexes", "a list of block indices", &deepstack))
+    tower_parts t = {0, 0, 0};
+    int rc = kind == TOWER_QWEN3_VL    ? qwen3_vl_tower(&sub, vc, &t)
+             : kind == TOWER_QWEN25_VL ? qwen25_vl_tower(&sub, &t)
+             : kind == TOWER_SIGLIP    ? siglip_tower(&sub, m->hidden, &t)
+             : kind == TOWER_PIXTRAL   ? pixtral_tower(&sub, m->hidden, &t)
+                                       : moonvit_tower(&sub, vc, m->hidden, &t);
+    if (rc)
         return -1;
-    if (deepstack > depth)
-        return bad(&sub, "deepstack_visual_indexes", "a list of at most depth block indices");
-    /* In floating point, so no product can wrap (exact below 2^53, as every real tower is). */
-    double w = h, merged = w * merge * merge;
-    double block = w * 3 * w + w * w + 2 * w * inter;
-    double merger = merged * merged + merged * out_hidden;
-    double n = (double)channels * temporal * patch * patch * w + (double)positions * w + depth * block +
-               (1.0 + (double)deepstack) * merger;
-    if (n > (double)ENGINE_SIZE_MAX)
+    if (t.total > (double)ENGINE_SIZE_MAX)
         return bad(&sub, "hidden_size", "the width of a vision tower of at most 2^50 parameters");
-    *out = (uint64_t)n;
+    m->vision_params = (uint64_t)t.total;
+    m->vision_attn_tp_params = (uint64_t)t.attn_tp;
+    m->vision_tp_params = (uint64_t)t.tp;
     return 0;
 }
 
@@ -1607,6 +1762,14 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
         rc = deepseek_v4(&c, m);
         break;
     case FAM_DENSE:
+        static const char *const not_dense[] = {"kv_lora_rank", "n_routed_experts", "num_local_experts"};
+        for (size_t i = 0; i < sizeof not_dense / sizeof not_dense[0]; i++)
+            if (field(&c, not_dense[i])) {
+                bad(&c, not_dense[i],
+                    "a key of a dense GQA model (cgplan reads this architecture as one; an MLA or "
+                    "MoE text model, as Mistral Small 4's, it does not read)");
+                goto done;
+            }
         rc = gqa(&c, m) || get_u32(&c, "intermediate_size", true, 1, 0, "the MLP's width", &m->intermediate) ? -1 : 0;
         break;
     case FAM_QWEN_MOE:
@@ -1680,8 +1843,7 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     }
     if (!m->num_experts)
         m->dense_layers = 0; /* a dense model's layers are all dense */
-    uint64_t vision = 0;
-    if (weight_dtypes(&c, m) || (archs[k].qwen3_vl_tower && qwen3_vl_tower_params(&c, &vision)))
+    if (weight_dtypes(&c, m) || vision_tower(&c, archs[k].tower, m))
         goto done;
 
     preset_model_import_name(path, m->name, sizeof m->name);
@@ -1693,9 +1855,7 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
         preset_set_err(err, errlen, "%s: %s", path, why);
         goto done;
     }
-    /* The vision tower is in the total the model card publishes; the weights per GPU do not
-     * count it yet (weights.h), so it is in param_count alone. */
-    m->param_count = engine_model_param_count(m) + vision;
+    m->param_count = engine_model_param_count(m); /* the vision tower with it, as the model cards count */
     for (int i = 0; i < COEF_COUNT; i++)
         m->coef_missing[i] = true; /* unknown until calibrated: never another model's number */
     m->coef_borrowed = true;
@@ -1783,5 +1943,9 @@ int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source)
     fprintf(f, "param_count: %llu\ndraft_layers: %u\n", (unsigned long long)m->param_count, m->draft_layers);
     if (m->linear_state_bytes_per_request)
         fprintf(f, "linear_state_bytes_per_request: %llu\n", (unsigned long long)m->linear_state_bytes_per_request);
+    if (m->vision_params)
+        fprintf(f, "vision:\n  params: %llu\n  attn_tp_params: %llu\n  tp_params: %llu\n",
+                (unsigned long long)m->vision_params, (unsigned long long)m->vision_attn_tp_params,
+                (unsigned long long)m->vision_tp_params);
     return ferror(f) ? -1 : 0;
 }

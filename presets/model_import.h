@@ -8,7 +8,9 @@
  * - MLA + KDA linear attention: KimiK3ForConditionalGeneration (nested), KimiLinearForCausalLM.
  * - DeepSeek-V4's compressed sparse attention + MoE: DeepseekV4ForCausalLM (compress_ratios by
  *   value; expert_dtype "fp4" gives MXFP4 experts beside the FP8 quantization_config).
- * - GQA dense: LlamaForCausalLM, MistralForCausalLM, Phi3ForCausalLM, Qwen2ForCausalLM,
+ * - GQA dense: LlamaForCausalLM, MistralForCausalLM, Ministral3ForCausalLM,
+ *   Mistral3ForConditionalGeneration (nested; a dense text model only), Phi3ForCausalLM, Qwen2ForCausalLM,
+ *   Qwen2_5_VLForConditionalGeneration (the text keys at the top level or under text_config),
  *   Qwen3ForCausalLM, Qwen3VLForConditionalGeneration (nested); Gemma3ForCausalLM and
  *   Gemma3ForConditionalGeneration (nested) with their sliding-window layers; Gemma4ForCausalLM
  *   and Gemma4ForConditionalGeneration (nested): sliding layers and full ones of their own KV heads
@@ -34,8 +36,9 @@
  *
  * Linear-attention layers (Gated DeltaNet, KDA, LFM2's short conv) also give linear_state_bytes_per_request, the
  * conv and recurrent state SGLang's mamba cache keeps per request; mtp_num_hidden_layers and
- * num_nextn_predict_layers give draft_layers. A Qwen3-VL vision tower (Qwen3-VL, Qwen3.5) is
- * counted in param_count, not in the weights per GPU.
+ * num_nextn_predict_layers give draft_layers. The vision_config of Qwen2.5-VL, Qwen3-VL / Qwen3.5,
+ * Gemma 3 (SigLIP), Kimi K2.5 (MoonViT) and Mistral 3 (Pixtral) gives vision_params and the parts SGLang splits over
+ * the attention TP group and over tp (engine.h), in param_count and in the weights per GPU.
  *
  * Weight dtypes: torch_dtype (or dtype), else BF16, for what is not quantised; the
  * quantization_config (or, without one, an hf_quant_config.json beside the file) gives the
@@ -64,7 +67,7 @@
 
 /* Reads the config at PATH into OUT (cleared first): name from preset_model_import_name(),
  * hf_names as above (without an id from either, the stem or folder name), param_count counted
- * (engine_model_param_count, plus a vision tower). No coefficients: every coefficient is
+ * (engine_model_param_count, the vision tower with it). No coefficients: every coefficient is
  * missing. Returns 0, or -1 with ERR naming the file, the field and what was expected (an
  * unknown architecture with the nearest known one, a missing or malformed field, unreadable
  * JSON, a _name_or_path a shell would read). */

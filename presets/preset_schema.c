@@ -65,6 +65,7 @@ enum {
     M_ATTENTION_DTYPE,
     M_PARAM_COUNT,
     M_LINEAR_STATE,
+    M_VISION,
     M_DRAFT_LAYERS,
     M_DRAFT_SEPARATE,
     M_DRAFT_MODEL_PATH,
@@ -93,6 +94,7 @@ static const char *const model_keys[M_COUNT] = {
     "attention_dtype",
     "param_count",
     "linear_state_bytes_per_request",
+    "vision",
     "draft_layers",
     "draft_separate",
     "draft_model_path",
@@ -370,6 +372,32 @@ static int parse_moe(preset_yaml_doc *p, yaml_node_t *map, engine_model *m)
     return 0;
 }
 
+/* vision: {params, attn_tp_params, tp_params}: a VL model's vision tower and projector, every
+ * parameter, and the parts split over the attention TP group and over tp (the rest is whole on
+ * every GPU); model_import.c computes them from the config's vision_config. */
+enum { V_PARAMS, V_ATTN_TP_PARAMS, V_TP_PARAMS, V_COUNT };
+static const char *const vision_keys[V_COUNT] = {"params", "attn_tp_params", "tp_params"};
+
+static int parse_vision(preset_yaml_doc *p, yaml_node_t *map, engine_model *m)
+{
+    yaml_node_t *v[V_COUNT];
+    if (preset_yaml_collect(p, map, "vision", vision_keys, V_COUNT, v) ||
+        preset_yaml_need(p, map, "vision", "params", v[V_PARAMS],
+                         "the vision tower's parameters (`cgplan model import` counts them from vision_config)") ||
+        preset_yaml_get_size(p, v[V_PARAMS], "params", &m->vision_params) ||
+        preset_yaml_get_size(p, v[V_ATTN_TP_PARAMS], "attn_tp_params", &m->vision_attn_tp_params) ||
+        preset_yaml_get_size(p, v[V_TP_PARAMS], "tp_params", &m->vision_tp_params))
+        return -1;
+    if (m->vision_attn_tp_params > m->vision_params ||
+        m->vision_tp_params > m->vision_params - m->vision_attn_tp_params)
+        return preset_yaml_error(p, map->start_mark,
+                                 "vision: attn_tp_params %llu + tp_params %llu exceed params %llu; expected parts of "
+                                 "the tower that sum to at most its parameters",
+                                 (unsigned long long)m->vision_attn_tp_params, (unsigned long long)m->vision_tp_params,
+                                 (unsigned long long)m->vision_params);
+    return 0;
+}
+
 /* A dtype key: one of engine_dtype_names. */
 static int get_dtype(preset_yaml_doc *p, const yaml_node_t *n, const char *key, engine_dtype *out)
 {
@@ -409,6 +437,7 @@ static int parse_model(preset_yaml_doc *p, yaml_node_t *root, preset_item *it)
         (v[M_MOE] && parse_moe(p, v[M_MOE], m)) ||
         preset_yaml_get_size(p, v[M_LINEAR_STATE], "linear_state_bytes_per_request",
                              &m->linear_state_bytes_per_request) ||
+        (v[M_VISION] && parse_vision(p, v[M_VISION], m)) ||
         preset_yaml_get_u32(p, v[M_DRAFT_LAYERS], "draft_layers", 0, MODEL_DRAFT_LAYERS_MAX, &m->draft_layers) ||
         preset_yaml_get_bool(p, v[M_DRAFT_SEPARATE], "draft_separate", &m->draft_separate) ||
         preset_yaml_get_text(p, v[M_DRAFT_MODEL_PATH], "draft_model_path", m->draft_model_path,

@@ -68,7 +68,7 @@ for f in "$CGPLAN_FIXTURES"/configs/*--*.json; do
   case $arch in
   DeepseekV3ForCausalLM | KimiK25ForConditionalGeneration | GlmMoeDsaForCausalLM | Qwen2ForCausalLM | Qwen3ForCausalLM | \
     LlamaForCausalLM | Qwen3MoeForCausalLM | Qwen3NextForCausalLM | Glm4MoeForCausalLM | GptOssForCausalLM | \
-    Gemma4ForConditionalGeneration)
+    Gemma4ForConditionalGeneration | Qwen2_5_VLForConditionalGeneration)
     expect_exit 0 "$CGPLAN" model import "$f" --name catalog-import-check ;;
   esac
 done
@@ -103,9 +103,9 @@ check_py "j['graph_nodes']['target']['per_graph_low'] == 957 and j['graph_nodes'
 # Hunyuan-A13B: the README of Tencent's repository, "a total of 80 billion parameters"; ERNIE 4.5
 # 21B-A3B: the Hub's 21.8B, which Baidu's card rounds to 21B; Granite 4.0-H: IBM's 7B and 32B totals).
 # cgplan's count is the weights it computes for one GPU of a BF16 preset, 2 bytes a parameter: embeddings,
-# attention, MLPs, experts and routers (norms and biases, a few millionths, are left out). The presets
-# here are BF16 throughout and text-only (a vision encoder would be in the published total, not in the
-# weights).
+# attention, MLPs, experts and routers (norms and biases, a few millionths, are left out), and a VL
+# preset's vision tower (vision:), which the published totals of the VL rows include. The presets here
+# are BF16 throughout.
 while read -r m published; do
   case $m in '' | '#'*) continue ;; esac
   f="$PRESETS/$m.yaml"
@@ -139,6 +139,7 @@ llama-3.1-8b             8.03
 llama-3.1-70b            70.6
 llama-3.1-405b           405
 mistral-7b-v0.3          7.25
+mistral-large-2          123
 mixtral-8x7b             46.7
 mixtral-8x22b            141
 phi-4-mini               3.8
@@ -157,5 +158,11 @@ granite-4.0-h-small      32
 # full layers' v (k_eq_v) as SGLang does and leaves the ~0.55B vision encoder out
 gemma-4-26b-a4b          25.2
 gemma-4-31b              30.7
+# with the vision tower: Gemma 3 model cards (cited in the presets); Qwen3-VL as test_model_import.c cites
+gemma-3-4b               4.3
+gemma-3-12b              12.2
+gemma-3-27b              27.4
+qwen3-vl-8b              8.77
+qwen3-vl-30b-a3b         31.07
 EOF
 finish

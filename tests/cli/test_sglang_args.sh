@@ -86,4 +86,12 @@ expect_exit 0 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --set sglang
 check_py "j['knobs']['max_running_requests'] == 32 and j['knobs']['max_bs'] == 32" "estimate: --set sglang= reaches the reader"
 expect_exit 0 "$CGPLAN" estimate --model deepseek-v3 --set gpu=h200 --sglang-args "--tp 8" --set dcp=2 --format json
 check_py "j['knobs']['dcp'] == 2 and j['knobs']['world'] == 8" "estimate: a layout --set applies after the line's tp"
+
+# the vision tower's flags are known, not modelled: the plan splits the tower as the model file does
+# without --mm-enable-dp-encoder, and counts none for Llama 4, whose tower only --enable-multimodal loads
+expect_exit 0 "$CGPLAN" estimate --model qwen3-vl-8b --set gpu=h200 \
+  --sglang-args "--tp 4 --mm-enable-dp-encoder --enable-multimodal" --format json
+status_is --mm-enable-dp-encoder not_modelled
+status_is --enable-multimodal not_modelled
+contains "$ERR" "--mm-enable-dp-encoder: not_modelled" "the DP encoder flag warned on stderr"
 finish

@@ -52,11 +52,10 @@ enum {
     SKIP_DRAFT = 1,  /* draft_layers */
     SKIP_DTYPES = 2, /* dtype, dense_dtype, expert_dtype */
     SKIP_STATE = 4,  /* linear_state_bytes_per_request */
-    VISION = 8,      /* param_count holds a vision tower the preset's count leaves out */
 };
 
-/* Every field the importer sets equals the preset's, but those SKIP names; param_count exactly,
- * or (VISION) the decoder's count exactly and the tower on top of it. */
+/* Every field the importer sets equals the preset's, but those SKIP names; param_count (the
+ * vision tower's with it) and the tower's split exactly. */
 static void assert_same_model(const engine_model *a, const engine_model *b, int skip)
 {
     assert_string_equal(a->architecture, b->architecture);
@@ -109,11 +108,10 @@ static void assert_same_model(const engine_model *a, const engine_model *b, int 
         assert_int_equal(a->attn_dtype_set, b->attn_dtype_set);
         assert_int_equal(engine_attn_dtype(a), engine_attn_dtype(b));
     }
-    if (skip & VISION) {
-        assert_int_equal(engine_model_param_count(a), b->param_count);
-        assert_true(a->param_count > b->param_count);
-    } else
-        assert_int_equal(a->param_count, b->param_count);
+    assert_int_equal(a->param_count, b->param_count);
+    assert_int_equal(a->vision_params, b->vision_params);
+    assert_int_equal(a->vision_attn_tp_params, b->vision_attn_tp_params);
+    assert_int_equal(a->vision_tp_params, b->vision_tp_params);
     if (!(skip & SKIP_STATE))
         assert_int_equal(a->linear_state_bytes_per_request, b->linear_state_bytes_per_request);
     if (!(skip & SKIP_DRAFT))
@@ -167,22 +165,22 @@ static const struct {
     {"nvidia--Qwen3-30B-A3B-NVFP4.json", "qwen3-30b-a3b-nvfp4", SAME_ALL},
     {"nvidia--Qwen3-235B-A22B-NVFP4.json", "qwen3-235b-a22b-nvfp4", SAME_ALL},
     {"Qwen--Qwen3-Coder-480B-A35B-Instruct.json", "qwen3-coder-480b-a35b", SAME_ALL},
-    {"Qwen--Qwen3-VL-2B-Instruct.json", "qwen3-vl-2b", VISION},
-    {"Qwen--Qwen3-VL-4B-Instruct.json", "qwen3-vl-4b", VISION},
-    {"Qwen--Qwen3-VL-8B-Instruct.json", "qwen3-vl-8b", VISION},
-    {"Qwen--Qwen3-VL-32B-Instruct.json", "qwen3-vl-32b", VISION},
-    {"Qwen--Qwen3-VL-32B-Thinking.json", "qwen3-vl-32b", VISION},
-    {"Qwen--Qwen3-VL-30B-A3B-Instruct.json", "qwen3-vl-30b-a3b", VISION},
-    {"Qwen--Qwen3-VL-235B-A22B-Instruct.json", "qwen3-vl-235b-a22b", VISION},
-    {"Qwen--Qwen3.5-27B.json", "qwen3.5-27b", VISION},
-    {"Qwen--Qwen3.5-35B-A3B.json", "qwen3.5-35b-a3b", VISION},
-    {"Qwen--Qwen3.5-122B-A10B.json", "qwen3.5-122b-a10b", VISION},
-    {"Qwen--Qwen3.5-397B-A17B.json", "qwen3.5-397b-a17b", VISION},
-    {"nvidia--Qwen3.5-397B-A17B-NVFP4.json", "qwen3.5-397b-a17b-nvfp4", VISION},
-    {"Qwen--Qwen3.6-35B-A3B.json", "qwen3.6-35b-a3b", VISION},
+    {"Qwen--Qwen3-VL-2B-Instruct.json", "qwen3-vl-2b", SAME_ALL},
+    {"Qwen--Qwen3-VL-4B-Instruct.json", "qwen3-vl-4b", SAME_ALL},
+    {"Qwen--Qwen3-VL-8B-Instruct.json", "qwen3-vl-8b", SAME_ALL},
+    {"Qwen--Qwen3-VL-32B-Instruct.json", "qwen3-vl-32b", SAME_ALL},
+    {"Qwen--Qwen3-VL-32B-Thinking.json", "qwen3-vl-32b", SAME_ALL},
+    {"Qwen--Qwen3-VL-30B-A3B-Instruct.json", "qwen3-vl-30b-a3b", SAME_ALL},
+    {"Qwen--Qwen3-VL-235B-A22B-Instruct.json", "qwen3-vl-235b-a22b", SAME_ALL},
+    {"Qwen--Qwen3.5-27B.json", "qwen3.5-27b", SAME_ALL},
+    {"Qwen--Qwen3.5-35B-A3B.json", "qwen3.5-35b-a3b", SAME_ALL},
+    {"Qwen--Qwen3.5-122B-A10B.json", "qwen3.5-122b-a10b", SAME_ALL},
+    {"Qwen--Qwen3.5-397B-A17B.json", "qwen3.5-397b-a17b", SAME_ALL},
+    {"nvidia--Qwen3.5-397B-A17B-NVFP4.json", "qwen3.5-397b-a17b-nvfp4", SAME_ALL},
+    {"Qwen--Qwen3.6-35B-A3B.json", "qwen3.6-35b-a3b", SAME_ALL},
     /* nvidia's mixed FP8 / NVFP4 export of the BF16 preset's model: its dtypes are its own
      * (test_quantization_formats). */
-    {"nvidia--Qwen3.6-27B-NVFP4.json", "qwen3.6-27b", VISION | SKIP_DTYPES},
+    {"nvidia--Qwen3.6-27B-NVFP4.json", "qwen3.6-27b", SKIP_DTYPES},
     {"Llama-3.1-8B.json", "llama-3.1-8b", SAME_ALL},
     {"meta-llama--Llama-3.2-1B.json", "llama-3.2-1b", SAME_ALL},
     {"meta-llama--Llama-3.2-3B.json", "llama-3.2-3b", SAME_ALL},
@@ -190,6 +188,7 @@ static const struct {
     {"nvidia--Llama-3.1-70B-Instruct-FP8.json", "llama-3.1-70b-instruct-fp8", SAME_ALL},
     {"Llama-4-Scout-17B-16E-Instruct.json", "llama-4-scout", SAME_ALL},
     {"mistralai--Mistral-7B-v0.3.json", "mistral-7b-v0.3", SAME_ALL},
+    {"Qwen--Qwen2.5-VL-7B-Instruct.json", "qwen2.5-vl-7b", SAME_ALL}, /* the tower counted from vision_config */
     {"mistralai--Mixtral-8x7B-v0.1.json", "mixtral-8x7b", SAME_ALL},
     {"mistralai--Mixtral-8x22B-v0.1.json", "mixtral-8x22b", SAME_ALL},
     {"microsoft--Phi-4-mini-instruct.json", "phi-4-mini", SAME_ALL}, /* auto_map, yet no remote code */
@@ -248,19 +247,73 @@ static const struct {
     /* Gemma 3 as google/gemma-3-27b-it's config has it: text_config without vocab_size,
      * max_position_embeddings, sliding_window_pattern or tie_word_embeddings (Gemma3TextConfig's
      * 262208, 131072, 6 and true); 12B with the pattern written; 4B without the head counts
-     * either (its 8 / 4 of 256 are the defaults too). */
+     * either (its 8 / 4 of 256 are the defaults too). The SigLIP vision_config is maxtext's
+     * (AI-Hypercomputer/maxtext @ e591f30c hf_model_configs.py gemma3_*_config), the same for all
+     * three. */
     {"gemma-3-27b", "{\"architectures\": [\"Gemma3ForConditionalGeneration\"], \"model_type\": \"gemma3\","
                     " \"text_config\": {\"head_dim\": 128, \"hidden_size\": 5376, \"intermediate_size\": 21504,"
                     " \"model_type\": \"gemma3_text\", \"num_attention_heads\": 32, \"num_hidden_layers\": 62,"
                     " \"num_key_value_heads\": 16, \"query_pre_attn_scalar\": 168, \"sliding_window\": 1024},"
-                    " \"torch_dtype\": \"bfloat16\", \"vision_config\": {\"model_type\": \"siglip_vision_model\"}}"},
+                    " \"torch_dtype\": \"bfloat16\","
+                    " \"vision_config\": {\"hidden_size\": 1152, \"image_size\": 896, \"intermediate_size\": 4304,"
+                    " \"model_type\": \"siglip_vision_model\", \"num_attention_heads\": 16, \"num_hidden_layers\": 27,"
+                    " \"patch_size\": 14, \"vision_use_head\": false}}"},
     {"gemma-3-12b", "{\"architectures\": [\"Gemma3ForConditionalGeneration\"], \"text_config\": {\"head_dim\": 256,"
                     " \"hidden_size\": 3840, \"intermediate_size\": 15360, \"num_attention_heads\": 16,"
                     " \"num_hidden_layers\": 48, \"num_key_value_heads\": 8, \"sliding_window\": 1024,"
-                    " \"sliding_window_pattern\": 6}, \"torch_dtype\": \"bfloat16\"}"},
+                    " \"sliding_window_pattern\": 6}, \"torch_dtype\": \"bfloat16\","
+                    " \"vision_config\": {\"hidden_size\": 1152, \"image_size\": 896, \"intermediate_size\": 4304,"
+                    " \"model_type\": \"siglip_vision_model\", \"num_attention_heads\": 16, \"num_hidden_layers\": 27,"
+                    " \"patch_size\": 14, \"vision_use_head\": false}}"},
     {"gemma-3-4b", "{\"architectures\": [\"Gemma3ForConditionalGeneration\"], \"text_config\": {\"hidden_size\": 2560,"
                    " \"intermediate_size\": 10240, \"num_hidden_layers\": 34, \"sliding_window\": 1024},"
-                   " \"torch_dtype\": \"bfloat16\"}"},
+                   " \"torch_dtype\": \"bfloat16\","
+                   " \"vision_config\": {\"hidden_size\": 1152, \"image_size\": 896, \"intermediate_size\": 4304,"
+                   " \"model_type\": \"siglip_vision_model\", \"num_attention_heads\": 16, \"num_hidden_layers\": 27,"
+                   " \"patch_size\": 14, \"vision_use_head\": false}}"},
+    /* Qwen2.5-VL 3B, 32B and 72B from the numbers their presets cite (Pai-Megatron-Patch's run script and
+     * vision config: the tower's MLP 3420 beside the 36-layer model, 3456 beside the others) */
+    {"qwen2.5-vl-3b",
+     "{\"architectures\": [\"Qwen2_5_VLForConditionalGeneration\"], \"hidden_size\": 2048,"
+     " \"intermediate_size\": 11008, \"max_position_embeddings\": 128000, \"num_attention_heads\": 16,"
+     " \"num_hidden_layers\": 36, \"num_key_value_heads\": 2, \"tie_word_embeddings\": true,"
+     " \"torch_dtype\": \"bfloat16\", \"vision_config\": {\"depth\": 32, \"hidden_size\": 1280,"
+     " \"intermediate_size\": 3420, \"num_heads\": 16, \"in_chans\": 3, \"out_hidden_size\": 2048,"
+     " \"patch_size\": 14, \"spatial_merge_size\": 2, \"temporal_patch_size\": 2}, \"vocab_size\": 151936}"},
+    {"qwen2.5-vl-32b",
+     "{\"architectures\": [\"Qwen2_5_VLForConditionalGeneration\"], \"hidden_size\": 5120,"
+     " \"intermediate_size\": 27648, \"max_position_embeddings\": 128000, \"num_attention_heads\": 40,"
+     " \"num_hidden_layers\": 64, \"num_key_value_heads\": 8, \"tie_word_embeddings\": false,"
+     " \"torch_dtype\": \"bfloat16\", \"vision_config\": {\"depth\": 32, \"hidden_size\": 1280,"
+     " \"intermediate_size\": 3456, \"num_heads\": 16, \"in_chans\": 3, \"out_hidden_size\": 5120,"
+     " \"patch_size\": 14, \"spatial_merge_size\": 2, \"temporal_patch_size\": 2}, \"vocab_size\": 152064}"},
+    {"qwen2.5-vl-72b",
+     "{\"architectures\": [\"Qwen2_5_VLForConditionalGeneration\"], \"hidden_size\": 8192,"
+     " \"intermediate_size\": 29568, \"max_position_embeddings\": 128000, \"num_attention_heads\": 64,"
+     " \"num_hidden_layers\": 80, \"num_key_value_heads\": 8, \"tie_word_embeddings\": false,"
+     " \"torch_dtype\": \"bfloat16\", \"vision_config\": {\"depth\": 32, \"hidden_size\": 1280,"
+     " \"intermediate_size\": 3456, \"num_heads\": 16, \"in_chans\": 3, \"out_hidden_size\": 8192,"
+     " \"patch_size\": 14, \"spatial_merge_size\": 2, \"temporal_patch_size\": 2}, \"vocab_size\": 152064}"},
+    /* Mistral Large 2 as NarrativAI/Cakrawala-123B's config.json (a fine-tune of Mistral-Large-Instruct-2411)
+     * has its keys (mistral-large-2.yaml) */
+    {"mistral-large-2",
+     "{\"_name_or_path\": \"mistralai/Mistral-Large-Instruct-2411\", \"architectures\": [\"MistralForCausalLM\"],"
+     " \"attention_dropout\": 0.0, \"bos_token_id\": 1, \"eos_token_id\": 2, \"head_dim\": 128, \"hidden_act\": "
+     "\"silu\","
+     " \"hidden_size\": 12288, \"initializer_range\": 0.02, \"intermediate_size\": 28672,"
+     " \"max_position_embeddings\": 131072, \"model_type\": \"mistral\", \"num_attention_heads\": 96,"
+     " \"num_hidden_layers\": 88, \"num_key_value_heads\": 8, \"rms_norm_eps\": 1e-05, \"rope_theta\": 1000000.0,"
+     " \"sliding_window\": null, \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\","
+     " \"transformers_version\": \"4.46.3\", \"use_cache\": false, \"vocab_size\": 32768}"},
+    /* Devstral 2 from its params.json (devstral-2-123b.yaml) as transformers' converter writes it: a
+     * Ministral3Config, FP8 with only lm_head left out */
+    {"devstral-2-123b",
+     "{\"architectures\": [\"Ministral3ForCausalLM\"], \"model_type\": \"ministral3\", \"head_dim\": 128,"
+     " \"hidden_size\": 12288, \"intermediate_size\": 28672, \"max_position_embeddings\": 262144,"
+     " \"num_attention_heads\": 96, \"num_hidden_layers\": 88, \"num_key_value_heads\": 8,"
+     " \"vocab_size\": 131072, \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\","
+     " \"quantization_config\": {\"quant_method\": \"fp8\", \"activation_scheme\": \"static\","
+     " \"modules_to_not_convert\": [\"lm_head\"]}}"},
     /* Grok-2 from the numbers grok-2.yaml cites; grok.py's residual_moe MLP of intermediate_size
      * beside experts of moe_intermediate_size. */
     {"grok-2", "{\"architectures\": [\"Grok1ForCausalLM\"], \"vocab_size\": 131072, \"hidden_size\": 8192,"
@@ -373,7 +426,8 @@ static void test_written_configs_match_builtins(void **state)
  * Kimi K2 1.04T (its tech report); Kimi K3 2.78T (models.md 1.2); Qwen3 model cards 0.6B, 8.2B,
  * 32.8B, 30.5B, 235B; Qwen3-Next 80B; QwQ-32B 32.5B; Llama 3.1 8.03B and 70.6B; Llama 4 Scout
  * 109B and Maverick 400B (Meta's card: the vision encoder is in the total); GLM-4.5 355B,
- * GLM-5 744B (Z.ai's release notes); gpt-oss-20b 21B and gpt-oss-120b 117B (OpenAI's card). */
+ * GLM-5 744B (Z.ai's release notes); gpt-oss-20b 21B and gpt-oss-120b 117B (OpenAI's card); Gemma 3
+ * 4.3B, 12.2B and 27.4B with the vision encoder (the Gemma 3 presets cite the model card). */
 static const struct {
     const char *preset;
     double published;
@@ -385,7 +439,8 @@ static const struct {
     {"llama-3.1-70b", 70.6e9},    {"llama-4-scout", 109e9},  {"llama-4-maverick", 400e9},
     {"glm-4.5", 355e9},           {"glm-4.6", 355e9},        {"glm-5", 744e9},
     {"gpt-oss-20b", 21e9},        {"gpt-oss-120b", 117e9},   {"lfm2-1.2b", 1.17e9},
-    {"lfm2-8b-a1b", 8.3e9}, /* LiquidAI's cards */
+    {"lfm2-8b-a1b", 8.3e9},       {"gemma-3-4b", 4.3e9},     {"gemma-3-12b", 12.2e9},
+    {"gemma-3-27b", 27.4e9}, /* LiquidAI's and Google's cards */
 };
 
 static void test_param_counts_match_published_totals(void **state)
@@ -662,11 +717,12 @@ static void test_nonfinite_floats(void **state)
     rmdir(dir);
 }
 
-/* The Qwen3-VL vision tower is in param_count: the total the Hugging Face pages give
- * (safetensors), 8.77B for Qwen3-VL-8B (haimaker.ai's card: 8.8B) and 31.07B for
- * Qwen3-VL-30B-A3B (free2aitools.com, from the Hub), within 0.5%; the weights per GPU stay the
- * decoder's. */
-static void test_vision_tower_in_param_count(void **state)
+/* A VL model's vision tower is in param_count and in the weights. The totals the Hugging Face
+ * pages give (safetensors), 8.77B for Qwen3-VL-8B (haimaker.ai's card: 8.8B) and 31.07B for
+ * Qwen3-VL-30B-A3B (free2aitools.com, from the Hub), within 0.5%; the tower (0.4-0.7B) whole at
+ * TP 1 and, at TP 4, its attention-TP part a quarter each, the patch embedding whole on every GPU
+ * (qwen3_vl.py). */
+static void test_vision_tower_in_weights(void **state)
 {
     (void)state;
     static const struct {
@@ -681,10 +737,136 @@ static void test_vision_tower_in_param_count(void **state)
         double n = (double)m.param_count;
         print_message("%s: %.3fB counted, %.2fB published\n", vl[i].file, n / 1e9, vl[i].published / 1e9);
         assert_true(fabs(n - vl[i].published) / vl[i].published < 0.005);
-        uint64_t text_only = engine_model_param_count(&m);
-        assert_true(m.param_count - text_only > 400000000ull && m.param_count - text_only < 700000000ull);
-        assert_int_equal(engine_weight_bytes_per_gpu(&m, 1, 1, false, 1, NULL), 2 * text_only);
+        assert_int_equal(m.param_count, engine_model_param_count(&m));
+        assert_true(m.vision_params > 400000000ull && m.vision_params < 700000000ull);
+        assert_int_equal(m.vision_tp_params, 0);
+        /* the patch embedding: 3 channels x 2 frames x 16 x 16 x 1152 */
+        assert_int_equal(m.vision_params - m.vision_attn_tp_params, 3 * 2 * 16 * 16 * 1152);
+        assert_int_equal(engine_weight_bytes_per_gpu(&m, 1, 1, false, 1, NULL), 2 * m.param_count);
+        engine_model text = m;
+        text.vision_params = text.vision_attn_tp_params = 0;
+        uint64_t tp4 = engine_weight_bytes_per_gpu(&m, 4, 1, false, 1, NULL);
+        assert_int_equal(tp4, engine_weight_bytes_per_gpu(&text, 4, 1, false, 1, NULL) +
+                                  2 * (m.vision_attn_tp_params / 4 + (m.vision_params - m.vision_attn_tp_params)));
+        /* DP attention: the tower's attention-TP part over tp / dp */
+        uint64_t dp2 = engine_weight_bytes_per_gpu(&m, 4, 2, true, 1, NULL);
+        assert_int_equal(dp2, engine_weight_bytes_per_gpu(&text, 4, 2, true, 1, NULL) +
+                                  2 * (m.vision_attn_tp_params / 2 + (m.vision_params - m.vision_attn_tp_params)));
     }
+}
+
+/* The other towers, counted as their SGLang model files build them. Qwen2.5-VL's (qwen2_5_vl.py;
+ * the 7B's vision_config, NVIDIA/TensorRT-LLM @ 03dd9bb8
+ * tests/unittest/_torch/modeling/test_modeling_qwen2_5vl.py, with depth 32 as its note gives the
+ * full model): the Conv3d 1,505,280 and each block's matrices 19,686,400 (a model print of the
+ * 3B's tower gives 1,505,280 and 19,702,200 a block with its biases and norms), the merger
+ * 5120^2 + 5120 x 3584; attention over attn_tp, MLP and merger over tp. Gemma 3's SigLIP
+ * (siglip.py, gemma3_mm.py) and Kimi K2.5's MoonViT (kimi_k25.py) from their configs. */
+static void test_vision_tower_kinds(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cgplan-test-vision-XXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    write_text(path, "{\"architectures\": [\"Qwen2_5_VLForConditionalGeneration\"], \"hidden_size\": 3584,"
+                     " \"intermediate_size\": 18944, \"max_position_embeddings\": 128000, \"num_attention_heads\": 28,"
+                     " \"num_hidden_layers\": 28, \"num_key_value_heads\": 4, \"tie_word_embeddings\": false,"
+                     " \"torch_dtype\": \"bfloat16\", \"vision_config\": {\"depth\": 32, \"hidden_act\": \"silu\","
+                     " \"hidden_size\": 1280, \"intermediate_size\": 3420, \"num_heads\": 16, \"in_chans\": 3,"
+                     " \"out_hidden_size\": 3584, \"patch_size\": 14, \"spatial_merge_size\": 2,"
+                     " \"spatial_patch_size\": 14, \"window_size\": 112, \"fullatt_block_indexes\": [7, 15, 23, 31],"
+                     " \"tokens_per_second\": 2, \"temporal_patch_size\": 2}, \"vocab_size\": 152064}");
+    engine_model m;
+    import_ok(path, &m);
+    assert_int_equal(m.vision_params, 1505280ull + 32ull * 19686400 + 5120ull * 5120 + 5120ull * 3584);
+    assert_int_equal(m.vision_attn_tp_params, 32ull * 4 * 1280 * 1280);
+    assert_int_equal(m.vision_tp_params, 32ull * 3 * 1280 * 3420 + 5120ull * 5120 + 5120ull * 3584);
+    assert_int_equal(m.layers, 28); /* the text model's keys at the top level */
+    assert_int_equal(m.intermediate, 18944);
+    engine_model text = m;
+    text.vision_params = text.vision_attn_tp_params = text.vision_tp_params = 0;
+    /* DP attention at tp 4, dp 2: attention over 2, MLP and merger over 4, the patch embedding whole */
+    assert_int_equal(engine_weight_bytes_per_gpu(&m, 4, 2, true, 1, NULL),
+                     engine_weight_bytes_per_gpu(&text, 4, 2, true, 1, NULL) +
+                         2 * (m.vision_attn_tp_params / 2 + m.vision_tp_params / 4 + 1505280));
+    /* in_channels, as Qwen2_5_VLVisionConfig names it, is read; in_chans is not one of its keys */
+    write_text(path,
+               "{\"architectures\": [\"Qwen2_5_VLForConditionalGeneration\"], \"text_config\": {\"hidden_size\": 2048,"
+               " \"intermediate_size\": 11008, \"max_position_embeddings\": 128000, \"num_attention_heads\": 16,"
+               " \"num_hidden_layers\": 36, \"num_key_value_heads\": 2, \"vocab_size\": 151936},"
+               " \"tie_word_embeddings\": true, \"vision_config\": {\"depth\": 32, \"hidden_size\": 1280,"
+               " \"intermediate_size\": 3420, \"in_channels\": 1, \"in_chans\": 3, \"out_hidden_size\": 2048,"
+               " \"patch_size\": 14}}");
+    import_ok(path, &m);
+    assert_int_equal(m.layers, 36); /* transformers' re-saved layout: the text keys under text_config */
+    assert_true(m.tie_embeddings);
+    assert_int_equal(m.vision_params - m.vision_attn_tp_params - m.vision_tp_params, 2 * 14 * 14 * 1280);
+    /* a config transformers saved again keeps only the vision keys that differ from
+     * Qwen2_5_VLVisionConfig's defaults (Qwen/Qwen2.5-VL-7B-Instruct-AWQ's: hidden_size, in_chans,
+     * model_type, spatial_patch_size, tokens_per_second, torch_dtype): depth 32, MLP 3420, patch 14
+     * and out 3584 come from the class, the 7B's tower again */
+    write_text(path,
+               "{\"architectures\": [\"Qwen2_5_VLForConditionalGeneration\"], \"hidden_size\": 3584,"
+               " \"intermediate_size\": 18944, \"max_position_embeddings\": 128000, \"num_attention_heads\": 28,"
+               " \"num_hidden_layers\": 28, \"num_key_value_heads\": 4, \"vision_config\": {\"hidden_size\": 1280,"
+               " \"in_chans\": 3, \"model_type\": \"qwen2_5_vl\", \"spatial_patch_size\": 14, \"tokens_per_second\": 2,"
+               " \"torch_dtype\": \"float32\"}, \"vocab_size\": 152064}");
+    import_ok(path, &m);
+    assert_int_equal(m.vision_params, 1505280ull + 32ull * 19686400 + 5120ull * 5120 + 5120ull * 3584);
+    unlink(path);
+    rmdir(dir);
+
+    /* Kimi K2.5's MoonViT: 27 x 4 x 1152^2 attention over attn_tp; the rest whole: the patch and
+     * 64 x 64 position embeddings, 27 MLP2s of 2 x 1152 x 4304, the projector 4608^2 + 4608 x 7168 */
+    import_ok(CONFIGS "Kimi-K2.5.json", &m);
+    assert_int_equal(m.vision_attn_tp_params, 27ull * 4 * 1152 * 1152);
+    assert_int_equal(m.vision_tp_params, 0);
+    assert_int_equal(m.vision_params, 3ull * 14 * 14 * 1152 + 64ull * 64 * 1152 + 27ull * 2 * 1152 * 4304 +
+                                          27ull * 4 * 1152 * 1152 + 4608ull * 4608 + 4608ull * 7168);
+
+    /* Mistral 3's Pixtral tower: Ministral-3-3B-Instruct-2512's config as mlc-ai/mlc-llm @ 79d603f0
+     * python/mlc_llm/model/model_preset.py holds it (ministral3_3b_2512). Attention 24 x 4 x 1024^2 over
+     * attn_tp, the gated MLPs 24 x 3 x 1024 x 4096 over tp; the Conv2d, the patch merger (4096 -> 1024) and
+     * linear_1 / linear_2 (1024 -> 3072 -> 3072) whole. 420.0M: a published count of Mistral Small 3.2's
+     * tower, the same one with linear_1 / linear_2 at 5120, is 438,958,080 with norms (the rows' 51,200). */
+    char dir2[] = "/tmp/cgplan-test-pixtral-XXXXXX";
+    assert_non_null(mkdtemp(dir2));
+    snprintf(path, sizeof path, "%s/config.json", dir2);
+    write_text(path,
+               "{\"architectures\": [\"Mistral3ForConditionalGeneration\"], \"dtype\": \"bfloat16\","
+               " \"image_token_index\": 10, \"model_type\": \"ministral3\", \"multimodal_projector_bias\": false,"
+               " \"projector_hidden_act\": \"gelu\", \"spatial_merge_size\": 2, \"text_config\": {"
+               "\"attention_dropout\": 0.0, \"head_dim\": 128, \"hidden_act\": \"silu\", \"hidden_size\": 3072,"
+               " \"initializer_range\": 0.02, \"intermediate_size\": 9216, \"max_position_embeddings\": 262144,"
+               " \"model_type\": \"ministral3\", \"num_attention_heads\": 32, \"num_hidden_layers\": 26,"
+               " \"num_key_value_heads\": 8, \"rms_norm_eps\": 1e-05, \"sliding_window\": null,"
+               " \"tie_word_embeddings\": true, \"use_cache\": true, \"vocab_size\": 131072},"
+               " \"transformers_version\": \"5.0.0.dev0\", \"vision_config\": {\"attention_dropout\": 0.0,"
+               " \"head_dim\": 64, \"hidden_act\": \"silu\", \"hidden_size\": 1024, \"image_size\": 1540,"
+               " \"initializer_range\": 0.02, \"intermediate_size\": 4096, \"model_type\": \"pixtral\","
+               " \"num_attention_heads\": 16, \"num_channels\": 3, \"num_hidden_layers\": 24, \"patch_size\": 14},"
+               " \"vision_feature_layer\": -1}");
+    import_ok(path, &m);
+    assert_string_equal(m.architecture, "Mistral3ForConditionalGeneration");
+    assert_int_equal(m.layers, 26);
+    assert_int_equal(m.hidden, 3072);
+    assert_int_equal(m.head_dim, 128);
+    assert_true(m.tie_embeddings);
+    assert_int_equal(m.vision_attn_tp_params, 24ull * 4 * 1024 * 1024);
+    assert_int_equal(m.vision_tp_params, 24ull * 3 * 1024 * 4096);
+    assert_int_equal(m.vision_params - m.vision_attn_tp_params - m.vision_tp_params,
+                     3ull * 14 * 14 * 1024 + 4096ull * 1024 + 1024ull * 3072 + 3072ull * 3072);
+    /* Mistral Small 4's text model (MLA + MoE) under the same class is refused, named */
+    char err[1024] = "";
+    write_text(path,
+               "{\"architectures\": [\"Mistral3ForConditionalGeneration\"], \"text_config\": {\"hidden_size\": 4096,"
+               " \"num_hidden_layers\": 36, \"vocab_size\": 131072, \"max_position_embeddings\": 262144,"
+               " \"num_attention_heads\": 32, \"kv_lora_rank\": 256, \"n_routed_experts\": 128,"
+               " \"intermediate_size\": 12288}}");
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "text_config.kv_lora_rank: not a key of a dense GQA model"));
+    unlink(path);
+    rmdir(dir2);
 }
 
 /* Gemma 3 with layer_types (newer transformers write it): the full_attention entries are the
@@ -1250,7 +1432,8 @@ int main(void)
         cmocka_unit_test(test_quantization_formats),
         cmocka_unit_test(test_linear_state),
         cmocka_unit_test(test_nonfinite_floats),
-        cmocka_unit_test(test_vision_tower_in_param_count),
+        cmocka_unit_test(test_vision_tower_in_weights),
+        cmocka_unit_test(test_vision_tower_kinds),
         cmocka_unit_test(test_gemma3_layer_types),
         cmocka_unit_test(test_gemma4),
         cmocka_unit_test(test_errors_name_file_and_field),

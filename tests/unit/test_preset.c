@@ -18,6 +18,7 @@
 
 #include "preset.h"
 #include "preset_yaml.h" /* the nesting scan, tested on its own */
+#include "weights.h"
 
 #define GIB ((uint64_t)1 << 30)
 #define MIB ((uint64_t)1 << 20)
@@ -822,6 +823,45 @@ static void test_user_model_coefficients(void **state)
 
 /* ---- Sizes. ---- */
 
+/* vision: a VL preset's tower is in param_count; its parts may not exceed it, and params is
+ * required. */
+static void test_model_vision(void **state)
+{
+    fixture *f = *state;
+    preset_catalog *c = preset_catalog_open();
+    assert_non_null(c);
+    char path[512], err[1024], text[8192];
+    engine_model m;
+    assert_int_equal(preset_load_model(c, "qwen3-vl-8b", &m, err, sizeof err), 0);
+    assert_int_equal(m.vision_params, 575926272);
+    assert_int_equal(m.vision_attn_tp_params, 574156800);
+    assert_int_equal(m.vision_tp_params, 0);
+    engine_model text_only = m;
+    text_only.vision_params = text_only.vision_attn_tp_params = 0;
+    assert_int_equal(m.param_count, engine_model_param_count(&text_only) + 575926272);
+
+    snprintf(text, sizeof text, "%s", builtin_text("qwen3-vl-8b.yaml"));
+    char *tp = strstr(text, "  tp_params: 0");
+    assert_non_null(tp);
+    int line = 1;
+    for (const char *q = text; q < tp; q++)
+        line += *q == '\n';
+    snprintf(tp, sizeof text - (size_t)(tp - text), "  tp_params: 1769473\n");
+    write_file(f->files, "qwen3-vl-8b.yaml", text, path, sizeof path);
+    assert_int_equal(preset_load_model(c, path, &m, err, sizeof err), 1);
+    assert_located(err, path, line - 2, 3,
+                   "vision: attn_tp_params 574156800 + tp_params 1769473 exceed params 575926272", NULL);
+
+    char *params = strstr(text, "  params: 575926272\n");
+    assert_non_null(params);
+    memmove(params, params + strlen("  params: 575926272\n"), strlen(params + strlen("  params: 575926272\n")) + 1);
+    write_file(f->files, "qwen3-vl-8b.yaml", text, path, sizeof path);
+    assert_int_equal(preset_load_model(c, path, &m, err, sizeof err), 1);
+    if (!strstr(err, "params") || !strstr(err, "vision"))
+        fail_msg("expected vision's params named in: %s", err);
+    preset_catalog_free(c);
+}
+
 static void test_parse_size(void **state)
 {
     (void)state;
@@ -1002,6 +1042,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gpu_arch, setup, teardown),
         cmocka_unit_test(test_gpu_default_link),
         cmocka_unit_test_setup_teardown(test_user_model_coefficients, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_model_vision, setup, teardown),
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test_setup_teardown(test_deep_nesting_refused_fast, setup, teardown),
         cmocka_unit_test(test_nesting_scan),
