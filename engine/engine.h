@@ -281,6 +281,9 @@ typedef struct {
      * swaps them in as its head_dim / num_key_value_heads and keeps the sliding ones as swa_*).
      * 0: kv_heads, head_dim. Read through engine_full_kv_heads / engine_full_head_dim. */
     uint32_t full_kv_heads, full_head_dim;
+    /* GQA: q_proj also gives a sigmoid gate per query head and head_dim (Qwen3-Next, Qwen3.5:
+     * attn_output_gate, default true in their SGLang model files): heads x head_dim more rows. */
+    bool attn_output_gate;
     uint32_t sliding_window, swa_layers;                  /* sliding-window layers (gpt-oss) */
     uint32_t attention_chunk;                             /* chunked local attention's chunk (Llama 4); 0: none */
     uint32_t linear_attn_layers;                          /* linear-attention layers (Qwen3-Next, K3) */

@@ -77,7 +77,9 @@ bool engine_model_param_parts(const engine_model *m, engine_param_parts *out)
     } else {
         if (!m->heads || !m->kv_heads || !m->head_dim)
             return false;
-        uint64_t q_o = 2 * (uint64_t)m->heads * m->head_dim * h;
+        /* q and o; a gated model's q_proj yields the gate too (qwen3_next.py / qwen3_5.py
+         * QKVParallelLinear over total_num_heads x (1 + attn_output_gate)) */
+        uint64_t q_o = (2 + (m->attn_output_gate ? 1 : 0)) * (uint64_t)m->heads * m->head_dim * h;
         out->attn_sharded = attn_layers * q_o;
         out->attn_kv = attn_layers * 2 * (uint64_t)m->kv_heads * m->head_dim * h;
         if (m->full_kv_heads || m->full_head_dim) {

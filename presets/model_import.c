@@ -1091,16 +1091,23 @@ static int granite_hybrid(ctx *c, engine_model *m)
     return state_bytes(c, "mamba_d_state", (conv + ssm) * mamba, &m->linear_state_bytes_per_request);
 }
 
+/* The gated attention layers' output gate (qwen3_next.py / qwen3_5.py: attn_output_gate, true
+ * unless the config says otherwise): q_proj yields it beside q. */
+static int output_gate(ctx *c, engine_model *m)
+{
+    return get_bool(c, "attn_output_gate", true, &m->attn_output_gate);
+}
+
 static int qwen_next(ctx *c, engine_model *m)
 {
-    return qwen_moe(c, m) || gated_deltanet(c, m) ? -1 : 0;
+    return qwen_moe(c, m) || gated_deltanet(c, m) || output_gate(c, m) ? -1 : 0;
 }
 
 /* Qwen3.5 dense: the Gated DeltaNet layers with a dense MLP. */
 static int qwen35(ctx *c, engine_model *m)
 {
     return gqa(c, m) || get_u32(c, "intermediate_size", true, 1, 0, "the MLP's width", &m->intermediate) ||
-                   gated_deltanet(c, m)
+                   gated_deltanet(c, m) || output_gate(c, m)
                ? -1
                : 0;
 }
@@ -1916,6 +1923,8 @@ int preset_model_write_yaml(FILE *f, const engine_model *m, const char *source)
             fprintf(f, "  full_head_dim: %u\n", m->full_head_dim);
         if (m->attention_chunk)
             fprintf(f, "  attention_chunk_size: %u\n", m->attention_chunk);
+        if (m->attn_output_gate)
+            fprintf(f, "  output_gate: true\n");
     }
     if (m->attn_kind != ATTN_DSV4)
         fprintf(f, "  full_attn_layers: %u\n", m->full_attn_layers);

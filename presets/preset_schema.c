@@ -129,6 +129,7 @@ enum {
     A_HC_MULT,
     A_FULL_KV_HEADS,
     A_FULL_HEAD_DIM,
+    A_OUTPUT_GATE,
     A_COUNT
 };
 static const char *const attention_key_names[A_COUNT] = {
@@ -137,7 +138,7 @@ static const char *const attention_key_names[A_COUNT] = {
     "qk_nope_dim",    "v_head_dim",      "kv_heads",    "head_dim",         "sliding_window",
     "swa_layers",     "attention_chunk_size", "compress_ratios", "o_lora_rank", "o_groups",
     "index_heads",    "index_head_dim",  "index_topk",  "hc_mult",          "full_kv_heads",
-    "full_head_dim"};
+    "full_head_dim",  "output_gate"};
 /* Each kind's own keys, after the shared ones (indexed by engine_attn_kind). */
 static const struct {
     unsigned char keys[A_COUNT - A_SHARED];
@@ -145,8 +146,8 @@ static const struct {
 } attention_kind_keys[] = {
     [ATTN_MLA] = {{A_KV_LORA_RANK, A_QK_ROPE_DIM, A_Q_LORA_RANK, A_QK_NOPE_DIM, A_V_HEAD_DIM}, 5},
     [ATTN_GQA] = {{A_KV_HEADS, A_HEAD_DIM, A_SLIDING_WINDOW, A_SWA_LAYERS, A_ATTENTION_CHUNK, A_FULL_KV_HEADS,
-                   A_FULL_HEAD_DIM},
-                  7},
+                   A_FULL_HEAD_DIM, A_OUTPUT_GATE},
+                  8},
     [ATTN_DSV4] = {{A_HEAD_DIM, A_QK_ROPE_DIM, A_Q_LORA_RANK, A_SLIDING_WINDOW, A_COMPRESS_RATIOS, A_O_LORA_RANK,
                     A_O_GROUPS, A_INDEX_HEADS, A_INDEX_HEAD_DIM, A_INDEX_TOPK, A_HC_MULT},
                    11},
@@ -305,7 +306,8 @@ static int parse_attention(preset_yaml_doc *p, yaml_node_t *map, engine_model *m
         preset_yaml_get_u32(p, v[A_INDEX_TOPK], "index_topk", 1, UINT32_MAX, &m->index_topk) ||
         preset_yaml_get_u32(p, v[A_HC_MULT], "hc_mult", 1, 64, &m->hc_mult) ||
         preset_yaml_get_u32(p, v[A_FULL_KV_HEADS], "full_kv_heads", 1, m->heads, &m->full_kv_heads) ||
-        preset_yaml_get_u32(p, v[A_FULL_HEAD_DIM], "full_head_dim", 1, UINT32_MAX, &m->full_head_dim))
+        preset_yaml_get_u32(p, v[A_FULL_HEAD_DIM], "full_head_dim", 1, UINT32_MAX, &m->full_head_dim) ||
+        preset_yaml_get_bool(p, v[A_OUTPUT_GATE], "output_gate", &m->attn_output_gate))
         return -1;
     if (dsv4) {
         if (m->qk_rope_dim >= m->head_dim)

@@ -91,6 +91,7 @@ static void assert_same_model(const engine_model *a, const engine_model *b, int 
     assert_int_equal(a->shared_intermediate, b->shared_intermediate);
     assert_int_equal(a->full_kv_heads, b->full_kv_heads);
     assert_int_equal(a->full_head_dim, b->full_head_dim);
+    assert_int_equal(a->attn_output_gate, b->attn_output_gate);
     /* DeepSeek-V4's own (0 elsewhere) */
     assert_int_equal(a->o_lora_rank, b->o_lora_rank);
     assert_int_equal(a->o_groups, b->o_groups);
@@ -441,6 +442,9 @@ static const struct {
     {"gpt-oss-20b", 21e9},        {"gpt-oss-120b", 117e9},   {"lfm2-1.2b", 1.17e9},
     {"lfm2-8b-a1b", 8.3e9},       {"gemma-3-4b", 4.3e9},     {"gemma-3-12b", 12.2e9},
     {"gemma-3-27b", 27.4e9}, /* LiquidAI's and Google's cards */
+    /* Qwen3.5's cards give the total in the name (vision encoder and attention output gates in) */
+    {"qwen3.5-27b", 27e9},        {"qwen3.5-35b-a3b", 35e9}, {"qwen3.5-122b-a10b", 122e9},
+    {"qwen3.5-397b-a17b", 397e9},
 };
 
 static void test_param_counts_match_published_totals(void **state)
@@ -667,6 +671,19 @@ static void test_linear_state(void **state)
     import_ok(path, &m);
     assert_int_equal(m.linear_state_bytes_per_request, 36ull * (49152 + 2097152 / 2));
     assert_int_equal(m.draft_layers, 1);
+    /* qwen3_next.py: attn_output_gate (default true) widens q_proj by heads x head_dim; false drops
+     * that gate from each of the 12 gated-attention layers: 16 x 256 x 2048 parameters each */
+    assert_true(m.attn_output_gate);
+    uint64_t gated = engine_model_param_count(&m);
+    for (size_t i = 0; i < sizeof written_configs / sizeof written_configs[0]; i++)
+        if (strcmp(written_configs[i].preset, "qwen3-next-80b-a3b") == 0) {
+            size_t n = strlen(written_configs[i].json);
+            snprintf(text, sizeof text, "%.*s, \"attn_output_gate\": false}", (int)(n - 1), written_configs[i].json);
+        }
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_false(m.attn_output_gate);
+    assert_int_equal(gated - engine_model_param_count(&m), 12ull * 16 * 256 * 2048);
 
     /* LFM2-1.2B, 10 short-conv layers (SGLang configs/lfm2.py: conv state hidden x
      * (conv_L_cache - 1), no SSM state): 2048 x 2 x 2 B = 8,192 each; layer_types instead of
