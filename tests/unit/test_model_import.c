@@ -141,6 +141,8 @@ static const struct {
     {"Kimi-K2-Instruct.json", "kimi-k2", SAME_ALL},
     {"Kimi-K2.5.json", "kimi-k2.5", SAME_ALL},
     {"nvidia--Kimi-K2.5-NVFP4.json", "kimi-k2.5-nvfp4", SAME_ALL},
+    {"nvidia--Kimi-K2.6-NVFP4.json", "kimi-k2.6-nvfp4", SAME_ALL},
+    {"nvidia--Kimi-K2.7-Code-NVFP4.json", "kimi-k2.7-code-nvfp4", SAME_ALL},
     /* K3's config says no MTP layer: the preset adds the separate draft checkpoint. Its KDA
      * state the preset does not give (test_linear_state checks the import's). */
     {"Kimi-K3.json", "kimi-k3", SKIP_DRAFT | SKIP_STATE},
@@ -149,6 +151,9 @@ static const struct {
     {"zai-org--GLM-5.1.json", "glm-5.1", SAME_ALL},
     {"zai-org--GLM-5.1-FP8.json", "glm-5.1-fp8", SAME_ALL},
     {"nvidia--GLM-5.1-NVFP4.json", "glm-5.1-nvfp4", SAME_ALL},
+    {"zai-org--GLM-5.2.json", "glm-5.2", SAME_ALL},
+    {"zai-org--GLM-5.2-FP8.json", "glm-5.2-fp8", SAME_ALL},
+    {"nvidia--GLM-5.2-NVFP4.json", "glm-5.2-nvfp4", SAME_ALL},
     {"zai-org--GLM-4.7-Flash.json", "glm-4.7-flash", SAME_ALL},
     /* The stored copy is trimmed (no num_nextn_predict_layers): the preset takes the GLM-4.5
      * family's MTP layer. */
