@@ -202,7 +202,7 @@ uint64_t engine_weight_bytes_per_gpu_wo_a(const engine_model *m, uint32_t tp, ui
         /* The vision tower (qwen2_5_vl.py, qwen3_vl.py, siglip.py, kimi_k25.py): VisionAttention
          * splits over the attention TP group, the MLPs and mergers over what their model file
          * gives, the rest whole on every GPU (--mm-enable-dp-encoder, not modelled, makes it all
-         * whole). */
+         * whole). gemma4_vision.py's layers, attention too, are all over tp. */
         uint64_t split = m->vision_attn_tp_params + m->vision_tp_params;
         uint64_t whole = split < p.vision ? p.vision - split : 0; /* engine_model_check refuses more */
         b += bytes_of(m->vision_attn_tp_params / attn_tp + m->vision_tp_params / tp + whole, m->dtype);

@@ -78,6 +78,7 @@ typedef enum {
     TOWER_SIGLIP,       /* gemma3_mm.py: siglip.py SiglipVisionModel + Gemma3MultiModalProjector */
     TOWER_MOONVIT,      /* kimi_k25.py MoonViT3dPretrainedModel + K2VLMultiModalProjector */
     TOWER_PIXTRAL,      /* mistral.py Mistral3ForConditionalGeneration: pixtral.py PixtralHFVisionModel */
+    TOWER_GEMMA4,       /* gemma4_mm.py: gemma4_vision.py Gemma4VisionEncoder + Gemma4MultimodalEmbedder */
 } tower;
 
 static const struct {
@@ -133,7 +134,7 @@ static const struct {
     {"Ernie4_5_MoeForCausalLM", FAM_ERNIE45, false, false, true},
     {"Ernie4_5_ForCausalLM", FAM_ERNIE45, false, false, true},
     {"GraniteMoeHybridForCausalLM", FAM_GRANITE_H, false, false, true},
-    {"Gemma4ForConditionalGeneration", FAM_GEMMA4, true, false, false},
+    {"Gemma4ForConditionalGeneration", FAM_GEMMA4, true, TOWER_GEMMA4, false},
     {"Gemma4ForCausalLM", FAM_GEMMA4, false, false, false},
 };
 #define N_ARCHS (sizeof archs / sizeof archs[0])
@@ -1444,6 +1445,35 @@ static int pixtral_tower(ctx *sub, uint32_t text_hidden, tower_parts *out)
     return 0;
 }
 
+/* Gemma 4's vision encoder (gemma4_vision.py Gemma4VisionEncoder, Gemma4VisionConfig's defaults
+ * for the keys a vision_config omits) and gemma4_mm.py's embed_vision: the patch embedder's
+ * nn.Linear over 3 x patch_size^2 pixels and its nn.Parameter position table (2 x
+ * position_embedding_size rows), and embed_vision's ReplicatedLinear (output_proj_dims, else the
+ * width, to the text width), whole on every GPU; num_hidden_layers of a fused q / k / v over
+ * head_dim-wide heads, o_proj, and a gated MLP (gate_up, down over intermediate_size). The
+ * Clippable* wrappers size their splits by attn_tp_size, but the QKVParallelLinear,
+ * MergedColumnParallelLinear and RowParallelLinear inside take no tp_size and so shard over
+ * linear.py's default, the whole tp group: all of a layer is over tp. */
+static int gemma4_vision_tower(ctx *sub, uint32_t text_hidden, tower_parts *out)
+{
+    uint32_t h, layers, inter, heads, kv_heads, head_dim, patch, positions, proj;
+    if (get_u32(sub, "hidden_size", false, 1, 768, "the vision tower's width", &h) ||
+        get_u32_in(sub, "num_hidden_layers", false, 1, (uint32_t)ENGINE_COUNT_MAX, 16, "the vision layers", &layers) ||
+        get_u32(sub, "intermediate_size", false, 1, 3072, "the vision MLP's width", &inter) ||
+        get_u32(sub, "num_attention_heads", false, 1, 12, "the vision query heads", &heads) ||
+        get_u32(sub, "num_key_value_heads", false, 1, 12, "the vision KV heads", &kv_heads) ||
+        get_u32(sub, "head_dim", false, 1, 64, "the vision head size", &head_dim) ||
+        get_u32(sub, "patch_size", false, 1, 16, "the patch size", &patch) ||
+        get_u32(sub, "position_embedding_size", false, 1, 10240, "the position table's rows per axis", &positions) ||
+        get_u32(sub, "output_proj_dims", false, 1, h, "the width embed_vision projects from", &proj))
+        return -1;
+    double w = h, hd = head_dim;
+    double attn = w * (heads + 2.0 * kv_heads) * hd + (double)heads * hd * w;
+    out->tp = layers * (attn + 3 * w * inter);
+    out->total = 3.0 * patch * patch * w + 2.0 * positions * w + (double)proj * text_hidden + out->tp;
+    return 0;
+}
+
 /* The vision tower of KIND from the config's vision_config into M's vision_params and its
  * split; none without a vision_config. */
 static int vision_tower(ctx *c, tower kind, engine_model *m)
@@ -1459,6 +1489,7 @@ static int vision_tower(ctx *c, tower kind, engine_model *m)
              : kind == TOWER_QWEN25_VL ? qwen25_vl_tower(&sub, &t)
              : kind == TOWER_SIGLIP    ? siglip_tower(&sub, m->hidden, &t)
              : kind == TOWER_PIXTRAL   ? pixtral_tower(&sub, m->hidden, &t)
+             : kind == TOWER_GEMMA4    ? gemma4_vision_tower(&sub, m->hidden, &t)
                                        : moonvit_tower(&sub, vc, m->hidden, &t);
     if (rc)
         return -1;

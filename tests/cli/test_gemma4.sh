@@ -86,7 +86,11 @@ check_cell gemma-4-31b-nvfp4 "$G31" 2 fp8_e4m3 1 0.8
 # --- the weights: BF16 everywhere but what each quantization config quantises, NVFP4 at 4 bits and an FP8
 # scale per 16 (group_size 16). 26B-A4B-NVFP4: the routed experts only (its ignore list keeps every layer's
 # self_attn, mlp and router); 31B-IT-NVFP4: the MLPs (only self_attn ignored). Parameters as SGLang holds
-# them: the full layers' v too (k_eq_v loads k_proj into it).
+# them: the full layers' v too (k_eq_v loads k_proj into it). The vision tower and embed_vision, which both
+# quantization configs exclude (model.vision_tower*, model.embed_vision*), BF16 from the vision_config as
+# sglang 8905cbd42 gemma4_vision.py builds them: per layer a fused q / k / v of (heads + 2 x KV heads) x
+# head_dim, o_proj and a gated MLP; the patch embedder's Linear over 3 x patch^2 pixels and its 2-axis
+# position table; embed_vision from the vision width to the text width.
 weights() {
   python3 - "$@" <<'PY'
 import json, sys
@@ -105,16 +109,21 @@ if t.get('enable_moe_block'):
     experts = len(types) * t['num_experts'] * 3 * h * t['moe_intermediate_size']
     router = len(types) * t['num_experts'] * h
 fp4 = experts if which == 'experts' else mlp
-bf16 = v * h + attn + mlp + experts + router - fp4
+vc = json.load(open(path))['vision_config']
+vw, vhd = vc['hidden_size'], vc['head_dim']
+vlayer = vw * (vc['num_attention_heads'] + 2 * vc['num_key_value_heads']) * vhd + vc['num_attention_heads'] * vhd * vw
+vlayer += 3 * vw * vc['intermediate_size']
+tower = vc['num_hidden_layers'] * vlayer + 3 * vc['patch_size'] ** 2 * vw + 2 * vc['position_embedding_size'] * vw + vw * h
+bf16 = v * h + attn + mlp + experts + router - fp4 + tower
 print(bf16 * 2 + fp4 * 4500 // 8000)
 PY
 }
 w26=$(weights "$CONFIGS/nvidia--Gemma-4-26B-A4B-NVFP4.json" experts)
 expect_exit 0 "$CGPLAN" estimate --model gemma-4-26b-a4b-nvfp4 --set gpu=h200 --set tp=1 --format json
-check_py "j['budget']['weights_bytes'] == $w26" "26B-A4B-NVFP4: $w26 B of weights (NVFP4 experts, the rest BF16)"
+check_py "j['budget']['weights_bytes'] == $w26" "26B-A4B-NVFP4: $w26 B of weights (NVFP4 experts, the rest and the vision tower BF16)"
 w31=$(weights "$G31" mlp)
 expect_exit 0 "$CGPLAN" estimate --model gemma-4-31b-nvfp4 --set gpu=h200 --set tp=1 --format json
-check_py "j['budget']['weights_bytes'] == $w31" "31B-IT-NVFP4: $w31 B of weights (NVFP4 MLP, BF16 attention)"
+check_py "j['budget']['weights_bytes'] == $w31" "31B-IT-NVFP4: $w31 B of weights (NVFP4 MLP, BF16 attention and vision tower)"
 expect_exit 0 "$CGPLAN" estimate --model "$G31" --set gpu=h200 --set tp=1 --format json
 check_py "j['budget']['weights_bytes'] == $w31" "31B-IT-NVFP4 config.json: the same weights from its quantization_config"
 

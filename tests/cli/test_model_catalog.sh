@@ -154,10 +154,12 @@ ernie-4.5-21b-a3b        21.8
 ernie-4.5-300b-a47b      300
 granite-4.0-h-tiny       7
 granite-4.0-h-small      32
-# Gemma 4: the model card's 25.2B (26B-A4B) and NVIDIA's model reference's 30.7B (31B); cgplan holds the
-# full layers' v (k_eq_v) as SGLang does and leaves the ~0.55B vision encoder out
-gemma-4-26b-a4b          25.2
-gemma-4-31b              30.7
+# Gemma 4: the model card's 25.2B (26B-A4B) and NVIDIA's model reference's 30.7B (31B) are the language
+# model alone (their config.json's text weights are 25.232B and 30.696B; the card lists the ~550M vision
+# encoder in a row apart), so the row is that total plus the card's 0.55B; cgplan holds the full layers' v
+# (k_eq_v) as SGLang does and counts the tower at 0.573B / 0.576B (gemma4_vision.py, in the presets)
+gemma-4-26b-a4b          25.75
+gemma-4-31b              31.25
 # with the vision tower: Gemma 3 model cards (cited in the presets); Qwen3-VL as test_model_import.c cites
 gemma-3-4b               4.3
 gemma-3-12b              12.2

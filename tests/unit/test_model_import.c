@@ -928,7 +928,13 @@ static void test_gemma3_layer_types(void **state)
  * expert. The parameters as gemma4_causal.py holds them: v in the full layers too (k_eq_v loads
  * k_proj into it). The NVFP4 exports keep their BF16 modules so: the 26B its attention and dense
  * MLP (experts FP4), the 31B its attention alone (attention_dtype). The E-series' per-layer
- * embeddings are refused, naming the key; so is a layer_types list that does not name every layer. */
+ * embeddings are refused, naming the key; so is a layer_types list that does not name every layer.
+ * The vision tower as gemma4_vision.py / gemma4_mm.py build it (sglang 8905cbd42): 27 layers of a
+ * fused q / k / v of 48 heads x 72, o_proj and a gated MLP of 4304 on width 1152, all over tp (the
+ * Clippable* wrappers' linear.py layers take tp_size's default, not attn_tp_size); the patch
+ * embedder's 768 x 1152, the 2 x 10240 x 1152 position table and embed_vision's 1152 x the text
+ * width whole; BF16 in the NVFP4 exports (their ignore lists name model.vision_tower* and
+ * model.embed_vision*). */
 static void test_gemma4(void **state)
 {
     (void)state;
@@ -962,9 +968,23 @@ static void test_gemma4(void **state)
     assert_false(m.attn_dtype_set);
     uint64_t h = 2816, v = 262144;
     uint64_t want = v * h + 25 * (2 * 16 * 256 * h + 2 * 8 * 256 * h) + 5 * (2 * 16 * 512 * h + 2 * 2 * 512 * h) +
-                    30 * 3 * h * 2112 + 30 * 128 * 3 * h * 704 + 30 * 128 * h;
-    assert_int_equal(m.param_count, want); /* 25,246,859,264 */
-    assert_int_equal(engine_weight_bytes_per_gpu(&m, 1, 1, false, 1, NULL), 2 * want);
+                    30 * 3 * h * 2112 + 30 * 128 * 3 * h * 704 + 30 * 128 * h;             /* 25,246,859,264 */
+    uint64_t vw = 1152, tower_layers = 27 * (vw * 48 * 72 + 16 * 72 * vw + 3 * vw * 4304); /* 544,942,080 */
+    uint64_t tower_whole = 3 * 16 * 16 * vw + 2 * 10240 * vw + vw * h;                     /* 27,721,728 */
+    assert_int_equal(m.vision_tp_params, tower_layers);
+    assert_int_equal(m.vision_attn_tp_params, 0);
+    assert_int_equal(m.vision_params, tower_layers + tower_whole); /* 572,663,808 */
+    assert_int_equal(m.param_count, want + m.vision_params);       /* 25,819,523,072 */
+    assert_int_equal(engine_weight_bytes_per_gpu(&m, 1, 1, false, 1, NULL), 2 * m.param_count);
+    engine_model text_only = m;
+    text_only.vision_params = text_only.vision_tp_params = 0;
+    /* TP 8: the layers an eighth each, the rest whole; with DP attention (attn_tp 4) still over tp */
+    assert_int_equal(engine_weight_bytes_per_gpu(&m, 8, 1, false, 1, NULL),
+                     engine_weight_bytes_per_gpu(&text_only, 8, 1, false, 1, NULL) +
+                         2 * (tower_layers / 8 + tower_whole));
+    assert_int_equal(engine_weight_bytes_per_gpu(&m, 8, 2, true, 1, NULL),
+                     engine_weight_bytes_per_gpu(&text_only, 8, 2, true, 1, NULL) +
+                         2 * (tower_layers / 8 + tower_whole));
     /* Gemma's nn.Embedding is whole on every TP rank (the tied head is the same matrix): at TP 8 a
      * GPU holds all 262,144 rows, 1,291,845,632 B more than a vocab-parallel one would */
     engine_model vocab_parallel = m;
@@ -977,6 +997,8 @@ static void test_gemma4(void **state)
     assert_int_equal(m.expert_dtype, DTYPE_NVFP4);
     assert_int_equal(m.dense_dtype, DTYPE_BF16); /* self_attn, mlp and router excluded per layer */
     assert_false(m.attn_dtype_set);
+    assert_int_equal(m.dtype, DTYPE_BF16); /* the tower's */
+    assert_int_equal(m.vision_params, tower_layers + tower_whole);
     import_ok(CONFIGS "nvidia--Gemma-4-31B-IT-NVFP4.json", &m);
     assert_int_equal(m.num_experts, 0);
     assert_int_equal(m.intermediate, 21504);
@@ -988,14 +1010,17 @@ static void test_gemma4(void **state)
     assert_int_equal(m.dense_dtype, DTYPE_NVFP4); /* the MLP */
     assert_true(m.attn_dtype_set);
     assert_int_equal(engine_attn_dtype(&m), DTYPE_BF16); /* self_attn excluded alone */
-    /* 30,806,114,304 parameters: 8.58B of attention at 2 B, 20.81B of MLP at NVFP4's 4.5 bits,
-     * the tied embedding at 2 B */
+    /* 31,381,727,232 parameters: 8.58B of attention at 2 B, 20.81B of MLP at NVFP4's 4.5 bits,
+     * the tied embedding and the 575,612,928 of the tower (embed_vision to 5376) at 2 B */
     h = 5376;
     uint64_t attn = 50 * (2 * 32 * 256 * h + 2 * 16 * 256 * h) + 10 * (2 * 32 * 512 * h + 2 * 4 * 512 * h);
     uint64_t mlp = 60 * 3 * h * 21504;
-    assert_int_equal(m.param_count, v * h + attn + mlp);
+    uint64_t tower = tower_layers + 3 * 16 * 16 * vw + 2 * 10240 * vw + vw * h;
+    assert_int_equal(m.vision_params, tower);
+    assert_int_equal(m.vision_tp_params, tower_layers);
+    assert_int_equal(m.param_count, v * h + attn + mlp + tower);
     assert_int_equal(engine_weight_bytes_per_gpu(&m, 1, 1, false, 1, NULL),
-                     2 * v * h + 2 * attn + mlp * engine_dtype_bits_x1000(DTYPE_NVFP4) / 8000);
+                     2 * v * h + 2 * attn + mlp * engine_dtype_bits_x1000(DTYPE_NVFP4) / 8000 + 2 * tower);
 
     char dir[] = "/tmp/cgplan-test-gemma4-XXXXXX", path[256], text[4096], err[1024];
     assert_non_null(mkdtemp(dir));
@@ -1027,6 +1052,37 @@ static void test_gemma4(void **state)
     write_text(path, text);
     assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
     assert_non_null(strstr(err, "layer_types: missing"));
+    /* a vision_config that omits its keys takes Gemma4VisionConfig's defaults (width 768, 16 layers,
+     * MLP 3072, 12 heads and 12 KV heads of 64, patch 16, 10240 positions); embed_vision projects to
+     * the text width; a bad key is named under vision_config; no vision_config, no tower */
+    char text_part[1024];
+    snprintf(text_part, sizeof text_part,
+             "\"text_config\": {\"vocab_size\": 262144, \"hidden_size\": 1536, \"num_hidden_layers\": 5,"
+             " \"max_position_embeddings\": 131072, \"num_attention_heads\": 8, \"num_key_value_heads\": 1,"
+             " \"head_dim\": 256, \"intermediate_size\": 6144, \"sliding_window\": 512%s}",
+             types);
+    snprintf(text, sizeof text,
+             "{\"architectures\": [\"Gemma4ForConditionalGeneration\"], %s,"
+             " \"vision_config\": {\"model_type\": \"gemma4_vision\"}}",
+             text_part);
+    write_text(path, text);
+    import_ok(path, &m);
+    uint64_t dw = 768;
+    assert_int_equal(m.vision_tp_params, 16 * (dw * 36 * 64 + 12 * 64 * dw + 3 * dw * 3072)); /* 150,994,944 */
+    assert_int_equal(m.vision_attn_tp_params, 0);
+    assert_int_equal(m.vision_params, m.vision_tp_params + 3 * 16 * 16 * dw + 2 * 10240 * dw + dw * 1536);
+    snprintf(text, sizeof text,
+             "{\"architectures\": [\"Gemma4ForConditionalGeneration\"], %s,"
+             " \"vision_config\": {\"head_dim\": 0}}",
+             text_part);
+    write_text(path, text);
+    assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err, "vision_config.head_dim: not an integer >= 1"));
+    snprintf(text, sizeof text, "{\"architectures\": [\"Gemma4ForConditionalGeneration\"], %s}", text_part);
+    write_text(path, text);
+    import_ok(path, &m);
+    assert_int_equal(m.vision_params, 0);
     unlink(path);
     rmdir(dir);
 }
