@@ -1799,7 +1799,7 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
     case FAM_DEEPSEEK_V4:
         rc = deepseek_v4(&c, m);
         break;
-    case FAM_DENSE:
+    case FAM_DENSE: {
         static const char *const not_dense[] = {"kv_lora_rank", "n_routed_experts", "num_local_experts"};
         for (size_t i = 0; i < sizeof not_dense / sizeof not_dense[0]; i++)
             if (field(&c, not_dense[i])) {
@@ -1810,6 +1810,7 @@ int preset_model_from_config_json(const char *path, engine_model *out, char *err
             }
         rc = gqa(&c, m) || get_u32(&c, "intermediate_size", true, 1, 0, "the MLP's width", &m->intermediate) ? -1 : 0;
         break;
+    }
     case FAM_QWEN_MOE:
         rc = qwen_moe(&c, m);
         break;
