@@ -10,7 +10,7 @@
 #include "fuzz_common.h"
 #include "preset_internal.h"
 
-#define BUILTINS_MAX 64
+#define BUILTINS_MAX 256 /* above the catalog (149 presets): every built-in loads */
 
 static preset_item builtins[BUILTINS_MAX];
 static size_t n_builtins;
@@ -35,6 +35,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
             0)
             n_builtins++;
     }
+    size_t n_files = 0;
+    for (const preset_builtin_file *f = preset_builtin_files; f->file_name; f++)
+        n_files++;
+    FUZZ_CHECK(n_builtins == n_files, "a built-in preset does not load, or BUILTINS_MAX is below the catalog");
     FUZZ_CHECK(builtin("k3-dp16", PRESET_DEPLOYMENT) && builtin("kimi-k3", PRESET_MODEL) && builtin("b200", PRESET_GPU),
                "the built-in presets do not load");
     return 0;
