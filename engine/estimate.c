@@ -200,6 +200,8 @@ static const struct {
     {"no_moe_model", SEVERITY_INFO, 0},
     {"adjusted", SEVERITY_INFO, 0},
     {"heuristic_no_graph_term", SEVERITY_INFO, 0},
+    /* the plan sizes the sliding-window pool by the ratio, the server launch starts by the cap */
+    {"swa_cap_at_launch", SEVERITY_INFO, KNOB_BIT(KNOB_MAX_RUNNING_REQUESTS)},
 };
 #define N_WARNING_KINDS (sizeof warning_kinds / sizeof warning_kinds[0])
 

@@ -87,8 +87,12 @@ check_ratio "sglang 0.5.13"
 # radix cache on; the windowed layers in the full pool have no sliding pool at all
 expect_exit 0 "$CGPLAN" estimate "${PLAN[@]}" --set disable_radix_cache=true --format json
 check_ratio "max_running_requests auto"
+# launch prints --max-running-requests (the plan's 512 requests): the server it starts takes the cap, and says so
+check_py "any(w['code'] == 'swa_cap_at_launch' and w['severity'] == 'info' for w in j['warnings'])" \
+  "the plan says launch's --max-running-requests turns the cap on"
 expect_exit 0 "$CGPLAN" estimate "${PLAN[@]}" --set max_running_requests=64 --format json
 check_ratio "the radix cache on"
+check_py "not any(w['code'] == 'swa_cap_at_launch' for w in j['warnings'])" "no cap at launch with the radix cache on"
 expect_exit 0 "$CGPLAN" estimate "${PLAN[@]}" --set max_running_requests=64 --set disable_radix_cache=true \
   --set disable_hybrid_swa_memory=true --format json
 check_py "j['budget']['kv_pools']['swa_sizing'] is None and j['budget']['kv_pools']['swa_layers_pooled'] is False and j['budget']['kv_cell_bytes'] == $F + $S" \
