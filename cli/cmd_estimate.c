@@ -328,6 +328,22 @@ static void write_estimate_object_with(jsonw *w, const char *preset, const engin
         jsonw_kbool(w, "swa_layers_pooled", engine_swa_pool(d));
     else
         jsonw_knull(w, "swa_layers_pooled");
+    /* how the sliding-window pool is sized: "ratio" (swa_full_tokens_ratio of the full tokens) or
+     * "cap" (SWAChunkCapPoolConfigurator: swa_cap_tokens, fixed, of swa_token_bytes each, the full
+     * pool the rest); null where no sliding-window pool of its own */
+    engine_swa_cap cap = engine_swa_cap_of(d);
+    if (cap.applies) {
+        jsonw_kstring(w, "swa_sizing", "cap");
+        jsonw_ku64(w, "swa_cap_tokens", cap.cap_tokens);
+        jsonw_ku64(w, "swa_token_bytes", cap.swa_token_bytes);
+    } else {
+        if (b->kv_cell_swa_bytes)
+            jsonw_kstring(w, "swa_sizing", "ratio");
+        else
+            jsonw_knull(w, "swa_sizing");
+        jsonw_knull(w, "swa_cap_tokens");
+        jsonw_knull(w, "swa_token_bytes");
+    }
     jsonw_ki64(w, "full_bytes", b->kv_full_pool_bytes);
     jsonw_ki64(w, "swa_bytes", b->kv_swa_pool_bytes);
     jsonw_ku64(w, "state_bytes", b->state_pool_bytes);
@@ -542,17 +558,37 @@ void cli_write_estimate_table(FILE *out, const char *preset, const engine_deploy
     char sglang_line[ENGINE_TEXT_MAX];
     cli_sglang_default_text(d, b, sglang_line, sizeof sglang_line);
     fprintf(out, "        %s\n", sglang_line);
-    fprintf(out, "        fit: margin %.2f GiB · KV minimum %.2f GiB (%u requests x %llu tokens) · %s\n",
+    fprintf(out, "        fit: margin %.2f GiB · KV minimum %.2f GiB (%u requests x %llu tokens%s) · %s\n",
             cli_gib(b->margin_bytes), cli_gib(b->kv_min_bytes), b->running_requests,
-            (unsigned long long)k->min_kv_tokens,
-            !b->fits           ? "does NOT fit (a blocking warning below)"
+            (unsigned long long)k->min_kv_tokens, b->kv_swa_cap_tokens ? " + the capped sliding-window pool" : "",
+            !b->fits          ? "does NOT fit (a blocking warning below)"
             : b->meets_min_kv ? "fits"
                               : "fits memory, under the request policy (kv_per_request below)");
-    fprintf(out, "        KV cell %llu B/token · 1 GiB of graph memory = %llu tokens of KV\n",
-            (unsigned long long)b->kv_cell_bytes, (unsigned long long)b->kv_tokens_per_gib);
-    if (b->kv_cell_swa_bytes)
-        fprintf(out, "        KV pools: %s %.2f GiB (%llu B/token) + sliding window %.2f GiB (%llu B per "
-                     "full-attention token at ratio %.2f); tokens count full-attention tokens\n",
+    fprintf(out, "        KV cell %llu B/token · 1 GiB of graph memory = %llu tokens of KV%s\n",
+            (unsigned long long)b->kv_cell_bytes, (unsigned long long)b->kv_tokens_per_gib,
+            b->kv_swa_cap_tokens ? " (full-attention tokens of the full pool: the sliding-window pool is fixed)" : "");
+    engine_swa_cap cap = engine_swa_cap_of(d);
+    char cap_tail[160];
+    if (!cap.decode_side)
+        snprintf(cap_tail, sizeof cap_tail, "2 chunks in flight of %u (the GPU's default chunked prefill) + page",
+                 cap.chunk);
+    else
+        snprintf(cap_tail, sizeof cap_tail, "%u extra decode slots x (window + page)%s", cap.extra_slots,
+                 d->decode_server ? "" : ": a decode server's side, the larger while the server kind is not known");
+    if (cap.applies)
+        fprintf(out,
+                "        KV pools: full attention %.2f GiB (%llu B/token) + sliding window %.2f GiB fixed, sized by "
+                "the cap (SWAChunkCapPoolConfigurator): %llu tokens of %llu B = %u requests x (window %u + "
+                "eviction interval %u x %u draft + page %u + decode %u) + %s, to the page; tokens count "
+                "full-attention tokens\n",
+                (double)b->kv_full_pool_bytes / (double)ENGINE_GIB, (unsigned long long)b->kv_cell_full_bytes,
+                (double)b->kv_swa_pool_bytes / (double)ENGINE_GIB, (unsigned long long)cap.cap_tokens,
+                (unsigned long long)cap.swa_token_bytes, cap.requests, cap.window, cap.eviction_interval,
+                cap.draft_tokens, cap.page, cap.decode_alloc, cap_tail);
+    else if (b->kv_cell_swa_bytes)
+        fprintf(out,
+                "        KV pools: %s %.2f GiB (%llu B/token) + sliding window %.2f GiB (%llu B per "
+                "full-attention token at ratio %.2f: sized by the ratio); tokens count full-attention tokens\n",
                 d->model.attn_kind == ATTN_DSV4 ? "compressed (c4/c128 rows, indexer keys, compressor states)"
                                                 : "full attention",
                 (double)b->kv_full_pool_bytes / (double)ENGINE_GIB, (unsigned long long)b->kv_cell_full_bytes,

@@ -222,21 +222,38 @@ bool engine_fraction_settable(double f)
 }
 
 /* The fit rule at fraction F over a terms-only estimate E (its warnings are the combination's). */
+/* The full-attention tokens (x dcp) a KV pool of POOL bytes holds at CELL bytes a token: by the
+ * ratio, pool / cell; under the sliding-window cap (engine_swa_cap_of) the capped pool comes off
+ * first and the full pool's tokens are floored to the page (SWAChunkCapPoolConfigurator
+ * calculate_pool_sizes). */
+static uint64_t kv_tokens_of(const engine_deployment *d, const engine_swa_cap *cap, int64_t pool, uint64_t cell)
+{
+    int64_t full = cap->applies ? pool - (int64_t)cap->fixed_bytes : pool;
+    if (full <= 0 || !cell)
+        return 0;
+    uint64_t tokens = (uint64_t)full / cell;
+    if (cap->applies)
+        tokens = tokens / cap->page * cap->page;
+    return tokens * d->knobs.dcp;
+}
+
 static void fit_at(const engine_deployment *d, const engine_estimate *e, double f, engine_fit *out)
 {
     uint64_t cell = engine_kv_cell_bytes(d);
+    engine_swa_cap cap = engine_swa_cap_of(d);
     out->mem_fraction_static = f;
     int64_t reserve = reserve_of(d, f); /* once: the pool and the headroom share it */
     out->kv_pool_bytes = kv_pool_after(d, e, reserve);
     out->headroom_bytes = reserve - (int64_t)e->plan_total_bytes - (int64_t)d->other_runtime_bytes;
-    out->kv_min_bytes = kv_min_bytes_of(d, cell);
-    out->kv_tokens = out->kv_pool_bytes > 0 && cell ? (uint64_t)out->kv_pool_bytes / cell * d->knobs.dcp : 0;
+    /* the capped sliding-window pool is held whatever the requests' tokens */
+    out->kv_min_bytes = kv_min_bytes_of(d, cell) + (cap.applies ? cap.fixed_bytes : 0);
+    out->kv_tokens = kv_tokens_of(d, &cap, out->kv_pool_bytes, cell);
     out->blocking = NULL;
     bool known;
     uint64_t weights = plan_weights(d, e, &known);
     if (weights >= pre_load_free(d))
         out->blocking = "weights_exceed_gpu";
-    else if (out->kv_pool_bytes <= 0)
+    else if (out->kv_pool_bytes <= 0 || (cap.applies && !out->kv_tokens)) /* the cap leaves no full pool */
         out->blocking = "kv_pool_exhausted";
     else if ((uint64_t)out->kv_pool_bytes < out->kv_min_bytes)
         out->blocking = "kv_per_request"; /* the request policy: the answers plan to it */
@@ -331,6 +348,13 @@ void engine_fit_reason(const engine_deployment *d, const engine_calibration *cal
         bool known;
         snprintf(buf, len, "the weights (%.2f GiB per GPU) exceed the GPU's %.2f GiB free before load (%s)",
                  (double)plan_weights(d, e, &known) / gib, (double)pre_load_free(d) / gib, code);
+    } else if (strcmp(code, "kv_pool_exhausted") == 0 && f->kv_pool_bytes > 0) { /* the sliding-window cap's */
+        engine_swa_cap cap = engine_swa_cap_of(d);
+        snprintf(buf, len,
+                 "%s at --mem-fraction-static %.3f: the capped sliding-window pool (%llu tokens, %.2f GiB) leaves no "
+                 "full-attention pool in the %.2f GiB KV pool (%s)",
+                 lead, f->mem_fraction_static, (unsigned long long)cap.cap_tokens, (double)cap.fixed_bytes / gib,
+                 (double)f->kv_pool_bytes / gib, code);
     } else if (strcmp(code, "kv_pool_exhausted") == 0 && !engine_fraction_settable(f->mem_fraction_static)) {
         snprintf(buf, len,
                  "%s does not fit at any --mem-fraction-static: weights, state and the graphs' share take %.2f GiB "
@@ -479,14 +503,6 @@ static void post_capture(const engine_deployment *d, const engine_estimate *e, e
     }
 }
 
-/* SGLang's chunked_prefill_size default by GPU memory (server_args.py _handle_gpu_memory_settings,
- * v0.5.3rc2 .. main; reference/sglang.md 2.1): 2048 below 35,840 MiB, 4096 below 61,440, 8192
- * below 163,840, else 16384. */
-static double default_chunked_prefill(double gpu_mib)
-{
-    return gpu_mib < 35840 ? 2048 : gpu_mib < 61440 ? 4096 : gpu_mib < 163840 ? 8192 : 16384;
-}
-
 /* The prefill graphs' sizes up to MAX on main (server_args.py _generate_prefill_cuda_graph_batch_sizes:
  * 4..32 by 4, 48..256 by 16, 288..512 by 32, 576..1024 by 64, 1280..4096 by 256, then by 512;
  * no append). */
@@ -539,7 +555,7 @@ static bool sglang_default_fraction(const engine_deployment *d, const engine_est
         uint32_t eagle = engine_release_eagle_reserve_mib(&k->sglang);
         if (v == ENGINE_HEURISTIC_INLINE_FORMULA && eagle != 2048)
             return false;
-        double chunk = default_chunked_prefill(G);
+        double chunk = engine_default_chunked_prefill(G);
         reserved = 512 + 1.5 * (chunk > 2048 ? chunk : 2048) +
                    (double)engine_heuristic_graph_bytes(k->max_bs, dpa ? k->dp : 1) / (double)ENGINE_MIB +
                    tp / 8 * 1024;
@@ -593,10 +609,17 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
     b->kv_tokens = now.kv_tokens;
     b->running_requests = running_requests(d);
     b->kv_cell_bytes = engine_kv_cell_split(d, &b->kv_cell_full_bytes, &b->kv_cell_swa_bytes);
-    b->kv_swa_pool_bytes =
-        b->kv_cell_bytes && b->kv_pool_bytes > 0
-            ? (int64_t)((double)b->kv_pool_bytes * (double)b->kv_cell_swa_bytes / (double)b->kv_cell_bytes)
-            : 0;
+    engine_swa_cap cap = engine_swa_cap_of(d);
+    b->kv_swa_cap_tokens = cap.applies ? cap.cap_tokens : 0;
+    if (cap.applies) /* the capped pool first, the full pool the rest (none where the cap takes it all) */
+        b->kv_swa_pool_bytes = b->kv_pool_bytes <= 0                         ? 0
+                               : b->kv_pool_bytes < (int64_t)cap.fixed_bytes ? b->kv_pool_bytes
+                                                                             : (int64_t)cap.fixed_bytes;
+    else
+        b->kv_swa_pool_bytes =
+            b->kv_cell_bytes && b->kv_pool_bytes > 0
+                ? (int64_t)((double)b->kv_pool_bytes * (double)b->kv_cell_swa_bytes / (double)b->kv_cell_bytes)
+                : 0;
     b->kv_full_pool_bytes = b->kv_pool_bytes - b->kv_swa_pool_bytes;
     b->kv_tokens_per_gib = b->kv_cell_bytes ? ENGINE_GIB / b->kv_cell_bytes * k->dcp : 0;
     find_wall(d, cal, e, b, quiet);
@@ -660,6 +683,13 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
         WARN_AT(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, 0, "no KV pool left",
                 "no GPU memory for the KV cache: weights and state leave %.2f GiB at mem_fraction_static %.3f: %s",
                 (double)b->kv_pool_bytes / gib, k->mem_fraction_static, advice);
+    } else if (cap.applies && !b->kv_tokens) { /* SGLang raises: the cap leaves no full pool */
+        WARN_AT(&e->warnings, "kv_pool_exhausted", (double)b->kv_pool_bytes, (double)cap.fixed_bytes,
+                "no full KV pool left",
+                "the capped sliding-window pool (%llu tokens, %.2f GiB) fills the %.2f GiB KV pool, SGLang "
+                "refuses to start: lower max_running_requests; %s",
+                (unsigned long long)cap.cap_tokens, (double)cap.fixed_bytes / gib, (double)b->kv_pool_bytes / gib,
+                advice);
     } else if (!b->meets_min_kv) {
         char why[160];
         if (!e->warnings.quiet)
@@ -702,6 +732,21 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
                 "each with the radix cache), under the plan's %u per DP rank: raise --mamba-full-memory-ratio or "
                 "lower max_bs",
                 (unsigned long long)b->state_slots, (unsigned long long)(b->state_slots / 3), b->running_requests);
+    /* launch prints --max-running-requests whatever the knob: where only its being auto keeps the
+     * sliding-window cap off, the server launch starts sizes that pool by the cap */
+    if (!e->warnings.quiet && !cap.applies && k->max_running_requests_auto && d->model.swa_layers) {
+        engine_deployment given = *d;
+        given.knobs.max_running_requests = engine_plan_max_running_requests(k);
+        given.knobs.max_running_requests_auto = false;
+        engine_swa_cap at_launch = engine_swa_cap_of(&given);
+        if (at_launch.applies)
+            engine_warn(&e->warnings, "swa_cap_at_launch",
+                        "launch prints --max-running-requests %u, with which SGLang sizes the sliding-window pool by "
+                        "its cap (%llu tokens, SWAChunkCapPoolConfigurator) where this plan takes the ratio: set "
+                        "max_running_requests=%u to plan the server launch starts",
+                        given.knobs.max_running_requests, (unsigned long long)at_launch.cap_tokens,
+                        given.knobs.max_running_requests);
+    }
     if (!k->buckets_auto) { /* an explicit list still follows MODEL.md's Buckets rule */
         bool same = e->n_buckets == k->n_buckets;
         for (uint32_t i = 0; same && i < e->n_buckets; i++)

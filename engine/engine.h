@@ -483,6 +483,9 @@ typedef struct {
     uint64_t node_bytes;                        /* the node_bytes knob (while !knobs.node_bytes_auto) */
     engine_knob_origin knob_origin[KNOB_COUNT]; /* ORIGIN_UNKNOWN: the engine's default */
     engine_measured_layout measured_at;         /* where weights_bytes and state_pool_bytes were measured */
+    /* A PD decode server (--disaggregation-mode decode read from a launch line or a log:
+     * engine_plan_decode_server). false: not known to be one (a plan launch may still make it one). */
+    bool decode_server;
 } engine_deployment;
 
 /* D's layout as the release resolves it (known: true). */
@@ -556,7 +559,8 @@ int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *
 
 /* Plans D as a disaggregated decode server (--disaggregation-mode decode): SGLang's server_args
  * forces disable_radix_cache there ("KV cache is forced as chunk cache"), and a hybrid model's
- * state pool follows it. The knob is marked as the release's choice unless already on. */
+ * state pool follows it. The knob is marked as the release's choice unless already on; D is
+ * marked decode_server (the sliding-window cap's decode side). */
 void engine_plan_decode_server(engine_deployment *d);
 
 /* Numeric access for sliders: the knob's current value (an auto knob: its resolved value). */
@@ -774,9 +778,14 @@ typedef struct {
     uint64_t kv_cell_bytes;                 /* per full-attention token, the sliding-window share included */
     uint64_t kv_cell_full_bytes, kv_cell_swa_bytes; /* its two shares (swa 0: one pool) */
     int64_t kv_full_pool_bytes, kv_swa_pool_bytes;  /* the KV pool split as SGLang allocates it */
+    /* the sliding-window pool's tokens where a fixed cap sizes it (engine_swa_cap_of: then
+     * kv_cell_swa_bytes is 0, a full-attention token carrying no share of it); 0: by the ratio */
+    uint64_t kv_swa_cap_tokens;
     uint64_t state_slots;                           /* request states the state pool holds (0: none) */
     bool state_per_request;     /* no radix cache (the knob, or a release before v0.5.4): one state per request */
-    uint64_t kv_tokens_per_gib; /* logical tokens one GiB of graph memory costs */
+    /* logical tokens one GiB of graph memory costs (under the sliding-window cap: full-attention
+     * tokens per GiB of the full pool, the capped pool being fixed) */
+    uint64_t kv_tokens_per_gib;
     uint32_t wall_max_bs;       /* the largest max_bs that fits at its own recommended fraction (0: none) */
     engine_term_id wall_term;   /* the term that grows most from the wall to the next size */
     /* What stops the wall: wall_term's key when memory does, "kv_per_request" when the request
@@ -981,6 +990,35 @@ bool engine_swa_pool(const engine_deployment *d);
 /* Why D's sliding-window layers share the full pool (a sentence naming the knob, the release's
  * rule and its PRs); NULL when they get a pool of their own. */
 const char *engine_swa_one_pool_why(const engine_deployment *d);
+
+/* SGLang's capped sliding-window pool (SWAChunkCapPoolConfigurator, PR #28755, from v0.5.14:
+ * engine_release_swa_chunk_cap). Where it applies the SWA pool is a fixed number of tokens per
+ * GPU (per DP rank), cap_tokens, costing swa_token_bytes each (S x n_swa), and the full pool takes
+ * the rest of the KV pool at full_token_bytes a token (F x (n_full + draft layers)); elsewhere the
+ * pools split at --swa-full-tokens-ratio (engine_kv_cell_split). The parts are kept for messages. */
+typedef struct {
+    bool applies;
+    const char *why_not;        /* the first condition that fails (NULL when it applies) */
+    uint64_t cap_tokens;        /* ceil_align(cap, page): the SWA pool's tokens */
+    uint64_t swa_token_bytes;   /* one SWA-pool token over the sliding-window layers */
+    uint64_t full_token_bytes;  /* one full-pool token over the full-attention (and draft) layers */
+    uint64_t fixed_bytes;       /* cap_tokens x swa_token_bytes: taken off the KV pool first */
+    uint32_t window;            /* the model's get_attention_sliding_window_size (or attention chunk) */
+    uint32_t eviction_interval; /* SGLANG_SWA_EVICTION_INTERVAL's default */
+    uint32_t draft_tokens;      /* speculative_num_draft_tokens, 1 without speculation */
+    uint32_t page;              /* the resolved backend's page size */
+    uint32_t decode_alloc;      /* the decode step's allocation per request */
+    uint64_t per_request;       /* window + eviction_interval x draft_tokens + page + decode_alloc */
+    uint32_t requests;          /* --max-running-requests // attention DP size */
+    uint32_t chunk;             /* chunked_prefill_size (the GPU's default, / dp under DP attention) */
+    uint32_t extra_slots;       /* a decode server's disaggregation_decode_extra_slots (default) */
+    uint64_t cap_plain;         /* per_request x requests + 2 chunks + page: a server that prefills */
+    uint64_t cap_decode;        /* per_request x requests + (window + page) x extra_slots: a decode server */
+    bool decode_side;           /* the decode server's cap: decode_server, or not known and it is the larger */
+} engine_swa_cap;
+engine_swa_cap engine_swa_cap_of(const engine_deployment *d);
+/* SGLang's chunked_prefill_size default by GPU memory (server_args.py _handle_gpu_memory_settings). */
+uint32_t engine_default_chunked_prefill(double gpu_mib);
 
 /* The bounds every model and deployment keeps so no product the engine forms can wrap
  * (model_check.c says which products): dimensions, counts, byte sizes and coefficients. */

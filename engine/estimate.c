@@ -200,6 +200,8 @@ static const struct {
     {"no_moe_model", SEVERITY_INFO, 0},
     {"adjusted", SEVERITY_INFO, 0},
     {"heuristic_no_graph_term", SEVERITY_INFO, 0},
+    /* the plan sizes the sliding-window pool by the ratio, the server launch starts by the cap */
+    {"swa_cap_at_launch", SEVERITY_INFO, KNOB_BIT(KNOB_MAX_RUNNING_REQUESTS)},
 };
 #define N_WARNING_KINDS (sizeof warning_kinds / sizeof warning_kinds[0])
 
@@ -740,6 +742,133 @@ bool engine_swa_pool(const engine_deployment *d)
     return engine_swa_one_pool_why(d) == NULL;
 }
 
+/* A GQA layer's K and V per token per GPU: max(1, kv_heads / attn_tp) x (head_dim + v_head_dim)
+ * x bytes (get_num_kv_heads, HybridSWAPoolConfigurator's _full_per_token and _swa_per_token).
+ * The full-attention layers take their own heads and head size where the model has them (Gemma
+ * 4's global ones); V keeps its own buffer even where the checkpoint ties V to K
+ * (attention_k_eq_v: v_head_dim = head_dim, the pool stores both). SWA gets a sliding layer's. */
+static uint64_t gqa_layer_bytes(const engine_deployment *d, uint64_t *swa)
+{
+    const engine_model *m = &d->model;
+    uint64_t kv_bytes = kv_element_bytes(d);
+    uint32_t attn_tp = engine_attn_tp(&d->knobs);
+    uint32_t full_kv = engine_full_kv_heads(m);
+    uint64_t heads = attn_tp && m->kv_heads / attn_tp > 1 ? m->kv_heads / attn_tp : 1;
+    uint64_t full_heads = attn_tp && full_kv / attn_tp > 1 ? full_kv / attn_tp : 1;
+    *swa = heads * 2 * m->head_dim * kv_bytes;
+    return full_heads * 2 * engine_full_head_dim(m) * kv_bytes;
+}
+
+/* SGLang's chunked_prefill_size default by GPU memory (server_args.py _handle_gpu_memory_settings,
+ * v0.5.3rc2 .. main; reference/sglang.md 2.1): 2048 below 35,840 MiB, 4096 below 61,440, 8192
+ * below 163,840, else 16384; 4096 where the GPU's memory is not known (its gpu_mem None branch). */
+uint32_t engine_default_chunked_prefill(double gpu_mib)
+{
+    if (gpu_mib <= 0)
+        return 4096;
+    return gpu_mib < 35840 ? 2048 : gpu_mib < 61440 ? 4096 : gpu_mib < 163840 ? 8192 : 16384;
+}
+
+/* SGLANG_SWA_EVICTION_INTERVAL's default: decode batches between out-of-window SWA evictions
+ * (environ.py EnvInt(128), PR #28755; read at main 8905cbd42). An environment value on the
+ * launch line is not modelled. */
+#define SWA_EVICTION_INTERVAL 128
+
+/* The window SGLang's SWA bookkeeping uses (model_executor/model_runner_components/
+ * load_model_utils.py resolve_sliding_window_size at main 8905cbd42): the model's own
+ * get_attention_sliding_window_size where it has one, config.sliding_window - 1 for gpt-oss
+ * (models/gpt_oss.py) and Gemma 4 (models/gemma4_causal.py, gemma4_mm.py); Llama 4 has none and
+ * its config no sliding_window, so attention_chunk_size (8192); else the config's sliding_window. */
+static uint32_t swa_window(const engine_model *m)
+{
+    const char *a = m->architecture;
+    if ((strcmp(a, "GptOssForCausalLM") == 0 || strncmp(a, "Gemma4", 6) == 0) && m->sliding_window > 0)
+        return m->sliding_window - 1;
+    if (strncmp(a, "Llama4", 6) == 0 && m->attention_chunk)
+        return m->attention_chunk;
+    return m->sliding_window ? m->sliding_window : m->attention_chunk;
+}
+
+static uint64_t ceil_align_u64(uint64_t x, uint64_t to)
+{
+    return to ? (x + to - 1) / to * to : x;
+}
+
+/* SWAChunkCapPoolConfigurator (model_executor/pool_configurator.py at main 8905cbd42; PR #28755,
+ * 6d4ca9bc5, in the v0.5.14 cut). create_memory_pool_configurator takes it for a hybrid SWA model
+ * (not DeepSeek-V4, whose configurator comes first) when is_applicable: --max-running-requests
+ * given, the radix cache off, chunked_prefill_size set (server_args always sets one: the GPU's
+ * default when not given), a sliding window and at least one full-attention layer. Its cap:
+ *   per_request = window + SGLANG_SWA_EVICTION_INTERVAL x draft tokens + page + decode_alloc,
+ *   decode_alloc = page without speculation; under speculation with the overlap scheduler (spec
+ *     v2, the default: speculative_hook.py, SGLANG_ENABLE_SPEC_V2 removed) 2 x
+ *     get_alloc_len_per_decode = 2 x max(steps x topk, draft tokens), the draft tokens at topk 1;
+ *   requests = max_running_requests // attn_dp_size (v0.5.14: mr.dp_size, dp under DP attention
+ *     else 1: the same);
+ *   a decode server: per_request x requests + (window + page) x disaggregation_decode_extra_slots
+ *     (pd_disaggregation_hook.py: 2 x (max_running_requests // dp_size) at 32 or fewer per worker,
+ *     else 0, unless --disaggregation-decode-extra-slots; that flag is not modelled);
+ *   otherwise: per_request x requests + 2 chunks in flight (1 with --disable-overlap-schedule, not
+ *     modelled: the plan runs the overlap scheduler) x chunked_prefill_size + page, the chunk the
+ *     GPU's default divided by dp under DP attention (server_args.py);
+ *   swa_tokens = ceil_align(cap, page); the full pool (available - swa_tokens x S x n_swa) // (F x
+ *     n_full) tokens, floored to the page (the budget's).
+ * Whether the plan is a decode server is known only from a launch line or a log that says so
+ * (decode_server); elsewhere (a plan that `launch --disaggregation-mode decode` may start) the
+ * larger of the two caps is planned: the smaller full pool, the safe side. */
+engine_swa_cap engine_swa_cap_of(const engine_deployment *d)
+{
+    const engine_model *m = &d->model;
+    const engine_knobs_state *k = &d->knobs;
+    engine_swa_cap c = {.applies = false};
+    if (!engine_release_swa_chunk_cap(&k->sglang))
+        c.why_not = "this release sizes the sliding-window pool at --swa-full-tokens-ratio only (the cap is PR "
+                    "#28755, v0.5.14)";
+    else if (!m->swa_layers || m->attn_kind != ATTN_GQA)
+        c.why_not = m->attn_kind == ATTN_DSV4 ? "DeepSeek-V4's pools are its own configurator's"
+                                              : "the model has no sliding-window layers";
+    else if (!m->full_attn_layers)
+        c.why_not = "the model has no full-attention layer";
+    else if (!swa_window(m))
+        c.why_not = "the model gives no sliding window size";
+    else if (!engine_swa_pool(d))
+        c.why_not = "the sliding-window layers share the full pool";
+    else if (k->max_running_requests_auto)
+        c.why_not = "max_running_requests is not given (the cap needs an explicit --max-running-requests)";
+    else if (!k->disable_radix_cache)
+        c.why_not = "the radix cache is on (the cap needs --disable-radix-cache or a PD decode server)";
+    if (c.why_not)
+        return c;
+    c.applies = true;
+    uint64_t swa_layer;
+    uint64_t full_layer = gqa_layer_bytes(d, &swa_layer);
+    uint64_t draft = k->mtp > 1 ? m->draft_layers : 0;
+    c.swa_token_bytes = swa_layer * m->swa_layers;
+    c.full_token_bytes = full_layer * (m->full_attn_layers + draft);
+    c.window = swa_window(m);
+    c.eviction_interval = SWA_EVICTION_INTERVAL;
+    c.page = plan_backend(d).page_size;
+    if (!c.page)
+        c.page = 1;
+    c.draft_tokens = k->mtp > 1 ? k->mtp : 1;
+    /* topk 1 (the chain cgplan plans): max(steps x 1, draft tokens) = the draft tokens */
+    c.decode_alloc = k->mtp > 1 ? 2 * k->mtp : c.page;
+    c.per_request = (uint64_t)c.window + (uint64_t)c.eviction_interval * c.draft_tokens + c.page + c.decode_alloc;
+    bool dpa = engine_dp_attention(k);
+    uint32_t dp = k->dp ? k->dp : 1;
+    c.requests = k->max_running_requests / (dpa ? dp : 1);
+    c.chunk = engine_default_chunked_prefill(d->gpu.nvidia_smi_mib) / (dpa ? dp : 1);
+    uint32_t per_worker = k->max_running_requests / dp;
+    c.extra_slots = per_worker <= 32 ? 2 * per_worker : 0;
+    uint64_t held = c.per_request * c.requests;
+    c.cap_plain = held + 2 * (uint64_t)c.chunk + c.page;
+    c.cap_decode = held + ((uint64_t)c.window + c.page) * c.extra_slots;
+    c.decode_side = d->decode_server || c.cap_decode > c.cap_plain;
+    c.cap_tokens = ceil_align_u64(c.decode_side ? c.cap_decode : c.cap_plain, c.page);
+    c.fixed_bytes = c.cap_tokens * c.swa_token_bytes;
+    return c;
+}
+
 uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64_t *swa)
 {
     const engine_model *m = &d->model;
@@ -762,21 +891,13 @@ uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64
          * speculative targets scale by 1 + draft_layers / layers (SGLang PR #23862). */
         f = (uint64_t)(m->kv_lora_rank + m->qk_rope_dim) * (m->full_attn_layers + draft) * kv_bytes;
     } else {
-        /* A layer's K and V per token: max(1, kv_heads / attn_tp) x (head_dim + v_head_dim) x
-         * bytes (get_num_kv_heads, HybridSWAPoolConfigurator's _full_per_token and
-         * _swa_per_token). The full-attention layers take their own heads and head size where
-         * the model has them (Gemma 4's global ones); V keeps its own buffer even where the
-         * checkpoint ties V to K (attention_k_eq_v: v_head_dim = head_dim, the pool stores both). */
-        uint32_t attn_tp = engine_attn_tp(&d->knobs);
-        uint32_t full_kv = engine_full_kv_heads(m);
-        uint64_t heads = attn_tp && m->kv_heads / attn_tp > 1 ? m->kv_heads / attn_tp : 1;
-        uint64_t full_heads = attn_tp && full_kv / attn_tp > 1 ? full_kv / attn_tp : 1;
-        uint64_t layer = heads * 2 * m->head_dim * kv_bytes;
-        uint64_t full_layer = full_heads * 2 * engine_full_head_dim(m) * kv_bytes;
+        uint64_t layer;
+        uint64_t full_layer = gqa_layer_bytes(d, &layer);
         f = full_layer * ((m->full_attn_layers ? m->full_attn_layers : m->layers) + draft);
-        if (m->swa_layers && engine_swa_pool(d))
+        /* the capped pool (engine_swa_cap_of) is fixed: a full-attention token carries no share of it */
+        if (m->swa_layers && engine_swa_pool(d) && !engine_swa_cap_of(d).applies)
             w = (uint64_t)llround((double)layer * (double)m->swa_layers * engine_swa_ratio(d));
-        else if (m->swa_layers) /* one pool: a sliding layer holds every token, as a full one does */
+        else if (m->swa_layers && !engine_swa_pool(d)) /* one pool: a sliding layer holds every token */
             f += layer * m->swa_layers;
     }
     if (full)

@@ -1011,6 +1011,7 @@ int engine_knob_set_text(engine_deployment *d, engine_knob_id knob, const char *
 
 void engine_plan_decode_server(engine_deployment *d)
 {
+    d->decode_server = true; /* the sliding-window cap takes its decode side (engine_swa_cap_of) */
     if (d->knobs.disable_radix_cache)
         return;
     d->knobs.disable_radix_cache = true;

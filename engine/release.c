@@ -228,6 +228,7 @@ typedef enum {
     RF_SWA_GPTOSS,    /* engine_swa_gptoss_rule */
     RF_DSV4_SUM,             /* engine_dsv4_sum: DeepSeek-V4's KV sum */
     RF_DSV4_FP8_WO_A,        /* SGLANG_OPT_FP8_WO_A_GEMM on by default (where the GPU runs it) */
+    RF_SWA_CHUNK_CAP,        /* SWAChunkCapPoolConfigurator: the SWA pool from a token cap (engine_swa_cap_of) */
     RF_COUNT
 } release_field;
 _Static_assert(RF_COUNT <= ENGINE_RELEASE_FACT_FIELDS, "raise ENGINE_RELEASE_FACT_FIELDS");
@@ -440,6 +441,10 @@ static const release_fact facts[] = {
     {REL(3, 0, FINAL, 0), RF_DSV4_FP8_WO_A, 0, false,
      "DeepSeek-V4's wo_a dequantised to BF16 at load (SGLANG_OPT_FP8_WO_A_GEMM off by default)",
      "environ.py EnvBool(False) and models/deepseek_v4.py load_weights _dequant_fp8_wo_a before PR #25181"},
+    {REL(3, 0, FINAL, 0), RF_SWA_CHUNK_CAP, 0, true,
+     "a sliding-window pool is always sized at --swa-full-tokens-ratio (HybridSWAPoolConfigurator and before it "
+     "model_runner's own split)",
+     "model_executor/pool_configurator.py create_memory_pool_configurator before PR #28755"},
 
     {REL(3, 1, FINAL, 0), RF_BACKEND_FLAG, 1, true, "--attention-backend flashinfer | triton",
      "PR #1380 (46094e0c1, 2024-09-10)"},
@@ -689,6 +694,13 @@ static const release_fact facts[] = {
      "PR #23862 (75998d042, 2026-06-12)"},
     {REL(5, 14, FINAL, 0), RF_EAGLE_RESERVE_MIB, 0, true, "speculative reserve removed (KV cell size scaled)",
      "PR #23862 (75998d042, 2026-06-12)"},
+    {REL(5, 14, FINAL, 0), RF_SWA_CHUNK_CAP, 1, true,
+     "with an explicit --max-running-requests, the radix cache off (--disable-radix-cache, or a PD decode server) "
+     "and a chunked prefill size, a hybrid sliding-window model's SWA pool is a fixed token cap (window + "
+     "eviction interval x draft tokens + page + decode allocation per running request per DP rank, + the chunks "
+     "in flight or a decode server's extra slots) and the full pool takes the rest",
+     "PR #28755 (6d4ca9bc5, 2026-06-21), pool_configurator.py SWAChunkCapPoolConfigurator; in the v0.5.14 cut "
+     "(7e6587c94), not the v0.5.13 one (0f8673851)"},
     {REL(5, 15, FINAL, 0), RF_DSV4_SUM, ENGINE_DSV4_SUM_C128_PER_REQUEST, false,
      "DeepSeek-V4: the c128 compressor state per request slot, a fixed pool off the per-token sum "
      "(c128_state_fixed)",
@@ -835,6 +847,10 @@ engine_dsv4_sum engine_release_dsv4_sum(const engine_release *r)
 bool engine_release_dsv4_fp8_wo_a(const engine_release *r)
 {
     return fact(r, RF_DSV4_FP8_WO_A) != 0;
+}
+bool engine_release_swa_chunk_cap(const engine_release *r)
+{
+    return fact(r, RF_SWA_CHUNK_CAP) != 0;
 }
 uint32_t engine_release_eagle_reserve_mib(const engine_release *r)
 {

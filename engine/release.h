@@ -211,6 +211,10 @@ engine_dsv4_sum engine_release_dsv4_sum(const engine_release *r);
 /* Whether SGLANG_OPT_FP8_WO_A_GEMM defaults on (PR #25181): DeepSeek-V4's wo_a then stays FP8 on
  * the GPUs that run it (SM100 / SM103); before it, and elsewhere, it is dequantised to BF16. */
 bool engine_release_dsv4_fp8_wo_a(const engine_release *r);
+/* Whether SGLang may size a hybrid sliding-window model's SWA pool from a fixed token cap
+ * (SWAChunkCapPoolConfigurator, PR #28755, v0.5.14): the conditions and the cap are
+ * engine_swa_cap_of's. Before it the pool is always sized at --swa-full-tokens-ratio. */
+bool engine_release_swa_chunk_cap(const engine_release *r);
 /* FlashAttentionBackend's (fa3, fa4) CUDA-graph state where it changed between releases: a
  * set of ENGINE_FA3_* bits (layers/attention/flashattention_backend.py). */
 enum {

@@ -135,6 +135,9 @@ static const known_flag known_flags[] = {
     {"--enable-flashinfer-allreduce-fusion", false, SGLANG_FLAG_NOT_MODELLED, "fused all-reduce workspaces"},
     {"--num-continuous-decode-steps", true, SGLANG_FLAG_NOT_MODELLED, "several decode steps per schedule"},
     {"--disaggregation-mode", true, SGLANG_FLAG_NOT_MODELLED, "a prefill server captures no decode graphs"},
+    {"--disaggregation-decode-extra-slots", true, SGLANG_FLAG_NOT_MODELLED,
+     "a decode server's extra request slots (PR #28755, v0.5.14): the sliding-window cap takes SGLang's default, "
+     "2 x the requests per worker at 32 or fewer, else 0"},
     {"--disaggregation-decode-enable-radix-cache", false, SGLANG_FLAG_NO_EFFECT,
      "a decode server keeps its radix cache (PR #19746; for hybrid models from PR #40263)"},
 };
@@ -730,7 +733,13 @@ static int read_line_finish(engine_deployment *d, engine_sglang_line *l, const r
     /* --chunked-prefill-size moves SGLang's default --mem-fraction-static (its reserve has
      * 1.5 x the chunk; budget.c takes the GPU's default chunk): without --mem-fraction-static
      * that is memory cgplan does not follow. */
-    if (st->chunked_given && !st->fraction_given && st->chunked_index >= 0) {
+    if (st->chunked_given && st->chunked_index >= 0 && engine_swa_cap_of(d).applies) {
+        /* SWAChunkCapPoolConfigurator counts the chunks in flight in its sliding-window cap */
+        engine_sglang_flag *f = &l->flags[st->chunked_index];
+        f->status = f->read_status = SGLANG_FLAG_NOT_MODELLED;
+        snprintf(f->note, sizeof f->note,
+                 "the capped sliding-window pool counts 2 chunks in flight; cgplan counts the GPU's default chunk");
+    } else if (st->chunked_given && !st->fraction_given && st->chunked_index >= 0) {
         engine_sglang_flag *f = &l->flags[st->chunked_index];
         f->status = f->read_status = SGLANG_FLAG_NOT_MODELLED;
         snprintf(f->note, sizeof f->note,

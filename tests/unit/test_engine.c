@@ -506,6 +506,188 @@ static void test_fa3_state_llama4_maverick(void **state)
     assert_int_equal(e.terms[TERM_KV_INDEX].bytes, 675366796ULL);
 }
 
+/* gpt-oss-120b's attention (presets/models/gpt-oss-120b.yaml: 18 sliding-window layers of window
+ * 128 and 18 full ones, 8 KV heads x 64, BF16 KV) at TP 4 on an H100 (81,559 MiB: SGLang's default
+ * chunk 8192), fa3 at page 1, SGLang main, --max-running-requests 64 --disable-radix-cache, the
+ * weights fixed at 15 GiB so the pools are the test's own arithmetic. */
+static void gptoss_capped(engine_deployment *d)
+{
+    engine_deployment_defaults(d);
+    engine_model *m = &d->model;
+    snprintf(m->name, sizeof m->name, "gpt-oss-120b");
+    snprintf(m->architecture, sizeof m->architecture, "GptOssForCausalLM");
+    m->vocab = 201088;
+    m->hidden = 2880;
+    m->layers = 36;
+    m->context_len = 131072;
+    m->attn_kind = ATTN_GQA;
+    m->heads = 64;
+    m->kv_heads = 8;
+    m->head_dim = 64;
+    m->sliding_window = 128;
+    m->swa_layers = 18;
+    m->full_attn_layers = 18;
+    m->num_experts = 128;
+    m->dispatch_hidden = 2880;
+    m->moe_intermediate = 2880;
+    m->top_k = 4;
+    m->dtype = m->dense_dtype = m->expert_dtype = DTYPE_BF16;
+    snprintf(d->gpu.name, sizeof d->gpu.name, "h100");
+    d->gpu.cuda_total_bytes = (uint64_t)llround(79.19 * GIB);
+    d->gpu.nvidia_smi_mib = 81559;
+    d->knobs.world = 4;
+    d->knobs.max_bs = 64;
+    d->knobs.context_len = 131072;
+    d->backend = BACKEND_FA3;
+    d->a2a = A2A_NONE;
+    d->weights_bytes = 15 * ENGINE_GIB;
+    d->knobs.max_running_requests = 64;
+    d->knobs.max_running_requests_auto = false;
+    d->knobs.disable_radix_cache = true;
+}
+
+/* SWAChunkCapPoolConfigurator (sglang main 8905cbd42 model_executor/pool_configurator.py; PR
+ * #28755, v0.5.14) for gpt-oss-120b TP 4: window = sliding_window - 1 = 127 (gpt_oss.py
+ * get_attention_sliding_window_size), per request 127 + 128 x 1 + 1 + 1 = 257; 64 requests:
+ * 16,448, + 2 chunks x 8192 + 1 = 32,833 SWA tokens (a decode server: 16,448, no extra slots
+ * above 32 a worker), each 2 heads x 128 x 2 B x 18 layers = 9,216 B: 302,588,928 B fixed, and a
+ * full-attention token 9,216 B. */
+static void test_swa_cap_gptoss(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    gptoss_capped(&d);
+    engine_swa_cap c = engine_swa_cap_of(&d);
+    assert_true(c.applies);
+    assert_null(c.why_not);
+    assert_int_equal(c.window, 127);
+    assert_int_equal(c.page, 1);
+    assert_int_equal(c.eviction_interval, 128);
+    assert_int_equal(c.draft_tokens, 1);
+    assert_int_equal(c.decode_alloc, 1);
+    assert_int_equal(c.per_request, 257);
+    assert_int_equal(c.requests, 64);
+    assert_int_equal(c.chunk, 8192);
+    assert_int_equal(c.extra_slots, 0);
+    assert_int_equal(c.cap_plain, 32833);
+    assert_int_equal(c.cap_decode, 16448);
+    assert_false(c.decode_side);
+    assert_int_equal(c.cap_tokens, 32833);
+    assert_int_equal(c.swa_token_bytes, 9216);
+    assert_int_equal(c.full_token_bytes, 9216);
+    assert_int_equal(c.fixed_bytes, 302588928ULL);
+    uint64_t full, swa;
+    assert_int_equal(engine_kv_cell_split(&d, &full, &swa), 9216); /* no SWA share per full token */
+    assert_int_equal(full, 9216);
+    assert_int_equal(swa, 0);
+
+    /* the budget: the capped pool first, the full pool the rest */
+    engine_estimate e;
+    engine_estimate_compute(&d, NULL, &e);
+    const engine_budget *b = &e.budget;
+    assert_true(b->kv_pool_bytes > 302588928LL);
+    assert_int_equal(b->kv_swa_cap_tokens, 32833);
+    assert_int_equal(b->kv_swa_pool_bytes, 302588928LL);
+    assert_int_equal(b->kv_full_pool_bytes, b->kv_pool_bytes - 302588928LL);
+    assert_int_equal(b->kv_tokens, (uint64_t)(b->kv_pool_bytes - 302588928LL) / 9216);
+    assert_int_equal(b->kv_min_bytes, 64ULL * 4096 * 9216 + 302588928ULL);
+    assert_int_equal(b->kv_tokens_per_gib, ENGINE_GIB / 9216);
+
+    /* a decode server: no chunks, extra slots only at 32 requests a worker or fewer */
+    d.decode_server = true;
+    c = engine_swa_cap_of(&d);
+    assert_true(c.decode_side);
+    assert_int_equal(c.cap_tokens, 16448);
+    d.knobs.max_running_requests = 16; /* 2 x 16 extra slots of 127 + 1 */
+    c = engine_swa_cap_of(&d);
+    assert_int_equal(c.extra_slots, 32);
+    assert_int_equal(c.cap_tokens, 257 * 16 + 128 * 32);
+    /* not known to be one: the larger side, here the prefilling server's 257 x 16 + 16,385 */
+    d.decode_server = false;
+    assert_int_equal(engine_swa_cap_of(&d).cap_tokens, 257 * 16 + 16385);
+
+    /* DP attention 2: 32 requests and a 4096 chunk per rank, 64 extra slots (32 a worker):
+     * 257 x 32 + 8192 + 1 = 16,417 against 8,224 + 128 x 64 = 16,416 */
+    gptoss_capped(&d);
+    d.knobs.dp = 2;
+    d.knobs.dp_attention_auto = false;
+    d.knobs.dp_attention = true;
+    c = engine_swa_cap_of(&d);
+    assert_int_equal(c.requests, 32);
+    assert_int_equal(c.chunk, 4096);
+    assert_int_equal(c.extra_slots, 64);
+    assert_int_equal(c.cap_tokens, 16417);
+    d.decode_server = true;
+    assert_int_equal(engine_swa_cap_of(&d).cap_tokens, 16416);
+
+    /* EAGLE, 4 draft tokens (3 steps, topk 1), the overlap scheduler: decode 2 x max(3, 4) = 8,
+     * per request 127 + 128 x 4 + 1 + 8 = 648 */
+    gptoss_capped(&d);
+    d.knobs.mtp = 4;
+    c = engine_swa_cap_of(&d);
+    assert_int_equal(c.decode_alloc, 8);
+    assert_int_equal(c.per_request, 648);
+    assert_int_equal(c.cap_tokens, 648 * 64 + 16385);
+
+    /* page 64 (trtllm_mha), mtp 2, 63 requests: per request 127 + 256 + 64 + 4 = 451;
+     * 451 x 63 + 16,384 + 64 = 44,861, to the page 44,864; the full tokens floored to the page */
+    gptoss_capped(&d);
+    d.backend = BACKEND_TRTLLM_MHA;
+    d.knobs.mtp = 2;
+    d.knobs.max_running_requests = 63;
+    c = engine_swa_cap_of(&d);
+    assert_int_equal(c.page, 64);
+    assert_int_equal(c.per_request, 451);
+    assert_int_equal(c.cap_plain, 44861);
+    assert_int_equal(c.cap_tokens, 44864);
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.budget.kv_tokens, (uint64_t)(e.budget.kv_pool_bytes - 44864LL * 9216) / 9216 / 64 * 64);
+}
+
+/* The ratio rule stays wherever one of the cap's conditions is missing: before v0.5.14, the
+ * requests not given, the radix cache on, the sliding layers in the full pool, no full layer. */
+static void test_swa_cap_conditions(void **state)
+{
+    (void)state;
+    engine_deployment d;
+    char err[128];
+    uint64_t full, swa;
+    gptoss_capped(&d);
+    assert_int_equal(engine_release_parse("0.5.13", &d.knobs.sglang, err, sizeof err), 0);
+    assert_false(engine_swa_cap_of(&d).applies);
+    assert_non_null(strstr(engine_swa_cap_of(&d).why_not, "#28755"));
+    /* 9,216 full + 0.8 x 9,216 = 7,373 by the ratio */
+    assert_int_equal(engine_kv_cell_split(&d, &full, &swa), 9216 + 7373);
+    assert_int_equal(swa, 7373);
+    engine_estimate e;
+    engine_estimate_compute(&d, NULL, &e);
+    assert_int_equal(e.budget.kv_swa_cap_tokens, 0);
+    assert_int_equal(e.budget.kv_tokens, (uint64_t)e.budget.kv_pool_bytes / (9216 + 7373));
+    assert_int_equal(engine_release_parse("0.5.14", &d.knobs.sglang, err, sizeof err), 0);
+    assert_true(engine_swa_cap_of(&d).applies);
+
+    gptoss_capped(&d);
+    d.knobs.max_running_requests_auto = true;
+    assert_false(engine_swa_cap_of(&d).applies);
+    assert_int_equal(engine_kv_cell_bytes(&d), 9216 + 7373);
+    gptoss_capped(&d);
+    d.knobs.disable_radix_cache = false;
+    assert_false(engine_swa_cap_of(&d).applies);
+    assert_int_equal(engine_kv_cell_bytes(&d), 9216 + 7373);
+    gptoss_capped(&d);
+    d.knobs.disable_hybrid_swa_memory = true; /* one pool: every layer holds every token */
+    assert_false(engine_swa_cap_of(&d).applies);
+    assert_int_equal(engine_kv_cell_bytes(&d), 2 * 9216);
+    gptoss_capped(&d);
+    d.model.full_attn_layers = 0; /* all sliding: HybridSWAPoolConfigurator's all-SWA path */
+    d.model.swa_layers = 36;
+    assert_false(engine_swa_cap_of(&d).applies);
+    gptoss_capped(&d);
+    d.model.swa_layers = 0;
+    d.model.sliding_window = 0;
+    assert_false(engine_swa_cap_of(&d).applies);
+}
+
 /* Llama-3.1-8B (dense GQA, no chunked attention; presets/models/llama-3.1-8b.yaml) on one H100 with fa3,
  * context 131072, buckets 1, 2, 4, 8, 16, 32, 64: B = 64, P = 131072.
  *   main:        decode metadata 4 x 64 + 8 x 65 + 4 x 64 x 131072 + 8 x 131072 = 34,603,784
@@ -1036,6 +1218,8 @@ int main(void)
         cmocka_unit_test(test_knob_rules),          cmocka_unit_test(test_knob_steps),
         cmocka_unit_test(test_calibrated_source),
         cmocka_unit_test(test_fa3_state_llama4_maverick),
+        cmocka_unit_test(test_swa_cap_gptoss),
+        cmocka_unit_test(test_swa_cap_conditions),
         cmocka_unit_test(test_fa3_state_dense_gqa),
         cmocka_unit_test(test_auto_backend_follows_release_and_arch),
         cmocka_unit_test(test_sglang_defaults),

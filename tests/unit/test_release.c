@@ -1048,6 +1048,20 @@ static void test_swa_pool_windows(void **state)
     assert_int_equal(swa_rule("0.5.10", ENGINE_SWA_FAMILY_LISTED), ENGINE_SWA_POOLED);
 }
 
+/* SWAChunkCapPoolConfigurator: PR #28755 (6d4ca9bc5) is in v0.5.14's cut (7e6587c94), not v0.5.13's (0f8673851). */
+static void test_swa_chunk_cap_cut(void **state)
+{
+    (void)state;
+    engine_release r;
+    char err[128];
+    assert_int_equal(engine_release_parse("0.5.13", &r, err, sizeof err), 0);
+    assert_false(engine_release_swa_chunk_cap(&r));
+    assert_int_equal(engine_release_parse("0.5.14", &r, err, sizeof err), 0);
+    assert_true(engine_release_swa_chunk_cap(&r));
+    assert_int_equal(engine_release_parse("main", &r, err, sizeof err), 0);
+    assert_true(engine_release_swa_chunk_cap(&r));
+}
+
 /* The hybrid GDN models' radix cache: PR #11214 is in v0.5.3.post2's history, not v0.5.3.post1's. */
 static void test_mamba_radix_cut(void **state)
 {
@@ -1448,6 +1462,7 @@ int main(void)
         cmocka_unit_test(test_facts_table),
         cmocka_unit_test(test_swa_pool_windows),
         cmocka_unit_test(test_mamba_radix_cut),
+        cmocka_unit_test(test_swa_chunk_cap_cut),
         cmocka_unit_test(test_truncation_and_range),
         cmocka_unit_test(test_main_list_against_reference),
         cmocka_unit_test(test_default_backend_mha),
