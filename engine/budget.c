@@ -732,21 +732,6 @@ static void estimate_compute(const engine_deployment *d, const engine_calibratio
                 "each with the radix cache), under the plan's %u per DP rank: raise --mamba-full-memory-ratio or "
                 "lower max_bs",
                 (unsigned long long)b->state_slots, (unsigned long long)(b->state_slots / 3), b->running_requests);
-    /* launch prints --max-running-requests whatever the knob: where only its being auto keeps the
-     * sliding-window cap off, the server launch starts sizes that pool by the cap */
-    if (!e->warnings.quiet && !cap.applies && k->max_running_requests_auto && d->model.swa_layers) {
-        engine_deployment given = *d;
-        given.knobs.max_running_requests = engine_plan_max_running_requests(k);
-        given.knobs.max_running_requests_auto = false;
-        engine_swa_cap at_launch = engine_swa_cap_of(&given);
-        if (at_launch.applies)
-            engine_warn(&e->warnings, "swa_cap_at_launch",
-                        "launch prints --max-running-requests %u, with which SGLang sizes the sliding-window pool by "
-                        "its cap (%llu tokens, SWAChunkCapPoolConfigurator) where this plan takes the ratio: set "
-                        "max_running_requests=%u to plan the server launch starts",
-                        given.knobs.max_running_requests, (unsigned long long)at_launch.cap_tokens,
-                        given.knobs.max_running_requests);
-    }
     if (!k->buckets_auto) { /* an explicit list still follows MODEL.md's Buckets rule */
         bool same = e->n_buckets == k->n_buckets;
         for (uint32_t i = 0; same && i < e->n_buckets; i++)

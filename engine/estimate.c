@@ -201,7 +201,6 @@ static const struct {
     {"adjusted", SEVERITY_INFO, 0},
     {"heuristic_no_graph_term", SEVERITY_INFO, 0},
     /* the plan sizes the sliding-window pool by the ratio, the server launch starts by the cap */
-    {"swa_cap_at_launch", SEVERITY_INFO, KNOB_BIT(KNOB_MAX_RUNNING_REQUESTS)},
 };
 #define N_WARNING_KINDS (sizeof warning_kinds / sizeof warning_kinds[0])
 
@@ -833,8 +832,6 @@ engine_swa_cap engine_swa_cap_of(const engine_deployment *d)
         c.why_not = "the model gives no sliding window size";
     else if (!engine_swa_pool(d))
         c.why_not = "the sliding-window layers share the full pool";
-    else if (k->max_running_requests_auto)
-        c.why_not = "max_running_requests is not given (the cap needs an explicit --max-running-requests)";
     else if (!k->disable_radix_cache)
         c.why_not = "the radix cache is on (the cap needs --disable-radix-cache or a PD decode server)";
     if (c.why_not)
@@ -856,9 +853,12 @@ engine_swa_cap engine_swa_cap_of(const engine_deployment *d)
     c.per_request = (uint64_t)c.window + (uint64_t)c.eviction_interval * c.draft_tokens + c.page + c.decode_alloc;
     bool dpa = engine_dp_attention(k);
     uint32_t dp = k->dp ? k->dp : 1;
-    c.requests = k->max_running_requests / (dpa ? dp : 1);
+    /* SGLang needs an explicit --max-running-requests; launch always prints one (the knob, or
+     * max_bs per DP rank when it is auto), so the plan is the server launch starts */
+    uint32_t max_running = engine_plan_max_running_requests(k);
+    c.requests = max_running / (dpa ? dp : 1);
     c.chunk = engine_default_chunked_prefill(d->gpu.nvidia_smi_mib) / (dpa ? dp : 1);
-    uint32_t per_worker = k->max_running_requests / dp;
+    uint32_t per_worker = max_running / dp;
     c.extra_slots = per_worker <= 32 ? 2 * per_worker : 0;
     uint64_t held = c.per_request * c.requests;
     c.cap_plain = held + 2 * (uint64_t)c.chunk + c.page;

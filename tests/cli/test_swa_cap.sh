@@ -60,7 +60,7 @@ check_cap() {
     "$what: a full-attention token costs F x n_full = $F B, no share of the fixed pool"
   check_py "j['budget']['kv_tokens'] == (j['budget']['kv_pool_bytes'] - $cap * $S) // $F and j['budget']['kv_tokens_per_gib'] == 2**30 // $F" \
     "$what: full tokens (available - fixed) // $F"
-  check_py "j['budget']['kv_min_bytes'] == j['knobs']['max_running_requests'] * j['knobs']['min_kv_tokens'] * $F + $cap * $S" \
+  check_py "j['budget']['kv_min_bytes'] == (j['knobs']['max_running_requests'] or j['knobs']['max_bs']) * j['knobs']['min_kv_tokens'] * $F + $cap * $S" \
     "$what: the requests' minimum over the full pool (one rank), plus the fixed pool"
 }
 check_ratio() {
@@ -83,16 +83,18 @@ expect_exit 0 "$CGPLAN" estimate "${PLAN[@]}" --set sglang=0.5.13 --set max_runn
   --set disable_radix_cache=true --format json
 check_ratio "sglang 0.5.13"
 
-# --- the ratio wherever a condition is missing: no --max-running-requests (even where launch prints one), the
-# radix cache on; the windowed layers in the full pool have no sliding pool at all
+# --- max_running_requests auto: launch prints --max-running-requests (max_bs, 512 here), so the server it starts
+# is capped, and so is the plan (engine_plan_max_running_requests, as the state pools read it)
+read -r _ _ PLAIN512 _ <<<"$(sglang_cap 4 512 1 8192 1)"
 expect_exit 0 "$CGPLAN" estimate "${PLAN[@]}" --set disable_radix_cache=true --format json
-check_ratio "max_running_requests auto"
-# launch prints --max-running-requests (the plan's 512 requests): the server it starts takes the cap, and says so
-check_py "any(w['code'] == 'swa_cap_at_launch' and w['severity'] == 'info' for w in j['warnings'])" \
-  "the plan says launch's --max-running-requests turns the cap on"
+check_py "j['knobs']['max_bs'] == 512" "the plan's max_bs, which launch prints as --max-running-requests"
+check_cap "$PLAIN512" "max_running_requests auto (launch's 512)"
+expect_exit 0 "$CGPLAN" launch "${PLAN[@]}" --set disable_radix_cache=true
+contains "$OUT" "--max-running-requests 512" "launch prints the requests the cap was planned with"
+# --- the ratio wherever a condition is missing: the radix cache on; the windowed layers in the full pool have no
+# sliding pool at all
 expect_exit 0 "$CGPLAN" estimate "${PLAN[@]}" --set max_running_requests=64 --format json
 check_ratio "the radix cache on"
-check_py "not any(w['code'] == 'swa_cap_at_launch' for w in j['warnings'])" "no cap at launch with the radix cache on"
 expect_exit 0 "$CGPLAN" estimate "${PLAN[@]}" --set max_running_requests=64 --set disable_radix_cache=true \
   --set disable_hybrid_swa_memory=true --format json
 check_py "j['budget']['kv_pools']['swa_sizing'] is None and j['budget']['kv_pools']['swa_layers_pooled'] is False and j['budget']['kv_cell_bytes'] == $F + $S" \

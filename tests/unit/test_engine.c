@@ -666,10 +666,13 @@ static void test_swa_cap_conditions(void **state)
     assert_int_equal(engine_release_parse("0.5.14", &d.knobs.sglang, err, sizeof err), 0);
     assert_true(engine_swa_cap_of(&d).applies);
 
+    /* max_running_requests auto: launch prints max_bs (engine_plan_max_running_requests), so the
+     * server it starts is capped with max_bs requests */
     gptoss_capped(&d);
     d.knobs.max_running_requests_auto = true;
-    assert_false(engine_swa_cap_of(&d).applies);
-    assert_int_equal(engine_kv_cell_bytes(&d), 9216 + 7373);
+    engine_swa_cap launched = engine_swa_cap_of(&d);
+    assert_true(launched.applies);
+    assert_int_equal(launched.requests, d.knobs.max_bs);
     gptoss_capped(&d);
     d.knobs.disable_radix_cache = false;
     assert_false(engine_swa_cap_of(&d).applies);
