@@ -130,7 +130,8 @@ const engine_part_info engine_parts[PART_COUNT] = {
      "draft_base_bytes + draft_bytes_per_row x attn_rows", "a preset's fit or a calibration"},
 };
 const char *const engine_group_names[2] = {"target", "draft"};
-const char *const engine_dtype_names[DTYPE_COUNT] = {"bf16", "fp16", "fp32", "fp8", "mxfp4", "int4", "nvfp4"};
+const char *const engine_dtype_names[DTYPE_COUNT] = {"bf16", "fp16",  "fp32",      "fp8",         "mxfp4",
+                                                     "int4", "nvfp4", "int4_g128", "int4_g128_zp"};
 
 uint32_t engine_dtype_bits_x1000(engine_dtype t)
 {
@@ -148,6 +149,17 @@ uint32_t engine_dtype_bits_x1000(engine_dtype t)
         return 4000 + 16000 / 32; /* a BF16 scale per group of 32 */
     case DTYPE_NVFP4:
         return 4000 + 8000 / 16; /* an FP8 scale per 16 */
+    /* W4A16 group 128 as resident after SGLang's Marlin repack (sgl-project/sglang 8905cbd42:
+     * awq/schemes/awq_marlin.py, gptq/schemes/gptq_marlin.py, compressed_tensors_wNa16.py create
+     * int32 qweight packing 8 weights, a params_dtype scale per group of 128 and, with zero points,
+     * int32 qzeros packing 8 groups' 4-bit zeros; hardware_backend/gpu/quantization/awq_kernels.py
+     * and gptq_kernels.py repack each in place to the same size, replace g_idx with an empty tensor
+     * without act-order, and drop qzeros where the quantisation is symmetric). 4.125 and 4.15625
+     * bits; the latter's 0.25 thousandth is truncated (0.006%), as FP8's 0.95 is. */
+    case DTYPE_INT4_G128:
+        return 4000 + 16000 / 128; /* a 16-bit scale per 128 */
+    case DTYPE_INT4_G128_ZP:
+        return 4000 + 16000 / 128 + 4000 / 128; /* and a 4-bit zero point per 128 */
     case DTYPE_COUNT:
         break;
     }
