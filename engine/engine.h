@@ -246,7 +246,8 @@ extern const char *const engine_coef_names[COEF_COUNT]; /* "act_bytes_per_row", 
 
 /* Weight and KV element types. Bits per parameter include the scales of the quantised ones
  * (engine_dtype_bits_x1000: FP8 block-128 adds 32 bits per 128 x 128, MXFP4 8 per 32, INT4
- * W4A16 a BF16 scale per group of 32, NVFP4 an FP8 scale per 16). */
+ * W4A16 a BF16 scale per group of 32, NVFP4 an FP8 scale per 16, INT4_G128 a 16-bit scale per
+ * group of 128, INT4_G128_ZP that and a 4-bit zero point per group of 128). */
 typedef enum {
     DTYPE_BF16,
     DTYPE_FP16,
@@ -255,6 +256,12 @@ typedef enum {
     DTYPE_MXFP4, /* 4-bit e2m1, UE8M0 scale per 32 (gpt-oss experts) */
     DTYPE_INT4,  /* W4A16, BF16 scale per group of 32 (Kimi-K2-Thinking experts) */
     DTYPE_NVFP4, /* 4-bit e2m1, FP8 scale per 16 */
+    /* W4A16 group 128 as SGLang's Marlin kernels hold it: GPTQ sym (gptq_marlin drops qzeros),
+     * compressed-tensors pack-quantized symmetric */
+    DTYPE_INT4_G128,
+    /* the same with a 4-bit zero point per group (AWQ: awq_marlin repacks qzeros, same size;
+     * GPTQ sym false; compressed-tensors asymmetric) */
+    DTYPE_INT4_G128_ZP,
     DTYPE_COUNT
 } engine_dtype;
 extern const char *const engine_dtype_names[DTYPE_COUNT]; /* "bf16", "fp8", ... */

@@ -130,7 +130,8 @@ const engine_part_info engine_parts[PART_COUNT] = {
      "draft_base_bytes + draft_bytes_per_row x attn_rows", "a preset's fit or a calibration"},
 };
 const char *const engine_group_names[2] = {"target", "draft"};
-const char *const engine_dtype_names[DTYPE_COUNT] = {"bf16", "fp16", "fp32", "fp8", "mxfp4", "int4", "nvfp4"};
+const char *const engine_dtype_names[DTYPE_COUNT] = {"bf16", "fp16",  "fp32",      "fp8",         "mxfp4",
+                                                     "int4", "nvfp4", "int4_g128", "int4_g128_zp"};
 
 uint32_t engine_dtype_bits_x1000(engine_dtype t)
 {
@@ -148,6 +149,17 @@ uint32_t engine_dtype_bits_x1000(engine_dtype t)
         return 4000 + 16000 / 32; /* a BF16 scale per group of 32 */
     case DTYPE_NVFP4:
         return 4000 + 8000 / 16; /* an FP8 scale per 16 */
+    /* W4A16 group 128 as resident after SGLang's Marlin repack (sgl-project/sglang 8905cbd42:
+     * awq/schemes/awq_marlin.py, gptq/schemes/gptq_marlin.py, compressed_tensors_wNa16.py create
+     * int32 qweight packing 8 weights, a params_dtype scale per group of 128 and, with zero points,
+     * int32 qzeros packing 8 groups' 4-bit zeros; hardware_backend/gpu/quantization/awq_kernels.py
+     * and gptq_kernels.py repack each in place to the same size, replace g_idx with an empty tensor
+     * without act-order, and drop qzeros where the quantisation is symmetric). 4.125 and 4.15625
+     * bits; the latter's 0.25 thousandth is truncated (0.006%), as FP8's 0.95 is. */
+    case DTYPE_INT4_G128:
+        return 4000 + 16000 / 128; /* a 16-bit scale per 128 */
+    case DTYPE_INT4_G128_ZP:
+        return 4000 + 16000 / 128 + 4000 / 128; /* and a 4-bit zero point per 128 */
     case DTYPE_COUNT:
         break;
     }
@@ -183,6 +195,8 @@ static const struct {
     {"backend_unsupported", SEVERITY_BLOCKING, KNOB_BIT(KNOB_ATTENTION_BACKEND)},
     {"headroom_negative", SEVERITY_BLOCKING, KNOB_BIT(KNOB_MEM_FRACTION)},
     {"terms_unknown", SEVERITY_BLOCKING, 0}, /* no upper end: nothing can be planned on it */
+    /* a W4A16 group-128 layer split mid-group: SGLang refuses to build it */
+    {"quant_group_split", SEVERITY_BLOCKING, KNOB_BIT(KNOB_WORLD) | KNOB_BIT(KNOB_DP) | KNOB_BIT(KNOB_EP)},
     /* warning: it runs, but not on every build, or the estimate is weaker */
     /* The request policy: a pool under min_kv_tokens per running request still starts (SGLang
      * queues or retracts requests), so SGLang's own default launch is never refused for it; the
@@ -1174,6 +1188,49 @@ void engine_calibration_set_node_bytes(engine_calibration *cal, engine_range r, 
              one ? release : "");
 }
 
+static bool group128(engine_dtype t)
+{
+    return t == DTYPE_INT4_G128 || t == DTYPE_INT4_G128_ZP;
+}
+
+/* W4A16 group 128 (int4_g128, int4_g128_zp): a row-parallel layer's quantised weight is built only
+ * where each rank's input rows are whole groups of 128 (sgl-project/sglang 8905cbd42
+ * marlin_utils.py verify_marlin_supports_shape "is not divisible by group_size"; the AWQ and GPTQ
+ * kernels awq_marlin and gptq_marlin fall back to raise "The input size is not aligned with the
+ * quantized weight shape"): o_proj's heads x head_dim over attn_tp, down_proj's intermediate
+ * over tp, an expert's w2 over moe_tp, the shared experts' down over tp. Qwen padded its 72B
+ * AWQ / GPTQ checkpoints' 29568 to 29696 for it (QwenLM/Qwen3-VL issue #230). */
+static void warn_group_split(const engine_deployment *d, const engine_layout *lay, uint32_t attn_tp, engine_warnings *w)
+{
+    const engine_model *m = &d->model;
+    const uint32_t tp = d->knobs.world;
+    uint32_t shared = m->shared_intermediate ? m->shared_intermediate : m->moe_intermediate;
+    struct {
+        const char *layer;
+        uint64_t rows;
+        uint32_t split;
+        bool quantised;
+    } rows[] = {
+        {"o_proj", (uint64_t)m->heads * (m->attn_kind == ATTN_MLA ? m->v_head_dim : m->head_dim), attn_tp,
+         group128(engine_attn_dtype(m)) && m->attn_kind != ATTN_DSV4},
+        {"down_proj", m->num_experts && m->dense_layers == 0 ? 0 : m->intermediate, tp, group128(m->dense_dtype)},
+        {"experts' w2", m->num_experts ? m->moe_intermediate : 0, lay->moe_tp, group128(m->expert_dtype)},
+        {"shared experts' down_proj", m->num_experts && m->shared_experts ? shared : 0, tp, group128(m->dense_dtype)},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        if (!rows[i].quantised || !rows[i].rows || !rows[i].split || rows[i].rows % rows[i].split)
+            continue;
+        uint64_t per_rank = rows[i].rows / rows[i].split;
+        if (per_rank % 128 == 0)
+            continue;
+        WARN_AT(w, "quant_group_split", per_rank, 128, "W4A16 rows split mid-group",
+                "%s: %s's %llu input rows over %u GPUs are %llu a GPU, not whole groups of 128: SGLang refuses "
+                "to load the 4-bit group-128 weights (use a tp that leaves whole groups, or a checkpoint padded "
+                "for it)",
+                m->name, rows[i].layer, (unsigned long long)rows[i].rows, rows[i].split, (unsigned long long)per_rank);
+    }
+}
+
 void estimate_terms_run(const engine_deployment *d, const engine_calibration *cal, engine_estimate *e, bool quiet)
 {
     estimate_terms_run_nodes(d, cal, e, quiet, NULL);
@@ -1317,6 +1374,7 @@ void estimate_terms_run_nodes(const engine_deployment *d, const engine_calibrati
                     "attention_backend %s is for %s models; %s uses %s attention: SGLang refuses it",
                     engine_backend_names[lay->backend], backend_kind[i].mla ? "MLA" : "MHA/GQA", m->name,
                     kind_text[m->attn_kind]);
+    warn_group_split(d, lay, e->attn_tp, &e->warnings);
     /* DeepSeek-V4's compressed KV pools are read by its own backend only, and it by nothing else */
     if ((lay->backend == BACKEND_DSV4) != (m->attn_kind == ATTN_DSV4))
         WARN_AT(&e->warnings, "backend_unsupported", 0, 0, "not for this attention",

@@ -279,6 +279,102 @@ static int torch_dtype(ctx *c, engine_dtype *out)
     return 0;
 }
 
+/* A quantization_config value cgplan does not count: the file, the key, the value as the config
+ * writes it and the nearest it counts. Returns -1. */
+static int quant_refused(ctx *c, const char *key, json_t *value, const char *expected)
+{
+    char shown[PHRASE_MAX];
+    if (json_is_integer(value))
+        snprintf(shown, sizeof shown, "%lld", (long long)json_integer_value(value));
+    else if (json_is_string(value))
+        snprintf(shown, sizeof shown, "\"%.100s\"", json_string_value(value));
+    else if (json_is_boolean(value))
+        snprintf(shown, sizeof shown, "%s", json_is_true(value) ? "true" : "false");
+    else
+        snprintf(shown, sizeof shown, "%s", value ? "a value of another type" : "absent");
+    return preset_set_err(c->err, c->errlen,
+                          "%s: quantization_config.%s: %s; expected %s; fix the config or import another", c->path, key,
+                          shown, expected);
+}
+
+/* The first integer among KEYS in Q (NULL-terminated), its key in *KEY; NULL when none is. */
+static json_t *quant_int(json_t *q, const char *const keys[], const char **key)
+{
+    *key = keys[0];
+    for (size_t i = 0; keys[i]; i++) {
+        json_t *v = json_object_get(q, keys[i]);
+        if (v && !json_is_null(v)) {
+            *key = keys[i];
+            return v;
+        }
+    }
+    return NULL;
+}
+
+/* W4A16 group 128 checkpoints (engine.h DTYPE_INT4_G128, DTYPE_INT4_G128_ZP): 4-bit weights in
+ * groups of 128 input rows, as SGLang loads them (sgl-project/sglang 8905cbd42,
+ * layers/quantization/awq/awq.py, gptq/gptq.py, compressed_tensors_wNa16.py; the Marlin kernels
+ * on CUDA from SM80). What they leave out of these bytes is refused by name: act-order (GPTQ
+ * desc_act, compressed-tensors actorder "group"), where gptq_marlin keeps a g_idx and its sort
+ * order per input row and repeats a row-parallel layer's scales whole on every rank
+ * (marlin_utils.py marlin_repeat_scales_on_all_ranks); a quantised LM head; other bit widths and
+ * group sizes (Kimi's compressed-tensors group 32 is int4). */
+static int w4a16_g128(ctx *c, json_t *q, const char *method, bool zero_points, engine_dtype *out)
+{
+    static const char *const bits_keys[] = {"bits", "w_bit", NULL}; /* AWQConfig.from_config reads both */
+    static const char *const group_keys[] = {"group_size", "q_group_size", NULL};
+    const char *bkey, *gkey;
+    json_t *bits = quant_int(q, bits_keys, &bkey), *group = quant_int(q, group_keys, &gkey);
+    char expected[PHRASE_MAX];
+    if (!bits)
+        return quant_refused(c, "bits", NULL, "4 (the weights' bits)");
+    if (!json_is_integer(bits) || json_integer_value(bits) != 4) {
+        snprintf(expected, sizeof expected,
+                 "4: cgplan counts %s at 4 bits (int4_g128%s); an 8-bit checkpoint has no dtype here, the nearest "
+                 "is fp8",
+                 method, zero_points ? "_zp" : "");
+        return quant_refused(c, bkey, bits, expected);
+    }
+    if (!group)
+        return quant_refused(c, "group_size", NULL, "128 (the rows a scale covers)");
+    if (!json_is_integer(group) || json_integer_value(group) != 128) {
+        snprintf(expected, sizeof expected,
+                 "128: cgplan counts %s in groups of 128 (int4_g128%s); the nearest is group 128, or a "
+                 "compressed-tensors W4A16 group 32 (int4)",
+                 method, zero_points ? "_zp" : "");
+        return quant_refused(c, gkey, group, expected);
+    }
+    json_t *lm_head = json_object_get(q, "lm_head");
+    if (json_is_true(lm_head))
+        return quant_refused(c, "lm_head", lm_head,
+                             "false: a quantised LM head is not counted (cgplan holds it in the model dtype)");
+    *out = zero_points ? DTYPE_INT4_G128_ZP : DTYPE_INT4_G128;
+    return 0;
+}
+
+/* AWQ (quant_method awq): awq_marlin (or awq) keeps qzeros whatever zero_point says
+ * (awq_marlin.py create_weights registers them; awq_kernels.py repacks them to the same size). */
+static int awq_dtype(ctx *c, json_t *q, engine_dtype *out)
+{
+    return w4a16_g128(c, q, "AWQ", true, out);
+}
+
+/* GPTQ (quant_method gptq): symmetric is what gptq_marlin serves, qzeros replaced by an empty
+ * tensor; sym false falls back to the GPTQ (exllama) kernel, which keeps them. */
+static int gptq_dtype(ctx *c, json_t *q, engine_dtype *out)
+{
+    json_t *desc_act = json_object_get(q, "desc_act"), *sym = json_object_get(q, "sym");
+    json_t *dynamic = json_object_get(q, "dynamic");
+    if (json_is_true(desc_act))
+        return quant_refused(c, "desc_act", desc_act,
+                             "false: act-order keeps a g_idx and its sort order per input row and repeats the "
+                             "row-parallel layers' scales on every rank (gptq_marlin), which cgplan does not count");
+    if (json_is_object(dynamic) && json_object_size(dynamic) > 0)
+        return quant_refused(c, "dynamic", dynamic,
+                             "{} or absent: per-module overrides (GPTQModel's dynamic) are not counted");
+    return w4a16_g128(c, q, "GPTQ", json_is_false(sym), out);
+}
+
 /* The weights' dtype of a compressed-tensors config: config_groups.*.weights. */
 static int compressed_tensors_dtype(ctx *c, json_t *q, engine_dtype *out)
 {
@@ -293,9 +389,23 @@ static int compressed_tensors_dtype(ctx *c, json_t *q, engine_dtype *out)
         const char *t = json_is_string(type) ? json_string_value(type) : "";
         json_int_t nb = json_is_integer(bits) ? json_integer_value(bits) : 0;
         json_int_t group = json_is_integer(gs) ? json_integer_value(gs) : 0;
-        if (nb == 4 && strcmp(t, "int") == 0)
-            *out = DTYPE_INT4; /* W4A16 pack-quantized (Kimi-K2-Thinking, K2.5) */
-        else if (nb == 4 && strcmp(t, "float") == 0)
+        if (nb == 4 && strcmp(t, "int") == 0) {
+            /* W4A16 pack-quantized: group 32 (Kimi-K2-Thinking, K2.5) is int4; group 128
+             * (llm-compressor's W4A16 scheme, RedHatAI's quantized.w4a16) int4_g128, with a zero
+             * point per group where symmetric is false (compressed_tensors_wNa16.py) */
+            json_t *actorder = json_object_get(w, "actorder"), *sym = json_object_get(w, "symmetric");
+            if (json_is_string(actorder) && strcmp(json_string_value(actorder), "group") == 0)
+                return quant_refused(c, "config_groups.weights.actorder", actorder,
+                                     "null or \"weight\": act-order by group keeps a g_idx per input row and repeats "
+                                     "the row-parallel layers' scales on every rank, which cgplan does not count");
+            if (group == 32)
+                *out = DTYPE_INT4;
+            else if (group == 128)
+                *out = json_is_false(sym) ? DTYPE_INT4_G128_ZP : DTYPE_INT4_G128;
+            else
+                return quant_refused(c, "config_groups.weights.group_size", gs,
+                                     "32 (int4) or 128 (int4_g128): the 4-bit integer groups cgplan counts");
+        } else if (nb == 4 && strcmp(t, "float") == 0)
             *out = group == 16 ? DTYPE_NVFP4 : DTYPE_MXFP4; /* FP4 with FP8 scales per 16, or E8M0 per 32 */
         else if (nb == 8 && strcmp(t, "float") == 0)
             *out = DTYPE_FP8;
@@ -574,6 +684,10 @@ static int weight_dtypes(ctx *c, engine_model *m)
         t = DTYPE_MXFP4;
     else if (strcmp(mth, "compressed-tensors") == 0)
         rc = compressed_tensors_dtype(c, q, &t);
+    else if (strcmp(mth, "awq") == 0)
+        rc = awq_dtype(c, q, &t);
+    else if (strcmp(mth, "gptq") == 0)
+        rc = gptq_dtype(c, q, &t);
     else if (strcmp(mth, "modelopt") == 0 || (!*mth && *alg)) { /* hf_quant_config.json has no quant_method */
         if (strcmp(alg, "MIXED_PRECISION") == 0) {
             rc = mixed_precision_dtypes(c, q, m);
@@ -585,7 +699,7 @@ static int weight_dtypes(ctx *c, engine_model *m)
                      "NVFP4, FP8 or MIXED_PRECISION (the modelopt formats cgplan knows)");
     } else
         rc = bad(c, "quantization_config.quant_method",
-                 "fp8, fbgemm_fp8, mxfp4, compressed-tensors or modelopt (the formats cgplan knows)");
+                 "fp8, fbgemm_fp8, mxfp4, compressed-tensors, modelopt, awq or gptq (the formats cgplan knows)");
     if (rc == 0) {
         json_t *lists[] = {json_object_get(q, "modules_to_not_convert"), json_object_get(q, "ignore"),
                            json_object_get(q, "exclude_modules")};

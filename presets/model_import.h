@@ -42,9 +42,15 @@
  *
  * Weight dtypes: torch_dtype (or dtype), else BF16, for what is not quantised; the
  * quantization_config (or, without one, an hf_quant_config.json beside the file) gives the
- * quantised dtype: fp8 / fbgemm_fp8 -> fp8, mxfp4 -> mxfp4, compressed-tensors 4-bit int ->
- * int4, 4-bit float group 32 -> mxfp4, group 16 -> nvfp4, 8-bit float -> fp8, modelopt NVFP4 ->
- * nvfp4, FP8 -> fp8, MIXED_PRECISION -> each module's. Its exclusion list (modules_to_not_convert,
+ * quantised dtype: fp8 / fbgemm_fp8 -> fp8, mxfp4 -> mxfp4, compressed-tensors 4-bit int group
+ * 32 -> int4, group 128 -> int4_g128 (int4_g128_zp where symmetric is false), 4-bit float group
+ * 32 -> mxfp4, group 16 -> nvfp4, 8-bit float -> fp8, modelopt NVFP4 -> nvfp4, FP8 -> fp8,
+ * MIXED_PRECISION -> each module's, awq (bits / w_bit 4, group_size / q_group_size 128) ->
+ * int4_g128_zp, gptq (bits 4, group_size 128) -> int4_g128, int4_g128_zp where sym is false.
+ * Refused by name, with what cgplan counts instead: other bit widths and group sizes, GPTQ
+ * desc_act true and compressed-tensors actorder "group" (act-order: a g_idx per input row and
+ * row-parallel scales repeated on every rank), a quantised LM head (lm_head true), GPTQModel's
+ * per-module dynamic overrides. Its exclusion list (modules_to_not_convert,
  * ignore, exclude_modules) decides what stays unquantised: an entry naming the attention module
  * or one of its projections (not a norm or an indexer inside it) keeps attention, dense MLP and
  * shared experts (one dtype in engine_model) unquantised (Gemma 4: attention alone, as

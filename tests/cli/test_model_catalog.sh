@@ -99,6 +99,46 @@ expect_exit 0 "$CGPLAN" estimate --model ibm-granite/granite-4.0-h-tiny --set gp
 check_py "j['graph_nodes']['target']['per_graph_low'] == 957 and j['graph_nodes']['target']['per_graph_high'] == 1365 and j['graph_nodes']['target']['allreduce_per_graph'] == 0" \
   "granite-4.0-h-tiny at tp 1: 957 .. 1365 kernel nodes a graph"
 
+# --- W4A16 group 128 variants (AWQ: int4_g128_zp, 4 + 16/128 + 4/128 bits, engine_dtype_bits_x1000 4156): the
+# weights per GPU are the base preset's with every decoder linear layer at 4156/16000 of its BF16 bytes; the
+# embedding and the LM head (FP16, vocab-parallel: ceil(vocab / tp) rows each, two matrices untied) stay 2 bytes.
+# Within 16 bytes: each term of the sum is truncated to whole bytes.
+while read -r m base ratio; do
+  case $m in '' | '#'*) continue ;; esac
+  for tp in 1 8; do
+    w=()
+    for p in "$m" "$base"; do
+      set +e
+      OUT=$("$CGPLAN" estimate --model "$p" --set gpu=b300 --set tp=$tp --format json 2>"$TEST_TMP/stderr")
+      rc=$?
+      set -e
+      [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || fail "$p at tp $tp: estimate exit $rc: $(head -c 300 "$TEST_TMP/stderr")"
+      w+=("$(printf '%s' "$OUT" | python3 -c "import json,sys; print(json.load(sys.stdin)['budget']['weights_bytes'])")")
+    done
+    embed=$(python3 - "$PRESETS/$m.yaml" "$tp" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+get = lambda k: re.search(r'^%s:\s*(\S+)' % k, t, re.M).group(1)
+tp = int(sys.argv[2])
+rows = -(-int(get('vocab')) // tp)
+print(rows * int(get('hidden')) * 2 * (1 if get('tie_embeddings') == 'true' else 2))
+PY
+)
+    if python3 -c "import sys; q, b, e, r = map(int, sys.argv[1:5]); sys.exit(0 if abs((q - e) - (b - e) * r / 16000) <= 16 else 1)" \
+      "${w[0]}" "${w[1]}" "$embed" "$ratio"; then
+      pass
+    else
+      fail "$m at tp $tp: ${w[0]} B, want the embeddings' $embed B + ($base's ${w[1]} B - $embed) x $ratio / 16000"
+    fi
+  done
+done <<'EOF2'
+# preset                         base                 bits x 1000 of the quantised layers
+mistral-large-2411-awq           mistral-large-2      4156
+mistral-large-2407-awq           mistral-large-2      4156
+llama-3.1-70b-instruct-awq-int4  llama-3.1-70b        4156
+qwq-32b-awq                      qwq-32b              4156
+EOF2
+
 # --- published parameter counts (model cards; Grok-2: the tensor count in its Hub discussion #6;
 # Hunyuan-A13B: the README of Tencent's repository, "a total of 80 billion parameters"; ERNIE 4.5
 # 21B-A3B: the Hub's 21.8B, which Baidu's card rounds to 21B; Granite 4.0-H: IBM's 7B and 32B totals).

@@ -194,6 +194,9 @@ static const struct {
     {"nvidia--Llama-3.1-70B-Instruct-FP8.json", "llama-3.1-70b-instruct-fp8", SAME_ALL},
     {"Llama-4-Scout-17B-16E-Instruct.json", "llama-4-scout", SAME_ALL},
     {"mistralai--Mistral-7B-v0.3.json", "mistral-7b-v0.3", SAME_ALL},
+    /* AWQ W4A16 group 128 exports: FP16 (QwQ: BF16) around int4_g128_zp linear layers */
+    {"TechxGenus--Mistral-Large-Instruct-2411-AWQ.json", "mistral-large-2411-awq", SAME_ALL},
+    {"kaitchup--QwQ-32B-AWQ-4bit.json", "qwq-32b-awq", SAME_ALL},
     {"Qwen--Qwen2.5-VL-7B-Instruct.json", "qwen2.5-vl-7b", SAME_ALL}, /* the tower counted from vision_config */
     {"mistralai--Mixtral-8x7B-v0.1.json", "mixtral-8x7b", SAME_ALL},
     {"mistralai--Mixtral-8x22B-v0.1.json", "mixtral-8x22b", SAME_ALL},
@@ -632,13 +635,153 @@ static void test_quantization_formats(void **state)
 
     /* An unknown format is an error naming the field. */
     char err[1024] = "";
-    snprintf(text, sizeof text, QWEN_MOE_CONFIG, ", \"quantization_config\": {\"quant_method\": \"awq\"}");
+    snprintf(text, sizeof text, QWEN_MOE_CONFIG, ", \"quantization_config\": {\"quant_method\": \"bitsandbytes\"}");
     write_text(path, text);
     assert_int_equal(preset_model_from_config_json(path, &m, err, sizeof err), -1);
     assert_non_null(strstr(err, path));
     assert_non_null(strstr(err, "quantization_config.quant_method"));
     unlink(path);
     rmdir(dir);
+}
+
+/* Imports CONFIG into M, or returns the error (ERR, ERRLEN). */
+static int import_text(const char *path, const char *config, engine_model *m, char *err, size_t errlen)
+{
+    write_text(path, config);
+    err[0] = '\0';
+    return preset_model_from_config_json(path, m, err, errlen);
+}
+
+/* The refusal of CONFIG names the file, the key with its value, and what cgplan counts instead. */
+static void refused(const char *path, const char *config, const char *key_value, const char *expected)
+{
+    engine_model m;
+    char err[1024];
+    if (import_text(path, config, &m, err, sizeof err) != -1)
+        fail_msg("imported, wanted \"%s\" refused: %s", key_value, config);
+    if (!strstr(err, path) || !strstr(err, key_value) || !strstr(err, expected))
+        fail_msg("\"%s\" / \"%s\" not in: %s", key_value, expected, err);
+}
+
+/* W4A16 group 128 checkpoints: AWQ, GPTQ and compressed-tensors pack-quantized as SGLang's
+ * Marlin kernels hold them (engine_dtype_bits_x1000: 4.125 bits, 4.15625 with zero points), and
+ * what they cannot count refused by name. */
+static void test_w4a16_formats(void **state)
+{
+    (void)state;
+    engine_model m;
+    char err[1024];
+    import_ok(CONFIGS "TechxGenus--Mistral-Large-Instruct-2411-AWQ.json", &m); /* awq, zero_point, float16 */
+    assert_int_equal(m.dtype, DTYPE_FP16);
+    assert_int_equal(m.dense_dtype, DTYPE_INT4_G128_ZP);
+    import_ok(CONFIGS "kaitchup--QwQ-32B-AWQ-4bit.json", &m); /* awq under bfloat16 */
+    assert_int_equal(m.dtype, DTYPE_BF16);
+    assert_int_equal(m.dense_dtype, DTYPE_INT4_G128_ZP);
+    import_ok(CONFIGS "Kimi-K2.5.json", &m); /* compressed-tensors group 32 stays int4 */
+    assert_int_equal(m.expert_dtype, DTYPE_INT4);
+    assert_int_equal(engine_dtype_bits_x1000(DTYPE_INT4_G128), 4125);
+    assert_int_equal(engine_dtype_bits_x1000(DTYPE_INT4_G128_ZP), 4156);
+    assert_string_equal(engine_dtype_names[DTYPE_INT4_G128], "int4_g128");
+    assert_string_equal(engine_dtype_names[DTYPE_INT4_G128_ZP], "int4_g128_zp");
+
+    char dir[] = "/tmp/cgplan-test-w4a16-XXXXXX", path[256], text[4096];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    static const struct {
+        const char *quant;
+        engine_dtype dense, experts;
+    } ok[] = {
+        /* AutoAWQ's own key names (AWQConfig.from_config reads w_bit and q_group_size too) */
+        {"{\"quant_method\": \"awq\", \"w_bit\": 4, \"q_group_size\": 128, \"zero_point\": true}", DTYPE_INT4_G128_ZP,
+         DTYPE_INT4_G128_ZP},
+        /* the router (mlp.gate) is unquantised anyway; lm_head too */
+        {"{\"quant_method\": \"awq\", \"bits\": 4, \"group_size\": 128, \"zero_point\": true,"
+         " \"modules_to_not_convert\": [\"lm_head\", \"mlp.gate\"]}",
+         DTYPE_INT4_G128_ZP, DTYPE_INT4_G128_ZP},
+        /* attention left FP16 by the export: dense_dtype with it, the experts still 4-bit */
+        {"{\"quant_method\": \"awq\", \"bits\": 4, \"group_size\": 128, \"zero_point\": true,"
+         " \"modules_to_not_convert\": [\"self_attn\"]}",
+         DTYPE_BF16, DTYPE_INT4_G128_ZP},
+        /* GPTQ symmetric without act-order: gptq_marlin drops qzeros */
+        {"{\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 128, \"desc_act\": false, \"sym\": true,"
+         " \"lm_head\": false, \"dynamic\": {}}",
+         DTYPE_INT4_G128, DTYPE_INT4_G128},
+        /* GPTQ asymmetric: the exllama kernel keeps the zero points */
+        {"{\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 128, \"desc_act\": false, \"sym\": false}",
+         DTYPE_INT4_G128_ZP, DTYPE_INT4_G128_ZP},
+        /* llm-compressor's W4A16 scheme (RedHatAI's quantized.w4a16), act-order by weight */
+        {"{\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\", \"ignore\": [\"lm_head\"],"
+         " \"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 4,"
+         " \"type\": \"int\", \"symmetric\": true, \"strategy\": \"group\", \"group_size\": 128,"
+         " \"actorder\": \"weight\"}}}}",
+         DTYPE_INT4_G128, DTYPE_INT4_G128},
+        {"{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\": {\"weights\":"
+         " {\"num_bits\": 4, \"type\": \"int\", \"symmetric\": false, \"group_size\": 128}}}}",
+         DTYPE_INT4_G128_ZP, DTYPE_INT4_G128_ZP},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        char quant[1024];
+        snprintf(quant, sizeof quant, ", \"quantization_config\": %s", ok[i].quant);
+        snprintf(text, sizeof text, QWEN_MOE_CONFIG, quant);
+        if (import_text(path, text, &m, err, sizeof err) != 0)
+            fail_msg("%s: %s", ok[i].quant, err);
+        if (m.dense_dtype != ok[i].dense || m.expert_dtype != ok[i].experts)
+            fail_msg("%s: dense %s, experts %s", ok[i].quant, engine_dtype_names[m.dense_dtype],
+                     engine_dtype_names[m.expert_dtype]);
+    }
+
+    static const struct {
+        const char *quant, *key_value, *expected;
+    } bad[] = {
+        {"{\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 128, \"desc_act\": true, \"sym\": true}",
+         "quantization_config.desc_act: true", "expected false"},
+        {"{\"quant_method\": \"gptq\", \"bits\": 8, \"group_size\": 128, \"desc_act\": false, \"sym\": true}",
+         "quantization_config.bits: 8", "the nearest is fp8"},
+        {"{\"quant_method\": \"awq\", \"bits\": 4, \"group_size\": 64, \"zero_point\": true}",
+         "quantization_config.group_size: 64", "expected 128"},
+        {"{\"quant_method\": \"awq\", \"w_bit\": 3, \"q_group_size\": 128, \"zero_point\": true}",
+         "quantization_config.w_bit: 3", "expected 4"},
+        {"{\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": -1, \"desc_act\": false, \"sym\": true}",
+         "quantization_config.group_size: -1", "expected 128"},
+        {"{\"quant_method\": \"awq\", \"group_size\": 128, \"zero_point\": true}", "quantization_config.bits: absent",
+         "expected 4"},
+        {"{\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 128, \"desc_act\": false, \"sym\": true,"
+         " \"lm_head\": true}",
+         "quantization_config.lm_head: true", "expected false"},
+        {"{\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 128, \"desc_act\": false, \"sym\": true,"
+         " \"dynamic\": {\"-:.*mlp.*\": {}}}",
+         "quantization_config.dynamic", "per-module overrides"},
+        {"{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\": {\"weights\":"
+         " {\"num_bits\": 4, \"type\": \"int\", \"symmetric\": true, \"group_size\": 64}}}}",
+         "quantization_config.config_groups.weights.group_size: 64", "32 (int4) or 128 (int4_g128)"},
+        {"{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\": {\"weights\":"
+         " {\"num_bits\": 4, \"type\": \"int\", \"symmetric\": true, \"group_size\": 128, \"actorder\": \"group\"}}}}",
+         "quantization_config.config_groups.weights.actorder: \"group\"", "act-order by group"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char quant[1024];
+        snprintf(quant, sizeof quant, ", \"quantization_config\": %s", bad[i].quant);
+        snprintf(text, sizeof text, QWEN_MOE_CONFIG, quant);
+        refused(path, text, bad[i].key_value, bad[i].expected);
+    }
+    unlink(path);
+    rmdir(dir);
+
+    /* The weights: the embedding and LM head stay FP16, every linear layer of the decoder takes
+     * 4.156 bits. Mistral Large 2411 AWQ on one GPU: 2 x 32768 x 12288 x 2 B plus 88 x (2 x 96 x
+     * 128 + 2 x 8 x 128 + 3 x 28672) x 12288 parameters x 4156 / 8000 B; at TP 8 the vocabulary,
+     * the 96 query heads, the 8 KV heads and the MLP split eight ways. */
+    preset_catalog *c = builtins();
+    load_builtin(c, "mistral-large-2411-awq", &m);
+    uint64_t linear = 88ull * (2 * 96 * 128 + 2 * 8 * 128 + 3 * 28672) * 12288;
+    uint64_t embed = 2ull * 32768 * 12288 * 2;
+    uint64_t tp1 = engine_weight_bytes_per_gpu(&m, 1, 1, false, 1, NULL);
+    assert_true(tp1 >= embed + linear * 4156 / 8000 - 8 && tp1 <= embed + linear * 4156 / 8000);
+    uint64_t tp8 = engine_weight_bytes_per_gpu(&m, 8, 1, false, 1, NULL);
+    assert_true(tp8 >= (embed + linear * 4156 / 8000) / 8 - 8 && tp8 <= (embed + linear * 4156 / 8000) / 8 + 8);
+    /* 64.9 GB on one GPU where the BF16 release needs 245.2 GB */
+    assert_true(tp1 > 64.8 * GB && tp1 < 65.0 * GB);
+    preset_catalog_free(c);
 }
 
 /* The state SGLang's mamba cache keeps per request for each linear-attention layer
@@ -1508,6 +1651,7 @@ int main(void)
         cmocka_unit_test(test_param_counts_match_published_totals),
         cmocka_unit_test(test_weights_per_gpu),
         cmocka_unit_test(test_quantization_formats),
+        cmocka_unit_test(test_w4a16_formats),
         cmocka_unit_test(test_linear_state),
         cmocka_unit_test(test_nonfinite_floats),
         cmocka_unit_test(test_vision_tower_in_weights),
