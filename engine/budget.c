@@ -221,7 +221,6 @@ bool engine_fraction_settable(double f)
     return f >= engine_knobs[KNOB_MEM_FRACTION].min - 1e-9;
 }
 
-/* The fit rule at fraction F over a terms-only estimate E (its warnings are the combination's). */
 /* The full-attention tokens (x dcp) a KV pool of POOL bytes holds at CELL bytes a token: by the
  * ratio, pool / cell; under the sliding-window cap (engine_swa_cap_of) the capped pool comes off
  * first and the full pool's tokens are floored to the page (SWAChunkCapPoolConfigurator
@@ -237,6 +236,7 @@ static uint64_t kv_tokens_of(const engine_deployment *d, const engine_swa_cap *c
     return tokens * d->knobs.dcp;
 }
 
+/* The fit rule at fraction F over a terms-only estimate E (its warnings are the combination's). */
 static void fit_at(const engine_deployment *d, const engine_estimate *e, double f, engine_fit *out)
 {
     uint64_t cell = engine_kv_cell_bytes(d);
