@@ -908,11 +908,11 @@ uint64_t engine_kv_cell_split(const engine_deployment *d, uint64_t *full, uint64
         uint64_t layer;
         uint64_t full_layer = gqa_layer_bytes(d, &layer);
         f = full_layer * ((m->full_attn_layers ? m->full_attn_layers : m->layers) + draft);
-        /* the capped pool (engine_swa_cap_of) is fixed: a full-attention token carries no share of it */
-        if (m->swa_layers && engine_swa_pool(d) && !engine_swa_cap_of(d).applies)
-            w = (uint64_t)llround((double)layer * (double)m->swa_layers * engine_swa_ratio(d));
-        else if (m->swa_layers && !engine_swa_pool(d)) /* one pool: a sliding layer holds every token */
+        if (m->swa_layers && !engine_swa_pool(d)) /* one pool: a sliding layer holds every token */
             f += layer * m->swa_layers;
+        /* the capped pool (engine_swa_cap_of) is fixed: a full-attention token carries no share of it */
+        else if (m->swa_layers && !engine_swa_cap_of(d).applies)
+            w = (uint64_t)llround((double)layer * (double)m->swa_layers * engine_swa_ratio(d));
     }
     if (full)
         *full = f;
